@@ -1,0 +1,50 @@
+# teamchat: every target sets up what it needs, starting from a bare Python 3.11.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PORT ?= 8000
+export AWS_DEFAULT_REGION ?= us-east-1
+
+.PHONY: run test test-fast reset package lint bench clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@echo "==> creating $(VENV) and installing pinned requirements"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt 2>&1 | { grep -v "^WARNING: Location" || true; }
+	@touch $(STAMP)
+
+## run: serve the API on http://127.0.0.1:$(PORT) over an embedded moto backend
+run: $(STAMP)
+	@PORT=$(PORT) $(BIN)/python -m infra.local_stack
+
+## test: the whole suite (unit, functional, e2e) plus the packaging check
+test: $(STAMP) package
+	@$(BIN)/python -m pytest -q tests
+
+## test-fast: unit and functional tiers only
+test-fast: $(STAMP)
+	@$(BIN)/python -m pytest -q tests/unit tests/functional
+
+## reset: forget the local stack's saved state
+reset:
+	rm -rf .local-state
+
+## package: CloudFormation for AWS via `chalice package`, checked by cfn-lint
+package: $(STAMP)
+	@rm -rf build/package
+	@$(BIN)/chalice package --stage prod --pkg-format cloudformation \
+		--merge-template infra/template.json build/package >/dev/null
+	@$(BIN)/cfn-lint build/package/sam.json
+	@echo "==> build/package/sam.json passes cfn-lint"
+
+lint: $(STAMP)
+	@$(BIN)/ruff check app.py chalicelib infra tests bench
+
+bench: $(STAMP)
+	@$(BIN)/python -m bench.request_counts
+
+clean:
+	rm -rf $(VENV) build .pytest_cache

@@ -1,0 +1,1 @@
+"""teamchat: a threaded team-chat server on API Gateway, Lambda and DynamoDB."""

@@ -1,0 +1,1 @@
+"""The domain: permission checks, validation of meaning, writes and their events."""

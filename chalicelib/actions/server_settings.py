@@ -1,0 +1,49 @@
+"""What GET /server_settings tells an unauthenticated client (§4.22)."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import config
+from chalicelib.actions.realms import get_realm_by_subdomain
+from chalicelib.lib.markdown import render_markdown
+
+
+def subdomain_of(host: str) -> str | None:
+    """The realm subdomain named by a Host header, or None on the root domain."""
+    hostname = host.split(":")[0].strip(".").lower()
+    root = config.root_domain().lower()
+    if hostname == root or not hostname.endswith("." + root):
+        return None
+    subdomain = hostname[: -len(root) - 1]
+    return subdomain if subdomain and "." not in subdomain else None
+
+
+def server_settings(host: str, scheme: str) -> dict[str, Any]:
+    settings: dict[str, Any] = {
+        "authentication_methods": {
+            "password": True, "dev": False, "email": True, "ldap": False,
+            "remoteuser": False, "github": False, "azuread": False, "gitlab": False,
+            "apple": False, "google": False, "saml": False, "openid connect": False,
+        },
+        "external_authentication_methods": [],
+        "service_feature_level": config.SERVICE_FEATURE_LEVEL,
+        "service_version": config.SERVICE_VERSION,
+        "service_merge_base": config.SERVICE_MERGE_BASE,
+        "push_notifications_enabled": False,
+        "is_incompatible": False,
+        "email_auth_enabled": True,
+        "require_email_format_usernames": True,
+    }
+    subdomain = subdomain_of(host)
+    realm = get_realm_by_subdomain(subdomain) if subdomain else None
+    if realm is not None and not realm.deactivated:
+        url = f"{scheme}://{host}"
+        settings.update({
+            "realm_uri": url,
+            "realm_url": url,
+            "realm_name": realm.name,
+            "realm_icon": f"{url}/static/images/realm-icon.png",
+            "realm_description": render_markdown(realm.description),
+            "realm_web_public_access_enabled": False,
+        })
+    return settings

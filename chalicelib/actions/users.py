@@ -1,0 +1,206 @@
+"""Users and bots: creation, lookup with permission, and their API shape."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import config
+from chalicelib.actions.ids import allocate_id
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import (ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER,
+                                  ROLE_MODERATOR, ROLE_OWNER, Principal)
+from chalicelib.http.errors import ApiError
+from chalicelib.lib.avatars import gravatar_url
+from chalicelib.lib.secrets import hash_api_key, new_api_key
+from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
+from chalicelib.models.base import BaseModel, is_condition_failure, transaction
+from chalicelib.models.realms import UniqueName, email_key
+from chalicelib.models.users import ApiKey, User, name_key
+
+ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
+ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
+              "moderator": ROLE_MODERATOR, "member": ROLE_MEMBER, "guest": ROLE_GUEST}
+EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
+BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
+
+
+@dataclass(frozen=True)
+class NewUser:
+    email: str
+    full_name: str
+    role: int = ROLE_MEMBER
+    is_bot: bool = False
+    bot_type: int | None = None
+    bot_owner_id: int | None = None
+    service_url: str | None = None
+    service_token: str | None = None
+    service_interface: int | None = None
+    password_hash: str | None = None
+    api_key: str | None = None  # given only by tests and the demo seed
+
+
+def check_email(email: str) -> str:
+    email = email.strip()
+    if not EMAIL_RE.match(email):
+        raise ApiError(f"Invalid email address '{email}'.")
+    return email
+
+
+def check_full_name(full_name: str) -> str:
+    full_name = full_name.strip()
+    if not full_name:
+        raise ApiError("Name cannot be empty.")
+    if len(full_name) > config.MAX_FULL_NAME_LENGTH:
+        raise ApiError(f"Name too long (at most {config.MAX_FULL_NAME_LENGTH} characters).")
+    if any(ch in full_name for ch in "*`\\>\"@") or any(ord(ch) < 32 for ch in full_name):
+        raise ApiError("Invalid characters in name!")
+    return full_name
+
+
+def user_items(realm_id: int, user_id: int, new: NewUser
+               ) -> tuple[list[tuple[BaseModel, Any]], str]:
+    """The items that make a user (user, API key, email claim) and the new API key."""
+    if new.role not in ROLES:
+        raise ApiError("Invalid role")
+    email = check_email(new.email)
+    full_name = check_full_name(new.full_name)
+    api_key = new.api_key or new_api_key()
+    key_hash = hash_api_key(api_key)
+    user = User(realm_id, user_id, email=email, delivery_email=email, full_name=full_name,
+                name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
+                bot_type=new.bot_type, bot_owner_id=new.bot_owner_id, date_joined=now_seconds(),
+                api_key_hash=key_hash, password_hash=new.password_hash,
+                service_url=new.service_url, service_token=new.service_token,
+                service_interface=new.service_interface)
+    record = ApiKey(key_hash, realm_id=realm_id, user_id=user_id, email=email, role=new.role,
+                    is_bot=new.is_bot)
+    scope, key = email_key(realm_id, email)
+    return [
+        (user, User.user_id.does_not_exist()),
+        (record, ApiKey.key_hash.does_not_exist()),
+        (UniqueName(scope, key, target_id=user_id), UniqueName.name.does_not_exist()),
+    ], api_key
+
+
+def do_create_user(realm_id: int, new: NewUser) -> tuple[User, str]:
+    """Creates a user (or bot) and tells the realm; returns the user and its API key."""
+    if get_user_by_email(realm_id, new.email) is not None:
+        raise ApiError(f"Email '{new.email.strip()}' already in use")
+    user_id = allocate_id(realm_id, "user")
+    items, api_key = user_items(realm_id, user_id, new)
+    user = items[0][0]
+    assert isinstance(user, User)
+    try:
+        with transaction() as tx:
+            for item, condition in items:
+                tx.save(item, condition=condition)
+            add_event(tx, realm_id, {"type": "realm_user", "op": "add",
+                                     "person": user_api_dict(user)}, {"realm": True})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError(f"Email '{new.email.strip()}' already in use") from None
+        raise
+    return user, api_key
+
+
+def get_user_by_email(realm_id: int, email: str) -> User | None:
+    scope, key = email_key(realm_id, email)
+    claim = UniqueName.get_or_none(scope, key)
+    return None if claim is None else User.get_or_none(realm_id, claim.target_id)
+
+
+def access_user_by_id(caller: Principal, user_id: int, *, allow_deactivated: bool = True,
+                      allow_bots: bool = True) -> User:
+    """The user of the caller's realm with this id; missing and forbidden look the same."""
+    user = User.get_or_none(caller.realm_id, user_id)
+    if user is None or (not allow_deactivated and not user.is_active) or (
+            not allow_bots and user.is_bot):
+        raise ApiError("No such user")
+    return user
+
+
+def get_own_user(caller: Principal) -> User:
+    user = User.get_or_none(caller.realm_id, caller.user_id)
+    if user is None:
+        raise ApiError("No such user")
+    return user
+
+
+def user_api_dict(user: User) -> dict[str, Any]:
+    """A user as GET /users shows it (and the realm_user add event carries it)."""
+    data: dict[str, Any] = {
+        "user_id": user.user_id,
+        "email": user.email,
+        "delivery_email": user.delivery_email,
+        "full_name": user.full_name,
+        "date_joined": iso_from_seconds(user.date_joined),
+        "is_active": user.is_active,
+        "is_owner": user.role == ROLE_OWNER,
+        "is_admin": user.role <= ROLE_ADMINISTRATOR,
+        "is_guest": user.role == ROLE_GUEST,
+        "is_bot": user.is_bot,
+        "is_billing_admin": False,
+        "role": user.role,
+        "timezone": user.timezone or "",
+        "avatar_url": gravatar_url(user.delivery_email, user.avatar_version),
+        "avatar_version": user.avatar_version,
+    }
+    if user.is_bot:
+        data["bot_type"] = user.bot_type
+        data["bot_owner_id"] = user.bot_owner_id
+    else:
+        data["profile_data"] = {}
+    return data
+
+
+def own_user_api_dict(user: User, max_message_id: int) -> dict[str, Any]:
+    """The record of GET /users/me (§2.4)."""
+    data = user_api_dict(user)
+    data["max_message_id"] = max_message_id
+    return data
+
+
+def list_realm_users(realm_id: int) -> list[User]:
+    # Listing every user is bulk by nature: one Query, paged by DynamoDB.
+    return list(User.query(realm_id))
+
+
+def role_from_name(value: str) -> int:
+    if value.isdigit() and int(value) in ROLES:
+        return int(value)
+    if value not in ROLE_NAMES:
+        raise ApiError(f"Invalid role '{value}': use one of {', '.join(ROLE_NAMES)}.")
+    return ROLE_NAMES[value]
+
+
+def get_own_user_record(caller: Principal) -> dict[str, Any]:
+    from chalicelib.models.base import transact_get
+    from chalicelib.models.realms import Counter
+
+    with transact_get() as tg:
+        user_future = tg.get(User, caller.realm_id, caller.user_id)
+        counter_future = tg.get(Counter, f"realm:{caller.realm_id}")
+    user = user_future.get()
+    counter = counter_future.get()
+    max_message_id = int(counter.message or -1) if counter is not None else -1
+    return own_user_api_dict(user, max_message_id)
+
+
+def get_members(caller: Principal) -> list[dict[str, Any]]:
+    return [user_api_dict(user) for user in list_realm_users(caller.realm_id)]
+
+
+def check_create_user(caller: Principal, *, email: str, full_name: str,
+                      password: str) -> User:
+    """POST /users: organization administrators create accounts."""
+    if not caller.is_admin:
+        raise ApiError("Must be an organization administrator")
+    from chalicelib.lib.passwords import hash_password
+
+    new = NewUser(email=email, full_name=full_name,
+                  password_hash=hash_password(password) if password else None)
+    user, _ = do_create_user(caller.realm_id, new)
+    return user

@@ -1,0 +1,57 @@
+"""Settings from the environment, read at call time so tests and stages can differ."""
+from __future__ import annotations
+
+import os
+
+SERVICE_VERSION = "11.0-teamchat"
+SERVICE_FEATURE_LEVEL = 420
+SERVICE_MERGE_BASE = ""
+
+MAX_MESSAGE_LENGTH = 10000
+MAX_TOPIC_LENGTH = 60
+MAX_STREAM_NAME_LENGTH = 60
+MAX_STREAM_DESCRIPTION_LENGTH = 1024
+MAX_FULL_NAME_LENGTH = 100
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def table_prefix() -> str:
+    return _env("TABLE_PREFIX", "teamchat-dev-")
+
+
+def table_name(suffix: str) -> str:
+    return table_prefix() + suffix
+
+
+def region() -> str:
+    return _env("AWS_DEFAULT_REGION", _env("AWS_REGION", "us-east-1"))
+
+
+def root_domain() -> str:
+    """Host that serves several organizations; subdomains of it name a realm."""
+    return _env("ROOT_DOMAIN", "localhost")
+
+
+def external_scheme() -> str:
+    return _env("EXTERNAL_SCHEME", "https")
+
+
+def longpoll_wait_seconds() -> float:
+    """How long a blocking GET /events waits; leaves margin under API Gateway's 29 s."""
+    return float(_env("LONGPOLL_WAIT_SECONDS", "20"))
+
+
+def allow_private_webhook_hosts() -> bool:
+    """Local development only: lets outgoing webhooks reach loopback receivers."""
+    return _env("ALLOW_PRIVATE_WEBHOOK_HOSTS", "") in {"1", "true", "loopback"}
+
+
+def webhook_queue_name() -> str:
+    return table_prefix() + "outgoing-webhooks"
+
+
+def upload_bucket() -> str:
+    return _env("UPLOAD_BUCKET", table_prefix() + "uploads")

@@ -1,0 +1,1 @@
+"""The event pipeline: outbox records, fan-out into queues, the long-poll reader."""

@@ -1,0 +1,41 @@
+"""Outbox records: an event and its audience, written inside the change's transaction."""
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+from typing import Any, TypedDict
+
+from pynamodb.transactions import TransactWrite
+
+from chalicelib.models.events import Outbox
+
+OUTBOX_RETENTION = timedelta(days=1)
+
+
+class Audience(TypedDict, total=False):
+    """Who receives an event; the fan-out resolves it to live queues.
+
+    users: these user ids; stream: the subscribers of this channel id (plus, for a
+    public channel, queues registered with all_public_streams); realm: every user of the
+    realm; user_flags: per-user message flags for message events.
+    """
+
+    users: list[int]
+    stream: int
+    realm: bool
+    user_flags: dict[str, list[str]]
+
+
+def add_event(tx: TransactWrite, realm_id: int, event: dict[str, Any],
+              audience: Audience, ttl: timedelta = OUTBOX_RETENTION) -> None:
+    """Adds the event to the transaction, so it exists iff the change commits."""
+    now = time.time()
+    tx.save(Outbox(
+        outbox_id=uuid.uuid4().hex,
+        realm_id=realm_id,
+        event=event,
+        audience=dict(audience),
+        created=int(now * 1000),
+        expires_at=datetime.now(timezone.utc) + ttl,
+    ), condition=Outbox.outbox_id.does_not_exist())

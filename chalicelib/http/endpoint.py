@@ -1,0 +1,62 @@
+"""Blueprints whose views declare typed parameters and get the caller and the envelope."""
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from typing import Any, Callable
+
+from chalice import Blueprint, Response
+
+from chalicelib.http.auth import authenticate
+from chalicelib.http.errors import ApiError
+from chalicelib.http.params import param_specs, parse_params
+from chalicelib.http.request import request_params
+from chalicelib.http.response import json_error, json_success
+from chalicelib.lib.log import logger
+
+# Parameters arrive form-encoded, as multipart or as JSON: accept every media type
+# and parse the body ourselves (Chalice would answer 415 for anything but JSON).
+ANY_CONTENT_TYPE = ["*/*"]
+_PATH_PARAM = re.compile(r"{(\w+)}")
+
+
+class ApiBlueprint(Blueprint):
+    """A Chalice blueprint with `endpoint`, which wires a typed view to a route."""
+
+    def endpoint(self, path: str, method: str, *, public: bool = False,
+                 ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
+        path_names = set(_PATH_PARAM.findall(path))
+
+        def decorate(view: Callable[..., Any]) -> Callable[..., Response]:
+            specs = param_specs(view, path_names)
+            takes_caller = not public and _first_positional(view) is not None
+
+            @functools.wraps(view)
+            def handler(**path_values: str) -> Response:
+                try:
+                    request = self.current_request
+                    caller = None if public else authenticate(request.headers.get("authorization"))
+                    if caller is not None:
+                        logger.append_keys(realm_id=caller.realm_id, user_id=caller.user_id)
+                    values, ignored = parse_params(specs, request_params(request), path_values)
+                    args = (caller,) if takes_caller else ()
+                    result = view(*args, **values)
+                except ApiError as error:
+                    return json_error(error)
+                if isinstance(result, Response):
+                    return result
+                return json_success(result, ignored)
+
+            handler.__signature__ = inspect.Signature()  # type: ignore[attr-defined]
+            self.route(path, methods=[method], content_types=ANY_CONTENT_TYPE)(handler)
+            return handler
+
+        return decorate
+
+
+def _first_positional(view: Callable[..., Any]) -> str | None:
+    for name, param in inspect.signature(view).parameters.items():
+        if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+            return name
+    return None

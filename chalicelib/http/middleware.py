@@ -1,0 +1,66 @@
+"""Request logging, and Chalice's own errors rewritten into the API's envelope."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from chalice import Chalice, Response
+from chalice.app import Request
+
+from chalicelib.http.errors import ApiError
+from chalicelib.http.response import json_error
+from chalicelib.lib.log import logger
+
+# Chalice's error codes and the envelope codes a client of this API expects.
+_CHALICE_ERRORS = {
+    405: ("METHOD_NOT_ALLOWED", "Method not allowed"),
+    404: ("NOT_FOUND", "Endpoint not found"),
+    415: ("BAD_REQUEST", "Unsupported media type"),
+    413: ("BAD_REQUEST", "Request entity too large"),
+    400: ("BAD_REQUEST", "Bad request"),
+}
+
+
+def register_middleware(app: Chalice) -> None:
+    @app.middleware("http")
+    def log_and_envelope(event: Request, get_response: Callable[[Request], Response]
+                         ) -> Response:
+        started = time.perf_counter()
+        logger.append_keys(request_id=getattr(event.context, "get", lambda *_: None)(
+            "requestId"), path=event.path, method=event.method)
+        try:
+            response = get_response(event)
+        except Exception:  # noqa: BLE001 - the last line of defence: never a bare 500
+            logger.exception("unhandled error")
+            response = json_error(ApiError("Internal server error", code="INTERNAL_SERVER_ERROR",
+                                           http_status=500))
+        response = _envelope_chalice_error(response)
+        logger.info("request", extra={"status": response.status_code,
+                                      "duration_ms": round((time.perf_counter() - started)
+                                                           * 1000, 1)})
+        logger.remove_keys(["realm_id", "user_id", "request_id", "path", "method"])
+        return response
+
+
+def _envelope_chalice_error(response: Response) -> Response:
+    """Chalice answers routing errors as {"Code", "Message"}; give them our envelope."""
+    body: Any = response.body
+    if response.status_code < 400 or not isinstance(body, (dict, str)):
+        return response
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return response
+    if not isinstance(body, dict) or "Code" not in body:
+        return response
+    code, msg = _CHALICE_ERRORS.get(response.status_code, ("BAD_REQUEST", "Bad request"))
+    detail = body.get("Message")
+    error = ApiError(f"{msg}: {detail}" if detail else msg, code=code,
+                     http_status=response.status_code)
+    enveloped = json_error(error)
+    for name, value in (response.headers or {}).items():
+        if name.lower() == "allow":
+            enveloped.headers["Allow"] = value
+    return enveloped

@@ -1,0 +1,62 @@
+"""Shared pieces of the models: table naming, transactions, conflicts."""
+from __future__ import annotations
+
+import functools
+from typing import Any, TypeVar
+
+from pynamodb.connection import Connection
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.models import Model
+from pynamodb.transactions import TransactGet, TransactWrite
+
+from chalicelib import config
+
+M = TypeVar("M", bound="BaseModel")
+MAX_TRANSACTION_ITEMS = 100
+
+
+class BaseModel(Model):
+    """A model whose table belongs to the current stage (TABLE_PREFIX)."""
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def get_or_none(cls: type[M], hash_key: Any, range_key: Any = None,
+                    consistent_read: bool = True) -> M | None:
+        try:
+            return cls.get(hash_key, range_key, consistent_read=consistent_read)
+        except cls.DoesNotExist:
+            return None
+
+
+def table_meta(suffix: str, **extra: Any) -> type:
+    """A Meta class for the table `<TABLE_PREFIX><suffix>`."""
+    attrs = {"table_name": config.table_name(suffix), "billing_mode": "PAY_PER_REQUEST",
+             "region": config.region(), **extra}
+    return type("Meta", (), attrs)
+
+
+@functools.lru_cache(maxsize=1)
+def _connection() -> Connection:
+    # One connection per process: building a botocore client costs ~0.2 s.
+    # TransactWrite ignores Meta.host; endpoints come from AWS_ENDPOINT_URL(_DYNAMODB).
+    return Connection(region=config.region())
+
+
+def transaction() -> TransactWrite:
+    return TransactWrite(connection=_connection())
+
+
+def transact_get() -> TransactGet:
+    return TransactGet(connection=_connection())
+
+
+def cancellation_reasons(error: TransactWriteError) -> list[str | None]:
+    """The per-item cancellation codes of a failed transaction (None where it passed)."""
+    reasons = getattr(error, "cancellation_reasons", None) or []
+    return [reason.code if reason else None for reason in reasons]
+
+
+def is_condition_failure(error: TransactWriteError) -> bool:
+    return "ConditionalCheckFailed" in cancellation_reasons(error)

@@ -1,0 +1,54 @@
+"""Messages, with indexes for the channel, topic and direct-conversation narrows."""
+from __future__ import annotations
+
+from pynamodb.attributes import (BooleanAttribute, JSONAttribute, ListAttribute,
+                                 NumberAttribute, NumberSetAttribute, UnicodeAttribute)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+def _index(name: str, hash_attr: str) -> type[GlobalSecondaryIndex]:
+    meta = type("Meta", (), {"index_name": name, "projection": AllProjection()})
+    attrs = {"Meta": meta, hash_attr: UnicodeAttribute(hash_key=True),
+             "message_id": NumberAttribute(range_key=True)}
+    return type(f"MessagesBy_{name}", (GlobalSecondaryIndex,), attrs)
+
+
+def topic_key(realm_id: int, stream_id: int, topic: str) -> str:
+    return f"{realm_id}#{stream_id}#{topic.lower()}"
+
+
+def dm_key(realm_id: int, user_ids: set[int] | list[int]) -> str:
+    return f"{realm_id}#" + ",".join(str(u) for u in sorted(set(user_ids)))
+
+
+class Message(BaseModel):
+    Meta = table_meta("messages")
+    realm_id = NumberAttribute(hash_key=True)
+    message_id = NumberAttribute(range_key=True)
+    type = UnicodeAttribute()                      # "stream" or "private"
+    sender_id = NumberAttribute()
+    stream_id = NumberAttribute(null=True)
+    stream_key = UnicodeAttribute(null=True)       # channel messages only
+    topic = UnicodeAttribute(default="")
+    topic_key = UnicodeAttribute(null=True)        # channel messages only
+    dm_key = UnicodeAttribute(null=True)           # direct messages only
+    recipient_ids = ListAttribute(of=NumberAttribute, default=list)  # direct: every participant
+    recipient_id = NumberAttribute()
+    content = UnicodeAttribute()
+    rendered_content = UnicodeAttribute()
+    content_sha256 = UnicodeAttribute()
+    date_sent = NumberAttribute()
+    client = UnicodeAttribute(default="API")
+    is_me_message = BooleanAttribute(default=False)
+    mentioned_user_ids = NumberSetAttribute(null=True)
+    mentioned_group_ids = NumberSetAttribute(null=True)
+    wildcard_mention = UnicodeAttribute(null=True)  # "stream" or "topic"
+    last_edit_timestamp = NumberAttribute(null=True)
+    last_moved_timestamp = NumberAttribute(null=True)
+    edit_history = JSONAttribute(null=True)
+    version = NumberAttribute(default=0)
+    by_stream = _index("by_stream", "stream_key")()
+    by_topic = _index("by_topic", "topic_key")()
+    by_dm = _index("by_dm", "dm_key")()

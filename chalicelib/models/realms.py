@@ -1,0 +1,72 @@
+"""Organizations, unique names within them, and their id counters."""
+from __future__ import annotations
+
+from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
+                                 UnicodeAttribute)
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class Realm(BaseModel):
+    Meta = table_meta("realms")
+    realm_id = NumberAttribute(hash_key=True)
+    name = UnicodeAttribute()
+    subdomain = UnicodeAttribute()
+    description = UnicodeAttribute(default="")
+    date_created = NumberAttribute()
+    deactivated = BooleanAttribute(default=False)
+    # Organization settings (§2.8) that differ from the defaults in lib/realm_settings.py.
+    settings = MapAttribute(default=dict)
+
+
+class UniqueName(BaseModel):
+    """Claims a name inside a scope (a subdomain, an email or a channel name in a realm).
+
+    Written with attribute_not_exists in the same transaction as the thing it names,
+    so uniqueness holds under concurrent writers; also the lookup from name to id.
+    """
+
+    Meta = table_meta("names")
+    scope = UnicodeAttribute(hash_key=True)
+    name = UnicodeAttribute(range_key=True)
+    target_id = NumberAttribute()
+
+
+GLOBAL_SCOPE = "global"
+
+
+def subdomain_key(subdomain: str) -> tuple[str, str]:
+    return GLOBAL_SCOPE, f"subdomain:{subdomain.lower()}"
+
+
+def email_key(realm_id: int, email: str) -> tuple[str, str]:
+    return f"realm:{realm_id}", f"email:{email.strip().lower()}"
+
+
+def stream_name_key(realm_id: int, name: str) -> tuple[str, str]:
+    return f"realm:{realm_id}", f"stream:{name.strip().lower()}"
+
+
+def group_name_key(realm_id: int, name: str) -> tuple[str, str]:
+    return f"realm:{realm_id}", f"group:{name.strip().lower()}"
+
+
+class Counter(BaseModel):
+    """Per-realm integer id counters: one item per realm, one attribute per kind."""
+
+    Meta = table_meta("counters")
+    scope = UnicodeAttribute(hash_key=True)
+    realm = NumberAttribute(null=True)
+    user = NumberAttribute(null=True)
+    stream = NumberAttribute(null=True)
+    message = NumberAttribute(null=True)
+    group = NumberAttribute(null=True)
+    snippet = NumberAttribute(null=True)
+    playground = NumberAttribute(null=True)
+    upload = NumberAttribute(null=True)
+    invite = NumberAttribute(null=True)
+    draft = NumberAttribute(null=True)
+    folder = NumberAttribute(null=True)
+    emoji = NumberAttribute(null=True)
+    profile_field = NumberAttribute(null=True)
+

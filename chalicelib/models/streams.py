@@ -1,0 +1,70 @@
+"""Channels ("streams" on the wire) and who is subscribed to them."""
+from __future__ import annotations
+
+from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
+                                 UnicodeAttribute)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class Stream(BaseModel):
+    Meta = table_meta("streams")
+    realm_id = NumberAttribute(hash_key=True)
+    stream_id = NumberAttribute(range_key=True)
+    name = UnicodeAttribute()
+    description = UnicodeAttribute(default="")
+    rendered_description = UnicodeAttribute(default="")
+    invite_only = BooleanAttribute(default=False)
+    is_web_public = BooleanAttribute(default=False)
+    history_public_to_subscribers = BooleanAttribute(default=True)
+    is_default = BooleanAttribute(default=False)
+    is_archived = BooleanAttribute(default=False)
+    date_created = NumberAttribute()
+    creator_id = NumberAttribute(null=True)
+    first_message_id = NumberAttribute(null=True)
+    message_retention_days = NumberAttribute(null=True)
+    folder_id = NumberAttribute(null=True)
+    topics_policy = UnicodeAttribute(default="inherit")
+    # Group-setting values (§2.7), stored as given: an int or a members/subgroups map.
+    group_settings = MapAttribute(default=dict)
+    subscriber_count = NumberAttribute(default=0)
+
+
+def stream_key(realm_id: int, stream_id: int) -> str:
+    return f"{realm_id}#{stream_id}"
+
+
+def user_key(realm_id: int, user_id: int) -> str:
+    return f"{realm_id}#{user_id}"
+
+
+class SubscribersByStream(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "by_stream"
+        projection = AllProjection()
+
+    stream_key = UnicodeAttribute(hash_key=True)
+    user_id = NumberAttribute(range_key=True)
+
+
+class Subscription(BaseModel):
+    Meta = table_meta("subscriptions")
+    user_key = UnicodeAttribute(hash_key=True)
+    stream_id = NumberAttribute(range_key=True)
+    stream_key = UnicodeAttribute()
+    realm_id = NumberAttribute()
+    user_id = NumberAttribute()
+    active = BooleanAttribute(default=True)
+    date_subscribed = NumberAttribute()
+    # The first message id the user may read in a channel with protected history.
+    first_visible_message_id = NumberAttribute(default=0)
+    color = UnicodeAttribute(default="#76ce90")
+    is_muted = BooleanAttribute(default=False)
+    pin_to_top = BooleanAttribute(default=False)
+    desktop_notifications = BooleanAttribute(null=True)
+    audible_notifications = BooleanAttribute(null=True)
+    push_notifications = BooleanAttribute(null=True)
+    email_notifications = BooleanAttribute(null=True)
+    wildcard_mentions_notify = BooleanAttribute(null=True)
+    by_stream = SubscribersByStream()

@@ -1,0 +1,21 @@
+"""User groups: role-based system groups and named groups, for mentions and permissions."""
+from __future__ import annotations
+
+from pynamodb.attributes import (BooleanAttribute, NumberAttribute, NumberSetAttribute,
+                                 UnicodeAttribute)
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class UserGroup(BaseModel):
+    Meta = table_meta("user_groups")
+    realm_id = NumberAttribute(hash_key=True)
+    group_id = NumberAttribute(range_key=True)
+    name = UnicodeAttribute()
+    description = UnicodeAttribute(default="")
+    is_system_group = BooleanAttribute(default=False)
+    deactivated = BooleanAttribute(default=False)
+    direct_members = NumberSetAttribute(null=True)
+    direct_subgroups = NumberSetAttribute(null=True)
+    creator_id = NumberAttribute(null=True)
+    date_created = NumberAttribute()

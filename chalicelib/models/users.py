@@ -1,0 +1,69 @@
+"""Users and bots, and the API-key records that authenticate them."""
+from __future__ import annotations
+
+from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
+                                 UnicodeAttribute)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class UsersByName(GlobalSecondaryIndex):
+    """Resolves `@**Full Name**` mentions without reading the whole realm."""
+
+    class Meta:
+        index_name = "by_name"
+        projection = AllProjection()
+
+    name_key = UnicodeAttribute(hash_key=True)
+    user_id = NumberAttribute(range_key=True)
+
+
+def name_key(realm_id: int, full_name: str) -> str:
+    return f"{realm_id}#{full_name.strip().lower()}"
+
+
+class User(BaseModel):
+    Meta = table_meta("users")
+    realm_id = NumberAttribute(hash_key=True)
+    user_id = NumberAttribute(range_key=True)
+    email = UnicodeAttribute()
+    delivery_email = UnicodeAttribute()
+    full_name = UnicodeAttribute()
+    name_key = UnicodeAttribute()
+    role = NumberAttribute(default=400)
+    is_active = BooleanAttribute(default=True)
+    is_bot = BooleanAttribute(default=False)
+    bot_type = NumberAttribute(null=True)
+    bot_owner_id = NumberAttribute(null=True)
+    timezone = UnicodeAttribute(default="")
+    date_joined = NumberAttribute()
+    avatar_version = NumberAttribute(default=1)
+    api_key_hash = UnicodeAttribute()
+    password_hash = UnicodeAttribute(null=True)
+    # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.
+    settings = MapAttribute(default=dict)
+    # Outgoing-webhook bots: where to post, and the fixed token the receiver checks.
+    service_url = UnicodeAttribute(null=True)
+    service_token = UnicodeAttribute(null=True)
+    service_interface = NumberAttribute(null=True)
+    by_name = UsersByName()
+
+
+class ApiKey(BaseModel):
+    """The authentication record, keyed by the API key's hash.
+
+    Carries what authorization needs so that authenticating is one GetItem; every
+    action that changes these fields on the user updates this item in the same
+    transaction.
+    """
+
+    Meta = table_meta("api_keys")
+    key_hash = UnicodeAttribute(hash_key=True)
+    realm_id = NumberAttribute()
+    user_id = NumberAttribute()
+    email = UnicodeAttribute()
+    role = NumberAttribute()
+    is_bot = BooleanAttribute(default=False)
+    is_active = BooleanAttribute(default=True)
+    realm_active = BooleanAttribute(default=True)

@@ -1,0 +1,1 @@
+"""Deployment definitions and the local stack that runs them on moto."""

@@ -1,0 +1,174 @@
+"""Local-only fixes to moto's DynamoDB backend, applied where moto is started.
+
+moto's TransactWriteItems deep-copies every touched table for rollback, so a
+transaction's cost grows with table size (seconds on a few thousand items). This
+patch backs up only the touched items and the stream records they emit, and runs
+every write under one lock so transactions are atomic against concurrent writers, as
+DynamoDB's are. The AWS code path is untouched: only moto's backend class changes.
+"""
+from __future__ import annotations
+
+import copy
+import threading
+from typing import Any
+
+_LOCK = threading.RLock()
+_applied = False
+
+
+def apply() -> None:
+    global _applied
+    if _applied:
+        return
+    from moto.dynamodb.models import DynamoDBBackend
+
+    original_transact = DynamoDBBackend.transact_write_items
+    for name in ("put_item", "update_item", "delete_item", "batch_write_item"):
+        if hasattr(DynamoDBBackend, name):
+            setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
+    DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]
+    DynamoDBBackend._original_transact_write_items = original_transact  # type: ignore[attr-defined]
+    _applied = True
+
+
+def _locked(method: Any) -> Any:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with _LOCK:
+            return method(self, *args, **kwargs)
+    wrapper.__wrapped__ = method  # type: ignore[attr-defined]
+    return wrapper
+
+
+class _ItemBackup:
+    """The touched items of a transaction as they were, and each stream's length."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, Any, Any], Any] = {}
+        self.stream_lengths: dict[str, int] = {}
+
+    def remember(self, backend: Any, table_name: str, key: dict[str, Any]) -> None:
+        from moto.dynamodb.models.dynamo_type import DynamoType
+
+        table = backend.get_table(table_name)
+        hash_value = DynamoType(key[table.hash_key_attr])
+        range_value = (DynamoType(key[table.range_key_attr])
+                       if table.range_key_attr is not None else None)
+        slot = (table_name, hash_value, range_value)
+        if slot not in self.items:
+            current = (table.items.get(hash_value, {}).get(range_value)
+                       if range_value is not None else table.items.get(hash_value))
+            self.items[slot] = copy.deepcopy(current)
+        shard = getattr(table, "stream_shard", None)
+        if shard is not None and table_name not in self.stream_lengths:
+            self.stream_lengths[table_name] = len(shard.items)
+
+    def restore(self, backend: Any) -> None:
+        for (table_name, hash_value, range_value), item in self.items.items():
+            table = backend.get_table(table_name)
+            if range_value is not None:
+                bucket = table.items[hash_value]
+                if item is None:
+                    bucket.pop(range_value, None)
+                    if not bucket:
+                        table.items.pop(hash_value, None)
+                else:
+                    bucket[range_value] = item
+            elif item is None:
+                table.items.pop(hash_value, None)
+            else:
+                table.items[hash_value] = item
+        for table_name, length in self.stream_lengths.items():
+            shard = backend.get_table(table_name).stream_shard
+            del shard.items[length:]
+
+
+def _transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+    from moto.dynamodb.exceptions import (ConditionalCheckFailed, MockValidationException,
+                                          MultipleTransactionsException,
+                                          TooManyTransactionsException,
+                                          TransactionCanceledException,
+                                          TransactWriteSingleOpException)
+
+    if len(transact_items) > 100:
+        raise TooManyTransactionsException()
+    with _LOCK:
+        backup = _ItemBackup()
+        seen: set[tuple[str, str]] = set()
+        errors: list[tuple[Any, Any, Any]] = []
+        for entry in transact_items:
+            if len(entry) > 1:
+                raise TransactWriteSingleOpException
+            op_type, op = next(iter(entry.items()))
+            table_name = op["TableName"]
+            table = self.get_table(table_name)
+            if op_type == "Put":
+                key = {table.hash_key_attr: op["Item"][table.hash_key_attr]}
+                if table.range_key_attr is not None:
+                    key[table.range_key_attr] = op["Item"][table.range_key_attr]
+            else:
+                key = op["Key"]
+            marker = (str(table_name), str(dict(sorted(key.items()))))
+            if marker in seen:
+                raise MultipleTransactionsException()
+            seen.add(marker)
+            backup.remember(self, table_name, key)
+        try:
+            for entry in transact_items:
+                errors.append(_apply_one(self, entry, ConditionalCheckFailed))
+        except (MultipleTransactionsException, MockValidationException):
+            backup.restore(self)
+            raise
+        if any(code is not None for code, _, _ in errors):
+            backup.restore(self)
+            raise TransactionCanceledException(errors)
+
+
+def _apply_one(backend: Any, entry: dict[str, Any], condition_failed: type) -> tuple:
+    from moto.dynamodb.exceptions import MockValidationException
+    from moto.dynamodb.comparisons import get_filter_expression
+
+    op_type, op = next(iter(entry.items()))
+    table_name = op["TableName"]
+    names = op.get("ExpressionAttributeNames")
+    values = op.get("ExpressionAttributeValues")
+    condition = op.get("ConditionExpression")
+    original_item = None
+    try:
+        if op_type not in {"ConditionCheck", "Put", "Delete", "Update"}:
+            raise ValueError("Unsupported transaction operation")
+        table = backend.get_table(table_name)
+        if op_type == "Put":
+            key = {table.hash_key_attr: op["Item"][table.hash_key_attr]}
+            if table.range_key_attr is not None:
+                key[table.range_key_attr] = op["Item"][table.range_key_attr]
+        else:
+            key = op["Key"]
+        current = backend.get_item(table_name, key)
+        if condition is not None:
+            if not get_filter_expression(condition, names, values).expr(current):
+                if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
+                    original_item = current.to_json()["Attributes"]
+                raise condition_failed(item=original_item)
+        if op_type == "Put":
+            backend.put_item.__wrapped__(backend, table_name, op["Item"],
+                                         condition_expression=condition,
+                                         expression_attribute_names=names,
+                                         expression_attribute_values=values)
+        elif op_type == "Delete":
+            backend.delete_item.__wrapped__(backend, table_name, key,
+                                            condition_expression=condition,
+                                            expression_attribute_names=names,
+                                            expression_attribute_values=values)
+        elif op_type == "Update":
+            backend.update_item.__wrapped__(backend, table_name, key,
+                                            update_expression=op["UpdateExpression"],
+                                            condition_expression=condition,
+                                            expression_attribute_names=names,
+                                            expression_attribute_values=values)
+        return (None, None, None)
+    except MockValidationException:
+        raise
+    except condition_failed as error:
+        return ("ConditionalCheckFailed", str(error.message), original_item)
+    except Exception as error:  # moto reports any other failure per item, as AWS does
+        return (type(error).__name__, str(error), original_item)

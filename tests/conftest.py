@@ -1,0 +1,19 @@
+"""Test setup shared by every tier: a fake AWS environment set before any model import."""
+from __future__ import annotations
+
+import os
+
+# Models read the table prefix at import; credentials must never reach real AWS.
+os.environ.update({
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+    "TABLE_PREFIX": "test-",
+    "POWERTOOLS_LOG_LEVEL": "WARNING",
+    "POWERTOOLS_METRICS_NAMESPACE": "teamchat-test",
+})
+for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",
+              "AWS_PROFILE"):
+    os.environ.pop(_name, None)

@@ -1,0 +1,163 @@
+"""Functional tier: the app through chalice.test.Client on in-process moto."""
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+from urllib.parse import urlencode
+
+import pytest
+from chalice.test import Client
+from moto import mock_aws
+
+from infra import moto_patches
+from infra.resources import create_all
+
+_realm_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def aws() -> Iterator[None]:
+    moto_patches.apply()
+    with mock_aws():
+        create_all("test-")
+        yield
+
+
+@pytest.fixture(scope="session")
+def chalice_client(aws: None) -> Iterator[Client]:
+    from app import app
+
+    with Client(app) as client:
+        yield client
+
+
+@dataclass
+class ApiResponse:
+    status: int
+    json: dict[str, Any]
+    headers: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200 and self.json.get("result") == "success"
+
+
+def encode_params(params: dict[str, Any]) -> str:
+    """Form-encode like the official client: JSON inside the value for non-strings."""
+    return urlencode({k: v if isinstance(v, str) else json.dumps(v)
+                      for k, v in params.items()})
+
+
+@dataclass
+class Account:
+    """A user or bot of a test realm, able to call the API as itself."""
+
+    client: Client
+    realm_id: int
+    user_id: int
+    email: str
+    api_key: str
+    full_name: str
+    role: int
+
+    def auth_header(self) -> dict[str, str]:
+        token = base64.b64encode(f"{self.email}:{self.api_key}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+
+    def call(self, method: str, path: str, params: dict[str, Any] | None = None,
+             headers: dict[str, str] | None = None) -> ApiResponse:
+        return call_api(self.client, method, path, params,
+                        {**self.auth_header(), **(headers or {})})
+
+    def get(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
+        return self.call("GET", path, params)
+
+    def post(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
+        return self.call("POST", path, params)
+
+    def patch(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
+        return self.call("PATCH", path, params)
+
+    def delete(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
+        return self.call("DELETE", path, params)
+
+
+def call_api(client: Client, method: str, path: str, params: dict[str, Any] | None = None,
+             headers: dict[str, str] | None = None) -> ApiResponse:
+    url = "/api/v1" + path
+    body = b""
+    headers = dict(headers or {})
+    if params:
+        encoded = encode_params(params)
+        if method == "GET":
+            url += "?" + encoded
+        else:
+            body = encoded.encode()
+            headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+    response = client.http.request(method, url, headers=headers, body=body)
+    try:
+        payload = json.loads(response.body or b"{}")
+    except ValueError:
+        payload = {"raw": response.body.decode(errors="replace")}
+    return ApiResponse(response.status_code, payload, dict(response.headers))
+
+
+@dataclass
+class TestRealm:
+    realm_id: int
+    subdomain: str
+    owner: Account
+    admin: Account
+    moderator: Account
+    member: Account
+    guest: Account
+    client: Client
+    extra: list[Account] = field(default_factory=list)
+
+    def add_user(self, full_name: str, role: int = 400, is_bot: bool = False) -> Account:
+        from chalicelib.actions.users import NewUser, do_create_user
+
+        slug = full_name.lower().replace(" ", ".")
+        email = f"{slug}.{len(self.extra)}@{self.subdomain}.example.com"
+        user, api_key = do_create_user(self.realm_id, NewUser(
+            email=email, full_name=full_name, role=role, is_bot=is_bot,
+            bot_type=1 if is_bot else None,
+            bot_owner_id=self.owner.user_id if is_bot else None))
+        account = Account(self.client, self.realm_id, user.user_id, email, api_key,
+                          full_name, role)
+        self.extra.append(account)
+        return account
+
+
+@pytest.fixture
+def realm(chalice_client: Client) -> TestRealm:
+    """A fresh organization with one account of each role."""
+    from chalicelib.actions.realms import do_create_realm
+    from chalicelib.actions.users import NewUser, do_create_user
+
+    number = next(_realm_numbers)
+    subdomain = f"zt{number}"
+    domain = f"{subdomain}.example.com"
+    realm_obj, owner_id, owner_key = do_create_realm(
+        f"Test org {number}", subdomain, NewUser(email=f"owner@{domain}", full_name="Olivia Owner",
+                                                 role=100))
+    accounts = {"owner": Account(chalice_client, realm_obj.realm_id, owner_id,
+                                 f"owner@{domain}", owner_key, "Olivia Owner", 100)}
+    for label, name, role in (("admin", "Adam Admin", 200), ("moderator", "Mona Moderator", 300),
+                              ("member", "Max Member", 400), ("guest", "Gus Guest", 600)):
+        user, key = do_create_user(realm_obj.realm_id, NewUser(
+            email=f"{label}@{domain}", full_name=name, role=role))
+        accounts[label] = Account(chalice_client, realm_obj.realm_id, user.user_id,
+                                  f"{label}@{domain}", key, name, role)
+    return TestRealm(realm_obj.realm_id, subdomain, client=chalice_client, **accounts)
+
+
+@pytest.fixture
+def anonymous(chalice_client: Client):
+    def call(method: str, path: str, params: dict[str, Any] | None = None,
+             headers: dict[str, str] | None = None) -> ApiResponse:
+        return call_api(chalice_client, method, path, params, headers)
+    return call
