@@ -1,0 +1,6 @@
+"""Views of the messages area."""
+from __future__ import annotations
+
+from chalicelib.http.endpoint import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
