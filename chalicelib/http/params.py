@@ -52,6 +52,13 @@ def _unwrap(annotation: Any) -> tuple[Any, ApiParam]:
         inner, inner_meta = _unwrap(base)
         return inner, ApiParam(alias=meta.alias or inner_meta.alias,
                                json=meta.json or inner_meta.json)
+    if get_origin(annotation) in (Union, types.UnionType):
+        # `Json[T] | None`: the marker sits inside the union.
+        parts = [_unwrap(arg) for arg in get_args(annotation)]
+        if any(meta.json or meta.alias for _, meta in parts):
+            alias = next((meta.alias for _, meta in parts if meta.alias), None)
+            return (Union[tuple(inner for inner, _ in parts)],
+                    ApiParam(alias=alias, json=any(meta.json for _, meta in parts)))
     return annotation, ApiParam()
 
 

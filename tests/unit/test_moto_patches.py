@@ -1,0 +1,71 @@
+"""The local moto patch: transactions stay atomic and roll back only what they touched."""
+from __future__ import annotations
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+
+from infra import moto_patches
+
+
+@pytest.fixture
+def dynamodb():
+    moto_patches.apply()
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(
+            TableName="t", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
+        yield client
+
+
+def stream_records(client) -> list[dict]:
+    streams = boto3.client("dynamodbstreams", region_name="us-east-1")
+    arn = client.describe_table(TableName="t")["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                          ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    return streams.get_records(ShardIterator=iterator)["Records"]
+
+
+def test_failed_transaction_changes_nothing_and_emits_no_records(dynamodb):
+    # GIVEN an existing item
+    dynamodb.put_item(TableName="t", Item={"k": {"S": "a"}, "v": {"N": "1"}})
+    before = len(stream_records(dynamodb))
+    # WHEN a transaction writes two items and then fails a condition
+    with pytest.raises(ClientError) as raised:
+        dynamodb.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "t", "Item": {"k": {"S": "b"}}}},
+            {"Update": {"TableName": "t", "Key": {"k": {"S": "a"}},
+                        "UpdateExpression": "SET v = :two",
+                        "ExpressionAttributeValues": {":two": {"N": "2"}}}},
+            {"Put": {"TableName": "t", "Item": {"k": {"S": "a2"}},
+                     "ConditionExpression": "attribute_exists(k)"}},
+        ])
+    # THEN it is cancelled, nothing it wrote remains, and its stream records are gone
+    assert raised.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert "Item" not in dynamodb.get_item(TableName="t", Key={"k": {"S": "b"}})
+    assert dynamodb.get_item(TableName="t", Key={"k": {"S": "a"}})["Item"]["v"] == {"N": "1"}
+    assert len(stream_records(dynamodb)) == before
+
+
+def test_successful_transaction_writes_everything(dynamodb):
+    dynamodb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": "t", "Item": {"k": {"S": "x"}},
+                 "ConditionExpression": "attribute_not_exists(k)"}},
+        {"Put": {"TableName": "t", "Item": {"k": {"S": "y"}}}},
+    ])
+    assert "Item" in dynamodb.get_item(TableName="t", Key={"k": {"S": "y"}})
+    assert len(stream_records(dynamodb)) == 2
+
+
+def test_same_item_twice_is_refused(dynamodb):
+    with pytest.raises(ClientError):
+        dynamodb.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "t", "Item": {"k": {"S": "z"}}}},
+            {"Put": {"TableName": "t", "Item": {"k": {"S": "z"}}}},
+        ])
+    assert "Item" not in dynamodb.get_item(TableName="t", Key={"k": {"S": "z"}})
