@@ -30,7 +30,7 @@ def resolve(value: Any, parameters: dict[str, str]) -> Any:
 
 def resources_of_type(kind: str, template: dict[str, Any] | None = None) -> dict[str, dict]:
     template = template or load_template()
-    return {name: res for name, res in template["Resources"].items() if res["Type"] == kind}
+    return {name: res for name, res in template["Resources"].items() if res.get("Type") == kind}
 
 
 def table_definitions(prefix: str) -> dict[str, dict[str, Any]]:
