@@ -16,6 +16,11 @@ _LOCK = threading.RLock()
 _applied = False
 
 
+def write_lock() -> threading.RLock:
+    """The lock every patched write holds; snapshots take it for a consistent copy."""
+    return _LOCK
+
+
 def apply() -> None:
     global _applied
     if _applied:

@@ -73,9 +73,13 @@ def create_all(prefix: str, *, progress: Callable[[str], None] = lambda _: None,
                 TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl_attribute})
     sqs = session.client("sqs")
     template = load_template()
+    existing_queues = {url.rsplit("/", 1)[-1]
+                       for url in sqs.list_queues(QueueNamePrefix=prefix).get("QueueUrls", [])}
     for logical_id, res in resources_of_type("AWS::SQS::Queue", template).items():
         props = res["Properties"]
         name = resolve(props["QueueName"], {"TablePrefix": prefix})
+        if name in existing_queues:
+            continue
         attributes = {k: str(v) for k, v in props.items()
                       if k in ("VisibilityTimeout", "MessageRetentionPeriod")}
         progress(f"queue {name}")

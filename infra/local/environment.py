@@ -1,0 +1,45 @@
+"""Where the local stack keeps its state, and the environment that points the app at moto."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_PREFIX = "teamchat-local-"
+REGION = "us-east-1"
+
+
+def state_dir() -> Path:
+    return Path(os.environ.get("LOCAL_STATE_DIR", REPO_ROOT / ".local-state"))
+
+
+def configure(moto_url: str, prefix: str) -> None:
+    """Sets what the app, boto3 and PynamoDB read; must run before importing app.py."""
+    os.environ.update({
+        "AWS_ENDPOINT_URL": moto_url,
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+        "TABLE_PREFIX": prefix,
+        "ALLOW_PRIVATE_WEBHOOK_HOSTS": "loopback",
+        "ROOT_DOMAIN": "localhost",
+        "EXTERNAL_SCHEME": "http",
+        "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+        "POWERTOOLS_METRICS_NAMESPACE": "teamchat-local",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+    })
+    os.environ.pop("AWS_PROFILE", None)
+
+
+def write_endpoint_file(moto_url: str, prefix: str, api_url: str) -> Path:
+    """Lets `python -m chalicelib.admin` find the running stack without flags."""
+    path = state_dir() / "endpoint.json"
+    path.write_text(json.dumps({"aws_endpoint_url": moto_url, "table_prefix": prefix,
+                                "region": REGION, "api_url": api_url}))
+    return path
+
+
+def remove_endpoint_file() -> None:
+    (state_dir() / "endpoint.json").unlink(missing_ok=True)

@@ -1,0 +1,44 @@
+"""Serves the Chalice app over HTTP the way API Gateway would, with our 404 envelope."""
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from chalice.config import Config
+from chalice.local import (ChaliceRequestHandler, CustomLocalChalice, ForbiddenError,
+                           LocalChalice, LocalDevServer, LocalGatewayException)
+
+from infra.local.environment import REPO_ROOT
+
+_NOT_FOUND = json.dumps({"result": "error", "msg": "Endpoint not found",
+                         "code": "NOT_FOUND"}).encode()
+
+
+class _RequestHandler(ChaliceRequestHandler):
+    """Answers unknown routes with a 404 envelope (on AWS: the gateway response)."""
+
+    def _send_error_response(self, error: LocalGatewayException) -> None:
+        # Without authorizers, Chalice raises ForbiddenError only for unknown routes.
+        if isinstance(error, ForbiddenError):
+            self._send_http_response(404, {"Content-Type": "application/json"}, _NOT_FOUND)
+            return
+        super()._send_error_response(error)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """The app logs each request itself (structured); stay quiet here."""
+
+
+def chalice_config(stage: str = "dev") -> Config:
+    config_from_disk = json.loads((REPO_ROOT / ".chalice" / "config.json").read_text())
+    return Config.create(chalice_stage=stage, app_name=config_from_disk["app_name"],
+                         project_dir=str(REPO_ROOT), config_from_disk=config_from_disk)
+
+
+def start_http_server(app: Any, host: str, port: int) -> LocalDevServer:
+    CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
+    app.__class__ = CustomLocalChalice
+    server = LocalDevServer(app, chalice_config(), host, port, handler_cls=_RequestHandler)
+    threading.Thread(target=server.server.serve_forever, name="http-server",
+                     daemon=True).start()
+    return server

@@ -1,0 +1,173 @@
+"""Threads that feed DynamoDB stream and SQS records to the app's own event handlers.
+
+`chalice local` serves HTTP routes only; on AWS, Lambda's event source mappings call
+the handlers. These pollers play that part locally, including partial batch failures
+with bounded retries (the mappings' ReportBatchItemFailures and MaximumRetryAttempts).
+"""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import boto3
+from aws_lambda_powertools import Logger
+
+logger = Logger(service="teamchat-local")
+MAX_RETRIES = 3
+
+
+class LambdaContext:
+    """The attributes of a Lambda context object that handlers and powertools read."""
+
+    def __init__(self, function_name: str, timeout_seconds: int = 60) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = 128
+        self.invoked_function_arn = (
+            f"arn:aws:lambda:us-east-1:123456789012:function:{function_name}")
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = "local"
+        self._deadline = time.time() + timeout_seconds
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.time()) * 1000))
+
+
+def _failed_ids(result: Any) -> set[str]:
+    if not isinstance(result, dict):
+        return set()
+    return {item["itemIdentifier"] for item in result.get("batchItemFailures", [])}
+
+
+class StreamPoller(threading.Thread):
+    """Reads one table's stream and calls a handler with Lambda-shaped batches."""
+
+    def __init__(self, handler: Callable[[dict, Any], Any], name: str, table_name: str,
+                 position_file: Path, stop: threading.Event, interval: float = 0.02) -> None:
+        super().__init__(name=f"stream-poller-{name}", daemon=True)
+        self.handler, self.function_name, self.table_name = handler, name, table_name
+        self.position_file, self.stop, self.interval = position_file, stop, interval
+        self.streams = boto3.client("dynamodbstreams")
+        self.dynamodb = boto3.client("dynamodb")
+
+    def run(self) -> None:
+        arn = self.dynamodb.describe_table(TableName=self.table_name)["Table"]["LatestStreamArn"]
+        shard = self.streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+        iterator = self._first_iterator(arn, shard["ShardId"])
+        while not self.stop.is_set():
+            try:
+                response = self.streams.get_records(ShardIterator=iterator, Limit=100)
+            except Exception:  # noqa: BLE001 - keep polling through a transient error
+                logger.exception("stream read failed", extra={"table": self.table_name})
+                time.sleep(1)
+                continue
+            iterator = response["NextShardIterator"]
+            records = response.get("Records", [])
+            if not records:
+                self.stop.wait(self.interval)
+                continue
+            self._deliver([self._lambda_record(r, arn) for r in records])
+            self.position_file.write_text(records[-1]["dynamodb"]["SequenceNumber"])
+
+    def _first_iterator(self, arn: str, shard_id: str) -> str:
+        position = self.position_file.read_text().strip() if self.position_file.exists() else ""
+        kwargs: dict[str, Any] = {"StreamArn": arn, "ShardId": shard_id}
+        if position:
+            kwargs.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=position)
+        else:
+            kwargs.update(ShardIteratorType="TRIM_HORIZON")
+        return self.streams.get_shard_iterator(**kwargs)["ShardIterator"]
+
+    @staticmethod
+    def _lambda_record(record: dict[str, Any], arn: str) -> dict[str, Any]:
+        data = dict(record["dynamodb"])
+        created = data.get("ApproximateCreationDateTime")
+        if isinstance(created, datetime):
+            data["ApproximateCreationDateTime"] = created.timestamp()
+        return {"eventID": record["eventID"], "eventName": record["eventName"],
+                "eventVersion": record.get("eventVersion", "1.1"), "eventSource": "aws:dynamodb",
+                "awsRegion": record.get("awsRegion", "us-east-1"), "dynamodb": data,
+                "eventSourceARN": arn}
+
+    def _deliver(self, records: list[dict[str, Any]]) -> None:
+        pending = records
+        for attempt in range(MAX_RETRIES + 1):
+            try:
+                result = self.handler({"Records": pending}, LambdaContext(self.function_name))
+                failed = _failed_ids(result)
+            except Exception:  # noqa: BLE001 - a crashing batch is retried like on AWS
+                logger.exception("stream handler failed", extra={"function": self.function_name})
+                failed = {r["dynamodb"]["SequenceNumber"] for r in pending}
+            pending = [r for r in pending if r["dynamodb"]["SequenceNumber"] in failed]
+            if not pending:
+                return
+        logger.error("dropping records after retries (the on-failure destination on AWS)",
+                     extra={"sequence_numbers": [r["dynamodb"]["SequenceNumber"] for r in pending]})
+
+
+class SqsPoller(threading.Thread):
+    """Long-polls one queue and calls a handler with Lambda-shaped SQS batches."""
+
+    def __init__(self, handler: Callable[[dict, Any], Any], name: str, queue_name: str,
+                 stop: threading.Event) -> None:
+        super().__init__(name=f"sqs-poller-{name}", daemon=True)
+        self.handler, self.function_name, self.stop = handler, name, stop
+        self.sqs = boto3.client("sqs")
+        self.queue_url = self.sqs.get_queue_url(QueueName=queue_name)["QueueUrl"]
+        self.queue_arn = self.sqs.get_queue_attributes(
+            QueueUrl=self.queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                messages = self.sqs.receive_message(
+                    QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1,
+                    AttributeNames=["All"]).get("Messages", [])
+            except Exception:  # noqa: BLE001 - keep polling through a transient error
+                logger.exception("queue read failed", extra={"queue": self.queue_url})
+                time.sleep(1)
+                continue
+            if messages:
+                self._deliver(messages)
+
+    def _deliver(self, messages: list[dict[str, Any]]) -> None:
+        records = [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"],
+                    "body": m["Body"], "attributes": m.get("Attributes", {}),
+                    "messageAttributes": m.get("MessageAttributes", {}),
+                    "md5OfBody": m.get("MD5OfBody", ""), "eventSource": "aws:sqs",
+                    "eventSourceARN": self.queue_arn, "awsRegion": "us-east-1"}
+                   for m in messages]
+        try:
+            failed = _failed_ids(self.handler({"Records": records},
+                                              LambdaContext(self.function_name)))
+        except Exception:  # noqa: BLE001 - messages become visible again and are retried
+            logger.exception("queue handler failed", extra={"function": self.function_name})
+            return
+        for record in records:
+            if record["messageId"] not in failed:
+                self.sqs.delete_message(QueueUrl=self.queue_url,
+                                        ReceiptHandle=record["receiptHandle"])
+
+
+def start_pollers(app: Any, prefix: str, state: Path, stop: threading.Event
+                  ) -> list[threading.Thread]:
+    """One poller per event source the app declares (stream sources map to the outbox)."""
+    from chalice.app import DynamoDBEventConfig, SQSEventConfig
+
+    threads: list[threading.Thread] = []
+    for source in app.event_sources:
+        handler = app.handler_map[source.name]
+        if isinstance(source, DynamoDBEventConfig):
+            # The decorator's ARN is a placeholder; locally the outbox is the only stream.
+            threads.append(StreamPoller(handler, source.name, prefix + "outbox",
+                                        state / f"stream-position-{source.name}", stop))
+        elif isinstance(source, SQSEventConfig):
+            threads.append(SqsPoller(handler, source.name, source.queue, stop))
+    for thread in threads:
+        thread.start()
+    return threads

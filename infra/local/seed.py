@@ -1,0 +1,76 @@
+"""The demo organization `make run` creates on first start."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import requests
+
+DEMO_SUBDOMAIN = "demo"
+DEMO_DOMAIN = "demo.example.com"
+DEMO_ACCOUNTS = [
+    ("owner", "Olivia Owner", 100),
+    ("admin", "Adrian Admin", 200),
+    ("member", "Mei Member", 400),
+    ("guest", "Gale Guest", 600),
+]
+DEMO_CHANNELS = {
+    "general": [("welcome", "Welcome to **Demo Org**! This channel is for everyone."),
+                ("welcome", "Say hi to @**Mei Member** :wave:")],
+    "engineering": [("deploys", "Deploying the `fanout` function at 15:00."),
+                    ("deploys", "Done: all green.")],
+}
+
+
+def seed_accounts() -> list[dict[str, Any]]:
+    """Creates the demo realm and its people through the actions (no HTTP yet)."""
+    from chalicelib.actions.realms import do_create_realm
+    from chalicelib.actions.users import NewUser, do_create_user
+
+    (label, name, role), *others = DEMO_ACCOUNTS
+    email = f"{label}@{DEMO_DOMAIN}"
+    realm, owner_id, owner_key = do_create_realm(
+        "Demo Org", DEMO_SUBDOMAIN, NewUser(email=email, full_name=name, role=role))
+    accounts = [{"role": label, "email": email, "api_key": owner_key, "user_id": owner_id,
+                 "realm_id": realm.realm_id}]
+    for label, name, role in others:
+        email = f"{label}@{DEMO_DOMAIN}"
+        user, key = do_create_user(realm.realm_id, NewUser(email=email, full_name=name,
+                                                           role=role))
+        accounts.append({"role": label, "email": email, "api_key": key,
+                         "user_id": user.user_id, "realm_id": realm.realm_id})
+    return accounts
+
+
+def seed_conversations(api_url: str, accounts: list[dict[str, Any]]) -> list[str]:
+    """Creates the demo channels and messages through the HTTP API; returns warnings."""
+    owner = accounts[0]
+    auth = (owner["email"], owner["api_key"])
+    warnings = []
+    member_ids = [a["user_id"] for a in accounts if a["role"] != "guest"]
+    for channel, messages in DEMO_CHANNELS.items():
+        response = requests.post(f"{api_url}/api/v1/users/me/subscriptions", auth=auth, data={
+            "subscriptions": json.dumps([{"name": channel}]),
+            "principals": json.dumps(member_ids)}, timeout=10)
+        if response.status_code != 200:
+            warnings.append(f"could not create #{channel}: {response.text[:200]}")
+            continue
+        for topic, content in messages:
+            response = requests.post(f"{api_url}/api/v1/messages", auth=auth, data={
+                "type": "stream", "to": channel, "topic": topic, "content": content},
+                timeout=10)
+            if response.status_code != 200:
+                warnings.append(f"could not post to #{channel}: {response.text[:200]}")
+    return warnings
+
+
+def save_accounts(state_dir: Path, accounts: list[dict[str, Any]]) -> None:
+    path = state_dir / "demo-accounts.json"
+    path.write_text(json.dumps(accounts, indent=2))
+    path.chmod(0o600)
+
+
+def load_accounts(state_dir: Path) -> list[dict[str, Any]] | None:
+    path = state_dir / "demo-accounts.json"
+    return json.loads(path.read_text()) if path.exists() else None
