@@ -73,3 +73,22 @@ def get_realm(realm_id: int) -> Realm:
     if realm is None:
         raise ApiError("Invalid organization")
     return realm
+
+
+def do_deactivate_realm(realm: Realm) -> int:
+    """Deactivates a realm and its API keys (in batches); returns how many keys changed.
+
+    Resumable: running it again after a crash finishes the remaining keys.
+    """
+    from chalicelib.models.users import ApiKey, User
+
+    realm.update(actions=[Realm.deactivated.set(True)])
+    changed = 0
+    key_hashes = [user.api_key_hash for user in User.query(realm.realm_id)]
+    with ApiKey.batch_write() as batch:
+        for record in ApiKey.batch_get(key_hashes):  # pages of 100 keys per request
+            if record.realm_active:
+                record.realm_active = False
+                batch.save(record)
+                changed += 1
+    return changed
