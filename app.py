@@ -3,6 +3,7 @@ from chalice import Chalice
 
 from chalicelib.api import (alert_words, events, messages, server, streams, subscriptions,
                             typing_notifications, users)
+from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
 from chalicelib.http.middleware import register_middleware
 
 app = Chalice(app_name="teamchat")
@@ -14,3 +15,9 @@ for area in (server, users, streams, subscriptions, messages, events, typing_not
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 
 register_middleware(app)
+
+
+@app.on_dynamodb_record(stream_arn=OUTBOX_STREAM_ARN_PLACEHOLDER, name="fanout",
+                        batch_size=100, starting_position="LATEST")
+def fanout(event):  # type: ignore[no-untyped-def]
+    return handle_stream_batch(event.to_dict(), event.context)

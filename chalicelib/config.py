@@ -55,3 +55,8 @@ def webhook_queue_name() -> str:
 
 def upload_bucket() -> str:
     return _env("UPLOAD_BUCKET", table_prefix() + "uploads")
+
+
+def longpoll_poll_interval_seconds() -> float:
+    """How often a waiting GET /events re-reads its queue item."""
+    return float(_env("LONGPOLL_POLL_INTERVAL_MS", "50")) / 1000

@@ -1,6 +1,61 @@
-"""Views of the events area."""
+"""Event queues: POST /register, GET /events (long-poll), DELETE /events."""
 from __future__ import annotations
 
+from typing import Any
+
+from chalicelib.events.queues import access_queue, delete_queue
+from chalicelib.events.reader import get_events
+from chalicelib.events.register import do_register
+from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
 
 bp = ApiBlueprint(__name__)
+
+
+def _register(caller: Principal, event_types: list[str] | None,
+              fetch_event_types: list[str] | None, narrow: list[Any],
+              client_capabilities: dict[str, Any] | None, all_public_streams: bool,
+              apply_markdown: bool, client_gravatar: bool, include_subscribers: bool,
+              ) -> dict[str, Any]:
+    return do_register(caller, event_types=event_types, fetch_event_types=fetch_event_types,
+                       narrow=narrow, client_capabilities=client_capabilities or {},
+                       all_public_streams=all_public_streams, apply_markdown=apply_markdown,
+                       client_gravatar=client_gravatar, include_subscribers=include_subscribers)
+
+
+@bp.endpoint("/register", "POST")
+def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = None,
+                   fetch_event_types: Json[list[str]] | None = None,
+                   narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
+                   client_capabilities: Json[dict[str, Any]] | None = None,
+                   all_public_streams: bool = False, apply_markdown: bool = False,
+                   client_gravatar: bool = False, include_subscribers: bool = False,
+                   slim_presence: bool = False, presence_history_limit_days: int | None = None,
+                   ) -> dict[str, Any]:
+    return _register(caller, event_types, fetch_event_types, narrow, client_capabilities,
+                     all_public_streams, apply_markdown, client_gravatar, include_subscribers)
+
+
+@bp.endpoint("/events", "GET")
+def get_events_backend(caller: Principal, *, queue_id: str | None = None,
+                       last_event_id: int | None = None, dont_block: bool = False,
+                       event_types: Json[list[str]] | None = None,
+                       narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
+                       client_capabilities: Json[dict[str, Any]] | None = None,
+                       all_public_streams: bool = False, apply_markdown: bool = False,
+                       client_gravatar: bool = False) -> dict[str, Any]:
+    if queue_id is None:
+        # Registration parameters instead of a queue id register a queue (§4.5).
+        registered = _register(caller, event_types, event_types, narrow, client_capabilities,
+                               all_public_streams, apply_markdown, client_gravatar, False)
+        queue_id = registered["queue_id"]
+        last_event_id = registered["last_event_id"]
+        return {**get_events(caller, queue_id, last_event_id, True), **registered}
+    return get_events(caller, queue_id, last_event_id, dont_block)
+
+
+@bp.endpoint("/events", "DELETE")
+def delete_event_queue(caller: Principal, *, queue_id: str) -> dict[str, Any]:
+    delete_queue(access_queue(caller.realm_id, caller.user_id, queue_id))
+    return {}

@@ -55,7 +55,9 @@ def transact_get() -> TransactGet:
 def cancellation_reasons(error: TransactWriteError) -> list[str | None]:
     """The per-item cancellation codes of a failed transaction (None where it passed)."""
     reasons = getattr(error, "cancellation_reasons", None) or []
-    return [reason.code if reason else None for reason in reasons]
+    # DynamoDB reports items that did not fail with the code "None".
+    return [reason.code if reason and reason.code not in (None, "None") else None
+            for reason in reasons]
 
 
 def is_condition_failure(error: TransactWriteError) -> bool:

@@ -38,6 +38,7 @@ class EventQueue(BaseModel):
     realm_id = NumberAttribute()
     user_id = NumberAttribute()
     last_event_id = NumberAttribute(default=-1)   # the highest id appended so far
+    acked_through = NumberAttribute(default=-1)   # events up to here were pruned
     options = JSONAttribute()                     # event_types, narrow, capabilities
     created = NumberAttribute()
     expires_at = TTLAttribute()

@@ -1,0 +1,70 @@
+"""The initial state POST /register returns for each requested event type."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.realms import get_realm, system_group_id
+from chalicelib.actions.users import list_realm_users, user_api_dict
+from chalicelib.http.auth import Principal
+from chalicelib.lib.markdown import render_markdown
+from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS
+from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
+from chalicelib.lib.user_settings import effective_settings
+from chalicelib.models.realms import Counter, Realm
+from chalicelib.models.users import User
+
+
+def _wants(types: list[str] | None, name: str) -> bool:
+    return types is None or name in types
+
+
+def fetch_initial_state(caller: Principal, types: list[str] | None,
+                        capabilities: dict[str, Any], include_subscribers: bool
+                        ) -> dict[str, Any]:
+    state: dict[str, Any] = {}
+    users = list_realm_users(caller.realm_id) if _wants(types, "realm_user") else None
+    me = next((u for u in users if u.user_id == caller.user_id), None) if users else None
+    if me is None:
+        me = User.get(caller.realm_id, caller.user_id)
+    if users is not None:
+        state["realm_users"] = [user_api_dict(u) for u in users if u.is_active]
+        state["realm_non_active_users"] = [user_api_dict(u) for u in users if not u.is_active]
+    if _wants(types, "user_settings"):
+        settings = effective_settings(me.settings.as_dict() if me.settings else {})
+        if capabilities.get("user_settings_object"):
+            state["user_settings"] = settings
+        else:
+            state.update(settings)
+    if _wants(types, "alert_words"):
+        state["alert_words"] = list(getattr(me, "alert_words", None) or [])
+    if _wants(types, "realm"):
+        state.update(realm_state(get_realm(caller.realm_id)))
+    if _wants(types, "message"):
+        counter = Counter.get_or_none(f"realm:{caller.realm_id}")
+        state["max_message_id"] = int(counter.message or -1) if counter else -1
+    if _wants(types, "subscription"):
+        state.update(_subscription_state(caller, include_subscribers))
+    return state
+
+
+def realm_state(realm: Realm) -> dict[str, Any]:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    settings = {**REALM_DEFAULTS, **stored}
+    state = {name if name.startswith("realm_") else f"realm_{name}": value
+             for name, value in settings.items()}
+    for name, default_group in GROUP_SETTING_DEFAULTS.items():
+        state[f"realm_{name}"] = stored.get(name, system_group_id(default_group))
+    state.update({
+        "realm_name": realm.name,
+        "realm_description": render_markdown(realm.description),
+        "realm_date_created": realm.date_created,
+    })
+    return state
+
+
+def _subscription_state(caller: Principal, include_subscribers: bool) -> dict[str, Any]:
+    try:
+        from chalicelib.actions.subscriptions import subscription_state
+    except ImportError:  # the channels area supplies this; without it there is nothing
+        return {"subscriptions": [], "unsubscribed": [], "never_subscribed": []}
+    return subscription_state(caller, include_subscribers)

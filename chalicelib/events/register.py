@@ -1,0 +1,68 @@
+"""POST /register: a new event queue plus the initial state its client asked for."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import config
+from chalicelib.events.initial_state import fetch_initial_state
+from chalicelib.events.queues import create_queue
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError
+
+TYPING_STARTED_WAIT_MS = 10000
+TYPING_STOPPED_WAIT_MS = 5000
+TYPING_STARTED_EXPIRY_MS = 15000
+KNOWN_NARROW_OPERATORS = {"stream", "channel", "topic", "subject", "is"}
+
+
+def longpoll_timeout_seconds() -> int:
+    """What clients should wait for GET /events: well past the server's heartbeat."""
+    return max(90, int(config.longpoll_wait_seconds()) + 30)
+
+
+def check_narrow(narrow: list[Any]) -> list[list[str]]:
+    pairs = []
+    for term in narrow:
+        if isinstance(term, dict):
+            term = [term.get("operator"), term.get("operand")]
+        if (not isinstance(term, list) or len(term) != 2
+                or term[0] not in KNOWN_NARROW_OPERATORS):
+            raise ApiError(f"Invalid narrow term: {term!r}")
+        pairs.append([str(term[0]), str(term[1])])
+    return pairs
+
+
+def do_register(caller: Principal, *, event_types: list[str] | None,
+                fetch_event_types: list[str] | None, narrow: list[Any],
+                client_capabilities: dict[str, Any], all_public_streams: bool,
+                apply_markdown: bool, client_gravatar: bool,
+                include_subscribers: bool) -> dict[str, Any]:
+    options = {
+        "event_types": event_types,
+        "narrow": check_narrow(narrow),
+        "client_capabilities": client_capabilities,
+        "all_public_streams": all_public_streams,
+        "apply_markdown": apply_markdown,
+        "client_gravatar": client_gravatar,
+    }
+    # The queue exists before the state is read, so no change between the two is lost.
+    queue = create_queue(caller.realm_id, caller.user_id, options)
+    state_types = fetch_event_types if fetch_event_types is not None else event_types
+    result: dict[str, Any] = {
+        "queue_id": queue.queue_id,
+        "last_event_id": queue.last_event_id,
+        "service_feature_level": config.SERVICE_FEATURE_LEVEL,
+        "service_version": config.SERVICE_VERSION,
+        "service_merge_base": config.SERVICE_MERGE_BASE,
+        "max_message_length": config.MAX_MESSAGE_LENGTH,
+        "max_topic_length": config.MAX_TOPIC_LENGTH,
+        "max_stream_name_length": config.MAX_STREAM_NAME_LENGTH,
+        "max_stream_description_length": config.MAX_STREAM_DESCRIPTION_LENGTH,
+        "server_typing_started_wait_period_milliseconds": TYPING_STARTED_WAIT_MS,
+        "server_typing_stopped_wait_period_milliseconds": TYPING_STOPPED_WAIT_MS,
+        "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,
+        "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
+    }
+    result.update(fetch_initial_state(caller, state_types, client_capabilities,
+                                      include_subscribers))
+    return result
