@@ -1,6 +1,48 @@
-"""Views of the messages area."""
+"""Messages: send, fetch a range with narrows, fetch one."""
 from __future__ import annotations
 
+from typing import Annotated, Any, Literal
+
+from chalicelib.actions.message_fetch import get_message, get_messages
+from chalicelib.actions.message_send import check_send_message
+from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.errors import ApiError
+from chalicelib.http.params import ApiParam, Json
 
 bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/messages", "POST")
+def send_message(caller: Principal, *,
+                 message_type: Annotated[Literal["stream", "channel", "private", "direct"],
+                                         ApiParam(alias="type")],
+                 to: str, content: str, topic: str | None = None,
+                 subject: str | None = None, queue_id: str | None = None,
+                 local_id: str | None = None, read_by_sender: bool | None = None,
+                 ) -> dict[str, Any]:
+    if message_type in ("stream", "channel") and topic is None and subject is None:
+        topic = ""
+    return check_send_message(caller, message_type=message_type, to=to,
+                              topic=topic if topic is not None else subject, content=content)
+
+
+@bp.endpoint("/messages", "GET")
+def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor: bool = True,
+                   num_before: int, num_after: int,
+                   narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
+                   apply_markdown: bool = True, client_gravatar: bool = True,
+                   allow_empty_topic_name: bool = False, use_first_unread_anchor: bool = False,
+                   ) -> dict[str, Any]:
+    if anchor not in ("newest", "oldest", "first_unread") and not anchor.lstrip("-").isdigit():
+        raise ApiError("Invalid anchor")
+    return get_messages(caller, anchor=anchor, include_anchor=include_anchor,
+                        num_before=num_before, num_after=num_after, narrow_terms=narrow,
+                        apply_markdown=apply_markdown,
+                        allow_empty_topic_name=allow_empty_topic_name)
+
+
+@bp.endpoint("/messages/{message_id}", "GET")
+def fetch_message(caller: Principal, *, message_id: int, apply_markdown: bool = True,
+                  allow_empty_topic_name: bool = False) -> dict[str, Any]:
+    return get_message(caller, message_id, apply_markdown, allow_empty_topic_name)

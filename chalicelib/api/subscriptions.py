@@ -1,6 +1,30 @@
-"""Views of the subscriptions area."""
+"""The caller's subscriptions: subscribe (creating channels) and list."""
 from __future__ import annotations
 
+from typing import Any
+
+from chalicelib.actions import subscriptions as actions
+from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
 
 bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/users/me/subscriptions", "POST")
+def subscribe(caller: Principal, *, subscriptions: Json[list[dict[str, Any]]],
+              principals: Json[list[int] | list[str]] | None = None, invite_only: bool = False,
+              history_public_to_subscribers: bool | None = None, is_web_public: bool = False,
+              announce: bool = False, authorization_errors_fatal: bool = True,
+              ) -> dict[str, Any]:
+    if is_web_public:
+        from chalicelib.http.errors import ApiError
+        raise ApiError("Web-public channels are not enabled on this server.")
+    return actions.check_subscribe(caller, subscriptions, principals, invite_only,
+                                   history_public_to_subscribers, authorization_errors_fatal)
+
+
+@bp.endpoint("/users/me/subscriptions", "GET")
+def list_subscriptions(caller: Principal, *, include_subscribers: bool = False
+                       ) -> dict[str, Any]:
+    return {"subscriptions": actions.get_subscriptions(caller, include_subscribers)}

@@ -1,9 +1,16 @@
-"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled)."""
+"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled), plus mentions."""
 from __future__ import annotations
 
+import html
+import re
+import secrets
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+
+from chalicelib.lib.mentions import (CHANNEL_WILDCARDS, GROUP_MENTION, TOPIC_WILDCARDS,
+                                     USER_MENTION)
 
 
 @lru_cache(maxsize=1)
@@ -18,3 +25,59 @@ def render_markdown(text: str) -> str:
     if not text:
         return ""
     return _renderer().render(text).strip()
+
+
+@dataclass
+class MentionTargets:
+    """What the mentions in a message resolved to (only these become mention markup)."""
+
+    users_by_name: dict[str, tuple[int, str]] = field(default_factory=dict)  # lower name ->
+    users_by_id: dict[int, str] = field(default_factory=dict)                # id -> name
+    groups_by_name: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+
+def render_message(content: str, targets: MentionTargets) -> str:
+    """Renders a message; known mentions become spans, unknown ones stay text."""
+    spans: dict[str, str] = {}
+    nonce = secrets.token_hex(4)
+
+    def placeholder(markup: str) -> str:
+        key = f"tcmention{nonce}x{len(spans)}"
+        spans[key] = markup
+        return key
+
+    def user(match: "re.Match[str]") -> str:
+        silent, name, user_id = match.group(1), match.group(2).strip(), match.group(3)
+        lowered = name.lower()
+        prefix = "" if silent else "@"
+        css = "user-mention silent" if silent else "user-mention"
+        if user_id and int(user_id) in targets.users_by_id:
+            resolved = targets.users_by_id[int(user_id)]
+            return placeholder(f'<span class="{css}" data-user-id="{user_id}">'
+                               f"{prefix}{html.escape(resolved)}</span>")
+        if not silent and lowered in CHANNEL_WILDCARDS:
+            return placeholder('<span class="user-mention channel-wildcard-mention" '
+                               f'data-user-id="*">@{html.escape(name)}</span>')
+        if not silent and lowered in TOPIC_WILDCARDS:
+            return placeholder('<span class="topic-mention">@topic</span>')
+        if lowered in targets.users_by_name:
+            found_id, resolved = targets.users_by_name[lowered]
+            return placeholder(f'<span class="{css}" data-user-id="{found_id}">'
+                               f"{prefix}{html.escape(resolved)}</span>")
+        return match.group(0)
+
+    def group(match: "re.Match[str]") -> str:
+        silent, name = match.group(1), match.group(2).strip()
+        if name.lower() not in targets.groups_by_name:
+            return match.group(0)
+        group_id, resolved = targets.groups_by_name[name.lower()]
+        css = "user-group-mention silent" if silent else "user-group-mention"
+        return placeholder(f'<span class="{css}" data-user-group-id="{group_id}">'
+                           f"{'' if silent else '@'}{html.escape(resolved)}</span>")
+
+    text = USER_MENTION.sub(user, content)
+    text = GROUP_MENTION.sub(group, text)
+    rendered = render_markdown(text)
+    for key, markup in spans.items():
+        rendered = rendered.replace(key, markup)
+    return rendered

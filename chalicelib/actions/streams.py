@@ -1,0 +1,131 @@
+"""Channels: lookup with permission, subscribers, and their API shapes."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.realms import system_group_id
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError
+from chalicelib.models.realms import UniqueName, stream_name_key
+from chalicelib.models.streams import Stream, Subscription, stream_key, user_key
+
+
+def get_stream(realm_id: int, stream_id: int) -> Stream | None:
+    return Stream.get_or_none(realm_id, stream_id)
+
+
+def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
+    subscription = Subscription.get_or_none(user_key(realm_id, user_id), stream_id)
+    return subscription if subscription is not None and subscription.active else None
+
+
+def _check_access(caller: Principal, stream: Stream | None, subscription: Subscription | None,
+                  require_content_access: bool) -> None:
+    if stream is None:
+        raise ApiError("Invalid channel ID")
+    if subscription is not None:
+        return
+    if caller.is_guest or (stream.invite_only and (require_content_access
+                                                    or not caller.is_admin)):
+        raise ApiError("Invalid channel ID")
+
+
+def access_stream_by_id(caller: Principal, stream_id: int, *,
+                        require_content_access: bool = True
+                        ) -> tuple[Stream, Subscription | None]:
+    """The channel and the caller's subscription; missing and forbidden look the same."""
+    stream = get_stream(caller.realm_id, stream_id)
+    subscription = get_subscription(caller.realm_id, caller.user_id, stream_id) if stream else None
+    _check_access(caller, stream, subscription, require_content_access)
+    assert stream is not None
+    return stream, subscription
+
+
+def stream_id_by_name(realm_id: int, name: str) -> int | None:
+    claim = UniqueName.get_or_none(*stream_name_key(realm_id, name))
+    return None if claim is None else claim.target_id
+
+
+def access_stream_by_name(caller: Principal, name: str, *, require_content_access: bool = True
+                          ) -> tuple[Stream, Subscription | None]:
+    stream_id = stream_id_by_name(caller.realm_id, name)
+    if stream_id is None:
+        raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST",
+                       stream=name)
+    try:
+        return access_stream_by_id(caller, stream_id,
+                                   require_content_access=require_content_access)
+    except ApiError:
+        raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST",
+                       stream=name) from None
+
+
+def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
+    return [s.user_id for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
+            if s.active]
+
+
+def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
+                     caller: Principal) -> bool:
+    if subscription is None:
+        return not stream.invite_only and not caller.is_guest
+    if not stream.history_public_to_subscribers:
+        return message_id >= subscription.first_visible_message_id
+    return True
+
+
+def stream_api_dict(stream: Stream) -> dict[str, Any]:
+    settings = stream.group_settings.as_dict() if stream.group_settings else {}
+    return {
+        "stream_id": stream.stream_id,
+        "name": stream.name,
+        "description": stream.description,
+        "rendered_description": stream.rendered_description,
+        "date_created": stream.date_created,
+        "creator_id": stream.creator_id,
+        "invite_only": stream.invite_only,
+        "is_web_public": stream.is_web_public,
+        "history_public_to_subscribers": stream.history_public_to_subscribers,
+        "first_message_id": stream.first_message_id,
+        "message_retention_days": stream.message_retention_days,
+        "is_archived": stream.is_archived,
+        "is_announcement_only": False,
+        "stream_post_policy": 1,
+        "stream_weekly_traffic": None,
+        "subscriber_count": stream.subscriber_count,
+        "folder_id": stream.folder_id,
+        "topics_policy": stream.topics_policy,
+        "is_default": stream.is_default,
+        "can_add_subscribers_group": settings.get("can_add_subscribers_group",
+                                                  system_group_id("role:nobody")),
+        "can_remove_subscribers_group": settings.get("can_remove_subscribers_group",
+                                                     system_group_id("role:administrators")),
+        "can_administer_channel_group": settings.get("can_administer_channel_group",
+                                                     system_group_id("role:nobody")),
+        "can_delete_any_message_group": settings.get("can_delete_any_message_group",
+                                                     system_group_id("role:nobody")),
+        "can_delete_own_message_group": settings.get("can_delete_own_message_group",
+                                                     system_group_id("role:nobody")),
+        "can_move_messages_out_of_channel_group": settings.get(
+            "can_move_messages_out_of_channel_group", system_group_id("role:nobody")),
+    }
+
+
+def subscription_api_dict(stream: Stream, subscription: Subscription,
+                          subscribers: list[int] | None = None) -> dict[str, Any]:
+    data = stream_api_dict(stream)
+    data.update({
+        "color": subscription.color,
+        "is_muted": subscription.is_muted,
+        "in_home_view": not subscription.is_muted,
+        "pin_to_top": subscription.pin_to_top,
+        "desktop_notifications": subscription.desktop_notifications,
+        "audible_notifications": subscription.audible_notifications,
+        "push_notifications": subscription.push_notifications,
+        "email_notifications": subscription.email_notifications,
+        "wildcard_mentions_notify": subscription.wildcard_mentions_notify,
+        "email_address": "",
+    })
+    if subscribers is not None:
+        data["subscribers"] = subscribers
+    return data

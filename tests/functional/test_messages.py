@@ -1,0 +1,137 @@
+"""Channels, subscriptions and messages through the HTTP API."""
+from __future__ import annotations
+
+from chalicelib.models.events import Outbox
+
+
+def outbox_events(realm_id: int) -> list[dict]:
+    # A test-only Scan: tests may look at the whole (small) outbox table.
+    return [o.event for o in Outbox.scan(Outbox.realm_id == realm_id)]
+
+
+def subscribe(account, name, principals=None, **extra):
+    params = {"subscriptions": [{"name": name}], **extra}
+    if principals is not None:
+        params["principals"] = principals
+    return account.post("/users/me/subscriptions", params)
+
+
+def test_subscribe_creates_channel_and_lists_it(realm):
+    response = realm.member.post("/users/me/subscriptions", {"subscriptions": [
+        {"name": "design", "description": "All things **design**"}]})
+    assert response.ok, response.json
+    assert response.json["subscribed"] == {realm.member.email: ["design"]}
+    again = subscribe(realm.member, "design")
+    assert again.json["already_subscribed"] == {realm.member.email: ["design"]}
+    subs = realm.member.get("/users/me/subscriptions").json["subscriptions"]
+    assert [s["name"] for s in subs] == ["design"]
+    stream_id = subs[0]["stream_id"]
+    stream = realm.member.get(f"/streams/{stream_id}").json["stream"]
+    assert stream["rendered_description"] == "<p>All things <strong>design</strong></p>"
+    assert stream_id in [s["stream_id"] for s in realm.owner.get("/streams").json["streams"]]
+    events = outbox_events(realm.realm_id)
+    assert any(e["type"] == "stream" and e["op"] == "create" for e in events)
+    assert any(e["type"] == "subscription" and e["op"] == "add" for e in events)
+
+
+def test_channel_rules(realm):
+    assert subscribe(realm.guest, "guest-made").json["msg"].startswith("Insufficient permission")
+    assert subscribe(realm.member, "x" * 61).status == 400
+    assert subscribe(realm.member, "  ").status == 400
+    assert realm.member.get("/streams/99999").json["msg"] == "Invalid channel ID"
+    subscribe(realm.admin, "secret", invite_only=True)
+    secret_id = realm.admin.get("/get_stream_id", {"stream": "secret"}).json["stream_id"]
+    assert realm.member.get(f"/streams/{secret_id}").json["msg"] == "Invalid channel ID"
+    denied = subscribe(realm.member, "secret")
+    assert denied.status == 400
+    bad_principal = subscribe(realm.member, "open", principals=[424242])
+    assert bad_principal.status == 400
+
+
+def test_channel_message_send_and_fetch(realm):
+    subscribe(realm.owner, "general", principals=[realm.owner.user_id, realm.member.user_id])
+    sent = realm.member.post("/messages", {"type": "stream", "to": "general", "topic": "hi",
+                                           "content": "Hello @**Olivia Owner** <script>x</script>"})
+    assert sent.ok, sent.json
+    fetched = realm.owner.get("/messages", {"anchor": "newest", "num_before": 10,
+                                            "num_after": 0,
+                                            "narrow": [{"operator": "channel",
+                                                        "operand": "general"}]})
+    assert fetched.ok, fetched.json
+    message = fetched.json["messages"][-1]
+    assert message["id"] == sent.json["id"] and message["subject"] == "hi"
+    assert f'data-user-id="{realm.owner.user_id}"' in message["content"]
+    assert "<script>" not in message["content"] and "&lt;script&gt;" in message["content"]
+    assert "mentioned" in message["flags"]
+    assert message["display_recipient"] == "general"
+    assert message["sender_full_name"] == "Max Member"
+    raw = realm.owner.get(f"/messages/{sent.json['id']}", {"apply_markdown": False}).json
+    assert raw["message"]["content"].startswith("Hello @**Olivia Owner**")
+    events = [e for e in outbox_events(realm.realm_id) if e["type"] == "message"]
+    assert events and events[-1]["message"]["id"] == sent.json["id"]
+
+
+def test_topic_narrow_and_anchors(realm):
+    subscribe(realm.member, "dev")
+    ids = []
+    for topic in ("a", "b", "a", "a"):
+        ids.append(realm.member.post("/messages", {"type": "stream", "to": "dev",
+                                                   "topic": topic, "content": topic}).json["id"])
+    narrow = [["stream", "dev"], ["topic", "a"]]
+    body = realm.member.get("/messages", {"anchor": ids[2], "num_before": 1, "num_after": 1,
+                                          "narrow": narrow}).json
+    assert [m["id"] for m in body["messages"]] == [ids[0], ids[2], ids[3]]
+    assert body["found_anchor"] and body["found_oldest"] and body["found_newest"]
+    oldest = realm.member.get("/messages", {"anchor": "oldest", "num_before": 0,
+                                            "num_after": 1, "narrow": narrow}).json
+    assert [m["id"] for m in oldest["messages"]] == [ids[0], ids[2]]
+    assert not oldest["found_newest"]
+
+
+def test_direct_messages(realm):
+    sent = realm.member.post("/messages", {"type": "direct", "to": [realm.admin.user_id],
+                                           "content": "psst"})
+    assert sent.ok, sent.json
+    narrow = [{"operator": "dm", "operand": [realm.member.user_id]}]
+    body = realm.admin.get("/messages", {"anchor": "newest", "num_before": 5, "num_after": 0,
+                                         "narrow": narrow}).json
+    assert [m["id"] for m in body["messages"]] == [sent.json["id"]]
+    assert {r["id"] for r in body["messages"][0]["display_recipient"]} == {
+        realm.member.user_id, realm.admin.user_id}
+    assert realm.guest.get(f"/messages/{sent.json['id']}").json["msg"] == "Invalid message(s)"
+    by_email = realm.member.post("/messages", {"type": "private", "to": realm.admin.email,
+                                               "content": "again"})
+    assert by_email.ok
+
+
+def test_send_errors(realm):
+    subscribe(realm.member, "errs")
+    cases = [
+        ({"type": "stream", "to": "errs", "topic": "t", "content": "   "}, "BAD_REQUEST"),
+        ({"type": "stream", "to": "errs", "topic": "t" * 61, "content": "x"}, "BAD_REQUEST"),
+        ({"type": "stream", "to": "nope", "topic": "t", "content": "x"}, "STREAM_DOES_NOT_EXIST"),
+        ({"type": "private", "to": [987654], "content": "x"}, "BAD_REQUEST"),
+        ({"type": "bogus", "to": "errs", "content": "x"}, "BAD_REQUEST"),
+        ({"type": "stream", "to": "errs", "topic": "t"}, "REQUEST_VARIABLE_MISSING"),
+        ({"type": "stream", "to": "errs", "topic": "t", "content": "x" * 10001}, "BAD_REQUEST"),
+    ]
+    for params, code in cases:
+        response = realm.member.post("/messages", params)
+        assert response.status == 400 and response.json["code"] == code, (params, response.json)
+    assert realm.guest.post("/messages", {"type": "stream", "to": "errs", "topic": "t",
+                                          "content": "x"}).status == 400
+
+
+def test_empty_topic_display_and_fetch_errors(realm):
+    subscribe(realm.member, "chat")
+    sent = realm.member.post("/messages", {"type": "stream", "to": "chat", "topic": "(no topic)",
+                                           "content": "x"}).json["id"]
+    shown = realm.member.get(f"/messages/{sent}").json["message"]["subject"]
+    assert shown == "general chat"
+    raw = realm.member.get(f"/messages/{sent}", {"allow_empty_topic_name": True}).json
+    assert raw["message"]["subject"] == ""
+    bad = realm.member.get("/messages", {"anchor": "newest", "num_before": 1, "num_after": 0,
+                                         "narrow": [["bogus", "x"]]})
+    assert bad.status == 400
+    missing = realm.member.get("/messages", {"anchor": "newest"})
+    assert missing.json["code"] == "REQUEST_VARIABLE_MISSING"
