@@ -1,0 +1,66 @@
+"""Shared setup for benchmarks: in-process moto, tables from infra/, a request counter."""
+from __future__ import annotations
+
+import collections
+import os
+import statistics
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+os.environ.update({
+    "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+    "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+    "TABLE_PREFIX": "bench-", "POWERTOOLS_LOG_LEVEL": "ERROR",
+})
+for _name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
+    os.environ.pop(_name, None)
+
+
+class RequestCounter:
+    """Counts AWS API calls by service and operation (patched at botocore's one entry point)."""
+
+    def __init__(self) -> None:
+        self.calls: collections.Counter[tuple[str, str]] = collections.Counter()
+
+    def install(self) -> None:
+        import botocore.client
+
+        original = botocore.client.BaseClient._make_api_call
+        counter = self
+
+        def counting(client: object, operation: str, params: dict) -> object:
+            service = client.meta.service_model.service_name  # type: ignore[attr-defined]
+            counter.calls[(service, operation)] += 1
+            return original(client, operation, params)
+
+        botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]
+
+    @contextmanager
+    def measure(self) -> Iterator[collections.Counter[tuple[str, str]]]:
+        before = self.calls.copy()
+        delta: collections.Counter[tuple[str, str]] = collections.Counter()
+        yield delta
+        delta.update(self.calls - before)
+
+
+@contextmanager
+def moto_backend() -> Iterator[None]:
+    from moto import mock_aws
+
+    from infra import moto_patches
+    from infra.resources import create_all
+
+    moto_patches.apply()
+    with mock_aws():
+        create_all("bench-")
+        yield
+
+
+def median_ms(action: Callable[[], object], repeat: int = 5) -> float:
+    timings = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
