@@ -97,3 +97,15 @@ def test_packaged_template_has_the_deployment_settings():
     assert packaged["Globals"]["Function"]["Runtime"] == "python3.11"
     for logical_id, res in load_template()["Resources"].items():
         assert logical_id in resources
+
+
+@pytest.mark.skipif(not PACKAGED.exists(), reason="run `make package` first")
+def test_outbox_stream_mapping_has_partial_failures_retries_and_destination():
+    resources = json.loads(PACKAGED.read_text())["Resources"]
+    mapping = resources["Fanout"]["Properties"]["Events"]["FanoutDynamodbEventSource"][
+        "Properties"]
+    assert mapping["Stream"] == {"Fn::GetAtt": ["OutboxTable", "StreamArn"]}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert mapping["MaximumRetryAttempts"] == 5 and mapping["BisectBatchOnFunctionError"]
+    assert mapping["DestinationConfig"]["OnFailure"]["Destination"] == {
+        "Fn::GetAtt": ["FanoutFailureQueue", "Arn"]}
