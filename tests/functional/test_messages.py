@@ -135,3 +135,42 @@ def test_empty_topic_display_and_fetch_errors(realm):
     assert bad.status == 400
     missing = realm.member.get("/messages", {"anchor": "newest"})
     assert missing.json["code"] == "REQUEST_VARIABLE_MISSING"
+
+
+def test_group_and_wildcard_mentions(realm):
+    from chalicelib.models.realms import UniqueName, group_name_key
+    from chalicelib.models.user_groups import UserGroup
+
+    # GIVEN a user group with the admin in it
+    UserGroup(realm.realm_id, 50, name="support", direct_members={realm.admin.user_id},
+              date_created=0).save()
+    UniqueName(*group_name_key(realm.realm_id, "support"), target_id=50).save()
+    subscribe(realm.member, "help", principals=[realm.member.user_id, realm.admin.user_id])
+    # WHEN the member mentions the group and everyone in a small channel
+    sent = realm.member.post("/messages", {"type": "stream", "to": "help", "topic": "q",
+                                           "content": "@*support* and @**all**, also @**Nobody**"})
+    assert sent.ok, sent.json
+    message = realm.admin.get(f"/messages/{sent.json['id']}").json["message"]
+    # THEN both render as mentions, the unknown name stays text, and flags say so
+    assert 'class="user-group-mention" data-user-group-id="50">@support' in message["content"]
+    assert "channel-wildcard-mention" in message["content"]
+    assert "@<strong>Nobody</strong>" in message["content"]   # plain Markdown, no mention
+    assert "stream_wildcard_mentioned" in message["flags"]
+    events = [e for e in outbox_events(realm.realm_id) if e["type"] == "message"
+              and e["message"]["id"] == sent.json["id"]]
+    assert events
+
+
+def test_wildcard_in_large_channel_needs_permission(realm):
+    big = [realm.add_user(f"Crowd {n}").user_id for n in range(16)]
+    subscribe(realm.owner, "town-hall", principals=[realm.member.user_id, *big])
+    refused = realm.member.post("/messages", {"type": "stream", "to": "town-hall", "topic": "x",
+                                              "content": "hey @**everyone**"})
+    assert refused.json["code"] == "STREAM_WILDCARD_MENTION_NOT_ALLOWED"
+    refused = realm.member.post("/messages", {"type": "stream", "to": "town-hall", "topic": "x",
+                                              "content": "hey @**topic**"})
+    assert refused.json["code"] == "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
+    subscribe(realm.admin, "town-hall")
+    allowed = realm.admin.post("/messages", {"type": "stream", "to": "town-hall", "topic": "x",
+                                             "content": "hey @**everyone**"})
+    assert allowed.ok
