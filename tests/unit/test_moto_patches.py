@@ -1,6 +1,8 @@
 """The local moto patch: transactions stay atomic and roll back only what they touched."""
 from __future__ import annotations
 
+import uuid
+
 import boto3
 import pytest
 from botocore.exceptions import ClientError
@@ -8,14 +10,19 @@ from moto import mock_aws
 
 from infra import moto_patches
 
+TABLE = "t"
+
 
 @pytest.fixture
 def dynamodb():
     moto_patches.apply()
+    global TABLE
+    # A fresh name per test: another tier's moto may already be running in this process.
+    TABLE = f"patch-{uuid.uuid4().hex[:8]}"
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         client.create_table(
-            TableName="t", BillingMode="PAY_PER_REQUEST",
+            TableName=TABLE, BillingMode="PAY_PER_REQUEST",
             AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
             KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
             StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
@@ -24,7 +31,7 @@ def dynamodb():
 
 def stream_records(client) -> list[dict]:
     streams = boto3.client("dynamodbstreams", region_name="us-east-1")
-    arn = client.describe_table(TableName="t")["Table"]["LatestStreamArn"]
+    arn = client.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
     shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
     iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
                                           ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
@@ -33,39 +40,39 @@ def stream_records(client) -> list[dict]:
 
 def test_failed_transaction_changes_nothing_and_emits_no_records(dynamodb):
     # GIVEN an existing item
-    dynamodb.put_item(TableName="t", Item={"k": {"S": "a"}, "v": {"N": "1"}})
+    dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "a"}, "v": {"N": "1"}})
     before = len(stream_records(dynamodb))
     # WHEN a transaction writes two items and then fails a condition
     with pytest.raises(ClientError) as raised:
         dynamodb.transact_write_items(TransactItems=[
-            {"Put": {"TableName": "t", "Item": {"k": {"S": "b"}}}},
-            {"Update": {"TableName": "t", "Key": {"k": {"S": "a"}},
+            {"Put": {"TableName": TABLE, "Item": {"k": {"S": "b"}}}},
+            {"Update": {"TableName": TABLE, "Key": {"k": {"S": "a"}},
                         "UpdateExpression": "SET v = :two",
                         "ExpressionAttributeValues": {":two": {"N": "2"}}}},
-            {"Put": {"TableName": "t", "Item": {"k": {"S": "a2"}},
+            {"Put": {"TableName": TABLE, "Item": {"k": {"S": "a2"}},
                      "ConditionExpression": "attribute_exists(k)"}},
         ])
     # THEN it is cancelled, nothing it wrote remains, and its stream records are gone
     assert raised.value.response["Error"]["Code"] == "TransactionCanceledException"
-    assert "Item" not in dynamodb.get_item(TableName="t", Key={"k": {"S": "b"}})
-    assert dynamodb.get_item(TableName="t", Key={"k": {"S": "a"}})["Item"]["v"] == {"N": "1"}
+    assert "Item" not in dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "b"}})
+    assert dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "a"}})["Item"]["v"] == {"N": "1"}
     assert len(stream_records(dynamodb)) == before
 
 
 def test_successful_transaction_writes_everything(dynamodb):
     dynamodb.transact_write_items(TransactItems=[
-        {"Put": {"TableName": "t", "Item": {"k": {"S": "x"}},
+        {"Put": {"TableName": TABLE, "Item": {"k": {"S": "x"}},
                  "ConditionExpression": "attribute_not_exists(k)"}},
-        {"Put": {"TableName": "t", "Item": {"k": {"S": "y"}}}},
+        {"Put": {"TableName": TABLE, "Item": {"k": {"S": "y"}}}},
     ])
-    assert "Item" in dynamodb.get_item(TableName="t", Key={"k": {"S": "y"}})
+    assert "Item" in dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "y"}})
     assert len(stream_records(dynamodb)) == 2
 
 
 def test_same_item_twice_is_refused(dynamodb):
     with pytest.raises(ClientError):
         dynamodb.transact_write_items(TransactItems=[
-            {"Put": {"TableName": "t", "Item": {"k": {"S": "z"}}}},
-            {"Put": {"TableName": "t", "Item": {"k": {"S": "z"}}}},
+            {"Put": {"TableName": TABLE, "Item": {"k": {"S": "z"}}}},
+            {"Put": {"TableName": TABLE, "Item": {"k": {"S": "z"}}}},
         ])
-    assert "Item" not in dynamodb.get_item(TableName="t", Key={"k": {"S": "z"}})
+    assert "Item" not in dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "z"}})
