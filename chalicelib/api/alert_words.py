@@ -1,6 +1,26 @@
-"""Views of the alert_words area."""
+"""Alert words: GET, POST and DELETE /users/me/alert_words."""
 from __future__ import annotations
 
+from typing import Any
+
+from chalicelib.actions import alert_words as actions
+from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
 
 bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/users/me/alert_words", "GET")
+def list_alert_words(caller: Principal) -> dict[str, Any]:
+    return {"alert_words": actions.get_alert_words(caller)}
+
+
+@bp.endpoint("/users/me/alert_words", "POST")
+def add_alert_words(caller: Principal, *, alert_words: Json[list[str]]) -> dict[str, Any]:
+    return {"alert_words": actions.add_alert_words(caller, alert_words)}
+
+
+@bp.endpoint("/users/me/alert_words", "DELETE")
+def remove_alert_words(caller: Principal, *, alert_words: Json[list[str]]) -> dict[str, Any]:
+    return {"alert_words": actions.remove_alert_words(caller, alert_words)}

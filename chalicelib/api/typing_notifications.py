@@ -1,6 +1,28 @@
-"""Views of the typing_notifications area."""
+"""Typing notifications: POST /typing and POST /messages/{message_id}/typing."""
 from __future__ import annotations
 
+from typing import Annotated, Any, Literal
+
+from chalicelib.actions.typing_notifications import check_send_edit_typing, check_send_typing
+from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import ApiParam, Json
 
 bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/typing", "POST")
+def set_typing_status(caller: Principal, *, op: Literal["start", "stop"],
+                      kind: Annotated[Literal["direct", "stream", "channel"],
+                                      ApiParam(alias="type")] = "direct",
+                      to: Json[list[int]] | None = None, stream_id: int | None = None,
+                      topic: str | None = None) -> dict[str, Any]:
+    check_send_typing(caller, kind=kind, op=op, to=to, stream_id=stream_id, topic=topic)
+    return {}
+
+
+@bp.endpoint("/messages/{message_id}/typing", "POST")
+def set_edit_typing_status(caller: Principal, *, message_id: int,
+                           op: Literal["start", "stop"]) -> dict[str, Any]:
+    check_send_edit_typing(caller, message_id, op)
+    return {}

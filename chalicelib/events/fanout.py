@@ -2,10 +2,15 @@
 
 Safe to run twice on the same records: appends are deduplicated per queue by the
 outbox id. A record that fails is reported alone (partial batch failure), so one
-poison record does not hold back the ones after it.
+poison record does not hold back the ones after it. The events of one batch that go
+to the same queue are appended together, in stream order, in as few transactions as
+the 100-item limit allows.
 """
 from __future__ import annotations
 
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import (BatchProcessor, EventType,
@@ -23,43 +28,100 @@ from chalicelib.models.events import EventQueue, Outbox
 # poller maps it to the local outbox table.
 OUTBOX_STREAM_ARN_PLACEHOLDER = (
     "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
-
-processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+APPEND_WORKERS = 8   # queues appended to in parallel; each queue's appends stay in order
 
 
 def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) -> dict[str, Any]:
-    result = process_partial_response(event=raw_event, record_handler=fan_out_record,
-                                      processor=processor, context=context)
-    metrics.flush_metrics()
-    return result
+    logger.append_keys(handler="fanout",
+                       request_id=getattr(context, "aws_request_id", None))
+    batch = FanoutBatch()
+    # A processor per call: it keeps per-batch state, and calls may run concurrently.
+    processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+    try:
+        result = process_partial_response(event=raw_event, record_handler=batch.collect,
+                                          processor=processor, context=context)
+        failures = result.setdefault("batchItemFailures", [])
+        reported = {f["itemIdentifier"] for f in failures}
+        for sequence_number in sorted(batch.flush() - reported, key=_sequence_order):
+            failures.append({"itemIdentifier": sequence_number})
+        metrics.add_metric(name="EventsFannedOut", unit="Count", value=batch.appended)
+        return result
+    finally:
+        metrics.flush_metrics()
+        logger.remove_keys(["handler", "request_id"])
 
 
-def fan_out_record(record: DynamoDBRecord) -> None:
-    raw = record.raw_event
-    image = raw.get("dynamodb", {}).get("NewImage")
-    # Only a full INSERT is an outbox record; moto also emits key-only INSERTs and
-    # no-op MODIFYs, and TTL expiry emits REMOVEs.
-    if raw.get("eventName") != "INSERT" or not image or "event" not in image:
-        return
-    outbox = Outbox.from_raw_data(image)
-    delivered = deliver(outbox.outbox_id, outbox.realm_id, outbox.event, outbox.audience)
-    metrics.add_metric(name="EventsFannedOut", unit="Count", value=delivered)
+def _sequence_order(sequence_number: str) -> tuple[int, str]:
+    return (int(sequence_number), "") if sequence_number.isdigit() else (0, sequence_number)
 
 
-def deliver(outbox_id: str, realm_id: int, event: dict[str, Any],
-            audience: dict[str, Any]) -> int:
-    """Appends the event to every live queue of its audience; returns how many queues."""
-    user_flags = audience.get("user_flags") or {}
-    delivered = 0
-    for queue in audience_queues(realm_id, audience):
-        forms = forms_for_queue(event, queue.options or {}, queue.user_id, user_flags)
-        if not forms:
-            continue
-        items = [(f"{outbox_id}:{i}", form) for i, form in enumerate(forms)]
-        append_events(queue, items)
-        delivered += 1
-    logger.debug("fanned out", extra={"outbox_id": outbox_id, "queues": delivered})
-    return delivered
+@dataclass
+class _QueueAppends:
+    queue: EventQueue
+    items: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    sequence_numbers: set[str] = field(default_factory=set)
+
+
+class FanoutBatch:
+    """Collects the appends of one stream batch, then performs them queue by queue."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, _QueueAppends] = {}
+        self.audiences: dict[str, list[EventQueue]] = {}
+        self.appended = 0
+
+    def collect(self, record: DynamoDBRecord) -> None:
+        raw = record.raw_event
+        image = raw.get("dynamodb", {}).get("NewImage")
+        # Only a full INSERT is an outbox record; moto also emits key-only INSERTs and
+        # no-op MODIFYs, and TTL expiry emits REMOVEs.
+        if raw.get("eventName") != "INSERT" or not image or "event" not in image:
+            return
+        outbox = Outbox.from_raw_data(image)
+        sequence_number = raw["dynamodb"]["SequenceNumber"]
+        event, audience = outbox.event, outbox.audience
+        user_flags = audience.get("user_flags") or {}
+        for queue in self._audience_queues(outbox.realm_id, audience):
+            forms = forms_for_queue(event, queue, user_flags)
+            if not forms:
+                continue
+            appends = self.pending.setdefault(queue.queue_id, _QueueAppends(queue))
+            appends.items.extend((f"{outbox.outbox_id}:{i}", form) for i, form in enumerate(forms))
+            appends.sequence_numbers.add(sequence_number)
+
+    def flush(self) -> set[str]:
+        """Appends everything collected; returns the sequence numbers whose appends failed."""
+        work = list(self.pending.values())
+        self.pending = {}
+        if len(work) <= 1:
+            results = [self._append(appends) for appends in work]
+        else:
+            with ThreadPoolExecutor(max_workers=min(APPEND_WORKERS, len(work))) as pool:
+                results = list(pool.map(self._append, work))
+        failed: set[str] = set()
+        for appends, ok in zip(work, results, strict=True):
+            if ok:
+                self.appended += len(appends.items)
+            else:
+                failed |= appends.sequence_numbers
+        return failed
+
+    @staticmethod
+    def _append(appends: _QueueAppends) -> bool:
+        try:
+            append_events(appends.queue, appends.items)
+            return True
+        except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
+            logger.exception("append failed", extra={"queue_id": appends.queue.queue_id})
+            return False
+
+    def _audience_queues(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
+        # Records of one batch often share an audience (a busy channel): resolve it once.
+        key = json.dumps([realm_id, {k: v for k, v in audience.items() if k != "user_flags"}],
+                         sort_keys=True)
+        if key not in self.audiences:
+            self.audiences[key] = audience_queues(realm_id, audience)
+        return self.audiences[key]
 
 
 def audience_queues(realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
@@ -75,6 +137,8 @@ def _channel_queues(realm_id: int, stream_id: int, audience: dict[str, Any]
     from chalicelib.actions.streams import get_stream, subscriber_ids
 
     subscribers = set(subscriber_ids(realm_id, stream_id))
+    if audience.get("subscribers_only"):   # e.g. typing: never all_public_streams queues
+        return queues_of_users(realm_id, sorted(subscribers))
     is_public = audience.get("public")
     if is_public is None:
         stream = get_stream(realm_id, stream_id)
@@ -84,3 +148,19 @@ def _channel_queues(realm_id: int, stream_id: int, audience: dict[str, Any]
     # Public channel: subscribers, plus queues that asked for every public channel.
     return [q for q in queues_of_realm(realm_id)
             if q.user_id in subscribers or (q.options or {}).get("all_public_streams")]
+
+
+def deliver(outbox_id: str, realm_id: int, event: dict[str, Any],
+            audience: dict[str, Any]) -> int:
+    """Appends one event to every live queue of its audience now; returns how many queues.
+
+    For callers outside the stream (tests, tools); the stream handler batches instead.
+    """
+    user_flags = audience.get("user_flags") or {}
+    delivered = 0
+    for queue in audience_queues(realm_id, audience):
+        forms = forms_for_queue(event, queue, user_flags)
+        if forms:
+            append_events(queue, [(f"{outbox_id}:{i}", form) for i, form in enumerate(forms)])
+            delivered += 1
+    return delivered

@@ -4,18 +4,28 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-# Settings whose changes the deprecated events carried, split as the reference split them.
-DISPLAY_SETTINGS = {
-    "twenty_four_hour_time", "web_channel_default_view", "starred_message_counts",
-    "fluid_layout_width", "high_contrast_mode", "color_scheme", "translate_emoticons",
-    "display_emoji_reaction_users", "default_language", "web_home_view",
-    "web_escape_navigates_to_home_view", "left_side_userlist", "emojiset",
-    "demote_inactive_streams", "user_list_style", "web_animate_image_previews",
-    "web_stream_unreads_count_display_policy", "timezone", "web_font_size_px",
-    "web_line_height_percent", "receives_typing_notifications", "web_suggest_update_timezone",
-    "enable_drafts_synchronization", "hide_ai_features",
+from chalicelib.models.events import EventQueue
+
+# Settings that the deprecated events carried, as the reference split them; settings
+# added after the user_settings event exist only in that event.
+LEGACY_DISPLAY_SETTINGS = {
+    "color_scheme", "default_language", "web_home_view", "demote_inactive_streams",
+    "emojiset", "enable_drafts_synchronization", "fluid_layout_width", "high_contrast_mode",
+    "left_side_userlist", "starred_message_counts", "translate_emoticons",
+    "twenty_four_hour_time", "timezone",
+}
+LEGACY_NOTIFICATION_SETTINGS = {
+    "enable_desktop_notifications", "enable_digest_emails", "enable_login_emails",
+    "enable_marketing_emails", "email_notifications_batching_period_seconds",
+    "enable_offline_email_notifications", "enable_offline_push_notifications",
+    "enable_online_push_notifications", "enable_sounds", "enable_stream_audible_notifications",
+    "enable_stream_desktop_notifications", "enable_stream_email_notifications",
+    "enable_stream_push_notifications", "message_content_in_email_notifications",
+    "notification_sound", "pm_content_in_desktop_notifications", "presence_enabled",
+    "wildcard_mentions_notify",
 }
 EMPTY_TOPIC_DISPLAY_DEFAULT = "general chat"
+TYPING_TYPES = ("typing", "typing_edit_message")
 
 
 def capabilities(options: dict[str, Any]) -> dict[str, Any]:
@@ -24,11 +34,7 @@ def capabilities(options: dict[str, Any]) -> dict[str, Any]:
 
 def wants_type(options: dict[str, Any], event_type: str) -> bool:
     types = options.get("event_types")
-    if event_type == "heartbeat":
-        return True
-    if event_type in ("update_display_settings", "update_global_notifications"):
-        event_type = "user_settings"
-    return types is None or event_type in types
+    return event_type == "heartbeat" or types is None or event_type in types
 
 
 def _narrow_allows(options: dict[str, Any], event: dict[str, Any]) -> bool:
@@ -52,13 +58,13 @@ def _narrow_allows(options: dict[str, Any], event: dict[str, Any]) -> bool:
     return True
 
 
-def forms_for_queue(event: dict[str, Any], options: dict[str, Any], user_id: int,
+def forms_for_queue(event: dict[str, Any], queue: EventQueue,
                     user_flags: dict[str, list[str]]) -> list[dict[str, Any]]:
     """The events (zero or more) that this queue should receive for `event`.
 
     Keys starting with "_" carry facts for the fan-out only and never reach clients.
     """
-    return [_public(form) for form in _forms(event, options, user_id, user_flags)]
+    return [_public(form) for form in _forms(event, queue, user_flags)]
 
 
 def _public(event: dict[str, Any]) -> dict[str, Any]:
@@ -69,20 +75,43 @@ def _public(event: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def _forms(event: dict[str, Any], options: dict[str, Any], user_id: int,
+def _forms(event: dict[str, Any], queue: EventQueue,
            user_flags: dict[str, list[str]]) -> list[dict[str, Any]]:
     kind = event["type"]
+    options = queue.options or {}
     caps = capabilities(options)
-    if kind == "typing" and event.get("message_type") == "stream" and not caps.get(
-            "stream_typing_notifications"):
-        return []
-    if kind == "user_settings" and not caps.get("user_settings_object"):
-        return [e for e in _legacy_settings_events(event) if wants_type(options, e["type"])]
+    if kind == "user_settings":
+        forms = [event] if wants_type(options, kind) else []
+        if not caps.get("user_settings_object"):
+            forms += [e for e in _legacy_settings_events(event) if wants_type(options, e["type"])]
+        return forms
     if not wants_type(options, kind) or not _narrow_allows(options, event):
         return []
+    if kind in TYPING_TYPES:
+        return _typing_for_queue(event, queue, caps)
     if kind == "message":
-        return [_message_for_queue(event, options, user_id, user_flags)]
+        return [_message_for_queue(event, options, queue.user_id, user_flags)]
     return [event]
+
+
+def _typing_for_queue(event: dict[str, Any], queue: EventQueue, caps: dict[str, Any]
+                      ) -> list[dict[str, Any]]:
+    if queue.receives_typing_notifications is False:
+        return []
+    if event["type"] == "typing" and event.get("message_type") == "stream":
+        if not caps.get("stream_typing_notifications"):
+            return []
+        if event.get("topic") == "" and not caps.get("empty_topic_name"):
+            return [{**event, "topic": _empty_topic_display(event)}]
+    if event["type"] == "typing_edit_message":
+        recipient = event.get("recipient") or {}
+        if recipient.get("topic") == "" and not caps.get("empty_topic_name"):
+            return [{**event, "recipient": {**recipient, "topic": _empty_topic_display(event)}}]
+    return [event]
+
+
+def _empty_topic_display(event: dict[str, Any]) -> str:
+    return str(event.get("_empty_topic_display_name") or EMPTY_TOPIC_DISPLAY_DEFAULT)
 
 
 def _message_for_queue(event: dict[str, Any], options: dict[str, Any], user_id: int,
@@ -96,18 +125,20 @@ def _message_for_queue(event: dict[str, Any], options: dict[str, Any], user_id: 
         message["content_type"] = "text/x-markdown"
     if message.get("type") == "stream" and message.get("subject") == "" and not capabilities(
             options).get("empty_topic_name"):
-        message["subject"] = form.get("_empty_topic_display_name", EMPTY_TOPIC_DISPLAY_DEFAULT)
+        message["subject"] = _empty_topic_display(form)
     return form
 
 
 def _legacy_settings_events(event: dict[str, Any]) -> list[dict[str, Any]]:
     setting, value = event["property"], event["value"]
-    if setting in DISPLAY_SETTINGS:
-        legacy = {"type": "update_display_settings", "user": event.get("_user_email", ""),
+    user = event.get("_user_email", "")
+    if setting in LEGACY_DISPLAY_SETTINGS:
+        legacy = {"type": "update_display_settings", "user": user,
                   "setting_name": setting, "setting": value}
         if "language_name" in event:
             legacy["language_name"] = event["language_name"]
-    else:
-        legacy = {"type": "update_global_notifications", "user": event.get("_user_email", ""),
-                  "notification_name": setting, "setting": value}
-    return [legacy]
+        return [legacy]
+    if setting in LEGACY_NOTIFICATION_SETTINGS:
+        return [{"type": "update_global_notifications", "user": user,
+                 "notification_name": setting, "setting": value}]
+    return []

@@ -5,10 +5,12 @@ from typing import Any
 
 from chalicelib.actions.realms import get_realm, system_group_id
 from chalicelib.actions.users import list_realm_users, user_api_dict
+from chalicelib.events.filters import LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS
 from chalicelib.http.auth import Principal
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
+from chalicelib.lib.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.realms import Counter, Realm
 from chalicelib.models.users import User
@@ -18,23 +20,15 @@ def _wants(types: list[str] | None, name: str) -> bool:
     return types is None or name in types
 
 
-def fetch_initial_state(caller: Principal, types: list[str] | None,
+def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
                         capabilities: dict[str, Any], include_subscribers: bool
                         ) -> dict[str, Any]:
     state: dict[str, Any] = {}
-    users = list_realm_users(caller.realm_id) if _wants(types, "realm_user") else None
-    me = next((u for u in users if u.user_id == caller.user_id), None) if users else None
-    if me is None:
-        me = User.get(caller.realm_id, caller.user_id)
-    if users is not None:
+    if _wants(types, "realm_user"):
+        users = list_realm_users(caller.realm_id)
         state["realm_users"] = [user_api_dict(u) for u in users if u.is_active]
         state["realm_non_active_users"] = [user_api_dict(u) for u in users if not u.is_active]
-    if _wants(types, "user_settings"):
-        settings = effective_settings(me.settings.as_dict() if me.settings else {})
-        if capabilities.get("user_settings_object"):
-            state["user_settings"] = settings
-        else:
-            state.update(settings)
+    state.update(_settings_state(me, types, capabilities))
     if _wants(types, "alert_words"):
         state["alert_words"] = list(getattr(me, "alert_words", None) or [])
     if _wants(types, "realm"):
@@ -44,6 +38,30 @@ def fetch_initial_state(caller: Principal, types: list[str] | None,
         state["max_message_id"] = int(counter.message or -1) if counter else -1
     if _wants(types, "subscription"):
         state.update(_subscription_state(caller, include_subscribers))
+    return state
+
+
+def own_settings(me: User) -> dict[str, Any]:
+    settings = effective_settings(me.settings.as_dict() if me.settings else {})
+    settings["timezone"] = me.timezone or settings.get("timezone", "")
+    return settings
+
+
+def _settings_state(me: User, types: list[str] | None, capabilities: dict[str, Any]
+                    ) -> dict[str, Any]:
+    """The user_settings object, and the legacy top-level fields for old clients."""
+    settings = own_settings(me)
+    state: dict[str, Any] = {}
+    if not capabilities.get("user_settings_object"):
+        if _wants(types, "update_display_settings"):
+            state.update({k: settings[k] for k in sorted(LEGACY_DISPLAY_SETTINGS)})
+            state["emojiset_choices"] = EMOJISET_CHOICES
+        if _wants(types, "update_global_notifications"):
+            state.update({k: settings[k] for k in sorted(LEGACY_NOTIFICATION_SETTINGS)})
+            state["available_notification_sounds"] = NOTIFICATION_SOUNDS
+    if _wants(types, "user_settings"):
+        state["user_settings"] = {**settings, "emojiset_choices": EMOJISET_CHOICES,
+                                  "available_notification_sounds": NOTIFICATION_SOUNDS}
     return state
 
 

@@ -18,13 +18,17 @@ class Audience(TypedDict, total=False):
 
     users: these user ids; stream: the subscribers of this channel id (plus, for a
     public channel, queues registered with all_public_streams); realm: every user of the
-    realm; user_flags: per-user message flags for message events.
+    realm; user_flags: per-user message flags for message events; public: whether the
+    channel is public (saves a read); subscribers_only: the channel's subscribers even
+    when it is public (typing).
     """
 
     users: list[int]
     stream: int
     realm: bool
     user_flags: dict[str, list[str]]
+    public: bool
+    subscribers_only: bool
 
 
 def add_event(tx: TransactWrite, realm_id: int, event: dict[str, Any],

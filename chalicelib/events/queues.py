@@ -13,7 +13,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError
+from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import cancellation_reasons, transaction
@@ -48,6 +48,24 @@ def create_queue(realm_id: int, user_id: int, options: dict[str, Any]) -> EventQ
                        expires_at=_expiry())
     queue.save(condition=EventQueue.queue_id.does_not_exist())
     return queue
+
+
+def wait_until_indexed(queue: EventQueue, timeout: float = 2.0) -> bool:
+    """Waits until the fan-out's index (by_user, eventually consistent) lists the queue.
+
+    Registration reads the initial state only after this, so an event committed after
+    that read finds the queue when its audience is resolved.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        if any(q.queue_id == queue.queue_id for q in EventQueue.by_user.query(
+                queue.realm_id, EventQueue.user_id == queue.user_id)):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
 
 
 def bad_queue(queue_id: str) -> ApiError:
@@ -129,7 +147,11 @@ def acknowledge(queue: EventQueue, last_event_id: int) -> None:
             for event_id in range(max(queue.acked_through + 1, acked - 999), acked + 1):
                 batch.delete(QueueEvent(queue.queue_id, event_sk(event_id)))
         actions.append(EventQueue.acked_through.set(acked))
-    queue.update(actions=actions)
+    try:
+        # The condition keeps a queue deleted meanwhile from coming back as a fragment.
+        queue.update(actions=actions, condition=EventQueue.queue_id.exists())
+    except UpdateError:
+        raise bad_queue(queue.queue_id) from None
 
 
 def delete_queue(queue: EventQueue) -> None:
@@ -149,3 +171,13 @@ def queues_of_users(realm_id: int, user_ids: list[int]) -> list[EventQueue]:
 
 def queues_of_realm(realm_id: int) -> list[EventQueue]:
     return [q for q in EventQueue.by_user.query(realm_id) if is_live(q)]
+
+
+def set_receives_typing_notifications(realm_id: int, user_id: int, value: bool) -> None:
+    """Copies the owner's setting onto each live queue (the fan-out reads it there)."""
+    for queue in queues_of_users(realm_id, [user_id]):
+        try:
+            queue.update(actions=[EventQueue.receives_typing_notifications.set(value)],
+                         condition=EventQueue.queue_id.exists())
+        except UpdateError:
+            pass   # deleted meanwhile: nothing to keep in step

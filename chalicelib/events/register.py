@@ -4,10 +4,12 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import config
-from chalicelib.events.initial_state import fetch_initial_state
-from chalicelib.events.queues import create_queue
+from chalicelib.events.initial_state import fetch_initial_state, own_settings
+from chalicelib.events.queues import create_queue, wait_until_indexed
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.models.events import EventQueue
+from chalicelib.models.users import User
 
 TYPING_STARTED_WAIT_MS = 10000
 TYPING_STOPPED_WAIT_MS = 5000
@@ -47,6 +49,11 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
     }
     # The queue exists before the state is read, so no change between the two is lost.
     queue = create_queue(caller.realm_id, caller.user_id, options)
+    wait_until_indexed(queue)
+    me = User.get(caller.realm_id, caller.user_id)
+    if own_settings(me)["receives_typing_notifications"] is False:
+        # Read after the queue exists: a later change updates this queue itself.
+        queue.update(actions=[EventQueue.receives_typing_notifications.set(False)])
     state_types = fetch_event_types if fetch_event_types is not None else event_types
     result: dict[str, Any] = {
         "queue_id": queue.queue_id,
@@ -63,6 +70,6 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
     }
-    result.update(fetch_initial_state(caller, state_types, client_capabilities,
+    result.update(fetch_initial_state(caller, me, state_types, client_capabilities,
                                       include_subscribers))
     return result

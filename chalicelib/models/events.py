@@ -1,8 +1,8 @@
 """The event pipeline's tables: the outbox, event queues and their events."""
 from __future__ import annotations
 
-from pynamodb.attributes import (JSONAttribute, NumberAttribute, TTLAttribute,
-                                 UnicodeAttribute)
+from pynamodb.attributes import (BooleanAttribute, JSONAttribute, NumberAttribute,
+                                 TTLAttribute, UnicodeAttribute)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib.models.base import BaseModel, table_meta
@@ -40,6 +40,9 @@ class EventQueue(BaseModel):
     last_event_id = NumberAttribute(default=-1)   # the highest id appended so far
     acked_through = NumberAttribute(default=-1)   # events up to here were pruned
     options = JSONAttribute()                     # event_types, narrow, capabilities
+    # The owner's setting, kept here so the fan-out filters typing events without reading
+    # every recipient; PATCH /settings updates the owner's live queues.
+    receives_typing_notifications = BooleanAttribute(default=True)
     created = NumberAttribute()
     expires_at = TTLAttribute()
     by_user = QueuesByUser()

@@ -1,8 +1,8 @@
 """Users and bots, and the API-key records that authenticate them."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
-                                 UnicodeAttribute)
+from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute,
+                                 NumberAttribute, UnicodeAttribute)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib.models.base import BaseModel, table_meta
@@ -43,6 +43,8 @@ class User(BaseModel):
     password_hash = UnicodeAttribute(null=True)
     # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.
     settings = MapAttribute(default=dict)
+    # Words and phrases that highlight a message for this user, as the user wrote them.
+    alert_words = ListAttribute(of=UnicodeAttribute, null=True)
     # Outgoing-webhook bots: where to post, and the fixed token the receiver checks.
     service_url = UnicodeAttribute(null=True)
     service_token = UnicodeAttribute(null=True)

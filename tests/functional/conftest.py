@@ -212,3 +212,41 @@ def drain_events(_outbox_drain: OutboxDrain) -> OutboxDrain:
     """Call it to deliver every committed event to the event queues."""
     _outbox_drain.read()   # events of earlier tests are not this test's business
     return _outbox_drain
+
+
+def stream_record(outbox: Any, sequence_number: int, event_name: str = "INSERT"
+                  ) -> dict[str, Any]:
+    """A DynamoDB stream record (as Lambda receives it) for an Outbox item."""
+    from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
+
+    image = outbox.serialize()
+    return {
+        "eventID": f"synthetic-{sequence_number}", "eventName": event_name,
+        "eventVersion": "1.1", "eventSource": "aws:dynamodb", "awsRegion": "us-east-1",
+        "eventSourceARN": OUTBOX_STREAM_ARN_PLACEHOLDER,
+        "dynamodb": {"ApproximateCreationDateTime": 1700000000.0,
+                     "Keys": {"outbox_id": image["outbox_id"]}, "NewImage": image,
+                     "SequenceNumber": str(sequence_number), "SizeBytes": 200,
+                     "StreamViewType": "NEW_IMAGE"},
+    }
+
+
+@pytest.fixture
+def register_queue():
+    """POST /register as an account; returns the response body."""
+    def register(account: Account, **params: Any) -> dict[str, Any]:
+        response = account.post("/register", params)
+        assert response.ok, response.json
+        return response.json
+    return register
+
+
+@pytest.fixture
+def fetch_events():
+    """The events of a queue after last_event_id, via GET /events with dont_block."""
+    def fetch(account: Account, queue_id: str, last_event_id: int = -1) -> list[dict[str, Any]]:
+        response = account.get("/events", {"queue_id": queue_id,
+                                           "last_event_id": last_event_id, "dont_block": True})
+        assert response.ok, response.json
+        return response.json["events"]
+    return fetch

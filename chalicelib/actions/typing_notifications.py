@@ -1,0 +1,114 @@
+"""Typing notifications (§4.3, §4.15): short-lived outbox records, no other state.
+
+Who sees them is decided at fan-out: the audience's live queues whose owner receives
+typing notifications, and for channel typing only queues with that capability.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from chalicelib.actions.realms import get_realm
+from chalicelib.actions.streams import access_stream_by_id, can_read_message, get_subscription
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError
+from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS
+from chalicelib.models.base import transaction
+from chalicelib.models.messages import Message
+from chalicelib.models.realms import Realm
+from chalicelib.models.streams import Stream
+from chalicelib.models.users import User
+
+# A typing record is useless once clients have stopped showing it (15 s); keep a margin
+# for a slow stream, then let TTL remove it.
+TYPING_RECORD_TTL = timedelta(minutes=5)
+NO_TOPIC = "(no topic)"
+
+
+def empty_topic_display_name(realm: Realm) -> str:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    return str(stored.get("realm_empty_topic_display_name",
+                          REALM_DEFAULTS["realm_empty_topic_display_name"]))
+
+
+def _sender(caller: Principal) -> dict[str, Any]:
+    return {"user_id": caller.user_id, "email": caller.email}
+
+
+def _emit(caller: Principal, event: dict[str, Any], audience: dict[str, Any]) -> None:
+    with transaction() as tx:   # one item: the change is the notification itself
+        add_event(tx, caller.realm_id, event, audience, ttl=TYPING_RECORD_TTL)  # type: ignore[arg-type]
+
+
+def check_send_typing(caller: Principal, *, kind: str, op: str, to: list[int] | None,
+                      stream_id: int | None, topic: str | None) -> None:
+    if kind in ("stream", "channel"):
+        _channel_typing(caller, op, stream_id, topic)
+    else:
+        _direct_typing(caller, op, to)
+
+
+def _direct_typing(caller: Principal, op: str, to: list[int] | None) -> None:
+    if to is None:
+        raise ApiError("Missing 'to' argument")
+    if not to:
+        raise ApiError("Empty 'to' list")
+    wanted = set(to) | {caller.user_id}
+    users = {u.user_id: u for u in User.batch_get([(caller.realm_id, i) for i in wanted])}
+    # One bad id rejects the whole request: a partial list would name another conversation.
+    for user_id in to:
+        if user_id not in users:
+            raise ApiError(f"Invalid user ID {user_id}")
+    recipients = [users[i] for i in sorted(users)]
+    _emit(caller, {
+        "type": "typing", "op": op, "message_type": "direct", "sender": _sender(caller),
+        "recipients": [{"user_id": u.user_id, "email": u.email} for u in recipients],
+    }, {"users": [u.user_id for u in recipients if u.is_active]})
+
+
+def _channel_typing(caller: Principal, op: str, stream_id: int | None,
+                    topic: str | None) -> None:
+    if stream_id is None:
+        raise ApiError("Missing channel ID")
+    if topic is None:
+        raise ApiError("Missing topic")
+    stream, _ = access_stream_by_id(caller, stream_id)
+    display_name = empty_topic_display_name(get_realm(caller.realm_id))
+    topic = topic.strip()
+    if topic in (NO_TOPIC, display_name):
+        topic = ""
+    _emit(caller, {
+        "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
+        "stream_id": stream.stream_id, "topic": topic,
+        "_empty_topic_display_name": display_name,
+    }, {"stream": stream.stream_id, "subscribers_only": True})
+
+
+def check_send_edit_typing(caller: Principal, message_id: int, op: str) -> None:
+    message = Message.get_or_none(caller.realm_id, message_id)
+    if message is None or not _can_access(caller, message):
+        raise ApiError("Invalid message(s)")
+    event: dict[str, Any] = {"type": "typing_edit_message", "op": op,
+                             "sender_id": caller.user_id, "message_id": message_id}
+    if message.type == "private":
+        user_ids = sorted(message.recipient_ids)
+        event["recipient"] = {"type": "direct", "user_ids": user_ids}
+        audience: dict[str, Any] = {"users": user_ids}
+    else:
+        event["recipient"] = {"type": "channel", "channel_id": message.stream_id,
+                              "topic": message.topic}
+        event["_empty_topic_display_name"] = empty_topic_display_name(
+            get_realm(caller.realm_id))
+        audience = {"stream": message.stream_id, "subscribers_only": True}
+    _emit(caller, event, audience)
+
+
+def _can_access(caller: Principal, message: Message) -> bool:
+    if message.type == "private":
+        return caller.user_id in message.recipient_ids
+    stream = Stream.get_or_none(caller.realm_id, message.stream_id)
+    if stream is None:
+        return False
+    subscription = get_subscription(caller.realm_id, caller.user_id, stream.stream_id)
+    return can_read_message(stream, subscription, message.message_id, caller)

@@ -1,0 +1,65 @@
+"""PATCH /settings: the current user's personal settings (§4.2)."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.settings import do_update_settings
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/settings", "PATCH")
+def update_settings(
+    caller: Principal, *,
+    twenty_four_hour_time: bool | None = None,
+    web_channel_default_view: int | None = None,
+    starred_message_counts: bool | None = None,
+    receives_typing_notifications: bool | None = None,
+    web_suggest_update_timezone: bool | None = None,
+    fluid_layout_width: bool | None = None,
+    high_contrast_mode: bool | None = None,
+    web_font_size_px: int | None = None,
+    web_line_height_percent: int | None = None,
+    color_scheme: int | None = None,
+    enable_drafts_synchronization: bool | None = None,
+    translate_emoticons: bool | None = None,
+    display_emoji_reaction_users: bool | None = None,
+    default_language: str | None = None,
+    web_home_view: str | None = None,
+    web_escape_navigates_to_home_view: bool | None = None,
+    left_side_userlist: bool | None = None,
+    emojiset: str | None = None,
+    demote_inactive_streams: int | None = None,
+    user_list_style: int | None = None,
+    web_animate_image_previews: str | None = None,
+    web_stream_unreads_count_display_policy: int | None = None,
+    hide_ai_features: bool | None = None,
+    timezone: str | None = None,
+    enable_stream_desktop_notifications: bool | None = None,
+    enable_stream_email_notifications: bool | None = None,
+    enable_stream_push_notifications: bool | None = None,
+    enable_stream_audible_notifications: bool | None = None,
+    notification_sound: str | None = None,
+    enable_desktop_notifications: bool | None = None,
+    enable_sounds: bool | None = None,
+    email_notifications_batching_period_seconds: int | None = None,
+    enable_offline_email_notifications: bool | None = None,
+    enable_offline_push_notifications: bool | None = None,
+    enable_online_push_notifications: bool | None = None,
+    enable_followed_topic_desktop_notifications: bool | None = None,
+    enable_followed_topic_email_notifications: bool | None = None,
+    enable_followed_topic_push_notifications: bool | None = None,
+    enable_followed_topic_audible_notifications: bool | None = None,
+    enable_digest_emails: bool | None = None,
+    enable_marketing_emails: bool | None = None,
+    enable_login_emails: bool | None = None,
+    message_content_in_email_notifications: bool | None = None,
+    pm_content_in_desktop_notifications: bool | None = None,
+    wildcard_mentions_notify: bool | None = None,
+) -> dict[str, Any]:
+    # Every keyword parameter is a setting; the ones not sent are None.
+    requested = {name: value for name, value in locals().items()
+                 if name != "caller" and value is not None}
+    return do_update_settings(caller, requested)

@@ -1,0 +1,166 @@
+"""PATCH /settings: validation, storage, and the user_settings events in their forms."""
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from chalicelib.actions.settings import do_update_settings
+from chalicelib.http.auth import Principal
+
+MODERN = {"user_settings_object": True}
+ALL_SETTINGS_TYPES = ["user_settings", "update_display_settings", "update_global_notifications"]
+
+
+def strip_ids(events):
+    return [{k: v for k, v in e.items() if k != "id"} for e in events]
+
+
+def unordered(events):
+    """The events of one transaction: separate outbox items, so the stream may reorder them."""
+    return sorted(strip_ids(events), key=lambda e: json.dumps(e, sort_keys=True))
+
+
+def test_changes_are_stored_and_announced(realm, register_queue, fetch_events, drain_events):
+    # GIVEN a modern client and the user's settings at their defaults
+    queue_id = register_queue(realm.member, event_types=ALL_SETTINGS_TYPES,
+                              client_capabilities=MODERN)["queue_id"]
+    # WHEN several settings change at once (one of them to its current value)
+    response = realm.member.patch("/settings", {
+        "twenty_four_hour_time": True, "color_scheme": 2, "default_language": "de",
+        "enable_sounds": True, "emojiset": "twitter"})
+    assert response.ok, response.json
+    drain_events()
+    # THEN one user_settings event per changed setting, no legacy forms
+    assert unordered(fetch_events(realm.member, queue_id)) == unordered([
+        {"type": "user_settings", "op": "update", "property": "twenty_four_hour_time",
+         "value": True},
+        {"type": "user_settings", "op": "update", "property": "color_scheme", "value": 2},
+        {"type": "user_settings", "op": "update", "property": "default_language",
+         "value": "de", "language_name": "German"},
+        {"type": "user_settings", "op": "update", "property": "emojiset", "value": "twitter"}])
+    # AND a new registration shows the stored values
+    state = register_queue(realm.member, event_types=["user_settings"],
+                           client_capabilities=MODERN)["user_settings"]
+    assert (state["twenty_four_hour_time"], state["color_scheme"], state["default_language"],
+            state["emojiset"]) == (True, 2, "de", "twitter")
+    # AND other users' settings did not change
+    other = register_queue(realm.admin, event_types=["user_settings"],
+                           client_capabilities=MODERN)["user_settings"]
+    assert other["color_scheme"] == 1
+
+
+def test_old_clients_get_the_deprecated_forms(realm, register_queue, fetch_events,
+                                              drain_events):
+    # GIVEN a client without user_settings_object asking for all three types
+    old = register_queue(realm.member, event_types=ALL_SETTINGS_TYPES)["queue_id"]
+    # AND one asking for user_settings only
+    settings_only = register_queue(realm.member, event_types=["user_settings"])["queue_id"]
+    # WHEN a display setting, a notification setting and a newer setting change
+    assert realm.member.patch("/settings", {"default_language": "fr", "enable_sounds": False,
+                                            "web_font_size_px": 18}).ok
+    drain_events()
+    # THEN the old client gets the modern event plus the legacy form where one exists
+    user = realm.member.email
+    assert unordered(fetch_events(realm.member, old)) == unordered([
+        {"type": "user_settings", "op": "update", "property": "default_language",
+         "value": "fr", "language_name": "French"},
+        {"type": "update_display_settings", "user": user, "setting_name": "default_language",
+         "setting": "fr", "language_name": "French"},
+        {"type": "user_settings", "op": "update", "property": "enable_sounds", "value": False},
+        {"type": "update_global_notifications", "user": user,
+         "notification_name": "enable_sounds", "setting": False},
+        {"type": "user_settings", "op": "update", "property": "web_font_size_px",
+         "value": 18}])
+    assert [e["type"] for e in fetch_events(realm.member, settings_only)] == [
+        "user_settings"] * 3
+
+
+def test_timezone_change_tells_the_realm(realm, register_queue, fetch_events, drain_events):
+    # GIVEN another user watching realm_user events
+    watcher = register_queue(realm.owner, event_types=["realm_user"])["queue_id"]
+    # WHEN the member sets a time zone
+    assert realm.member.patch("/settings", {"timezone": "Europe/Berlin"}).ok
+    drain_events()
+    # THEN the realm sees the timezone person form, and the user record has it
+    assert strip_ids(fetch_events(realm.owner, watcher)) == [
+        {"type": "realm_user", "op": "update", "person": {
+            "user_id": realm.member.user_id, "email": realm.member.email,
+            "timezone": "Europe/Berlin"}}]
+    me = realm.member.get("/users/me").json
+    assert me["timezone"] == "Europe/Berlin"
+
+
+def test_nothing_changed_is_a_quiet_success(realm, register_queue, fetch_events,
+                                            drain_events):
+    queue_id = register_queue(realm.member, event_types=["user_settings"])["queue_id"]
+    assert realm.member.patch("/settings", {"enable_sounds": True}).ok
+    assert realm.member.patch("/settings", {}).ok
+    drain_events()
+    assert fetch_events(realm.member, queue_id) == []
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"color_scheme": 7}, "Invalid color_scheme"),
+    ({"web_channel_default_view": 0}, "Invalid web_channel_default_view"),
+    ({"demote_inactive_streams": 4}, "Invalid demote_inactive_streams"),
+    ({"user_list_style": 9}, "Invalid user_list_style"),
+    ({"web_stream_unreads_count_display_policy": 5},
+     "Invalid web_stream_unreads_count_display_policy"),
+    ({"web_home_view": "everything"}, "Invalid web_home_view"),
+    ({"emojiset": "comic"}, "Invalid emojiset"),
+    ({"web_animate_image_previews": "sometimes"}, "Invalid web_animate_image_previews"),
+    ({"default_language": "xx"}, "Invalid default_language"),
+    ({"timezone": "Mars/Olympus"}, "Not a recognized time zone"),
+    ({"notification_sound": "boom"}, "Invalid notification sound 'boom'"),
+    ({"email_notifications_batching_period_seconds": 0},
+     "Invalid email batching period: 0 seconds"),
+    ({"web_font_size_px": -3}, "Invalid web_font_size_px"),
+    ({"enable_sounds": "loud"}, None),
+    ({"color_scheme": "dark"}, None),
+])
+def test_invalid_values_change_nothing(realm, params, message):
+    # WHEN a request carries one valid and one invalid value
+    response = realm.member.patch("/settings", {"twenty_four_hour_time": True, **params})
+    # THEN it fails as a whole
+    assert response.status == 400 and response.json["code"] == "BAD_REQUEST"
+    if message is not None:
+        assert response.json["msg"] == message
+    state = realm.member.post("/register", {"event_types": ["user_settings"],
+                                            "client_capabilities": MODERN}).json
+    assert state["user_settings"]["twenty_four_hour_time"] is False
+
+
+def test_unsupported_parameters_are_reported(realm):
+    response = realm.member.patch("/settings", {"dense_mode": True, "enable_sounds": False})
+    assert response.ok and response.json["ignored_parameters_unsupported"] == ["dense_mode"]
+
+
+def test_concurrent_changes_to_different_settings_all_stick(realm):
+    # GIVEN 6 threads, each changing its own setting at the same moment
+    caller = Principal(realm.realm_id, realm.member.user_id, realm.member.email, 400, False)
+    changes = [{"twenty_four_hour_time": True}, {"color_scheme": 3}, {"emojiset": "text"},
+               {"enable_sounds": False}, {"web_font_size_px": 20}, {"left_side_userlist": True}]
+    barrier = threading.Barrier(len(changes))
+    errors: list[BaseException] = []
+
+    def change(requested):
+        try:
+            barrier.wait()
+            do_update_settings(caller, requested)
+        except BaseException as error:  # noqa: BLE001 - reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=change, args=(c,)) for c in changes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # THEN every change is stored (no writer overwrote another's keys)
+    assert errors == []
+    state = realm.member.post("/register", {"event_types": ["user_settings"],
+                                            "client_capabilities": MODERN}).json
+    for requested in changes:
+        for name, value in requested.items():
+            assert state["user_settings"][name] == value

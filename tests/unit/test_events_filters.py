@@ -1,0 +1,91 @@
+"""forms_for_queue: which events a queue gets, in which form (no AWS needed)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chalicelib.events.filters import forms_for_queue
+from chalicelib.models.events import EventQueue
+
+
+def queue(event_types: list[str] | None = None, receives_typing: bool = True,
+          **options: Any) -> EventQueue:
+    return EventQueue("q", realm_id=1, user_id=7, options={"event_types": event_types,
+                                                             **options},
+                      receives_typing_notifications=receives_typing)
+
+
+SETTING = {"type": "user_settings", "op": "update", "property": "emojiset", "value": "text",
+           "_user_email": "me@example.com"}
+NEW_SETTING = {**SETTING, "property": "web_font_size_px", "value": 18}
+DIRECT_TYPING = {"type": "typing", "op": "start", "message_type": "direct",
+                 "sender": {"user_id": 1, "email": "a@x"}, "recipients": []}
+STREAM_TYPING = {"type": "typing", "op": "start", "message_type": "stream",
+                 "sender": {"user_id": 1, "email": "a@x"}, "stream_id": 3, "topic": "",
+                 "_empty_topic_display_name": "lobby"}
+
+
+def types_of(forms: list[dict[str, Any]]) -> list[str]:
+    return [f["type"] for f in forms]
+
+
+@pytest.mark.parametrize("event_types, caps, expected", [
+    (None, {}, ["user_settings", "update_display_settings"]),
+    (None, {"user_settings_object": True}, ["user_settings"]),
+    (["user_settings"], {}, ["user_settings"]),
+    (["update_display_settings"], {}, ["update_display_settings"]),
+    (["update_display_settings"], {"user_settings_object": True}, []),
+    (["message"], {}, []),
+])
+def test_settings_event_forms(event_types, caps, expected):
+    forms = forms_for_queue(SETTING, queue(event_types, client_capabilities=caps), {})
+    assert types_of(forms) == expected
+    for form in forms:
+        assert not any(key.startswith("_") for key in form)
+    legacy = [f for f in forms if f["type"] == "update_display_settings"]
+    assert all(f == {"type": "update_display_settings", "user": "me@example.com",
+                     "setting_name": "emojiset", "setting": "text"} for f in legacy)
+
+
+def test_settings_newer_than_the_legacy_events_have_no_legacy_form():
+    assert types_of(forms_for_queue(NEW_SETTING, queue(), {})) == ["user_settings"]
+
+
+def test_typing_filters():
+    assert forms_for_queue(DIRECT_TYPING, queue(), {}) == [DIRECT_TYPING]
+    assert forms_for_queue(DIRECT_TYPING, queue(receives_typing=False), {}) == []
+    assert forms_for_queue(DIRECT_TYPING, queue(["message"]), {}) == []
+    # Channel typing: only with the capability; the empty topic shown as the realm names it
+    assert forms_for_queue(STREAM_TYPING, queue(), {}) == []
+    [form] = forms_for_queue(STREAM_TYPING, queue(client_capabilities={
+        "stream_typing_notifications": True}), {})
+    assert form["topic"] == "lobby" and "_empty_topic_display_name" not in form
+    [modern] = forms_for_queue(STREAM_TYPING, queue(client_capabilities={
+        "stream_typing_notifications": True, "empty_topic_name": True}), {})
+    assert modern["topic"] == ""
+
+
+def test_heartbeats_reach_every_queue_and_types_filter_the_rest():
+    assert types_of(forms_for_queue({"type": "heartbeat"}, queue(["message"]), {})) == [
+        "heartbeat"]
+    assert forms_for_queue({"type": "realm_user", "op": "add"}, queue(["message"]), {}) == []
+    assert types_of(forms_for_queue({"type": "realm_user", "op": "add"}, queue(), {})) == [
+        "realm_user"]
+
+
+def test_message_form_is_per_user():
+    event = {"type": "message", "flags": [], "_empty_topic_display_name": "lobby",
+             "message": {"id": 5, "type": "stream", "subject": "", "content": "<p>x</p>",
+                         "_raw_content": "x", "stream_id": 3, "display_recipient": "c"}}
+    flags = {"7": ["mentioned"], "8": ["read"]}
+    [raw] = forms_for_queue(event, queue(apply_markdown=False), flags)
+    assert raw["flags"] == ["mentioned"]
+    assert raw["message"] == {"id": 5, "type": "stream", "subject": "lobby", "content": "x",
+                              "content_type": "text/x-markdown", "stream_id": 3,
+                              "display_recipient": "c"}
+    [html] = forms_for_queue(event, queue(apply_markdown=True, client_capabilities={
+        "empty_topic_name": True}), flags)
+    assert html["message"]["content"] == "<p>x</p>" and html["message"]["subject"] == ""
+    assert event["message"]["subject"] == ""   # the shared event is never modified
+    assert forms_for_queue(event, queue(narrow=[["channel", "other"]]), flags) == []
