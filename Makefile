@@ -45,6 +45,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	@$(BIN)/python -m bench.request_counts
+	@$(BIN)/python -m bench.events
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

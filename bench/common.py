@@ -12,6 +12,7 @@ os.environ.update({
     "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
     "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
     "TABLE_PREFIX": "bench-", "POWERTOOLS_LOG_LEVEL": "ERROR",
+    "POWERTOOLS_METRICS_DISABLED": "true",
 })
 for _name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
     os.environ.pop(_name, None)
@@ -22,6 +23,8 @@ class RequestCounter:
 
     def __init__(self) -> None:
         self.calls: collections.Counter[tuple[str, str]] = collections.Counter()
+        # Estimated DynamoDB capacity units ("read"/"write") for items under 1 KB / 4 KB.
+        self.units: collections.Counter[str] = collections.Counter()
 
     def install(self) -> None:
         import botocore.client
@@ -32,6 +35,8 @@ class RequestCounter:
         def counting(client: object, operation: str, params: dict) -> object:
             service = client.meta.service_model.service_name  # type: ignore[attr-defined]
             counter.calls[(service, operation)] += 1
+            if service == "dynamodb":
+                counter.units.update(capacity_units(operation, params))
             return original(client, operation, params)
 
         botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]
@@ -42,6 +47,30 @@ class RequestCounter:
         delta: collections.Counter[tuple[str, str]] = collections.Counter()
         yield delta
         delta.update(self.calls - before)
+
+
+def capacity_units(operation: str, params: dict) -> dict[str, float]:
+    """On-demand request units of one small-item call, by DynamoDB's pricing rules.
+
+    Strongly consistent reads cost 1 unit, eventually consistent 0.5; transactions cost
+    twice per item; a Query of small items costs about one read unit per 4 KB page.
+    """
+    if operation == "GetItem":
+        return {"read": 1.0 if params.get("ConsistentRead") else 0.5}
+    if operation == "Query":
+        return {"read": 1.0 if params.get("ConsistentRead") else 0.5}
+    if operation == "BatchGetItem":
+        return {"read": sum(len(t["Keys"]) * (1.0 if t.get("ConsistentRead") else 0.5)
+                            for t in params["RequestItems"].values())}
+    if operation == "TransactGetItems":
+        return {"read": 2.0 * len(params["TransactItems"])}
+    if operation in ("PutItem", "UpdateItem", "DeleteItem"):
+        return {"write": 1.0}
+    if operation == "BatchWriteItem":
+        return {"write": float(sum(len(v) for v in params["RequestItems"].values()))}
+    if operation == "TransactWriteItems":
+        return {"write": 2.0 * len(params["TransactItems"])}
+    return {}
 
 
 @contextmanager

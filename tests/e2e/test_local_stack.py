@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import requests
 
+from infra.local.launcher import clean_environment
 from tests.e2e.conftest import REPO_ROOT, start_stack
 from tests.e2e.service_client import ServiceClient
 
@@ -54,10 +54,7 @@ def test_realm_from_host_subdomain(local_stack):
 
 
 def test_admin_cli_finds_the_running_stack(local_stack):
-    env = {**os.environ, "LOCAL_STATE_DIR": str(local_stack.state_dir)}
-    for name in ("AWS_ENDPOINT_URL", "TABLE_PREFIX", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-                 "AWS_SESSION_TOKEN"):
-        env.pop(name, None)
+    env = clean_environment(LOCAL_STATE_DIR=str(local_stack.state_dir))
     result = subprocess.run(
         [sys.executable, "-m", "chalicelib.admin", "create-user", "--realm", "demo", "--email",
          "cli@demo.example.com", "--name", "Cli Person", "--role", "member"],

@@ -13,6 +13,7 @@ from chalice.test import Client
 from moto import mock_aws
 
 from infra import moto_patches
+from infra.local.stream_drain import OutboxDrain
 from infra.resources import create_all
 
 _realm_numbers = itertools.count(1)
@@ -161,45 +162,6 @@ def anonymous(chalice_client: Client):
              headers: dict[str, str] | None = None) -> ApiResponse:
         return call_api(chalice_client, method, path, params, headers)
     return call
-
-
-class OutboxDrain:
-    """Feeds the outbox stream to the fan-out handler synchronously (no sleeps)."""
-
-    def __init__(self) -> None:
-        import boto3
-
-        from chalicelib.models.events import Outbox
-
-        self.streams = boto3.client("dynamodbstreams", region_name="us-east-1")
-        table = boto3.client("dynamodb", region_name="us-east-1").describe_table(
-            TableName=Outbox.Meta.table_name)["Table"]
-        self.arn = table["LatestStreamArn"]
-        shard = self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"][
-            "Shards"][0]
-        self.iterator = self.streams.get_shard_iterator(
-            StreamArn=self.arn, ShardId=shard["ShardId"],
-            ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-
-    def read(self) -> list[dict[str, Any]]:
-        from infra.local.pollers import StreamPoller
-
-        records = []
-        while True:
-            response = self.streams.get_records(ShardIterator=self.iterator, Limit=1000)
-            self.iterator = response["NextShardIterator"]
-            batch = response.get("Records", [])
-            if not batch:
-                return records
-            records.extend(StreamPoller._lambda_record(r, self.arn) for r in batch)
-
-    def __call__(self) -> dict[str, Any]:
-        from chalicelib.events.fanout import handle_stream_batch
-
-        records = self.read()
-        if not records:
-            return {"batchItemFailures": []}
-        return handle_stream_batch({"Records": records})
 
 
 @pytest.fixture(scope="session")

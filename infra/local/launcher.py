@@ -1,0 +1,77 @@
+"""Starts the local stack (`make run`) in a subprocess: for the e2e tests and benchmarks."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+
+from infra.local.environment import REPO_ROOT
+
+# Variables that would point the child at something other than its own moto backend.
+_INHERITED_AWS = ("AWS_ENDPOINT_URL", "TABLE_PREFIX", "AWS_ACCESS_KEY_ID",
+                  "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def clean_environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _INHERITED_AWS}
+    env.update(extra)
+    return env
+
+
+@dataclass
+class LocalStack:
+    port: int
+    state_dir: Path
+    process: subprocess.Popen
+    startup_seconds: float
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def accounts(self) -> dict[str, dict]:
+        data = json.loads((self.state_dir / "demo-accounts.json").read_text())
+        return {account["role"]: account for account in data}
+
+    def stop(self) -> float:
+        """Ctrl-C, as a developer would; returns how long the stack took to exit."""
+        started = time.perf_counter()
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=15)
+        return time.perf_counter() - started
+
+
+def start_stack(state_dir: Path, port: int | None = None, timeout: float = 60) -> LocalStack:
+    port = port or free_port()
+    env = clean_environment(PORT=str(port), LOCAL_STATE_DIR=str(state_dir))
+    log = open(state_dir.parent / f"stack-{port}.log", "w")
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "infra.local_stack"], cwd=REPO_ROOT,
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = started + timeout
+    while time.perf_counter() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"local stack exited early; see {log.name}")
+        try:
+            if (requests.get(f"http://127.0.0.1:{port}/api/v1/server_settings", timeout=1).ok
+                    and (state_dir / "endpoint.json").exists()):
+                return LocalStack(port, state_dir, process, time.perf_counter() - started)
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"local stack did not start in {timeout} s; see {log.name}")

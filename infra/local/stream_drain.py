@@ -1,0 +1,43 @@
+"""Feeds the outbox stream to the fan-out handler synchronously, for tests and benchmarks."""
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+
+from infra.local.pollers import StreamPoller
+
+
+class OutboxDrain:
+    """Reads every outbox stream record not yet read and hands them to the fan-out at once."""
+
+    def __init__(self) -> None:
+        from chalicelib.models.events import Outbox
+
+        self.streams = boto3.client("dynamodbstreams", region_name="us-east-1")
+        table = boto3.client("dynamodb", region_name="us-east-1").describe_table(
+            TableName=Outbox.Meta.table_name)["Table"]
+        self.arn = table["LatestStreamArn"]
+        shard = self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"][
+            "Shards"][0]
+        self.iterator = self.streams.get_shard_iterator(
+            StreamArn=self.arn, ShardId=shard["ShardId"],
+            ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+
+    def read(self) -> list[dict[str, Any]]:
+        records = []
+        while True:
+            response = self.streams.get_records(ShardIterator=self.iterator, Limit=1000)
+            self.iterator = response["NextShardIterator"]
+            batch = response.get("Records", [])
+            if not batch:
+                return records
+            records.extend(StreamPoller._lambda_record(r, self.arn) for r in batch)
+
+    def __call__(self) -> dict[str, Any]:
+        from chalicelib.events.fanout import handle_stream_batch
+
+        records = self.read()
+        if not records:
+            return {"batchItemFailures": []}
+        return handle_stream_batch({"Records": records})

@@ -1,0 +1,67 @@
+"""Real-time events on the local stack, read by the official client's event loop."""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any
+
+from tests.e2e.test_local_stack import client_for
+
+
+class _Stop(Exception):
+    """Raised from the callback to end call_on_each_event, which otherwise loops forever."""
+
+
+def test_call_on_each_event_receives_typing_and_messages(local_stack):
+    # GIVEN the member listening with the official client's event loop
+    listener, sender = client_for(local_stack, "member"), client_for(local_stack, "owner")
+    member_id = local_stack.accounts()["member"]["user_id"]
+    received: queue.Queue[dict[str, Any]] = queue.Queue()
+    stop = threading.Event()
+
+    def on_event(event: dict[str, Any]) -> None:
+        received.put(event)
+        if stop.is_set():
+            raise _Stop
+
+    def listen() -> None:
+        try:
+            listener.call_on_each_event(on_event, event_types=["message", "typing"])
+        except _Stop:
+            pass
+
+    threading.Thread(target=listen, daemon=True).start()
+
+    def wait_for(predicate, seconds: float) -> dict[str, Any] | None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                event = received.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return None
+            if predicate(event):
+                return event
+        return None
+
+    # WHEN the owner starts typing to the member (repeated until the listener's queue,
+    # registered in its own thread, exists)
+    typing = None
+    deadline = time.monotonic() + 30
+    while typing is None and time.monotonic() < deadline:
+        assert sender.set_typing_status({"op": "start", "to": [member_id]})["result"] == "success"
+        typing = wait_for(lambda e: e["type"] == "typing", 1.0)
+    # THEN the listener sees it, with the sender and both participants
+    assert typing is not None, "no typing event reached call_on_each_event"
+    assert typing["op"] == "start" and typing["sender"]["email"] == "owner@demo.example.com"
+    assert {r["user_id"] for r in typing["recipients"]} >= {member_id}
+
+    # WHEN the owner sends the member a direct message
+    sent = sender.send_message({"type": "direct", "to": [member_id], "content": "ping from e2e"})
+    assert sent["result"] == "success", sent
+    stop.set()
+    message = wait_for(lambda e: e["type"] == "message" and e["message"]["id"] == sent["id"],
+                       15.0)
+    # THEN the listener receives it
+    assert message is not None, "the message did not reach call_on_each_event"
+    assert "ping from e2e" in message["message"]["content"]
