@@ -3,8 +3,8 @@
 moto's TransactWriteItems deep-copies every touched table for rollback, so a
 transaction's cost grows with table size (seconds on a few thousand items). This
 patch backs up only the touched items and the stream records they emit, and runs
-every write under one lock so transactions are atomic against concurrent writers, as
-DynamoDB's are. The AWS code path is untouched: only moto's backend class changes.
+every write and read under one lock so transactions are atomic against concurrent
+writers and readers, as DynamoDB's are. The AWS code path is untouched: only moto's backend class changes.
 """
 from __future__ import annotations
 
@@ -28,7 +28,11 @@ def apply() -> None:
     from moto.dynamodb.models import DynamoDBBackend
 
     original_transact = DynamoDBBackend.transact_write_items
-    for name in ("put_item", "update_item", "delete_item", "batch_write_item"):
+    # Reads take the lock too: moto applies a transaction item by item, and a read in
+    # between would see writes that a failing condition later rolls back (DynamoDB's
+    # reads never see uncommitted transactions).
+    for name in ("put_item", "update_item", "delete_item", "batch_write_item", "get_item",
+                 "query", "scan", "batch_get_item", "transact_get_items"):
         if hasattr(DynamoDBBackend, name):
             setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
     DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]

@@ -1,6 +1,7 @@
 """The local moto patch: transactions stay atomic and roll back only what they touched."""
 from __future__ import annotations
 
+import threading
 import uuid
 
 import boto3
@@ -76,3 +77,22 @@ def test_same_item_twice_is_refused(dynamodb):
             {"Put": {"TableName": TABLE, "Item": {"k": {"S": "z"}}}},
         ])
     assert "Item" not in dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "z"}})
+
+
+@pytest.mark.parametrize("read", ["get_item", "query"])
+def test_reads_wait_for_a_transaction_in_progress(dynamodb, read):
+    # GIVEN a transaction in progress (it holds the backend's lock while applying items)
+    dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "a"}})
+    calls = {"get_item": lambda: dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "a"}}),
+             "query": lambda: dynamodb.query(
+                 TableName=TABLE, KeyConditionExpression="k = :k",
+                 ExpressionAttributeValues={":k": {"S": "a"}})}
+    done = threading.Event()
+    reader = threading.Thread(target=lambda: (calls[read](), done.set()))
+    with moto_patches.write_lock():
+        # WHEN a read arrives meanwhile
+        reader.start()
+        # THEN it does not see the half-applied state: it waits for the transaction
+        assert not done.wait(0.3)
+    assert done.wait(5)
+    reader.join()
