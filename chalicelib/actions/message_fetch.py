@@ -6,7 +6,8 @@ from typing import Any
 from pynamodb.expressions.condition import Condition
 
 from chalicelib.actions.message_dicts import flags_for, load_people_and_channels, message_api_dict
-from chalicelib.actions.message_send import _direct_recipients, realm_setting
+from chalicelib.actions.message_send import _direct_recipients
+from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (access_stream_by_id, access_stream_by_name,
                                         can_read_message, get_subscription)

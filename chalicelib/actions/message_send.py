@@ -12,6 +12,8 @@ from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.message_dicts import (flags_for, load_people_and_channels,
                                               message_api_dict, recipient_id_for)
+from chalicelib.actions.group_settings import caller_has_realm_permission
+from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
 from chalicelib.actions.users import get_user_by_email
@@ -20,7 +22,6 @@ from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
-from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
 from chalicelib.models.messages import Message, dm_key, topic_key
@@ -28,11 +29,6 @@ from chalicelib.models.realms import Realm, UniqueName, group_name_key
 from chalicelib.models.streams import Stream, stream_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, name_key
-
-
-def realm_setting(realm: Realm, name: str) -> Any:
-    stored = realm.settings.as_dict() if realm.settings else {}
-    return stored.get(name, REALM_DEFAULTS[name])
 
 
 def check_content(content: str) -> str:
@@ -200,7 +196,8 @@ def _direct_recipients(caller: Principal, to: str) -> set[int]:
 def _check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,
                                mentions: Mentions) -> None:
     threshold = realm_setting(realm, "wildcard_mention_large_stream_threshold")
-    if stream.subscriber_count <= threshold or caller.is_admin:
+    if stream.subscriber_count <= threshold or caller_has_realm_permission(
+            realm, caller.user_id, caller.role, "can_mention_many_users_group"):
         return
     if mentions.channel_wildcard:
         raise ApiError("You do not have permission to use channel wildcard mentions in this "

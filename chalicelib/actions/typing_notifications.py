@@ -8,12 +8,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, can_read_message, get_subscription
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
-from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS
 from chalicelib.models.base import transaction
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm
@@ -27,9 +27,7 @@ NO_TOPIC = "(no topic)"
 
 
 def empty_topic_display_name(realm: Realm) -> str:
-    stored = realm.settings.as_dict() if realm.settings else {}
-    return str(stored.get("realm_empty_topic_display_name",
-                          REALM_DEFAULTS["realm_empty_topic_display_name"]))
+    return str(realm_setting(realm, "realm_empty_topic_display_name"))
 
 
 def _sender(caller: Principal) -> dict[str, Any]:

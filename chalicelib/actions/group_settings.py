@@ -1,0 +1,108 @@
+"""Group-setting values (§2.7): who they include, and checking new values.
+
+A value is a group id (a role-based system group or a user group) or an anonymous
+group `{"direct_members": [...], "direct_subgroups": [...]}`. System-group membership
+follows from the role alone, so the common case needs no read at all.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from chalicelib.actions.realms import SYSTEM_GROUPS, system_group_id
+from chalicelib.http.errors import ApiError
+from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUP_MAX_ROLE
+from chalicelib.models.realms import Realm
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
+
+GroupSettingValue = int | dict[str, list[int]]
+MAX_SUBGROUP_DEPTH = 10   # nesting deeper than this is refused when groups are edited
+
+
+def normalize(value: Any) -> GroupSettingValue:
+    """A stored or submitted value in its canonical shape (DynamoDB returns Decimals)."""
+    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, dict):
+        return {"direct_members": sorted(int(v) for v in value.get("direct_members") or []),
+                "direct_subgroups": sorted(int(v) for v in value.get("direct_subgroups") or [])}
+    raise ApiError("Invalid group setting value: give a group id or an object with "
+                   "direct_members and direct_subgroups.")
+
+
+def realm_group_setting(realm: Realm, name: str) -> GroupSettingValue:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    if name in stored:
+        return normalize(stored[name])
+    return system_group_id(GROUP_SETTING_DEFAULTS[name])
+
+
+def is_system_group(group_id: int) -> bool:
+    return 1 <= group_id <= len(SYSTEM_GROUPS)
+
+
+def _role_in_system_group(role: int, group_id: int) -> bool:
+    return role <= SYSTEM_GROUP_MAX_ROLE[SYSTEM_GROUPS[group_id - 1]]
+
+
+def user_has_group_setting(realm_id: int, user_id: int, role: int,
+                           value: GroupSettingValue) -> bool:
+    """Whether the (active) user is in the group the value names, subgroups included."""
+    if isinstance(value, dict):
+        if user_id in value["direct_members"]:
+            return True
+        pending = list(value["direct_subgroups"])
+    else:
+        pending = [value]
+    seen: set[int] = set()
+    while pending:
+        # System groups decide by role; user groups are read a level at a time.
+        if any(is_system_group(g) and _role_in_system_group(role, g) for g in pending):
+            return True
+        wanted = [g for g in pending if not is_system_group(g) and g not in seen]
+        seen.update(wanted)
+        if not wanted:
+            return False
+        groups = [g for g in UserGroup.batch_get([(realm_id, g) for g in wanted])
+                  if not g.deactivated]
+        if any(user_id in (g.direct_members or ()) for g in groups):
+            return True
+        pending = [s for g in groups for s in (g.direct_subgroups or ())]
+    return False
+
+
+def caller_has_realm_permission(realm: Realm, user_id: int, role: int, setting: str) -> bool:
+    return user_has_group_setting(realm.realm_id, user_id, role,
+                                  realm_group_setting(realm, setting))
+
+
+# Settings whose value may only be one of these system groups (as the reference limits them).
+ALLOWED_SYSTEM_GROUPS: dict[str, set[str]] = {
+    "can_access_all_users_group": {"role:everyone", "role:members"},
+}
+
+
+def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupSettingValue:
+    """The value, normalized, if every group and user it names exists in the realm."""
+    value = normalize(value)
+    allowed = ALLOWED_SYSTEM_GROUPS.get(setting)
+    if allowed is not None:
+        if isinstance(value, dict) or not is_system_group(value) or \
+                SYSTEM_GROUPS[value - 1] not in allowed:
+            raise ApiError(f"Invalid '{setting}': it must be one of the system groups "
+                           + ", ".join(sorted(allowed)) + ".")
+        return value
+    group_ids = [value] if isinstance(value, int) else value["direct_subgroups"]
+    user_ids = [] if isinstance(value, int) else value["direct_members"]
+    custom = [g for g in group_ids if not is_system_group(g)]
+    found = {g.group_id for g in UserGroup.batch_get([(realm_id, g) for g in set(custom)])
+             if not g.deactivated}
+    for group_id in group_ids:
+        if not is_system_group(group_id) and group_id not in found:
+            raise ApiError(f"Invalid user group ID: {group_id}")
+    users = {u.user_id: u for u in User.batch_get([(realm_id, u) for u in set(user_ids)])}
+    for user_id in user_ids:
+        if user_id not in users or not users[user_id].is_active:
+            raise ApiError(f"Invalid user ID: {user_id}")
+    return value

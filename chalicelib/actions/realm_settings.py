@@ -1,0 +1,89 @@
+"""Organization settings (§2.8): reading them with defaults, and PATCH /realm."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import config
+from chalicelib.actions.group_settings import (GroupSettingValue, check_group_setting_value,
+                                               normalize, realm_group_setting)
+from chalicelib.actions.realms import get_realm
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError
+from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
+from chalicelib.models.base import transaction
+from chalicelib.models.realms import Realm
+
+UNLIMITED = "unlimited"
+TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
+                       "move_messages_within_stream_limit_seconds",
+                       "move_messages_between_streams_limit_seconds")
+TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
+# PATCH /realm names that are stored (and shown by POST /register) with a realm_ prefix.
+STORED_NAMES = {"empty_topic_display_name": "realm_empty_topic_display_name",
+                "topics_policy": "realm_topics_policy"}
+
+
+def realm_setting(realm: Realm, name: str) -> Any:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    return stored.get(name, DEFAULTS[name])
+
+
+def _check_plain(name: str, value: Any) -> Any:
+    if name in TIME_LIMIT_SETTINGS:
+        if value == UNLIMITED:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ApiError(f"Invalid '{name}': give a number of seconds above 0, "
+                           f"or \"{UNLIMITED}\".")
+        return value
+    if name == "empty_topic_display_name":
+        value = value.strip()
+        if not value or len(value) > config.MAX_TOPIC_LENGTH:
+            raise ApiError("The empty-topic display name must be 1 to "
+                           f"{config.MAX_TOPIC_LENGTH} characters.")
+        return value
+    if name == "topics_policy" and value not in TOPICS_POLICIES:
+        raise ApiError(f"Invalid topics_policy: use one of {', '.join(TOPICS_POLICIES)}.")
+    return value
+
+
+def _check_group_change(realm: Realm, name: str, change: Any) -> GroupSettingValue:
+    """A `{new, old}` change (§2.7); `old`, when given, must match the current value."""
+    if not isinstance(change, dict) or "new" not in change:
+        change = {"new": change}
+    if "old" in change and normalize(change["old"]) != realm_group_setting(realm, name):
+        raise ApiError(f"'old' value of {name} does not match the expected value.")
+    return check_group_setting_value(realm.realm_id, name, change["new"])
+
+
+def do_update_realm(caller: Principal, requested: dict[str, Any]) -> dict[str, Any]:
+    if not caller.is_admin:
+        raise ApiError("Must be an organization administrator")
+    realm = get_realm(caller.realm_id)
+    stored = realm.settings.as_dict() if realm.settings else {}
+    changed: dict[str, Any] = {}
+    for name, value in requested.items():
+        if name in GROUP_SETTING_DEFAULTS:
+            new = _check_group_change(realm, name, value)
+            if new != realm_group_setting(realm, name):
+                changed[name] = new
+            continue
+        value = _check_plain(name, value)
+        key = STORED_NAMES.get(name, name)
+        if stored.get(key, DEFAULTS.get(key)) != value:
+            changed[name] = value
+    if not changed:
+        return {}
+    if "settings" in realm.attribute_values:
+        # One path per setting: concurrent changes to other settings keep theirs.
+        actions = [Realm.settings[STORED_NAMES.get(n, n)].set(v) for n, v in changed.items()]
+    else:
+        updated = {**stored, **{STORED_NAMES.get(n, n): v for n, v in changed.items()}}
+        actions = [Realm.settings.set(updated)]
+    with transaction() as tx:
+        tx.update(Realm(caller.realm_id), actions=actions, condition=Realm.realm_id.exists())
+        add_event(tx, caller.realm_id, {"type": "realm", "op": "update_dict",
+                                        "property": "default", "data": changed},
+                  {"realm": True})
+    return {}

@@ -1,0 +1,35 @@
+"""PATCH /realm: organization settings that govern editing and moving messages."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from chalicelib.actions.realm_settings import do_update_realm
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
+
+bp = ApiBlueprint(__name__)
+
+TimeLimit = int | Literal["unlimited"]
+GroupChange = Json[dict[str, Any] | int]
+
+
+@bp.endpoint("/realm", "PATCH")
+def update_realm(
+    caller: Principal, *,
+    allow_message_editing: bool | None = None,
+    message_content_edit_limit_seconds: TimeLimit | None = None,
+    move_messages_within_stream_limit_seconds: TimeLimit | None = None,
+    move_messages_between_streams_limit_seconds: TimeLimit | None = None,
+    empty_topic_display_name: str | None = None,
+    topics_policy: str | None = None,
+    can_resolve_topics_group: GroupChange | None = None,
+    can_move_messages_between_channels_group: GroupChange | None = None,
+    can_move_messages_between_topics_group: GroupChange | None = None,
+    can_access_all_users_group: GroupChange | None = None,
+    can_mention_many_users_group: GroupChange | None = None,
+) -> dict[str, Any]:
+    # Every keyword parameter is a setting; the ones not sent are None.
+    requested = {name: value for name, value in locals().items()
+                 if name != "caller" and value is not None}
+    return do_update_realm(caller, requested)
