@@ -39,7 +39,7 @@ def check_content(content: str) -> str:
     return content.rstrip()
 
 
-def check_topic(topic: str | None, realm: Realm) -> str:
+def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None) -> str:
     if topic is None:
         topic = ""
     topic = topic.strip()
@@ -50,9 +50,21 @@ def check_topic(topic: str | None, realm: Realm) -> str:
         raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
     if any(ord(ch) < 32 for ch in topic):
         raise ApiError("Invalid character in topic")
-    if topic == "" and realm_setting(realm, "realm_topics_policy") == "disable_empty_topic":
-        raise ApiError("Topics are required in this organization.")
+    policy = topics_policy(realm, stream)
+    if topic == "" and policy == "disable_empty_topic":
+        raise ApiError("Topics are required in this channel." if stream is not None and
+                       stream.topics_policy != "inherit" else
+                       "Topics are required in this organization.")
+    if topic != "" and policy == "empty_topic_only":
+        raise ApiError(f"Only the \"{display}\" topic is allowed in this channel.")
     return topic
+
+
+def topics_policy(realm: Realm, stream: Stream | None) -> str:
+    """The channel's own policy, or the organization's when the channel inherits it."""
+    if stream is not None and stream.topics_policy and stream.topics_policy != "inherit":
+        return stream.topics_policy
+    return str(realm_setting(realm, "realm_topics_policy"))
 
 
 def _parse_to(to: str) -> Any:
@@ -95,60 +107,127 @@ def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
     return Resolved(targets, user_ids, group_ids, members)
 
 
+@dataclass
+class RenderedContent:
+    """Message content with its mentions looked up and its HTML rendered."""
+
+    content: str
+    rendered: str
+    mentions: Mentions
+    resolved: Resolved
+
+    def apply_to(self, message: Message) -> None:
+        message.content = self.content
+        message.rendered_content = self.rendered
+        message.content_sha256 = content_sha256(self.content)
+        message.is_me_message = self.content.startswith("/me ")
+        message.mentioned_user_ids = self.resolved.user_ids or None
+        message.mentioned_group_ids = self.resolved.group_ids or None
+        message.wildcard_mention = ("stream" if self.mentions.channel_wildcard else "topic"
+                                    if self.mentions.topic_wildcard else None)
+
+
+def content_sha256(content: str) -> str:
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def render_content(realm_id: int, content: str) -> RenderedContent:
+    content = check_content(content)
+    mentions = find_mentions(content)
+    resolved = resolve_mentions(realm_id, mentions)
+    return RenderedContent(content, render_message(content, resolved.targets), mentions,
+                           resolved)
+
+
+@dataclass
+class PreparedMessage:
+    """A new message, its event and audience: what one transaction writes."""
+
+    message: Message
+    event: dict[str, Any]
+    audience: dict[str, Any]
+
+    def add_to(self, tx: Any) -> None:
+        tx.save(self.message, condition=Message.message_id.does_not_exist())
+        add_event(tx, self.message.realm_id, self.event, self.audience)  # type: ignore[arg-type]
+
+
+def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str,
+                        rendered: RenderedContent, client: str = "API") -> Message:
+    message = Message(realm.realm_id, 0, sender_id=sender_id, date_sent=now_seconds(),
+                      client=client, recipient_id=0, type="stream")
+    rendered.apply_to(message)
+    message.stream_id = stream.stream_id
+    message.stream_key = stream_key(realm.realm_id, stream.stream_id)
+    message.topic = topic
+    message.topic_key = topic_key(realm.realm_id, stream.stream_id, topic)
+    message.recipient_id = recipient_id_for(f"stream:{stream.stream_id}")
+    return message
+
+
+def prepare_message(realm: Realm, sender: User, message: Message, rendered: RenderedContent,
+                    audience: dict[str, Any]) -> PreparedMessage:
+    """Gives the message its id and builds the message event for its audience."""
+    message.message_id = allocate_id(realm.realm_id, "message")
+    users, streams = load_people_and_channels(realm.realm_id, [message])
+    users[sender.user_id] = sender
+    event_message = message_api_dict(message, users, streams, realm)
+    event_message["_raw_content"] = message.content
+    audience = {**audience, "user_flags": user_flags(message, rendered.resolved,
+                                                      sender.user_id)}
+    event = {"type": "message", "message": event_message, "flags": [],
+             "_empty_topic_display_name": realm_setting(realm, "realm_empty_topic_display_name")}
+    return PreparedMessage(message, event, audience)
+
+
+def channel_audience(stream: Stream) -> dict[str, Any]:
+    return {"stream": stream.stream_id, "public": not stream.invite_only}
+
+
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
                        content: str, client: str = "API") -> dict[str, Any]:
-    content = check_content(content)
+    rendered = render_content(caller.realm_id, content)
     realm = get_realm(caller.realm_id)
     sender = User.get(caller.realm_id, caller.user_id)
-    mentions = find_mentions(content)
-    resolved = resolve_mentions(caller.realm_id, mentions)
-    message = Message(caller.realm_id, 0, sender_id=caller.user_id, content=content,
-                      rendered_content=render_message(content, resolved.targets),
-                      content_sha256=hashlib.sha256(content.encode()).hexdigest(),
-                      date_sent=now_seconds(), client=client,
-                      is_me_message=content.startswith("/me "),
-                      mentioned_user_ids=resolved.user_ids or None,
-                      mentioned_group_ids=resolved.group_ids or None, recipient_id=0)
     stream: Stream | None = None
     if message_type in ("stream", "channel"):
         stream = _channel_target(caller, to)
         if stream.is_archived:
             raise ApiError("Cannot send to an archived channel.")
-        message.type = "stream"
-        message.stream_id = stream.stream_id
-        message.stream_key = stream_key(caller.realm_id, stream.stream_id)
-        message.topic = check_topic(topic, realm)
-        message.topic_key = topic_key(caller.realm_id, stream.stream_id, message.topic)
-        message.recipient_id = recipient_id_for(f"stream:{stream.stream_id}")
-        if mentions.channel_wildcard or mentions.topic_wildcard:
-            _check_wildcard_permission(caller, realm, stream, mentions)
-            message.wildcard_mention = "stream" if mentions.channel_wildcard else "topic"
-        audience: dict[str, Any] = {"stream": stream.stream_id, "public": not stream.invite_only}
+        message = new_channel_message(realm, caller.user_id, stream,
+                                      check_topic(topic, realm, stream), rendered, client)
+        if rendered.mentions.channel_wildcard or rendered.mentions.topic_wildcard:
+            check_wildcard_permission(caller, realm, stream, rendered.mentions)
+        audience = channel_audience(stream)
     else:
         participants = _direct_recipients(caller, to) | {caller.user_id}
-        message.type = "private"
+        message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
+                          date_sent=now_seconds(), client=client, recipient_id=0)
+        rendered.apply_to(message)
+        message.wildcard_mention = None
         message.recipient_ids = sorted(participants)
         message.dm_key = dm_key(caller.realm_id, participants)
         message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
         audience = {"users": sorted(participants)}
-    message.message_id = allocate_id(caller.realm_id, "message")
-    users, streams = load_people_and_channels(caller.realm_id, [message])
-    users[sender.user_id] = sender
-    event_message = message_api_dict(message, users, streams, realm)
-    event_message["_raw_content"] = content
-    audience["user_flags"] = _user_flags(message, resolved, caller.user_id)
+    prepared = prepare_message(realm, sender, message, rendered, audience)
     with transaction() as tx:
-        tx.save(message, condition=Message.message_id.does_not_exist())
-        add_event(tx, caller.realm_id, {
-            "type": "message", "message": event_message, "flags": [],
-            "_empty_topic_display_name": realm_setting(realm, "realm_empty_topic_display_name"),
-        }, audience)
-    if stream is not None and stream.first_message_id is None:
-        _set_first_message(stream, message.message_id)
+        prepared.add_to(tx)
+    if stream is not None:
+        after_channel_message(stream, message)
     return {"id": message.message_id}
 
 
-def _user_flags(message: Message, resolved: Resolved, sender_id: int) -> dict[str, list[str]]:
+def after_channel_message(stream: Stream, message: Message) -> None:
+    """Derived records a new channel message updates (outside its transaction: both
+    are recomputable, and a lost race only means another message got there first)."""
+    from chalicelib.actions.topics import note_topic_message
+
+    if stream.first_message_id is None:
+        _set_first_message(stream, message.message_id)
+    note_topic_message(message.realm_id, stream.stream_id, message.topic, message.message_id)
+
+
+def user_flags(message: Message, resolved: Resolved, sender_id: int) -> dict[str, list[str]]:
     interested = resolved.user_ids | resolved.group_members | {sender_id}
     flags = {str(uid): flags_for(message, uid, resolved.group_members) for uid in interested}
     return {uid: f for uid, f in flags.items() if f}
@@ -193,7 +272,7 @@ def _direct_recipients(caller: Principal, to: str) -> set[int]:
     return {u.user_id for u in users}
 
 
-def _check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,
+def check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,
                                mentions: Mentions) -> None:
     threshold = realm_setting(realm, "wildcard_mention_large_stream_threshold")
     if stream.subscriber_count <= threshold or caller_has_realm_permission(

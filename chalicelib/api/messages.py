@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.message_fetch import get_message, get_messages
 from chalicelib.actions.message_send import check_send_message
 from chalicelib.http.auth import Principal
@@ -46,3 +47,21 @@ def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor:
 def fetch_message(caller: Principal, *, message_id: int, apply_markdown: bool = True,
                   allow_empty_topic_name: bool = False) -> dict[str, Any]:
     return get_message(caller, message_id, apply_markdown, allow_empty_topic_name)
+
+
+@bp.endpoint("/messages/{message_id}", "PATCH")
+def update_message(caller: Principal, *, message_id: int, content: str | None = None,
+                   topic: str | None = None, subject: str | None = None,
+                   stream_id: int | None = None,
+                   propagate_mode: Literal["change_one", "change_later",
+                                           "change_all"] = "change_one",
+                   send_notification_to_old_thread: bool = False,
+                   send_notification_to_new_thread: bool = True,
+                   prev_content_sha256: str | None = None) -> dict[str, Any]:
+    return do_update_message(caller, EditRequest(
+        message_id=message_id, content=content,
+        topic=topic if topic is not None else subject, stream_id=stream_id,
+        propagate_mode=propagate_mode,
+        send_notification_to_old_thread=send_notification_to_old_thread,
+        send_notification_to_new_thread=send_notification_to_new_thread,
+        prev_content_sha256=prev_content_sha256))

@@ -129,6 +129,11 @@ def audience_queues(realm_id: int, audience: dict[str, Any]) -> list[EventQueue]
         return queues_of_realm(realm_id)
     if "stream" in audience:
         return _channel_queues(realm_id, int(audience["stream"]), audience)
+    if "streams" in audience:   # e.g. a move: everyone who could see either channel
+        found: dict[str, EventQueue] = {}
+        for stream_id in audience["streams"]:
+            found.update((q.queue_id, q) for q in _channel_queues(realm_id, int(stream_id), {}))
+        return list(found.values())
     return queues_of_users(realm_id, [int(u) for u in audience.get("users", [])])
 
 

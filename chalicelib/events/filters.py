@@ -91,7 +91,19 @@ def _forms(event: dict[str, Any], queue: EventQueue,
         return _typing_for_queue(event, queue, caps)
     if kind == "message":
         return [_message_for_queue(event, options, queue.user_id, user_flags)]
+    if kind == "update_message":
+        return [_update_for_queue(event, caps, queue.user_id, user_flags)]
     return [event]
+
+
+def _update_for_queue(event: dict[str, Any], caps: dict[str, Any], user_id: int,
+                      user_flags: dict[str, list[str]]) -> dict[str, Any]:
+    form = {**event, "flags": list(user_flags.get(str(user_id), event.get("flags", [])))}
+    if not caps.get("empty_topic_name"):
+        for name in ("orig_subject", "subject"):
+            if form.get(name) == "":
+                form[name] = _empty_topic_display(event)
+    return form
 
 
 def _typing_for_queue(event: dict[str, Any], queue: EventQueue, caps: dict[str, Any]

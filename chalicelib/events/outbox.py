@@ -17,7 +17,8 @@ class Audience(TypedDict, total=False):
     """Who receives an event; the fan-out resolves it to live queues.
 
     users: these user ids; stream: the subscribers of this channel id (plus, for a
-    public channel, queues registered with all_public_streams); realm: every user of the
+    public channel, queues registered with all_public_streams); streams: the same for
+    each of several channels, each queue once; realm: every user of the
     realm; user_flags: per-user message flags for message events; public: whether the
     channel is public (saves a read); subscribers_only: the channel's subscribers even
     when it is public (typing).
@@ -25,6 +26,7 @@ class Audience(TypedDict, total=False):
 
     users: list[int]
     stream: int
+    streams: list[int]
     realm: bool
     user_flags: dict[str, list[str]]
     public: bool

@@ -1,0 +1,16 @@
+"""GET /users/me/{stream_id}/topics: a channel's topics, most recent first (§4.12)."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.topics import get_topics
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/users/me/{stream_id}/topics", "GET")
+def list_topics(caller: Principal, *, stream_id: int,
+                allow_empty_topic_name: bool = False) -> dict[str, Any]:
+    return {"topics": get_topics(caller, stream_id, allow_empty_topic_name)}

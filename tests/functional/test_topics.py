@@ -1,0 +1,50 @@
+"""GET /users/me/{stream_id}/topics: recency order, max_id, empty topic, protected history."""
+from __future__ import annotations
+
+from tests.functional.edit_helpers import channel, send
+
+
+def topics(account, stream_id: int, **params):
+    response = account.get(f"/users/me/{stream_id}/topics", params)
+    assert response.ok, response.json
+    return [(t["name"], t["max_id"]) for t in response.json["topics"]]
+
+
+def test_topics_most_recent_first_and_kept_in_step_with_moves(realm):
+    stream_id = channel(realm.owner, "talk", [realm.owner, realm.member])
+    a1 = send(realm.member, "talk", "alpha")
+    b1 = send(realm.member, "talk", "beta")
+    a2 = send(realm.member, "talk", "Alpha")   # topics are case-insensitive
+    assert topics(realm.member, stream_id) == [("Alpha", a2), ("beta", b1)]
+    # a move updates both the old and the new topic
+    assert realm.member.patch(f"/messages/{a2}", {
+        "topic": "gamma", "send_notification_to_new_thread": False}).ok
+    assert topics(realm.member, stream_id) == [("gamma", a2), ("beta", b1), ("alpha", a1)]
+    assert realm.member.patch(f"/messages/{a1}", {
+        "topic": "gamma", "send_notification_to_new_thread": False}).ok
+    assert topics(realm.member, stream_id) == [("gamma", a2), ("beta", b1)]
+
+
+def test_empty_topic_name_and_errors(realm):
+    stream_id = channel(realm.owner, "talk", [realm.owner, realm.member])
+    empty = send(realm.member, "talk", "")
+    assert topics(realm.member, stream_id) == [("general chat", empty)]
+    assert topics(realm.member, stream_id, allow_empty_topic_name=True) == [("", empty)]
+    for bad in (99999,):
+        response = realm.member.get(f"/users/me/{bad}/topics")
+        assert response.status == 400 and response.json["msg"] == "Invalid channel ID"
+    secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
+    assert realm.member.get(f"/users/me/{secret}/topics").json["msg"] == "Invalid channel ID"
+
+
+def test_protected_history_shows_only_topics_since_subscribing(realm):
+    stream_id = channel(realm.owner, "secret", [realm.owner], invite_only=True,
+                        history_public_to_subscribers=False)
+    send(realm.owner, "secret", "before")
+    mixed_old = send(realm.owner, "secret", "mixed")
+    assert realm.owner.post("/users/me/subscriptions", {
+        "subscriptions": [{"name": "secret"}], "principals": [realm.member.user_id]}).ok
+    after = send(realm.owner, "secret", "after")
+    mixed_new = send(realm.owner, "secret", "mixed")
+    assert topics(realm.member, stream_id) == [("mixed", mixed_new), ("after", after)]
+    assert len(topics(realm.owner, stream_id)) == 3 and mixed_old < mixed_new
