@@ -96,8 +96,11 @@ def find_resumable_move(caller: Principal, target: Message, topic: str | None,
         key = topic_key(caller.realm_id, old_stream.stream_id, plan.old_topic)
         condition = (Message.message_id >= target.message_id
                      if plan.propagate_mode == "change_later" else None)
+        from chalicelib.actions.message_edit import MOVE_ATTRIBUTES
+
         plan.messages = [
-            m for m in Message.by_topic.query(key, range_key_condition=condition)
+            m for m in Message.by_topic.query(key, range_key_condition=condition,
+                                              attributes_to_get=MOVE_ATTRIBUTES)
             if m.topic_key == key and m.message_id != target.message_id
             and can_read_message(old_stream, subscription, m.message_id, caller)]
     return plan
