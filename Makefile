@@ -46,6 +46,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	@$(BIN)/python -m bench.request_counts
 	@$(BIN)/python -m bench.events
+	@$(BIN)/python -m bench.message_moves
 
 clean:
 	rm -rf $(VENV) build .pytest_cache
