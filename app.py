@@ -2,7 +2,7 @@
 from chalice import Chalice
 
 from chalicelib.api import (alert_words, events, messages, realm, server, settings, streams,
-                            subscriptions, topics, typing_notifications, users)
+                            subscriptions, topics, typing_notifications, uploads, users)
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
 from chalicelib.http.middleware import register_middleware
 
@@ -11,7 +11,7 @@ app.api.binary_types = ["application/octet-stream", "multipart/form-data",
                         "image/*", "application/pdf"]
 
 for area in (server, users, streams, subscriptions, messages, events, typing_notifications,
-             alert_words, settings, realm, topics):
+             alert_words, settings, realm, topics, uploads):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 
 register_middleware(app)

@@ -11,6 +11,8 @@ os.environ.update({
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
     "TABLE_PREFIX": "test-",
+    # Fixed here: the chalice test client applies the dev stage's TABLE_PREFIX inside requests.
+    "UPLOAD_BUCKET": "test-uploads",
     "POWERTOOLS_LOG_LEVEL": "WARNING",
     "POWERTOOLS_METRICS_NAMESPACE": "teamchat-test",
 })

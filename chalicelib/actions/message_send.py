@@ -9,13 +9,18 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
-from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.message_dicts import (flags_for, load_people_and_channels,
-                                              message_api_dict, recipient_id_for)
 from chalicelib.actions.group_settings import caller_has_realm_permission
+from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.message_dicts import (
+    flags_for,
+    load_people_and_channels,
+    message_api_dict,
+    recipient_id_for,
+)
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
+from chalicelib.actions.uploads import plan_links
 from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
@@ -210,8 +215,10 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
         audience = {"users": sorted(participants)}
     prepared = prepare_message(realm, sender, message, rendered, audience)
+    links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:
         prepared.add_to(tx)
+        links.apply(tx)
     if stream is not None:
         after_channel_message(stream, message)
     return {"id": message.message_id}

@@ -11,7 +11,7 @@ from chalice import Blueprint, Response
 from chalicelib.http.auth import authenticate
 from chalicelib.http.errors import ApiError
 from chalicelib.http.params import param_specs, parse_params
-from chalicelib.http.request import request_params
+from chalicelib.http.request import UploadedFile, request_params
 from chalicelib.http.response import json_error, json_success
 from chalicelib.lib.log import logger
 
@@ -19,6 +19,8 @@ from chalicelib.lib.log import logger
 # and parse the body ourselves (Chalice would answer 415 for anything but JSON).
 ANY_CONTENT_TYPE = ["*/*"]
 _PATH_PARAM = re.compile(r"{(\w+)}")
+# A view parameter of this name receives every uploaded file, whatever its field name.
+FILES_PARAM = "uploaded_files"
 
 
 class ApiBlueprint(Blueprint):
@@ -29,7 +31,8 @@ class ApiBlueprint(Blueprint):
         path_names = set(_PATH_PARAM.findall(path))
 
         def decorate(view: Callable[..., Any]) -> Callable[..., Response]:
-            specs = param_specs(view, path_names)
+            takes_files = FILES_PARAM in inspect.signature(view).parameters
+            specs = [s for s in param_specs(view, path_names) if s.name != FILES_PARAM]
             takes_caller = not public and _first_positional(view) is not None
 
             @functools.wraps(view)
@@ -39,7 +42,14 @@ class ApiBlueprint(Blueprint):
                     caller = None if public else authenticate(request.headers.get("authorization"))
                     if caller is not None:
                         logger.append_keys(realm_id=caller.realm_id, user_id=caller.user_id)
-                    values, ignored = parse_params(specs, request_params(request), path_values)
+                    supplied = request_params(request)
+                    if takes_files:
+                        files = [v for v in supplied.values() if isinstance(v, UploadedFile)]
+                        supplied = {k: v for k, v in supplied.items()
+                                    if not isinstance(v, UploadedFile)}
+                    values, ignored = parse_params(specs, supplied, path_values)
+                    if takes_files:
+                        values[FILES_PARAM] = files
                     args = (caller,) if takes_caller else ()
                     result = view(*args, **values)
                 except ApiError as error:

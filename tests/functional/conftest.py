@@ -24,6 +24,12 @@ def aws() -> Iterator[None]:
     moto_patches.apply()
     with mock_aws():
         create_all("test-")
+        import boto3
+
+        from chalicelib import config
+
+        boto3.client("s3", region_name="us-east-1").create_bucket(
+            Bucket=config.upload_bucket())
         yield
 
 
@@ -84,6 +90,20 @@ class Account:
 
     def delete(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
         return self.call("DELETE", path, params)
+
+    def upload(self, files: list[tuple[str, str, bytes]]) -> ApiResponse:
+        """POST /user_uploads as multipart/form-data; files are (field, filename, bytes)."""
+        boundary = "teamchat-test-boundary"
+        parts = [(f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
+                  f'filename="{name}"\r\nContent-Type: text/plain\r\n\r\n').encode()
+                 + data + b"\r\n" for field, name, data in files]
+        body = b"".join(parts) + f"--{boundary}--\r\n".encode()
+        response = self.client.http.request(
+            "POST", "/api/v1/user_uploads", body=body, headers={
+                **self.auth_header(),
+                "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        return ApiResponse(response.status_code, json.loads(response.body or b"{}"),
+                           dict(response.headers))
 
 
 def call_api(client: Client, method: str, path: str, params: dict[str, Any] | None = None,

@@ -1,0 +1,154 @@
+"""Uploaded files (§2.3): storing them in S3, who may read them, and which messages link them.
+
+An attachment records the messages whose content links `/user_uploads/<path_id>`; the
+links change in the same transaction as the message, so a removed last reference is
+known exactly when an edit commits.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+
+from chalicelib import config
+from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.streams import can_read_message, get_stream, get_subscription
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError, ResourceNotFoundError
+from chalicelib.http.request import UploadedFile
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.messages import Message
+from chalicelib.models.uploads import Attachment
+
+MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
+DOWNLOAD_URL_SECONDS = 60
+# "/user_uploads/<realm_id>/<random>/<name>", relative or after a scheme and host.
+UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{24}/[^\s)\]\"'<>?#]+)")
+
+
+def _s3() -> Any:
+    return boto3.client("s3", region_name=config.region())
+
+
+def sanitize_filename(name: str) -> str:
+    """A name safe in a URL path and an S3 key; keeps letters, digits, dot, dash, underscore."""
+    name = unicodedata.normalize("NFKD", name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1])
+    name = re.sub(r"[^\w.-]+", "-", name.encode("ascii", "ignore").decode()).strip("-.")
+    return name[:100] or "file"
+
+
+def upload_path_ids(content: str) -> set[str]:
+    """The path ids of uploads that Markdown content links to."""
+    return set(UPLOAD_LINK.findall(content))
+
+
+def do_upload_file(caller: Principal, files: list[UploadedFile]) -> dict[str, Any]:
+    if not files:
+        raise ApiError("You must specify a file to upload")
+    if len(files) > 1:
+        raise ApiError("You may only upload one file at a time")
+    upload = files[0]
+    if not upload.filename.strip():
+        raise ApiError("The uploaded file needs a name")
+    if len(upload.data) > MAX_UPLOAD_MIB * 1024 * 1024:
+        raise ApiError(f"File too large: the limit is {MAX_UPLOAD_MIB} MiB")
+    path_id = f"{caller.realm_id}/{secrets.token_hex(12)}/{sanitize_filename(upload.filename)}"
+    _s3().put_object(Bucket=config.upload_bucket(), Key=path_id, Body=upload.data,
+                     ContentType=upload.content_type or "application/octet-stream",
+                     Metadata={"owner-id": str(caller.user_id)})
+    Attachment(caller.realm_id, path_id, attachment_id=allocate_id(caller.realm_id, "upload"),
+               owner_id=caller.user_id, name=upload.filename.strip(), size=len(upload.data),
+               content_type=upload.content_type or "application/octet-stream",
+               create_time=now_seconds() * 1000).save(
+        condition=Attachment.path_id.does_not_exist())
+    uri = f"/user_uploads/{path_id}"
+    return {"uri": uri, "url": uri, "filename": upload.filename.strip()}
+
+
+def download_url(caller: Principal, realm_id: int, path_id: str) -> str:
+    """A short-lived S3 URL for the file, if the caller may read it."""
+    attachment = Attachment.get_or_none(realm_id, path_id) if realm_id == caller.realm_id \
+        else None
+    if attachment is None or not _may_read(caller, attachment):
+        raise ResourceNotFoundError("File not found")
+    name = path_id.rsplit("/", 1)[-1]
+    return _s3().generate_presigned_url(
+        "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
+        Params={"Bucket": config.upload_bucket(), "Key": path_id,
+                "ResponseContentDisposition": f'inline; filename="{name}"'})
+
+
+def _may_read(caller: Principal, attachment: Attachment) -> bool:
+    if attachment.owner_id == caller.user_id:
+        return True
+    ids = sorted(attachment.message_ids or ())
+    for message in Message.batch_get([(caller.realm_id, i) for i in ids[:100]]):
+        if message.type == "private":
+            if caller.user_id in message.recipient_ids:
+                return True
+            continue
+        stream = get_stream(caller.realm_id, message.stream_id)
+        subscription = get_subscription(caller.realm_id, caller.user_id, message.stream_id)
+        if stream is not None and can_read_message(stream, subscription, message.message_id,
+                                                   caller):
+            return True
+    return False
+
+
+@dataclass
+class AttachmentChanges:
+    """The link changes of one message write, applied inside its transaction."""
+
+    realm_id: int
+    message_id: int
+    link: list[str] = field(default_factory=list)
+    unlink: list[str] = field(default_factory=list)
+    detached: list[dict[str, Any]] = field(default_factory=list)
+
+    def apply(self, tx: Any) -> None:
+        for path_id in self.link:
+            tx.update(Attachment(self.realm_id, path_id),
+                      actions=[Attachment.message_ids.add({self.message_id})],
+                      condition=Attachment.path_id.exists())
+        for path_id in self.unlink:
+            tx.update(Attachment(self.realm_id, path_id),
+                      actions=[Attachment.message_ids.delete({self.message_id})],
+                      condition=Attachment.path_id.exists())
+
+
+def plan_links(realm_id: int, sender_id: int, message_id: int, content: str
+               ) -> AttachmentChanges:
+    """For a new message: link the sender's own uploads that the content references."""
+    return plan_attachment_changes(realm_id, sender_id, message_id, "", content)
+
+
+def plan_attachment_changes(realm_id: int, actor_id: int, message_id: int, old_content: str,
+                            new_content: str) -> AttachmentChanges:
+    old, new = upload_path_ids(old_content), upload_path_ids(new_content)
+    changes = AttachmentChanges(realm_id, message_id)
+    wanted = (new - old) | (old - new)
+    if not wanted:
+        return changes
+    found = {a.path_id: a for a in Attachment.batch_get([(realm_id, p) for p in wanted])}
+    # New links claim only the actor's own uploads, as the reference does.
+    changes.link = sorted(p for p in new - old if p in found and found[p].owner_id == actor_id)
+    changes.unlink = sorted(p for p in old - new if p in found
+                            and message_id in (found[p].message_ids or ()))
+    for path_id in changes.unlink:
+        attachment = found[path_id]
+        remaining = set(attachment.message_ids or ()) - {message_id}
+        if attachment.owner_id == actor_id and not remaining:
+            changes.detached.append(attachment_dict(attachment, []))
+    return changes
+
+
+def attachment_dict(attachment: Attachment, messages: list[Message]) -> dict[str, Any]:
+    return {"id": attachment.attachment_id, "name": attachment.name,
+            "path_id": attachment.path_id, "size": attachment.size,
+            "create_time": attachment.create_time,
+            "messages": [{"id": m.message_id, "date_sent": m.date_sent * 1000}
+                         for m in messages]}

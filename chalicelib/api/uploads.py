@@ -1,0 +1,24 @@
+"""File uploads: POST /user_uploads, and reading a file back through a short-lived link."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalice import Response
+
+from chalicelib.actions.uploads import do_upload_file, download_url
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.request import UploadedFile
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/user_uploads", "POST")
+def upload_file(caller: Principal, *, uploaded_files: list[UploadedFile]) -> dict[str, Any]:
+    return do_upload_file(caller, uploaded_files)
+
+
+@bp.endpoint("/user_uploads/{realm_id}/{random}/{filename}", "GET")
+def get_upload(caller: Principal, *, realm_id: int, random: str, filename: str) -> Response:
+    url = download_url(caller, realm_id, f"{realm_id}/{random}/{filename}")
+    return Response(body="", status_code=302, headers={"Location": url})

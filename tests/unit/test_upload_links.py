@@ -1,0 +1,22 @@
+"""Finding upload links in message Markdown."""
+from __future__ import annotations
+
+from chalicelib.actions.uploads import sanitize_filename, upload_path_ids
+
+PATH = "7/0123456789abcdef01234567/plan.txt"
+
+
+def test_relative_absolute_and_repeated_links():
+    content = (f"[a](/user_uploads/{PATH}) and https://chat.example.com/user_uploads/{PATH}"
+               " and [b](/user_uploads/7/0123456789abcdef01234568/b-c.pdf?x=1)")
+    assert upload_path_ids(content) == {PATH, "7/0123456789abcdef01234568/b-c.pdf"}
+
+
+def test_text_that_only_looks_like_a_link():
+    assert upload_path_ids("/user_uploads/x/y/z and /user_uploads/7/short/a.txt") == set()
+
+
+def test_sanitized_names():
+    assert sanitize_filename("../../etc/passwd") == "passwd"
+    assert sanitize_filename("Résumé 2026.pdf") == "Resume-2026.pdf"
+    assert sanitize_filename("???") == "file"
