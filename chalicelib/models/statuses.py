@@ -1,0 +1,31 @@
+"""User statuses (§4.9, §4.10) and the organization's custom emoji."""
+from __future__ import annotations
+
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class UserStatus(BaseModel):
+    """A user's status; absent when cleared. `away` lives in the presence_enabled setting."""
+
+    Meta = table_meta("user_statuses")
+    realm_id = NumberAttribute(hash_key=True)
+    user_id = NumberAttribute(range_key=True)
+    status_text = UnicodeAttribute(default="")
+    emoji_name = UnicodeAttribute(default="")
+    emoji_code = UnicodeAttribute(default="")
+    reaction_type = UnicodeAttribute(default="")
+    timestamp = NumberAttribute()
+
+
+class RealmEmoji(BaseModel):
+    """A custom emoji; its image is in the uploads bucket under `path_id`."""
+
+    Meta = table_meta("realm_emoji")
+    realm_id = NumberAttribute(hash_key=True)
+    emoji_id = NumberAttribute(range_key=True)       # allocate_id(realm_id, "emoji")
+    name = UnicodeAttribute()
+    path_id = UnicodeAttribute()
+    author_id = NumberAttribute(null=True)
+    deactivated = BooleanAttribute(default=False)
