@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute,
-                                 NumberAttribute, UnicodeAttribute)
+                                 NumberAttribute, UnicodeAttribute, UnicodeSetAttribute)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib.models.base import BaseModel, table_meta
@@ -40,11 +40,15 @@ class User(BaseModel):
     date_joined = NumberAttribute()
     avatar_version = NumberAttribute(default=1)
     api_key_hash = UnicodeAttribute()
+    # Further keys issued by POST /fetch_api_key; each has an ApiKey record like the first.
+    extra_api_key_hashes = UnicodeSetAttribute(null=True)
     password_hash = UnicodeAttribute(null=True)
     # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.
     settings = MapAttribute(default=dict)
     # Words and phrases that highlight a message for this user, as the user wrote them.
     alert_words = ListAttribute(of=UnicodeAttribute, null=True)
+    # Custom profile field values: {"<field id>": "<value>"}.
+    profile_data = MapAttribute(default=dict)
     # Outgoing-webhook bots: where to post, and the fixed token the receiver checks.
     service_url = UnicodeAttribute(null=True)
     service_token = UnicodeAttribute(null=True)

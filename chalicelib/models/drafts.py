@@ -1,0 +1,30 @@
+"""Drafts stored for a user who synchronizes them, and one-time confirmation records."""
+from __future__ import annotations
+
+from pynamodb.attributes import (JSONAttribute, ListAttribute, NumberAttribute,
+                                 TTLAttribute, UnicodeAttribute)
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class Draft(BaseModel):
+    Meta = table_meta("drafts")
+    user_key = UnicodeAttribute(hash_key=True)        # "<realm_id>#<user_id>"
+    draft_id = NumberAttribute(range_key=True)        # allocate_id(realm_id, "draft")
+    type = UnicodeAttribute()                         # "stream", "private" or ""
+    to = ListAttribute(of=NumberAttribute, default=list)
+    topic = UnicodeAttribute(default="")
+    content = UnicodeAttribute()
+    timestamp = NumberAttribute()
+
+
+class Confirmation(BaseModel):
+    """A link sent by email (e.g. to confirm a new address); keyed by the key's hash."""
+
+    Meta = table_meta("confirmations")
+    key_hash = UnicodeAttribute(hash_key=True)
+    kind = UnicodeAttribute()                         # "email_change"
+    realm_id = NumberAttribute()
+    user_id = NumberAttribute()
+    data = JSONAttribute()
+    expires_at = TTLAttribute()

@@ -1,0 +1,17 @@
+"""Custom profile fields an organization defines (values live on the user, profile_data)."""
+from __future__ import annotations
+
+from pynamodb.attributes import JSONAttribute, NumberAttribute, UnicodeAttribute
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class ProfileField(BaseModel):
+    Meta = table_meta("profile_fields")
+    realm_id = NumberAttribute(hash_key=True)
+    field_id = NumberAttribute(range_key=True)        # allocate_id(realm_id, "profile_field")
+    name = UnicodeAttribute()
+    hint = UnicodeAttribute(default="")
+    field_type = NumberAttribute()                   # the reference's type numbers
+    field_data = JSONAttribute(null=True)            # choices / external account settings
+    order = NumberAttribute(default=0)
