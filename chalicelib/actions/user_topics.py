@@ -11,12 +11,15 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
+from chalicelib.actions.streams import (access_stream_by_id, access_stream_by_name,
+                                        get_stream, stream_id_by_name)
+from chalicelib.actions.typing_notifications import empty_topic_display_name
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream, user_key
 from chalicelib.models.topics import UserTopic, user_topic_key
 
@@ -29,17 +32,27 @@ def user_topics(realm_id: int, user_id: int) -> list[UserTopic]:
     return list(UserTopic.query(user_key(realm_id, user_id)))
 
 
-def user_topic_dict(item: UserTopic) -> dict[str, Any]:
-    return {"stream_id": item.stream_id, "topic_name": item.topic_name,
+def user_topic_dict(item: UserTopic, empty_topic_display: str | None = None
+                    ) -> dict[str, Any]:
+    """The reference shape; the empty topic shows as `empty_topic_display` when given."""
+    topic = item.topic_name or empty_topic_display or ""
+    return {"stream_id": item.stream_id, "topic_name": topic,
             "last_updated": item.last_updated, "visibility_policy": item.visibility_policy}
 
 
-def muted_topic_triples(realm_id: int, items: list[UserTopic]) -> list[list[Any]]:
-    """The deprecated muted_topics shape: [channel name, topic, last_updated]."""
+def muted_topic_triples(realm: Realm, items: list[UserTopic]) -> list[list[Any]]:
+    """The deprecated muted_topics shape: [channel name, topic, last_updated].
+
+    Its readers predate the empty topic (clients that know it ask for user_topic
+    instead), so the empty topic always shows as the realm's display name.
+    """
     muted = [i for i in items if i.visibility_policy == MUTED]
+    if not muted:
+        return []
     names = {s.stream_id: s.name for s in Stream.batch_get(
-        [(realm_id, i) for i in {m.stream_id for m in muted}])}
-    return [[names[m.stream_id], m.topic_name, m.last_updated] for m in muted
+        [(realm.realm_id, i) for i in {m.stream_id for m in muted}])}
+    display = empty_topic_display_name(realm)
+    return [[names[m.stream_id], m.topic_name or display, m.last_updated] for m in muted
             if m.stream_id in names]
 
 
@@ -47,8 +60,9 @@ def do_set_visibility_policy(caller: Principal, stream_id: int, topic: str,
                              policy: int) -> dict[str, Any]:
     if policy not in POLICIES:
         raise ApiError("Invalid visibility_policy")
-    stream, _ = access_stream_by_id(caller, stream_id)
-    _set_policy(caller, stream, check_topic(topic, get_realm(caller.realm_id)), policy)
+    realm = get_realm(caller.realm_id)
+    stream = _access_stream(caller, stream_id, None, policy)
+    _set_policy(caller, realm, stream, check_topic(topic, realm), policy)
     return {}
 
 
@@ -56,42 +70,64 @@ def do_mute_topic(caller: Principal, stream_id: int | None, stream_name: str | N
                   topic: str, op: str) -> dict[str, Any]:
     if (stream_id is None) == (stream_name is None):
         raise ApiError("Please choose one: 'stream' or 'stream_id'.")
-    if stream_id is not None:
-        stream, _ = access_stream_by_id(caller, stream_id)
-    else:
-        assert stream_name is not None
-        stream, _ = access_stream_by_name(caller, stream_name)
-    topic = check_topic(topic, get_realm(caller.realm_id))
-    _set_policy(caller, stream, topic, MUTED if op == "add" else INHERIT)
+    policy = MUTED if op == "add" else INHERIT
+    realm = get_realm(caller.realm_id)
+    stream = _access_stream(caller, stream_id, stream_name, policy)
+    _set_policy(caller, realm, stream, check_topic(topic, realm), policy)
     return {}
 
 
-def _set_policy(caller: Principal, stream: Stream, topic: str, policy: int) -> None:
+def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | None,
+                   policy: int) -> Stream:
+    """Setting a policy needs access to the channel; removing one needs only that it
+    exists, so a user who lost access to a channel can still clear what they set there."""
+    if policy != INHERIT:
+        if stream_id is not None:
+            return access_stream_by_id(caller, stream_id)[0]
+        assert stream_name is not None
+        return access_stream_by_name(caller, stream_name)[0]
+    if stream_id is None:
+        assert stream_name is not None
+        stream_id = stream_id_by_name(caller.realm_id, stream_name)
+        if stream_id is None:
+            raise ApiError(f"Channel '{stream_name}' does not exist",
+                           code="STREAM_DOES_NOT_EXIST", stream=stream_name)
+    stream = get_stream(caller.realm_id, stream_id)
+    if stream is None:
+        raise ApiError("Invalid channel ID")
+    return stream
+
+
+def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
+                policy: int) -> None:
     key = (user_key(caller.realm_id, caller.user_id), user_topic_key(stream.stream_id, topic))
+    audience = {"users": [caller.user_id]}
     for _ in range(MAX_ATTEMPTS):
         current = UserTopic.get_or_none(*key)
         if (current.visibility_policy if current else INHERIT) == policy:
             return   # already so: a quiet success
         read = (UserTopic.visibility_policy == current.visibility_policy if current
                 else UserTopic.topic_key.does_not_exist())
-        now = now_seconds()
         item = UserTopic(*key, stream_id=stream.stream_id, topic_name=topic,
-                         visibility_policy=policy, last_updated=now)
+                         visibility_policy=policy, last_updated=now_seconds())
+        others = [i for i in user_topics(caller.realm_id, caller.user_id)
+                  if i.topic_key != item.topic_key]
+        after = others + ([item] if policy != INHERIT else [])
         try:
             with transaction() as tx:
                 if policy == INHERIT:
                     tx.delete(item, condition=read)
                 else:
                     tx.save(item, condition=read)
-                audience = {"users": [caller.user_id]}
-                add_event(tx, caller.realm_id, {"type": "user_topic",
-                                                **user_topic_dict(item)}, audience)
-                others = [i for i in user_topics(caller.realm_id, caller.user_id)
-                          if i.topic_key != item.topic_key]
-                after = others + ([item] if policy != INHERIT else [])
+                # As the reference: the legacy full list first, then the change.
                 add_event(tx, caller.realm_id, {
                     "type": "muted_topics",
-                    "muted_topics": muted_topic_triples(caller.realm_id, after)}, audience)
+                    "muted_topics": muted_topic_triples(realm, after)}, audience)
+                # "_" facts never reach clients; they let the fan-out show the empty
+                # topic by its display name to clients without empty_topic_name.
+                add_event(tx, caller.realm_id, {
+                    "type": "user_topic", **user_topic_dict(item),
+                    "_empty_topic_display_name": empty_topic_display_name(realm)}, audience)
         except TransactWriteError as error:
             if is_condition_failure(error):
                 continue   # changed meanwhile: read again

@@ -93,6 +93,11 @@ def _forms(event: dict[str, Any], queue: EventQueue,
         return [_message_for_queue(event, options, queue.user_id, user_flags)]
     if kind == "update_message":
         return [_update_for_queue(event, caps, queue.user_id, user_flags)]
+    if kind == "muted_topics" and "user_topic" in (options.get("event_types") or []):
+        return []   # the deprecated form only for clients that do not know user_topic
+    if kind == "user_topic" and event.get("topic_name") == "" and not caps.get(
+            "empty_topic_name"):
+        return [{**event, "topic_name": _empty_topic_display(event)}]
     return [event]
 
 

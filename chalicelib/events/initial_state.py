@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions.realms import get_realm, system_group_id
-from chalicelib.actions.user_topics import muted_topic_triples, user_topic_dict, user_topics
+from chalicelib.actions.user_topics import (empty_topic_display_name, muted_topic_triples,
+                                            user_topic_dict, user_topics)
 from chalicelib.actions.users import list_realm_users, user_api_dict
 from chalicelib.events.filters import LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS
 from chalicelib.http.auth import Principal
@@ -39,12 +40,16 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
         state["max_message_id"] = int(counter.message or -1) if counter else -1
     if _wants(types, "subscription"):
         state.update(_subscription_state(caller, include_subscribers))
-    if _wants(types, "user_topic") or _wants(types, "muted_topics"):
-        items = user_topics(caller.realm_id, caller.user_id)
+    # As the reference: clients that name user_topic get no legacy muted_topics.
+    legacy_muted = _wants(types, "muted_topics") and (types is None or "user_topic" not in types)
+    if _wants(types, "user_topic") or legacy_muted:
+        items, realm = user_topics(caller.realm_id, caller.user_id), get_realm(caller.realm_id)
         if _wants(types, "user_topic"):
-            state["user_topics"] = [user_topic_dict(i) for i in items]
-        if _wants(types, "muted_topics"):
-            state["muted_topics"] = muted_topic_triples(caller.realm_id, items)
+            display = (None if capabilities.get("empty_topic_name")
+                       else empty_topic_display_name(realm))
+            state["user_topics"] = [user_topic_dict(i, display) for i in items]
+        if legacy_muted:
+            state["muted_topics"] = muted_topic_triples(realm, items)
     return state
 
 

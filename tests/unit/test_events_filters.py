@@ -89,3 +89,28 @@ def test_message_form_is_per_user():
     assert html["message"]["content"] == "<p>x</p>" and html["message"]["subject"] == ""
     assert event["message"]["subject"] == ""   # the shared event is never modified
     assert forms_for_queue(event, queue(narrow=[["channel", "other"]]), flags) == []
+
+
+def test_muted_topics_only_for_queues_without_user_topic():
+    from chalicelib.events.filters import forms_for_queue
+    from chalicelib.models.events import EventQueue
+
+    event = {"type": "muted_topics", "muted_topics": []}
+    modern = EventQueue("q1", realm_id=1, user_id=1,
+                        options={"event_types": ["user_topic", "muted_topics"]})
+    legacy = EventQueue("q2", realm_id=1, user_id=1, options={"event_types": ["muted_topics"]})
+    assert forms_for_queue(event, modern, {}) == []
+    assert forms_for_queue(event, legacy, {}) == [event]
+
+
+def test_user_topic_empty_topic_shows_the_display_name_without_the_capability():
+    from chalicelib.events.filters import forms_for_queue
+    from chalicelib.models.events import EventQueue
+
+    event = {"type": "user_topic", "stream_id": 1, "topic_name": "", "last_updated": 1,
+             "visibility_policy": 1, "_empty_topic_display_name": "misc"}
+    old = EventQueue("q1", realm_id=1, user_id=1, options={"event_types": None})
+    new = EventQueue("q2", realm_id=1, user_id=1, options={
+        "event_types": None, "client_capabilities": {"empty_topic_name": True}})
+    assert forms_for_queue(event, old, {})[0]["topic_name"] == "misc"
+    assert forms_for_queue(event, new, {})[0]["topic_name"] == ""
