@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions import subscriptions as actions
+from chalicelib.actions.subscription_properties import do_update_subscription_properties
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
@@ -28,3 +29,9 @@ def subscribe(caller: Principal, *, subscriptions: Json[list[dict[str, Any]]],
 def list_subscriptions(caller: Principal, *, include_subscribers: bool = False
                        ) -> dict[str, Any]:
     return {"subscriptions": actions.get_subscriptions(caller, include_subscribers)}
+
+
+@bp.endpoint("/users/me/subscriptions/properties", "POST")
+def update_subscription_properties(caller: Principal, *,
+                                   subscription_data: Json[list[Any]]) -> dict[str, Any]:
+    return do_update_subscription_properties(caller, subscription_data)
