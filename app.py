@@ -1,9 +1,22 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
 from chalice import Chalice
 
-from chalicelib.api import (alert_words, events, messages, realm, server, settings, streams,
-                            subscriptions, topics, typing_notifications, uploads, user_topics,
-                            users)
+from chalicelib.api import (
+    alert_words,
+    deactivation,
+    events,
+    messages,
+    realm,
+    server,
+    settings,
+    streams,
+    subscriptions,
+    topics,
+    typing_notifications,
+    uploads,
+    user_topics,
+    users,
+)
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
 from chalicelib.http.middleware import register_middleware
 
@@ -11,8 +24,22 @@ app = Chalice(app_name="teamchat")
 app.api.binary_types = ["application/octet-stream", "multipart/form-data",
                         "image/*", "application/pdf"]
 
-for area in (server, users, streams, subscriptions, messages, events, typing_notifications,
-             alert_words, settings, realm, topics, uploads, user_topics):
+for area in (
+    server,
+    users,
+    streams,
+    subscriptions,
+    messages,
+    events,
+    typing_notifications,
+    alert_words,
+    settings,
+    realm,
+    topics,
+    uploads,
+    user_topics,
+    deactivation,
+):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 
 register_middleware(app)

@@ -54,6 +54,20 @@ def queue_names(prefix: str) -> dict[str, str]:
             for logical_id, res in resources_of_type("AWS::SQS::Queue").items()}
 
 
+def _add_missing_indexes(dynamodb: Any, args: dict[str, Any],
+                         progress: Callable[[str], None]) -> None:
+    """Adds indexes the template gained since a saved local table was created."""
+    current = dynamodb.describe_table(TableName=args["TableName"])["Table"]
+    have = {i["IndexName"] for i in current.get("GlobalSecondaryIndexes", [])}
+    for index in args.get("GlobalSecondaryIndexes", []):
+        if index["IndexName"] in have:
+            continue
+        progress(f"index {args['TableName']}.{index['IndexName']}")
+        dynamodb.update_table(TableName=args["TableName"],
+                              AttributeDefinitions=args["AttributeDefinitions"],
+                              GlobalSecondaryIndexUpdates=[{"Create": index}])
+
+
 def create_all(prefix: str, *, progress: Callable[[str], None] = lambda _: None,
                session: boto3.session.Session | None = None) -> None:
     """Creates every table and queue that does not exist yet (idempotent)."""
@@ -64,6 +78,7 @@ def create_all(prefix: str, *, progress: Callable[[str], None] = lambda _: None,
         args = dict(args)
         ttl_attribute = args.pop("_ttl", None)
         if args["TableName"] in existing:
+            _add_missing_indexes(dynamodb, args, progress)
             continue
         progress(f"table {args['TableName']}")
         dynamodb.create_table(**args)

@@ -84,7 +84,8 @@ def do_deactivate_realm(realm: Realm) -> int:
 
     realm.update(actions=[Realm.deactivated.set(True)])
     changed = 0
-    key_hashes = [user.api_key_hash for user in User.query(realm.realm_id)]
+    key_hashes = [key for user in User.query(realm.realm_id)
+                  for key in [user.api_key_hash, *(user.extra_api_key_hashes or ())]]
     with ApiKey.batch_write() as batch:
         for record in ApiKey.batch_get(key_hashes):  # pages of 100 keys per request
             if record.realm_active:

@@ -18,7 +18,7 @@ from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
 from chalicelib.models.base import BaseModel, is_condition_failure, transaction
 from chalicelib.models.realms import UniqueName, email_key
-from chalicelib.models.users import ApiKey, User, name_key
+from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key
 
 ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
 ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
@@ -72,6 +72,8 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     user = User(realm_id, user_id, email=email, delivery_email=email, full_name=full_name,
                 name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
                 bot_type=new.bot_type, bot_owner_id=new.bot_owner_id, date_joined=now_seconds(),
+                bot_owner_key=(bot_owner_key(realm_id, new.bot_owner_id)
+                               if new.is_bot and new.bot_owner_id is not None else None),
                 api_key_hash=key_hash, password_hash=new.password_hash,
                 service_url=new.service_url, service_token=new.service_token,
                 service_interface=new.service_interface)

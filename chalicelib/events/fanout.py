@@ -82,6 +82,8 @@ class FanoutBatch:
         event, audience = outbox.event, outbox.audience
         user_flags = audience.get("user_flags") or {}
         for queue in self._audience_queues(outbox.realm_id, audience):
+            if not role_may_see(queue, audience):
+                continue
             forms = forms_for_queue(event, queue, user_flags)
             if not forms:
                 continue
@@ -124,6 +126,12 @@ class FanoutBatch:
         return self.audiences[key]
 
 
+def role_may_see(queue: EventQueue, audience: dict[str, Any]) -> bool:
+    """Audiences with max_role reach only queues whose owner's role is at least that."""
+    max_role = audience.get("max_role")
+    return max_role is None or queue.role is None or queue.role <= int(max_role)
+
+
 def audience_queues(realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
     if audience.get("realm"):
         return queues_of_realm(realm_id)
@@ -164,6 +172,8 @@ def deliver(outbox_id: str, realm_id: int, event: dict[str, Any],
     user_flags = audience.get("user_flags") or {}
     delivered = 0
     for queue in audience_queues(realm_id, audience):
+        if not role_may_see(queue, audience):
+            continue
         forms = forms_for_queue(event, queue, user_flags)
         if forms:
             append_events(queue, [(f"{outbox_id}:{i}", form) for i, form in enumerate(forms)])

@@ -21,7 +21,8 @@ class Audience(TypedDict, total=False):
     each of several channels, each queue once; realm: every user of the
     realm; user_flags: per-user message flags for message events; public: whether the
     channel is public (saves a read); subscribers_only: the channel's subscribers even
-    when it is public (typing).
+    when it is public (typing); max_role: only users whose role is this or higher (a
+    lower number), e.g. members but not guests.
     """
 
     users: list[int]
@@ -31,6 +32,7 @@ class Audience(TypedDict, total=False):
     user_flags: dict[str, list[str]]
     public: bool
     subscribers_only: bool
+    max_role: int
 
 
 def add_event(tx: TransactWrite, realm_id: int, event: dict[str, Any],

@@ -42,9 +42,10 @@ def is_live(queue: EventQueue | None) -> bool:
     return queue is not None and queue.expires_at > datetime.now(timezone.utc)
 
 
-def create_queue(realm_id: int, user_id: int, options: dict[str, Any]) -> EventQueue:
+def create_queue(realm_id: int, user_id: int, options: dict[str, Any],
+                 role: int | None = None) -> EventQueue:
     queue = EventQueue(f"{uuid.uuid4()}", realm_id=realm_id, user_id=user_id,
-                       options=options, created=int(datetime.now(timezone.utc).timestamp()),
+                       options=options, role=role, created=int(datetime.now(timezone.utc).timestamp()),
                        expires_at=_expiry())
     queue.save(condition=EventQueue.queue_id.does_not_exist())
     return queue

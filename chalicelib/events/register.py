@@ -48,7 +48,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "client_gravatar": client_gravatar,
     }
     # The queue exists before the state is read, so no change between the two is lost.
-    queue = create_queue(caller.realm_id, caller.user_id, options)
+    queue = create_queue(caller.realm_id, caller.user_id, options, caller.role)
     wait_until_indexed(queue)
     me = User.get(caller.realm_id, caller.user_id)
     if own_settings(me)["receives_typing_notifications"] is False:

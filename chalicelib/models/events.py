@@ -43,6 +43,8 @@ class EventQueue(BaseModel):
     # The owner's setting, kept here so the fan-out filters typing events without reading
     # every recipient; PATCH /settings updates the owner's live queues.
     receives_typing_notifications = BooleanAttribute(default=True)
+    # The owner's role when registering, for events only some roles may see.
+    role = NumberAttribute(null=True)
     created = NumberAttribute()
     expires_at = TTLAttribute()
     by_user = QueuesByUser()

@@ -19,6 +19,21 @@ class UsersByName(GlobalSecondaryIndex):
     user_id = NumberAttribute(range_key=True)
 
 
+class BotsByOwner(GlobalSecondaryIndex):
+    """A user's bots (a sparse index: only bots with an owner carry the key)."""
+
+    class Meta:
+        index_name = "by_bot_owner"
+        projection = AllProjection()
+
+    bot_owner_key = UnicodeAttribute(hash_key=True)
+    user_id = NumberAttribute(range_key=True)
+
+
+def bot_owner_key(realm_id: int, owner_id: int) -> str:
+    return f"{realm_id}#{owner_id}"
+
+
 def name_key(realm_id: int, full_name: str) -> str:
     return f"{realm_id}#{full_name.strip().lower()}"
 
@@ -36,6 +51,7 @@ class User(BaseModel):
     is_bot = BooleanAttribute(default=False)
     bot_type = NumberAttribute(null=True)
     bot_owner_id = NumberAttribute(null=True)
+    bot_owner_key = UnicodeAttribute(null=True)   # bots only: bot_owner_key(realm, owner)
     timezone = UnicodeAttribute(default="")
     date_joined = NumberAttribute()
     avatar_version = NumberAttribute(default=1)
@@ -54,6 +70,7 @@ class User(BaseModel):
     service_token = UnicodeAttribute(null=True)
     service_interface = NumberAttribute(null=True)
     by_name = UsersByName()
+    by_bot_owner = BotsByOwner()
 
 
 class ApiKey(BaseModel):

@@ -30,6 +30,8 @@ def aws() -> Iterator[None]:
 
         boto3.client("s3", region_name="us-east-1").create_bucket(
             Bucket=config.upload_bucket())
+        boto3.client("ses", region_name="us-east-1").verify_email_identity(
+            EmailAddress="noreply@localhost")
         yield
 
 
@@ -194,6 +196,16 @@ def drain_events(_outbox_drain: OutboxDrain) -> OutboxDrain:
     """Call it to deliver every committed event to the event queues."""
     _outbox_drain.read()   # events of earlier tests are not this test's business
     return _outbox_drain
+
+
+def sent_emails(to: str) -> list[dict[str, Any]]:
+    """What moto's SES delivered to this address: subject and text body."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.ses.models import ses_backends
+
+    backend = ses_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
+    return [{"subject": m.subject, "body": m.body} for m in backend.sent_messages
+            if to in m.destinations.get("ToAddresses", [])]
 
 
 def stream_record(outbox: Any, sequence_number: int, event_name: str = "INSERT"

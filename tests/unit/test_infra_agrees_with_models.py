@@ -109,3 +109,23 @@ def test_outbox_stream_mapping_has_partial_failures_retries_and_destination():
     assert mapping["MaximumRetryAttempts"] == 5 and mapping["BisectBatchOnFunctionError"]
     assert mapping["DestinationConfig"]["OnFailure"]["Destination"] == {
         "Fn::GetAtt": ["FanoutFailureQueue", "Arn"]}
+
+
+def test_create_all_adds_indexes_a_saved_table_lacks():
+    import boto3
+    from moto import mock_aws
+
+    from infra.resources import create_all, table_definitions
+
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        users = dict(next(a for a in table_definitions("old-").values()
+                          if a["TableName"] == "old-users"))
+        users["GlobalSecondaryIndexes"] = users["GlobalSecondaryIndexes"][:1]
+        users["AttributeDefinitions"] = [a for a in users["AttributeDefinitions"]
+                                         if a["AttributeName"] != "bot_owner_key"]
+        client.create_table(**users)
+        create_all("old-")
+        indexes = {i["IndexName"] for i in client.describe_table(
+            TableName="old-users")["Table"]["GlobalSecondaryIndexes"]}
+        assert indexes == {"by_name", "by_bot_owner"}

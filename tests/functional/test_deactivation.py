@@ -1,0 +1,103 @@
+"""DELETE /users/{id} and POST /users/{id}/reactivate."""
+from __future__ import annotations
+
+from chalicelib.actions.realms import system_group_id
+from chalicelib.models.user_groups import UserGroup
+from tests.functional.conftest import sent_emails
+
+
+def add_groups(realm, user_id: int, count: int) -> list[int]:
+    """Test setup: user groups that contain the user (groups' own API is elsewhere)."""
+    from chalicelib.actions.ids import allocate_id
+
+    ids = []
+    for n in range(count):
+        group_id = allocate_id(realm.realm_id, "group")
+        UserGroup(realm.realm_id, group_id, name=f"group {n}", date_created=0,
+                  direct_members={user_id, realm.owner.user_id}).save()
+        ids.append(group_id)
+    return ids
+
+
+def test_deactivation_removes_access_groups_queues_and_bots(realm, register_queue,
+                                                            fetch_events, drain_events):
+    groups = add_groups(realm, realm.member.user_id, 3)
+    bot = realm.add_user("Member Bot", is_bot=True)
+    from chalicelib.models.users import User, bot_owner_key
+    User(realm.realm_id, bot.user_id).update(actions=[
+        User.bot_owner_id.set(realm.member.user_id),
+        User.bot_owner_key.set(bot_owner_key(realm.realm_id, realm.member.user_id))])
+    member_queue = register_queue(realm.member)["queue_id"]
+    watcher = register_queue(realm.admin, event_types=["realm_user", "user_group"])["queue_id"]
+    # WHEN an administrator deactivates the member with a note
+    response = realm.admin.delete(f"/users/{realm.member.user_id}", {
+        "deactivation_notification_comment": "Thanks for everything."})
+    assert response.ok, response.json
+    # THEN the member can no longer authenticate, nor can their bot
+    refused = realm.member.get("/users/me")
+    assert refused.status == 401 and refused.json["code"] == "USER_DEACTIVATED"
+    assert bot.get("/users/me").json["code"] == "USER_DEACTIVATED"
+    # AND their queue is gone
+    assert realm.admin.get(f"/users/{realm.member.user_id}").json["user"]["is_active"] is False
+    from chalicelib.models.events import EventQueue
+    assert EventQueue.get_or_none(member_queue) is None
+    # AND they left every group
+    for group_id in groups:
+        assert realm.member.user_id not in UserGroup.get(realm.realm_id, group_id).direct_members
+    # AND the realm heard of it
+    drain_events()
+    events = fetch_events(realm.admin, watcher)
+    people = [e["person"] for e in events if e["type"] == "realm_user"]
+    assert {"user_id": realm.member.user_id, "is_active": False} in people
+    assert {"user_id": bot.user_id, "is_active": False} in people
+    removed = {e["group_id"] for e in events if e["type"] == "user_group"}
+    assert removed == set(groups)
+    # AND the member got the email with the note
+    [email] = sent_emails(realm.member.email)
+    assert "Thanks for everything." in email["body"] and "deactivated" in email["subject"]
+
+
+def test_reactivation(realm, register_queue, fetch_events, drain_events):
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
+    assert sent_emails(realm.member.email) == []   # no comment: no email
+    queue_id = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    assert realm.admin.post(f"/users/{realm.member.user_id}/reactivate").ok
+    assert realm.member.get("/users/me").ok
+    drain_events()
+    assert {"user_id": realm.member.user_id, "is_active": True} in [
+        e["person"] for e in fetch_events(realm.admin, queue_id)]
+    again = realm.admin.post(f"/users/{realm.member.user_id}/reactivate")
+    assert again.status == 400 and again.json["msg"] == "User is already active"
+
+
+def test_rules(realm):
+    assert realm.member.delete(f"/users/{realm.guest.user_id}").json["msg"] == \
+        "Insufficient permission"
+    assert realm.admin.delete(f"/users/{realm.owner.user_id}").json["msg"] == \
+        "Must be an organization owner"
+    only = realm.owner.delete(f"/users/{realm.owner.user_id}")
+    assert only.status == 400 and only.json["msg"] == \
+        "Cannot deactivate the only organization owner"
+    assert realm.owner.get("/users/me").ok
+    assert realm.admin.delete("/users/99999").json["msg"] == "No such user"
+    too_long = realm.admin.delete(f"/users/{realm.guest.user_id}", {
+        "deactivation_notification_comment": "x" * 2001})
+    assert too_long.status == 400 and "too long" in too_long.json["msg"]
+    assert realm.guest.get("/users/me").ok
+    # a second owner can be deactivated by an owner
+    second = realm.add_user("Second Owner", role=100)
+    assert realm.owner.delete(f"/users/{second.user_id}").ok
+    assert realm.owner.delete(f"/users/{second.user_id}").json["msg"] == \
+        "User is already deactivated"
+
+
+def test_guests_do_not_hear_when_access_is_limited(realm, register_queue, fetch_events,
+                                                   drain_events):
+    assert realm.owner.patch("/realm", {"can_access_all_users_group": {
+        "new": system_group_id("role:members")}}).ok
+    guest_queue = register_queue(realm.guest, event_types=["realm_user"])["queue_id"]
+    member_queue = register_queue(realm.member, event_types=["realm_user"])["queue_id"]
+    assert realm.admin.delete(f"/users/{realm.moderator.user_id}").ok
+    drain_events()
+    assert fetch_events(realm.guest, guest_queue) == []
+    assert len(fetch_events(realm.member, member_queue)) == 1
