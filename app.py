@@ -2,8 +2,10 @@
 from chalice import Chalice
 
 from chalicelib.api import (
+    accounts,
     alert_words,
     deactivation,
+    drafts,
     events,
     messages,
     realm,
@@ -39,8 +41,11 @@ for area in (
     uploads,
     user_topics,
     deactivation,
+    drafts,
+    accounts,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
+app.register_blueprint(accounts.confirmations)
 
 register_middleware(app)
 

@@ -39,6 +39,12 @@ def external_scheme() -> str:
     return _env("EXTERNAL_SCHEME", "https")
 
 
+def realm_url(subdomain: str) -> str:
+    """The organization's address, for links in emails."""
+    port = _env("EXTERNAL_PORT", "")
+    return f"{external_scheme()}://{subdomain}.{root_domain()}" + (f":{port}" if port else "")
+
+
 def longpoll_wait_seconds() -> float:
     """How long a blocking GET /events waits; leaves margin under API Gateway's 29 s."""
     return float(_env("LONGPOLL_WAIT_SECONDS", "20"))

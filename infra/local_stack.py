@@ -30,6 +30,7 @@ def free_port() -> int:
 
 def main() -> int:
     port = int(os.environ.get("PORT", "8000"))
+    os.environ.setdefault("EXTERNAL_PORT", str(port))   # links in emails reach this server
     prefix = os.environ.get("TABLE_PREFIX", environment.DEFAULT_PREFIX)
     state = environment.state_dir()
     state.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,8 @@ STR_CHOICES: dict[str, set[str]] = {
     "emojiset": {"google", "twitter", "text"},
     "web_animate_image_previews": {"always", "on_hover", "never"},
 }
-POSITIVE_INTS = {"web_font_size_px", "web_line_height_percent"}
+INT_RANGES: dict[str, tuple[int, int]] = {"web_font_size_px": (12, 24),
+                                          "web_line_height_percent": (100, 200)}
 MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
 
 
@@ -35,8 +36,9 @@ def check_setting(name: str, value: Any) -> None:
         raise ApiError(f"Invalid {name}")
     if name in STR_CHOICES and value not in STR_CHOICES[name]:
         raise ApiError(f"Invalid {name}")
-    if name in POSITIVE_INTS and value <= 0:
-        raise ApiError(f"Invalid {name}")
+    if name in INT_RANGES and not INT_RANGES[name][0] <= value <= INT_RANGES[name][1]:
+        low, high = INT_RANGES[name]
+        raise ApiError(f"Invalid {name}: use a value from {low} to {high}")
     if name == "email_notifications_batching_period_seconds" and not (
             0 < value <= MAX_EMAIL_BATCHING_SECONDS):
         raise ApiError(f"Invalid email batching period: {value} seconds")
@@ -97,3 +99,19 @@ def _settings_event(caller: Principal, name: str, value: Any) -> dict[str, Any]:
     if name == "default_language":
         event["language_name"] = language_name(value)
     return event
+
+
+def update_own_settings(caller: Principal, account: dict[str, str | None],
+                        requested: dict[str, Any]) -> dict[str, Any]:
+    """PATCH /settings: validates everything first, then the account changes and settings."""
+    from chalicelib.actions.account import do_update_account
+
+    for name, value in requested.items():
+        check_setting(name, value)
+    do_update_account(caller, **account)
+    result = do_update_settings(caller, requested)
+    if requested.get("enable_drafts_synchronization") is False:
+        from chalicelib.actions.drafts import delete_all_drafts
+
+        delete_all_drafts(caller.realm_id, caller.user_id)
+    return result

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.settings import do_update_settings
+from chalicelib.actions.settings import update_own_settings
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
@@ -13,6 +13,11 @@ bp = ApiBlueprint(__name__)
 @bp.endpoint("/settings", "PATCH")
 def update_settings(
     caller: Principal, *,
+    full_name: str | None = None,
+    email: str | None = None,
+    old_password: str | None = None,
+    new_password: str | None = None,
+    presence_enabled: bool | None = None,
     twenty_four_hour_time: bool | None = None,
     web_channel_default_view: int | None = None,
     starred_message_counts: bool | None = None,
@@ -59,7 +64,9 @@ def update_settings(
     pm_content_in_desktop_notifications: bool | None = None,
     wildcard_mentions_notify: bool | None = None,
 ) -> dict[str, Any]:
-    # Every keyword parameter is a setting; the ones not sent are None.
+    # Every other keyword parameter is a setting; the ones not sent are None.
+    account = {"full_name": full_name, "email": email, "old_password": old_password,
+               "new_password": new_password}
     requested = {name: value for name, value in locals().items()
-                 if name != "caller" and value is not None}
-    return do_update_settings(caller, requested)
+                 if name not in ("caller", "account", *account) and value is not None}
+    return update_own_settings(caller, account, requested)

@@ -1,0 +1,172 @@
+"""The account parts of PATCH /settings (§4.2): name, email (confirmed by a link), password;
+and POST /fetch_api_key, which trades an email and password for an API key."""
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError, UpdateError
+
+from chalicelib import config
+from chalicelib.actions.realms import get_realm, get_realm_by_subdomain
+from chalicelib.actions.users import (check_email, check_full_name, get_own_user,
+                                      get_user_by_email)
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
+from chalicelib.http.errors import ApiError, UnauthorizedError
+from chalicelib.lib.email import send_email
+from chalicelib.lib.passwords import check_password, hash_password
+from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.drafts import Confirmation
+from chalicelib.models.realms import UniqueName, email_key
+from chalicelib.models.users import ApiKey, User, name_key
+
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 100
+EMAIL_CHANGE_VALIDITY = timedelta(days=1)
+MAX_EXTRA_API_KEYS = 20
+
+
+def check_new_password(old_password: str | None, new_password: str | None,
+                       user: User) -> None:
+    if new_password is None:
+        if old_password is not None:
+            raise ApiError("old_password needs new_password.")
+        return
+    if old_password is None:
+        raise ApiError("Changing your password requires old_password.")
+    if not check_password(old_password, user.password_hash):
+        raise ApiError("Wrong password!")
+    if not MIN_PASSWORD_LENGTH <= len(new_password) <= MAX_PASSWORD_LENGTH:
+        raise ApiError(f"The new password must be {MIN_PASSWORD_LENGTH} to "
+                       f"{MAX_PASSWORD_LENGTH} characters long.")
+
+
+def change_full_name(caller: Principal, user: User, full_name: str) -> None:
+    full_name = check_full_name(full_name)
+    if full_name == user.full_name:
+        return
+    with transaction() as tx:
+        tx.update(user, actions=[User.full_name.set(full_name),
+                                 User.name_key.set(name_key(caller.realm_id, full_name))],
+                  condition=User.user_id.exists())
+        add_event(tx, caller.realm_id, {"type": "realm_user", "op": "update", "person": {
+            "user_id": user.user_id, "full_name": full_name}}, {"realm": True})
+
+
+def change_password(user: User, new_password: str) -> None:
+    try:
+        user.update(actions=[User.password_hash.set(hash_password(new_password))],
+                    condition=(User.password_hash == user.password_hash)
+                    if user.password_hash else User.password_hash.does_not_exist())
+    except UpdateError:
+        raise ApiError("Your password was changed meanwhile; try again.") from None
+
+
+def start_email_change(caller: Principal, user: User, new_email: str) -> None:
+    """Sends a confirmation link to the new address; the change happens when it is used."""
+    new_email = check_email(new_email)
+    if new_email.lower() == user.delivery_email.lower():
+        raise ApiError("New email is the same as your current one.")
+    if get_user_by_email(caller.realm_id, new_email) is not None:
+        raise ApiError(f"Email '{new_email}' already in use")
+    key = random_alphanumeric(40)
+    Confirmation(hashlib.sha256(key.encode()).hexdigest(), kind="email_change",
+                 realm_id=caller.realm_id, user_id=user.user_id,
+                 data={"old_email": user.email, "new_email": new_email},
+                 expires_at=datetime.now(timezone.utc) + EMAIL_CHANGE_VALIDITY).save()
+    realm = get_realm(caller.realm_id)
+    link = f"{config.realm_url(realm.subdomain)}/accounts/confirm_new_email/{key}"
+    send_email(new_email, f"Confirm your new email for {realm.name}",
+               f"Hi {user.full_name},\n\nTo use {new_email} for your account in "
+               f"{realm.name}, open this link within 24 hours:\n\n{link}\n\n"
+               "If you did not ask for this, ignore this email.\n")
+
+
+def do_confirm_email_change(key: str) -> dict[str, Any]:
+    record = Confirmation.get_or_none(hashlib.sha256(key.encode()).hexdigest())
+    if record is None or record.kind != "email_change" or \
+            record.expires_at < datetime.now(timezone.utc):
+        raise ApiError("This confirmation link is invalid or has expired; change your email "
+                       "again to get a new one.")
+    user = User.get(record.realm_id, record.user_id)
+    old_email, new_email = record.data["old_email"], record.data["new_email"]
+    if user.email != old_email:
+        raise ApiError("Your email changed since this link was sent; change it again.")
+    old_claim, new_claim = email_key(user.realm_id, old_email), email_key(user.realm_id,
+                                                                          new_email)
+    try:
+        with transaction() as tx:
+            tx.delete(Confirmation(record.key_hash),
+                      condition=Confirmation.key_hash.exists())
+            tx.delete(UniqueName(*old_claim), condition=UniqueName.target_id == user.user_id)
+            tx.save(UniqueName(*new_claim, target_id=user.user_id),
+                    condition=UniqueName.name.does_not_exist())
+            tx.update(user, actions=[User.email.set(new_email),
+                                     User.delivery_email.set(new_email)],
+                      condition=User.email == old_email)
+            for key_hash in [user.api_key_hash, *(user.extra_api_key_hashes or ())]:
+                tx.update(ApiKey(key_hash), actions=[ApiKey.email.set(new_email)],
+                          condition=ApiKey.key_hash.exists())
+            realm_id = user.realm_id
+            add_event(tx, realm_id, {"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "new_email": new_email}}, {"realm": True})
+            # The real address only for those who may see it: administrators and the user.
+            delivery = {"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "delivery_email": new_email}}
+            add_event(tx, realm_id, delivery, {"realm": True, "max_role": ROLE_ADMINISTRATOR})
+            if user.role > ROLE_ADMINISTRATOR:
+                add_event(tx, realm_id, delivery, {"users": [user.user_id]})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError(f"Email '{new_email}' is already in use, or this link was "
+                           "already used.") from None
+        raise
+    return {"email": new_email}
+
+
+def do_fetch_api_key(subdomain: str | None, username: str, password: str) -> dict[str, Any]:
+    """A new API key for the account (keys are stored hashed, so the old one can't be shown)."""
+    realm = get_realm_by_subdomain(subdomain) if subdomain else None
+    if realm is None:
+        raise ApiError("Log in at your organization's address "
+                       f"(https://<subdomain>.{config.root_domain()}).")
+    user = get_user_by_email(realm.realm_id, username)
+    if realm.deactivated:
+        raise UnauthorizedError("This organization has been deactivated",
+                                code="REALM_DEACTIVATED")
+    if user is None or user.is_bot or not check_password(password, user.password_hash):
+        raise UnauthorizedError("Your username or password is incorrect",
+                                code="AUTHENTICATION_FAILED")
+    if not user.is_active:
+        raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED")
+    if len(user.extra_api_key_hashes or ()) >= MAX_EXTRA_API_KEYS:
+        raise ApiError("This account has too many API keys; ask an administrator to reset them.")
+    api_key = new_api_key()
+    key_hash = hash_api_key(api_key)
+    with transaction() as tx:
+        tx.save(ApiKey(key_hash, realm_id=realm.realm_id, user_id=user.user_id,
+                       email=user.email, role=user.role, is_bot=user.is_bot),
+                condition=ApiKey.key_hash.does_not_exist())
+        tx.update(user, actions=[User.extra_api_key_hashes.add({key_hash})],
+                  condition=User.is_active == True)  # noqa: E712
+    return {"api_key": api_key, "email": user.email, "user_id": user.user_id}
+
+
+def do_update_account(caller: Principal, *, full_name: str | None, email: str | None,
+                      old_password: str | None, new_password: str | None) -> None:
+    """Validates every account change first, so a bad one leaves all unchanged."""
+    if full_name is None and email is None and new_password is None and old_password is None:
+        return
+    user = get_own_user(caller)
+    if full_name is not None:
+        check_full_name(full_name)
+    check_new_password(old_password, new_password, user)
+    if email is not None:
+        start_email_change(caller, user, email)
+    if full_name is not None:
+        change_full_name(caller, user, full_name)
+    if new_password is not None:
+        change_password(user, new_password)

@@ -1,0 +1,135 @@
+"""Drafts stored for users who synchronize them (the reference's /drafts endpoints)."""
+from __future__ import annotations
+
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import config
+from chalicelib.actions.ids import allocate_ids, realm_scope
+from chalicelib.actions.streams import access_stream_by_id
+from chalicelib.events.initial_state import own_settings
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.drafts import Draft
+from chalicelib.models.streams import user_key
+from chalicelib.models.users import User
+
+MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction
+
+
+def _check_sync_enabled(caller: Principal) -> None:
+    if not own_settings(User.get(caller.realm_id, caller.user_id))[
+            "enable_drafts_synchronization"]:
+        raise ApiError("User has disabled synchronizing drafts.")
+
+
+def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
+    where = f"draft[{index}]" if index >= 0 else "draft"
+    if not isinstance(raw, dict):
+        raise ApiError(f"{where} is not a dict")
+    kind = raw.get("type", "")
+    to, topic, content = raw.get("to", []), raw.get("topic", ""), raw.get("content")
+    if kind not in ("", "stream", "private"):
+        raise ApiError(f"{where}['type'] must be '', 'stream' or 'private'")
+    if not isinstance(to, list) or not all(isinstance(i, int) and not isinstance(i, bool)
+                                           for i in to):
+        raise ApiError(f"{where}['to'] must be a list of integers")
+    if not isinstance(content, str) or not isinstance(topic, str):
+        raise ApiError(f"{where} needs 'content' (and 'topic' as a string)")
+    if "\x00" in content or "\x00" in topic:
+        raise ApiError("Content must not contain null bytes")
+    if len(content) > config.MAX_MESSAGE_LENGTH or len(topic) > config.MAX_TOPIC_LENGTH:
+        raise ApiError(f"{where} is too long")
+    if kind == "stream":
+        if len(to) != 1:
+            raise ApiError("Must specify exactly 1 channel ID for channel messages")
+        access_stream_by_id(caller, to[0])
+    elif kind == "private":
+        users = {u.user_id for u in User.batch_get([(caller.realm_id, i) for i in set(to)])}
+        if set(to) - users:
+            raise ApiError("Invalid user ID")
+    else:
+        to, topic = [], ""
+    timestamp = raw.get("timestamp", now_seconds())
+    if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool) or timestamp < 0:
+        raise ApiError(f"{where}['timestamp'] must be a positive number")
+    return {"type": kind, "to": sorted(set(to)) if kind == "private" else to,
+            "topic": topic if kind == "stream" else "", "content": content,
+            "timestamp": int(timestamp)}
+
+
+def draft_dict(draft: Draft) -> dict[str, Any]:
+    return {"id": draft.draft_id, "type": draft.type, "to": list(draft.to or []),
+            "topic": draft.topic, "content": draft.content, "timestamp": draft.timestamp}
+
+
+def get_drafts(caller: Principal) -> dict[str, Any]:
+    _check_sync_enabled(caller)
+    drafts = sorted(Draft.query(user_key(caller.realm_id, caller.user_id)),
+                    key=lambda d: d.timestamp, reverse=True)
+    return {"count": len(drafts), "drafts": [draft_dict(d) for d in drafts]}
+
+
+def create_drafts(caller: Principal, drafts: list[Any]) -> dict[str, Any]:
+    _check_sync_enabled(caller)
+    if len(drafts) > MAX_DRAFTS_PER_REQUEST:
+        raise ApiError(f"At most {MAX_DRAFTS_PER_REQUEST} drafts per request")
+    checked = [check_draft(caller, i, raw) for i, raw in enumerate(drafts)]
+    if not checked:
+        return {"ids": []}
+    ids = list(allocate_ids(realm_scope(caller.realm_id), "draft", len(checked)))
+    items = [Draft(user_key(caller.realm_id, caller.user_id), draft_id, **fields)
+             for draft_id, fields in zip(ids, checked, strict=True)]
+    with transaction() as tx:
+        for item in items:
+            tx.save(item, condition=Draft.draft_id.does_not_exist())
+        add_event(tx, caller.realm_id, {"type": "drafts", "op": "add",
+                                        "drafts": [draft_dict(d) for d in items]},
+                  {"users": [caller.user_id]})
+    return {"ids": ids}
+
+
+def edit_draft(caller: Principal, draft_id: int, raw: Any) -> dict[str, Any]:
+    _check_sync_enabled(caller)
+    fields = check_draft(caller, -1, raw)
+    item = Draft(user_key(caller.realm_id, caller.user_id), draft_id, **fields)
+    try:
+        with transaction() as tx:
+            tx.save(item, condition=Draft.draft_id.exists())
+            add_event(tx, caller.realm_id, {"type": "drafts", "op": "update",
+                                            "draft": draft_dict(item)},
+                      {"users": [caller.user_id]})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError("Draft does not exist") from None
+        raise
+    return {}
+
+
+def delete_draft(caller: Principal, draft_id: int) -> dict[str, Any]:
+    _check_sync_enabled(caller)
+    try:
+        with transaction() as tx:
+            tx.delete(Draft(user_key(caller.realm_id, caller.user_id), draft_id),
+                      condition=Draft.draft_id.exists())
+            add_event(tx, caller.realm_id, {"type": "drafts", "op": "remove",
+                                            "draft_id": draft_id},
+                      {"users": [caller.user_id]})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError("Draft does not exist") from None
+        raise
+    return {}
+
+
+def delete_all_drafts(realm_id: int, user_id: int) -> int:
+    """When a user stops synchronizing drafts: delete them, in batches (safe to repeat)."""
+    drafts = list(Draft.query(user_key(realm_id, user_id)))
+    with Draft.batch_write() as batch:
+        for draft in drafts:
+            batch.delete(draft)
+    return len(drafts)

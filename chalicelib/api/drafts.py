@@ -1,0 +1,32 @@
+"""Server-stored drafts: GET/POST /drafts, PATCH/DELETE /drafts/{draft_id}."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions import drafts as actions
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/drafts", "GET")
+def list_drafts(caller: Principal) -> dict[str, Any]:
+    return actions.get_drafts(caller)
+
+
+@bp.endpoint("/drafts", "POST")
+def create_drafts(caller: Principal, *, drafts: Json[list[Any]]) -> dict[str, Any]:
+    return actions.create_drafts(caller, drafts)
+
+
+@bp.endpoint("/drafts/{draft_id}", "PATCH")
+def edit_draft(caller: Principal, *, draft_id: int, draft: Json[dict[str, Any]]
+               ) -> dict[str, Any]:
+    return actions.edit_draft(caller, draft_id, draft)
+
+
+@bp.endpoint("/drafts/{draft_id}", "DELETE")
+def delete_draft(caller: Principal, *, draft_id: int) -> dict[str, Any]:
+    return actions.delete_draft(caller, draft_id)

@@ -1,0 +1,123 @@
+"""PATCH /settings account parts (name, email, password) and POST /fetch_api_key."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chalicelib.lib.passwords import hash_password
+from chalicelib.models.users import User
+from tests.functional.conftest import sent_emails
+
+
+def set_password(account, password: str) -> None:
+    """Test setup: the fixture's accounts have no password."""
+    User(account.realm_id, account.user_id).update(
+        actions=[User.password_hash.set(hash_password(password))])
+
+
+def fetch_key(anonymous, realm, username: str, password: str):
+    return anonymous("POST", "/fetch_api_key", {"username": username, "password": password},
+                     {"Host": f"{realm.subdomain}.localhost"})
+
+
+def open_link(realm, key: str):
+    """The confirmation link lives outside /api/v1; opened like a browser would."""
+    import json
+
+    from tests.functional.conftest import ApiResponse
+
+    response = realm.client.http.get(f"/accounts/confirm_new_email/{key}")
+    return ApiResponse(response.status_code, json.loads(response.body), {})
+
+
+def test_full_name_change_is_announced(realm, register_queue, fetch_events, drain_events):
+    queue_id = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    assert realm.member.patch("/settings", {"full_name": "  Maxine Member "}).ok
+    assert realm.member.get("/users/me").json["full_name"] == "Maxine Member"
+    drain_events()
+    assert [e["person"] for e in fetch_events(realm.admin, queue_id)] == [
+        {"user_id": realm.member.user_id, "full_name": "Maxine Member"}]
+    assert realm.member.patch("/settings", {"full_name": " "}).json["msg"] == \
+        "Name cannot be empty."
+
+
+def test_password_change_and_fetch_api_key(realm, anonymous):
+    set_password(realm.member, "first password")
+    assert realm.member.patch("/settings", {"new_password": "second password"}).json[
+        "msg"] == "Changing your password requires old_password."
+    wrong = realm.member.patch("/settings", {"old_password": "nope",
+                                             "new_password": "second password"})
+    assert wrong.status == 400 and wrong.json["msg"] == "Wrong password!"
+    short = realm.member.patch("/settings", {"old_password": "first password",
+                                             "new_password": "short"})
+    assert "8 to 100 characters" in short.json["msg"]
+    assert realm.member.patch("/settings", {"old_password": "first password",
+                                            "new_password": "second password"}).ok
+    # the old password no longer logs in; the new one gives a working key
+    assert fetch_key(anonymous, realm, realm.member.email, "first password").status == 401
+    response = fetch_key(anonymous, realm, realm.member.email, "second password")
+    assert response.ok, response.json
+    assert response.json["email"] == realm.member.email
+    new_key = response.json["api_key"]
+    assert new_key != realm.member.api_key
+    headers = {"Authorization": "Basic " + __import__("base64").b64encode(
+        f"{realm.member.email}:{new_key}".encode()).decode()}
+    assert anonymous("GET", "/users/me", None, headers).json["user_id"] == realm.member.user_id
+    assert realm.member.get("/users/me").ok   # the first key still works too
+
+
+def test_fetch_api_key_refusals(realm, anonymous):
+    set_password(realm.member, "a good password")
+    assert fetch_key(anonymous, realm, "nobody@example.com", "x").json["code"] == \
+        "AUTHENTICATION_FAILED"
+    no_realm = anonymous("POST", "/fetch_api_key", {"username": realm.member.email,
+                                                    "password": "a good password"})
+    assert no_realm.status == 400 and "organization's address" in no_realm.json["msg"]
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
+    assert fetch_key(anonymous, realm, realm.member.email, "a good password").json[
+        "code"] == "USER_DEACTIVATED"
+
+
+def test_email_change_is_confirmed_by_the_emailed_link(realm, anonymous, register_queue,
+                                                      fetch_events, drain_events):
+    admin_queue = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    new = f"maxed@{realm.subdomain}.example.com"
+    assert realm.member.patch("/settings", {"email": new}).ok
+    assert realm.member.get("/users/me").json["email"] == realm.member.email   # not yet
+    [email] = sent_emails(new)
+    link = re.search(r"https?://\S+/accounts/confirm_new_email/(\w+)", email["body"])
+    assert link is not None
+    confirmed = open_link(realm, link.group(1))
+    assert confirmed.ok, confirmed.json
+    assert confirmed.json["email"] == new
+    # THEN the account uses the new address, and the old one is free again
+    realm.member.email = new
+    assert realm.member.get("/users/me").json["email"] == new
+    drain_events()
+    people = [e["person"] for e in fetch_events(realm.admin, admin_queue)]
+    assert {"user_id": realm.member.user_id, "new_email": new} in people
+    assert {"user_id": realm.member.user_id, "delivery_email": new} in people
+    # AND the link works only once
+    again = open_link(realm, link.group(1))
+    assert again.status == 400 and "invalid or has expired" in again.json["msg"]
+
+
+@pytest.mark.parametrize("email, message", [
+    ("not-an-email", "Invalid email address"),
+    ("admin@{domain}", "already in use"),
+    ("member@{domain}", "same as your current one"),
+])
+def test_email_change_refusals(realm, email, message):
+    email = email.format(domain=f"{realm.subdomain}.example.com")
+    response = realm.member.patch("/settings", {"email": email})
+    assert response.status == 400 and message in response.json["msg"], response.json
+
+
+def test_a_bad_account_change_leaves_settings_unchanged(realm):
+    response = realm.member.patch("/settings", {"color_scheme": 2, "old_password": "x",
+                                                "new_password": "long enough"})
+    assert response.status == 400
+    assert realm.member.patch("/settings", {"color_scheme": 7}).status == 400
+    assert realm.member.patch("/settings", {"web_font_size_px": 200}).json["msg"] == \
+        "Invalid web_font_size_px: use a value from 12 to 24"

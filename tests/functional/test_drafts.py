@@ -1,0 +1,65 @@
+"""Drafts: create, list, edit, delete, events, and turning synchronization off."""
+from __future__ import annotations
+
+from tests.functional.edit_helpers import channel
+
+
+def test_draft_lifecycle_with_events(realm, register_queue, fetch_events, drain_events):
+    stream_id = channel(realm.owner, "talk", [realm.member])
+    queue_id = register_queue(realm.member, event_types=["drafts"])["queue_id"]
+    created = realm.member.post("/drafts", {"drafts": [
+        {"type": "stream", "to": [stream_id], "topic": "plans", "content": "hello",
+         "timestamp": 100},
+        {"type": "private", "to": [realm.owner.user_id], "topic": "ignored",
+         "content": "psst", "timestamp": 200},
+        {"type": "", "to": [5], "topic": "x", "content": "loose", "timestamp": 50}]})
+    assert created.ok, created.json
+    ids = created.json["ids"]
+    listed = realm.member.get("/drafts").json
+    assert listed["count"] == 3
+    assert [d["id"] for d in listed["drafts"]] == [ids[1], ids[0], ids[2]]   # newest first
+    assert listed["drafts"][1] == {"id": ids[0], "type": "stream", "to": [stream_id],
+                                   "topic": "plans", "content": "hello", "timestamp": 100}
+    assert listed["drafts"][0]["topic"] == "" and listed["drafts"][2]["to"] == []
+    assert realm.member.patch(f"/drafts/{ids[0]}", {"draft": {
+        "type": "stream", "to": [stream_id], "topic": "plans", "content": "hello again",
+        "timestamp": 300}}).ok
+    assert realm.member.delete(f"/drafts/{ids[2]}").ok
+    drain_events()
+    events = fetch_events(realm.member, queue_id)
+    assert [e["op"] for e in events] == ["add", "update", "remove"]
+    assert len(events[0]["drafts"]) == 3 and events[1]["draft"]["content"] == "hello again"
+    assert events[2]["draft_id"] == ids[2]
+    # other users see none of it
+    assert realm.owner.get("/drafts").json["count"] == 0
+    assert realm.owner.delete(f"/drafts/{ids[0]}").json["msg"] == "Draft does not exist"
+
+
+def test_draft_errors(realm):
+    secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
+    cases = [
+        ({"type": "stream", "to": [secret], "content": "x"}, "Invalid channel ID"),
+        ({"type": "stream", "to": [], "content": "x"}, "exactly 1 channel"),
+        ({"type": "private", "to": [99999], "content": "x"}, "Invalid user ID"),
+        ({"type": "huh", "to": [], "content": "x"}, "must be ''"),
+        ({"type": "", "to": [], "content": "a\x00b"}, "null bytes"),
+        ({"type": "", "to": []}, "needs 'content'"),
+    ]
+    for draft, message in cases:
+        response = realm.member.post("/drafts", {"drafts": [draft]})
+        assert response.status == 400 and message in response.json["msg"], response.json
+    assert realm.member.get("/drafts").json["count"] == 0
+    assert realm.member.patch("/drafts/424242", {"draft": {"type": "", "to": [],
+                                                          "content": "x"}}).json["msg"] == \
+        "Draft does not exist"
+
+
+def test_turning_synchronization_off_deletes_drafts(realm):
+    assert realm.member.post("/drafts", {"drafts": [
+        {"type": "", "to": [], "content": f"d{n}"} for n in range(3)]}).ok
+    assert realm.member.patch("/settings", {"enable_drafts_synchronization": False}).ok
+    refused = realm.member.get("/drafts")
+    assert refused.status == 400 and refused.json["msg"] == \
+        "User has disabled synchronizing drafts."
+    assert realm.member.patch("/settings", {"enable_drafts_synchronization": True}).ok
+    assert realm.member.get("/drafts").json["count"] == 0
