@@ -1,8 +1,8 @@
 """Uploaded files (§2.3): storing them in S3, who may read them, and which messages link them.
 
 An attachment records the messages whose content links `/user_uploads/<path_id>`; the
-links change in the same transaction as the message, so a removed last reference is
-known exactly when an edit commits.
+links change in the same transaction as the message. Whether an edit removes an upload's
+last reference is decided from a read just before that transaction.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from chalicelib.models.uploads import Attachment
 
 MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
 DOWNLOAD_URL_SECONDS = 60
+MAX_ACCESS_CHECKS = 100   # linking messages loaded to decide whether a caller may read
 # "/user_uploads/<realm_id>/<random>/<name>", relative or after a scheme and host.
 UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{24}/[^\s)\]\"'<>?#]+)")
 
@@ -69,10 +70,10 @@ def do_upload_file(caller: Principal, files: list[UploadedFile]) -> dict[str, An
     return {"uri": uri, "url": uri, "filename": upload.filename.strip()}
 
 
-def download_url(caller: Principal, realm_id: int, path_id: str) -> str:
-    """A short-lived S3 URL for the file, if the caller may read it."""
-    attachment = Attachment.get_or_none(realm_id, path_id) if realm_id == caller.realm_id \
-        else None
+def download_url(caller: Principal, path_id: str) -> str:
+    """A short-lived S3 URL for the file, if the caller may read it; else "not found"."""
+    in_realm = path_id.split("/", 1)[0] == str(caller.realm_id)
+    attachment = Attachment.get_or_none(caller.realm_id, path_id) if in_realm else None
     if attachment is None or not _may_read(caller, attachment):
         raise ResourceNotFoundError("File not found")
     name = path_id.rsplit("/", 1)[-1]
@@ -83,18 +84,24 @@ def download_url(caller: Principal, realm_id: int, path_id: str) -> str:
 
 
 def _may_read(caller: Principal, attachment: Attachment) -> bool:
+    """Owner, or a reader of one of the (newest MAX_ACCESS_CHECKS) messages linking it."""
     if attachment.owner_id == caller.user_id:
         return True
-    ids = sorted(attachment.message_ids or ())
-    for message in Message.batch_get([(caller.realm_id, i) for i in ids[:100]]):
+    ids = sorted(attachment.message_ids or (), reverse=True)[:MAX_ACCESS_CHECKS]
+    by_stream: dict[int, list[Message]] = {}
+    for message in Message.batch_get([(caller.realm_id, i) for i in ids]):
         if message.type == "private":
             if caller.user_id in message.recipient_ids:
                 return True
+        else:
+            by_stream.setdefault(message.stream_id, []).append(message)
+    # Two reads per channel, not per message.
+    for stream_id, messages in by_stream.items():
+        stream = get_stream(caller.realm_id, stream_id)
+        if stream is None:
             continue
-        stream = get_stream(caller.realm_id, message.stream_id)
-        subscription = get_subscription(caller.realm_id, caller.user_id, message.stream_id)
-        if stream is not None and can_read_message(stream, subscription, message.message_id,
-                                                   caller):
+        subscription = get_subscription(caller.realm_id, caller.user_id, stream_id)
+        if any(can_read_message(stream, subscription, m.message_id, caller) for m in messages):
             return True
     return False
 

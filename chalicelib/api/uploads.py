@@ -18,7 +18,8 @@ def upload_file(caller: Principal, *, uploaded_files: list[UploadedFile]) -> dic
     return do_upload_file(caller, uploaded_files)
 
 
-@bp.endpoint("/user_uploads/{realm_id}/{random}/{filename}", "GET")
-def get_upload(caller: Principal, *, realm_id: int, random: str, filename: str) -> Response:
-    url = download_url(caller, realm_id, f"{realm_id}/{random}/{filename}")
+@bp.endpoint("/user_uploads/{realm_id_str}/{random}/{filename}", "GET")
+def get_upload(caller: Principal, *, realm_id_str: str, random: str, filename: str) -> Response:
+    # A redirect to S3: API Gateway cannot stream large bodies back itself.
+    url = download_url(caller, f"{realm_id_str}/{random}/{filename}")
     return Response(body="", status_code=302, headers={"Location": url})

@@ -1,13 +1,20 @@
 """POST /user_uploads, reading files back, and which messages an upload belongs to."""
 from __future__ import annotations
 
+import itertools
 from urllib.parse import urlparse
 
 import boto3
+import requests
 
 from chalicelib import config
+from chalicelib.actions.uploads import plan_attachment_changes
+from chalicelib.models.base import transaction
 from chalicelib.models.uploads import Attachment
+from tests.functional.conftest import Account
 from tests.functional.edit_helpers import channel, send
+
+_other_realms = itertools.count(1)
 
 
 def upload(account, name: str = "notes.txt", data: bytes = b"hello file"):
@@ -27,7 +34,7 @@ def test_upload_store_and_read_back(realm):
     assert body["uri"] == body["url"] and body["uri"].startswith(
         f"/user_uploads/{realm.realm_id}/")
     path_id = body["uri"].removeprefix("/user_uploads/")
-    assert path_id.endswith("/Q3-plan-final-.txt") or path_id.endswith("/Q3-plan-final.txt")
+    assert path_id.endswith("/Q3-plan-final-.txt")
     assert stored_object(path_id) == b"numbers"
     attachment = Attachment.get(realm.realm_id, path_id)
     assert (attachment.owner_id, attachment.size, attachment.name) == (
@@ -37,6 +44,10 @@ def test_upload_store_and_read_back(realm):
     assert response.status == 302
     location = urlparse({k.lower(): v for k, v in response.headers.items()}["location"])
     assert location.path.endswith(path_id) and "Signature" in location.query
+    # AND the link serves the bytes (moto answers the presigned request)
+    fetched = requests.get(response.headers.get("Location") or response.headers["location"],
+                           timeout=10)
+    assert fetched.status_code == 200 and fetched.content == b"numbers"
 
 
 def test_upload_errors(realm):
@@ -46,6 +57,10 @@ def test_upload_errors(realm):
     assert two.status == 400 and "one file" in two.json["msg"]
     big = realm.member.upload([("f", "big.bin", b"x" * (5 * 1024 * 1024 + 1))])
     assert big.status == 400 and big.json["msg"] == "File too large: the limit is 5 MiB"
+    unnamed = realm.member.upload([("f", "  ", b"data")])
+    assert unnamed.status == 400 and unnamed.json["msg"] == "The uploaded file needs a name"
+    # exactly at the limit is accepted
+    assert realm.member.upload([("f", "edge.bin", b"x" * (5 * 1024 * 1024))]).ok
 
 
 def test_who_may_read_an_upload(realm):
@@ -61,6 +76,48 @@ def test_who_may_read_an_upload(realm):
     assert realm.guest.call("GET", path).status == 404
     other_realm_path = f"/user_uploads/{realm.realm_id + 1000}/{'a' * 24}/x.txt"
     assert realm.owner.call("GET", other_realm_path).status == 404
+    missing = realm.owner.call("GET", f"/user_uploads/x/{'a' * 24}/x.txt")
+    assert (missing.status, missing.json["code"]) == (404, "NOT_FOUND")
+
+
+def other_realm_owner(realm) -> Account:
+    from chalicelib.actions.realms import do_create_realm
+    from chalicelib.actions.users import NewUser
+
+    subdomain = f"upl{next(_other_realms)}x{realm.realm_id}"
+    email = f"owner@{subdomain}.example.com"
+    other, owner_id, key = do_create_realm("Other org", subdomain, NewUser(
+        email=email, full_name="Other Owner", role=100))
+    return Account(realm.client, other.realm_id, owner_id, email, key, "Other Owner", 100)
+
+
+def test_uploads_of_another_realm_are_not_found(realm):
+    # GIVEN a file linked in a public channel of this realm
+    channel(realm.owner, "open", [realm.owner, realm.member])
+    path = upload(realm.member)["uri"]
+    send(realm.member, "open", "files", f"[notes]({path})")
+    assert realm.admin.call("GET", path).status == 302
+    # THEN the owner of another realm cannot read it
+    response = other_realm_owner(realm).call("GET", path)
+    assert (response.status, response.json["msg"]) == (404, "File not found")
+
+
+def test_direct_message_links_are_readable_by_participants_only(realm):
+    path = upload(realm.member)["uri"]
+    sent = realm.member.post("/messages", {"type": "direct", "to": [realm.moderator.user_id],
+                                           "content": f"[notes]({path})"})
+    assert sent.ok, sent.json
+    assert realm.moderator.call("GET", path).status == 302
+    assert realm.admin.call("GET", path).status == 404
+    assert realm.owner.call("GET", path).status == 404
+
+
+def test_private_channel_links_need_a_subscription(realm):
+    channel(realm.owner, "secret", [realm.owner, realm.member], invite_only=True)
+    path = upload(realm.member)["uri"]
+    send(realm.member, "secret", "files", f"[notes]({path})")
+    assert realm.owner.call("GET", path).status == 302
+    assert realm.admin.call("GET", path).status == 404
 
 
 def test_links_claim_only_own_uploads(realm):
@@ -94,3 +151,45 @@ def test_edit_that_removes_the_last_link_returns_the_detached_upload(realm):
     # AND an edit that links it again re-attaches it
     assert realm.member.patch(f"/messages/{first}", {"content": f"[p]({body['uri']})"}).ok
     assert Attachment.get(realm.realm_id, path_id).message_ids == {first}
+
+
+def test_plan_attachment_changes_reports_only_the_actors_last_links(realm):
+    # GIVEN two uploads of the member and one of the owner, linked in one message
+    channel(realm.owner, "talk", [realm.owner, realm.member])
+    kept = upload(realm.member, "kept.txt")["uri"]
+    lone = upload(realm.member, "lone.txt", b"abc")["uri"]
+    owners = upload(realm.owner, "owners.txt")["uri"]
+    message_id = send(realm.member, "talk", "t", f"[k]({kept}) [l]({lone})")
+    other_id = send(realm.member, "talk", "t", f"[k]({kept})")
+    send(realm.owner, "talk", "t", f"[o]({owners})")
+    old = f"[k]({kept}) [l]({lone})"
+    lone_id = lone.removeprefix("/user_uploads/")
+    # WHEN the member's edit drops both links and adds the owner's file and a fresh own one
+    fresh = upload(realm.member, "fresh.txt")["uri"]
+    new = f"[o]({owners}) [f]({fresh})"
+    changes = plan_attachment_changes(realm.realm_id, realm.member.user_id, message_id,
+                                      old, new)
+    # THEN only the upload that loses its last message is detached
+    lone_attachment = Attachment.get(realm.realm_id, lone_id)
+    assert changes.detached == [{
+        "id": lone_attachment.attachment_id, "name": "lone.txt", "path_id": lone_id,
+        "size": 3, "create_time": lone_attachment.create_time, "messages": []}]
+    # AND another actor making the same change unlinks the member's file without reporting it
+    by_owner = plan_attachment_changes(realm.realm_id, realm.owner.user_id, message_id,
+                                       old, new)
+    assert lone_id in by_owner.unlink and by_owner.detached == []
+    # AND applying it in a transaction moves the links; the owner's file is not claimed
+    with transaction() as tx:
+        changes.apply(tx)
+
+    def linked(uri: str) -> set[int]:
+        return set(Attachment.get(realm.realm_id, uri.removeprefix("/user_uploads/"))
+                   .message_ids or ())
+    assert linked(kept) == {other_id}
+    assert linked(lone) == set()
+    assert linked(fresh) == {message_id}
+    assert message_id not in linked(owners)
+    # AND nothing changes when the content keeps the same links
+    same = plan_attachment_changes(realm.realm_id, realm.member.user_id, other_id,
+                                   f"[k]({kept})", f"still [k]({kept})")
+    assert (same.link, same.unlink, same.detached) == ([], [], [])
