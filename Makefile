@@ -47,6 +47,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.request_counts
 	@$(BIN)/python -m bench.events
 	@$(BIN)/python -m bench.message_moves
+	@$(BIN)/python -m bench.webhooks
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

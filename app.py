@@ -1,14 +1,20 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
 from chalice import Chalice
 
+from chalicelib import config
 from chalicelib.api import (
     accounts,
     alert_words,
+    bots,
     deactivation,
     drafts,
     events,
     messages,
+    playgrounds,
+    profile_fields,
     realm,
+    realm_emoji,
+    saved_snippets,
     server,
     settings,
     streams,
@@ -16,10 +22,12 @@ from chalicelib.api import (
     topics,
     typing_notifications,
     uploads,
+    user_status,
     user_topics,
     users,
 )
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
+from chalicelib.events.webhook_worker import handle_webhook_batch
 from chalicelib.http.middleware import register_middleware
 
 app = Chalice(app_name="teamchat")
@@ -43,6 +51,12 @@ for area in (
     deactivation,
     drafts,
     accounts,
+    bots,
+    user_status,
+    realm_emoji,
+    profile_fields,
+    saved_snippets,
+    playgrounds,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)
@@ -54,3 +68,8 @@ register_middleware(app)
                         batch_size=100, starting_position="LATEST")
 def fanout(event):  # type: ignore[no-untyped-def]
     return handle_stream_batch(event.to_dict(), event.context)
+
+
+@app.on_sqs_message(queue=config.webhook_queue_name(), name="outgoing_webhooks", batch_size=5)
+def outgoing_webhooks(event):  # type: ignore[no-untyped-def]
+    return handle_webhook_batch(event.to_dict(), event.context)

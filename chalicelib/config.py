@@ -59,6 +59,11 @@ def webhook_queue_name() -> str:
     return table_prefix() + "outgoing-webhooks"
 
 
+def webhook_retry_delays_seconds() -> list[int]:
+    """How long an unreachable webhook job waits before attempts 2, 3 and 4 (backoff)."""
+    return [int(v) for v in _env("WEBHOOK_RETRY_DELAYS_SECONDS", "5,30,120").split(",")]
+
+
 def upload_bucket() -> str:
     return _env("UPLOAD_BUCKET", table_prefix() + "uploads")
 

@@ -66,6 +66,13 @@ def main() -> int:
     from infra.local.ttl_sweep import start_sweeper
 
     stop = threading.Event()
+
+    def request_stop(*_: object) -> None:
+        stop.set()
+
+    # Before anything is served: a Ctrl-C during startup still stops cleanly and saves.
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
     pollers = start_pollers(app, prefix, state, stop)
     progress(f"{len(pollers)} event pollers feeding {', '.join(t.name for t in pollers) or '-'}")
     server = start_http_server(app, "127.0.0.1", port)
@@ -79,15 +86,10 @@ def main() -> int:
         for warning in seed_conversations(api_url, accounts):
             progress("warning: " + warning)
         progress("seeded the demo organization")
-    environment.write_endpoint_file(moto_url, prefix, api_url)
     start_sweeper(prefix, stop)
+    # Last: tools and tests take this file as the sign that the stack is ready.
+    environment.write_endpoint_file(moto_url, prefix, api_url)
     _print_welcome(accounts, port)
-
-    def request_stop(*_: object) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
     while not stop.wait(30):
         snapshot.save(state)
     progress("stopping: saving state")

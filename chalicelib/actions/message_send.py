@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pynamodb.exceptions import UpdateError
@@ -20,6 +20,7 @@ from chalicelib.actions.message_dicts import (
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
+from chalicelib.actions.outgoing_webhooks import add_webhook_triggers, triggered_bots
 from chalicelib.actions.uploads import plan_links
 from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
@@ -85,19 +86,23 @@ class Resolved:
     user_ids: set[int]
     group_ids: set[int]
     group_members: set[int]
+    users: dict[int, User] = field(default_factory=dict)   # the mentioned people
 
 
 def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
     """Looks up mentioned people and groups: a fixed number of batched reads per name."""
     targets = MentionTargets()
     by_id = {u.user_id: u for u in User.batch_get([(realm_id, i) for i in mentions.ids])}
+    people: dict[int, User] = {}
     for user in by_id.values():
         if user.is_active:
             targets.users_by_id[user.user_id] = user.full_name
+            people[user.user_id] = user
     for name in mentions.names:
         matches = [u for u in User.by_name.query(name_key(realm_id, name)) if u.is_active]
         if len(matches) == 1:   # ambiguous names need the |id form, as the reference says
             targets.users_by_name[name.lower()] = (matches[0].user_id, matches[0].full_name)
+            people[matches[0].user_id] = matches[0]
     group_ids: set[int] = set()
     members: set[int] = set()
     for name in mentions.groups:
@@ -109,7 +114,7 @@ def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
         group_ids.add(group.group_id)
         members |= set(group.direct_members or ())
     user_ids = set(targets.users_by_id) | {i for i, _ in targets.users_by_name.values()}
-    return Resolved(targets, user_ids, group_ids, members)
+    return Resolved(targets, user_ids, group_ids, members, people)
 
 
 @dataclass
@@ -204,8 +209,12 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         if rendered.mentions.channel_wildcard or rendered.mentions.topic_wildcard:
             check_wildcard_permission(caller, realm, stream, rendered.mentions)
         audience = channel_audience(stream)
+        triggers = triggered_bots(sender,
+                                  mentioned=list(rendered.resolved.users.values()))
     else:
-        participants = _direct_recipients(caller, to) | {caller.user_id}
+        recipients = direct_recipient_users(caller, to)
+        participants = {u.user_id for u in recipients} | {caller.user_id}
+        triggers = triggered_bots(sender, participants=recipients)
         message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
                           date_sent=now_seconds(), client=client, recipient_id=0)
         rendered.apply_to(message)
@@ -219,6 +228,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
     with transaction() as tx:
         prepared.add_to(tx)
         links.apply(tx)
+        add_webhook_triggers(tx, caller.realm_id, message.message_id, triggers)
     if stream is not None:
         after_channel_message(stream, message)
     return {"id": message.message_id}
@@ -254,6 +264,10 @@ def _channel_target(caller: Principal, to: str) -> Stream:
 
 
 def _direct_recipients(caller: Principal, to: str) -> set[int]:
+    return {u.user_id for u in direct_recipient_users(caller, to)}
+
+
+def direct_recipient_users(caller: Principal, to: str) -> list[User]:
     target = _parse_to(to)
     if isinstance(target, (int, str)) and not isinstance(target, bool):
         target = [t.strip() for t in str(target).split(",") if t.strip()] if isinstance(
@@ -276,7 +290,7 @@ def _direct_recipients(caller: Principal, to: str) -> set[int]:
     for user in users:
         if not user.is_active:
             raise ApiError(f"'{user.email}' is no longer using this organization.")
-    return {u.user_id for u in users}
+    return users
 
 
 def check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,

@@ -154,14 +154,31 @@ def user_api_dict(user: User) -> dict[str, Any]:
         data["bot_type"] = user.bot_type
         data["bot_owner_id"] = user.bot_owner_id
     else:
-        data["profile_data"] = {}
+        data["profile_data"] = profile_data_dict(user)
     return data
 
 
+def profile_data_dict(user: User) -> dict[str, dict[str, str]]:
+    """{field id: {"value", "rendered_value"?}}, as stored when the value was set."""
+    stored = user.profile_data.as_dict() if user.profile_data else {}
+    return {key: ({"value": entry} if isinstance(entry, str) else dict(entry))
+            for key, entry in stored.items() if entry is not None}
+
+
+OWN_USER_FIELDS = ("user_id", "email", "delivery_email", "full_name", "avatar_url",
+                   "avatar_version", "role", "is_admin", "is_owner", "is_guest", "is_bot",
+                   "is_active", "timezone", "date_joined")
+
+
 def own_user_api_dict(user: User, max_message_id: int) -> dict[str, Any]:
-    """The record of GET /users/me (§2.4)."""
-    data = user_api_dict(user)
+    """The record of GET /users/me (§2.4): exactly the reference's fields."""
+    shown = user_api_dict(user)
+    data = {name: shown[name] for name in OWN_USER_FIELDS}
     data["max_message_id"] = max_message_id
+    if user.is_bot:   # a bot also learns its type and owner, as in GET /users/{id}
+        data.update(bot_type=shown["bot_type"], bot_owner_id=shown["bot_owner_id"])
+    else:
+        data["profile_data"] = shown["profile_data"]
     return data
 
 

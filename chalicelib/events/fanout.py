@@ -13,11 +13,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import (BatchProcessor, EventType,
-                                                   process_partial_response)
+import boto3
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
-    DynamoDBRecord)
+    DynamoDBRecord,
+)
 
+from chalicelib import config
+from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD
 from chalicelib.events.filters import forms_for_queue
 from chalicelib.events.queues import append_events, queues_of_realm, queues_of_users
 from chalicelib.lib.log import logger, metrics
@@ -68,6 +75,7 @@ class FanoutBatch:
     def __init__(self) -> None:
         self.pending: dict[str, _QueueAppends] = {}
         self.audiences: dict[str, list[EventQueue]] = {}
+        self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
 
     def collect(self, record: DynamoDBRecord) -> None:
@@ -80,6 +88,9 @@ class FanoutBatch:
         outbox = Outbox.from_raw_data(image)
         sequence_number = raw["dynamodb"]["SequenceNumber"]
         event, audience = outbox.event, outbox.audience
+        if event.get("type") == OUTGOING_WEBHOOK_RECORD:   # for the webhook queue, not clients
+            self.webhook_jobs.append((sequence_number, event))
+            return
         user_flags = audience.get("user_flags") or {}
         for queue in self._audience_queues(outbox.realm_id, audience):
             if not role_may_see(queue, audience):
@@ -93,6 +104,31 @@ class FanoutBatch:
 
     def flush(self) -> set[str]:
         """Appends everything collected; returns the sequence numbers whose appends failed."""
+        return self._flush_queues() | self._flush_webhook_jobs()
+
+    def _flush_webhook_jobs(self) -> set[str]:
+        """Sends the batch's webhook jobs to SQS, ten per request; returns failed records."""
+        jobs, self.webhook_jobs = self.webhook_jobs, []
+        failed: set[str] = set()
+        if not jobs:
+            return failed
+        sqs = boto3.client("sqs", region_name=config.region())
+        queue_url = sqs.get_queue_url(QueueName=config.webhook_queue_name())["QueueUrl"]
+        for start in range(0, len(jobs), 10):
+            chunk = jobs[start:start + 10]
+            entries = [{"Id": str(i), "MessageBody": json.dumps(
+                {k: event[k] for k in ("realm_id", "message_id", "bot_id", "trigger")})}
+                for i, (_, event) in enumerate(chunk)]
+            try:
+                result = sqs.send_message_batch(QueueUrl=queue_url, Entries=entries)
+            except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
+                logger.exception("webhook enqueue failed")
+                failed |= {sequence for sequence, _ in chunk}
+                continue
+            failed |= {chunk[int(f["Id"])][0] for f in result.get("Failed", [])}
+        return failed
+
+    def _flush_queues(self) -> set[str]:
         work = list(self.pending.values())
         self.pending = {}
         if len(work) <= 1:

@@ -3,7 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.actions.playgrounds import realm_playgrounds_state
+from chalicelib.actions.profile_fields import profile_fields_state
+from chalicelib.actions.realm_emoji import realm_emoji_state
 from chalicelib.actions.realms import get_realm, system_group_id
+from chalicelib.actions.saved_snippets import saved_snippets_state
+from chalicelib.actions.user_status import user_status_state
 from chalicelib.actions.user_topics import (empty_topic_display_name, muted_topic_triples,
                                             user_topic_dict, user_topics)
 from chalicelib.actions.users import list_realm_users, user_api_dict
@@ -33,11 +38,23 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     state.update(_settings_state(me, types, capabilities))
     if _wants(types, "alert_words"):
         state["alert_words"] = list(getattr(me, "alert_words", None) or [])
+    if _wants(types, "custom_profile_fields"):
+        state.update(profile_fields_state(caller.realm_id))
     if _wants(types, "realm"):
         state.update(realm_state(get_realm(caller.realm_id)))
     if _wants(types, "message"):
         counter = Counter.get_or_none(f"realm:{caller.realm_id}")
         state["max_message_id"] = int(counter.message or -1) if counter else -1
+    if _wants(types, "user_status"):
+        state["user_status"] = user_status_state(caller.realm_id)
+    if _wants(types, "realm_emoji"):
+        state["realm_emoji"] = realm_emoji_state(caller.realm_id)
+    if _wants(types, "drafts"):
+        state["drafts"] = _drafts_state(caller)
+    if _wants(types, "saved_snippets"):
+        state["saved_snippets"] = saved_snippets_state(caller.realm_id, caller.user_id)
+    if _wants(types, "realm_playgrounds"):
+        state["realm_playgrounds"] = realm_playgrounds_state(caller.realm_id)
     if _wants(types, "subscription"):
         state.update(_subscription_state(caller, include_subscribers))
     # As the reference: clients that name user_topic get no legacy muted_topics.
@@ -98,3 +115,12 @@ def _subscription_state(caller: Principal, include_subscribers: bool) -> dict[st
     except ImportError:  # the channels area supplies this; without it there is nothing
         return {"subscriptions": [], "unsubscribed": [], "never_subscribed": []}
     return subscription_state(caller, include_subscribers)
+
+
+def _drafts_state(caller: Principal) -> list[dict[str, Any]]:
+    from chalicelib.actions.drafts import draft_dict
+    from chalicelib.models.drafts import Draft
+    from chalicelib.models.streams import user_key
+
+    drafts = Draft.query(user_key(caller.realm_id, caller.user_id))
+    return [draft_dict(d) for d in sorted(drafts, key=lambda d: d.timestamp, reverse=True)]

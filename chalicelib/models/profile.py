@@ -1,7 +1,12 @@
 """Custom profile fields an organization defines (values live on the user, profile_data)."""
 from __future__ import annotations
 
-from pynamodb.attributes import JSONAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import (
+    BooleanAttribute,
+    JSONAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+)
 
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -15,3 +20,6 @@ class ProfileField(BaseModel):
     field_type = NumberAttribute()                   # the reference's type numbers
     field_data = JSONAttribute(null=True)            # choices / external account settings
     order = NumberAttribute(default=0)
+    display_in_profile_summary = BooleanAttribute(default=False)
+    required = BooleanAttribute(default=False)
+    editable_by_user = BooleanAttribute(default=True)   # admins may always edit

@@ -55,9 +55,10 @@ class LocalStack:
         return time.perf_counter() - started
 
 
-def start_stack(state_dir: Path, port: int | None = None, timeout: float = 60) -> LocalStack:
+def start_stack(state_dir: Path, port: int | None = None, timeout: float = 60,
+                **extra_env: str) -> LocalStack:
     port = port or free_port()
-    env = clean_environment(PORT=str(port), LOCAL_STATE_DIR=str(state_dir))
+    env = clean_environment(PORT=str(port), LOCAL_STATE_DIR=str(state_dir), **extra_env)
     log = open(state_dir.parent / f"stack-{port}.log", "w")
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "infra.local_stack"], cwd=REPO_ROOT,

@@ -125,15 +125,19 @@ class SqsPoller(threading.Thread):
     def run(self) -> None:
         while not self.stop.is_set():
             try:
-                messages = self.sqs.receive_message(
-                    QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1,
-                    AttributeNames=["All"]).get("Messages", [])
+                self.poll_once(wait_seconds=1)
             except Exception:  # noqa: BLE001 - keep polling through a transient error
                 logger.exception("queue read failed", extra={"queue": self.queue_url})
                 time.sleep(1)
-                continue
-            if messages:
-                self._deliver(messages)
+
+    def poll_once(self, wait_seconds: int = 0) -> int:
+        """Receives up to 10 visible messages and hands them to the handler; returns how many."""
+        messages = self.sqs.receive_message(
+            QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds,
+            AttributeNames=["All"]).get("Messages", [])
+        if messages:
+            self._deliver(messages)
+        return len(messages)
 
     def _deliver(self, messages: list[dict[str, Any]]) -> None:
         records = [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"],

@@ -20,7 +20,8 @@ def stack_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def local_stack(stack_state: Path) -> Iterator[LocalStack]:
     stack_state.mkdir(parents=True, exist_ok=True)
-    stack = start_stack(stack_state)
+    # Short webhook backoff, so the down-receiver test sees the final notice quickly.
+    stack = start_stack(stack_state, WEBHOOK_RETRY_DELAYS_SECONDS="1,1,1")
     yield stack
     if stack.process.poll() is None:
         stack.stop()

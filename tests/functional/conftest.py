@@ -93,15 +93,16 @@ class Account:
     def delete(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
         return self.call("DELETE", path, params)
 
-    def upload(self, files: list[tuple[str, str, bytes]]) -> ApiResponse:
-        """POST /user_uploads as multipart/form-data; files are (field, filename, bytes)."""
+    def upload(self, files: list[tuple[str, str, bytes]],
+               path: str = "/user_uploads") -> ApiResponse:
+        """POST `path` as multipart/form-data; files are (field, filename, bytes)."""
         boundary = "teamchat-test-boundary"
         parts = [(f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
                   f'filename="{name}"\r\nContent-Type: text/plain\r\n\r\n').encode()
                  + data + b"\r\n" for field, name, data in files]
         body = b"".join(parts) + f"--{boundary}--\r\n".encode()
         response = self.client.http.request(
-            "POST", "/api/v1/user_uploads", body=body, headers={
+            "POST", "/api/v1" + path, body=body, headers={
                 **self.auth_header(),
                 "Content-Type": f"multipart/form-data; boundary={boundary}"})
         return ApiResponse(response.status_code, json.loads(response.body or b"{}"),

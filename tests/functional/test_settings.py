@@ -116,7 +116,7 @@ def test_nothing_changed_is_a_quiet_success(realm, register_queue, fetch_events,
     ({"notification_sound": "boom"}, "Invalid notification sound 'boom'"),
     ({"email_notifications_batching_period_seconds": 0},
      "Invalid email batching period: 0 seconds"),
-    ({"web_font_size_px": -3}, "Invalid web_font_size_px"),
+    ({"web_font_size_px": -3}, "Invalid web_font_size_px: use a value from 12 to 24"),
     ({"enable_sounds": "loud"}, None),
     ({"color_scheme": "dark"}, None),
 ])

@@ -67,3 +67,99 @@ def test_wrong_method_is_405_in_envelope(realm):
     response = realm.member.call("DELETE", "/server_settings")
     assert response.status == 405
     assert response.json["result"] == "error"
+
+
+OWN_RECORD_FIELDS = {"user_id", "email", "delivery_email", "full_name", "avatar_url",
+                     "avatar_version", "role", "is_admin", "is_owner", "is_guest", "is_bot",
+                     "is_active", "timezone", "date_joined", "max_message_id"}
+
+
+def test_own_user_record_is_exactly_the_reference_shape(realm):
+    # WHEN
+    body = realm.member.get("/users/me").json
+    # THEN the envelope plus §2.4's fields, nothing more
+    assert set(body) == OWN_RECORD_FIELDS | {"profile_data", "result", "msg"}
+    assert body["email"] == body["delivery_email"] == realm.member.email
+    assert body["full_name"] == "Max Member"
+    assert body["is_active"] is True and body["is_bot"] is False and body["is_guest"] is False
+    assert isinstance(body["avatar_url"], str) and body["avatar_url"]
+    assert isinstance(body["avatar_version"], int) and isinstance(body["timezone"], str)
+    from datetime import datetime
+    joined = datetime.fromisoformat(body["date_joined"])
+    assert joined.tzinfo is not None and joined.year >= 2024
+    assert body["profile_data"] == {}
+
+
+def test_role_flags_of_admin_and_guest(realm):
+    admin = realm.admin.get("/users/me").json
+    assert (admin["role"], admin["is_admin"], admin["is_owner"]) == (200, True, False)
+    guest = realm.guest.get("/users/me").json
+    assert (guest["role"], guest["is_guest"], guest["is_admin"]) == (600, True, False)
+
+
+def test_max_message_id_is_the_realms_message_counter(realm):
+    from tests.functional.edit_helpers import channel, send
+
+    assert realm.member.get("/users/me").json["max_message_id"] == -1
+    channel(realm.owner, "talk", [realm.member])
+    send(realm.owner, "talk", "hi")
+    last = send(realm.owner, "talk", "hi again")
+    assert realm.member.get("/users/me").json["max_message_id"] == last
+
+
+def test_bots_have_no_profile_data(realm):
+    bot = realm.add_user("Helper Bot", is_bot=True)
+    body = bot.get("/users/me").json
+    assert body["is_bot"] is True and "profile_data" not in body
+    assert set(body) == OWN_RECORD_FIELDS | {"result", "msg", "bot_type", "bot_owner_id"}
+    assert body["bot_owner_id"] == realm.owner.user_id
+
+
+def test_profile_data_with_rendered_values(realm):
+    # GIVEN text, list and date fields with values
+    def create(name, field_type, **extra):
+        return realm.admin.post("/realm/profile_fields", {
+            "name": name, "field_type": field_type, **extra}).json["id"]
+
+    bio = create("Bio", 2)
+    phone = create("Phone", 1)
+    editor = create("Editor", 3, field_data={"vim": {"text": "Vim", "order": "1"}})
+    birthday = create("Birthday", 4)
+    assert realm.member.patch("/users/me/profile_data", {"data": [
+        {"id": bio, "value": "**bold**"}, {"id": phone, "value": "123"},
+        {"id": editor, "value": "vim"}, {"id": birthday, "value": "1990-12-31"}]}).ok
+    # WHEN
+    body = realm.member.get("/users/me").json
+    # THEN Markdown-capable types carry the HTML, the others only the value
+    assert body["profile_data"] == {
+        str(bio): {"value": "**bold**", "rendered_value": "<p><strong>bold</strong></p>"},
+        str(phone): {"value": "123", "rendered_value": "<p>123</p>"},
+        str(editor): {"value": "vim"},
+        str(birthday): {"value": "1990-12-31"},
+    }
+    # AND other users' records are not mixed in
+    assert realm.admin.get("/users/me").json["profile_data"] == {}
+
+
+def test_own_user_record_costs_two_dynamodb_requests(realm, monkeypatch):
+    # GIVEN a profile with values (so nothing could be read lazily)
+    field = realm.admin.post("/realm/profile_fields", {"name": "Bio", "field_type": 2}
+                             ).json["id"]
+    assert realm.member.patch("/users/me/profile_data",
+                              {"data": [{"id": field, "value": "hi"}]}).ok
+    import botocore.client
+
+    calls = []
+    real_call = botocore.client.BaseClient._make_api_call
+
+    def counting(client, operation, params):
+        if client.meta.service_model.service_name == "dynamodb":
+            calls.append(operation)
+        return real_call(client, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counting)
+    # WHEN
+    body = realm.member.get("/users/me").json
+    # THEN authentication and one transactional read of user and counter
+    assert body["profile_data"][str(field)]["rendered_value"] == "<p>hi</p>"
+    assert 1 <= len(calls) <= 2, calls

@@ -129,3 +129,22 @@ def test_create_all_adds_indexes_a_saved_table_lacks():
         indexes = {i["IndexName"] for i in client.describe_table(
             TableName="old-users")["Table"]["GlobalSecondaryIndexes"]}
         assert indexes == {"by_name", "by_bot_owner"}
+
+
+def test_webhook_queue_mapping_reports_partial_failures_and_has_a_dlq():
+    resources = json.loads(PACKAGED.read_text())["Resources"]
+    mapping = resources["OutgoingWebhooks"]["Properties"]["Events"][
+        "OutgoingWebhooksSqsEventSource"]["Properties"]
+    # Chalice names the queue by the name fixed at packaging: the template's queue.
+    assert mapping["Queue"]["Fn::Sub"].endswith(":teamchat-prod-outgoing-webhooks")
+    assert resources["WebhookQueue"]["Properties"]["QueueName"] == {
+        "Fn::Sub": "${TablePrefix}outgoing-webhooks"}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    from chalicelib.actions.outgoing_webhooks import MAX_ATTEMPTS
+
+    redrive = resources["WebhookQueue"]["Properties"]["RedrivePolicy"]
+    assert redrive["maxReceiveCount"] == MAX_ATTEMPTS
+    assert redrive["deadLetterTargetArn"] == {"Fn::GetAtt": ["WebhookDeadLetterQueue", "Arn"]}
+    # the queue must stay invisible longer than the function may run
+    assert resources["WebhookQueue"]["Properties"]["VisibilityTimeout"] >= \
+        resources["OutgoingWebhooks"]["Properties"]["Timeout"]

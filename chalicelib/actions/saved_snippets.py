@@ -1,0 +1,122 @@
+"""Saved snippets (§4.16, §4.17): a user's own titled pieces of message content.
+
+Each change and its `saved_snippets` event, sent only to the owner's queues, are one
+transaction; edits and deletes are conditioned on the snippet still being there.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import config
+from chalicelib.actions.ids import allocate_id
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.snippets import SavedSnippet
+from chalicelib.models.streams import user_key
+
+MAX_TITLE_LENGTH = 60
+MAX_ATTEMPTS = 5
+MAX_ID = 2**53   # above any allocated id; stops huge path ids (DynamoDB numbers hold 38 digits)
+
+
+def _does_not_exist() -> ApiError:
+    return ApiError("Saved snippet does not exist.")
+
+
+def check_title(title: str) -> str:
+    title = title.strip()
+    if not title:
+        raise ApiError("Title cannot be empty.")
+    if len(title) > MAX_TITLE_LENGTH:
+        raise ApiError(f"title is too long (limit: {MAX_TITLE_LENGTH} characters)")
+    return title
+
+
+def check_content(content: str) -> str:
+    content = content.strip()
+    if not content:
+        raise ApiError("Content cannot be empty.")
+    if len(content) > config.MAX_MESSAGE_LENGTH:
+        raise ApiError(f"content is too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
+    return content
+
+
+def saved_snippet_dict(item: SavedSnippet) -> dict[str, Any]:
+    return {"id": int(item.snippet_id), "title": item.title, "content": item.content,
+            "date_created": int(item.date_created)}
+
+
+def saved_snippets_state(realm_id: int, user_id: int) -> list[dict[str, Any]]:
+    """The user's snippets in id order (the range key's order)."""
+    return [saved_snippet_dict(i) for i in SavedSnippet.query(user_key(realm_id, user_id))]
+
+
+def do_create_saved_snippet(caller: Principal, title: str, content: str) -> dict[str, Any]:
+    title, content = check_title(title), check_content(content)
+    item = SavedSnippet(user_key(caller.realm_id, caller.user_id),
+                        allocate_id(caller.realm_id, "snippet"), title=title,
+                        content=content, date_created=now_seconds())
+    with transaction() as tx:
+        tx.save(item, condition=SavedSnippet.snippet_id.does_not_exist())
+        add_event(tx, caller.realm_id, {"type": "saved_snippets", "op": "add",
+                                        "saved_snippet": saved_snippet_dict(item)},
+                  {"users": [caller.user_id]})
+    return {"saved_snippet_id": item.snippet_id}
+
+
+def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
+                          content: str | None) -> dict[str, Any]:
+    if title is None and content is None:
+        raise ApiError("Nothing to change")
+    new_title = check_title(title) if title is not None else None
+    new_content = check_content(content) if content is not None else None
+    if not 0 < snippet_id < MAX_ID:
+        raise _does_not_exist()
+    key = (user_key(caller.realm_id, caller.user_id), snippet_id)
+    for _ in range(MAX_ATTEMPTS):
+        current = SavedSnippet.get_or_none(*key)
+        if current is None:
+            raise _does_not_exist()
+        # The event carries the whole snippet, so the write is conditioned on what was
+        # read: a concurrent edit makes this one read again rather than send stale fields.
+        read = ((SavedSnippet.title == current.title)
+                & (SavedSnippet.content == current.content))
+        after = SavedSnippet(*key, title=new_title if new_title is not None else current.title,
+                             content=new_content if new_content is not None
+                             else current.content, date_created=current.date_created)
+        try:
+            with transaction() as tx:
+                tx.update(SavedSnippet(*key), actions=[SavedSnippet.title.set(after.title),
+                                                       SavedSnippet.content.set(after.content)],
+                          condition=read)
+                add_event(tx, caller.realm_id, {"type": "saved_snippets", "op": "update",
+                                                "saved_snippet": saved_snippet_dict(after)},
+                          {"users": [caller.user_id]})
+        except TransactWriteError as error:
+            if is_condition_failure(error):
+                continue   # edited or deleted meanwhile: read again
+            raise
+        return {}
+    raise ConflictError("The saved snippet changed concurrently; try again.")
+
+
+def do_delete_saved_snippet(caller: Principal, snippet_id: int) -> dict[str, Any]:
+    if not 0 < snippet_id < MAX_ID:
+        raise _does_not_exist()
+    try:
+        with transaction() as tx:
+            tx.delete(SavedSnippet(user_key(caller.realm_id, caller.user_id), snippet_id),
+                      condition=SavedSnippet.snippet_id.exists())
+            add_event(tx, caller.realm_id, {"type": "saved_snippets", "op": "remove",
+                                            "saved_snippet_id": snippet_id},
+                      {"users": [caller.user_id]})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise _does_not_exist() from None
+        raise
+    return {}

@@ -1,0 +1,30 @@
+"""POST /bots and GET /bots: the caller's bots."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chalicelib.actions.bots import check_create_bot, get_own_bots
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/bots", "POST")
+def create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int = 1,
+               payload_url: str | None = None, interface_type: int = 1) -> dict[str, Any]:
+    if payload_url is not None and payload_url.startswith('"'):
+        # The reference sends payload_url JSON-encoded; a bare URL is accepted too.
+        try:
+            payload_url = str(json.loads(payload_url))
+        except ValueError:
+            pass
+    return check_create_bot(caller, full_name=full_name, short_name=short_name,
+                            bot_type=bot_type, payload_url=payload_url,
+                            interface_type=interface_type)
+
+
+@bp.endpoint("/bots", "GET")
+def list_bots(caller: Principal) -> dict[str, Any]:
+    return {"bots": get_own_bots(caller)}

@@ -1,0 +1,49 @@
+"""Custom profile fields: the realm's definitions and the caller's own values."""
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from chalicelib.actions import profile_fields as actions
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
+
+bp = ApiBlueprint(__name__)
+
+
+class ProfileDataElement(TypedDict):
+    id: int
+    value: str | list[int] | None
+
+
+@bp.endpoint("/realm/profile_fields", "GET")
+def get_custom_profile_fields(caller: Principal) -> dict[str, Any]:
+    return {"custom_fields": [actions.profile_field_dict(f)
+                              for f in actions.realm_profile_fields(caller.realm_id)]}
+
+
+@bp.endpoint("/realm/profile_fields", "POST")
+def create_custom_profile_field(caller: Principal, *, field_type: int, name: str = "",
+                                hint: str = "",
+                                field_data: Json[dict[str, Any]] | None = None,
+                                display_in_profile_summary: bool = False,
+                                required: bool = False,
+                                editable_by_user: bool = True) -> dict[str, Any]:
+    field_id = actions.do_create_profile_field(
+        caller, name=name, hint=hint, field_type=field_type, field_data=field_data,
+        display_in_profile_summary=display_in_profile_summary, required=required,
+        editable_by_user=editable_by_user)
+    return {"id": field_id}
+
+
+@bp.endpoint("/realm/profile_fields/{field_id}", "DELETE")
+def delete_custom_profile_field(caller: Principal, *, field_id: int) -> dict[str, Any]:
+    actions.do_delete_profile_field(caller, field_id)
+    return {}
+
+
+@bp.endpoint("/users/me/profile_data", "PATCH")
+def update_profile_data(caller: Principal, *,
+                        data: Json[list[ProfileDataElement]]) -> dict[str, Any]:
+    actions.do_update_profile_data(caller, data)
+    return {}

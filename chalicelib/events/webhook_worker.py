@@ -1,0 +1,56 @@
+"""The SQS handler that delivers outgoing webhooks, with partial batch failures.
+
+A job whose receiver could not be reached is returned to the queue with a longer
+visibility timeout (the backoff); after the last attempt it goes to the dead-letter
+queue through the queue's redrive policy.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+from aws_lambda_powertools.utilities.batch import (BatchProcessor, EventType,
+                                                   process_partial_response)
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from chalicelib import config
+from chalicelib.actions.outgoing_webhooks import DeliveryJob, RetryLater, deliver
+from chalicelib.lib.log import logger, metrics
+
+
+def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+    logger.append_keys(handler="outgoing_webhooks")
+    # A batch where every job must wait is still answered with its failures, so the
+    # visibility each one was given (its backoff) decides when it comes back.
+    processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+    try:
+        return process_partial_response(event=raw_event, record_handler=_handle_record,
+                                        processor=processor, context=context)
+    finally:
+        metrics.flush_metrics()
+        logger.remove_keys(["handler"])
+
+
+def _handle_record(record: SQSRecord) -> None:
+    job = DeliveryJob.from_body(record.body)
+    attempt = int(record.attributes.approximate_receive_count or 1)
+    try:
+        outcome = deliver(job, attempt)
+    except RetryLater as retry:
+        # 0 after the last attempt: offered again at once, SQS moves it to the DLQ.
+        _delay(record, retry.delay_seconds)
+        logger.info("webhook delivery will be retried",
+                    extra={"message_id": job.message_id, "bot_id": job.bot_id,
+                           "attempt": attempt, "delay": retry.delay_seconds})
+        raise   # a failed record: SQS offers it again (or moves it to the DLQ)
+    metrics.add_metric(name=f"Webhook_{outcome}", unit="Count", value=1)
+    logger.info("webhook job finished", extra={"message_id": job.message_id,
+                                               "bot_id": job.bot_id, "outcome": outcome})
+
+
+def _delay(record: SQSRecord, seconds: int) -> None:
+    sqs = boto3.client("sqs", region_name=config.region())
+    queue_url = sqs.get_queue_url(QueueName=record.event_source_arn.rsplit(":", 1)[-1])[
+        "QueueUrl"]
+    sqs.change_message_visibility(QueueUrl=queue_url, ReceiptHandle=record.receipt_handle,
+                                  VisibilityTimeout=seconds)

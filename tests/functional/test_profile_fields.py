@@ -1,0 +1,494 @@
+"""Custom profile fields: definitions, the caller's values, their events and state."""
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import types
+
+import pytest
+
+from chalicelib.actions.profile_fields import do_update_profile_data
+from chalicelib.http.auth import Principal
+
+_other_numbers = itertools.count(1)
+CHOICES = {"vim": {"text": "Vim", "order": "1"}, "emacs": {"text": "Emacs", "order": "2"}}
+
+
+def create_field(account, name, field_type, **params):
+    return account.post("/realm/profile_fields", {"name": name, "field_type": field_type,
+                                                  **params})
+
+
+def field_id(account, name, field_type, **params):
+    response = create_field(account, name, field_type, **params)
+    assert response.ok, response.json
+    return response.json["id"]
+
+
+def set_values(account, *pairs):
+    return account.patch("/users/me/profile_data",
+                         {"data": [{"id": i, "value": v} for i, v in pairs]})
+
+
+def custom_fields(account):
+    response = account.get("/realm/profile_fields")
+    assert response.ok, response.json
+    return response.json["custom_fields"]
+
+
+def profile(account):
+    return account.get("/users/me").json["profile_data"]
+
+
+def error(response):
+    assert response.status == 400, response.json
+    assert response.json["result"] == "error" and response.json["code"] == "BAD_REQUEST"
+    return response.json["msg"]
+
+
+@pytest.fixture
+def other_realm(chalice_client):
+    """A second organization with an administrator and a member."""
+    from chalicelib.actions.realms import do_create_realm
+    from chalicelib.actions.users import NewUser, do_create_user
+    from tests.functional.conftest import Account
+
+    tag = next(_other_numbers)
+    domain = f"pf{tag}.example.com"
+    created, _, _ = do_create_realm(f"Other org {tag}", f"pf{tag}", NewUser(
+        email=f"owner@{domain}", full_name="Other Owner", role=100))
+    accounts = {}
+    for label, role in (("admin", 200), ("member", 400)):
+        user, key = do_create_user(created.realm_id, NewUser(
+            email=f"{label}@{domain}", full_name=f"Other {label}", role=role))
+        accounts[label] = Account(chalice_client, created.realm_id, user.user_id,
+                                  f"{label}@{domain}", key, f"Other {label}", role)
+    return types.SimpleNamespace(**accounts)
+
+
+def principal(account, is_bot=False) -> Principal:
+    return Principal(account.realm_id, account.user_id, account.email, account.role, is_bot)
+
+
+# Definitions ----------------------------------------------------------------------------
+
+def test_create_list_and_delete_with_events_and_state(realm, register_queue, fetch_events,
+                                                      drain_events):
+    # GIVEN a member's queue for the field list
+    queue = register_queue(realm.member, event_types=["custom_profile_fields"])
+    assert queue["custom_profile_fields"] == []
+    # WHEN an administrator creates two fields
+    phone = field_id(realm.admin, " Phone ", 1, hint="Work phone", required=True)
+    editor = field_id(realm.owner, "Editor", 3, field_data=CHOICES,
+                      display_in_profile_summary=True, editable_by_user=False)
+    drain_events()
+    # THEN every member of the realm gets the full list after each change
+    first, second = fetch_events(realm.member, queue["queue_id"])
+    phone_dict = {"id": phone, "name": "Phone", "type": 1, "hint": "Work phone",
+                  "order": phone, "field_data": "", "required": True,
+                  "editable_by_user": True}
+    editor_dict = {"id": editor, "name": "Editor", "type": 3, "hint": "", "order": editor,
+                   "field_data": json.dumps(CHOICES), "display_in_profile_summary": True,
+                   "required": False, "editable_by_user": False}
+    assert first["type"] == second["type"] == "custom_profile_fields"
+    assert first["fields"] == [phone_dict]
+    assert second["fields"] == [phone_dict, editor_dict]
+    assert json.loads(second["fields"][1]["field_data"]) == CHOICES
+    # AND any user, guests included, can list them; registration shows them and the types
+    assert custom_fields(realm.guest) == [phone_dict, editor_dict]
+    state = register_queue(realm.member, event_types=["custom_profile_fields"])
+    assert state["custom_profile_fields"] == [phone_dict, editor_dict]
+    types = state["custom_profile_field_types"]
+    assert {v["id"] for v in types.values()} == set(range(1, 9))
+    assert types["LONG_TEXT"]["id"] == 2 and types["PRONOUNS"]["id"] == 8
+    # WHEN the administrator deletes one
+    assert realm.admin.delete(f"/realm/profile_fields/{phone}").ok
+    drain_events()
+    # THEN the realm gets the remaining list, and the field is gone
+    [after] = fetch_events(realm.member, queue["queue_id"], second["id"])
+    assert after["fields"] == [editor_dict]
+    assert custom_fields(realm.member) == [editor_dict]
+    # AND its name is free again (ids are never reused)
+    again = field_id(realm.admin, "phone", 1)
+    assert again > editor
+
+
+def test_registration_without_the_type_has_no_fields(realm, register_queue):
+    field_id(realm.admin, "Phone", 1)
+    state = register_queue(realm.member, event_types=["alert_words"])
+    assert "custom_profile_fields" not in state and "custom_profile_field_types" not in state
+
+
+@pytest.mark.parametrize("account", ["moderator", "member", "guest"])
+def test_only_administrators_create_and_delete(realm, account):
+    caller = getattr(realm, account)
+    assert error(create_field(caller, "Phone", 1)) == "Must be an organization administrator"
+    existing = field_id(realm.admin, "Phone", 1)
+    assert error(caller.delete(f"/realm/profile_fields/{existing}")) == (
+        "Must be an organization administrator")
+    assert [f["id"] for f in custom_fields(caller)] == [existing]
+
+
+def test_names_are_unique_per_realm_ignoring_case(realm):
+    field_id(realm.admin, "Phone", 1)
+    assert error(create_field(realm.admin, "PHONE ", 2)) == (
+        "A field with that label already exists.")
+    assert [f["name"] for f in custom_fields(realm.admin)] == ["Phone"]
+
+
+def test_same_name_in_another_realm_is_fine(realm, other_realm):
+    other = other_realm
+    field_id(realm.admin, "Phone", 1)
+    assert create_field(other.admin, "Phone", 1).ok
+    assert len(custom_fields(other.member)) == 1 and len(custom_fields(realm.member)) == 1
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"name": "", "field_type": 1}, "Label cannot be blank."),
+    ({"name": "   ", "field_type": 1}, "Label cannot be blank."),
+    ({"name": "x" * 41, "field_type": 1}, "name is too long (limit: 40 characters)"),
+    ({"name": "Ok", "hint": "h" * 81, "field_type": 1},
+     "hint is too long (limit: 80 characters)"),
+    ({"name": "Ok", "field_type": 9}, "Invalid field type."),
+    ({"name": "Ok", "field_type": 0}, "Invalid field type."),
+    ({"name": "Ok", "field_type": 3}, "Field must have at least one choice."),
+    ({"name": "Ok", "field_type": 3, "field_data": {}}, "Field must have at least one choice."),
+    ({"name": "Ok", "field_type": 3, "field_data": {" ": {"text": "A", "order": "1"}}},
+     "'value' cannot be blank."),
+    ({"name": "Ok", "field_type": 3, "field_data": {"a": {"text": "", "order": "1"}}},
+     'field_data["a"]["text"] cannot be blank.'),
+    ({"name": "Ok", "field_type": 3, "field_data": {"a": {"text": "A"}}},
+     "field_data[\"a\"] must have exactly 'text' and 'order'"),
+    ({"name": "Ok", "field_type": 3, "field_data": {"a": "A"}},
+     "field_data[\"a\"] must have exactly 'text' and 'order'"),
+    ({"name": "Ok", "field_type": 3, "field_data": {"a": {"text": "A", "order": "1"},
+                                                     "b": {"text": "a", "order": "2"}}},
+     "Field must not have duplicate choices."),
+    ({"name": "Ok", "field_type": 7}, "Invalid external account type"),
+    ({"name": "Ok", "field_type": 7, "field_data": {"subtype": "myspace"}},
+     "Invalid external account type"),
+    ({"name": "Ok", "field_type": 7, "field_data": {"subtype": "custom"}},
+     "Custom external account must define URL pattern"),
+    ({"name": "Ok", "field_type": 7,
+      "field_data": {"subtype": "custom", "url_pattern": "https://x.example/u"}},
+     "URL pattern must contain '%(username)s'."),
+    ({"name": "Ok", "field_type": 7,
+      "field_data": {"subtype": "custom", "url_pattern": "ftp://x.example/%(username)s"}},
+     "URL pattern is not a URL"),
+    ({"name": "Ok", "field_type": 7,
+      "field_data": {"subtype": "github", "url_pattern": "https://x/%(username)s"}},
+     "URL pattern is only for custom external accounts"),
+    ({"name": "Ok", "field_type": 2, "display_in_profile_summary": True},
+     "Field type not supported for display in profile summary."),
+    ({"name": "Ok", "field_type": 6, "display_in_profile_summary": True},
+     "Field type not supported for display in profile summary."),
+])
+def test_invalid_definitions(realm, params, message):
+    response = realm.admin.post("/realm/profile_fields", params)
+    assert error(response) == message
+    assert custom_fields(realm.admin) == []
+
+
+def test_field_type_is_required_and_typed(realm):
+    response = realm.admin.post("/realm/profile_fields", {"name": "Phone"})
+    assert response.json["code"] == "REQUEST_VARIABLE_MISSING"
+    assert realm.admin.post("/realm/profile_fields",
+                            {"name": "Phone", "field_type": "text"}).status == 400
+    assert realm.admin.post("/realm/profile_fields",
+                            {"name": "Phone", "field_type": 1, "field_data": "[1"}
+                            ).status == 400
+
+
+def test_at_most_two_fields_in_the_summary(realm):
+    field_id(realm.admin, "A", 1, display_in_profile_summary=True)
+    field_id(realm.admin, "B", 5, display_in_profile_summary=True)
+    assert error(create_field(realm.admin, "C", 8, display_in_profile_summary=True)) == (
+        "Only 2 custom profile fields can be displayed in the profile summary.")
+    assert create_field(realm.admin, "C", 8).ok   # not in the summary: fine
+
+
+def test_external_accounts(realm):
+    github = field_id(realm.admin, "", 7, field_data={"subtype": "github"})
+    custom = field_id(realm.admin, "Blog", 7, hint="Your handle", field_data={
+        "subtype": "custom", "url_pattern": "https://blog.example/%(username)s"})
+    fields = {f["id"]: f for f in custom_fields(realm.member)}
+    # a known site names and explains itself
+    assert fields[github]["name"] == "GitHub"
+    assert fields[github]["hint"] == "Enter your GitHub username"
+    assert json.loads(fields[github]["field_data"]) == {"subtype": "github"}
+    assert json.loads(fields[custom]["field_data"]) == {
+        "subtype": "custom", "url_pattern": "https://blog.example/%(username)s"}
+    assert (fields[custom]["name"], fields[custom]["hint"]) == ("Blog", "Your handle")
+
+
+def test_field_data_of_other_types_is_not_kept(realm):
+    field_id(realm.admin, "Phone", 1, field_data={"a": 1})
+    assert custom_fields(realm.admin)[0]["field_data"] == ""
+
+
+def test_delete_unknown_field(realm):
+    assert error(realm.admin.delete("/realm/profile_fields/999999")) == (
+        "Field id 999999 not found.")
+    existing = field_id(realm.admin, "Phone", 1)
+    assert realm.admin.delete(f"/realm/profile_fields/{existing}").ok
+    assert error(realm.admin.delete(f"/realm/profile_fields/{existing}")) == (
+        f"Field id {existing} not found.")
+
+
+def test_fields_of_another_realm_are_invisible(realm, other_realm):
+    other = other_realm
+    foreign = field_id(other.admin, "Phone", 1)
+    assert error(realm.admin.delete(f"/realm/profile_fields/{foreign}")) == (
+        f"Field id {foreign} not found.")
+    assert error(set_values(realm.member, (foreign, "123"))) == (
+        f"Field id {foreign} not found.")
+    assert custom_fields(other.member)[0]["id"] == foreign
+
+
+def test_deleting_a_field_drops_its_values(realm):
+    phone = field_id(realm.admin, "Phone", 1)
+    food = field_id(realm.admin, "Food", 1)
+    assert set_values(realm.member, (phone, "123"), (food, "pie")).ok
+    assert set_values(realm.admin, (phone, "456")).ok
+    assert realm.admin.delete(f"/realm/profile_fields/{phone}").ok
+    assert set(profile(realm.member)) == {str(food)}
+    assert profile(realm.admin) == {}
+
+
+# Values ---------------------------------------------------------------------------------
+
+def test_set_values_with_events_and_record(realm, register_queue, fetch_events, drain_events):
+    # GIVEN fields of every type and another user's queue for user events
+    ids = {
+        "short": field_id(realm.admin, "Phone", 1),
+        "long": field_id(realm.admin, "Bio", 2),
+        "select": field_id(realm.admin, "Editor", 3, field_data=CHOICES),
+        "date": field_id(realm.admin, "Birthday", 4),
+        "url": field_id(realm.admin, "Site", 5),
+        "user": field_id(realm.admin, "Mentor", 6),
+        "external": field_id(realm.admin, "", 7, field_data={"subtype": "github"}),
+        "pronouns": field_id(realm.admin, "Pronouns", 8),
+    }
+    queue = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    values = {"short": "+1 *555*", "long": "I am:\n* a member", "select": "vim",
+              "date": "2000-02-29", "url": "https://blog.example/me",
+              "user": [realm.owner.user_id, realm.admin.user_id], "external": "maxm",
+              "pronouns": "they/them"}
+    # WHEN the member sets them all
+    response = set_values(realm.member, *((ids[k], v) for k, v in values.items()))
+    assert response.ok, response.json
+    drain_events()
+    # THEN the realm gets one realm_user update per field, Markdown types rendered
+    events = fetch_events(realm.admin, queue)
+    assert all(e["type"] == "realm_user" and e["op"] == "update" for e in events)
+    assert all(set(e["person"]) == {"user_id", "custom_profile_field"} for e in events)
+    assert all(e["person"]["user_id"] == realm.member.user_id for e in events)
+    changed = {e["person"]["custom_profile_field"]["id"]: e["person"]["custom_profile_field"]
+               for e in events}
+    assert len(events) == len(changed) == 8
+    mentor_text = json.dumps([realm.owner.user_id, realm.admin.user_id])
+    assert changed[ids["short"]] == {"id": ids["short"], "value": "+1 *555*",
+                                     "rendered_value": "<p>+1 <em>555</em></p>"}
+    assert changed[ids["long"]]["rendered_value"] == (
+        "<p>I am:</p>\n<ul>\n<li>a member</li>\n</ul>")
+    assert changed[ids["user"]] == {"id": ids["user"], "value": mentor_text}
+    for kind in ("select", "date", "url", "external", "pronouns"):
+        assert changed[ids[kind]] == {"id": ids[kind], "value": values[kind]}
+    # AND GET /users/me shows the same values
+    record = profile(realm.member)
+    assert record == {str(i): {k: v for k, v in c.items() if k != "id"}
+                      for i, c in changed.items()}
+    # AND registration's user list carries them too
+    state = register_queue(realm.admin, event_types=["realm_user"])
+    [member] = [u for u in state["realm_users"] if u["user_id"] == realm.member.user_id]
+    assert member["profile_data"] == record
+
+
+def test_unchanged_values_write_nothing(realm, register_queue, fetch_events, drain_events):
+    phone = field_id(realm.admin, "Phone", 1)
+    food = field_id(realm.admin, "Food", 1)
+    assert set_values(realm.member, (phone, "123")).ok
+    drain_events()   # earlier events are delivered before the queue exists
+    queue = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    # WHEN one value is sent again unchanged, and another changes
+    assert set_values(realm.member, (phone, "123"), (food, "pie")).ok
+    # AND then nothing changes at all (a quiet success)
+    assert set_values(realm.member, (phone, "123"), (food, "pie")).ok
+    drain_events()
+    [event] = fetch_events(realm.admin, queue)
+    assert event["person"]["custom_profile_field"]["id"] == food
+
+
+@pytest.mark.parametrize("empty", ["", None, []])
+def test_empty_value_clears(realm, register_queue, fetch_events, drain_events, empty):
+    mentor = field_id(realm.admin, "Mentor", 6)
+    bio = field_id(realm.admin, "Bio", 2)
+    assert set_values(realm.member, (mentor, [realm.owner.user_id]), (bio, "hi")).ok
+    drain_events()
+    queue = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    assert set_values(realm.member, (bio, empty)).ok
+    drain_events()
+    [event] = fetch_events(realm.admin, queue)
+    # a cleared value is null, without rendered_value
+    assert event["person"]["custom_profile_field"] == {"id": bio, "value": None}
+    assert set(profile(realm.member)) == {str(mentor)}
+    # clearing what is not set is a quiet success
+    assert set_values(realm.member, (bio, "")).ok
+    drain_events()
+    assert fetch_events(realm.admin, queue, event["id"]) == []
+
+
+def test_user_values_accept_json_text(realm):
+    mentor = field_id(realm.admin, "Mentor", 6)
+    assert set_values(realm.member, (mentor, json.dumps([realm.owner.user_id]))).ok
+    assert profile(realm.member)[str(mentor)] == {"value": json.dumps([realm.owner.user_id])}
+
+
+@pytest.mark.parametrize("kind, field_type, value, message", [
+    ("short", 1, "x" * 51, "F is too long (limit: 50 characters)"),
+    ("short", 1, 5, 'data[0]["value"] is not an allowed value'),
+    ("user", 6, [True], 'data[0]["value"] is not an allowed value'),
+    ("long", 2, "x" * 501, "F is too long (limit: 500 characters)"),
+    ("pronouns", 8, "x" * 51, "F is too long (limit: 50 characters)"),
+    ("external", 7, "x" * 51, "F is too long (limit: 50 characters)"),
+    ("select", 3, "nano", "'nano' is not a valid choice for 'F'."),
+    ("select", 3, "Vim", "'Vim' is not a valid choice for 'F'."),
+    ("date", 4, "2001-02-29", "F is not a date"),
+    ("date", 4, "01/02/2003", "F is not a date"),
+    ("date", 4, "2003-1-2", "F is not a date"),
+    ("url", 5, "blog.example", "F is not a URL"),
+    ("url", 5, "javascript:alert(1)", "F is not a URL"),
+    ("url", 5, "ftp://files.example/", "F is not a URL"),
+    ("url", 5, "https://a.example/" + "x" * 2048, "F is too long (limit: 2048 characters)"),
+    ("user", 6, "not json", "F is not a list"),
+    ("user", 6, "[1.5]", "F is not a list of user IDs"),
+    ("user", 6, "{}", "F is not a list of user IDs"),
+    ("user", 6, [999999], "Invalid user ID: 999999"),
+])
+def test_invalid_values(realm, kind, field_type, value, message):
+    extra = {"field_data": CHOICES} if field_type == 3 else {}
+    if field_type == 7:
+        extra = {"field_data": {"subtype": "github"}}
+    target = field_id(realm.admin, "F", field_type, **extra)
+    assert error(set_values(realm.member, (target, value))) == message
+    assert profile(realm.member) == {}
+
+
+def test_person_values_must_be_active_humans(realm):
+    mentor = field_id(realm.admin, "Mentor", 6)
+    bot = realm.add_user("Helper Bot", is_bot=True)
+    assert error(set_values(realm.member, (mentor, [bot.user_id]))) == (
+        f"User with ID {bot.user_id} is a bot")
+    gone = realm.add_user("Gone Person")
+    assert realm.admin.delete(f"/users/{gone.user_id}").ok
+    assert error(set_values(realm.member, (mentor, [gone.user_id]))) == (
+        f"User with ID {gone.user_id} is deactivated")
+    assert profile(realm.member) == {}
+
+
+def test_one_bad_value_rejects_the_whole_request(realm):
+    phone = field_id(realm.admin, "Phone", 1)
+    birthday = field_id(realm.admin, "Birthday", 4)
+    assert error(set_values(realm.member, (phone, "123"), (birthday, "soon"))) == (
+        "Birthday is not a date")
+    assert profile(realm.member) == {}
+
+
+@pytest.mark.parametrize("data, message", [
+    ([], "No profile data given"),
+    ([{"id": 999999, "value": "x"}], "Field id 999999 not found."),
+    ([{"value": "x"}], 'data[0] is missing key \'id\''),
+    ([{"id": "x", "value": "x"}], 'data[0]["id"] is not an integer'),
+])
+def test_malformed_data(realm, data, message):
+    field_id(realm.admin, "Phone", 1)
+    assert error(realm.member.patch("/users/me/profile_data", {"data": data})) == message
+
+
+def test_data_is_required(realm):
+    response = realm.member.patch("/users/me/profile_data", {})
+    assert response.json["code"] == "REQUEST_VARIABLE_MISSING"
+
+
+def test_a_field_only_once_per_request(realm):
+    phone = field_id(realm.admin, "Phone", 1)
+    assert error(set_values(realm.member, (phone, "1"), (phone, "2"))) == (
+        "Each field may be named only once")
+
+
+def test_fields_not_editable_by_users(realm):
+    badge = field_id(realm.admin, "Badge", 1, editable_by_user=False)
+    assert error(set_values(realm.member, (badge, "B-1"))) == (
+        "You are not allowed to change this field. Contact an administrator to update it.")
+    assert profile(realm.member) == {}
+    assert set_values(realm.admin, (badge, "B-2")).ok   # administrators always may
+    assert profile(realm.admin)[str(badge)]["value"] == "B-2"
+
+
+def test_bots_have_no_profile_data(realm):
+    phone = field_id(realm.admin, "Phone", 1)
+    bot = realm.add_user("Helper Bot", is_bot=True)
+    with pytest.raises(Exception) as raised:
+        do_update_profile_data(principal(bot, is_bot=True), [{"id": phone, "value": "1"}])
+    assert str(raised.value) == "Bots cannot have custom profile fields"
+    assert "profile_data" not in bot.get("/users/me").json
+
+
+def test_concurrent_changes_to_different_fields_both_stick(realm, monkeypatch):
+    # GIVEN two requests that both read the profile before either writes
+    from chalicelib.actions import profile_fields as actions
+    phone = field_id(realm.admin, "Phone", 1)
+    food = field_id(realm.admin, "Food", 1)
+    barrier = threading.Barrier(2, timeout=10)
+    real_transaction = actions.transaction
+
+    def transaction_after_both_read():
+        barrier.wait()
+        return real_transaction()
+
+    monkeypatch.setattr(actions, "transaction", transaction_after_both_read)
+    caller = principal(realm.member)
+    errors = []
+
+    def update(target, value):
+        try:
+            do_update_profile_data(caller, [{"id": target, "value": value}])
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=update, args=(phone, "123")),
+               threading.Thread(target=update, args=(food, "pie"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # THEN both values are kept
+    assert errors == []
+    assert {k: v["value"] for k, v in profile(realm.member).items()} == {
+        str(phone): "123", str(food): "pie"}
+
+
+def test_concurrent_change_of_the_same_field_rereads(realm, monkeypatch):
+    # GIVEN a value changed by someone else between the read and the write
+    from chalicelib.actions import profile_fields as actions
+    from chalicelib.models.users import User
+    phone = field_id(realm.admin, "Phone", 1)
+    assert set_values(realm.member, (phone, "1")).ok
+    real_transaction = actions.transaction
+    sneaked = []
+
+    def transaction_after_a_sneaky_write():
+        if not sneaked:
+            sneaked.append(True)
+            user = User.get(realm.member.realm_id, realm.member.user_id)
+            user.update(actions=[User.profile_data[str(phone)].set(
+                {"value": "2", "rendered_value": "<p>2</p>"})])
+        return real_transaction()
+
+    monkeypatch.setattr(actions, "transaction", transaction_after_a_sneaky_write)
+    # WHEN the member clears it
+    do_update_profile_data(principal(realm.member), [{"id": phone, "value": None}])
+    # THEN the conditional write failed once, was retried on fresh data, and cleared it
+    assert sneaked == [True]
+    assert profile(realm.member) == {}
