@@ -68,8 +68,12 @@ class Counter(BaseModel):
     draft = NumberAttribute(null=True)
     profile_field = NumberAttribute(null=True)
     invite = NumberAttribute(null=True)
+    folder = NumberAttribute(null=True)
+    invite = NumberAttribute(null=True)
     draft = NumberAttribute(null=True)
     folder = NumberAttribute(null=True)
     emoji = NumberAttribute(null=True)
     profile_field = NumberAttribute(null=True)
+    invite = NumberAttribute(null=True)
+    folder = NumberAttribute(null=True)
 

@@ -1,0 +1,53 @@
+"""Invitations (§4.8, §4.11) and channel folders (§4.4 folder_id)."""
+from __future__ import annotations
+
+from pynamodb.attributes import (BooleanAttribute, JSONAttribute, NumberAttribute,
+                                 TTLAttribute, UnicodeAttribute)
+
+from chalicelib.models.base import BaseModel, table_meta
+
+
+class Invitation(BaseModel):
+    """An emailed invitation (kind "email") or a reusable link (kind "multiuse").
+
+    The secret in the link is stored only as `key_hash`; `expires_at` is null for
+    invitations that never expire.
+    """
+
+    Meta = table_meta("invitations")
+    realm_id = NumberAttribute(hash_key=True)
+    invite_id = NumberAttribute(range_key=True)      # allocate_id(realm_id, "invite")
+    kind = UnicodeAttribute()                        # "email" or "multiuse"
+    email = UnicodeAttribute(null=True)              # email invitations only
+    key_hash = UnicodeAttribute()
+    invited_by = NumberAttribute()
+    invite_as = NumberAttribute()                    # role
+    stream_ids = JSONAttribute(default=list)
+    group_ids = JSONAttribute(default=list)
+    include_realm_default_subscriptions = BooleanAttribute(default=False)
+    notify_referrer_on_join = BooleanAttribute(default=True)
+    welcome_message_custom_text = UnicodeAttribute(null=True)
+    created = NumberAttribute()
+    expires_at = TTLAttribute(null=True)
+    status = UnicodeAttribute(default="active")      # "active", "used", "revoked"
+
+
+class InvitationKey(BaseModel):
+    """Finds an invitation from the secret in its link (hash -> realm and id)."""
+
+    Meta = table_meta("invitation_keys")
+    key_hash = UnicodeAttribute(hash_key=True)
+    realm_id = NumberAttribute()
+    invite_id = NumberAttribute()
+
+
+class ChannelFolder(BaseModel):
+    Meta = table_meta("channel_folders")
+    realm_id = NumberAttribute(hash_key=True)
+    folder_id = NumberAttribute(range_key=True)      # allocate_id(realm_id, "folder")
+    name = UnicodeAttribute()
+    description = UnicodeAttribute(default="")
+    rendered_description = UnicodeAttribute(default="")
+    creator_id = NumberAttribute(null=True)
+    date_created = NumberAttribute()
+    is_archived = BooleanAttribute(default=False)
