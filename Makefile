@@ -48,6 +48,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.events
 	@$(BIN)/python -m bench.message_moves
 	@$(BIN)/python -m bench.webhooks
+	@$(BIN)/python -m bench.user_state
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

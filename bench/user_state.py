@@ -1,0 +1,68 @@
+"""DynamoDB requests per call for per-user state: PATCH /settings (1 and 10 settings),
+POST /users/me/status, DELETE /users/{id} for a user in 50 groups.
+
+Run: .venv/bin/python -m bench.user_state   (part of `make bench`)
+"""
+from __future__ import annotations
+
+import base64
+from urllib.parse import urlencode
+
+from bench.common import RequestCounter, moto_backend
+
+TEN_SETTINGS = {"twenty_four_hour_time": "true", "color_scheme": "2", "emojiset": "twitter",
+                "enable_sounds": "false", "left_side_userlist": "true",
+                "web_font_size_px": "16", "translate_emoticons": "true",
+                "starred_message_counts": "false", "high_contrast_mode": "true",
+                "demote_inactive_streams": "2"}
+
+
+def main() -> None:
+    counter = RequestCounter()
+    counter.install()
+    with moto_backend():
+        from chalice.test import Client
+
+        from app import app
+        from chalicelib.actions.ids import allocate_id
+        from chalicelib.actions.realms import do_create_realm
+        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.models.user_groups import UserGroup
+
+        realm, owner_id, owner_key = do_create_realm("Bench", "bench", NewUser(
+            email="o@bench.example.com", full_name="Owner", role=100))
+        member, member_key = do_create_user(realm.realm_id, NewUser(
+            email="m@bench.example.com", full_name="Member"))
+        for n in range(50):
+            UserGroup(realm.realm_id, allocate_id(realm.realm_id, "group"), name=f"g{n}",
+                      date_created=0, direct_members={member.user_id, owner_id}).save()
+
+        def headers(email: str, key: str) -> dict[str, str]:
+            token = base64.b64encode(f"{email}:{key}".encode()).decode()
+            return {"Authorization": f"Basic {token}",
+                    "Content-Type": "application/x-www-form-urlencoded"}
+
+        owner = headers("o@bench.example.com", owner_key)
+        me = headers("m@bench.example.com", member_key)
+        cases = [
+            ("PATCH /settings (1 setting)", "PATCH", "/api/v1/settings", me,
+             {"color_scheme": "3"}),
+            ("PATCH /settings (10 settings)", "PATCH", "/api/v1/settings", me, TEN_SETTINGS),
+            ("POST /users/me/status", "POST", "/api/v1/users/me/status", me,
+             {"status_text": "in a meeting", "emoji_name": "car"}),
+            ("DELETE /users/{id} (50 groups)", "DELETE", f"/api/v1/users/{member.user_id}",
+             owner, {}),
+        ]
+        print(f"{'call':<32} {'DynamoDB requests':<18} operations")
+        with Client(app) as client:
+            for name, method, path, auth, params in cases:
+                with counter.measure() as delta:
+                    response = client.http.request(method, path, headers=auth,
+                                                   body=urlencode(params).encode())
+                assert response.status_code == 200, (name, response.body[:300])
+                ops = {op: n for (svc, op), n in delta.items() if svc == "dynamodb"}
+                print(f"{name:<32} {sum(ops.values()):<18} {ops}")
+
+
+if __name__ == "__main__":
+    main()
