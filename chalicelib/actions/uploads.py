@@ -12,14 +12,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-import boto3
-
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.streams import can_read_message, get_stream, get_subscription
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ResourceNotFoundError
 from chalicelib.http.request import UploadedFile
+from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment
@@ -32,7 +31,7 @@ UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{24}/[^\s)\]\"'<>?#]+)")
 
 
 def _s3() -> Any:
-    return boto3.client("s3", region_name=config.region())
+    return aws_clients.client("s3")
 
 
 def sanitize_filename(name: str) -> str:

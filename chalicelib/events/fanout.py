@@ -13,7 +13,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-import boto3
 from aws_lambda_powertools.utilities.batch import (
     BatchProcessor,
     EventType,
@@ -27,6 +26,7 @@ from chalicelib import config
 from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD
 from chalicelib.events.filters import forms_for_queue
 from chalicelib.events.queues import append_events, queues_of_realm, queues_of_users
+from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
 
@@ -112,7 +112,7 @@ class FanoutBatch:
         failed: set[str] = set()
         if not jobs:
             return failed
-        sqs = boto3.client("sqs", region_name=config.region())
+        sqs = aws_clients.client("sqs")
         queue_url = sqs.get_queue_url(QueueName=config.webhook_queue_name())["QueueUrl"]
         for start in range(0, len(jobs), 10):
             chunk = jobs[start:start + 10]

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import boto3
-from aws_lambda_powertools.utilities.batch import (BatchProcessor, EventType,
-                                                   process_partial_response)
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chalicelib import config
 from chalicelib.actions.outgoing_webhooks import DeliveryJob, RetryLater, deliver
+from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
 
 
@@ -49,7 +52,7 @@ def _handle_record(record: SQSRecord) -> None:
 
 
 def _delay(record: SQSRecord, seconds: int) -> None:
-    sqs = boto3.client("sqs", region_name=config.region())
+    sqs = aws_clients.client("sqs")
     queue_url = sqs.get_queue_url(QueueName=record.event_source_arn.rsplit(":", 1)[-1])[
         "QueueUrl"]
     sqs.change_message_visibility(QueueUrl=queue_url, ReceiptHandle=record.receipt_handle,

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import os
 
-import boto3
-
 from chalicelib import config
+from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger
 
 
@@ -15,7 +14,7 @@ def sender_address() -> str:
 
 def send_email(to: str, subject: str, body: str) -> None:
     """Sends a plain-text email; the caller decides whether a failure matters."""
-    boto3.client("ses", region_name=config.region()).send_email(
+    aws_clients.client("ses").send_email(
         Source=sender_address(), Destination={"ToAddresses": [to]},
         Message={"Subject": {"Data": subject, "Charset": "UTF-8"},
                  "Body": {"Text": {"Data": body, "Charset": "UTF-8"}}})

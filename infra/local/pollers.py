@@ -114,9 +114,10 @@ class SqsPoller(threading.Thread):
     """Long-polls one queue and calls a handler with Lambda-shaped SQS batches."""
 
     def __init__(self, handler: Callable[[dict, Any], Any], name: str, queue_name: str,
-                 stop: threading.Event) -> None:
+                 stop: threading.Event, interval: float = 0.05) -> None:
         super().__init__(name=f"sqs-poller-{name}", daemon=True)
         self.handler, self.function_name, self.stop = handler, name, stop
+        self.interval = interval
         self.sqs = boto3.client("sqs")
         self.queue_url = self.sqs.get_queue_url(QueueName=queue_name)["QueueUrl"]
         self.queue_arn = self.sqs.get_queue_attributes(
@@ -125,7 +126,9 @@ class SqsPoller(threading.Thread):
     def run(self) -> None:
         while not self.stop.is_set():
             try:
-                self.poll_once(wait_seconds=1)
+                # Short polls: moto's long poll answers late, and local latency matters.
+                if not self.poll_once(wait_seconds=0):
+                    self.stop.wait(self.interval)
             except Exception:  # noqa: BLE001 - keep polling through a transient error
                 logger.exception("queue read failed", extra={"queue": self.queue_url})
                 time.sleep(1)
