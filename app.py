@@ -6,6 +6,7 @@ from chalicelib.api import (
     accounts,
     alert_words,
     bots,
+    channel_folders,
     deactivation,
     drafts,
     events,
@@ -17,11 +18,13 @@ from chalicelib.api import (
     saved_snippets,
     server,
     settings,
+    stream_admin,
     streams,
     subscriptions,
     topics,
     typing_notifications,
     uploads,
+    user_groups,
     user_status,
     user_topics,
     users,
@@ -57,6 +60,9 @@ for area in (
     profile_fields,
     saved_snippets,
     playgrounds,
+    user_groups,
+    stream_admin,
+    channel_folders,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)

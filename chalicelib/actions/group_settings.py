@@ -106,3 +106,13 @@ def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupS
         if user_id not in users or not users[user_id].is_active:
             raise ApiError(f"Invalid user ID: {user_id}")
     return value
+
+
+def check_group_setting_change(realm_id: int, setting: str, change: Any,
+                               current: Any) -> GroupSettingValue:
+    """The new value of a `{new, old}` change (§2.7); `old`, when given, must match `current`."""
+    if not isinstance(change, dict) or "new" not in change:
+        change = {"new": change}
+    if "old" in change and normalize(change["old"]) != normalize(current):
+        raise ApiError(f"'old' value of {setting} does not match the expected value.")
+    return check_group_setting_value(realm_id, setting, change["new"])

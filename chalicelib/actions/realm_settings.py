@@ -4,8 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import config
-from chalicelib.actions.group_settings import (GroupSettingValue, check_group_setting_value,
-                                               normalize, realm_group_setting)
+from chalicelib.actions.group_settings import check_group_setting_change, realm_group_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
@@ -48,15 +47,6 @@ def _check_plain(name: str, value: Any) -> Any:
     return value
 
 
-def _check_group_change(realm: Realm, name: str, change: Any) -> GroupSettingValue:
-    """A `{new, old}` change (§2.7); `old`, when given, must match the current value."""
-    if not isinstance(change, dict) or "new" not in change:
-        change = {"new": change}
-    if "old" in change and normalize(change["old"]) != realm_group_setting(realm, name):
-        raise ApiError(f"'old' value of {name} does not match the expected value.")
-    return check_group_setting_value(realm.realm_id, name, change["new"])
-
-
 def do_update_realm(caller: Principal, requested: dict[str, Any]) -> dict[str, Any]:
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
@@ -65,8 +55,9 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> dict[str, A
     changed: dict[str, Any] = {}
     for name, value in requested.items():
         if name in GROUP_SETTING_DEFAULTS:
-            new = _check_group_change(realm, name, value)
-            if new != realm_group_setting(realm, name):
+            current = realm_group_setting(realm, name)
+            new = check_group_setting_change(realm.realm_id, name, value, current)
+            if new != current:
                 changed[name] = new
             continue
         value = _check_plain(name, value)

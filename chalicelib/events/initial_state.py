@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.actions.channel_folders import channel_folders_state
 from chalicelib.actions.playgrounds import realm_playgrounds_state
 from chalicelib.actions.profile_fields import profile_fields_state
 from chalicelib.actions.realm_emoji import realm_emoji_state
 from chalicelib.actions.realms import get_realm, system_group_id
 from chalicelib.actions.saved_snippets import saved_snippets_state
+from chalicelib.actions.user_groups import user_groups_state
 from chalicelib.actions.user_status import user_status_state
 from chalicelib.actions.user_topics import (empty_topic_display_name, muted_topic_triples,
                                             user_topic_dict, user_topics)
@@ -55,6 +57,12 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
         state["saved_snippets"] = saved_snippets_state(caller.realm_id, caller.user_id)
     if _wants(types, "realm_playgrounds"):
         state["realm_playgrounds"] = realm_playgrounds_state(caller.realm_id)
+    # The event type is channel_folder; the state key's name is accepted as well.
+    if _wants(types, "channel_folder") or "channel_folders" in (types or ()):
+        state["channel_folders"] = channel_folders_state(caller.realm_id)
+    if _wants(types, "realm_user_groups"):
+        state["realm_user_groups"] = user_groups_state(
+            caller.realm_id, bool(capabilities.get("include_deactivated_groups")))
     if _wants(types, "subscription"):
         state.update(_subscription_state(caller, include_subscribers))
     # As the reference: clients that name user_topic get no legacy muted_topics.

@@ -1,8 +1,8 @@
 """User groups: role-based system groups and named groups, for mentions and permissions."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, NumberAttribute, NumberSetAttribute,
-                                 UnicodeAttribute)
+from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
+                                 NumberSetAttribute, UnicodeAttribute)
 
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -19,3 +19,6 @@ class UserGroup(BaseModel):
     direct_subgroups = NumberSetAttribute(null=True)
     creator_id = NumberAttribute(null=True)
     date_created = NumberAttribute()
+    # The group's own permission settings (group-setting values, §2.7), by setting name;
+    # settings not stored take their defaults (actions/user_groups.py).
+    group_settings = MapAttribute(null=True)

@@ -1,0 +1,96 @@
+"""Channel folders: creating them (administrators), listing them, their API shape."""
+from __future__ import annotations
+
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.ids import allocate_id
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError
+from chalicelib.lib.markdown import render_markdown
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.invitations import ChannelFolder
+from chalicelib.models.realms import UniqueName
+
+MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder
+MAX_FOLDER_DESCRIPTION_LENGTH = 1024
+
+
+def folder_name_key(realm_id: int, name: str) -> tuple[str, str]:
+    return f"realm:{realm_id}", f"channel_folder:{name.strip().lower()}"
+
+
+def channel_folder_dict(folder: ChannelFolder) -> dict[str, Any]:
+    return {
+        "id": folder.folder_id,
+        "name": folder.name,
+        "description": folder.description,
+        "rendered_description": folder.rendered_description,
+        "creator_id": folder.creator_id,
+        "date_created": folder.date_created,
+        "is_archived": folder.is_archived,
+    }
+
+
+def _check_name(name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise ApiError("Channel folder name can't be empty.")
+    if len(name) > MAX_FOLDER_NAME_LENGTH:
+        raise ApiError(f"Channel folder name too long (limit: {MAX_FOLDER_NAME_LENGTH} "
+                       "characters).")
+    if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in name):
+        raise ApiError(f"Invalid character in channel folder name: '{name}'.")
+    return name
+
+
+def do_create_channel_folder(caller: Principal, name: str, description: str) -> dict[str, Any]:
+    if not caller.is_admin:
+        raise ApiError("Must be an organization administrator")
+    name = _check_name(name)
+    description = description.strip()
+    if len(description) > MAX_FOLDER_DESCRIPTION_LENGTH:
+        raise ApiError("Channel folder description too long (limit: "
+                       f"{MAX_FOLDER_DESCRIPTION_LENGTH} characters).")
+    if UniqueName.get_or_none(*folder_name_key(caller.realm_id, name)) is not None:
+        raise ApiError("Channel folder name already in use")
+    folder = ChannelFolder(caller.realm_id, allocate_id(caller.realm_id, "folder"), name=name,
+                           description=description,
+                           rendered_description=render_markdown(description),
+                           creator_id=caller.user_id, date_created=now_seconds())
+    try:
+        with transaction() as tx:
+            tx.save(folder, condition=ChannelFolder.folder_id.does_not_exist())
+            # The name claim keeps names unique under concurrent creators.
+            tx.save(UniqueName(*folder_name_key(caller.realm_id, name),
+                               target_id=folder.folder_id),
+                    condition=UniqueName.name.does_not_exist())
+            add_event(tx, caller.realm_id, {"type": "channel_folder", "op": "add",
+                                            "channel_folder": channel_folder_dict(folder)},
+                      {"realm": True})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError("Channel folder name already in use") from None
+        raise
+    return {"channel_folder_id": folder.folder_id}
+
+
+def get_channel_folders(realm_id: int, include_archived: bool) -> list[dict[str, Any]]:
+    # A realm has few folders: one Query, in id order.
+    return [channel_folder_dict(f) for f in ChannelFolder.query(realm_id)
+            if include_archived or not f.is_archived]
+
+
+def get_usable_folder(realm_id: int, folder_id: int) -> ChannelFolder:
+    """An existing, unarchived folder of the realm (channels can be put in it)."""
+    folder = ChannelFolder.get_or_none(realm_id, folder_id)
+    if folder is None or folder.is_archived:
+        raise ApiError("Invalid channel folder ID")
+    return folder
+
+
+def channel_folders_state(realm_id: int) -> list[dict[str, Any]]:
+    return get_channel_folders(realm_id, include_archived=True)

@@ -1,0 +1,22 @@
+"""Channel folders: POST /channel_folders/create and GET /channel_folders."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.channel_folders import do_create_channel_folder, get_channel_folders
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/channel_folders/create", "POST")
+def create_channel_folder(caller: Principal, *, name: str,
+                          description: str = "") -> dict[str, Any]:
+    return do_create_channel_folder(caller, name, description)
+
+
+@bp.endpoint("/channel_folders", "GET")
+def list_channel_folders(caller: Principal, *, include_archived: bool = False
+                         ) -> dict[str, Any]:
+    return {"channel_folders": get_channel_folders(caller.realm_id, include_archived)}

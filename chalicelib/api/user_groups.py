@@ -1,0 +1,103 @@
+"""User groups: create, list, edit, deactivate, members and subgroups (§4.13, §4.14)."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.user_groups import (
+    check_is_user_group_member,
+    do_create_user_group,
+    do_deactivate_user_group,
+    do_update_members,
+    do_update_user_group,
+    list_user_groups,
+)
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
+
+bp = ApiBlueprint(__name__)
+
+GroupSetting = Json[dict[str, Any] | int]
+
+
+@bp.endpoint("/user_groups/create", "POST")
+def create_user_group(
+    caller: Principal, *,
+    name: str,
+    description: str,
+    members: Json[list[int]],
+    subgroups: Json[list[int]] | None = None,
+    can_add_members_group: GroupSetting | None = None,
+    can_join_group: GroupSetting | None = None,
+    can_leave_group: GroupSetting | None = None,
+    can_manage_group: GroupSetting | None = None,
+    can_mention_group: GroupSetting | None = None,
+    can_remove_members_group: GroupSetting | None = None,
+) -> dict[str, Any]:
+    settings = {k: v for k, v in {
+        "can_add_members_group": can_add_members_group, "can_join_group": can_join_group,
+        "can_leave_group": can_leave_group, "can_manage_group": can_manage_group,
+        "can_mention_group": can_mention_group,
+        "can_remove_members_group": can_remove_members_group}.items() if v is not None}
+    return do_create_user_group(caller, name, description, members, subgroups or [], settings)
+
+
+@bp.endpoint("/user_groups", "GET")
+def get_user_groups(caller: Principal, *,
+                    include_deactivated_groups: bool = False) -> dict[str, Any]:
+    return list_user_groups(caller, include_deactivated_groups)
+
+
+@bp.endpoint("/user_groups/{user_group_id}", "PATCH")
+def update_user_group(
+    caller: Principal, *,
+    user_group_id: int,
+    name: str | None = None,
+    description: str | None = None,
+    can_add_members_group: GroupSetting | None = None,
+    can_join_group: GroupSetting | None = None,
+    can_leave_group: GroupSetting | None = None,
+    can_manage_group: GroupSetting | None = None,
+    can_mention_group: GroupSetting | None = None,
+    can_remove_members_group: GroupSetting | None = None,
+) -> dict[str, Any]:
+    changes = {k: v for k, v in {
+        "can_add_members_group": can_add_members_group, "can_join_group": can_join_group,
+        "can_leave_group": can_leave_group, "can_manage_group": can_manage_group,
+        "can_mention_group": can_mention_group,
+        "can_remove_members_group": can_remove_members_group}.items() if v is not None}
+    return do_update_user_group(caller, user_group_id, name, description, changes)
+
+
+@bp.endpoint("/user_groups/{user_group_id}/deactivate", "POST")
+def deactivate_user_group(caller: Principal, *, user_group_id: int) -> dict[str, Any]:
+    return do_deactivate_user_group(caller, user_group_id)
+
+
+@bp.endpoint("/user_groups/{user_group_id}/members", "POST")
+def update_user_group_members(
+    caller: Principal, *,
+    user_group_id: int,
+    add: Json[list[int]] | None = None,
+    delete: Json[list[int]] | None = None,
+    add_subgroups: Json[list[int]] | None = None,
+    delete_subgroups: Json[list[int]] | None = None,
+) -> dict[str, Any]:
+    return do_update_members(caller, user_group_id, add or [], delete or [],
+                             add_subgroups or [], delete_subgroups or [])
+
+
+@bp.endpoint("/user_groups/{user_group_id}/subgroups", "POST")
+def update_user_group_subgroups(
+    caller: Principal, *,
+    user_group_id: int,
+    add: Json[list[int]] | None = None,
+    delete: Json[list[int]] | None = None,
+) -> dict[str, Any]:
+    return do_update_members(caller, user_group_id, [], [], add or [], delete or [])
+
+
+@bp.endpoint("/user_groups/{user_group_id}/members/{user_id}", "GET")
+def get_is_user_group_member(caller: Principal, *, user_group_id: int, user_id: int,
+                             direct_member_only: bool = False) -> dict[str, Any]:
+    return check_is_user_group_member(caller, user_group_id, user_id, direct_member_only)
