@@ -3,20 +3,20 @@ and POST /fetch_api_key, which trades an email and password for an API key."""
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError, UpdateError
+from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
 from chalicelib.actions.realms import get_realm, get_realm_by_subdomain
-from chalicelib.actions.users import (check_email, check_full_name, get_own_user,
-                                      get_user_by_email)
+from chalicelib.actions.user_access import user_access_audience
+from chalicelib.actions.users import check_email, get_user_by_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
 from chalicelib.http.errors import ApiError, UnauthorizedError
 from chalicelib.lib.email import send_email
-from chalicelib.lib.passwords import check_password, hash_password
+from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.drafts import Confirmation
@@ -44,39 +44,33 @@ def check_new_password(old_password: str | None, new_password: str | None,
                        f"{MAX_PASSWORD_LENGTH} characters long.")
 
 
-def change_full_name(caller: Principal, user: User, full_name: str) -> None:
-    full_name = check_full_name(full_name)
+def full_name_writes(caller: Principal, user: User, full_name: str
+                     ) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The update actions and realm_user event of a name change (none if unchanged)."""
     if full_name == user.full_name:
-        return
-    with transaction() as tx:
-        tx.update(user, actions=[User.full_name.set(full_name),
-                                 User.name_key.set(name_key(caller.realm_id, full_name))],
-                  condition=User.user_id.exists())
-        add_event(tx, caller.realm_id, {"type": "realm_user", "op": "update", "person": {
-            "user_id": user.user_id, "full_name": full_name}}, {"realm": True})
+        return [], []
+    return ([User.full_name.set(full_name),
+             User.name_key.set(name_key(caller.realm_id, full_name))],
+            [{"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "full_name": full_name}}])
 
 
-def change_password(user: User, new_password: str) -> None:
-    try:
-        user.update(actions=[User.password_hash.set(hash_password(new_password))],
-                    condition=(User.password_hash == user.password_hash)
-                    if user.password_hash else User.password_hash.does_not_exist())
-    except UpdateError:
-        raise ApiError("Your password was changed meanwhile; try again.") from None
-
-
-def start_email_change(caller: Principal, user: User, new_email: str) -> None:
-    """Sends a confirmation link to the new address; the change happens when it is used."""
+def check_email_change(caller: Principal, user: User, new_email: str) -> str:
     new_email = check_email(new_email)
     if new_email.lower() == user.delivery_email.lower():
         raise ApiError("New email is the same as your current one.")
     if get_user_by_email(caller.realm_id, new_email) is not None:
         raise ApiError(f"Email '{new_email}' already in use")
+    return new_email
+
+
+def start_email_change(caller: Principal, user: User, new_email: str) -> None:
+    """Sends a confirmation link to the new address; the change happens when it is used."""
     key = random_alphanumeric(40)
     Confirmation(hashlib.sha256(key.encode()).hexdigest(), kind="email_change",
                  realm_id=caller.realm_id, user_id=user.user_id,
                  data={"old_email": user.email, "new_email": new_email},
-                 expires_at=datetime.now(timezone.utc) + EMAIL_CHANGE_VALIDITY).save()
+                 expires_at=datetime.now(UTC) + EMAIL_CHANGE_VALIDITY).save()
     realm = get_realm(caller.realm_id)
     link = f"{config.realm_url(realm.subdomain)}/accounts/confirm_new_email/{key}"
     send_email(new_email, f"Confirm your new email for {realm.name}",
@@ -88,7 +82,7 @@ def start_email_change(caller: Principal, user: User, new_email: str) -> None:
 def do_confirm_email_change(key: str) -> dict[str, Any]:
     record = Confirmation.get_or_none(hashlib.sha256(key.encode()).hexdigest())
     if record is None or record.kind != "email_change" or \
-            record.expires_at < datetime.now(timezone.utc):
+            record.expires_at < datetime.now(UTC):
         raise ApiError("This confirmation link is invalid or has expired; change your email "
                        "again to get a new one.")
     user = User.get(record.realm_id, record.user_id)
@@ -112,7 +106,8 @@ def do_confirm_email_change(key: str) -> dict[str, Any]:
                           condition=ApiKey.key_hash.exists())
             realm_id = user.realm_id
             add_event(tx, realm_id, {"type": "realm_user", "op": "update", "person": {
-                "user_id": user.user_id, "new_email": new_email}}, {"realm": True})
+                "user_id": user.user_id, "new_email": new_email}},
+                user_access_audience(user.user_id))
             # The real address only for those who may see it: administrators and the user.
             delivery = {"type": "realm_user", "op": "update", "person": {
                 "user_id": user.user_id, "delivery_email": new_email}}
@@ -151,22 +146,5 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str) -> dic
                        email=user.email, role=user.role, is_bot=user.is_bot),
                 condition=ApiKey.key_hash.does_not_exist())
         tx.update(user, actions=[User.extra_api_key_hashes.add({key_hash})],
-                  condition=User.is_active == True)  # noqa: E712
+                  condition=User.is_active == True)
     return {"api_key": api_key, "email": user.email, "user_id": user.user_id}
-
-
-def do_update_account(caller: Principal, *, full_name: str | None, email: str | None,
-                      old_password: str | None, new_password: str | None) -> None:
-    """Validates every account change first, so a bad one leaves all unchanged."""
-    if full_name is None and email is None and new_password is None and old_password is None:
-        return
-    user = get_own_user(caller)
-    if full_name is not None:
-        check_full_name(full_name)
-    check_new_password(old_password, new_password, user)
-    if email is not None:
-        start_email_change(caller, user, email)
-    if full_name is not None:
-        change_full_name(caller, user, full_name)
-    if new_password is not None:
-        change_password(user, new_password)

@@ -1,9 +1,10 @@
 """DELETE /users/{id} (§4.19) and POST /users/{id}/reactivate.
 
 Deactivating writes, in one transaction, the user's flag, every API-key record (so the
-next request is refused) and the realm_user event; then removes the user from user
-groups in batches (each batch with its events, safe to repeat), deactivates the bots
-they own, deletes their event queues and sends the optional notification email.
+next request is refused) and the realm_user event (for an owner, with a check that
+another owner stays active); then removes the user from user groups in batches (each
+batch with its events, safe to repeat), deactivates the bots they own, deletes their
+event queues and sends the optional notification email.
 """
 from __future__ import annotations
 
@@ -11,34 +12,31 @@ from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.group_settings import realm_group_setting
-from chalicelib.actions.realms import SYSTEM_GROUPS, get_realm
+from chalicelib.actions.realms import get_realm
+from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import access_user_by_id
 from chalicelib.events.outbox import add_event
 from chalicelib.events.queues import delete_queue, queues_of_users
-from chalicelib.http.auth import ROLE_MEMBER, ROLE_OWNER, Principal
+from chalicelib.http.auth import ROLE_OWNER, Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import (
+    cancellation_reasons,
+    is_condition_failure,
+    transaction,
+)
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import ApiKey, User, bot_owner_key
+from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
 
 MAX_COMMENT_LENGTH = 2000
 GROUPS_PER_TRANSACTION = 45   # each group is one update and one event
+MAX_ATTEMPTS = 3
 
 
 def key_hashes(user: User) -> list[str]:
     return [user.api_key_hash, *sorted(user.extra_api_key_hashes or ())]
-
-
-def activation_audience(realm: Realm) -> dict[str, Any]:
-    """Who hears that a user was (de)activated: those who can access every user."""
-    value = realm_group_setting(realm, "can_access_all_users_group")
-    if isinstance(value, int) and SYSTEM_GROUPS[value - 1] == "role:members":
-        return {"realm": True, "max_role": ROLE_MEMBER}
-    return {"realm": True}
 
 
 def do_deactivate_user(caller: Principal, user_id: int,
@@ -50,18 +48,19 @@ def do_deactivate_user(caller: Principal, user_id: int,
         raise ApiError("User is already deactivated")
     if target.role == ROLE_OWNER and not caller.is_owner:
         raise ApiError("Must be an organization owner")
-    if target.role == ROLE_OWNER and _active_owner_count(caller.realm_id) <= 1:
-        raise ApiError("Cannot deactivate the only organization owner")
     comment = (deactivation_notification_comment or "").strip()
     if len(comment) > MAX_COMMENT_LENGTH:
         raise ApiError(f"deactivation_notification_comment is too long "
                        f"(limit: {MAX_COMMENT_LENGTH} characters)")
+    if target.role == ROLE_OWNER:
+        _deactivate_owner(target)
+    else:
+        _set_active(target, False)
     realm = get_realm(caller.realm_id)
-    _set_active(realm, target, False)
     _leave_groups(realm, target.user_id)
     for bot in User.by_bot_owner.query(bot_owner_key(caller.realm_id, target.user_id)):
         if bot.is_active:
-            _set_active(realm, bot, False)
+            _set_active(bot, False)
     for queue in queues_of_users(caller.realm_id, [target.user_id]):
         delete_queue(queue)
     if deactivation_notification_comment is not None:
@@ -75,28 +74,56 @@ def do_reactivate_user(caller: Principal, user_id: int) -> dict[str, Any]:
     target = access_user_by_id(caller, user_id)
     if target.is_active:
         raise ApiError("User is already active")
-    _set_active(get_realm(caller.realm_id), target, True)
+    _set_active(target, True)
     return {}
 
 
-def _active_owner_count(realm_id: int) -> int:
-    # Only asked when an owner is being deactivated; pages of the realm's users.
-    return sum(1 for u in User.query(realm_id, filter_condition=(User.role == ROLE_OWNER))
-               if u.is_active and not u.is_bot)
+def _other_active_owner(realm_id: int, user_id: int) -> int | None:
+    """Another active owner, from the index of owners (not the whole realm)."""
+    for owner in User.by_role.query(role_key(realm_id, ROLE_OWNER)):
+        if owner.user_id != user_id and owner.is_active:
+            return int(owner.user_id)
+    return None
 
 
-def _set_active(realm: Realm, user: User, active: bool) -> None:
+def _deactivate_owner(target: User) -> None:
+    """An owner goes only while another stays: the transaction checks that the other
+    owner is still an active owner, so two owners deactivating each other at the same
+    time cannot both succeed (the index may lag; the check reads the user itself)."""
+    for _ in range(MAX_ATTEMPTS):
+        other = _other_active_owner(target.realm_id, target.user_id)
+        if other is None:
+            break
+        try:
+            _set_active(target, False, keep_owner=other)
+            return
+        except _OwnerGone:
+            continue
+    raise ApiError("Cannot deactivate the only organization owner")
+
+
+class _OwnerGone(Exception):
+    """The owner counted on to stay was deactivated (or demoted) meanwhile."""
+
+
+def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None:
     try:
         with transaction() as tx:
+            if keep_owner is not None:   # condition checks are a transaction's first items
+                tx.condition_check(User, user.realm_id, keep_owner, condition=(
+                    (User.role == ROLE_OWNER) & (User.is_active == True)))
             tx.update(user, actions=[User.is_active.set(active)],
                       condition=User.is_active == (not active))
             for key_hash in key_hashes(user):
                 tx.update(ApiKey(key_hash), actions=[ApiKey.is_active.set(active)],
                           condition=ApiKey.key_hash.exists())
-            add_event(tx, realm.realm_id, {"type": "realm_user", "op": "update", "person": {
+            add_event(tx, user.realm_id, {"type": "realm_user", "op": "update", "person": {
                 "user_id": user.user_id, "is_active": active}},
-                activation_audience(realm))  # type: ignore[arg-type]
+                user_access_audience(user.user_id))
     except TransactWriteError as error:
+        reasons = cancellation_reasons(error)
+        if keep_owner is not None and reasons and reasons[0] == "ConditionalCheckFailed":
+            raise _OwnerGone() from None
         if is_condition_failure(error):
             raise ApiError("The user was (de)activated meanwhile; reload and try again.") \
                 from None

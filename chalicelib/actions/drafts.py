@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_ids, realm_scope
@@ -13,18 +14,40 @@ from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.timeutil import now_seconds
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import (
+    cancellation_reasons,
+    is_condition_failure,
+    transaction,
+)
 from chalicelib.models.drafts import Draft
 from chalicelib.models.streams import user_key
 from chalicelib.models.users import User
 
 MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction
+SYNC_DISABLED = "User has disabled synchronizing drafts."
 
 
 def _check_sync_enabled(caller: Principal) -> None:
     if not own_settings(User.get(caller.realm_id, caller.user_id))[
             "enable_drafts_synchronization"]:
-        raise ApiError("User has disabled synchronizing drafts.")
+        raise ApiError(SYNC_DISABLED)
+
+
+def _sync_still_enabled(tx: TransactWrite, caller: Principal) -> None:
+    """In a draft's transaction, so no draft is written after synchronization is turned
+    off (which deletes them all). Condition checks come first among a transaction's items."""
+    setting = User.settings["enable_drafts_synchronization"]
+    tx.condition_check(User, caller.realm_id, caller.user_id,
+                       condition=setting.does_not_exist() | (setting == True))
+
+
+def _raise_for(error: TransactWriteError) -> None:
+    reasons = cancellation_reasons(error)
+    if reasons and reasons[0] == "ConditionalCheckFailed":
+        raise ApiError(SYNC_DISABLED) from None
+    if is_condition_failure(error):
+        raise ApiError("Draft does not exist") from None
+    raise error
 
 
 def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
@@ -75,7 +98,6 @@ def get_drafts(caller: Principal) -> dict[str, Any]:
 
 
 def create_drafts(caller: Principal, drafts: list[Any]) -> dict[str, Any]:
-    _check_sync_enabled(caller)
     if len(drafts) > MAX_DRAFTS_PER_REQUEST:
         raise ApiError(f"At most {MAX_DRAFTS_PER_REQUEST} drafts per request")
     checked = [check_draft(caller, i, raw) for i, raw in enumerate(drafts)]
@@ -84,45 +106,45 @@ def create_drafts(caller: Principal, drafts: list[Any]) -> dict[str, Any]:
     ids = list(allocate_ids(realm_scope(caller.realm_id), "draft", len(checked)))
     items = [Draft(user_key(caller.realm_id, caller.user_id), draft_id, **fields)
              for draft_id, fields in zip(ids, checked, strict=True)]
-    with transaction() as tx:
-        for item in items:
-            tx.save(item, condition=Draft.draft_id.does_not_exist())
-        add_event(tx, caller.realm_id, {"type": "drafts", "op": "add",
-                                        "drafts": [draft_dict(d) for d in items]},
-                  {"users": [caller.user_id]})
+    try:
+        with transaction() as tx:
+            _sync_still_enabled(tx, caller)
+            for item in items:
+                tx.save(item, condition=Draft.draft_id.does_not_exist())
+            add_event(tx, caller.realm_id, {"type": "drafts", "op": "add",
+                                            "drafts": [draft_dict(d) for d in items]},
+                      {"users": [caller.user_id]})
+    except TransactWriteError as error:
+        _raise_for(error)
     return {"ids": ids}
 
 
 def edit_draft(caller: Principal, draft_id: int, raw: Any) -> dict[str, Any]:
-    _check_sync_enabled(caller)
     fields = check_draft(caller, -1, raw)
     item = Draft(user_key(caller.realm_id, caller.user_id), draft_id, **fields)
     try:
         with transaction() as tx:
+            _sync_still_enabled(tx, caller)
             tx.save(item, condition=Draft.draft_id.exists())
             add_event(tx, caller.realm_id, {"type": "drafts", "op": "update",
                                             "draft": draft_dict(item)},
                       {"users": [caller.user_id]})
     except TransactWriteError as error:
-        if is_condition_failure(error):
-            raise ApiError("Draft does not exist") from None
-        raise
+        _raise_for(error)
     return {}
 
 
 def delete_draft(caller: Principal, draft_id: int) -> dict[str, Any]:
-    _check_sync_enabled(caller)
     try:
         with transaction() as tx:
+            _sync_still_enabled(tx, caller)
             tx.delete(Draft(user_key(caller.realm_id, caller.user_id), draft_id),
                       condition=Draft.draft_id.exists())
             add_event(tx, caller.realm_id, {"type": "drafts", "op": "remove",
                                             "draft_id": draft_id},
                       {"users": [caller.user_id]})
     except TransactWriteError as error:
-        if is_condition_failure(error):
-            raise ApiError("Draft does not exist") from None
-        raise
+        _raise_for(error)
     return {}
 
 

@@ -25,7 +25,8 @@ MAX_ID = 2**53   # above any allocated id; stops huge path ids (DynamoDB numbers
 
 
 def _does_not_exist() -> ApiError:
-    return ApiError("Saved snippet does not exist.")
+    # As the reference: HTTP 404, with the code BAD_REQUEST.
+    return ApiError("Saved snippet does not exist.", http_status=404)
 
 
 def check_title(title: str) -> str:

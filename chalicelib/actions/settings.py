@@ -1,16 +1,28 @@
-"""PATCH /settings for personal settings (§4.2): validate, write what changed, tell clients."""
+"""PATCH /settings (§4.2): validate, write what changed in one transaction, tell clients."""
 from __future__ import annotations
 
 from typing import Any
 from zoneinfo import available_timezones
 
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.account import (
+    check_email_change,
+    check_new_password,
+    full_name_writes,
+    start_email_change,
+)
+from chalicelib.actions.drafts import delete_all_drafts
+from chalicelib.actions.user_access import user_access_audience
+from chalicelib.actions.users import check_full_name, get_own_user
 from chalicelib.events.initial_state import own_settings
-from chalicelib.events.outbox import add_event
+from chalicelib.events.outbox import Audience, add_event
 from chalicelib.events.queues import set_receives_typing_notifications
 from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.setting_choices import LANGUAGES, NOTIFICATION_SOUNDS, language_name
-from chalicelib.models.base import transaction
+from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.users import User
 
 INT_CHOICES: dict[str, set[int]] = {
@@ -59,37 +71,80 @@ def _timezones() -> set[str]:
     return _TIMEZONES
 
 
-def do_update_settings(caller: Principal, requested: dict[str, Any]) -> dict[str, Any]:
-    """Writes the settings that differ from the stored ones, one event per change."""
+def update_own_settings(caller: Principal, account: dict[str, str | None],
+                        requested: dict[str, Any]) -> dict[str, Any]:
+    """PATCH /settings: everything is checked first; then the name, password and settings
+    change with their events in one transaction; then what follows from them."""
     for name, value in requested.items():
         check_setting(name, value)
-    user = User.get(caller.realm_id, caller.user_id)
-    current = own_settings(user)
-    changed = {name: value for name, value in requested.items() if current.get(name) != value}
-    if not changed:
-        return {}
-    if "settings" in user.attribute_values:
-        # One path per setting: concurrent requests changing other settings keep theirs.
-        actions = [User.settings[name].set(value) for name, value in changed.items()]
-    else:
-        stored = user.settings.as_dict() if user.settings else {}
-        actions = [User.settings.set({**stored, **changed})]
-    if "timezone" in changed:
-        actions.append(User.timezone.set(changed["timezone"]))
-    with transaction() as tx:
-        tx.update(User(caller.realm_id, caller.user_id), actions=actions,
-                  condition=User.user_id.exists())
-        for name, value in changed.items():
-            add_event(tx, caller.realm_id, _settings_event(caller, name, value),
-                      {"users": [caller.user_id]})
-        if "timezone" in changed:
-            add_event(tx, caller.realm_id, {"type": "realm_user", "op": "update", "person": {
-                "user_id": caller.user_id, "email": caller.email,
-                "timezone": changed["timezone"]}}, {"realm": True})
+    user = get_own_user(caller)
+    full_name = account["full_name"]
+    if full_name is not None:
+        full_name = check_full_name(full_name)
+    check_new_password(account["old_password"], account["new_password"], user)
+    new_email = account["email"]
+    if new_email is not None:
+        new_email = check_email_change(caller, user, new_email)
+    changed = _write(caller, user, requested, full_name, account["new_password"])
     if "receives_typing_notifications" in changed:
         set_receives_typing_notifications(caller.realm_id, caller.user_id,
                                           changed["receives_typing_notifications"])
+    if requested.get("enable_drafts_synchronization") is False:
+        # As the reference: the drafts go without events (deleting one by one is for DELETE).
+        delete_all_drafts(caller.realm_id, caller.user_id)
+    if new_email is not None:   # only once the rest is stored: the email cannot be unsent
+        start_email_change(caller, user, new_email)
     return {}
+
+
+def do_update_settings(caller: Principal, requested: dict[str, Any]) -> dict[str, Any]:
+    """Settings only (no account changes), as PATCH /settings writes them."""
+    return update_own_settings(caller, dict.fromkeys(
+        ("full_name", "email", "old_password", "new_password")), requested)
+
+
+def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: str | None,
+           new_password: str | None) -> dict[str, Any]:
+    """One update of the user item with its events; returns the settings that changed."""
+    current = own_settings(user)
+    changed = {name: value for name, value in requested.items() if current.get(name) != value}
+    actions: list[Any] = []
+    condition = User.user_id.exists()
+    mine: Audience = {"users": [caller.user_id]}
+    events: list[tuple[dict[str, Any], Audience]] = [
+        (_settings_event(caller, name, value), mine) for name, value in changed.items()]
+    if changed and "settings" in user.attribute_values:
+        # One path per setting: concurrent requests changing other settings keep theirs.
+        actions += [User.settings[name].set(value) for name, value in changed.items()]
+    elif changed:
+        actions.append(User.settings.set(changed))
+        condition &= User.settings.does_not_exist()
+    if "timezone" in changed:
+        actions.append(User.timezone.set(changed["timezone"]))
+        events.append(({"type": "realm_user", "op": "update", "person": {
+            "user_id": caller.user_id, "email": caller.email,
+            "timezone": changed["timezone"]}}, user_access_audience(caller.user_id)))
+    if full_name is not None:
+        name_actions, name_events = full_name_writes(caller, user, full_name)
+        actions += name_actions
+        events += [(event, user_access_audience(caller.user_id)) for event in name_events]
+    if new_password is not None:
+        actions.append(User.password_hash.set(hash_password(new_password)))
+        # The old password was checked against this hash.
+        condition &= User.password_hash == user.password_hash
+    if not actions:
+        return changed
+    try:
+        with transaction() as tx:
+            tx.update(User(caller.realm_id, caller.user_id), actions=actions,
+                      condition=condition)
+            for event, audience in events:
+                add_event(tx, caller.realm_id, event, audience)
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ConflictError("Your account changed meanwhile; try again.") from None
+        raise
+    return changed
 
 
 def _settings_event(caller: Principal, name: str, value: Any) -> dict[str, Any]:
@@ -99,19 +154,3 @@ def _settings_event(caller: Principal, name: str, value: Any) -> dict[str, Any]:
     if name == "default_language":
         event["language_name"] = language_name(value)
     return event
-
-
-def update_own_settings(caller: Principal, account: dict[str, str | None],
-                        requested: dict[str, Any]) -> dict[str, Any]:
-    """PATCH /settings: validates everything first, then the account changes and settings."""
-    from chalicelib.actions.account import do_update_account
-
-    for name, value in requested.items():
-        check_setting(name, value)
-    do_update_account(caller, **account)
-    result = do_update_settings(caller, requested)
-    if requested.get("enable_drafts_synchronization") is False:
-        from chalicelib.actions.drafts import delete_all_drafts
-
-        delete_all_drafts(caller.realm_id, caller.user_id)
-    return result

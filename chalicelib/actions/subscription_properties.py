@@ -6,12 +6,11 @@ from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.streams import get_stream
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.streams import Subscription, user_key
+from chalicelib.models.streams import Stream, Subscription, user_key
 
 BOOLEAN_PROPERTIES = ("is_muted", "in_home_view", "pin_to_top", "desktop_notifications",
                       "audible_notifications", "push_notifications", "email_notifications",
@@ -46,10 +45,12 @@ def do_update_subscription_properties(caller: Principal, changes: list[Any]
     checked = [check_property(i, change) for i, change in enumerate(changes)]
     if not checked:
         raise ApiError("Nothing to do: subscription_data is empty.")
-    keys = [(user_key(caller.realm_id, caller.user_id), s) for s in {c[0] for c in checked}]
+    stream_ids = list(dict.fromkeys(c[0] for c in checked))   # in request order, once each
+    streams = {s.stream_id for s in Stream.batch_get([(caller.realm_id, i) for i in stream_ids])}
+    keys = [(user_key(caller.realm_id, caller.user_id), s) for s in stream_ids]
     subscriptions = {s.stream_id: s for s in Subscription.batch_get(keys) if s.active}
-    for stream_id, _, _ in checked:
-        if get_stream(caller.realm_id, stream_id) is None:
+    for stream_id in stream_ids:
+        if stream_id not in streams:
             raise ApiError(f"Invalid channel ID: {stream_id}")
         if stream_id not in subscriptions:
             raise ApiError(f"Not subscribed to channel ID {stream_id}")
@@ -85,7 +86,7 @@ def _write(caller: Principal, changes: list[tuple[int, str, Any]]) -> None:
             for stream_id, writes in by_stream.items():
                 tx.update(Subscription(user_key(caller.realm_id, caller.user_id), stream_id),
                           actions=[attribute.set(value) for attribute, value in writes.values()],
-                          condition=Subscription.active == True)  # noqa: E712
+                          condition=Subscription.active == True)
             for stream_id, name, value in changes:
                 for event_property, event_value in _events(name, value):
                     add_event(tx, caller.realm_id, {

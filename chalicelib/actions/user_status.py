@@ -12,6 +12,7 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.realm_emoji import check_emoji_request, emoji_data
+from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import access_user_by_id, list_realm_users
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
@@ -137,7 +138,7 @@ def _update_status(caller: Principal, user_id: int, change: StatusChange) -> Non
                     tx.save(item, condition=read)
                 elif current is not None:
                     tx.delete(item, condition=read)   # nothing left: no status
-                add_event(tx, realm_id, event, {"realm": True})
+                add_event(tx, realm_id, event, user_access_audience(user_id))
         except TransactWriteError as error:
             if is_condition_failure(error):
                 continue   # changed meanwhile: read again

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
@@ -18,7 +19,7 @@ from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
 from chalicelib.models.base import BaseModel, is_condition_failure, transaction
 from chalicelib.models.realms import UniqueName, email_key
-from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key
+from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
 
 ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
 ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
@@ -71,6 +72,7 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     key_hash = hash_api_key(api_key)
     user = User(realm_id, user_id, email=email, delivery_email=email, full_name=full_name,
                 name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
+                role_key=None if new.is_bot else role_key(realm_id, new.role),
                 bot_type=new.bot_type, bot_owner_id=new.bot_owner_id, date_joined=now_seconds(),
                 bot_owner_key=(bot_owner_key(realm_id, new.bot_owner_id)
                                if new.is_bot and new.bot_owner_id is not None else None),
@@ -87,8 +89,13 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     ], api_key
 
 
-def do_create_user(realm_id: int, new: NewUser) -> tuple[User, str]:
-    """Creates a user (or bot) and tells the realm; returns the user and its API key."""
+def do_create_user(realm_id: int, new: NewUser,
+                   also: Callable[[TransactWrite], None] | None = None) -> tuple[User, str]:
+    """Creates a user (or bot) and tells the realm; returns the user and its API key.
+
+    `also` adds writes that must commit with the user (e.g. using up an invitation);
+    a failed condition among them is reported like a taken email, so callers check.
+    """
     if get_user_by_email(realm_id, new.email) is not None:
         raise ApiError(f"Email '{new.email.strip()}' already in use")
     user_id = allocate_id(realm_id, "user")
@@ -99,6 +106,8 @@ def do_create_user(realm_id: int, new: NewUser) -> tuple[User, str]:
         with transaction() as tx:
             for item, condition in items:
                 tx.save(item, condition=condition)
+            if also is not None:
+                also(tx)
             add_event(tx, realm_id, {"type": "realm_user", "op": "add",
                                      "person": user_api_dict(user)}, {"realm": True})
     except TransactWriteError as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib.actions import profile_fields as actions
+from chalicelib.actions.profile_data import do_update_profile_data
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
@@ -45,5 +46,5 @@ def delete_custom_profile_field(caller: Principal, *, field_id: int) -> dict[str
 @bp.endpoint("/users/me/profile_data", "PATCH")
 def update_profile_data(caller: Principal, *,
                         data: Json[list[ProfileDataElement]]) -> dict[str, Any]:
-    actions.do_update_profile_data(caller, data)
+    do_update_profile_data(caller, data)
     return {}

@@ -1,9 +1,15 @@
 """Users and bots, and the API-key records that authenticate them."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute,
-                                 NumberAttribute, UnicodeAttribute, UnicodeSetAttribute)
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.attributes import (
+    BooleanAttribute,
+    ListAttribute,
+    MapAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -30,6 +36,21 @@ class BotsByOwner(GlobalSecondaryIndex):
     user_id = NumberAttribute(range_key=True)
 
 
+class UsersByRole(GlobalSecondaryIndex):
+    """A realm's human users of one role, e.g. its owners (bots carry no key)."""
+
+    class Meta:
+        index_name = "by_role"
+        projection = IncludeProjection(["is_active"])
+
+    role_key = UnicodeAttribute(hash_key=True)
+    user_id = NumberAttribute(range_key=True)
+
+
+def role_key(realm_id: int, role: int) -> str:
+    return f"{realm_id}#{role}"
+
+
 def bot_owner_key(realm_id: int, owner_id: int) -> str:
     return f"{realm_id}#{owner_id}"
 
@@ -47,6 +68,8 @@ class User(BaseModel):
     full_name = UnicodeAttribute()
     name_key = UnicodeAttribute()
     role = NumberAttribute(default=400)
+    # Humans only: role_key(realm, role); whatever changes a role changes it too.
+    role_key = UnicodeAttribute(null=True)
     is_active = BooleanAttribute(default=True)
     is_bot = BooleanAttribute(default=False)
     bot_type = NumberAttribute(null=True)
@@ -71,6 +94,7 @@ class User(BaseModel):
     service_interface = NumberAttribute(null=True)
     by_name = UsersByName()
     by_bot_owner = BotsByOwner()
+    by_role = UsersByRole()
 
 
 class ApiKey(BaseModel):

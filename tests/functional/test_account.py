@@ -82,6 +82,8 @@ def test_fetch_api_key_refusals(realm, anonymous):
 def test_email_change_is_confirmed_by_the_emailed_link(realm, anonymous, register_queue,
                                                       fetch_events, drain_events):
     admin_queue = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    moderator_queue = register_queue(realm.moderator, event_types=["realm_user"])["queue_id"]
+    own_queue = register_queue(realm.member, event_types=["realm_user"])["queue_id"]
     new = f"maxed@{realm.subdomain}.example.com"
     assert realm.member.patch("/settings", {"email": new}).ok
     assert realm.member.get("/users/me").json["email"] == realm.member.email   # not yet
@@ -98,6 +100,14 @@ def test_email_change_is_confirmed_by_the_emailed_link(realm, anonymous, registe
     people = [e["person"] for e in fetch_events(realm.admin, admin_queue)]
     assert {"user_id": realm.member.user_id, "new_email": new} in people
     assert {"user_id": realm.member.user_id, "delivery_email": new} in people
+    # the real address only to administrators and the user; the API email to everyone
+    assert [e["person"] for e in fetch_events(realm.moderator, moderator_queue)] == [
+        {"user_id": realm.member.user_id, "new_email": new}]
+    assert sorted(key for e in fetch_events(realm.member, own_queue)
+                  for key in e["person"] if key != "user_id") == ["delivery_email",
+                                                                  "new_email"]
+    # the old address no longer authenticates; the new one does with the same key
+    assert fetch_key(anonymous, realm, new, "x").json["code"] == "AUTHENTICATION_FAILED"
     # AND the link works only once
     again = open_link(realm, link.group(1))
     assert again.status == 400 and "invalid or has expired" in again.json["msg"]
@@ -121,3 +131,19 @@ def test_a_bad_account_change_leaves_settings_unchanged(realm):
     assert realm.member.patch("/settings", {"color_scheme": 7}).status == 400
     assert realm.member.patch("/settings", {"web_font_size_px": 200}).json["msg"] == \
         "Invalid web_font_size_px: use a value from 12 to 24"
+
+
+def test_an_expired_link_changes_nothing(realm, monkeypatch):
+    from datetime import timedelta
+
+    from chalicelib.actions import account
+
+    monkeypatch.setattr(account, "EMAIL_CHANGE_VALIDITY", timedelta(seconds=-1))
+    new = f"late@{realm.subdomain}.example.com"
+    assert realm.member.patch("/settings", {"email": new}).ok
+    [email] = sent_emails(new)
+    key = re.search(r"/accounts/confirm_new_email/(\w+)", email["body"]).group(1)
+    expired = open_link(realm, key)
+    assert expired.status == 400 and "invalid or has expired" in expired.json["msg"]
+    assert realm.member.get("/users/me").json["email"] == realm.member.email
+    assert open_link(realm, "not-a-key").status == 400

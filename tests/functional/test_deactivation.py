@@ -101,3 +101,51 @@ def test_guests_do_not_hear_when_access_is_limited(realm, register_queue, fetch_
     drain_events()
     assert fetch_events(realm.guest, guest_queue) == []
     assert len(fetch_events(realm.member, member_queue)) == 1
+
+
+def test_an_owner_may_leave_while_another_owner_stays(realm):
+    second = realm.add_user("Second Owner", role=100)
+    assert second.delete(f"/users/{second.user_id}").ok   # themselves: the first stays
+    assert realm.owner.delete(f"/users/{realm.owner.user_id}").json["msg"] == \
+        "Cannot deactivate the only organization owner"
+    assert realm.owner.post(f"/users/{second.user_id}/reactivate").ok
+    assert realm.owner.delete(f"/users/{realm.owner.user_id}").ok
+    assert second.delete(f"/users/{second.user_id}").json["msg"] == \
+        "Cannot deactivate the only organization owner"
+
+
+def test_two_owners_deactivating_each_other_leave_one(realm, monkeypatch):
+    """The other owner counted on is checked in the transaction: if they went meanwhile,
+    the deactivation looks again, finds nobody, and is refused."""
+    from chalicelib.actions import deactivation
+    from chalicelib.models.users import User
+
+    second = realm.add_user("Second Owner", role=100)
+    real_lookup = deactivation._other_active_owner
+
+    def lookup_then_the_other_goes(realm_id, user_id):
+        found = real_lookup(realm_id, user_id)
+        if found is not None:   # the other owner deactivates the first meanwhile
+            User(realm_id, found).update(actions=[User.is_active.set(False)])
+        return found
+
+    monkeypatch.setattr(deactivation, "_other_active_owner", lookup_then_the_other_goes)
+    response = second.delete(f"/users/{second.user_id}")
+    assert response.status == 400 and response.json["msg"] == \
+        "Cannot deactivate the only organization owner"
+    assert User.get(realm.realm_id, second.user_id).is_active is True
+    assert second.get("/users/me").ok
+
+
+def test_deactivating_a_bot_or_a_deactivated_user(realm):
+    bot = realm.add_user("Some Bot", is_bot=True)
+    assert realm.admin.delete(f"/users/{bot.user_id}").json["msg"] == "No such user"
+    assert bot.get("/users/me").ok
+
+
+def test_an_empty_comment_still_sends_the_notice(realm):
+    assert realm.admin.delete(f"/users/{realm.member.user_id}", {
+        "deactivation_notification_comment": ""}).ok
+    [email] = sent_emails(realm.member.email)
+    assert "deactivated" in email["body"] and "message from the administrator" not in \
+        email["body"]

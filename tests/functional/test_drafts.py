@@ -57,9 +57,18 @@ def test_draft_errors(realm):
 def test_turning_synchronization_off_deletes_drafts(realm):
     assert realm.member.post("/drafts", {"drafts": [
         {"type": "", "to": [], "content": f"d{n}"} for n in range(3)]}).ok
+    draft_id = realm.member.get("/drafts").json["drafts"][0]["id"]
     assert realm.member.patch("/settings", {"enable_drafts_synchronization": False}).ok
-    refused = realm.member.get("/drafts")
-    assert refused.status == 400 and refused.json["msg"] == \
-        "User has disabled synchronizing drafts."
+    # THEN every draft endpoint refuses (writes by a condition in their transaction)
+    loose = {"type": "", "to": [], "content": "x"}
+    for refused in (realm.member.get("/drafts"),
+                    realm.member.post("/drafts", {"drafts": [loose]}),
+                    realm.member.patch(f"/drafts/{draft_id}", {"draft": loose}),
+                    realm.member.delete(f"/drafts/{draft_id}")):
+        assert refused.status == 400 and refused.json["msg"] == \
+            "User has disabled synchronizing drafts."
+    from chalicelib.models.drafts import Draft
+    from chalicelib.models.streams import user_key
+    assert list(Draft.query(user_key(realm.realm_id, realm.member.user_id))) == []
     assert realm.member.patch("/settings", {"enable_drafts_synchronization": True}).ok
     assert realm.member.get("/drafts").json["count"] == 0

@@ -81,7 +81,8 @@ def test_only_administrators_add_or_remove(realm, register_queue, fetch_events,
 
 @pytest.mark.parametrize("overrides, message", [
     ({"url_template": "https://example.com?code={code"}, "Invalid URL template."),
-    ({"url_template": "https://example.com?code={+code}"}, "Invalid URL template."),
+    ({"url_template": "https://example.com?code={=code}"}, "Invalid URL template."),
+    ({"url_template": "https://example.com{.code}"}, "Invalid URL template."),
     ({"url_template": "ftp://example.com/{code}"}, "Invalid URL template."),
     ({"url_template": "https://{code}"}, "Invalid URL template."),
     ({"url_template": ""}, "Invalid URL template."),
@@ -105,6 +106,15 @@ def test_add_errors(realm, register_queue, fetch_events, drain_events, overrides
     assert state(register_queue, realm.admin) == []
     drain_events()
     assert fetch_events(realm.admin, queue_id) == []
+
+
+@pytest.mark.parametrize("url_template", ["https://example.com/run{?code}",
+                                          "https://example.com{/code*}",
+                                          "https://example.com/?c={code:100}"])
+def test_templates_of_every_rfc_6570_level(realm, register_queue, url_template):
+    response = add(realm.admin, url_template=url_template)
+    assert response.ok, response.json
+    assert [p["url_template"] for p in state(register_queue, realm.member)] == [url_template]
 
 
 def test_all_parameters_are_required(realm):

@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from chalicelib.actions.profile_fields import do_update_profile_data
+from chalicelib.actions.profile_data import do_update_profile_data
 from chalicelib.http.auth import Principal
 
 _other_numbers = itertools.count(1)
@@ -437,7 +437,7 @@ def test_bots_have_no_profile_data(realm):
 
 def test_concurrent_changes_to_different_fields_both_stick(realm, monkeypatch):
     # GIVEN two requests that both read the profile before either writes
-    from chalicelib.actions import profile_fields as actions
+    from chalicelib.actions import profile_data as actions
     phone = field_id(realm.admin, "Phone", 1)
     food = field_id(realm.admin, "Food", 1)
     barrier = threading.Barrier(2, timeout=10)
@@ -471,7 +471,7 @@ def test_concurrent_changes_to_different_fields_both_stick(realm, monkeypatch):
 
 def test_concurrent_change_of_the_same_field_rereads(realm, monkeypatch):
     # GIVEN a value changed by someone else between the read and the write
-    from chalicelib.actions import profile_fields as actions
+    from chalicelib.actions import profile_data as actions
     from chalicelib.models.users import User
     phone = field_id(realm.admin, "Phone", 1)
     assert set_values(realm.member, (phone, "1")).ok
@@ -492,3 +492,19 @@ def test_concurrent_change_of_the_same_field_rereads(realm, monkeypatch):
     # THEN the conditional write failed once, was retried on fresh data, and cleared it
     assert sneaked == [True]
     assert profile(realm.member) == {}
+
+
+def test_limited_access_keeps_values_from_guests(realm, register_queue, fetch_events,
+                                                 drain_events):
+    from chalicelib.actions.realms import system_group_id
+
+    phone = field_id(realm.admin, "Phone", 1)
+    assert realm.owner.patch("/realm", {"can_access_all_users_group": {
+        "new": system_group_id("role:members")}}).ok
+    guest = register_queue(realm.guest, event_types=["realm_user"])["queue_id"]
+    member = register_queue(realm.member, event_types=["realm_user"])["queue_id"]
+    assert set_values(realm.moderator, (phone, "123")).ok
+    drain_events()
+    assert fetch_events(realm.guest, guest) == []
+    assert [e["person"]["custom_profile_field"]["value"]
+            for e in fetch_events(realm.member, member)] == ["123"]

@@ -144,7 +144,8 @@ def test_edit_errors(realm, register_queue, fetch_events, drain_events, params, 
 def test_unknown_ids(realm, snippet_id):
     for response in (realm.member.patch(f"/saved_snippets/{snippet_id}", {"title": "x"}),
                      realm.member.delete(f"/saved_snippets/{snippet_id}")):
-        assert response.status == 400
+        # As the reference: HTTP 404 with the code BAD_REQUEST.
+        assert response.status == 404
         assert (response.json["code"], response.json["msg"]) == (
             "BAD_REQUEST", "Saved snippet does not exist.")
 
@@ -162,7 +163,7 @@ def test_snippets_are_private_to_their_owner(realm, register_queue, fetch_events
         edit = other.patch(f"/saved_snippets/{snippet_id}", {"title": "Mine now"})
         delete = other.delete(f"/saved_snippets/{snippet_id}")
         for response in (edit, delete):
-            assert response.status == 400
+            assert response.status == 404
             assert response.json["msg"] == "Saved snippet does not exist."
     assert [s["title"] for s in listed(realm.member)] == ["Greeting"]
     drain_events()
@@ -209,9 +210,9 @@ def test_deleted_snippet_is_not_resurrected_by_an_edit(realm):
     snippet_id = create(realm.member).json["saved_snippet_id"]
     assert realm.member.delete(f"/saved_snippets/{snippet_id}").ok
     edit = realm.member.patch(f"/saved_snippets/{snippet_id}", {"title": "Back?"})
-    assert edit.status == 400 and edit.json["msg"] == "Saved snippet does not exist."
+    assert edit.status == 404 and edit.json["msg"] == "Saved snippet does not exist."
     again = realm.member.delete(f"/saved_snippets/{snippet_id}")
-    assert again.status == 400 and again.json["msg"] == "Saved snippet does not exist."
+    assert again.status == 404 and again.json["msg"] == "Saved snippet does not exist."
     assert listed(realm.member) == []
     assert SavedSnippet.get_or_none(user_key(realm.realm_id, realm.member.user_id),
                                     snippet_id) is None

@@ -78,11 +78,16 @@ def test_old_clients_get_the_deprecated_forms(realm, register_queue, fetch_event
 
 
 def test_timezone_change_tells_the_realm(realm, register_queue, fetch_events, drain_events):
-    # GIVEN another user watching realm_user events
+    # GIVEN another user watching realm_user events, and an old client of the member
     watcher = register_queue(realm.owner, event_types=["realm_user"])["queue_id"]
+    old = register_queue(realm.member, event_types=["update_display_settings"])["queue_id"]
     # WHEN the member sets a time zone
     assert realm.member.patch("/settings", {"timezone": "Europe/Berlin"}).ok
     drain_events()
+    # THEN the old client gets the deprecated display-settings form
+    assert strip_ids(fetch_events(realm.member, old)) == [
+        {"type": "update_display_settings", "user": realm.member.email,
+         "setting_name": "timezone", "setting": "Europe/Berlin"}]
     # THEN the realm sees the timezone person form, and the user record has it
     assert strip_ids(fetch_events(realm.owner, watcher)) == [
         {"type": "realm_user", "op": "update", "person": {
@@ -101,7 +106,48 @@ def test_nothing_changed_is_a_quiet_success(realm, register_queue, fetch_events,
     assert fetch_events(realm.member, queue_id) == []
 
 
+ALLOWED = {
+    "web_channel_default_view": [1, 2, 3, 4],
+    "color_scheme": [1, 2, 3],
+    "demote_inactive_streams": [1, 2, 3],
+    "user_list_style": [1, 2, 3],
+    "web_stream_unreads_count_display_policy": [1, 2, 3],
+    "web_home_view": ["recent_topics", "inbox", "all_messages"],
+    "emojiset": ["google", "twitter", "text"],
+    "web_animate_image_previews": ["always", "on_hover", "never"],
+    "web_font_size_px": [12, 24],
+    "web_line_height_percent": [100, 200],
+    "email_notifications_batching_period_seconds": [1, 7 * 24 * 3600],
+    "default_language": ["pt_BR", "en"],
+    "timezone": ["America/Argentina/Buenos_Aires", ""],
+    "notification_sound": ["ding", "none"],
+}
+
+
+def test_every_allowed_value_is_accepted(realm):
+    for name, values in ALLOWED.items():
+        for value in values:
+            response = realm.member.patch("/settings", {name: value})
+            assert response.ok, (name, value, response.json)
+    state = realm.member.post("/register", {"event_types": ["user_settings"],
+                                            "client_capabilities": MODERN}).json
+    assert {name: state["user_settings"][name] for name in ALLOWED} == {
+        name: values[-1] for name, values in ALLOWED.items()}
+
+
 @pytest.mark.parametrize("params, message", [
+    ({"color_scheme": 0}, "Invalid color_scheme"),
+    ({"web_channel_default_view": 5}, "Invalid web_channel_default_view"),
+    ({"web_font_size_px": 25}, "Invalid web_font_size_px: use a value from 12 to 24"),
+    ({"web_line_height_percent": 99},
+     "Invalid web_line_height_percent: use a value from 100 to 200"),
+    ({"web_line_height_percent": 201},
+     "Invalid web_line_height_percent: use a value from 100 to 200"),
+    ({"email_notifications_batching_period_seconds": 7 * 24 * 3600 + 1},
+     "Invalid email batching period: 604801 seconds"),
+    ({"default_language": "EN"}, "Invalid default_language"),
+    ({"timezone": "CEST"}, "Not a recognized time zone"),
+    ({"web_font_size_px": "16.5"}, "web_font_size_px is not an integer"),
     ({"color_scheme": 7}, "Invalid color_scheme"),
     ({"web_channel_default_view": 0}, "Invalid web_channel_default_view"),
     ({"demote_inactive_streams": 4}, "Invalid demote_inactive_streams"),
@@ -164,3 +210,94 @@ def test_concurrent_changes_to_different_settings_all_stick(realm):
     for requested in changes:
         for name, value in requested.items():
             assert state["user_settings"][name] == value
+
+
+def test_name_settings_and_password_change_together(realm, anonymous, register_queue,
+                                                     fetch_events, drain_events):
+    from tests.functional.test_account import fetch_key, set_password
+
+    set_password(realm.member, "first password")
+    watcher = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    own = register_queue(realm.member, event_types=["user_settings"],
+                         client_capabilities=MODERN)["queue_id"]
+    response = realm.member.patch("/settings", {
+        "full_name": "Maxi", "timezone": "Asia/Tokyo", "color_scheme": 3,
+        "old_password": "first password", "new_password": "second password"})
+    assert response.ok, response.json
+    me = realm.member.get("/users/me").json
+    assert (me["full_name"], me["timezone"]) == ("Maxi", "Asia/Tokyo")
+    assert fetch_key(anonymous, realm, realm.member.email, "second password").ok
+    drain_events()
+    assert sorted(e["person"].get("full_name", e["person"].get("timezone"))
+                  for e in fetch_events(realm.admin, watcher)) == ["Asia/Tokyo", "Maxi"]
+    assert sorted(e["property"] for e in fetch_events(realm.member, own)) == [
+        "color_scheme", "timezone"]
+
+
+@pytest.mark.parametrize("bad", [{"color_scheme": 9}, {"old_password": "wrong",
+                                                        "new_password": "long enough"},
+                                 {"email": "admin@{domain}"}])
+def test_one_bad_part_changes_nothing(realm, register_queue, fetch_events, drain_events,
+                                      bad):
+    from tests.functional.conftest import sent_emails
+
+    bad = {k: v.format(domain=f"{realm.subdomain}.example.com") if isinstance(v, str) else v
+           for k, v in bad.items()}
+    queue_id = register_queue(realm.admin, event_types=["realm_user"])["queue_id"]
+    response = realm.member.patch("/settings", {
+        "full_name": "Changed Name", "twenty_four_hour_time": True,
+        "email": f"new@{realm.subdomain}.example.com", **bad})
+    assert response.status == 400, response.json
+    me = realm.member.get("/users/me").json
+    assert me["full_name"] == "Max Member"
+    state = realm.member.post("/register", {"event_types": ["user_settings"],
+                                            "client_capabilities": MODERN}).json
+    assert state["user_settings"]["twenty_four_hour_time"] is False
+    assert sent_emails(f"new@{realm.subdomain}.example.com") == []
+    drain_events()
+    assert fetch_events(realm.admin, queue_id) == []
+
+
+def test_a_password_changed_meanwhile_is_not_overwritten(realm, monkeypatch):
+    """The new hash is written only over the hash the old password was checked against."""
+    from chalicelib.actions import settings
+    from chalicelib.lib.passwords import check_password
+    from chalicelib.models.users import User
+    from tests.functional.test_account import set_password
+
+    set_password(realm.member, "first password")
+    real_check = settings.check_new_password
+
+    def check_then_race(old, new, user):
+        real_check(old, new, user)
+        set_password(realm.member, "changed elsewhere")
+
+    monkeypatch.setattr(settings, "check_new_password", check_then_race)
+    response = realm.member.patch("/settings", {"old_password": "first password",
+                                                "new_password": "second password",
+                                                "full_name": "Not Stored"})
+    assert response.status == 409 and response.json["code"] == "CONFLICT"
+    user = User.get(realm.realm_id, realm.member.user_id)
+    assert check_password("changed elsewhere", user.password_hash)
+    assert user.full_name == "Max Member"
+
+
+def test_limited_access_keeps_user_changes_from_guests(realm, register_queue, fetch_events,
+                                                        drain_events):
+    """realm_user updates go to those who can access the user (can_access_all_users_group)."""
+    from chalicelib.actions.realms import system_group_id
+
+    assert realm.owner.patch("/realm", {"can_access_all_users_group": {
+        "new": system_group_id("role:members")}}).ok
+    queues = {name: register_queue(getattr(realm, name), event_types=["realm_user"])[
+        "queue_id"] for name in ("guest", "moderator")}
+    assert realm.member.patch("/settings", {"full_name": "New Name",
+                                            "timezone": "Europe/Paris"}).ok
+    assert realm.guest.patch("/settings", {"full_name": "Guest Renamed"}).ok
+    drain_events()
+    # THEN the guest hears only of their own change, the moderator of both users'
+    assert [e["person"] for e in fetch_events(realm.guest, queues["guest"])] == [
+        {"user_id": realm.guest.user_id, "full_name": "Guest Renamed"}]
+    assert sorted(e["person"]["user_id"] for e in fetch_events(
+        realm.moderator, queues["moderator"])) == sorted(
+        [realm.member.user_id] * 2 + [realm.guest.user_id])

@@ -265,3 +265,19 @@ def test_status_write_is_conditional_on_what_was_read(realm, monkeypatch):
     assert status_of(realm.member, realm.member) == {
         "status_text": "second", "emoji_name": "heart", "emoji_code": "2764",
         "reaction_type": "unicode_emoji"}
+
+
+def test_limited_access_keeps_statuses_from_guests(realm, register_queue, fetch_events,
+                                                   drain_events):
+    from chalicelib.actions.realms import system_group_id
+
+    assert realm.owner.patch("/realm", {"can_access_all_users_group": {
+        "new": system_group_id("role:members")}}).ok
+    guest = register_queue(realm.guest, event_types=["user_status"])["queue_id"]
+    member = register_queue(realm.member, event_types=["user_status"])["queue_id"]
+    assert set_status(realm.moderator, status_text="away for lunch").ok
+    assert set_status(realm.guest, status_text="guesting").ok
+    drain_events()
+    assert [e["user_id"] for e in fetch_events(realm.guest, guest)] == [realm.guest.user_id]
+    assert [e["user_id"] for e in fetch_events(realm.member, member)] == [
+        realm.moderator.user_id, realm.guest.user_id]

@@ -123,12 +123,13 @@ def test_create_all_adds_indexes_a_saved_table_lacks():
                           if a["TableName"] == "old-users"))
         users["GlobalSecondaryIndexes"] = users["GlobalSecondaryIndexes"][:1]
         users["AttributeDefinitions"] = [a for a in users["AttributeDefinitions"]
-                                         if a["AttributeName"] != "bot_owner_key"]
+                                         if a["AttributeName"] not in ("bot_owner_key",
+                                                                       "role_key")]
         client.create_table(**users)
         create_all("old-")
         indexes = {i["IndexName"] for i in client.describe_table(
             TableName="old-users")["Table"]["GlobalSecondaryIndexes"]}
-        assert indexes == {"by_name", "by_bot_owner"}
+        assert indexes == {"by_name", "by_bot_owner", "by_role"}
 
 
 def test_webhook_queue_mapping_reports_partial_failures_and_has_a_dlq():
