@@ -1,10 +1,11 @@
-"""Outgoing webhooks: requests per delivery (in-process moto) and the delay from
-POST /messages to the receiver getting the payload on the local stack (`make run`).
+"""Outgoing webhooks: SQS and DynamoDB requests per delivery (in-process moto) and the delay
+from POST /messages to the receiver getting the payload on the local stack (`make run`).
 
 Run: .venv/bin/python -m bench.webhooks   (part of `make bench`)
 """
 from __future__ import annotations
 
+import collections
 import json
 import os
 import statistics
@@ -17,19 +18,22 @@ from typing import Any
 
 from bench.common import RequestCounter, moto_backend
 
+DELIVERIES = 20
+
 
 class Receiver:
-    """Answers every webhook with response_not_required and notes when each arrived."""
+    """Notes when each payload arrived; answers with `reply` (nothing to say by default)."""
 
     def __init__(self) -> None:
         self.arrivals: dict[int, float] = {}
+        self.reply: dict[str, Any] = {"response_not_required": True}
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            def do_POST(self) -> None:
                 payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 receiver.arrivals[payload["message"]["id"]] = time.perf_counter()
-                body = b'{"response_not_required": true}'
+                body = json.dumps(receiver.reply).encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -43,59 +47,99 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+def per_delivery(delta: collections.Counter, service: str) -> str:
+    ops = {op: n / DELIVERIES for (svc, op), n in sorted(delta.items()) if svc == service}
+    return f"{sum(ops.values()):.2f} {ops}"
+
+
 def requests_per_delivery() -> None:
     os.environ["ALLOW_PRIVATE_WEBHOOK_HOSTS"] = "loopback"
     counter = RequestCounter()
     counter.install()
     receiver = Receiver()
     with moto_backend():
-        import boto3
-
         from chalicelib import config
         from chalicelib.actions.bots import do_create_bot
         from chalicelib.actions.message_send import check_send_message
         from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.subscriptions import check_subscribe
-        from chalicelib.actions.users import NewUser
+        from chalicelib.actions.users import NewUser, do_create_user
         from chalicelib.events.webhook_worker import handle_webhook_batch
         from chalicelib.http.auth import Principal
         from chalicelib.models.users import User
         from infra.local.pollers import SqsPoller
         from infra.local.stream_drain import OutboxDrain
 
-        boto3.client("sqs", region_name="us-east-1")
         realm, owner_id, _ = do_create_realm("Bench", "bench", NewUser(
             email="o@bench.example.com", full_name="Owner", role=100))
         owner = Principal(realm.realm_id, owner_id, "o@bench.example.com", 100, False)
         check_subscribe(owner, [{"name": "general"}], None, False, None, False)
+        do_create_user(realm.realm_id, NewUser(email="ann@bench.example.com", full_name="Ann"))
         do_create_bot(realm.realm_id, User.get(realm.realm_id, owner_id), "Echo", "echo",
                       receiver.url)
         drain = OutboxDrain()
         drain()
         poller = SqsPoller(handle_webhook_batch, "outgoing_webhooks",
-                           config.webhook_queue_name(), threading.Event())
-        deliveries = 20
-        for n in range(deliveries):
+                           config.webhook_queue_name(), threading.Event(), batch_size=5)
+
+        def send(content: str) -> None:
             check_send_message(owner, message_type="stream", to="general", topic="t",
-                               content=f"@**Echo** {n}")
-        with counter.measure() as enqueue:
+                               content=content)
+
+        # The send: a message mentioning the bot against one mentioning a person.
+        units = counter.units.copy()
+        with counter.measure() as to_person:
+            for n in range(DELIVERIES):
+                send(f"@**Ann** {n}")
+        person_units, units = counter.units - units, counter.units.copy()
+        with counter.measure() as to_bot:
+            for n in range(DELIVERIES):
+                send(f"@**Echo** {n}")
+        bot_units = counter.units - units
+        # A burst: the fan-out sees all jobs in one stream batch, the worker polls batches.
+        with counter.measure() as burst_enqueue:
             drain()
-        with counter.measure() as deliver:
+        with counter.measure() as burst_worker:
             while poller.poll_once():
                 pass
-        assert len(receiver.arrivals) == deliveries
+        # One at a time (a quiet organization): a stream batch and a poll per message.
+        enqueue: collections.Counter = collections.Counter()
+        worker: collections.Counter = collections.Counter()
+        replying: collections.Counter = collections.Counter()
+        for replies, into in ((False, worker), (True, replying)):
+            receiver.reply = {"content": "pong"} if replies else {"response_not_required": True}
+            for n in range(DELIVERIES):
+                send(f"@**Echo** {n}")
+                with counter.measure() as fan_out:
+                    drain()
+                with counter.measure() as delivery:
+                    poller.poll_once()
+                if not replies:
+                    enqueue.update(fan_out)
+                into.update(delivery)
+        assert len(receiver.arrivals) == 3 * DELIVERIES
 
-    def per(delta: Any, service: str) -> str:
-        ops = {op: n / deliveries for (svc, op), n in delta.items() if svc == service}
-        return f"{sum(ops.values()):.2f} {ops}"
+    def total(delta: collections.Counter, service: str) -> float:
+        return sum(n for (svc, _), n in delta.items() if svc == service) / DELIVERIES
 
-    print("Requests per outgoing-webhook delivery (20 deliveries, in-process moto):")
-    print(f"  fan-out (outbox record -> SQS): SQS {per(enqueue, 'sqs')}")
-    print(f"  worker  (SQS -> receiver):      SQS {per(deliver, 'sqs')}")
-    print(f"                                  DynamoDB {per(deliver, 'dynamodb')}")
+    print(f"Requests per outgoing-webhook delivery ({DELIVERIES} deliveries, in-process moto):")
+    print(f"  send (POST /messages): DynamoDB requests {total(to_bot, 'dynamodb'):.2f} "
+          f"(a message mentioning a person: {total(to_person, 'dynamodb'):.2f}); write units "
+          f"{bot_units['write'] / DELIVERIES:.2f} ({person_units['write'] / DELIVERIES:.2f}): "
+          "the job is one more item in the message's transaction")
+    print(f"  fan-out, one job per stream batch: SQS {per_delivery(enqueue, 'sqs')} "
+          "(its DynamoDB requests are the message event's own fan-out)")
+    print(f"  fan-out, {DELIVERIES} jobs in one stream batch: "
+          f"SQS {per_delivery(burst_enqueue, 'sqs')}")
+    print(f"  worker, one job per poll: SQS {per_delivery(worker, 'sqs')} (Lambda's poller "
+          f"on AWS), DynamoDB {per_delivery(worker, 'dynamodb')}")
+    print(f"  worker, {DELIVERIES} jobs in batches of 5: SQS {per_delivery(burst_worker, 'sqs')}, "
+          f"DynamoDB {per_delivery(burst_worker, 'dynamodb')}")
+    print(f"  worker, when the bot's reply is posted too: DynamoDB "
+          f"{per_delivery(replying, 'dynamodb')}")
 
 
-def delivery_delay(rounds: int = 20) -> None:
+def delivery_delay(rounds: int = DELIVERIES) -> None:
     import requests
 
     from infra.local.launcher import start_stack

@@ -5,21 +5,27 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from chalicelib.actions.users import NewUser, do_create_user, get_own_user
+from chalicelib.actions.user_groups import require_member_or_admin
+from chalicelib.actions.users import (
+    NewUser,
+    do_create_user,
+    get_own_user,
+    get_user_by_email,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.secrets import random_alphanumeric
 from chalicelib.lib.url_safety import UnsafeUrlError, check_url_syntax
-from chalicelib.models.users import User, bot_owner_key
+from chalicelib.lib.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
+from chalicelib.models.users import User, bot_owner_key, name_key
 
 BOT_TYPE_GENERIC = 1
 BOT_TYPE_INCOMING_WEBHOOK = 2
 BOT_TYPE_OUTGOING_WEBHOOK = 3
 BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}
-INTERFACE_GENERIC = 1
-INTERFACE_SLACK = 2
 SHORT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+SERVICE_TOKEN_LENGTH = 32
 
 
 def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
@@ -33,29 +39,32 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
         bot_type = BOT_TYPE_OUTGOING_WEBHOOK if service_url else BOT_TYPE_GENERIC
     if bot_type not in BOT_TYPES:
         raise ApiError("Invalid bot type")
-    if interface not in (INTERFACE_GENERIC, INTERFACE_SLACK):
+    if interface not in INTERFACES:
         raise ApiError("Invalid interface type")
     domain = owner.delivery_email.rsplit("@", 1)[-1]
     new = NewUser(email=f"{short_name}-bot@{domain}", full_name=full_name, is_bot=True,
                   bot_type=bot_type, bot_owner_id=owner.user_id)
     if bot_type == BOT_TYPE_OUTGOING_WEBHOOK:
         if not service_url:
-            raise ApiError("An outgoing webhook bot needs a payload_url")
+            raise ApiError("Missing 'payload_url' argument")
         try:
             url = check_url_syntax(service_url)
         except UnsafeUrlError as error:
             raise ApiError(f"Invalid outgoing webhook URL: {error}") from None
-        new = replace(new, service_url=url, service_token=random_alphanumeric(32),
+        new = replace(new, service_url=url,
+                      service_token=random_alphanumeric(SERVICE_TOKEN_LENGTH),
                       service_interface=interface)
+    if get_user_by_email(realm_id, new.email) is not None:
+        raise ApiError("Username already in use")
+    # A second active user with this name could only be mentioned with the |id form.
+    if any(u.is_active for u in User.by_name.query(name_key(realm_id, full_name))):
+        raise ApiError("Name is already in use!")
     return do_create_user(realm_id, new)
 
 
 def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int,
                      payload_url: str | None, interface_type: int) -> dict[str, Any]:
-    if caller.is_guest:
-        raise ApiError("Guests cannot create bots")
-    if caller.is_bot:
-        raise ApiError("Bots cannot create bots")
+    require_member_or_admin(caller)
     owner = get_own_user(caller)
     bot, api_key = do_create_bot(caller.realm_id, owner, full_name, short_name, payload_url,
                                  bot_type=bot_type, interface=interface_type)
@@ -66,9 +75,12 @@ def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_
 
 
 def bot_dict(bot: User) -> dict[str, Any]:
+    """A bot as the reference's Bot object shows it (without the API key, which is
+    stored only as a hash), plus GET /bots' `username`."""
     services = []
     if bot.bot_type == BOT_TYPE_OUTGOING_WEBHOOK and bot.service_url:
-        services = [{"base_url": bot.service_url, "interface": bot.service_interface or 1,
+        services = [{"base_url": bot.service_url,
+                     "interface": bot.service_interface or INTERFACE_GENERIC,
                      "token": bot.service_token}]
     return {"user_id": bot.user_id, "username": bot.email, "email": bot.email,
             "full_name": bot.full_name, "bot_type": bot.bot_type, "is_active": bot.is_active,
@@ -79,6 +91,8 @@ def bot_dict(bot: User) -> dict[str, Any]:
 
 
 def get_own_bots(caller: Principal) -> list[dict[str, Any]]:
-    """The caller's bots (one index query), with their outgoing-webhook tokens."""
+    """The caller's active bots, oldest first (one index query), with their tokens."""
+    require_member_or_admin(caller)
     return [bot_dict(b) for b in
-            User.by_bot_owner.query(bot_owner_key(caller.realm_id, caller.user_id))]
+            User.by_bot_owner.query(bot_owner_key(caller.realm_id, caller.user_id))
+            if b.is_active]

@@ -15,7 +15,6 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from chalicelib import config
 from chalicelib.actions.outgoing_webhooks import DeliveryJob, RetryLater, deliver
 from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
@@ -36,15 +35,16 @@ def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) -> dict
 
 def _handle_record(record: SQSRecord) -> None:
     job = DeliveryJob.from_body(record.body)
-    attempt = int(record.attributes.approximate_receive_count or 1)
+    receive_count = int(record.attributes.approximate_receive_count or 1)
     try:
-        outcome = deliver(job, attempt)
+        outcome = deliver(job, receive_count)
     except RetryLater as retry:
         # 0 after the last attempt: offered again at once, SQS moves it to the DLQ.
         _delay(record, retry.delay_seconds)
+        metrics.add_metric(name="Webhook_retry", unit="Count", value=1)
         logger.info("webhook delivery will be retried",
                     extra={"message_id": job.message_id, "bot_id": job.bot_id,
-                           "attempt": attempt, "delay": retry.delay_seconds})
+                           "receive_count": receive_count, "delay": retry.delay_seconds})
         raise   # a failed record: SQS offers it again (or moves it to the DLQ)
     metrics.add_metric(name=f"Webhook_{outcome}", unit="Count", value=1)
     logger.info("webhook job finished", extra={"message_id": job.message_id,
@@ -52,8 +52,6 @@ def _handle_record(record: SQSRecord) -> None:
 
 
 def _delay(record: SQSRecord, seconds: int) -> None:
-    sqs = aws_clients.client("sqs")
-    queue_url = sqs.get_queue_url(QueueName=record.event_source_arn.rsplit(":", 1)[-1])[
-        "QueueUrl"]
-    sqs.change_message_visibility(QueueUrl=queue_url, ReceiptHandle=record.receipt_handle,
-                                  VisibilityTimeout=seconds)
+    queue_url = aws_clients.queue_url(record.event_source_arn.rsplit(":", 1)[-1])
+    aws_clients.client("sqs").change_message_visibility(
+        QueueUrl=queue_url, ReceiptHandle=record.receipt_handle, VisibilityTimeout=seconds)

@@ -12,3 +12,9 @@ from chalicelib import config
 @functools.lru_cache(maxsize=None)
 def client(service: str) -> Any:
     return boto3.client(service, region_name=config.region())
+
+
+@functools.cache
+def queue_url(queue_name: str) -> str:
+    """A queue's URL, looked up once per process (it never changes for a name)."""
+    return str(client("sqs").get_queue_url(QueueName=queue_name)["QueueUrl"])

@@ -3,20 +3,49 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from chalicelib import config
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
 
 
 class UnsafeUrlError(ValueError):
     """The URL is malformed or points at a private, loopback, link-local or metadata host."""
 
 
-def _is_internal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return (address.is_private or address.is_loopback or address.is_link_local
-            or address.is_multicast or address.is_reserved or address.is_unspecified)
+class HostLookupError(OSError):
+    """The host name did not resolve (possibly a passing DNS failure: worth retrying)."""
+
+
+def embedded_ipv4(address: Address) -> Address:
+    """The IPv4 address an IPv6 address stands for (mapped, 6to4, Teredo, NAT64), if any."""
+    if isinstance(address, ipaddress.IPv4Address):
+        return address
+    if address.ipv4_mapped:
+        return address.ipv4_mapped
+    if address.sixtofour:
+        return address.sixtofour
+    if address.teredo:
+        return address.teredo[1]
+    if address in NAT64_PREFIX:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return address
+
+
+def is_internal(address: Address) -> bool:
+    """Anything not globally routable: private, loopback, link-local (169.254.169.254,
+    the cloud metadata address), shared (100.64/10), unique-local (fd00:ec2::254),
+    reserved, multicast or unspecified, also when wrapped in an IPv6 address."""
+    for candidate in {address, embedded_ipv4(address)}:
+        if (not candidate.is_global or candidate.is_multicast or candidate.is_reserved
+                or candidate.is_unspecified or candidate.is_loopback
+                or candidate.is_link_local or candidate.is_private):
+            return True
+        if isinstance(candidate, ipaddress.IPv6Address) and candidate.is_site_local:
+            return True
+    return False
 
 
 def resolve_public_addresses(url: str, *, allow_loopback: bool | None = None) -> list[str]:
@@ -30,19 +59,22 @@ def resolve_public_addresses(url: str, *, allow_loopback: bool | None = None) ->
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UnsafeUrlError("Only http and https URLs with a host name are allowed.")
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    port = _port(parts)
     try:
         infos = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
-    except socket.gaierror:
-        raise UnsafeUrlError(f"Cannot resolve host '{parts.hostname}'.") from None
+    except (socket.gaierror, UnicodeError):
+        raise HostLookupError(f"Cannot resolve host '{parts.hostname}'.") from None
     addresses = []
     for *_, sockaddr in infos:
         address = ipaddress.ip_address(sockaddr[0].split("%")[0])
-        if _is_internal(address) and not (allow_loopback and address.is_loopback):
+        if is_internal(address) and not (allow_loopback
+                                         and embedded_ipv4(address).is_loopback):
             raise UnsafeUrlError(
                 f"'{parts.hostname}' resolves to an internal address ({address}); "
                 "webhooks may only reach public hosts.")
         addresses.append(str(address))
+    if not addresses:
+        raise HostLookupError(f"Cannot resolve host '{parts.hostname}'.")
     return addresses
 
 
@@ -50,4 +82,12 @@ def check_url_syntax(url: str) -> str:
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UnsafeUrlError("Only http and https URLs with a host name are allowed.")
+    _port(parts)
     return url.strip()
+
+
+def _port(parts: SplitResult) -> int:
+    try:
+        return parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise UnsafeUrlError("The URL's port is not a number from 0 to 65535.") from None

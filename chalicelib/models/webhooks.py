@@ -11,11 +11,14 @@ def delivery_key(realm_id: int, message_id: int) -> str:
 
 
 class WebhookDelivery(BaseModel):
-    """Claimed before the POST ("sending", with the time) and closed after it ("done")."""
+    """Claimed before each attempt ("sending", with the time and the attempt number),
+    then closed: "done", "retry" (the receiver was unreachable; may be claimed again),
+    or "gave_up" (unreachable after the last attempt; the job belongs in the DLQ)."""
 
     Meta = table_meta("webhook_deliveries")
     message_key = UnicodeAttribute(hash_key=True)    # delivery_key(realm_id, message_id)
     bot_id = NumberAttribute(range_key=True)
-    status = UnicodeAttribute()                      # "sending" or "done"
+    status = UnicodeAttribute()
     claimed_at = NumberAttribute()
+    attempts = NumberAttribute(default=0)
     expires_at = TTLAttribute()

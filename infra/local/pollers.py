@@ -114,10 +114,10 @@ class SqsPoller(threading.Thread):
     """Long-polls one queue and calls a handler with Lambda-shaped SQS batches."""
 
     def __init__(self, handler: Callable[[dict, Any], Any], name: str, queue_name: str,
-                 stop: threading.Event, interval: float = 0.05) -> None:
+                 stop: threading.Event, interval: float = 0.05, batch_size: int = 10) -> None:
         super().__init__(name=f"sqs-poller-{name}", daemon=True)
         self.handler, self.function_name, self.stop = handler, name, stop
-        self.interval = interval
+        self.interval, self.batch_size = interval, batch_size
         self.sqs = boto3.client("sqs")
         self.queue_url = self.sqs.get_queue_url(QueueName=queue_name)["QueueUrl"]
         self.queue_arn = self.sqs.get_queue_attributes(
@@ -134,9 +134,10 @@ class SqsPoller(threading.Thread):
                 time.sleep(1)
 
     def poll_once(self, wait_seconds: int = 0) -> int:
-        """Receives up to 10 visible messages and hands them to the handler; returns how many."""
+        """Receives up to a batch of visible messages for the handler; returns how many."""
         messages = self.sqs.receive_message(
-            QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds,
+            QueueUrl=self.queue_url, MaxNumberOfMessages=self.batch_size,
+            WaitTimeSeconds=wait_seconds,
             AttributeNames=["All"]).get("Messages", [])
         if messages:
             self._deliver(messages)
@@ -155,10 +156,10 @@ class SqsPoller(threading.Thread):
         except Exception:  # noqa: BLE001 - messages become visible again and are retried
             logger.exception("queue handler failed", extra={"function": self.function_name})
             return
-        for record in records:
-            if record["messageId"] not in failed:
-                self.sqs.delete_message(QueueUrl=self.queue_url,
-                                        ReceiptHandle=record["receiptHandle"])
+        done = [{"Id": str(i), "ReceiptHandle": r["receiptHandle"]}
+                for i, r in enumerate(records) if r["messageId"] not in failed]
+        if done:   # one request per batch, as Lambda's SQS poller does
+            self.sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=done)
 
 
 def start_pollers(app: Any, prefix: str, state: Path, stop: threading.Event
@@ -174,7 +175,8 @@ def start_pollers(app: Any, prefix: str, state: Path, stop: threading.Event
             threads.append(StreamPoller(handler, source.name, prefix + "outbox",
                                         state / f"stream-position-{source.name}", stop))
         elif isinstance(source, SQSEventConfig):
-            threads.append(SqsPoller(handler, source.name, source.queue, stop))
+            threads.append(SqsPoller(handler, source.name, source.queue, stop,
+                                     batch_size=source.batch_size))
     for thread in threads:
         thread.start()
     return threads

@@ -1,221 +1,205 @@
-"""Outgoing webhooks: bots, triggers, delivery through SQS, replies, failures, duplicates."""
+"""Outgoing webhooks: triggers, the §4.21 payload through SQS, and the bot's replies."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from urllib.parse import parse_qsl
 
-import boto3
-import pytest
-
-from chalicelib import config
-from chalicelib.actions.outgoing_webhooks import MAX_ATTEMPTS, DeliveryJob, deliver
-from chalicelib.events.webhook_worker import handle_webhook_batch
-from infra.local.pollers import SqsPoller
+from chalicelib.actions import message_send
+from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD
+from chalicelib.models.events import Outbox
+from chalicelib.models.messages import Message
+from chalicelib.models.users import User
 from tests.functional.edit_helpers import channel, send
+from tests.functional.webhook_helpers import (
+    direct_messages,
+    make_bot,
+    sent_by,
+    topic_messages,
+)
 
-
-class Receiver:
-    """A webhook receiver on loopback that records payloads and answers as told."""
-
-    def __init__(self) -> None:
-        self.payloads: list[dict[str, Any]] = []
-        self.status = 200
-        self.reply: dict[str, Any] = {"content": "beep boop"}
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server API
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.payloads.append(json.loads(body))
-                data = json.dumps(receiver.reply).encode()
-                self.send_response(receiver.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
-@pytest.fixture
-def receiver(monkeypatch) -> Iterator[Receiver]:
-    monkeypatch.setenv("ALLOW_PRIVATE_WEBHOOK_HOSTS", "loopback")
-    server = Receiver()
-    yield server
-    server.server.shutdown()
-
-
-class WebhookQueue:
-    """Runs what the stream and the SQS trigger run on AWS, synchronously."""
-
-    def __init__(self, drain_events) -> None:
-        self.drain_events = drain_events
-        self.poller = SqsPoller(handle_webhook_batch, "outgoing_webhooks",
-                                config.webhook_queue_name(), threading.Event())
-
-    def run(self) -> None:
-        self.drain_events()                  # outbox -> SQS
-        while self.poller.poll_once():       # SQS -> receiver
-            pass
-        self.drain_events()                  # replies -> event queues
-
-
-@pytest.fixture
-def webhooks(drain_events) -> WebhookQueue:
-    queue = WebhookQueue(drain_events)
-    queue.run()   # earlier tests' jobs are not this test's business
-    return queue
-
-
-def make_bot(account, url: str, short_name: str = "echo") -> dict[str, Any]:
-    response = account.post("/bots", {"full_name": "Echo Bot", "short_name": short_name,
-                                      "bot_type": 3, "payload_url": json.dumps(url)})
-    assert response.ok, response.json
-    [bot] = [b for b in account.get("/bots").json["bots"]
-             if b["user_id"] == response.json["user_id"]]
-    return bot
-
-
-def topic_messages(account, stream: str, topic: str) -> list[dict[str, Any]]:
-    response = account.get("/messages", {
-        "anchor": "newest", "num_before": 50, "num_after": 0, "apply_markdown": False,
-        "narrow": [{"operator": "channel", "operand": stream},
-                   {"operator": "topic", "operand": topic}]})
-    return response.json["messages"]
+PAYLOAD_FIELDS = {"bot_email", "bot_full_name", "data", "trigger", "token", "message"}
+# The reference's outgoing-webhook message object (additionalProperties: false).
+MESSAGE_FIELDS = {
+    "avatar_url", "client", "content", "content_type", "display_recipient", "edit_history",
+    "id", "is_me_message", "last_edit_timestamp", "last_moved_timestamp", "reactions",
+    "recipient_id", "sender_email", "sender_full_name", "sender_id", "sender_realm_str",
+    "stream_id", "subject", "submessages", "timestamp", "topic_links", "type",
+    "rendered_content"}
 
 
 def test_mention_delivers_the_payload_and_posts_the_reply(realm, receiver, webhooks):
+    # GIVEN an outgoing-webhook bot and a channel
     bot = make_bot(realm.member, receiver.url)
     [service] = bot["services"]
-    assert service["base_url"] == receiver.url and len(service["token"]) == 32
     channel(realm.owner, "talk", [realm.owner, realm.member])
-    message_id = send(realm.member, "talk", "hello", "@**Echo Bot** ping")
+    # WHEN a member mentions it
+    message_id = send(realm.member, "talk", "hello", "@**Echo Bot** ping *now*")
     webhooks.run()
-    [payload] = receiver.payloads
+    # THEN the receiver gets the §4.21 body, with the bot's fixed token
+    [request] = receiver.requests
+    assert request.path == "/hook"
+    assert request.headers["Content-Type"] == "application/json"
+    payload = request.json
+    assert set(payload) == PAYLOAD_FIELDS
     assert payload["token"] == service["token"] and payload["trigger"] == "mention"
     assert payload["bot_email"] == bot["email"] and payload["bot_full_name"] == "Echo Bot"
-    assert payload["data"] == "@**Echo Bot** ping"
-    assert payload["message"]["id"] == message_id
-    assert payload["message"]["content"] == "@**Echo Bot** ping"
-    assert payload["message"]["display_recipient"] == "talk"
+    assert payload["data"] == "@**Echo Bot** ping *now*"
+    # AND the message in the §2.1 format, with raw Markdown content
+    message = payload["message"]
+    assert set(message) <= MESSAGE_FIELDS
+    assert message["id"] == message_id and message["type"] == "stream"
+    assert message["content"] == "@**Echo Bot** ping *now*"
+    assert message["content_type"] == "text/x-markdown"
+    assert "<em>now</em>" in message["rendered_content"]
+    assert message["display_recipient"] == "talk" and message["subject"] == "hello"
+    assert message["sender_id"] == realm.member.user_id
+    assert message["sender_realm_str"] == realm.subdomain
+    # AND the reply is the bot's message in the same topic
     replies = [m for m in topic_messages(realm.member, "talk", "hello")
                if m["sender_id"] == bot["user_id"]]
     assert [m["content"] for m in replies] == ["beep boop"]
-    # the bot's own reply triggers nothing
-    assert len(receiver.payloads) == 1
+    assert replies[0]["client"] == "OutgoingWebhookResponse"
+    # AND the bot's own reply triggers nothing
+    assert len(receiver.requests) == 1
 
 
-def test_direct_message_trigger_and_legacy_reply(realm, receiver, webhooks):
+def test_a_direct_message_triggers_direct_message_and_the_reply_stays_in_it(
+        realm, receiver, webhooks):
     bot = make_bot(realm.member, receiver.url)
-    receiver.reply = {"response_string": "legacy reply"}
-    realm.owner.post("/messages", {"type": "direct", "to": json.dumps([bot["user_id"]]),
-                                   "content": "hi bot"})
+    response = realm.owner.post("/messages", {
+        "type": "direct", "to": json.dumps([bot["user_id"], realm.admin.user_id]),
+        "content": "hi bot"})
+    assert response.ok, response.json
     webhooks.run()
     [payload] = receiver.payloads
-    assert payload["trigger"] == "direct_message"
-    dms = realm.owner.get("/messages", {"anchor": "newest", "num_before": 5, "num_after": 0,
-                                        "apply_markdown": False}).json["messages"]
-    assert dms[-1]["content"] == "legacy reply" and dms[-1]["sender_id"] == bot["user_id"]
+    assert payload["trigger"] == "direct_message" and payload["data"] == "hi bot"
+    assert payload["message"]["type"] == "private" and payload["message"]["subject"] == ""
+    assert {r["id"] for r in payload["message"]["display_recipient"]} == {
+        realm.owner.user_id, realm.admin.user_id, bot["user_id"]}
+    # the reply goes to the same group conversation, which the admin sees too
+    [reply] = [m for m in direct_messages(realm.admin) if m["sender_id"] == bot["user_id"]]
+    assert reply["content"] == "beep boop"
+    assert {r["id"] for r in reply["display_recipient"]} == {
+        realm.owner.user_id, realm.admin.user_id, bot["user_id"]}
 
 
-def test_response_not_required_and_unmentioned_messages(realm, receiver, webhooks):
+def test_legacy_response_string_comes_first_and_response_not_required_wins(
+        realm, receiver, webhooks):
+    bot = make_bot(realm.member, receiver.url)
+    channel(realm.owner, "talk", [realm.owner, realm.member])
+    receiver.answer({"response_string": "legacy", "content": "new"})
+    send(realm.owner, "talk", "a", "@**Echo Bot** one")
+    webhooks.run()
+    receiver.answer({"response_not_required": True, "content": "ignored"})
+    send(realm.owner, "talk", "b", "@**Echo Bot** two")
+    webhooks.run()
+    assert len(receiver.requests) == 2
+    assert sent_by(topic_messages(realm.owner, "talk", "a"), bot["user_id"]) == ["legacy"]
+    assert sent_by(topic_messages(realm.owner, "talk", "b"), bot["user_id"]) == []
+
+
+def test_which_messages_trigger(realm, receiver, webhooks):
+    # GIVEN an outgoing-webhook bot and a generic bot
+    bot = make_bot(realm.member, receiver.url)
+    generic = realm.member.post("/bots", {"full_name": "Plain Bot", "short_name": "plain"})
+    channel(realm.owner, "talk", [realm.owner, realm.member])
+    # WHEN messages that do not mention it aloud are sent
+    send(realm.owner, "talk", "t", "no mention here")
+    send(realm.owner, "talk", "t", "@_**Echo Bot** silently")
+    send(realm.owner, "talk", "t", "@**Plain Bot** generic")
+    realm.owner.post("/messages", {"type": "direct", "content": "hi plain",
+                                   "to": json.dumps([generic.json["user_id"]])})
+    webhooks.run()
+    # THEN nothing is posted
+    assert receiver.requests == []
+    # WHEN it is mentioned twice in one message, once by id
+    send(realm.owner, "talk", "t", f"@**Echo Bot** and @**Echo Bot|{bot['user_id']}**")
+    webhooks.run()
+    # THEN it gets one delivery
+    assert [p["data"] for p in receiver.payloads] == [
+        f"@**Echo Bot** and @**Echo Bot|{bot['user_id']}**"]
+
+
+def test_the_job_is_written_in_the_sending_transaction(realm, receiver, webhooks,
+                                                       monkeypatch):
+    bot = make_bot(realm.member, receiver.url)
+    channel(realm.owner, "talk", [realm.owner, realm.member])
+    transactions: list[list[object]] = []
+    original = message_send.transaction
+
+    def recording_transaction():
+        tx = original()
+        saved: list[object] = []
+        transactions.append(saved)
+        save = tx.save
+        tx.save = lambda item, **kwargs: (saved.append(item), save(item, **kwargs))[1]
+        return tx
+
+    monkeypatch.setattr(message_send, "transaction", recording_transaction)
+    message_id = send(realm.owner, "talk", "t", "@**Echo Bot** atomically")
+    [items] = [t for t in transactions if any(isinstance(i, Message) for i in t)]
+    jobs = [i.event for i in items
+            if isinstance(i, Outbox) and i.event["type"] == OUTGOING_WEBHOOK_RECORD]
+    assert [(j["message_id"], j["bot_id"], j["trigger"]) for j in jobs] == [
+        (message_id, bot["user_id"], "mention")]
+
+
+def test_the_reply_reaches_a_private_channel_the_bot_is_not_in(realm, receiver, webhooks):
+    bot = make_bot(realm.member, receiver.url)
+    channel(realm.owner, "secret", [realm.owner, realm.member], invite_only=True)
+    send(realm.owner, "secret", "t", "@**Echo Bot** psst")
+    webhooks.run()
+    assert len(receiver.requests) == 1
+    assert sent_by(topic_messages(realm.owner, "secret", "t"), bot["user_id"]) == [
+        "beep boop"]
+
+
+def test_the_payload_is_the_message_as_sent(realm, receiver, webhooks):
     make_bot(realm.member, receiver.url)
-    receiver.reply = {"response_not_required": True, "content": "ignored"}
     channel(realm.owner, "talk", [realm.owner, realm.member])
-    send(realm.member, "talk", "t", "no mention here")
-    send(realm.member, "talk", "t", "@**Echo Bot** quietly")
+    message_id = send(realm.owner, "talk", "t", "@**Echo Bot** first")
+    Message(realm.realm_id, message_id).update(actions=[Message.content.set("changed")])
     webhooks.run()
-    assert len(receiver.payloads) == 1
-    assert [m["content"] for m in topic_messages(realm.member, "talk", "t")] == [
-        "no mention here", "@**Echo Bot** quietly"]
+    assert receiver.payloads[0]["data"] == "@**Echo Bot** first"
 
 
-def test_error_status_posts_failure_notices(realm, receiver, webhooks):
-    bot = make_bot(realm.member, receiver.url)
-    receiver.status = 500
-    channel(realm.owner, "talk", [realm.owner, realm.member])
-    send(realm.owner, "talk", "t", "@**Echo Bot** please")
-    webhooks.run()
-    assert len(receiver.payloads) == 1   # an error answer is not retried
-    notices = [m["content"] for m in topic_messages(realm.owner, "talk", "t")
-               if m["sender_id"] == bot["user_id"]]
-    assert notices == ["Failure! Bot responded with status code 500."]
-    owner_dms = realm.member.get("/messages", {
-        "anchor": "newest", "num_before": 5, "num_after": 0, "apply_markdown": False,
-        "narrow": [{"operator": "is", "operand": "dm"}]}).json["messages"]
-    assert "status code *500*" in owner_dms[-1]["content"]
-    assert owner_dms[-1]["sender_full_name"] == "Notification Bot"
-
-
-def test_unreachable_receiver_is_retried_then_reported(realm, receiver, webhooks):
-    bot = make_bot(realm.member, "http://127.0.0.1:9/")   # nothing listens on port 9
-    channel(realm.owner, "talk", [realm.owner, realm.member])
-    message_id = send(realm.owner, "talk", "t", "@**Echo Bot** anyone?")
-    webhooks.drain_events()
-    # the first attempt fails and is reported back to SQS (with a longer invisibility)
-    sqs = boto3.client("sqs", region_name="us-east-1")
-    url = sqs.get_queue_url(QueueName=config.webhook_queue_name())["QueueUrl"]
-    [raw] = sqs.receive_message(QueueUrl=url, AttributeNames=["All"])["Messages"]
-    record = {"messageId": raw["MessageId"], "receiptHandle": raw["ReceiptHandle"],
-              "body": raw["Body"], "attributes": raw["Attributes"], "messageAttributes": {},
-              "md5OfBody": raw["MD5OfBody"], "eventSource": "aws:sqs",
-              "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{url.rsplit('/', 1)[-1]}",
-              "awsRegion": "us-east-1"}
-    result = handle_webhook_batch({"Records": [record]})
-    assert result == {"batchItemFailures": [{"itemIdentifier": raw["MessageId"]}]}
-    assert topic_messages(realm.owner, "talk", "t")[-1]["id"] == message_id   # no notice yet
-    # the last attempt posts the notices (and leaves the job for the dead-letter queue)
-    job = DeliveryJob.from_body(raw["Body"])
-    with pytest.raises(Exception):
-        deliver(job, MAX_ATTEMPTS)
-    notice = topic_messages(realm.owner, "talk", "t")[-1]
-    assert notice["sender_id"] == bot["user_id"]
-    assert notice["content"].startswith("Failure! Maximum retries exceeded!")
-
-
-def test_a_job_delivered_twice_reaches_the_receiver_once(realm, receiver, webhooks):
+def test_a_bot_deactivated_before_delivery_gets_nothing(realm, receiver, webhooks):
     bot = make_bot(realm.member, receiver.url)
     channel(realm.owner, "talk", [realm.owner, realm.member])
-    message_id = send(realm.owner, "talk", "t", "@**Echo Bot** once")
-    job = DeliveryJob(realm.realm_id, message_id, bot["user_id"], "mention")
-    sqs = boto3.client("sqs", region_name="us-east-1")
-    url = sqs.get_queue_url(QueueName=config.webhook_queue_name())["QueueUrl"]
-    sqs.send_message(QueueUrl=url, MessageBody=json.dumps(job.__dict__))   # a duplicate
+    send(realm.owner, "talk", "t", "@**Echo Bot** too late")
+    User(realm.realm_id, bot["user_id"]).update(actions=[User.is_active.set(False)])
     webhooks.run()
-    assert len(receiver.payloads) == 1
-    assert deliver(job, 1) == "duplicate"
+    assert receiver.requests == []
 
 
-def test_internal_addresses_are_refused(realm, webhooks, monkeypatch):
-    monkeypatch.delenv("ALLOW_PRIVATE_WEBHOOK_HOSTS", raising=False)
-    bot = make_bot(realm.member, "http://169.254.169.254/latest/meta-data/")
-    channel(realm.owner, "talk", [realm.owner, realm.member])
-    message_id = send(realm.owner, "talk", "t", "@**Echo Bot** metadata please")
-    assert deliver(DeliveryJob(realm.realm_id, message_id, bot["user_id"], "mention"),
-                   1) == "refused"
-    notice = topic_messages(realm.owner, "talk", "t")[-1]
-    assert "internal address" in notice["content"]
-
-
-def test_bot_creation_rules(realm):
-    assert realm.guest.post("/bots", {"full_name": "G", "short_name": "g"}).json["msg"] == \
-        "Guests cannot create bots"
-    missing = realm.member.post("/bots", {"full_name": "W", "short_name": "w", "bot_type": 3})
-    assert missing.status == 400 and "payload_url" in missing.json["msg"]
-    bad = realm.member.post("/bots", {"full_name": "W", "short_name": "w", "bot_type": 3,
-                                      "payload_url": "ftp://example.com"})
-    assert "Invalid outgoing webhook URL" in bad.json["msg"]
-    assert realm.member.post("/bots", {"full_name": "W", "short_name": "w",
-                                       "bot_type": 9}).json["msg"] == "Invalid bot type"
-    generic = realm.member.post("/bots", {"full_name": "Plain", "short_name": "plain"})
-    assert generic.ok and generic.json["api_key"]
-    [listed] = realm.member.get("/bots").json["bots"]
-    assert listed["bot_type"] == 1 and listed["services"] == []
-    assert realm.owner.get("/bots").json["bots"] == []
+def test_slack_interface_posts_slack_fields_and_reads_text(realm, receiver, webhooks):
+    # GIVEN a bot that speaks Slack's outgoing-webhook format
+    bot = make_bot(realm.member, receiver.url, interface_type=2)
+    assert bot["services"][0]["interface"] == 2
+    stream_id = channel(realm.owner, "talk", [realm.owner, realm.member])
+    receiver.answer({"text": "slack says hi", "content": "not this"})
+    # WHEN it is mentioned in a channel
+    message_id = send(realm.owner, "talk", "t", "@**Echo Bot** hey")
+    webhooks.run()
+    # THEN it gets a form post with Slack's field names
+    [request] = receiver.requests
+    assert request.headers["Content-Type"] == "application/x-www-form-urlencoded"
+    fields = dict(parse_qsl(request.body.decode()))
+    sent = next(m for m in topic_messages(realm.owner, "talk", "t") if m["id"] == message_id)
+    assert fields == {
+        "token": bot["services"][0]["token"], "team_id": f"T{realm.realm_id}",
+        "team_domain": fields["team_domain"], "channel_id": f"C{stream_id}",
+        "channel_name": "talk", "thread_ts": str(sent["timestamp"]),
+        "timestamp": str(sent["timestamp"]), "user_id": f"U{realm.owner.user_id}",
+        "user_name": "Olivia Owner", "text": "@**Echo Bot** hey", "trigger_word": "mention",
+        "service_id": str(bot["user_id"])}
+    assert fields["team_domain"].startswith(realm.subdomain + ".")
+    assert sent_by(topic_messages(realm.owner, "talk", "t"), bot["user_id"]) == [
+        "slack says hi"]
+    # AND a direct message gets the reference's refusal, without a request
+    realm.owner.post("/messages", {"type": "direct", "to": json.dumps([bot["user_id"]]),
+                                   "content": "dm"})
+    webhooks.run()
+    assert len(receiver.requests) == 1
+    assert sent_by(direct_messages(realm.owner), bot["user_id"]) == [
+        "Failure! Slack outgoing webhooks don't support direct messages."]
