@@ -21,12 +21,23 @@ MAX_SUBGROUP_DEPTH = 10   # nesting deeper than this is refused when groups are 
 
 
 def normalize(value: Any) -> GroupSettingValue:
-    """A stored or submitted value in its canonical shape (DynamoDB returns Decimals)."""
+    """A stored or submitted value in its canonical shape (DynamoDB returns Decimals).
+
+    As the reference: an anonymous group of exactly one subgroup is that group's id,
+    and an empty one is the nobody group.
+    """
     if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
         return int(value)
-    if isinstance(value, dict):
-        return {"direct_members": sorted(int(v) for v in value.get("direct_members") or []),
-                "direct_subgroups": sorted(int(v) for v in value.get("direct_subgroups") or [])}
+    if isinstance(value, dict) and set(value) <= {"direct_members", "direct_subgroups"}:
+        try:
+            members = sorted({int(v) for v in value.get("direct_members") or []})
+            subgroups = sorted({int(v) for v in value.get("direct_subgroups") or []})
+        except (TypeError, ValueError):
+            members = subgroups = None   # type: ignore[assignment]
+        if members is not None:
+            if not members and len(subgroups) <= 1:
+                return subgroups[0] if subgroups else system_group_id("role:nobody")
+            return {"direct_members": members, "direct_subgroups": subgroups}
     raise ApiError("Invalid group setting value: give a group id or an object with "
                    "direct_members and direct_subgroups.")
 
@@ -77,9 +88,40 @@ def caller_has_realm_permission(realm: Realm, user_id: int, role: int, setting: 
                                   realm_group_setting(realm, setting))
 
 
+def group_setting_members(realm_id: int, value: GroupSettingValue) -> tuple[set[int], int]:
+    """Who a value includes: user ids named through user groups (however nested), and the
+    role at or above which users are in by a system group (0: by none). A BatchGet per
+    level of nesting; for fan-outs that test many users against one value."""
+    if isinstance(value, dict):
+        users = set(value["direct_members"])
+        pending = list(value["direct_subgroups"])
+    else:
+        users, pending = set(), [value]
+    max_role, seen = 0, set()
+    while pending:
+        for g in pending:
+            if is_system_group(g):
+                max_role = max(max_role, SYSTEM_GROUP_MAX_ROLE[SYSTEM_GROUPS[g - 1]])
+        wanted = [g for g in set(pending) if not is_system_group(g) and g not in seen]
+        seen.update(wanted)
+        groups = [g for g in UserGroup.batch_get([(realm_id, g) for g in wanted])
+                  if not g.deactivated] if wanted else []
+        users.update(int(u) for g in groups for u in g.direct_members or ())
+        pending = [int(s) for g in groups for s in g.direct_subgroups or ()]
+    return users, max_role
+
+
 # Settings whose value may only be one of these system groups (as the reference limits them).
 ALLOWED_SYSTEM_GROUPS: dict[str, set[str]] = {
     "can_access_all_users_group": {"role:everyone", "role:members"},
+}
+# System groups that a setting may not name, directly or as a subgroup of an anonymous
+# group, as the reference limits them (guests may never administer or add subscribers).
+FORBIDDEN_SYSTEM_GROUPS: dict[str, set[str]] = {
+    "can_manage_group": {"role:everyone"},
+    "can_mention_group": {"role:owners"},
+    "can_add_subscribers_group": {"role:everyone"},
+    "can_administer_channel_group": {"role:everyone"},
 }
 
 
@@ -95,13 +137,19 @@ def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupS
         return value
     group_ids = [value] if isinstance(value, int) else value["direct_subgroups"]
     user_ids = [] if isinstance(value, int) else value["direct_members"]
+    for group_id in group_ids:
+        if is_system_group(group_id) and \
+                SYSTEM_GROUPS[group_id - 1] in FORBIDDEN_SYSTEM_GROUPS.get(setting, ()):
+            raise ApiError(f"'{setting}' setting cannot be set to "
+                           f"'{SYSTEM_GROUPS[group_id - 1]}' group.")
     custom = [g for g in group_ids if not is_system_group(g)]
     found = {g.group_id for g in UserGroup.batch_get([(realm_id, g) for g in set(custom)])
-             if not g.deactivated}
+             if not g.deactivated} if custom else set()
     for group_id in group_ids:
         if not is_system_group(group_id) and group_id not in found:
             raise ApiError(f"Invalid user group ID: {group_id}")
-    users = {u.user_id: u for u in User.batch_get([(realm_id, u) for u in set(user_ids)])}
+    users = {u.user_id: u for u in User.batch_get([(realm_id, u) for u in set(user_ids)])
+             } if user_ids else {}
     for user_id in user_ids:
         if user_id not in users or not users[user_id].is_active:
             raise ApiError(f"Invalid user ID: {user_id}")

@@ -1,89 +1,74 @@
-"""Channel administration: updating a channel (PATCH /streams/{id}, §4.4) and archiving it."""
+"""Channel administration: updating a channel (PATCH /streams/{id}, §4.4) and archiving it.
+
+A request is a fixed number of reads (the channel, the caller's subscription, the realm
+when privacy or default channels change) and one transaction: the channel's update
+conditioned on every value it read, the name claim, the realm's default-channel set,
+and the events, whose audiences the fan-out resolves (channel_permissions.py).
+"""
 from __future__ import annotations
 
 from typing import Any
 
-from pynamodb.attributes import MapAttribute
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
 from chalicelib.actions.channel_folders import get_usable_folder
-from chalicelib.actions.group_settings import (caller_has_realm_permission,
-                                               check_group_setting_change, normalize,
-                                               user_has_group_setting)
+from chalicelib.actions.channel_permissions import (
+    CHANNEL_GROUP_SETTINGS,
+    can_administer_channel,
+    channel_group_setting,
+    has_content_access,
+    realm_default_stream_ids,
+    viewers_audience,
+)
+from chalicelib.actions.group_settings import (
+    caller_has_realm_permission,
+    check_group_setting_change,
+)
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import (get_stream, get_subscription, stream_api_dict,
-                                        stream_id_by_name, subscriber_ids)
+from chalicelib.actions.stream_update import StreamUpdate
+from chalicelib.actions.streams import (
+    get_stream,
+    get_subscription,
+    stream_api_dict,
+    stream_id_by_name,
+)
 from chalicelib.actions.subscriptions import check_stream_name
-from chalicelib.actions.users import list_realm_users
-from chalicelib.events.outbox import Audience, add_event
-from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import ROLE_MEMBER, Principal
+from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder
-from chalicelib.models.realms import UniqueName, stream_name_key
+from chalicelib.models.realms import Realm, UniqueName, stream_name_key
 from chalicelib.models.streams import Stream, stream_key
 from chalicelib.models.topics import Topic
 
-# The channel-level group settings PATCH /streams/{id} changes (§4.4), as stream_api_dict
-# reports them.
-GROUP_SETTINGS = ("can_add_subscribers_group", "can_remove_subscribers_group",
-                  "can_administer_channel_group", "can_delete_any_message_group",
-                  "can_delete_own_message_group", "can_move_messages_out_of_channel_group")
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")
-# Changes that need content access (for a private channel: a subscription), as the
-# reference says; the rest need metadata access, which administrators always have.
+# Changes that need content access (for a private channel: a subscription or its
+# add-subscribers group), as §4.4 says; the rest need metadata access only.
 CONTENT_ACCESS = frozenset(PRIVACY) | {
     "can_add_subscribers_group", "can_delete_any_message_group",
-    "can_delete_own_message_group", "can_move_messages_out_of_channel_group"}
+    "can_move_messages_out_of_channel_group"}
 RETENTION_SPECIAL = {"unlimited": -1, "realm_default": None}
 EMPTY_TOPIC_ONLY = "empty_topic_only"
+CONTENT_ACCESS_REQUIRED = "Channel content access is required."
 
 
-def access_stream_for_administering(caller: Principal, stream_id: int, *,
-                                    require_content_access: bool) -> Stream:
-    """The channel, if the caller may administer it; missing and unseen look the same."""
+def access_stream_for_administering(caller: Principal, stream_id: int
+                                    ) -> tuple[Stream, bool]:
+    """The channel and whether the caller is subscribed, if the caller may administer it;
+    a channel the caller cannot see looks like a missing one."""
     stream = get_stream(caller.realm_id, stream_id)
     if stream is None:
         raise ApiError("Invalid channel ID")
     subscribed = get_subscription(caller.realm_id, caller.user_id, stream_id) is not None
-    administers = caller.is_admin or user_has_group_setting(
-        caller.realm_id, caller.user_id, caller.role,
-        normalize(stream_api_dict(stream)["can_administer_channel_group"]))
-    content_access = subscribed or (not stream.invite_only and not caller.is_guest)
-    # Organization and channel administrators see a private channel's metadata.
-    if not content_access and not administers:
-        raise ApiError("Invalid channel ID")
-    if not administers:
+    if can_administer_channel(caller, stream):
+        return stream, subscribed
+    if has_content_access(caller, stream, subscribed):
         raise ApiError("You do not have permission to administer this channel.")
-    if require_content_access and not content_access:
-        raise ApiError("You must be subscribed to this private channel to change its "
-                       "permissions.")
-    return stream
-
-
-def metadata_audiences(realm_id: int, stream_id: int, public: bool) -> list[Audience]:
-    """Everyone who can see that the channel exists (its metadata), each once."""
-    subscribers = set(subscriber_ids(realm_id, stream_id))
-    users = [u for u in list_realm_users(realm_id) if u.is_active]
-    if public:
-        # Every member; guests only through a subscription.
-        guests = sorted(u.user_id for u in users
-                        if u.role >= ROLE_GUEST and u.user_id in subscribers)
-        audiences: list[Audience] = [{"realm": True, "max_role": ROLE_MEMBER}]
-        return audiences + ([{"users": guests}] if guests else [])
-    admins = {u.user_id for u in users if u.role <= ROLE_ADMINISTRATOR}
-    return [{"users": sorted(subscribers | admins)}]
-
-
-def _default_streams_event(changed: Stream) -> dict[str, Any]:
-    # Default channels are few; listing the realm's channels is one Query.
-    streams = [changed if s.stream_id == changed.stream_id else s
-               for s in Stream.query(changed.realm_id)]
-    return {"type": "default_streams", "default_streams": [
-        stream_api_dict(s) for s in streams if s.is_default and not s.is_archived]}
+    raise ApiError("Invalid channel ID")
 
 
 def _retention_days(value: int | str) -> int | None:
@@ -97,57 +82,19 @@ def _retention_days(value: int | str) -> int | None:
 
 
 def _only_empty_topic(stream: Stream) -> bool:
-    # The channel's topic items, one Query: as many as it has topics, not messages.
+    # Topic items sort by name and the empty topic first: two tell whether another exists.
     return all(t.topic_key == "" for t in Topic.query(
-        stream_key(stream.realm_id, stream.stream_id)))
-
-
-class _Update:
-    """The attribute changes of one request and the update events they produce."""
-
-    def __init__(self, stream: Stream) -> None:
-        self.stream = stream
-        self.values: dict[str, Any] = {}        # Stream attribute name -> new value
-        self.groups: dict[str, Any] = {}        # group setting -> new value
-        self.events: list[dict[str, Any]] = []
-
-    def set(self, attribute: str, prop: str, value: Any, **extra: Any) -> None:
-        self.values[attribute] = value
-        self.events.append({"type": "stream", "op": "update",
-                            "stream_id": self.stream.stream_id, "name": self.stream.name,
-                            "property": prop, "value": value, **extra})
-
-    def actions(self) -> list[Any]:
-        actions = [getattr(Stream, name).remove() if value is None
-                   else getattr(Stream, name).set(value) for name, value in self.values.items()]
-        if self.groups:
-            if "group_settings" in self.stream.attribute_values:
-                # One path per setting: concurrent changes to other settings keep theirs.
-                actions += [Stream.group_settings[n].set(v) for n, v in self.groups.items()]
-            else:
-                actions.append(Stream.group_settings.set(self._merged_groups()))
-        return actions
-
-    def _merged_groups(self) -> dict[str, Any]:
-        stored = self.stream.group_settings.as_dict() if self.stream.group_settings else {}
-        return {**stored, **self.groups}
-
-    def applied(self) -> Stream:
-        """The channel as it is after the change (for events that carry whole channels)."""
-        stream = Stream.from_raw_data(self.stream.serialize())
-        for name, value in self.values.items():
-            setattr(stream, name, value)
-        if self.groups:
-            stream.group_settings = MapAttribute(**self._merged_groups())
-        return stream
+        stream_key(stream.realm_id, stream.stream_id), limit=2))
 
 
 def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any]
                      ) -> dict[str, Any]:
     if not requested:
         raise ApiError("No channel properties to change were given.")
-    stream = access_stream_for_administering(
-        caller, stream_id, require_content_access=any(n in CONTENT_ACCESS for n in requested))
+    stream, subscribed = access_stream_for_administering(caller, stream_id)
+    if any(n in CONTENT_ACCESS for n in requested) and not has_content_access(
+            caller, stream, subscribed):
+        raise ApiError(CONTENT_ACCESS_REQUIRED)
     if "message_retention_days" in requested and not caller.is_owner:
         raise ApiError("Must be an organization owner")
     if "is_default_stream" in requested and not caller.is_admin:
@@ -155,8 +102,9 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
     if requested.get("is_archived") is True:
         raise ApiError("Channels are archived with DELETE /streams/{stream_id}; only "
                        "unarchiving is supported here.")
-    update = _Update(stream)
-    old_name = stream.name
+    realm = get_realm(caller.realm_id) if any(
+        n in requested for n in (*PRIVACY, "is_default_stream")) else None
+    update = StreamUpdate(stream)
     if "new_name" in requested:
         new_name = check_stream_name(requested["new_name"])
         if new_name == stream.name:
@@ -164,8 +112,7 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
         if new_name.lower() != stream.name.lower() and stream_id_by_name(
                 caller.realm_id, new_name) is not None:
             raise ApiError("Channel name already in use.")
-        update.set("name", "name", new_name)
-        stream.name = new_name   # later events name the channel by its new name
+        update.set("name", new_name)
     if "description" in requested:
         # Channel descriptions are one line, as the reference keeps them.
         description = requested["description"].replace("\n", " ").strip()
@@ -174,105 +121,101 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
                            f"{config.MAX_STREAM_DESCRIPTION_LENGTH} characters).")
         if description != stream.description:
             rendered = render_markdown(description)
-            update.set("description", "description", description,
-                       rendered_description=rendered)
+            update.set("description", description, rendered_description=rendered)
             update.values["rendered_description"] = rendered
-    public_before = not stream.invite_only
-    _check_privacy(caller, stream, requested, update)
-    if "is_default_stream" in requested and requested["is_default_stream"] != stream.is_default:
-        update.values["is_default"] = requested["is_default_stream"]
-    if update.values.get("is_default", stream.is_default) and update.values.get(
-            "invite_only", stream.invite_only):
-        raise ApiError("A default channel cannot be private.")
+    if realm is not None:
+        _check_privacy(caller, realm, stream, requested, update)
+        _check_default(stream, requested, update, realm)
     if "message_retention_days" in requested:
         days = _retention_days(requested["message_retention_days"])
         if days != stream.message_retention_days:
-            update.set("message_retention_days", "message_retention_days", days)
-    unarchive = requested.get("is_archived") is False
-    if unarchive:
+            update.set("message_retention_days", days)
+    if requested.get("is_archived") is False:
         if not stream.is_archived:
             raise ApiError("Channel is not archived.")
-        update.values["is_archived"] = False
-    folder_id = requested.get("folder_id", stream.folder_id)
+        update.unarchive()
     if "folder_id" in requested:
+        folder_id = requested["folder_id"]
         if folder_id is not None:
             get_usable_folder(caller.realm_id, folder_id)
         if folder_id != stream.folder_id:
-            update.set("folder_id", "folder_id", folder_id)
+            update.set("folder_id", folder_id)
     policy = requested.get("topics_policy", stream.topics_policy)
     if policy != stream.topics_policy:
         if policy == EMPTY_TOPIC_ONLY and not _only_empty_topic(stream):
             raise ApiError("To enable this configuration, all messages in this channel must "
                            "be in the empty topic. Consider renaming or deleting other topics.")
-        update.set("topics_policy", "topics_policy", policy)
-    current = stream_api_dict(stream)
-    for name in GROUP_SETTINGS:
+        update.set("topics_policy", policy)
+    for name in CHANNEL_GROUP_SETTINGS:
         if name in requested:
-            new = check_group_setting_change(caller.realm_id, name, requested[name],
-                                             current[name])
-            if new != normalize(current[name]):
-                update.groups[name] = new
-                update.events.append({"type": "stream", "op": "update",
-                                      "stream_id": stream_id, "name": stream.name,
-                                      "property": name, "value": new})
-    if not update.values and not update.groups:
-        return {}
-    stream.name = old_name
-    _write(caller, stream, update, requested, public_before, unarchive)
+            current = channel_group_setting(stream, name)
+            new = check_group_setting_change(caller.realm_id, name, requested[name], current)
+            if new != current:
+                update.set_group_setting(name, new)
+    if update.changed:
+        _write(caller, stream, update)
     return {}
 
 
-def _check_privacy(caller: Principal, stream: Stream, requested: dict[str, Any],
-                   update: _Update) -> None:
+def _check_privacy(caller: Principal, realm: Realm, stream: Stream,
+                   requested: dict[str, Any], update: StreamUpdate) -> None:
+    """The reference's rules for is_private, is_web_public and the history setting."""
     if not any(n in requested for n in PRIVACY):
         return
     private = requested.get("is_private", stream.invite_only)
     web_public = requested.get("is_web_public", stream.is_web_public)
-    # Asking for one of the two implies leaving the other.
-    if "is_web_public" not in requested and private:
-        web_public = False
-    if "is_private" not in requested and web_public:
-        private = False
-    if private and web_public:
-        raise ApiError("Invalid parameters: a channel cannot be both private and web-public.")
-    history = requested.get("history_public_to_subscribers",
-                            stream.history_public_to_subscribers if private else True)
-    if not private and not history:
-        raise ApiError("Invalid parameters: a public or web-public channel's history is "
-                       "always public to its subscribers.")
+    if "history_public_to_subscribers" in requested:
+        history = requested["history_public_to_subscribers"]
+    elif private != stream.invite_only:
+        history = not private   # private channels protect their history by default
+    else:
+        history = stream.history_public_to_subscribers
+    if (web_public and (private or not history)) or (not private and not history):
+        raise ApiError("Invalid parameters")
+    if "is_private" in requested:
+        setting = ("can_create_private_channel_group" if private
+                   else "can_create_public_channel_group")
+        if not caller_has_realm_permission(realm, caller.user_id, caller.role, setting):
+            raise ApiError("Insufficient permission")
     if requested.get("is_web_public"):
-        realm = get_realm(caller.realm_id)
-        if not realm_setting(realm, "enable_spectator_access"):
+        if not config.web_public_streams_enabled() or not realm_setting(
+                realm, "enable_spectator_access"):
             raise ApiError("Web-public channels are not enabled.")
         if not caller_has_realm_permission(realm, caller.user_id, caller.role,
                                            "can_create_web_public_channel_group"):
             raise ApiError("Insufficient permission")
     if private != stream.invite_only:
-        update.set("invite_only", "invite_only", private,
-                   history_public_to_subscribers=history, is_web_public=web_public)
+        update.set("invite_only", private, history_public_to_subscribers=history,
+                   is_web_public=web_public)
     if web_public != stream.is_web_public:
-        update.set("is_web_public", "is_web_public", web_public)
+        update.set("is_web_public", web_public)
     if history != stream.history_public_to_subscribers:
-        update.set("history_public_to_subscribers", "history_public_to_subscribers", history)
+        update.set("history_public_to_subscribers", history)
 
 
-def _write(caller: Principal, stream: Stream, update: _Update, requested: dict[str, Any],
-           public_before: bool, unarchive: bool) -> None:
+def _check_default(stream: Stream, requested: dict[str, Any], update: StreamUpdate,
+                   realm: Realm) -> None:
+    defaults = realm_default_stream_ids(realm)
+    is_default = requested.get("is_default_stream", stream.stream_id in defaults)
+    if is_default and update.values.get("invite_only", stream.invite_only):
+        raise ApiError("A default channel cannot be private.")
+    if is_default and stream.is_archived and requested.get("is_archived") is not False:
+        raise ApiError("An archived channel cannot be a default channel.")
+    if is_default != (stream.stream_id in defaults):
+        update.set_default(is_default, defaults)
+    elif is_default != stream.is_default:
+        update.values["is_default"] = is_default   # repairs the channel's copy
+
+
+def _write(caller: Principal, stream: Stream, update: StreamUpdate) -> None:
     realm_id, stream_id = caller.realm_id, stream.stream_id
     after = update.applied()
-    # A privacy change is told to everyone who could see the channel before or after.
-    audiences = metadata_audiences(realm_id, stream_id, public_before or not after.invite_only)
-    condition = Stream.stream_id.exists()
     renamed = "name" in update.values
-    old_key, new_key = stream_name_key(realm_id, stream.name), stream_name_key(realm_id,
-                                                                               after.name)
-    if renamed:
-        condition &= Stream.name == stream.name
-    if unarchive:
-        condition &= Stream.is_archived == True  # noqa: E712 - a DynamoDB condition
+    old_key, new_key = (stream_name_key(realm_id, stream.name),
+                        stream_name_key(realm_id, after.name))
     try:
         with transaction() as tx:
-            tx.update(stream, actions=update.actions(), condition=condition)
+            tx.update(stream, actions=update.actions(), condition=update.condition())
             if renamed and old_key != new_key:
                 # The name claim moves with the name, so names stay unique.
                 tx.delete(UniqueName(*old_key), condition=UniqueName.target_id == stream_id)
@@ -280,50 +223,90 @@ def _write(caller: Principal, stream: Stream, update: _Update, requested: dict[s
                         condition=UniqueName.name.does_not_exist())
             if after.folder_id is not None and "folder_id" in update.values:
                 tx.condition_check(ChannelFolder, realm_id, after.folder_id,
-                                   condition=ChannelFolder.is_archived == False)  # noqa: E712
-            for audience in audiences:
-                for event in update.events:
-                    add_event(tx, realm_id, event, audience)
-                if unarchive:
-                    # As for clients without the archived_channels capability.
-                    add_event(tx, realm_id, {"type": "stream", "op": "create",
-                                             "streams": [stream_api_dict(after)]}, audience)
-            if "is_default" in update.values:
-                add_event(tx, realm_id, _default_streams_event(after),
-                          {"realm": True, "max_role": ROLE_MEMBER})
+                                   condition=ChannelFolder.is_archived == False)
+            if update.new_defaults is not None:
+                _write_defaults(tx, realm_id, update.old_defaults, update.new_defaults)
+            _add_update_events(tx, realm_id, stream, after, update)
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
-        if renamed:
+        if renamed and stream_id_by_name(realm_id, after.name) not in (None, stream_id):
             raise ApiError("Channel name already in use.") from None
-        if "folder_id" in requested:
-            raise ApiError("Invalid channel folder ID") from None
-        raise ApiError("The channel changed at the same time; try again.") from None
+        if "folder_id" in update.values and after.folder_id is not None:
+            get_usable_folder(realm_id, after.folder_id)   # archived meanwhile: say so
+        raise ConflictError("The channel changed at the same time; try again.") from None
+
+
+def _add_update_events(tx: Any, realm_id: int, stream: Stream, after: Stream,
+                       update: StreamUpdate) -> None:
+    """Each change to everyone who can see the channel now; a privacy change also
+    creates the channel for those who gain sight of it and deletes it for those who lose
+    it, as the reference does."""
+    public_before, public_after = not stream.invite_only, not after.invite_only
+    audience = viewers_audience(stream.stream_id, public_after)
+    if public_before and not public_after:
+        add_event(tx, realm_id, _delete_event(stream.stream_id),
+                  viewers_audience(stream.stream_id, True, minus_public=False))
+    if public_after and not public_before:
+        add_event(tx, realm_id, {"type": "stream", "op": "create",
+                                 "streams": [stream_api_dict(after)]},
+                  viewers_audience(stream.stream_id, True, minus_public=False))
+    for event in update.events:
+        add_event(tx, realm_id, event, audience)
+    if update.unarchived:
+        # Clients without archived_channels see the channel created again.
+        add_event(tx, realm_id, {**_archived_event(after, False), "_without_capability": {
+            "capability": "archived_channels", "event": {
+                "type": "stream", "op": "create", "streams": [stream_api_dict(after)]}}},
+            audience)
+
+
+def _write_defaults(tx: Any, realm_id: int, old: set[int], new: set[int]) -> None:
+    """The realm's default-channel set, conditioned on the set that was read, so the
+    default_streams event lists exactly the set that results."""
+    added, removed = new - old, old - new
+    actions = ([Realm.default_stream_ids.add(added)] if added else []) + (
+        [Realm.default_stream_ids.delete(removed)] if removed else [])
+    condition = (Realm.default_stream_ids == old) if old else \
+        Realm.default_stream_ids.does_not_exist()
+    tx.update(Realm(realm_id), actions=actions, condition=condition)
+    add_event(tx, realm_id, {"type": "default_streams", "default_streams": sorted(new)},
+              {"realm": True, "max_role": ROLE_MEMBER})
+
+
+def _archived_event(stream: Stream, archived: bool) -> dict[str, Any]:
+    return {"type": "stream", "op": "update", "stream_id": stream.stream_id,
+            "name": stream.name, "property": "is_archived", "value": archived}
+
+
+def _delete_event(stream_id: int) -> dict[str, Any]:
+    return {"type": "stream", "op": "delete", "streams": [{"stream_id": stream_id}],
+            "stream_ids": [stream_id]}
 
 
 def do_archive_stream(caller: Principal, stream_id: int) -> dict[str, Any]:
-    stream = access_stream_for_administering(caller, stream_id, require_content_access=False)
+    """DELETE /streams/{id}: archives the channel (it stops being a default channel)."""
+    stream, _ = access_stream_for_administering(caller, stream_id)
     if stream.is_archived:
         raise ApiError("Channel is already archived.")
-    actions = [Stream.is_archived.set(True)]
-    if stream.is_default:
-        actions.append(Stream.is_default.set(False))   # archived channels are not defaults
-    after = Stream.from_raw_data(stream.serialize())
-    after.is_archived, after.is_default = True, False
-    event = {"type": "stream", "op": "delete", "streams": [{"stream_id": stream_id}],
-             "stream_ids": [stream_id]}
+    realm = get_realm(caller.realm_id)
+    defaults = realm_default_stream_ids(realm)
+    actions = [Stream.is_archived.set(True), Stream.is_default.set(False)]
+    event = {**_archived_event(stream, True), "_without_capability": {
+        "capability": "archived_channels", "event": _delete_event(stream_id)}}
     try:
         with transaction() as tx:
             tx.update(stream, actions=actions,
-                      condition=Stream.is_archived == False)  # noqa: E712
-            for audience in metadata_audiences(caller.realm_id, stream_id,
-                                               not stream.invite_only):
-                add_event(tx, caller.realm_id, event, audience)
-            if stream.is_default:
-                add_event(tx, caller.realm_id, _default_streams_event(after),
-                          {"realm": True, "max_role": ROLE_MEMBER})
+                      condition=Stream.is_archived == False)
+            add_event(tx, caller.realm_id, event,
+                      viewers_audience(stream_id, not stream.invite_only))
+            if stream_id in defaults:
+                _write_defaults(tx, caller.realm_id, defaults, defaults - {stream_id})
     except TransactWriteError as error:
-        if is_condition_failure(error):
+        if not is_condition_failure(error):
+            raise
+        if get_stream(caller.realm_id, stream_id).is_archived:
             raise ApiError("Channel is already archived.") from None
-        raise
+        raise ConflictError("The default channels changed at the same time; try again."
+                            ) from None
     return {}

@@ -3,7 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.realms import system_group_id
+from chalicelib.actions.channel_permissions import (
+    CHANNEL_GROUP_SETTINGS,
+    channel_group_setting,
+    has_content_access,
+    has_metadata_access,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.realms import UniqueName, stream_name_key
@@ -23,11 +28,12 @@ def _check_access(caller: Principal, stream: Stream | None, subscription: Subscr
                   require_content_access: bool) -> None:
     if stream is None:
         raise ApiError("Invalid channel ID")
-    if subscription is not None:
+    subscribed = subscription is not None
+    if has_content_access(caller, stream, subscribed):
         return
-    if caller.is_guest or (stream.invite_only and (require_content_access
-                                                    or not caller.is_admin)):
-        raise ApiError("Invalid channel ID")
+    if not require_content_access and has_metadata_access(caller, stream, subscribed):
+        return
+    raise ApiError("Invalid channel ID")
 
 
 def access_stream_by_id(caller: Principal, stream_id: int, *,
@@ -68,15 +74,14 @@ def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
 def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
                      caller: Principal) -> bool:
     if subscription is None:
-        return not stream.invite_only and not caller.is_guest
+        return stream.is_web_public or (not stream.invite_only and not caller.is_guest)
     if not stream.history_public_to_subscribers:
         return message_id >= subscription.first_visible_message_id
     return True
 
 
 def stream_api_dict(stream: Stream) -> dict[str, Any]:
-    settings = stream.group_settings.as_dict() if stream.group_settings else {}
-    return {
+    data = {
         "stream_id": stream.stream_id,
         "name": stream.name,
         "description": stream.description,
@@ -96,19 +101,10 @@ def stream_api_dict(stream: Stream) -> dict[str, Any]:
         "folder_id": stream.folder_id,
         "topics_policy": stream.topics_policy,
         "is_default": stream.is_default,
-        "can_add_subscribers_group": settings.get("can_add_subscribers_group",
-                                                  system_group_id("role:nobody")),
-        "can_remove_subscribers_group": settings.get("can_remove_subscribers_group",
-                                                     system_group_id("role:administrators")),
-        "can_administer_channel_group": settings.get("can_administer_channel_group",
-                                                     system_group_id("role:nobody")),
-        "can_delete_any_message_group": settings.get("can_delete_any_message_group",
-                                                     system_group_id("role:nobody")),
-        "can_delete_own_message_group": settings.get("can_delete_own_message_group",
-                                                     system_group_id("role:nobody")),
-        "can_move_messages_out_of_channel_group": settings.get(
-            "can_move_messages_out_of_channel_group", system_group_id("role:nobody")),
     }
+    for name in CHANNEL_GROUP_SETTINGS:
+        data[name] = channel_group_setting(stream, name)
+    return data
 
 
 def subscription_api_dict(stream: Stream, subscription: Subscription,

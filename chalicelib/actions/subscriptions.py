@@ -6,10 +6,17 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
+from chalicelib.actions.channel_permissions import can_add_subscribers
 from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.streams import (access_stream_by_id, get_stream, stream_api_dict,
-                                        stream_id_by_name, subscriber_ids,
-                                        subscription_api_dict)
+from chalicelib.actions.realms import get_realm
+from chalicelib.actions.streams import (
+    access_stream_by_id,
+    get_stream,
+    stream_api_dict,
+    stream_id_by_name,
+    subscriber_ids,
+    subscription_api_dict,
+)
 from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
@@ -93,6 +100,8 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
     if not subscriptions:
         raise ApiError("Nothing to do. Specify at least one channel.")
     users = _principal_users(caller, principals)
+    subscribing_others = any(u.user_id != caller.user_id for u in users)
+    realm = get_realm(caller.realm_id) if subscribing_others else None
     streams: list[Stream] = []
     unauthorized: list[str] = []
     for entry in subscriptions:
@@ -105,13 +114,18 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                                           invite_only, bool(history_public_to_subscribers)))
             continue
         try:
-            stream, _ = access_stream_by_id(caller, stream_id,
-                                            require_content_access=not caller.is_admin)
+            stream, subscription = access_stream_by_id(
+                caller, stream_id, require_content_access=not caller.is_admin)
+            if stream.is_archived:
+                raise ApiError("Channel is archived")
         except ApiError:
             if authorization_errors_fatal:
                 raise ApiError(f"Unable to access channel ({name}).") from None
             unauthorized.append(name)
             continue
+        if realm is not None and not can_add_subscribers(caller, stream,
+                                                         subscription is not None, realm):
+            raise ApiError(f"Insufficient permission to subscribe other users to '{name}'.")
         streams.append(stream)
     subscribed: dict[str, list[str]] = {}
     already: dict[str, list[str]] = {}

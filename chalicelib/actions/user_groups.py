@@ -1,8 +1,8 @@
-"""User groups (§2.8, §4.13, §4.14): creating, editing, deactivating, members and subgroups.
+"""User groups (§2.8): their API shape, who may change them, creating, editing, deactivating.
 
-Every change is one transaction holding the group's conditional update and its
-`user_group` event. Members and subgroups change with set ADD/DELETE, so concurrent
-changes by different people all stick. Deactivated groups and system groups are immutable.
+Every change is one transaction holding the group's update, conditioned on the version
+it read, and its `user_group` event. Deactivated groups and system groups are
+immutable. Members and subgroups change in user_group_members.py.
 """
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.actions.channel_permissions import (
+    CHANNEL_GROUP_SETTINGS,
+    channel_group_setting,
+)
 from chalicelib.actions.group_settings import (
-    MAX_SUBGROUP_DEPTH,
     GroupSettingValue,
     caller_has_realm_permission,
+    check_group_setting_change,
     check_group_setting_value,
-    is_system_group,
     normalize,
     realm_group_setting,
     user_has_group_setting,
@@ -30,13 +33,14 @@ from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm, UniqueName, group_name_key
+from chalicelib.models.streams import Stream
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
 MAX_NAME_LENGTH = 100
 MAX_DESCRIPTION_LENGTH = 1024
 RESERVED_NAME_PREFIXES = ("@", "role:", "user:", "stream:", "channel:")
-# One transaction holds the group, its event and a check per added subgroup.
+# One transaction holds the group, its events, the realm and a check per added subgroup.
 MAX_SUBGROUPS_PER_REQUEST = 90
 MAX_MEMBERS_PER_REQUEST = 1000
 
@@ -52,29 +56,16 @@ GROUP_PERMISSION_DEFAULTS: dict[str, str] = {
     "can_remove_members_group": "role:nobody",
 }
 GROUP_PERMISSION_SETTINGS = tuple(GROUP_PERMISSION_DEFAULTS)
-# System groups that a setting may not name, as the reference limits them.
-FORBIDDEN_SYSTEM_GROUPS: dict[str, set[str]] = {
-    "can_manage_group": {"role:everyone"},
-    "can_mention_group": {"role:owners"},
-}
 # Role-based direct members of each system group; each includes the next stricter one
 # as its subgroup (owners ⊂ administrators ⊂ moderators ⊂ full members ⊂ members ⊂ everyone).
 SYSTEM_GROUP_DIRECT_ROLES: dict[str, set[int]] = {
-    "role:owners": {100},
-    "role:administrators": {200},
-    "role:moderators": {300},
-    "role:fullmembers": {400},
-    "role:members": set(),
-    "role:everyone": {600},
-    "role:nobody": set(),
-}
+    "role:owners": {100}, "role:administrators": {200}, "role:moderators": {300},
+    "role:fullmembers": {400}, "role:members": set(), "role:everyone": {600},
+    "role:nobody": set()}
 SYSTEM_GROUP_SUBGROUP: dict[str, str] = {
-    "role:administrators": "role:owners",
-    "role:moderators": "role:administrators",
-    "role:fullmembers": "role:moderators",
-    "role:members": "role:fullmembers",
-    "role:everyone": "role:members",
-}
+    "role:administrators": "role:owners", "role:moderators": "role:administrators",
+    "role:fullmembers": "role:moderators", "role:members": "role:fullmembers",
+    "role:everyone": "role:members"}
 EVERYONE = {"realm": True}
 
 
@@ -161,33 +152,6 @@ def list_user_groups(caller: Principal, include_deactivated_groups: bool) -> dic
     return {"user_groups": user_groups_state(caller.realm_id, include_deactivated_groups)}
 
 
-def _direct_member(group: UserGroup, user: User) -> bool:
-    if group.is_system_group:
-        return int(user.role) in SYSTEM_GROUP_DIRECT_ROLES[SYSTEM_GROUPS[group.group_id - 1]]
-    return user.user_id in (group.direct_members or ())
-
-
-def check_is_user_group_member(caller: Principal, group_id: int, user_id: int,
-                               direct_member_only: bool) -> dict[str, Any]:
-    require_member_or_admin(caller)
-    group = get_user_group(caller.realm_id, group_id)
-    user = User.get_or_none(caller.realm_id, user_id)
-    if user is None:
-        raise ApiError("No such user")
-    if not user.is_active:   # deactivated users belong to no group
-        return {"is_user_group_member": False}
-    if _direct_member(group, user):
-        return {"is_user_group_member": True}
-    if direct_member_only:
-        return {"is_user_group_member": False}
-    # Through subgroups, however deep; system groups decide by role.
-    value: GroupSettingValue = group_id if group.is_system_group else {
-        "direct_members": [], "direct_subgroups": sorted(
-            int(g) for g in group.direct_subgroups or ())}
-    return {"is_user_group_member": user_has_group_setting(
-        caller.realm_id, user_id, int(user.role), value)}
-
-
 # ---- validation -------------------------------------------------------------------------
 
 def _check_name(name: str) -> str:
@@ -209,7 +173,7 @@ def _check_description(description: str) -> str:
     return description
 
 
-def _check_users(realm_id: int, user_ids: list[int]) -> None:
+def check_users(realm_id: int, user_ids: list[int]) -> None:
     """Every id names an active user (bots included) of the realm: one BatchGet per 100."""
     if len(user_ids) > MAX_MEMBERS_PER_REQUEST:
         raise ApiError(f"Too many users: at most {MAX_MEMBERS_PER_REQUEST} at a time.")
@@ -220,7 +184,7 @@ def _check_users(realm_id: int, user_ids: list[int]) -> None:
             raise ApiError(f"Invalid user ID: {user_id}")
 
 
-def _check_subgroups(realm_id: int, group_ids: list[int]) -> None:
+def check_subgroups(realm_id: int, group_ids: list[int]) -> None:
     """Every id names an active group of the realm: one BatchGet."""
     if len(set(group_ids)) > MAX_SUBGROUPS_PER_REQUEST:
         raise ApiError(f"Too many subgroups: at most {MAX_SUBGROUPS_PER_REQUEST} at a time.")
@@ -232,46 +196,19 @@ def _check_subgroups(realm_id: int, group_ids: list[int]) -> None:
             raise ApiError(f"User group {group_id} is deactivated and cannot be a subgroup.")
 
 
-def _check_no_cycle(realm_id: int, group_id: int, new_subgroups: Iterable[int]) -> None:
-    """Refuses subgroups that contain the group, however deep (a BatchGet per level)."""
-    frontier = set(new_subgroups)
-    seen: set[int] = set()
-    depth = 0
-    while frontier:
-        if group_id in frontier:
-            raise ApiError("User group cannot be a subgroup of itself, directly or through "
-                           "its subgroups.")
-        depth += 1
-        if depth > MAX_SUBGROUP_DEPTH:
-            raise ApiError(f"Subgroups cannot nest more than {MAX_SUBGROUP_DEPTH} levels deep.")
-        seen |= frontier
-        # System groups contain only system groups, never a user group.
-        wanted = [g for g in frontier if not is_system_group(g)]
-        frontier = {int(s) for g in UserGroup.batch_get([(realm_id, g) for g in wanted])
-                    for s in g.direct_subgroups or ()} - seen
-
-
 def _check_group_settings(realm_id: int, values: dict[str, Any]) -> dict[str, GroupSettingValue]:
-    checked = {}
-    for name, value in values.items():
-        value = check_group_setting_value(realm_id, name, value)
-        forbidden = FORBIDDEN_SYSTEM_GROUPS.get(name, set())
-        if isinstance(value, int) and is_system_group(value) and \
-                SYSTEM_GROUPS[value - 1] in forbidden:
-            raise ApiError(f"'{name}' setting cannot be set to '{SYSTEM_GROUPS[value - 1]}' "
-                           "group.")
-        checked[name] = value
-    return checked
+    return {name: check_group_setting_value(realm_id, name, value)
+            for name, value in values.items()}
 
 
-def _check_mutable(group: UserGroup) -> None:
+def check_mutable(group: UserGroup) -> None:
     if group.is_system_group:
         raise ApiError("System groups cannot be modified.")
     if group.deactivated:
         raise ApiError(f"User group {group.group_id} is deactivated and cannot be changed.")
 
 
-def _has_group_permission(caller: Principal, realm: Realm, group: UserGroup,
+def has_group_permission(caller: Principal, realm: Realm, group: UserGroup,
                           settings: Iterable[str]) -> bool:
     """Whether the caller holds any of the group's settings, or may manage every group."""
     for setting in settings:
@@ -282,14 +219,27 @@ def _has_group_permission(caller: Principal, realm: Realm, group: UserGroup,
                                        "can_manage_all_groups")
 
 
-def _require(allowed: bool) -> None:
+def require(allowed: bool) -> None:
     if not allowed:
         raise ApiError("Insufficient permission")
 
 
-def _conflict(error: TransactWriteError) -> None:
+def version_condition(group: UserGroup) -> Any:
+    """The group is still active and at the version read (every change bumps it)."""
+    read = UserGroup.version.does_not_exist() if group.version is None else \
+        UserGroup.version == group.version
+    return read & (UserGroup.deactivated == False)
+
+
+def can_manage_group(caller: Principal, realm: Realm, group: UserGroup) -> bool:
+    return not group.is_system_group and has_group_permission(caller, realm, group,
+                                                              ["can_manage_group"])
+
+
+def _conflict(error: TransactWriteError, realm_id: int, group_id: int) -> None:
     if not is_condition_failure(error):
         raise error
+    check_mutable(get_user_group(realm_id, group_id))   # deactivated meanwhile: say so
     raise ConflictError("The user group changed meanwhile; reload and try again.") from None
 
 
@@ -299,23 +249,24 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
                          subgroups: list[int], settings: dict[str, Any]) -> dict[str, Any]:
     require_member_or_admin(caller)
     realm = get_realm(caller.realm_id)
-    _require(caller_has_realm_permission(realm, caller.user_id, caller.role,
-                                         "can_create_groups"))
+    require(caller_has_realm_permission(realm, caller.user_id, caller.role,
+                                        "can_create_groups"))
     name, description = _check_name(name), _check_description(description)
-    _check_users(caller.realm_id, members)
-    _check_subgroups(caller.realm_id, subgroups)
+    check_users(caller.realm_id, members)
+    check_subgroups(caller.realm_id, subgroups)
     stored = _check_group_settings(caller.realm_id, settings)
     if UniqueName.get_or_none(*group_name_key(caller.realm_id, name)) is not None:
         raise ApiError(f"User group '{name}' already exists.")
     group = UserGroup(caller.realm_id, allocate_id(caller.realm_id, "group"), name=name,
                       description=description, direct_members=set(members) or None,
                       direct_subgroups=set(subgroups) or None, creator_id=caller.user_id,
-                      date_created=now_seconds(), group_settings=stored or None)
+                      date_created=now_seconds(), group_settings=stored or None, version=0)
     try:
         with transaction() as tx:
             tx.save(group, condition=UserGroup.group_id.does_not_exist())
             tx.save(UniqueName(*group_name_key(caller.realm_id, name), target_id=group.group_id),
                     condition=UniqueName.name.does_not_exist())
+            # A new group is in nobody's subgroups, so its own cannot make a cycle.
             for subgroup_id in set(subgroups):
                 tx.condition_check(UserGroup, caller.realm_id, subgroup_id,
                                    condition=UserGroup.deactivated == False)
@@ -326,7 +277,7 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
             raise
         if UniqueName.get_or_none(*group_name_key(caller.realm_id, name)) is not None:
             raise ApiError(f"User group '{name}' already exists.") from None
-        _check_subgroups(caller.realm_id, subgroups)   # names the one deactivated meanwhile
+        check_subgroups(caller.realm_id, subgroups)   # names the one deactivated meanwhile
         raise ConflictError("A subgroup changed meanwhile; try again.") from None
     return {"group_id": group.group_id}
 
@@ -337,73 +288,70 @@ def do_update_user_group(caller: Principal, group_id: int, name: str | None,
     if name is None and description is None and not changes:
         raise ApiError("No new data supplied")
     group = get_user_group(caller.realm_id, group_id)
-    _check_mutable(group)
+    check_mutable(group)
     realm = get_realm(caller.realm_id)
-    _require(_has_group_permission(caller, realm, group, ["can_manage_group"]))
+    require(can_manage_group(caller, realm, group))
     data: dict[str, Any] = {}
     if name is not None and _check_name(name) != group.name:
         data["name"] = name.strip()
     if description is not None and _check_description(description) != group.description:
         data["description"] = description
     for setting, change in changes.items():
-        if not isinstance(change, dict) or "new" not in change:
-            change = {"new": change}
-        if "old" in change and normalize(change["old"]) != group_setting(group, setting):
-            raise ApiError(f"'old' value of {setting} does not match the expected value.")
-        new = _check_group_settings(caller.realm_id, {setting: change["new"]})[setting]
-        if new != group_setting(group, setting):
+        current = group_setting(group, setting)
+        new = check_group_setting_change(caller.realm_id, setting, change, current)
+        if new != current:
             data[setting] = new
     if not data:
         return {}
-    stored = {**(group.group_settings.as_dict() if group.group_settings else {}),
-              **{k: v for k, v in data.items() if k in GROUP_PERMISSION_SETTINGS}}
-    actions = [getattr(UserGroup, k).set(v) for k, v in data.items()
-               if k in ("name", "description")]
+    actions = [UserGroup.version.add(1)] + [getattr(UserGroup, k).set(v) for k, v in
+                                            data.items() if k in ("name", "description")]
     if any(k in GROUP_PERMISSION_SETTINGS for k in data):
+        # Whole map: the version condition makes concurrent changes fail, not merge.
+        stored = {**(group.group_settings.as_dict() if group.group_settings else {}),
+                  **{k: v for k, v in data.items() if k in GROUP_PERMISSION_SETTINGS}}
         actions.append(UserGroup.group_settings.set(stored))
     old_key = group_name_key(caller.realm_id, group.name)
     new_key = group_name_key(caller.realm_id, data.get("name", group.name))
     try:
         with transaction() as tx:
-            tx.update(group, actions=actions, condition=(UserGroup.deactivated == False)
-                      & (UserGroup.name == group.name))
+            tx.update(group, actions=actions, condition=version_condition(group))
             if new_key != old_key:
                 tx.save(UniqueName(*new_key, target_id=group_id),
                         condition=UniqueName.name.does_not_exist())
-                tx.delete(UniqueName(*old_key))
+                tx.delete(UniqueName(*old_key), condition=UniqueName.target_id == group_id)
             add_event(tx, caller.realm_id, {"type": "user_group", "op": "update",
                                             "group_id": group_id, "data": data}, EVERYONE)
     except TransactWriteError as error:
-        if is_condition_failure(error):
-            _check_mutable(get_user_group(caller.realm_id, group_id))
-            if "name" in data and UniqueName.get_or_none(*new_key) is not None:
-                raise ApiError(f"User group '{data['name']}' already exists.") from None
-        _conflict(error)
+        claim = UniqueName.get_or_none(*new_key) if "name" in data else None
+        if is_condition_failure(error) and claim and claim.target_id != group_id:
+            raise ApiError(f"User group '{data['name']}' already exists.") from None
+        _conflict(error, caller.realm_id, group_id)
     return {}
 
 
 def do_deactivate_user_group(caller: Principal, group_id: int) -> dict[str, Any]:
     require_member_or_admin(caller)
     group = get_user_group(caller.realm_id, group_id)
-    _check_mutable(group)
+    check_mutable(group)
     realm = get_realm(caller.realm_id)
-    _require(_has_group_permission(caller, realm, group, ["can_manage_group"]))
+    require(can_manage_group(caller, realm, group))
     objections = _objections(realm, group_id)
     if objections:
         raise ApiError("Cannot deactivate user group in use.",
                        code="CANNOT_DEACTIVATE_GROUP_IN_USE", objections=objections)
+    # Clients with include_deactivated_groups keep the group; others remove it.
+    event = {"type": "user_group", "op": "update", "group_id": group_id,
+             "data": {"deactivated": True}, "_without_capability": {
+                 "capability": "include_deactivated_groups",
+                 "event": {"type": "user_group", "op": "remove", "group_id": group_id}}}
     try:
         with transaction() as tx:
-            tx.update(group, actions=[UserGroup.deactivated.set(True)],
-                      condition=UserGroup.deactivated == False)
-            # Clients with the include_deactivated_groups capability keep the group.
-            add_event(tx, caller.realm_id, {"type": "user_group", "op": "update",
-                                            "group_id": group_id,
-                                            "data": {"deactivated": True}}, EVERYONE)
+            tx.update(group, actions=[UserGroup.deactivated.set(True),
+                                      UserGroup.version.add(1)],
+                      condition=version_condition(group))
+            add_event(tx, caller.realm_id, event, EVERYONE)
     except TransactWriteError as error:
-        if is_condition_failure(error):   # deactivated meanwhile: say so
-            _check_mutable(get_user_group(caller.realm_id, group_id))
-        _conflict(error)
+        _conflict(error, caller.realm_id, group_id)
     return {}
 
 
@@ -413,8 +361,8 @@ def _names_group(value: GroupSettingValue, group_id: int) -> bool:
 
 
 def _objections(realm: Realm, group_id: int) -> list[dict[str, Any]]:
-    """Where the realm's settings and other groups use the group (the realm item and one
-    Query of groups). Channel permission settings are not checked here."""
+    """Where other groups, the realm's settings and channels use the group: the realm
+    item, one Query of the realm's groups and one of its channels (paged by DynamoDB)."""
     objections: list[dict[str, Any]] = []
     supergroups = []
     for other in UserGroup.query(realm.realm_id):
@@ -427,6 +375,12 @@ def _objections(realm: Realm, group_id: int) -> list[dict[str, Any]]:
         if used:
             objections.append({"type": "user_group", "group_id": other.group_id,
                                "settings": used})
+    for stream in Stream.query(realm.realm_id):
+        used = [s for s in CHANNEL_GROUP_SETTINGS
+                if _names_group(channel_group_setting(stream, s), group_id)]
+        if used:
+            objections.append({"type": "channel", "channel_id": stream.stream_id,
+                               "settings": used})
     realm_used = [s for s in GROUP_SETTING_DEFAULTS
                   if _names_group(realm_group_setting(realm, s), group_id)]
     if realm_used:
@@ -434,99 +388,3 @@ def _objections(realm: Realm, group_id: int) -> list[dict[str, Any]]:
     if supergroups:
         objections.insert(0, {"type": "subgroup", "supergroup_ids": sorted(supergroups)})
     return objections
-
-
-# ---- members and subgroups ------------------------------------------------------------------
-
-def do_update_members(caller: Principal, group_id: int, add: list[int], delete: list[int],
-                      add_subgroups: list[int], delete_subgroups: list[int]) -> dict[str, Any]:
-    """POST /user_groups/{id}/members (§4.13), also serving §4.14 for subgroups."""
-    require_member_or_admin(caller)
-    if not (add or delete or add_subgroups or delete_subgroups):
-        raise ApiError("Nothing to do. Specify at least one of 'add', 'delete', "
-                       "'add_subgroups' or 'delete_subgroups'.")
-    group = get_user_group(caller.realm_id, group_id)
-    _check_mutable(group)
-    realm = get_realm(caller.realm_id)
-    _check_permissions(caller, realm, group, add, delete, add_subgroups, delete_subgroups)
-    members = {int(u) for u in group.direct_members or ()}
-    subgroups = {int(g) for g in group.direct_subgroups or ()}
-    for user_id in add:
-        if user_id in members:
-            raise ApiError(f"User {user_id} is already a member of this group")
-    for user_id in delete:
-        if user_id not in members | set(add):
-            raise ApiError(f"There is no member '{user_id}' in this user group")
-    for subgroup_id in add_subgroups:
-        if subgroup_id in subgroups:
-            raise ApiError(f"User group {subgroup_id} is already a subgroup of this group.")
-    for subgroup_id in delete_subgroups:
-        if subgroup_id not in subgroups | set(add_subgroups):
-            raise ApiError(f"User group {subgroup_id} is not a subgroup of this group.")
-    if add:
-        _check_users(caller.realm_id, add)
-    if add_subgroups:
-        _check_subgroups(caller.realm_id, add_subgroups)
-        _check_no_cycle(caller.realm_id, group_id, add_subgroups)
-    if add or add_subgroups:
-        _apply(caller.realm_id, group, set(add), set(add_subgroups), adding=True)
-    if delete or delete_subgroups:
-        _apply(caller.realm_id, group, set(delete), set(delete_subgroups), adding=False)
-    return {}
-
-
-def _check_permissions(caller: Principal, realm: Realm, group: UserGroup, add: list[int],
-                       delete: list[int], add_subgroups: list[int],
-                       delete_subgroups: list[int]) -> None:
-    # Joining or leaving oneself has its own setting; the others need add/remove rights.
-    needed: list[list[str]] = []
-    if add or add_subgroups:
-        only_self = not add_subgroups and set(add) == {caller.user_id}
-        needed.append(["can_join_group", "can_add_members_group", "can_manage_group"]
-                      if only_self else ["can_add_members_group", "can_manage_group"])
-    if delete or delete_subgroups:
-        only_self = not delete_subgroups and set(delete) == {caller.user_id}
-        needed.append(["can_leave_group", "can_remove_members_group", "can_manage_group"]
-                      if only_self else ["can_remove_members_group", "can_manage_group"])
-    for settings in needed:
-        _require(_has_group_permission(caller, realm, group, settings))
-
-
-def _apply(realm_id: int, group: UserGroup, users: set[int], subgroups: set[int],
-           adding: bool) -> None:
-    """One conditional UpdateItem (set ADD or DELETE) with its events, in one transaction."""
-    condition = UserGroup.deactivated == False
-    actions = []
-    if users:
-        attribute = UserGroup.direct_members
-        actions.append(attribute.add(users) if adding else attribute.delete(users))
-        for user_id in sorted(users):   # the events say exactly what changed
-            contains = attribute.contains(user_id)
-            condition &= ~contains if adding else contains
-    if subgroups:
-        attribute = UserGroup.direct_subgroups
-        actions.append(attribute.add(subgroups) if adding else attribute.delete(subgroups))
-        for subgroup_id in sorted(subgroups):
-            contains = attribute.contains(subgroup_id)
-            condition &= ~contains if adding else contains
-    try:
-        with transaction() as tx:
-            tx.update(group, actions=actions, condition=condition)
-            if adding:
-                for subgroup_id in sorted(subgroups):
-                    tx.condition_check(UserGroup, realm_id, subgroup_id,
-                                       condition=UserGroup.deactivated == False)
-            if users:
-                add_event(tx, realm_id, {
-                    "type": "user_group", "op": "add_members" if adding else "remove_members",
-                    "group_id": group.group_id, "user_ids": sorted(users)}, EVERYONE)
-            if subgroups:
-                add_event(tx, realm_id, {
-                    "type": "user_group",
-                    "op": "add_subgroups" if adding else "remove_subgroups",
-                    "group_id": group.group_id, "direct_subgroup_ids": sorted(subgroups)},
-                    EVERYONE)
-    except TransactWriteError as error:
-        if is_condition_failure(error):   # deactivated meanwhile: say so
-            _check_mutable(get_user_group(realm_id, group.group_id))
-        _conflict(error)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.user_groups import (
+from chalicelib.actions.user_group_members import (
     check_is_user_group_member,
+    do_update_members,
+)
+from chalicelib.actions.user_groups import (
     do_create_user_group,
     do_deactivate_user_group,
-    do_update_members,
     do_update_user_group,
     list_user_groups,
 )

@@ -22,3 +22,5 @@ class UserGroup(BaseModel):
     # The group's own permission settings (group-setting values, §2.7), by setting name;
     # settings not stored take their defaults (actions/user_groups.py).
     group_settings = MapAttribute(null=True)
+    # Every change is conditioned on the version it read and bumps it (actions/user_groups.py).
+    version = NumberAttribute(null=True)

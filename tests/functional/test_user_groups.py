@@ -1,60 +1,21 @@
-"""User groups: create, list, edit, deactivate, members, subgroups, events, registration."""
+"""User groups: create, list, edit, deactivate, events, registration."""
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
-from chalicelib.actions.realms import system_group_id
-from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
-
-EVERYONE = system_group_id("role:everyone")
-MEMBERS = system_group_id("role:members")
-ADMINS = system_group_id("role:administrators")
-OWNERS = system_group_id("role:owners")
-NOBODY = system_group_id("role:nobody")
-
-
-def create(account, name: str, members: list[int] | None = None, **params: Any):
-    return account.post("/user_groups/create", {"name": name, "description": f"about {name}",
-                                                "members": members or [], **params})
-
-
-def create_ok(account, name: str, members: list[int] | None = None, **params: Any) -> int:
-    response = create(account, name, members, **params)
-    assert response.ok, response.json
-    return response.json["group_id"]
-
-
-def groups_by_id(account, **params: Any) -> dict[int, dict[str, Any]]:
-    response = account.get("/user_groups", params)
-    assert response.ok, response.json
-    return {g["id"]: g for g in response.json["user_groups"]}
-
-
-def set_realm_settings(realm, **settings: Any) -> None:
-    record = Realm.get(realm.realm_id)
-    record.settings = {**(record.settings.as_dict() if record.settings else {}), **settings}
-    record.save()
-
-
-def is_member(account, group_id: int, user_id: int, **params: Any) -> bool:
-    response = account.get(f"/user_groups/{group_id}/members/{user_id}", params)
-    assert response.ok, response.json
-    return response.json["is_user_group_member"]
-
-
-def assert_error(response, text: str, code: str = "BAD_REQUEST") -> None:
-    assert response.status == 400 and response.json["result"] == "error", response.json
-    assert response.json["code"] == code, response.json
-    assert text in response.json["msg"], response.json
-
-
-def group_events(drain_events, fetch_events, account, queue_id) -> list[dict[str, Any]]:
-    drain_events()
-    return [{k: v for k, v in e.items() if k != "id"}
-            for e in fetch_events(account, queue_id) if e["type"] == "user_group"]
+from tests.functional.edit_helpers import channel
+from tests.functional.user_group_helpers import (
+    ADMINS,
+    EVERYONE,
+    MEMBERS,
+    NOBODY,
+    OWNERS,
+    assert_error,
+    create,
+    create_ok,
+    group_events,
+    groups_by_id,
+    set_realm_settings,
+)
 
 
 def test_create_and_list(realm, register_queue, fetch_events, drain_events):
@@ -207,6 +168,8 @@ def test_deactivate(realm, register_queue, fetch_events, drain_events):
     target = create_ok(realm.member, "Target")
     drain_events()
     queue = register_queue(realm.admin, event_types=["user_group"])["queue_id"]
+    keeping = register_queue(realm.moderator, event_types=["user_group"], client_capabilities={
+        "include_deactivated_groups": True})["queue_id"]
     assert_error(realm.moderator.post(f"/user_groups/{group_id}/deactivate"),
                  "Insufficient permission")
     # WHEN the creator deactivates it
@@ -230,10 +193,13 @@ def test_deactivate(realm, register_queue, fetch_events, drain_events):
                  f"User group {group_id} is deactivated and cannot be a subgroup.")
     assert_error(create(realm.member, "New", can_join_group=group_id),
                  f"Invalid user group ID: {group_id}")
-    # AND everyone heard of it
-    events = group_events(drain_events, fetch_events, realm.admin, queue)
-    assert events == [{"type": "user_group", "op": "update", "group_id": group_id,
-                       "data": {"deactivated": True}}]
+    # AND everyone heard of it: clients that keep deactivated groups get an update,
+    # the others a remove, as the reference sends them
+    assert group_events(drain_events, fetch_events, realm.moderator, keeping) == [
+        {"type": "user_group", "op": "update", "group_id": group_id,
+         "data": {"deactivated": True}}]
+    assert group_events(drain_events, fetch_events, realm.admin, queue) == [
+        {"type": "user_group", "op": "remove", "group_id": group_id}]
 
 
 def test_deactivate_refused_while_in_use(realm):
@@ -241,6 +207,9 @@ def test_deactivate_refused_while_in_use(realm):
     parent = create_ok(realm.member, "Parent", subgroups=[used])
     user = create_ok(realm.member, "User", can_join_group=used)
     set_realm_settings(realm, can_create_groups=used)
+    stream_id = channel(realm.admin, "general", [realm.admin])
+    assert realm.admin.patch(f"/streams/{stream_id}", {
+        "can_remove_subscribers_group": {"new": used}}).ok
     # WHEN its creator tries to deactivate a group in use
     response = realm.member.post(f"/user_groups/{used}/deactivate")
     # THEN the reference's error names every use
@@ -249,200 +218,28 @@ def test_deactivate_refused_while_in_use(realm):
     assert response.json["objections"] == [
         {"type": "subgroup", "supergroup_ids": [parent]},
         {"type": "realm", "settings": ["can_create_groups"]},
-        {"type": "user_group", "group_id": user, "settings": ["can_join_group"]}]
+        {"type": "user_group", "group_id": user, "settings": ["can_join_group"]},
+        {"type": "channel", "channel_id": stream_id,
+         "settings": ["can_remove_subscribers_group"]}]
     assert UserGroup.get(realm.realm_id, used).deactivated is False
     # AND once the uses are gone it goes
     set_realm_settings(realm, can_create_groups=MEMBERS)
+    assert realm.admin.patch(f"/streams/{stream_id}", {
+        "can_remove_subscribers_group": {"new": ADMINS}}).ok
     assert realm.member.post(f"/user_groups/{parent}/subgroups", {"delete": [used]}).ok
     assert realm.member.post(f"/user_groups/{user}/deactivate").ok
     assert realm.member.post(f"/user_groups/{used}/deactivate").ok
 
 
-def test_members(realm, register_queue, fetch_events, drain_events):
-    bot = realm.add_user("Helper Bot", is_bot=True)
-    gone = realm.add_user("Gone User")
-    assert realm.admin.delete(f"/users/{gone.user_id}").ok
-    group_id = create_ok(realm.member, "Crew", [realm.member.user_id])
-    path = f"/user_groups/{group_id}/members"
-    drain_events()
-    queue = register_queue(realm.admin, event_types=["user_group"])["queue_id"]
-    # Errors, as the reference
-    assert_error(realm.member.post(path), "Nothing to do")
-    assert_error(realm.member.post(path, {"add": [realm.member.user_id]}),
-                 f"User {realm.member.user_id} is already a member of this group")
-    assert_error(realm.member.post(path, {"delete": [realm.admin.user_id]}),
-                 f"There is no member '{realm.admin.user_id}' in this user group")
-    assert_error(realm.member.post(path, {"add": [999999]}), "Invalid user ID: 999999")
-    assert_error(realm.member.post(path, {"add": [gone.user_id]}),
-                 f"Invalid user ID: {gone.user_id}")
-    assert_error(realm.member.post("/user_groups/99999/members", {"add": [bot.user_id]}),
-                 "Invalid user group")
-    assert_error(realm.guest.post(path, {"add": [realm.guest.user_id]}),
-                 "Not allowed for guest users")
-    # WHEN the creator adds a user and a bot, then removes the user
-    assert realm.member.post(path, {"add": [realm.admin.user_id, bot.user_id]}).ok
-    assert realm.member.post(path, {"delete": [realm.admin.user_id]}).ok
-    # THEN the group has the member and the bot
-    assert groups_by_id(realm.member)[group_id]["members"] == sorted(
-        [realm.member.user_id, bot.user_id])
-    # AND the events say what changed
-    assert group_events(drain_events, fetch_events, realm.admin, queue) == [
-        {"type": "user_group", "op": "add_members", "group_id": group_id,
-         "user_ids": sorted([realm.admin.user_id, bot.user_id])},
-        {"type": "user_group", "op": "remove_members", "group_id": group_id,
-         "user_ids": [realm.admin.user_id]}]
-
-
-def test_member_permissions(realm):
-    group_id = create_ok(realm.member, "Club", [realm.member.user_id])
-    path = f"/user_groups/{group_id}/members"
-    # Others may neither add nor remove by default (can_join_group is nobody)...
-    assert_error(realm.moderator.post(path, {"add": [realm.moderator.user_id]}),
-                 "Insufficient permission")
-    assert_error(realm.moderator.post(path, {"delete": [realm.member.user_id]}),
-                 "Insufficient permission")
-    # ... but an owner may (can_manage_all_groups)
-    assert realm.owner.post(path, {"add": [realm.admin.user_id]}).ok
-    # Anyone may leave (can_leave_group is everyone)
-    assert realm.admin.post(path, {"delete": [realm.admin.user_id]}).ok
-    # WHEN joining is opened to members, a moderator may join but not add others
-    assert realm.member.patch(f"/user_groups/{group_id}", {
-        "can_join_group": {"new": MEMBERS}}).ok
-    assert realm.moderator.post(path, {"add": [realm.moderator.user_id]}).ok
-    assert_error(realm.moderator.post(path, {"add": [realm.admin.user_id]}),
-                 "Insufficient permission")
-    # AND when leaving is closed, a member may not leave, but the creator may remove them
-    assert realm.member.patch(f"/user_groups/{group_id}", {
-        "can_leave_group": {"new": NOBODY}}).ok
-    assert_error(realm.moderator.post(path, {"delete": [realm.moderator.user_id]}),
-                 "Insufficient permission")
-    assert realm.member.post(path, {"delete": [realm.moderator.user_id]}).ok
-    # AND can_add_members_group lets its members add others
-    assert realm.member.patch(f"/user_groups/{group_id}", {
-        "can_add_members_group": {"new": {"direct_members": [realm.admin.user_id],
-                                          "direct_subgroups": []}}}).ok
-    assert realm.admin.post(path, {"add": [realm.moderator.user_id]}).ok
-    assert_error(realm.admin.post(path, {"delete": [realm.moderator.user_id]}),
-                 "Insufficient permission")
-
-
-def test_subgroups_and_cycles(realm, register_queue, fetch_events, drain_events):
-    a = create_ok(realm.member, "A")
-    b = create_ok(realm.member, "B")
-    c = create_ok(realm.member, "C")
-    drain_events()
-    queue = register_queue(realm.admin, event_types=["user_group"])["queue_id"]
-    # WHEN A contains B (through /subgroups) and B contains C (through /members)
-    assert realm.member.post(f"/user_groups/{a}/subgroups", {"add": [b]}).ok
-    assert realm.member.post(f"/user_groups/{b}/members", {"add_subgroups": [c]}).ok
-    # THEN no cycle can be made, directly or through nesting
-    assert_error(realm.member.post(f"/user_groups/{a}/subgroups", {"add": [a]}),
-                 "cannot be a subgroup of itself")
-    assert_error(realm.member.post(f"/user_groups/{b}/subgroups", {"add": [a]}),
-                 "cannot be a subgroup of itself")
-    assert_error(realm.member.post(f"/user_groups/{c}/subgroups", {"add": [a]}),
-                 "cannot be a subgroup of itself")
-    # AND the reference's other errors
-    assert_error(realm.member.post(f"/user_groups/{a}/subgroups", {"add": [b]}),
-                 f"User group {b} is already a subgroup of this group.")
-    assert_error(realm.member.post(f"/user_groups/{a}/subgroups", {"delete": [c]}),
-                 f"User group {c} is not a subgroup of this group.")
-    assert_error(realm.member.post(f"/user_groups/{a}/subgroups", {"add": [99999]}),
-                 "Invalid user group ID: 99999")
-    assert_error(realm.moderator.post(f"/user_groups/{a}/subgroups", {"add": [c]}),
-                 "Insufficient permission")
-    # AND a system group may be a subgroup; removal works through both endpoints
-    assert realm.member.post(f"/user_groups/{c}/subgroups", {"add": [ADMINS]}).ok
-    assert realm.member.post(f"/user_groups/{c}/members", {"delete_subgroups": [ADMINS]}).ok
-    assert realm.member.post(f"/user_groups/{a}/subgroups", {"delete": [b]}).ok
-    listed = groups_by_id(realm.member)
-    assert (listed[a]["direct_subgroup_ids"], listed[b]["direct_subgroup_ids"],
-            listed[c]["direct_subgroup_ids"]) == ([], [c], [])
-    # AND the events say what changed
-    assert group_events(drain_events, fetch_events, realm.admin, queue) == [
-        {"type": "user_group", "op": "add_subgroups", "group_id": a, "direct_subgroup_ids": [b]},
-        {"type": "user_group", "op": "add_subgroups", "group_id": b, "direct_subgroup_ids": [c]},
-        {"type": "user_group", "op": "add_subgroups", "group_id": c,
-         "direct_subgroup_ids": [ADMINS]},
-        {"type": "user_group", "op": "remove_subgroups", "group_id": c,
-         "direct_subgroup_ids": [ADMINS]},
-        {"type": "user_group", "op": "remove_subgroups", "group_id": a,
-         "direct_subgroup_ids": [b]}]
-
-
-def test_nested_membership(realm):
-    gone = realm.add_user("Gone User")
-    c = create_ok(realm.member, "C", [realm.guest.user_id, gone.user_id])
-    b = create_ok(realm.member, "B", subgroups=[c])
-    a = create_ok(realm.member, "A", subgroups=[b, ADMINS])
-    # A user in C is a member of A through B, but not a direct one
-    assert is_member(realm.member, a, realm.guest.user_id) is True
-    assert is_member(realm.member, a, realm.guest.user_id, direct_member_only=True) is False
-    assert is_member(realm.member, c, realm.guest.user_id, direct_member_only=True) is True
-    # System subgroups decide by role
-    assert is_member(realm.member, a, realm.owner.user_id) is True
-    assert is_member(realm.member, a, realm.moderator.user_id) is False
-    assert is_member(realm.member, MEMBERS, realm.member.user_id) is True
-    assert is_member(realm.member, MEMBERS, realm.owner.user_id) is True
-    assert is_member(realm.member, ADMINS, realm.owner.user_id, direct_member_only=True) is False
-    assert is_member(realm.member, ADMINS, realm.admin.user_id, direct_member_only=True) is True
-    assert is_member(realm.member, MEMBERS, realm.guest.user_id) is False
-    # Deactivated users belong to no group
-    assert is_member(realm.member, a, gone.user_id) is True
-    assert realm.admin.delete(f"/users/{gone.user_id}").ok
-    assert is_member(realm.member, a, gone.user_id) is False
-    assert is_member(realm.member, c, gone.user_id, direct_member_only=True) is False
-    assert_error(realm.member.get(f"/user_groups/{a}/members/999999"), "No such user")
-    assert_error(realm.member.get(f"/user_groups/99999/members/{realm.member.user_id}"),
-                 "Invalid user group")
-
-
-def test_hundred_members_in_one_write(realm, monkeypatch):
-    from pynamodb.connection import Connection
-
-    users = [realm.add_user(f"Crowd {n}").user_id for n in range(100)]
-    group_id = create_ok(realm.member, "Crowd")
-    writes: list[str] = []
-    for name in ("transact_write_items", "update_item", "put_item", "batch_write_item"):
-        original = getattr(Connection, name)
-
-        def counting(self, *args, _name=name, _original=original, **kwargs):
-            writes.append(_name)
-            return _original(self, *args, **kwargs)
-        monkeypatch.setattr(Connection, name, counting)
-    # WHEN a hundred users are added at once
-    assert realm.member.post(f"/user_groups/{group_id}/members", {"add": users}).ok
-    # THEN one transaction wrote them all
-    assert writes == ["transact_write_items"]
-    assert set(UserGroup.get(realm.realm_id, group_id).direct_members) == set(users)
-
-
-def test_concurrent_changes_all_stick(realm):
-    from chalicelib.actions.user_groups import _apply
-
-    group_id = create_ok(realm.member, "Busy", [realm.member.user_id])
-    # GIVEN a copy of the group read before someone else added the admin
-    stale = UserGroup.get(realm.realm_id, group_id)
-    assert realm.member.post(f"/user_groups/{group_id}/members",
-                             {"add": [realm.admin.user_id]}).ok
-    # WHEN the stale writer adds the moderator and removes the member
-    _apply(realm.realm_id, stale, {realm.moderator.user_id}, set(), adding=True)
-    _apply(realm.realm_id, stale, {realm.member.user_id}, set(), adding=False)
-    # THEN every change stuck
-    assert set(UserGroup.get(realm.realm_id, group_id).direct_members) == {
-        realm.admin.user_id, realm.moderator.user_id}
-
-
-def test_stale_write_against_deactivated_group_is_refused(realm):
-    from chalicelib.actions.user_groups import _apply
-    from chalicelib.http.errors import ApiError
-
-    group_id = create_ok(realm.member, "Closing")
-    stale = UserGroup.get(realm.realm_id, group_id)
-    assert realm.member.post(f"/user_groups/{group_id}/deactivate").ok
-    with pytest.raises(ApiError, match="is deactivated and cannot be changed"):
-        _apply(realm.realm_id, stale, {realm.admin.user_id}, set(), adding=True)
-    assert not UserGroup.get(realm.realm_id, group_id).direct_members
+def test_anonymous_group_setting_of_one_group_is_that_group(realm):
+    group_id = create_ok(realm.member, "Plain", can_join_group={
+        "direct_members": [], "direct_subgroups": [MEMBERS]})
+    assert groups_by_id(realm.member)[group_id]["can_join_group"] == MEMBERS
+    # AND an empty one is nobody; a stale `old` in either shape is compared the same way
+    assert realm.member.patch(f"/user_groups/{group_id}", {"can_join_group": {
+        "new": {"direct_members": [], "direct_subgroups": []},
+        "old": {"direct_members": [], "direct_subgroups": [MEMBERS]}}}).ok
+    assert groups_by_id(realm.member)[group_id]["can_join_group"] == NOBODY
 
 
 def test_registration_state(realm, register_queue):

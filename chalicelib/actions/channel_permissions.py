@@ -1,0 +1,149 @@
+"""Who may see, administer and add subscribers to a channel, as the reference decides.
+
+Content access: reading the channel's messages (web-public, subscribed, a public channel
+for non-guests, or a private one through its `can_add_subscribers_group`). Metadata
+access: knowing the channel exists and its settings (content access, organization
+administrators, and the channel's `can_administer_channel_group`). Guests get neither
+through group settings. The predicates here serve channel administration, subscribing
+others and invitations; `channel_viewer_queues` resolves the audience of channel
+events in the fan-out, so a request never lists the organization's users.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.group_settings import (
+    GroupSettingValue,
+    caller_has_realm_permission,
+    group_setting_members,
+    normalize,
+    user_has_group_setting,
+)
+from chalicelib.actions.realms import system_group_id
+from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_MEMBER, Principal
+from chalicelib.models.events import EventQueue
+from chalicelib.models.realms import Realm
+from chalicelib.models.streams import Stream
+
+# The channel-level group settings (§4.4) and their defaults; "channel_creator" is the
+# anonymous group of the channel's creator, as in the reference.
+CHANNEL_CREATOR = "channel_creator"
+CHANNEL_GROUP_SETTING_DEFAULTS: dict[str, str] = {
+    "can_add_subscribers_group": "role:nobody",
+    "can_remove_subscribers_group": "role:administrators",
+    "can_administer_channel_group": CHANNEL_CREATOR,
+    "can_delete_any_message_group": "role:nobody",
+    "can_delete_own_message_group": "role:nobody",
+    "can_move_messages_out_of_channel_group": "role:nobody",
+}
+CHANNEL_GROUP_SETTINGS = tuple(CHANNEL_GROUP_SETTING_DEFAULTS)
+
+
+def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
+    stored = stream.group_settings.as_dict() if stream.group_settings else {}
+    if name in stored:
+        return normalize(stored[name])
+    default = CHANNEL_GROUP_SETTING_DEFAULTS[name]
+    if default == CHANNEL_CREATOR:
+        return normalize({"direct_members": [stream.creator_id] if stream.creator_id else [],
+                          "direct_subgroups": []})
+    return system_group_id(default)
+
+
+def _holds(caller: Principal, stream: Stream, setting: str) -> bool:
+    return user_has_group_setting(caller.realm_id, caller.user_id, caller.role,
+                                  channel_group_setting(stream, setting))
+
+
+def has_content_access(caller: Principal, stream: Stream, subscribed: bool) -> bool:
+    if stream.is_web_public or subscribed:
+        return True
+    if caller.is_guest:
+        return False
+    return not stream.invite_only or _holds(caller, stream, "can_add_subscribers_group")
+
+
+def can_administer_channel(caller: Principal, stream: Stream) -> bool:
+    """Organization administrators, and the channel's administer group (never guests)."""
+    if caller.is_admin:
+        return True
+    return not caller.is_guest and _holds(caller, stream, "can_administer_channel_group")
+
+
+def has_metadata_access(caller: Principal, stream: Stream, subscribed: bool) -> bool:
+    return has_content_access(caller, stream, subscribed) or can_administer_channel(caller,
+                                                                                    stream)
+
+
+def realm_default_stream_ids(realm: Realm) -> set[int]:
+    """The organization's default channels (new users join them; invitations may name
+    them without permission to add subscribers)."""
+    return {int(s) for s in realm.default_stream_ids or ()}
+
+
+def can_add_subscribers(caller: Principal, stream: Stream, subscribed: bool, realm: Realm, *,
+                        allow_default_streams: bool = False) -> bool:
+    """Whether the caller may subscribe other users to the channel (§4.4, §4.8).
+
+    Needs content access and one of: the organization's `can_add_subscribers_group`,
+    administering the channel, the channel's `can_add_subscribers_group`, or (for
+    invitations, `allow_default_streams`) the channel being a default channel.
+    """
+    if stream.is_archived or caller.is_guest or not has_content_access(caller, stream,
+                                                                       subscribed):
+        return False
+    if caller.is_admin or caller_has_realm_permission(realm, caller.user_id, caller.role,
+                                                      "can_add_subscribers_group"):
+        return True
+    if allow_default_streams and stream.stream_id in realm_default_stream_ids(realm):
+        return True
+    return _holds(caller, stream, "can_administer_channel_group") or _holds(
+        caller, stream, "can_add_subscribers_group")
+
+
+# ---- event audiences -------------------------------------------------------------------
+
+def viewers_audience(stream_id: int, public: bool, *, minus_public: bool | None = None
+                     ) -> dict[str, Any]:
+    """The outbox audience "everyone with metadata access to the channel, were it public
+    (or private)"; `minus_public` leaves out who could see it under that visibility
+    (those gaining or losing access when the privacy changes)."""
+    audience: dict[str, Any] = {"channel_viewers": stream_id, "public": public}
+    if minus_public is not None:
+        audience["minus_public"] = minus_public
+    return audience
+
+
+def channel_viewer_queues(realm_id: int, audience: dict[str, Any],
+                          realm_queues: list[EventQueue]) -> list[EventQueue]:
+    """The live queues of a `viewers_audience`, decided at fan-out time: subscribers, and
+    for a public channel every non-guest, for a private one the organization
+    administrators and non-guest members of its administer and add-subscribers groups."""
+    from chalicelib.actions.streams import get_stream, subscriber_ids
+
+    stream_id = int(audience["channel_viewers"])
+    subscribers = set(subscriber_ids(realm_id, stream_id))
+    stream = get_stream(realm_id, stream_id)
+    sees = _viewer_test(realm_id, stream, subscribers, bool(audience["public"]))
+    if "minus_public" in audience:
+        other = _viewer_test(realm_id, stream, subscribers, bool(audience["minus_public"]))
+        return [q for q in realm_queues if sees(q) and not other(q)]
+    return [q for q in realm_queues if sees(q)]
+
+
+def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], public: bool):
+    def non_guest(queue: EventQueue) -> bool:
+        return queue.role is None or int(queue.role) <= ROLE_MEMBER
+
+    if public:
+        return lambda q: q.user_id in subscribers or non_guest(q)
+    users: set[int] = set()
+    max_role = ROLE_ADMINISTRATOR
+    if stream is not None:
+        for setting in ("can_administer_channel_group", "can_add_subscribers_group"):
+            members, role = group_setting_members(realm_id, channel_group_setting(stream,
+                                                                                  setting))
+            users |= members
+            max_role = max(max_role, min(role, ROLE_MEMBER))   # never guests by role
+    return lambda q: q.user_id in subscribers or (non_guest(q) and (
+        q.user_id in users or (q.role is not None and int(q.role) <= max_role)))

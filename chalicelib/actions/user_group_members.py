@@ -1,0 +1,197 @@
+"""Members and subgroups of user groups (§4.13, §4.14): who may change them, no cycles,
+and membership through nested subgroups.
+
+A request is one transaction: the group's new member and subgroup sets, conditioned on
+the version that was read (so its events say exactly what changed), a check that each
+added subgroup is still active, and, when subgroups are added, the realm's subgroup
+graph version (so two concurrent additions cannot close a cycle). A writer that lost a
+race re-reads and tries again.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.group_settings import (
+    MAX_SUBGROUP_DEPTH,
+    GroupSettingValue,
+    is_system_group,
+    user_has_group_setting,
+)
+from chalicelib.actions.realms import SYSTEM_GROUPS, get_realm
+from chalicelib.actions.user_groups import (
+    EVERYONE,
+    MAX_SUBGROUPS_PER_REQUEST,
+    SYSTEM_GROUP_DIRECT_ROLES,
+    check_mutable,
+    check_subgroups,
+    check_users,
+    get_user_group,
+    has_group_permission,
+    require,
+    require_member_or_admin,
+    version_condition,
+)
+from chalicelib.events.outbox import add_event
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.realms import Realm
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
+
+ATTEMPTS = 3   # reads and writes again when a concurrent change to the group won
+
+
+def do_update_members(caller: Principal, group_id: int, add: list[int], delete: list[int],
+                      add_subgroups: list[int], delete_subgroups: list[int]) -> dict[str, Any]:
+    """POST /user_groups/{id}/members (§4.13), also serving §4.14 for subgroups."""
+    require_member_or_admin(caller)
+    if not (add or delete or add_subgroups or delete_subgroups):
+        raise ApiError("Nothing to do. Specify at least one of 'add', 'delete', "
+                       "'add_subgroups' or 'delete_subgroups'.")
+    if len(set(add_subgroups)) > MAX_SUBGROUPS_PER_REQUEST:
+        raise ApiError(f"Too many subgroups: at most {MAX_SUBGROUPS_PER_REQUEST} at a time.")
+    checked_users = False
+    for _ in range(ATTEMPTS):
+        group = get_user_group(caller.realm_id, group_id)
+        check_mutable(group)
+        realm = get_realm(caller.realm_id)
+        _check_permissions(caller, realm, group, add, delete, add_subgroups, delete_subgroups)
+        _check_changes(group, add, delete, add_subgroups, delete_subgroups)
+        if add and not checked_users:
+            check_users(caller.realm_id, add)   # active users; once is enough
+            checked_users = True
+        if add_subgroups:
+            check_subgroups(caller.realm_id, add_subgroups)
+            _check_no_cycle(caller.realm_id, group_id, add_subgroups)
+        if _write(realm, group, add, delete, add_subgroups, delete_subgroups):
+            return {}
+    raise ConflictError("The user group changed meanwhile; reload and try again.")
+
+
+def can_add_members_to_group(caller: Principal, realm: Realm, group: UserGroup) -> bool:
+    """Whether the caller may add others to the group (also for invitations, §4.8)."""
+    return not group.is_system_group and has_group_permission(
+        caller, realm, group, ["can_add_members_group", "can_manage_group"])
+
+
+def _direct_member(group: UserGroup, user: User) -> bool:
+    if group.is_system_group:
+        return int(user.role) in SYSTEM_GROUP_DIRECT_ROLES[SYSTEM_GROUPS[group.group_id - 1]]
+    return user.user_id in (group.direct_members or ())
+
+
+def check_is_user_group_member(caller: Principal, group_id: int, user_id: int,
+                               direct_member_only: bool) -> dict[str, Any]:
+    require_member_or_admin(caller)
+    group = get_user_group(caller.realm_id, group_id)
+    user = User.get_or_none(caller.realm_id, user_id)
+    if user is None:
+        raise ApiError("No such user")
+    if not user.is_active:   # deactivated users belong to no group
+        return {"is_user_group_member": False}
+    if _direct_member(group, user):
+        return {"is_user_group_member": True}
+    if direct_member_only:
+        return {"is_user_group_member": False}
+    # Through subgroups, however deep; system groups decide by role.
+    value: GroupSettingValue = group_id if group.is_system_group else {
+        "direct_members": [], "direct_subgroups": sorted(
+            int(g) for g in group.direct_subgroups or ())}
+    return {"is_user_group_member": user_has_group_setting(
+        caller.realm_id, user_id, int(user.role), value)}
+
+
+def _check_permissions(caller: Principal, realm: Realm, group: UserGroup, add: list[int],
+                       delete: list[int], add_subgroups: list[int],
+                       delete_subgroups: list[int]) -> None:
+    # Joining or leaving oneself has its own setting; the others need add/remove rights.
+    needed: list[list[str]] = []
+    if add or add_subgroups:
+        only_self = not add_subgroups and set(add) == {caller.user_id}
+        needed.append(["can_join_group", "can_add_members_group", "can_manage_group"]
+                      if only_self else ["can_add_members_group", "can_manage_group"])
+    if delete or delete_subgroups:
+        only_self = not delete_subgroups and set(delete) == {caller.user_id}
+        needed.append(["can_leave_group", "can_remove_members_group", "can_manage_group"]
+                      if only_self else ["can_remove_members_group", "can_manage_group"])
+    for settings in needed:
+        require(has_group_permission(caller, realm, group, settings))
+
+
+def _check_changes(group: UserGroup, add: list[int], delete: list[int],
+                   add_subgroups: list[int], delete_subgroups: list[int]) -> None:
+    members = {int(u) for u in group.direct_members or ()}
+    subgroups = {int(g) for g in group.direct_subgroups or ()}
+    for user_id in add:
+        if user_id in members:
+            raise ApiError(f"User {user_id} is already a member of this group")
+    for user_id in delete:
+        if user_id not in members | set(add):
+            raise ApiError(f"There is no member '{user_id}' in this user group")
+    for subgroup_id in add_subgroups:
+        if subgroup_id in subgroups:
+            raise ApiError(f"User group {subgroup_id} is already a subgroup of this group.")
+    for subgroup_id in delete_subgroups:
+        if subgroup_id not in subgroups | set(add_subgroups):
+            raise ApiError(f"User group {subgroup_id} is not a subgroup of this group.")
+
+
+def _check_no_cycle(realm_id: int, group_id: int, new_subgroups: Iterable[int]) -> None:
+    """Refuses subgroups that contain the group, however deep (a BatchGet per level)."""
+    frontier = set(new_subgroups)
+    seen: set[int] = set()
+    depth = 0
+    while frontier:
+        if group_id in frontier:
+            raise ApiError("User group cannot be a subgroup of itself, directly or through "
+                           "its subgroups.")
+        depth += 1
+        if depth > MAX_SUBGROUP_DEPTH:
+            raise ApiError(f"Subgroups cannot nest more than {MAX_SUBGROUP_DEPTH} levels deep.")
+        seen |= frontier
+        # System groups contain only system groups, never a user group.
+        wanted = [g for g in frontier if not is_system_group(g)]
+        frontier = {int(s) for g in UserGroup.batch_get([(realm_id, g) for g in wanted])
+                    for s in g.direct_subgroups or ()} - seen if wanted else set()
+
+
+def _write(realm: Realm, group: UserGroup, add: list[int], delete: list[int],
+           add_subgroups: list[int], delete_subgroups: list[int]) -> bool:
+    """The change and its events in one transaction; False when a concurrent change won."""
+    realm_id, group_id = realm.realm_id, group.group_id
+    members = {int(u) for u in group.direct_members or ()}
+    subgroups = {int(g) for g in group.direct_subgroups or ()}
+    new_members = (members | set(add)) - set(delete)
+    new_subgroups = (subgroups | set(add_subgroups)) - set(delete_subgroups)
+    actions = [UserGroup.version.add(1)]
+    for attribute, old, new in ((UserGroup.direct_members, members, new_members),
+                                (UserGroup.direct_subgroups, subgroups, new_subgroups)):
+        if new != old:
+            actions.append(attribute.set(new) if new else attribute.remove())
+    events = [(op, key, sorted(ids)) for op, key, ids in (
+        ("add_members", "user_ids", set(add)), ("remove_members", "user_ids", set(delete)),
+        ("add_subgroups", "direct_subgroup_ids", set(add_subgroups)),
+        ("remove_subgroups", "direct_subgroup_ids", set(delete_subgroups))) if ids]
+    try:
+        with transaction() as tx:
+            tx.update(group, actions=actions, condition=version_condition(group))
+            for subgroup_id in sorted(set(add_subgroups)):
+                tx.condition_check(UserGroup, realm_id, subgroup_id,
+                                   condition=UserGroup.deactivated == False)
+            if add_subgroups:
+                graph = realm.group_graph_version
+                tx.update(Realm(realm_id), actions=[Realm.group_graph_version.add(1)],
+                          condition=Realm.group_graph_version.does_not_exist()
+                          if graph is None else Realm.group_graph_version == graph)
+            for op, key, ids in events:
+                add_event(tx, realm_id, {"type": "user_group", "op": op,
+                                         "group_id": group_id, key: ids}, EVERYONE)
+    except TransactWriteError as error:
+        if not is_condition_failure(error):
+            raise
+        return False
+    return True
