@@ -28,6 +28,9 @@ def update_realm(
     can_move_messages_between_topics_group: GroupChange | None = None,
     can_access_all_users_group: GroupChange | None = None,
     can_mention_many_users_group: GroupChange | None = None,
+    can_invite_users_group: GroupChange | None = None,
+    create_multiuse_invite_group: GroupChange | None = None,
+    can_add_subscribers_group: GroupChange | None = None,
 ) -> dict[str, Any]:
     # Every keyword parameter is a setting; the ones not sent are None.
     requested = {name: value for name, value in locals().items()

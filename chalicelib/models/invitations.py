@@ -8,10 +8,12 @@ from chalicelib.models.base import BaseModel, table_meta
 
 
 class Invitation(BaseModel):
-    """An emailed invitation (kind "email") or a reusable link (kind "multiuse").
+    """An emailed invitation (kind "email"), a reusable link (kind "multiuse"), or the
+    emailed confirmation of an address that used a link (kind "signup", `parent_id`).
 
     The secret in the link is stored only as `key_hash`; `expires_at` is null for
-    invitations that never expire.
+    invitations that never expire. Used and revoked ones keep their status for a day
+    (a clear error for their link), then TTL removes them.
     """
 
     Meta = table_meta("invitations")
@@ -30,6 +32,7 @@ class Invitation(BaseModel):
     created = NumberAttribute()
     expires_at = TTLAttribute(null=True)
     status = UnicodeAttribute(default="active")      # "active", "used", "revoked"
+    parent_id = NumberAttribute(null=True)           # kind "signup": the link it came from
 
 
 class InvitationKey(BaseModel):
@@ -39,6 +42,7 @@ class InvitationKey(BaseModel):
     key_hash = UnicodeAttribute(hash_key=True)
     realm_id = NumberAttribute()
     invite_id = NumberAttribute()
+    expires_at = TTLAttribute(null=True)             # removed by TTL with its invitation
 
 
 class ChannelFolder(BaseModel):
