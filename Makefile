@@ -25,7 +25,7 @@ test: $(STAMP) package
 	@$(BIN)/python -m pytest -q tests
 
 ## test-fast: unit and functional tiers only
-test-fast: $(STAMP)
+test-fast: $(STAMP) package
 	@$(BIN)/python -m pytest -q tests/unit tests/functional
 
 ## reset: forget the local stack's saved state
@@ -49,6 +49,8 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.message_moves
 	@$(BIN)/python -m bench.webhooks
 	@$(BIN)/python -m bench.user_state
+	@$(BIN)/python -m bench.channel_admin
+	@$(BIN)/python -m bench.invites
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

@@ -10,6 +10,7 @@ from chalicelib.api import (
     deactivation,
     drafts,
     events,
+    invites,
     messages,
     playgrounds,
     profile_fields,
@@ -63,9 +64,11 @@ for area in (
     user_groups,
     stream_admin,
     channel_folders,
+    invites,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)
+app.register_blueprint(invites.links)
 
 register_middleware(app)
 

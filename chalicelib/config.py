@@ -45,6 +45,11 @@ def realm_url(subdomain: str) -> str:
     return f"{external_scheme()}://{subdomain}.{root_domain()}" + (f":{port}" if port else "")
 
 
+def web_public_streams_enabled() -> bool:
+    """The server setting WEB_PUBLIC_STREAMS_ENABLED (§4.4): web-public channels allowed."""
+    return _env("WEB_PUBLIC_STREAMS_ENABLED", "true").lower() in {"1", "true", "yes"}
+
+
 def longpoll_wait_seconds() -> float:
     """How long a blocking GET /events waits; leaves margin under API Gateway's 29 s."""
     return float(_env("LONGPOLL_WAIT_SECONDS", "20"))
@@ -71,3 +76,13 @@ def upload_bucket() -> str:
 def longpoll_poll_interval_seconds() -> float:
     """How often a waiting GET /events re-reads its queue item."""
     return float(_env("LONGPOLL_POLL_INTERVAL_MS", "50")) / 1000
+
+
+def invitation_link_validity_minutes() -> int:
+    """How long an invitation lasts unless the inviter says otherwise (§8: 14400 = 10 days)."""
+    return int(_env("INVITATION_LINK_VALIDITY_MINUTES", "14400"))
+
+
+def invites_daily_limit() -> int:
+    """How many invitation emails one organization may send per UTC day."""
+    return int(_env("INVITES_DAILY_LIMIT", "100"))

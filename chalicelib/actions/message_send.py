@@ -17,10 +17,14 @@ from chalicelib.actions.message_dicts import (
     message_api_dict,
     recipient_id_for,
 )
+from chalicelib.actions.outgoing_webhooks import add_webhook_triggers, triggered_bots
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
-from chalicelib.actions.outgoing_webhooks import add_webhook_triggers, triggered_bots
+from chalicelib.actions.streams import (
+    access_stream_by_id,
+    access_stream_by_name,
+    get_stream,
+)
 from chalicelib.actions.uploads import plan_links
 from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
@@ -45,7 +49,10 @@ def check_content(content: str) -> str:
     return content.rstrip()
 
 
-def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None) -> str:
+def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None, *,
+                enforce_policy: bool = True) -> str:
+    """The topic as stored: stripped, the empty topic's names read as "", within limits;
+    and allowed by the topics policy unless only an existing topic is being named."""
     if topic is None:
         topic = ""
     topic = topic.strip()
@@ -56,6 +63,8 @@ def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None) -
         raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
     if any(ord(ch) < 32 for ch in topic):
         raise ApiError("Invalid character in topic")
+    if not enforce_policy:
+        return topic
     policy = topics_policy(realm, stream)
     if topic == "" and policy == "disable_empty_topic":
         raise ApiError("Topics are required in this channel." if stream is not None and
@@ -195,13 +204,17 @@ def channel_audience(stream: Stream) -> dict[str, Any]:
 
 
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
-                       content: str, client: str = "API") -> dict[str, Any]:
+                       content: str, client: str = "API",
+                       skip_stream_access_check: bool = False) -> dict[str, Any]:
+    """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
+    mentioned (`to` is then a channel id), as the reference allows."""
     rendered = render_content(caller.realm_id, content)
     realm = get_realm(caller.realm_id)
     sender = User.get(caller.realm_id, caller.user_id)
     stream: Stream | None = None
     if message_type in ("stream", "channel"):
-        stream = _channel_target(caller, to)
+        stream = (_channel_by_id(caller.realm_id, to) if skip_stream_access_check
+                  else _channel_target(caller, to))
         if stream.is_archived:
             raise ApiError("Cannot send to an archived channel.")
         message = new_channel_message(realm, caller.user_id, stream,
@@ -209,8 +222,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         if rendered.mentions.channel_wildcard or rendered.mentions.topic_wildcard:
             check_wildcard_permission(caller, realm, stream, rendered.mentions)
         audience = channel_audience(stream)
-        triggers = triggered_bots(sender,
-                                  mentioned=list(rendered.resolved.users.values()))
+        triggers = triggered_bots(sender, content=rendered.content,
+                                  mentioned=rendered.resolved.users.values())
     else:
         recipients = direct_recipient_users(caller, to)
         participants = {u.user_id for u in recipients} | {caller.user_id}
@@ -228,7 +241,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
     with transaction() as tx:
         prepared.add_to(tx)
         links.apply(tx)
-        add_webhook_triggers(tx, caller.realm_id, message.message_id, triggers)
+        add_webhook_triggers(tx, caller.realm_id, prepared.event["message"], triggers)
     if stream is not None:
         after_channel_message(stream, message)
     return {"id": message.message_id}
@@ -260,6 +273,13 @@ def _channel_target(caller: Principal, to: str) -> Stream:
         stream, _ = access_stream_by_name(caller, target.strip())
     else:
         raise ApiError("Invalid 'to': name one channel by id or name.")
+    return stream
+
+
+def _channel_by_id(realm_id: int, to: str) -> Stream:
+    stream = get_stream(realm_id, int(to))
+    if stream is None:
+        raise ApiError(f"Channel with ID '{to}' does not exist", code="STREAM_DOES_NOT_EXIST")
     return stream
 
 

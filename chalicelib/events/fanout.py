@@ -22,11 +22,9 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
     DynamoDBRecord,
 )
 
-from chalicelib import config
-from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD
+from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
 from chalicelib.events.filters import forms_for_queue
 from chalicelib.events.queues import append_events, queues_of_realm, queues_of_users
-from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
 
@@ -77,6 +75,7 @@ class FanoutBatch:
         self.audiences: dict[str, list[EventQueue]] = {}
         self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
+        self.access_limited: dict[int, bool] = {}   # realm id -> guests see only some users
 
     def collect(self, record: DynamoDBRecord) -> None:
         raw = record.raw_event
@@ -93,7 +92,8 @@ class FanoutBatch:
             return
         user_flags = audience.get("user_flags") or {}
         for queue in self._audience_queues(outbox.realm_id, audience):
-            if not role_may_see(queue, audience):
+            if not role_may_see(queue, audience) or not self._may_access(
+                    outbox.realm_id, audience, queue):
                 continue
             forms = forms_for_queue(event, queue, user_flags)
             if not forms:
@@ -102,31 +102,25 @@ class FanoutBatch:
             appends.items.extend((f"{outbox.outbox_id}:{i}", form) for i, form in enumerate(forms))
             appends.sequence_numbers.add(sequence_number)
 
+    def _may_access(self, realm_id: int, audience: dict[str, Any], queue: EventQueue) -> bool:
+        """Audiences with user_access reach only those who can access that user."""
+        if audience.get("user_access") is None:
+            return True
+        from chalicelib.actions.user_access import may_access, realm_limits_user_access
+
+        if realm_id not in self.access_limited:   # one read per realm and batch
+            self.access_limited[realm_id] = realm_limits_user_access(realm_id)
+        return may_access(queue.user_id, queue.role, int(audience["user_access"]),
+                          self.access_limited[realm_id])
+
     def flush(self) -> set[str]:
         """Appends everything collected; returns the sequence numbers whose appends failed."""
         return self._flush_queues() | self._flush_webhook_jobs()
 
     def _flush_webhook_jobs(self) -> set[str]:
-        """Sends the batch's webhook jobs to SQS, ten per request; returns failed records."""
+        """Sends the batch's webhook jobs to SQS; returns the records that failed."""
         jobs, self.webhook_jobs = self.webhook_jobs, []
-        failed: set[str] = set()
-        if not jobs:
-            return failed
-        sqs = aws_clients.client("sqs")
-        queue_url = sqs.get_queue_url(QueueName=config.webhook_queue_name())["QueueUrl"]
-        for start in range(0, len(jobs), 10):
-            chunk = jobs[start:start + 10]
-            entries = [{"Id": str(i), "MessageBody": json.dumps(
-                {k: event[k] for k in ("realm_id", "message_id", "bot_id", "trigger")})}
-                for i, (_, event) in enumerate(chunk)]
-            try:
-                result = sqs.send_message_batch(QueueUrl=queue_url, Entries=entries)
-            except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
-                logger.exception("webhook enqueue failed")
-                failed |= {sequence for sequence, _ in chunk}
-                continue
-            failed |= {chunk[int(f["Id"])][0] for f in result.get("Failed", [])}
-        return failed
+        return enqueue_jobs(jobs) if jobs else set()
 
     def _flush_queues(self) -> set[str]:
         work = list(self.pending.values())
@@ -171,12 +165,18 @@ def role_may_see(queue: EventQueue, audience: dict[str, Any]) -> bool:
 def audience_queues(realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
     if audience.get("realm"):
         return queues_of_realm(realm_id)
+    if "channel_viewers" in audience:
+        from chalicelib.actions.channel_permissions import channel_viewer_queues
+        return channel_viewer_queues(realm_id, audience, queues_of_realm(realm_id))
     if "stream" in audience:
         return _channel_queues(realm_id, int(audience["stream"]), audience)
-    if "streams" in audience:   # e.g. a move: everyone who could see either channel
+    if "streams" in audience:   # e.g. a move: the channels' readers plus named users
         found: dict[str, EventQueue] = {}
         for stream_id in audience["streams"]:
             found.update((q.queue_id, q) for q in _channel_queues(realm_id, int(stream_id), {}))
+        if audience.get("users"):
+            found.update((q.queue_id, q) for q in queues_of_users(
+                realm_id, [int(u) for u in audience["users"]]))
         return list(found.values())
     return queues_of_users(realm_id, [int(u) for u in audience.get("users", [])])
 

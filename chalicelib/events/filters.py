@@ -62,7 +62,9 @@ def forms_for_queue(event: dict[str, Any], queue: EventQueue,
                     user_flags: dict[str, list[str]]) -> list[dict[str, Any]]:
     """The events (zero or more) that this queue should receive for `event`.
 
-    Keys starting with "_" carry facts for the fan-out only and never reach clients.
+    Keys starting with "_" carry facts for the fan-out only and never reach clients;
+    `_without_capability` = {"capability": name, "event": form} is the form queues
+    without that client capability get instead.
     """
     return [_public(form) for form in _forms(event, queue, user_flags)]
 
@@ -85,6 +87,10 @@ def _forms(event: dict[str, Any], queue: EventQueue,
         if not caps.get("user_settings_object"):
             forms += [e for e in _legacy_settings_events(event) if wants_type(options, e["type"])]
         return forms
+    fallback = event.get("_without_capability")
+    if fallback is not None and not caps.get(fallback["capability"]):
+        # Clients without the capability get the older form (e.g. archived_channels).
+        event, kind = fallback["event"], fallback["event"]["type"]
     if not wants_type(options, kind) or not _narrow_allows(options, event):
         return []
     if kind in TYPING_TYPES:
@@ -93,6 +99,8 @@ def _forms(event: dict[str, Any], queue: EventQueue,
         return [_message_for_queue(event, options, queue.user_id, user_flags)]
     if kind == "update_message":
         return [_update_for_queue(event, caps, queue.user_id, user_flags)]
+    if kind == "delete_message":
+        return _delete_for_queue(event, caps)
     if kind == "muted_topics" and "user_topic" in (options.get("event_types") or []):
         return []   # the deprecated form only for clients that do not know user_topic
     if kind == "user_topic" and event.get("topic_name") == "" and not caps.get(
@@ -109,6 +117,17 @@ def _update_for_queue(event: dict[str, Any], caps: dict[str, Any], user_id: int,
             if form.get(name) == "":
                 form[name] = _empty_topic_display(event)
     return form
+
+
+def _delete_for_queue(event: dict[str, Any], caps: dict[str, Any]) -> list[dict[str, Any]]:
+    """One event for clients with bulk_message_deletion, one per message for the others."""
+    form = dict(event)
+    if form.get("topic") == "" and not caps.get("empty_topic_name"):
+        form["topic"] = _empty_topic_display(event)
+    if caps.get("bulk_message_deletion"):
+        return [form]
+    message_ids = form.pop("message_ids", [])
+    return [{**form, "message_id": message_id} for message_id in message_ids]
 
 
 def _typing_for_queue(event: dict[str, Any], queue: EventQueue, caps: dict[str, Any]

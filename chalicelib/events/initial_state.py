@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions.channel_folders import channel_folders_state
+from chalicelib.actions.channel_permissions import realm_default_stream_ids
 from chalicelib.actions.playgrounds import realm_playgrounds_state
 from chalicelib.actions.profile_fields import profile_fields_state
 from chalicelib.actions.realm_emoji import realm_emoji_state
@@ -60,6 +61,9 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     # The event type is channel_folder; the state key's name is accepted as well.
     if _wants(types, "channel_folder") or "channel_folders" in (types or ()):
         state["channel_folders"] = channel_folders_state(caller.realm_id)
+    if _wants(types, "default_streams"):
+        state["realm_default_streams"] = sorted(realm_default_stream_ids(
+            get_realm(caller.realm_id)))
     if _wants(types, "realm_user_groups"):
         state["realm_user_groups"] = user_groups_state(
             caller.realm_id, bool(capabilities.get("include_deactivated_groups")))

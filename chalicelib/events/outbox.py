@@ -18,11 +18,15 @@ class Audience(TypedDict, total=False):
 
     users: these user ids; stream: the subscribers of this channel id (plus, for a
     public channel, queues registered with all_public_streams); streams: the same for
-    each of several channels, each queue once; realm: every user of the
-    realm; user_flags: per-user message flags for message events; public: whether the
+    each of several channels, each queue once, plus the queues of `users` if given;
+    realm: every user of the realm; user_flags: per-user message flags for message events; public: whether the
     channel is public (saves a read); subscribers_only: the channel's subscribers even
     when it is public (typing); max_role: only users whose role is this or higher (a
-    lower number), e.g. members but not guests.
+    lower number), e.g. members but not guests; user_access: only users who can access
+    this user id under the realm's can_access_all_users_group (with realm: True);
+    channel_viewers: everyone with metadata access to this channel id were it public
+    (`public`) or private, less those who would have it under `minus_public` when given
+    (actions/channel_permissions.py).
     """
 
     users: list[int]
@@ -33,6 +37,9 @@ class Audience(TypedDict, total=False):
     public: bool
     subscribers_only: bool
     max_role: int
+    channel_viewers: int
+    minus_public: bool
+    user_access: int
 
 
 def add_event(tx: TransactWrite, realm_id: int, event: dict[str, Any],

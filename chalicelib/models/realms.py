@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
-                                 UnicodeAttribute)
+                                 NumberSetAttribute, UnicodeAttribute)
 
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -17,6 +17,11 @@ class Realm(BaseModel):
     deactivated = BooleanAttribute(default=False)
     # Organization settings (§2.8) that differ from the defaults in lib/realm_settings.py.
     settings = MapAttribute(default=dict)
+    # The default channels (new users join them), changed with the channels themselves.
+    default_stream_ids = NumberSetAttribute(null=True)
+    # Bumped by every subgroup addition, which is conditioned on it: additions are
+    # serialized per realm, so two concurrent ones cannot close a cycle of subgroups.
+    group_graph_version = NumberAttribute(null=True)
 
 
 class UniqueName(BaseModel):
@@ -76,4 +81,5 @@ class Counter(BaseModel):
     profile_field = NumberAttribute(null=True)
     invite = NumberAttribute(null=True)
     folder = NumberAttribute(null=True)
-
+    # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.
+    invitations_sent = NumberAttribute(null=True)

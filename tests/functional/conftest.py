@@ -245,3 +245,24 @@ def fetch_events():
         assert response.ok, response.json
         return response.json["events"]
     return fetch
+
+
+@pytest.fixture
+def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """An outgoing-webhook receiver on loopback (tests/functional/webhook_helpers.py)."""
+    from tests.functional.webhook_helpers import Receiver
+
+    monkeypatch.setenv("ALLOW_PRIVATE_WEBHOOK_HOSTS", "loopback")
+    server = Receiver()
+    yield server
+    server.server.shutdown()
+
+
+@pytest.fixture
+def webhooks(drain_events: OutboxDrain) -> Any:
+    """Runs outbox -> SQS -> webhook worker synchronously; earlier tests' jobs run first."""
+    from tests.functional.webhook_helpers import WebhookQueue
+
+    queue = WebhookQueue(drain_events)
+    queue.run()
+    return queue
