@@ -3,6 +3,7 @@ and POST /fetch_api_key, which trades an email and password for an API key."""
 from __future__ import annotations
 
 import hashlib
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +15,7 @@ from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import check_email, get_user_by_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
-from chalicelib.http.errors import ApiError, UnauthorizedError
+from chalicelib.http.errors import ApiError, ConflictError, UnauthorizedError
 from chalicelib.lib.email import send_email
 from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
@@ -27,6 +28,7 @@ MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 100
 EMAIL_CHANGE_VALIDITY = timedelta(days=1)
 MAX_EXTRA_API_KEYS = 20
+MAX_ATTEMPTS = 5
 
 
 def check_new_password(old_password: str | None, new_password: str | None,
@@ -137,14 +139,46 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str) -> dic
                                 code="AUTHENTICATION_FAILED")
     if not user.is_active:
         raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED")
-    if len(user.extra_api_key_hashes or ()) >= MAX_EXTRA_API_KEYS:
-        raise ApiError("This account has too many API keys; ask an administrator to reset them.")
     api_key = new_api_key()
     key_hash = hash_api_key(api_key)
-    with transaction() as tx:
-        tx.save(ApiKey(key_hash, realm_id=realm.realm_id, user_id=user.user_id,
-                       email=user.email, role=user.role, is_bot=user.is_bot),
-                condition=ApiKey.key_hash.does_not_exist())
-        tx.update(user, actions=[User.extra_api_key_hashes.add({key_hash})],
-                  condition=User.is_active == True)
+    for _ in range(MAX_ATTEMPTS):
+        retired = _oldest_extra_key(user)
+        condition = User.is_active == True  # noqa: E712
+        user_actions = [User.extra_api_key_hashes.add({key_hash})]
+        if retired is not None:
+            # Each login adds a key; past the cap the oldest goes, as a session expiring.
+            # (One update cannot both add to and delete from a set: set it whole, over
+            # exactly the keys that were read.)
+            held = set(user.extra_api_key_hashes or ())
+            condition &= User.extra_api_key_hashes == held
+            user_actions = [User.extra_api_key_hashes.set(held - {retired} | {key_hash})]
+        try:
+            with transaction() as tx:
+                tx.save(ApiKey(key_hash, realm_id=realm.realm_id, user_id=user.user_id,
+                               email=user.email, role=user.role, is_bot=user.is_bot,
+                               created=time.time_ns()),
+                        condition=ApiKey.key_hash.does_not_exist())
+                if retired is not None:
+                    tx.delete(ApiKey(retired))
+                tx.update(user, actions=user_actions, condition=condition)
+        except TransactWriteError as error:
+            if not is_condition_failure(error):
+                raise
+            user = User.get(realm.realm_id, user.user_id)   # another login retired it first
+            if not user.is_active:
+                raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED") \
+                    from None
+            continue
+        break
+    else:
+        raise ConflictError("Too many logins at once; try again.")
     return {"api_key": api_key, "email": user.email, "user_id": user.user_id}
+
+
+def _oldest_extra_key(user: User) -> str | None:
+    """The extra key to retire before adding one, if the user holds the most allowed."""
+    hashes = sorted(user.extra_api_key_hashes or ())
+    if len(hashes) < MAX_EXTRA_API_KEYS:
+        return None
+    issued = {item.key_hash: item.created or 0 for item in ApiKey.batch_get(hashes)}
+    return min(hashes, key=lambda h: (issued.get(h, -1), h))

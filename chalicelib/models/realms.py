@@ -74,12 +74,5 @@ class Counter(BaseModel):
     profile_field = NumberAttribute(null=True)
     invite = NumberAttribute(null=True)
     folder = NumberAttribute(null=True)
-    invite = NumberAttribute(null=True)
-    draft = NumberAttribute(null=True)
-    folder = NumberAttribute(null=True)
-    emoji = NumberAttribute(null=True)
-    profile_field = NumberAttribute(null=True)
-    invite = NumberAttribute(null=True)
-    folder = NumberAttribute(null=True)
     # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.
     invitations_sent = NumberAttribute(null=True)

@@ -114,3 +114,6 @@ class ApiKey(BaseModel):
     is_bot = BooleanAttribute(default=False)
     is_active = BooleanAttribute(default=True)
     realm_active = BooleanAttribute(default=True)
+    # When the key was issued, in UNIX nanoseconds (absent on keys older than this field): the oldest
+    # extra key is the one POST /fetch_api_key retires when a user holds too many.
+    created = NumberAttribute(null=True)

@@ -1,6 +1,7 @@
 """PATCH /settings account parts (name, email, password) and POST /fetch_api_key."""
 from __future__ import annotations
 
+import base64
 import re
 
 import pytest
@@ -77,6 +78,23 @@ def test_fetch_api_key_refusals(realm, anonymous):
     assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
     assert fetch_key(anonymous, realm, realm.member.email, "a good password").json[
         "code"] == "USER_DEACTIVATED"
+
+
+def test_logins_past_the_key_cap_retire_the_oldest_key(realm, anonymous, monkeypatch):
+    from chalicelib.actions import account
+
+    monkeypatch.setattr(account, "MAX_EXTRA_API_KEYS", 3)
+    set_password(realm.member, "a good password")
+    keys = [fetch_key(anonymous, realm, realm.member.email, "a good password").json["api_key"]
+            for _ in range(5)]
+
+    def works(key: str) -> bool:
+        token = base64.b64encode(f"{realm.member.email}:{key}".encode()).decode()
+        return anonymous("GET", "/users/me", None, {"Authorization": f"Basic {token}"}).ok
+
+    # THEN every login succeeded, the newest three keys work and the two oldest do not
+    assert [works(key) for key in keys] == [False, False, True, True, True]
+    assert realm.member.get("/users/me").ok   # the account's own key is never retired
 
 
 def test_email_change_is_confirmed_by_the_emailed_link(realm, anonymous, register_queue,
