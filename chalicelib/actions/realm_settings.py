@@ -3,14 +3,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pynamodb.exceptions import TransactWriteError
+
 from chalicelib import config
 from chalicelib.actions.group_settings import check_group_setting_change, realm_group_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
-from chalicelib.models.base import transaction
+from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
 
 UNLIMITED = "unlimited"
@@ -21,6 +23,7 @@ TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
 # PATCH /realm names that are stored (and shown by POST /register) with a realm_ prefix.
 STORED_NAMES = {"empty_topic_display_name": "realm_empty_topic_display_name",
                 "topics_policy": "realm_topics_policy"}
+MAX_ATTEMPTS = 5
 
 
 def realm_setting(realm: Realm, name: str) -> Any:
@@ -48,9 +51,28 @@ def _check_plain(name: str, value: Any) -> Any:
 
 
 def do_update_realm(caller: Principal, requested: dict[str, Any]) -> dict[str, Any]:
+    """Writes the settings that change, each conditioned on the value it was read with
+    (so a `{new, old}` group change is a compare-and-set), with one update_dict event
+    per changed setting as the reference sends them."""
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
-    realm = get_realm(caller.realm_id)
+    for _ in range(MAX_ATTEMPTS):
+        realm = get_realm(caller.realm_id)
+        changed = _changes(realm, requested)
+        if not changed:
+            return {}
+        try:
+            _write_changes(realm, changed)
+        except TransactWriteError as error:
+            if is_condition_failure(error):
+                continue   # another administrator changed one of them: read again
+            raise
+        return {}
+    raise ConflictError("The organization's settings changed concurrently; try again.")
+
+
+def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:
+    """The requested settings whose validated value differs from the current one."""
     stored = realm.settings.as_dict() if realm.settings else {}
     changed: dict[str, Any] = {}
     for name, value in requested.items():
@@ -64,17 +86,25 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> dict[str, A
         key = STORED_NAMES.get(name, name)
         if stored.get(key, DEFAULTS.get(key)) != value:
             changed[name] = value
-    if not changed:
-        return {}
+    return changed
+
+
+def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    keys = {name: STORED_NAMES.get(name, name) for name in changed}
+    condition = Realm.realm_id.exists()
     if "settings" in realm.attribute_values:
         # One path per setting: concurrent changes to other settings keep theirs.
-        actions = [Realm.settings[STORED_NAMES.get(n, n)].set(v) for n, v in changed.items()]
+        actions = [Realm.settings[keys[n]].set(v) for n, v in changed.items()]
+        for key in keys.values():
+            condition &= (Realm.settings[key] == stored[key] if key in stored
+                          else Realm.settings[key].does_not_exist())
     else:
-        updated = {**stored, **{STORED_NAMES.get(n, n): v for n, v in changed.items()}}
-        actions = [Realm.settings.set(updated)]
+        actions = [Realm.settings.set({keys[n]: v for n, v in changed.items()})]
+        condition &= Realm.settings.does_not_exist()
     with transaction() as tx:
-        tx.update(Realm(caller.realm_id), actions=actions, condition=Realm.realm_id.exists())
-        add_event(tx, caller.realm_id, {"type": "realm", "op": "update_dict",
-                                        "property": "default", "data": changed},
-                  {"realm": True})
-    return {}
+        tx.update(Realm(realm.realm_id), actions=actions, condition=condition)
+        for name, value in changed.items():
+            add_event(tx, realm.realm_id, {"type": "realm", "op": "update_dict",
+                                           "property": "default", "data": {name: value}},
+                      {"realm": True})

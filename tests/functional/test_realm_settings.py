@@ -1,9 +1,15 @@
 """PATCH /realm: validation, permissions, group settings and the realm update_dict event."""
 from __future__ import annotations
 
+import threading
+
 import pytest
 
+from chalicelib.actions import realm_settings
+from chalicelib.actions.realm_settings import do_update_realm
 from chalicelib.actions.realms import system_group_id
+from chalicelib.http.auth import Principal
+from chalicelib.http.errors import ApiError
 
 EVERYONE, MEMBERS = system_group_id("role:everyone"), system_group_id("role:members")
 ADMINS, MODERATORS = system_group_id("role:administrators"), system_group_id("role:moderators")
@@ -23,10 +29,13 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
                                              "direct_subgroups": [ADMINS]}}})
     assert response.ok, response.json
     drain_events()
-    # THEN one update_dict event carries every change, in the API's names
-    [event] = fetch_events(realm.member, queue_id)
-    assert (event["type"], event["op"], event["property"]) == ("realm", "update_dict", "default")
-    assert event["data"] == {
+    # THEN one update_dict event per changed setting (as the reference sends them), in
+    # the API's names, with null for "unlimited" and group settings as plain values
+    events = fetch_events(realm.member, queue_id)
+    assert {(e["type"], e["op"], e["property"]) for e in events} == {
+        ("realm", "update_dict", "default")}
+    assert all(len(e["data"]) == 1 for e in events)
+    assert {k: v for e in events for k, v in e["data"].items()} == {
         "allow_message_editing": False, "message_content_edit_limit_seconds": None,
         "move_messages_within_stream_limit_seconds": 3600,
         "topics_policy": "disable_empty_topic", "empty_topic_display_name": "misc",
@@ -51,20 +60,139 @@ def test_members_cannot_change_settings(realm):
 
 @pytest.mark.parametrize("params, message", [
     ({"message_content_edit_limit_seconds": 0}, "above 0"),
+    ({"message_content_edit_limit_seconds": -60}, "above 0"),
+    ({"message_content_edit_limit_seconds": "soon"}, "message_content_edit_limit_seconds"),
+    ({"move_messages_within_stream_limit_seconds": 0}, "move_messages_within_stream"),
+    ({"move_messages_within_stream_limit_seconds": 1.5}, "move_messages_within_stream"),
     ({"move_messages_between_streams_limit_seconds": "forever"}, "move_messages_between"),
+    ({"move_messages_between_streams_limit_seconds": -1}, "move_messages_between"),
     ({"topics_policy": "sometimes"}, "topics_policy"),
+    ({"topics_policy": "inherit"}, "topics_policy"),   # only channels inherit
     ({"empty_topic_display_name": " "}, "empty-topic display name"),
+    ({"empty_topic_display_name": "x" * 61}, "empty-topic display name"),
     ({"can_resolve_topics_group": {"new": 9999}}, "Invalid user group ID: 9999"),
     ({"can_resolve_topics_group": {"new": {"direct_members": [9999],
                                            "direct_subgroups": []}}}, "Invalid user ID: 9999"),
     ({"can_resolve_topics_group": {"new": MODERATORS, "old": ADMINS}}, "does not match"),
+    ({"can_move_messages_between_channels_group": {"new": 9999}}, "Invalid user group ID"),
+    ({"can_move_messages_between_channels_group": "members"}, "can_move_messages_between"),
+    ({"can_move_messages_between_topics_group": {"new": {"members": [1]}}},
+     "Invalid group setting value"),
+    ({"can_mention_many_users_group": {"new": {"direct_members": [9999],
+                                               "direct_subgroups": [ADMINS]}}},
+     "Invalid user ID: 9999"),
+    ({"can_mention_many_users_group": {"new": ADMINS, "old": MODERATORS}}, "does not match"),
     ({"can_access_all_users_group": {"new": MODERATORS}}, "system groups"),
 ])
 def test_invalid_values_change_nothing(realm, register_queue, params, message):
     response = realm.owner.patch("/realm", {**params, "allow_message_editing": False})
     assert response.status == 400 and message in response.json["msg"], response.json
+    assert response.json["code"] == "BAD_REQUEST"
     state = register_queue(realm.owner, event_types=["realm"])
     assert state["realm_allow_message_editing"] is True
+
+
+def test_invalid_boolean_is_refused(realm):
+    response = realm.owner.patch("/realm", {"allow_message_editing": "maybe"})
+    assert response.status == 400 and "allow_message_editing" in response.json["msg"]
+
+
+def test_registration_carries_every_setting_default_and_changed(realm, register_queue):
+    # GIVEN a new organization: the defaults
+    state = register_queue(realm.member, event_types=["realm"])
+    assert {k: state[k] for k in SETTINGS_STATE} == {
+        "realm_allow_message_editing": True,
+        "realm_message_content_edit_limit_seconds": 600,
+        "realm_move_messages_within_stream_limit_seconds": 604800,
+        "realm_move_messages_between_streams_limit_seconds": 604800,
+        "realm_empty_topic_display_name": "general chat",
+        "realm_topics_policy": "allow_empty_topic",
+        "realm_can_resolve_topics_group": EVERYONE,
+        "realm_can_move_messages_between_channels_group": MEMBERS,
+        "realm_can_move_messages_between_topics_group": EVERYONE,
+        "realm_can_access_all_users_group": EVERYONE,
+        "realm_can_mention_many_users_group": ADMINS,
+    }
+    # WHEN the owner changes every one of them
+    anonymous = {"direct_members": [realm.member.user_id], "direct_subgroups": [MODERATORS]}
+    assert realm.owner.patch("/realm", {
+        "allow_message_editing": False, "message_content_edit_limit_seconds": 120,
+        "move_messages_within_stream_limit_seconds": "unlimited",
+        "move_messages_between_streams_limit_seconds": 60,
+        "empty_topic_display_name": "(misc)", "topics_policy": "disable_empty_topic",
+        "can_resolve_topics_group": {"new": MODERATORS},
+        "can_move_messages_between_channels_group": {"new": anonymous},
+        "can_move_messages_between_topics_group": {"new": ADMINS, "old": EVERYONE},
+        "can_access_all_users_group": {"new": MEMBERS},
+        "can_mention_many_users_group": {"new": EVERYONE},
+    }).ok
+    # THEN registration shows every new value
+    state = register_queue(realm.member, event_types=["realm"])
+    assert {k: state[k] for k in SETTINGS_STATE} == {
+        "realm_allow_message_editing": False,
+        "realm_message_content_edit_limit_seconds": 120,
+        "realm_move_messages_within_stream_limit_seconds": None,
+        "realm_move_messages_between_streams_limit_seconds": 60,
+        "realm_empty_topic_display_name": "(misc)",
+        "realm_topics_policy": "disable_empty_topic",
+        "realm_can_resolve_topics_group": MODERATORS,
+        "realm_can_move_messages_between_channels_group": anonymous,
+        "realm_can_move_messages_between_topics_group": ADMINS,
+        "realm_can_access_all_users_group": MEMBERS,
+        "realm_can_mention_many_users_group": EVERYONE,
+    }
+
+
+SETTINGS_STATE = (
+    "realm_allow_message_editing", "realm_message_content_edit_limit_seconds",
+    "realm_move_messages_within_stream_limit_seconds",
+    "realm_move_messages_between_streams_limit_seconds", "realm_empty_topic_display_name",
+    "realm_topics_policy", "realm_can_resolve_topics_group",
+    "realm_can_move_messages_between_channels_group",
+    "realm_can_move_messages_between_topics_group", "realm_can_access_all_users_group",
+    "realm_can_mention_many_users_group")
+
+
+def test_racing_changes_with_the_same_old_value_exactly_one_wins(realm, register_queue,
+                                                                 monkeypatch):
+    # GIVEN two administrators who both read the default value of a group setting
+    # (each waits before writing until the other has read it too)
+    admin = Principal(realm.realm_id, realm.admin.user_id, realm.admin.email, 200, False)
+    owner = Principal(realm.realm_id, realm.owner.user_id, realm.owner.email, 100, False)
+    both_read = threading.Barrier(2, timeout=10)
+    write = realm_settings._write_changes
+    first_write = threading.local()
+
+    def write_after_both_read(*args):
+        if not getattr(first_write, "done", False):
+            first_write.done = True
+            both_read.wait()
+        return write(*args)
+
+    monkeypatch.setattr(realm_settings, "_write_changes", write_after_both_read)
+    results: dict[int, object] = {}
+
+    def change(caller: Principal, new: int) -> None:
+        try:
+            results[new] = do_update_realm(caller, {
+                "can_resolve_topics_group": {"new": new, "old": EVERYONE}})
+        except ApiError as error:
+            results[new] = error.msg
+
+    # WHEN both replace it at the same time, each expecting the old value
+    threads = [threading.Thread(target=change, args=args)
+               for args in ((admin, ADMINS), (owner, MODERATORS))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # THEN exactly one change wins; the other is told the value is no longer the old one
+    winners = [new for new, result in results.items() if result == {}]
+    assert len(winners) == 1, results
+    [loser] = [r for r in results.values() if r != {}]
+    assert "does not match" in str(loser)
+    state = register_queue(realm.member, event_types=["realm"])
+    assert state["realm_can_resolve_topics_group"] == winners[0]
 
 
 def test_unchanged_values_write_no_event(realm, register_queue, fetch_events, drain_events):
