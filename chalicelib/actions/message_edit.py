@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.actions.group_settings import caller_has_realm_permission
-from chalicelib.actions.message_move import MovePlan, execute_edit, find_resumable_move
-from chalicelib.actions.message_send import (check_topic, check_wildcard_permission,
-                                             render_content)
+from chalicelib.actions.message_move import MovePlan, execute_edit
+from chalicelib.actions.message_send import (check_content, check_topic,
+                                             check_wildcard_permission, render_content)
+from chalicelib.actions.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (access_stream_by_id, can_read_message, get_stream,
@@ -29,10 +30,6 @@ RESOLVED_PREFIX = "✔ "
 # Grace period after the content edit limit, for a user who started editing in time.
 EDIT_LIMIT_BUFFER_SECONDS = 20
 NO_PERMISSION = "You don't have permission to edit this message"
-# What a move reads of each message besides the target: not the content, which for a
-# large topic is most of the bytes.
-MOVE_ATTRIBUTES = ["realm_id", "message_id", "type", "sender_id", "stream_id", "topic",
-                   "topic_key", "date_sent", "edit_history", "version"]
 
 
 @dataclass
@@ -54,9 +51,10 @@ def do_update_message(caller: Principal, request: EditRequest) -> dict[str, Any]
         raise ApiError("Invalid message(s)")
     stream, subscription = _access(caller, message)
     _check_request_shape(message, request)
-    resumable = find_resumable_move(caller, message, request.topic, request.stream_id,
-                                    request.propagate_mode)
-    if resumable is not None:
+    resumable = find_resumable_move(caller, realm, message, request.topic,
+                                    request.stream_id, request.propagate_mode)
+    if resumable is not None and (request.content is None or
+                                  check_content(request.content) == message.content):
         return execute_edit(caller, realm, message, None, resumable)
     if request.prev_content_sha256 is not None and \
             request.prev_content_sha256 != message.content_sha256:
@@ -77,7 +75,7 @@ def do_update_message(caller: Principal, request: EditRequest) -> dict[str, Any]
         rendered = None
     if rendered is None and plan is None:
         raise ApiError("Nothing to change")
-    return execute_edit(caller, realm, message, rendered, plan,
+    return execute_edit(caller, realm, message, rendered, plan, stream=stream,
                         prev_content_sha256=request.prev_content_sha256)
 
 

@@ -2,7 +2,8 @@
 
 An attachment records the messages whose content links `/user_uploads/<path_id>`; the
 links change in the same transaction as the message. Whether an edit removes an upload's
-last reference is decided from a read just before that transaction.
+last reference is decided from a read just before that transaction, which is
+conditioned on what was read (an edit that loses the race reads again).
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import secrets
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
+
+from pynamodb.expressions.condition import size
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
@@ -114,6 +117,10 @@ class AttachmentChanges:
     link: list[str] = field(default_factory=list)
     unlink: list[str] = field(default_factory=list)
     detached: list[dict[str, Any]] = field(default_factory=list)
+    # The actor's uploads this change unlinks, and whether other messages still link
+    # them as read: the write is conditioned on it, so that of two edits removing the
+    # last two links, exactly one reports the upload as detached.
+    still_linked: dict[str, bool] = field(default_factory=dict)
 
     def apply(self, tx: Any) -> None:
         for path_id in self.link:
@@ -121,9 +128,13 @@ class AttachmentChanges:
                       actions=[Attachment.message_ids.add({self.message_id})],
                       condition=Attachment.path_id.exists())
         for path_id in self.unlink:
+            condition = Attachment.path_id.exists()
+            if path_id in self.still_linked:
+                links = size(Attachment.message_ids)
+                condition &= (links > 1) if self.still_linked[path_id] else (links == 1)
             tx.update(Attachment(self.realm_id, path_id),
                       actions=[Attachment.message_ids.delete({self.message_id})],
-                      condition=Attachment.path_id.exists())
+                      condition=condition)
 
 
 def plan_links(realm_id: int, sender_id: int, message_id: int, content: str
@@ -147,8 +158,10 @@ def plan_attachment_changes(realm_id: int, actor_id: int, message_id: int, old_c
     for path_id in changes.unlink:
         attachment = found[path_id]
         remaining = set(attachment.message_ids or ()) - {message_id}
-        if attachment.owner_id == actor_id and not remaining:
-            changes.detached.append(attachment_dict(attachment, []))
+        if attachment.owner_id == actor_id:
+            changes.still_linked[path_id] = bool(remaining)
+            if not remaining:
+                changes.detached.append(attachment_dict(attachment, []))
     return changes
 
 

@@ -62,7 +62,7 @@ def do_set_visibility_policy(caller: Principal, stream_id: int, topic: str,
         raise ApiError("Invalid visibility_policy")
     realm = get_realm(caller.realm_id)
     stream = _access_stream(caller, stream_id, None, policy)
-    _set_policy(caller, realm, stream, check_topic(topic, realm), policy)
+    _set_policy(caller, realm, stream, check_topic(topic, realm, enforce_policy=False), policy)
     return {}
 
 
@@ -73,7 +73,7 @@ def do_mute_topic(caller: Principal, stream_id: int | None, stream_name: str | N
     policy = MUTED if op == "add" else INHERIT
     realm = get_realm(caller.realm_id)
     stream = _access_stream(caller, stream_id, stream_name, policy)
-    _set_policy(caller, realm, stream, check_topic(topic, realm), policy)
+    _set_policy(caller, realm, stream, check_topic(topic, realm, enforce_policy=False), policy)
     return {}
 
 

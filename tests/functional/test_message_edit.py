@@ -64,14 +64,23 @@ def test_who_may_edit_content(realm, message):
     denied = edit(realm.admin, message, content="admin rewrite")
     assert denied.status == 400 and denied.json["msg"] == \
         "You don't have permission to edit this message"
+    assert denied.json["code"] == "BAD_REQUEST"
     assert realm.owner.patch("/realm", {"allow_message_editing": False}).ok
-    assert edit(realm.member, message, content="x").json["msg"] == \
-        "Your organization has turned off message editing"
+    off = edit(realm.member, message, content="x")
+    assert off.json["msg"] == "Your organization has turned off message editing"
+    assert off.json["code"] == "BAD_REQUEST"
+    # moving is governed by its own settings, not by allow_message_editing
+    assert edit(realm.member, message, topic="elsewhere",
+                send_notification_to_new_thread=False).ok
     assert realm.owner.patch("/realm", {"allow_message_editing": True,
                                         "message_content_edit_limit_seconds": 600}).ok
+    # a grace period of 20 seconds covers an edit started in time
+    make_old(realm.realm_id, [message], 615)
+    assert edit(realm.member, message, content="just in time").ok
     make_old(realm.realm_id, [message], 700)
-    assert edit(realm.member, message, content="x").json["msg"] == \
-        "The time limit for editing this message has passed"
+    late = edit(realm.member, message, content="x")
+    assert late.json["msg"] == "The time limit for editing this message has passed"
+    assert late.json["code"] == "BAD_REQUEST"
     assert realm.owner.patch("/realm", {"message_content_edit_limit_seconds": "unlimited"}).ok
     assert edit(realm.member, message, content="x").ok
 
@@ -102,6 +111,9 @@ def test_direct_message_edit(realm, register_queue, fetch_events, drain_events):
     [event] = fetch_events(realm.owner, queue_id)
     assert event["message_ids"] == [dm] and "stream_id" not in event
     assert edit(realm.admin, dm, content="x").json["msg"] == "Invalid message(s)"
+    # a participant who did not send it may not edit it
+    assert edit(realm.owner, dm, content="x").json["msg"] == \
+        "You don't have permission to edit this message"
 
 
 def test_wildcard_mention_in_an_edit_needs_permission(realm):
@@ -112,7 +124,16 @@ def test_wildcard_mention_in_an_edit_needs_permission(realm):
     assert refused.json["code"] == "STREAM_WILDCARD_MENTION_NOT_ALLOWED"
     refused = edit(realm.member, message, content="hello @**topic**")
     assert refused.json["code"] == "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
+    assert refused.json["msg"] == \
+        "You do not have permission to use topic wildcard mentions in this topic."
     assert fetch(realm.member, message)["content"] == "<p>hello</p>"
+    # those in can_mention_many_users_group may; so may anyone in a small channel
+    assert realm.owner.patch("/realm", {"can_mention_many_users_group": {
+        "new": {"direct_members": [realm.member.user_id], "direct_subgroups": []}}}).ok
+    assert edit(realm.member, message, content="hello @**all**").ok
+    channel(realm.owner, "small", [realm.moderator])
+    small = send(realm.moderator, "small", "t", "hi")
+    assert edit(realm.moderator, small, content="hi @**all**").ok
 
 
 def test_racing_editors_with_the_same_base_exactly_one_wins(realm, message):

@@ -3,13 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions import message_move
 from chalicelib.actions.realms import system_group_id
-from chalicelib.models.events import Outbox
-from chalicelib.models.message_moves import MessageMove
-from chalicelib.models.messages import Message
-from tests.functional.edit_helpers import (bulk_messages, channel, fetch, make_old, send,
-                                           topic_ids)
+from chalicelib.models.streams import Stream
+from tests.functional.edit_helpers import channel, fetch, make_old, send, topic_ids
 
 ADMINS = system_group_id("role:administrators")
 MODERATORS = system_group_id("role:moderators")
@@ -170,33 +166,93 @@ def topic_stream(realm) -> int:
 
 
 def test_request_shape_errors(realm, topic):
+    # Every refusal is a BAD_REQUEST (§7) that changes nothing.
     other = channel(realm.owner, "elsewhere", [realm.member])
+    secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
     cases = [
         ({"content": "x", "stream_id": other}, "Cannot change message content while changing"),
         ({"content": "x", "propagate_mode": "change_all"}, "Invalid propagate_mode"),
+        ({"content": "x", "propagate_mode": "change_later"}, "Invalid propagate_mode"),
         ({"propagate_mode": "sometimes", "topic": "x"}, "propagate_mode"),
+        ({"stream_id": "general", "topic": "x"}, "stream_id"),
+        ({"topic": "x", "send_notification_to_old_thread": "maybe"},
+         "send_notification_to_old_thread"),
+        ({"topic": "x", "send_notification_to_new_thread": "sure"},
+         "send_notification_to_new_thread"),
         ({}, "Nothing to change"),
         ({"topic": "plans"}, "Nothing to change"),
+        ({"topic": "  plans "}, "Nothing to change"),
         ({"topic": "x" * 61}, "Topic too long"),
+        ({"topic": "bad\x07topic"}, "Invalid character in topic"),
+        ({"content": "x" * 10001}, "Message too long"),
+        ({"content": " "}, "Message must not be empty"),
         ({"stream_id": 99999}, "Invalid channel ID"),
+        ({"stream_id": secret}, "Invalid channel ID"),
     ]
     for params, message in cases:
         response = move(realm.member, topic[0], **params)
         assert response.status == 400 and message in response.json["msg"], (params, response.json)
+        assert response.json["code"] == "BAD_REQUEST", params
+    assert topic_ids(realm.member, "talk", "plans") == topic
+    assert fetch(realm.member, topic[0])["content"] == "<p>m0</p>"
     dm = realm.member.post("/messages", {"type": "direct", "to": [realm.owner.user_id],
                                          "content": "hi"}).json["id"]
-    assert "cannot have topics" in move(realm.member, dm, topic="x").json["msg"]
-    assert "cannot be moved to channels" in move(realm.member, dm, stream_id=other).json["msg"]
-    assert move(realm.member, 10**9, topic="x").json["msg"] == "Invalid message(s)"
-    assert move(realm.guest, topic[0], topic="x").json["msg"] == "Invalid message(s)"
+    for params, message in (({"topic": "x"}, "cannot have topics"),
+                            ({"topic": ""}, "cannot have topics"),
+                            ({"stream_id": other}, "cannot be moved to channels"),
+                            ({"content": "x", "topic": "x"}, "cannot have topics")):
+        response = move(realm.member, dm, **params)
+        assert response.status == 400 and response.json["code"] == "BAD_REQUEST"
+        assert message in response.json["msg"], params
+    # a message that does not exist, or that the caller cannot read
+    for account, message_id in ((realm.member, 10**9), (realm.guest, topic[0])):
+        response = move(account, message_id, topic="x")
+        assert response.status == 400 and response.json["msg"] == "Invalid message(s)"
+        assert response.json["code"] == "BAD_REQUEST"
+
+
+def test_limits_are_inclusive(realm, topic):
+    # max_topic_length and max_message_length are the largest accepted values
+    assert move(realm.member, topic[0], topic="t" * 60,
+                send_notification_to_new_thread=False).ok
+    assert fetch(realm.member, topic[0])["subject"] == "t" * 60
+    assert move(realm.member, topic[0], content="c" * 10000).ok
+
+
+def test_subject_is_an_alias_of_topic(realm, topic):
+    assert move(realm.member, topic[0], subject="ideas",
+                send_notification_to_new_thread=False).ok
+    assert fetch(realm.member, topic[0])["subject"] == "ideas"
+
+
+def set_topics_policy(realm, stream_id: int, policy: str) -> None:
+    """Test setup only: the channel's own topics policy."""
+    Stream(realm.realm_id, stream_id).update(actions=[Stream.topics_policy.set(policy)])
 
 
 def test_topics_policy_of_the_destination(realm, topic):
+    # GIVEN an organization that requires topics
     assert realm.owner.patch("/realm", {"topics_policy": "disable_empty_topic"}).ok
-    refused = move(realm.member, topic[0], topic="")
-    assert refused.status == 400 and "Topics are required" in refused.json["msg"]
-    refused = move(realm.member, topic[0], topic="(no topic)")
-    assert "Topics are required" in refused.json["msg"]
+    # THEN no spelling of the empty topic is accepted
+    for empty in ("", "(no topic)", "general chat", "  "):
+        refused = move(realm.member, topic[0], topic=empty)
+        assert refused.status == 400 and refused.json["msg"] == \
+            "Topics are required in this organization.", empty
+    # AND a channel may allow the empty topic itself
+    talk = topic_stream(realm)
+    set_topics_policy(realm, talk, "allow_empty_topic")
+    assert move(realm.member, topic[0], topic="general chat",
+                send_notification_to_new_thread=False).ok
+    assert fetch(realm.member, topic[0])["subject"] == ""
+    # AND a channel that requires topics refuses messages moved in with the empty topic
+    strict = channel(realm.owner, "strict", [realm.owner, realm.member])
+    set_topics_policy(realm, strict, "disable_empty_topic")
+    refused = move(realm.member, topic[0], stream_id=strict)
+    assert refused.json["msg"] == "Topics are required in this channel."
+    # AND a channel of the empty topic only refuses any other topic
+    set_topics_policy(realm, talk, "empty_topic_only")
+    refused = move(realm.member, topic[0], topic="named")
+    assert refused.status == 400 and "topic is allowed in this channel" in refused.json["msg"]
 
 
 def test_protected_history_moves_only_what_the_mover_can_see(realm):
@@ -223,56 +279,194 @@ def test_protected_history_moves_only_what_the_mover_can_see(realm):
     assert secret
 
 
-def test_bulk_move_of_a_large_topic_in_batches(realm, monkeypatch):
-    # GIVEN a topic of 1,000 messages
-    stream_id = channel(realm.owner, "big", [realm.owner, realm.member])
-    ids = bulk_messages(realm.realm_id, realm.member.user_id, stream_id, "old", 1000)
-    # WHEN the first request crashes after three batches
-    real_write = message_move._EditWriter.write_batch
-    calls = {"n": 0}
-
-    def crashing(self, batch, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 4:
-            raise RuntimeError("Lambda timed out")
-        return real_write(self, batch, **kwargs)
-
-    monkeypatch.setattr(message_move._EditWriter, "write_batch", crashing)
-    with pytest.raises(RuntimeError):
-        from chalicelib.actions.message_edit import EditRequest, do_update_message
-        from chalicelib.http.auth import Principal
-        do_update_message(Principal(realm.realm_id, realm.member.user_id, realm.member.email,
-                                    400, False),
-                          EditRequest(ids[0], topic="new", propagate_mode="change_all"))
-    record = MessageMove.get(realm.realm_id, ids[0])
-    assert record.status == "moving"
-    assert len(topic_ids(realm.member, "big", "new")) == 3 * message_move.MESSAGES_PER_BATCH
-    # AND the client retries the same request
-    monkeypatch.setattr(message_move._EditWriter, "write_batch", real_write)
-    response = move(realm.member, ids[0], topic="new", propagate_mode="change_all")
-    assert response.ok, response.json
-    # THEN every message moved exactly once, each with one history entry of the same edit
-    *moved, notification = topic_ids(realm.member, "big", "new")
-    assert moved == ids
-    assert fetch(realm.member, notification)["sender_full_name"] == "Notification Bot"
-    assert topic_ids(realm.member, "big", "old") == []
-    stored = list(Message.batch_get([(realm.realm_id, i) for i in ids]))
-    assert {len(m.edit_history) for m in stored} == {1}
-    assert {m.edit_history[0]["timestamp"] for m in stored} == {record.edit_timestamp}
-    assert MessageMove.get(realm.realm_id, ids[0]).status == "done"
-    # AND the events went out per batch, not per message (plus one notification)
-    batches = -(-1000 // message_move.MESSAGES_PER_BATCH)
-    assert outbox_types(realm.realm_id) == {"update_message": batches, "message": 1}
-    # AND a third identical request is a quiet success that changes nothing
-    assert move(realm.member, ids[0], topic="new", propagate_mode="change_all").ok
-    assert outbox_types(realm.realm_id) == {"update_message": batches, "message": 1}
+def test_moderators_and_administrators_move_past_the_limits(realm, topic):
+    # GIVEN both move limits at an hour and a topic older than that
+    other = channel(realm.owner, "elsewhere", [realm.owner, realm.member, realm.moderator,
+                                              realm.admin])
+    assert realm.owner.patch("/realm", {"move_messages_within_stream_limit_seconds": 3600,
+                                        "move_messages_between_streams_limit_seconds": 3600,
+                                        }).ok
+    make_old(realm.realm_id, topic, 2 * 3600)
+    # THEN a member may move neither one message nor the topic, to a topic or a channel
+    late = move(realm.member, topic[0], stream_id=other)
+    assert late.json["msg"] == "The time limit for moving this message to another channel " \
+                               "has passed"
+    refused = move(realm.member, topic[0], stream_id=other, propagate_mode="change_all").json
+    assert refused["code"] == "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
+    assert (refused["first_message_id_allowed_to_move"],
+            refused["total_messages_allowed_to_move"],
+            refused["total_messages_in_topic"]) == (None, 0, 4)
+    # AND a moderator moves the whole topic, and an administrator moves it on
+    assert move(realm.moderator, topic[0], topic="renamed", propagate_mode="change_all",
+                send_notification_to_new_thread=False).ok
+    assert move(realm.admin, topic[0], stream_id=other, propagate_mode="change_all",
+                send_notification_to_new_thread=False).ok
+    assert topic_ids(realm.member, "elsewhere", "renamed") == topic
 
 
-def outbox_types(realm_id: int) -> dict[str, int]:
-    """Event records of the realm by type (a test-only Scan), leaving out user creation."""
-    counts: dict[str, int] = {}
-    for item in Outbox.scan(Outbox.realm_id == realm_id):
-        kind = item.event["type"]
-        if kind in ("update_message", "message"):
-            counts[kind] = counts.get(kind, 0) + 1
-    return counts
+def test_the_stricter_limit_applies_to_a_move_of_topic_and_channel(realm, topic):
+    other = channel(realm.owner, "elsewhere", [realm.owner, realm.member])
+    assert realm.owner.patch("/realm", {"move_messages_within_stream_limit_seconds": 7200,
+                                        "move_messages_between_streams_limit_seconds": 600,
+                                        }).ok
+    make_old(realm.realm_id, topic[:3], 3600)
+    refused = move(realm.member, topic[3], topic="x", stream_id=other,
+                   propagate_mode="change_all").json
+    assert (refused["first_message_id_allowed_to_move"],
+            refused["total_messages_allowed_to_move"]) == (topic[3], 1)
+    # within the channel only the longer limit applies, so everything may move
+    assert move(realm.member, topic[3], topic="x", propagate_mode="change_all",
+                send_notification_to_new_thread=False).ok
+
+
+def test_resolving_sends_no_notices_and_needs_only_its_own_permission(realm, topic):
+    # GIVEN a member who may not move topics but may resolve them
+    assert realm.owner.patch("/realm", {
+        "can_move_messages_between_topics_group": {"new": MODERATORS}}).ok
+    assert move(realm.member, topic[0], topic="elsewhere").json["msg"] == \
+        "You don't have permission to edit this message"
+    # WHEN resolving, even asking for both notices
+    assert move(realm.member, topic[0], topic="✔ plans", propagate_mode="change_all",
+                send_notification_to_old_thread=True,
+                send_notification_to_new_thread=True).ok
+    # THEN no notification message, no last_moved_timestamp, and the history has it
+    assert notification_texts(realm.member, "talk", "✔ plans") == []
+    assert notification_texts(realm.member, "talk", "plans") == []
+    message = fetch(realm.member, topic[2])
+    assert "last_moved_timestamp" not in message
+    assert (message["edit_history"][0]["prev_topic"], message["edit_history"][0]["topic"]) \
+        == ("plans", "✔ plans")
+    # AND resolving together with a channel change is a move like any other
+    other = channel(realm.owner, "elsewhere", [realm.owner, realm.member])
+    assert move(realm.owner, topic[0], topic="plans", stream_id=other,
+                propagate_mode="change_all").ok
+    assert fetch(realm.member, topic[0])["last_moved_timestamp"]
+    assert len(notification_texts(realm.member, "elsewhere", "plans")) == 1
+
+
+def test_a_move_of_topic_and_channel_records_every_history_field(realm, topic):
+    other = channel(realm.owner, "elsewhere", [realm.owner, realm.member])
+    assert move(realm.member, topic[0], topic="ideas", stream_id=other,
+                send_notification_to_new_thread=False).ok
+    [entry] = fetch(realm.member, topic[0])["edit_history"]
+    assert set(entry) == {"user_id", "timestamp", "prev_stream", "stream", "prev_topic",
+                          "topic"}
+    assert (entry["prev_stream"], entry["stream"], entry["prev_topic"], entry["topic"]) == (
+        topic_stream(realm), other, "plans", "ideas")
+
+
+def test_no_moves_into_an_archived_channel(realm, topic):
+    other = channel(realm.owner, "elsewhere", [realm.owner, realm.member])
+    Stream(realm.realm_id, other).update(actions=[Stream.is_archived.set(True)])
+    refused = move(realm.member, topic[0], stream_id=other)
+    assert refused.status == 400 and "archived" in refused.json["msg"]
+
+
+def test_protected_history_edits_reach_only_readers(realm, register_queue, fetch_events,
+                                                   drain_events):
+    # GIVEN a private channel without shared history; the member joins after a message
+    channel(realm.owner, "secret", [realm.owner], invite_only=True,
+            history_public_to_subscribers=False)
+    early = send(realm.owner, "secret", "plans", "before you came")
+    assert realm.owner.post("/users/me/subscriptions", {
+        "subscriptions": [{"name": "secret"}], "principals": [realm.member.user_id]}).ok
+    later = send(realm.owner, "secret", "plans", "after")
+    queues = {a.user_id: register_queue(a, event_types=["update_message"])["queue_id"]
+              for a in (realm.owner, realm.member)}
+    # WHEN the owner edits the early message, then moves the topic
+    assert move(realm.owner, early, content="secret edit").ok
+    assert move(realm.owner, later, topic="moved", propagate_mode="change_all",
+                send_notification_to_new_thread=False).ok
+    drain_events()
+    # THEN the member hears only of the move (which includes a message they can read)
+    owner_events = fetch_events(realm.owner, queues[realm.owner.user_id])
+    member_events = fetch_events(realm.member, queues[realm.member.user_id])
+    assert [e.get("content") for e in owner_events] == ["secret edit", None]
+    assert len(member_events) == 1 and "content" not in member_events[0]
+    assert member_events[0]["subject"] == "moved"
+
+
+def test_moving_to_a_private_channel_tells_those_who_lose_access(realm, topic, register_queue,
+                                                                fetch_events, drain_events):
+    # GIVEN the member and moderator read 'talk'; only the member is in a private channel
+    secret = channel(realm.owner, "secret", [realm.owner, realm.member], invite_only=True,
+                     history_public_to_subscribers=True)
+    bulk_queue = register_queue(realm.moderator, event_types=["update_message",
+                                                              "delete_message"],
+                                client_capabilities={"bulk_message_deletion": True})["queue_id"]
+    old_queue = register_queue(realm.moderator,
+                               event_types=["update_message", "delete_message"])["queue_id"]
+    member_queue = register_queue(realm.member, event_types=["update_message",
+                                                             "delete_message"])["queue_id"]
+    # WHEN the topic moves into the private channel
+    assert move(realm.member, topic[0], stream_id=secret, propagate_mode="change_all",
+                send_notification_to_new_thread=False).ok
+    drain_events()
+    # THEN the member (who keeps access) gets the move
+    [update] = fetch_events(realm.member, member_queue)
+    assert update["type"] == "update_message" and update["new_stream_id"] == secret
+    # AND the moderator (who loses access) is told to delete the messages instead
+    [deleted] = fetch_events(realm.moderator, bulk_queue)
+    assert deleted == {"type": "delete_message", "message_ids": topic,
+                       "message_type": "stream", "stream_id": topic_stream(realm),
+                       "topic": "plans", "id": deleted["id"]}
+    legacy = fetch_events(realm.moderator, old_queue)
+    assert [(e["type"], e["message_id"]) for e in legacy] == [
+        ("delete_message", i) for i in topic]
+    assert "message_ids" not in legacy[0]
+
+
+def test_guests_lose_what_moves_to_a_public_channel_they_are_not_in(
+        realm, topic, register_queue, fetch_events, drain_events):
+    assert realm.owner.post("/users/me/subscriptions", {
+        "subscriptions": [{"name": "talk"}], "principals": [realm.guest.user_id]}).ok
+    public = channel(realm.owner, "public", [realm.owner])
+    queues = {a.user_id: register_queue(a, event_types=["update_message", "delete_message"])
+              ["queue_id"] for a in (realm.guest, realm.member)}
+    assert move(realm.member, topic[0], stream_id=public, propagate_mode="change_all",
+                send_notification_to_new_thread=False).ok
+    drain_events()
+    # the member, not subscribed to the destination, may still read a public channel
+    assert [e["type"] for e in fetch_events(realm.member, queues[realm.member.user_id])] \
+        == ["update_message"]
+    assert {e["type"] for e in fetch_events(realm.guest, queues[realm.guest.user_id])} \
+        == {"delete_message"}
+
+
+def test_update_message_event_shapes(realm, register_queue, fetch_events, drain_events):
+    channel(realm.owner, "talk", [realm.owner, realm.member])
+    message = send(realm.member, "talk", "", "first")
+    plain = register_queue(realm.owner, event_types=["update_message"])["queue_id"]
+    capable = register_queue(realm.owner, event_types=["update_message"],
+                             client_capabilities={"empty_topic_name": True})["queue_id"]
+    assert move(realm.member, message, content="/me waves").ok
+    assert move(realm.member, message, topic="named", propagate_mode="change_all",
+                send_notification_to_new_thread=False).ok
+    drain_events()
+    edit, moved = fetch_events(realm.owner, plain)
+    common = {"type", "id", "user_id", "edit_timestamp", "rendering_only", "message_id",
+              "message_ids", "flags", "stream_id", "stream_name"}
+    assert set(edit) == common | {"orig_content", "orig_rendered_content", "content",
+                                  "rendered_content", "is_me_message"}
+    assert edit["is_me_message"] is True and edit["rendering_only"] is False
+    assert set(moved) == common | {"propagate_mode", "orig_subject", "subject", "topic_links"}
+    assert (moved["orig_subject"], moved["subject"], moved["topic_links"]) == (
+        "general chat", "named", [])   # the empty topic by its display name
+    _, moved_for_capable = fetch_events(realm.owner, capable)
+    assert moved_for_capable["orig_subject"] == ""
+
+
+def test_messages_without_a_topic_follow_the_same_move_rules(realm):
+    # As the reference since feature level 172: no exception for the empty topic.
+    channel(realm.owner, "talk", [realm.owner, realm.member])
+    untitled = send(realm.member, "talk", "", "no topic yet")
+    assert realm.owner.patch("/realm", {
+        "can_move_messages_between_topics_group": {"new": MODERATORS}}).ok
+    assert move(realm.member, untitled, topic="titled").json["msg"] == \
+        "You don't have permission to edit this message"
+    assert realm.owner.patch("/realm", {
+        "can_move_messages_between_topics_group": {"new": system_group_id("role:everyone")},
+        "move_messages_within_stream_limit_seconds": 3600}).ok
+    make_old(realm.realm_id, [untitled], 2 * 3600)
+    assert move(realm.member, untitled, topic="titled").json["msg"] == \
+        "The time limit for editing this message's topic has passed"

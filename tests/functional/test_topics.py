@@ -30,11 +30,15 @@ def test_empty_topic_name_and_errors(realm):
     empty = send(realm.member, "talk", "")
     assert topics(realm.member, stream_id) == [("general chat", empty)]
     assert topics(realm.member, stream_id, allow_empty_topic_name=True) == [("", empty)]
-    for bad in (99999,):
-        response = realm.member.get(f"/users/me/{bad}/topics")
-        assert response.status == 400 and response.json["msg"] == "Invalid channel ID"
     secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
-    assert realm.member.get(f"/users/me/{secret}/topics").json["msg"] == "Invalid channel ID"
+    # nonexistent, private without a subscription, public for an unsubscribed guest
+    for account, bad in ((realm.member, 99999), (realm.member, secret),
+                         (realm.guest, stream_id)):
+        response = account.get(f"/users/me/{bad}/topics")
+        assert response.status == 400 and response.json["msg"] == "Invalid channel ID"
+        assert response.json["code"] == "BAD_REQUEST"
+    # a public channel needs no subscription
+    assert topics(realm.moderator, stream_id) == [("general chat", empty)]
 
 
 def test_protected_history_shows_only_topics_since_subscribing(realm):

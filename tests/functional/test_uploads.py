@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import itertools
+import threading
 from urllib.parse import urlparse
 
 import boto3
 import requests
 
 from chalicelib import config
+from chalicelib.actions import uploads
+from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.uploads import plan_attachment_changes
+from chalicelib.http.auth import Principal
 from chalicelib.models.base import transaction
 from chalicelib.models.uploads import Attachment
 from tests.functional.conftest import Account
@@ -193,3 +197,41 @@ def test_plan_attachment_changes_reports_only_the_actors_last_links(realm):
     same = plan_attachment_changes(realm.realm_id, realm.member.user_id, other_id,
                                    f"[k]({kept})", f"still [k]({kept})")
     assert (same.link, same.unlink, same.detached) == ([], [], [])
+
+
+def test_two_edits_removing_the_last_two_links_detach_the_upload_once(realm, monkeypatch):
+    # GIVEN an upload linked by two messages, and two edits that each drop one link,
+    # both planned (both read the upload) before either writes
+    channel(realm.owner, "talk", [realm.owner, realm.member])
+    uri = upload(realm.member, "plan.txt")["uri"]
+    messages = [send(realm.member, "talk", "files", f"[plan]({uri}) {n}") for n in range(2)]
+    both_planned = threading.Barrier(2, timeout=10)
+    plan = uploads.plan_attachment_changes
+    planned_once = threading.local()
+
+    def plan_then_wait(*args):
+        changes = plan(*args)
+        if not getattr(planned_once, "done", False):
+            planned_once.done = True
+            both_planned.wait()
+        return changes
+
+    monkeypatch.setattr(uploads, "plan_attachment_changes", plan_then_wait)
+    caller = Principal(realm.realm_id, realm.member.user_id, realm.member.email, 400, False)
+    results: list[list] = []
+
+    def edit(message_id: int) -> None:
+        results.append(do_update_message(caller, EditRequest(message_id, content="none"))
+                       ["detached_uploads"])
+
+    # WHEN both edits write at once
+    threads = [threading.Thread(target=edit, args=(m,)) for m in messages]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # THEN exactly one of them reports the upload as detached, and no message links it
+    assert sorted(len(r) for r in results) == [0, 1]
+    path_id = uri.removeprefix("/user_uploads/")
+    assert [d["path_id"] for r in results for d in r] == [path_id]
+    assert not Attachment.get(realm.realm_id, path_id).message_ids

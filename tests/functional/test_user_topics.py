@@ -266,3 +266,11 @@ def test_concurrent_changes_end_in_one_consistent_policy(realm, register_queue, 
     announced = [e["visibility_policy"] for e in fetch_events(realm.member, queue_id)]
     assert announced and all(a != b for a, b in itertools.pairwise(announced))
     assert policies(register_queue, realm.member) == {"t": announced[-1]}
+
+
+def test_the_empty_topic_can_be_muted_where_topics_are_required(realm):
+    # Muting names an existing topic; the policy is about sending new messages.
+    stream_id = channel(realm.owner, "talk", [realm.member])
+    assert realm.owner.patch("/realm", {"topics_policy": "disable_empty_topic"}).ok
+    assert mute(realm.member, stream_id=stream_id, topic="", op="add").ok
+    assert set_policy(realm.member, stream_id, "general chat", 3).ok
