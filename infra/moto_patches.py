@@ -35,6 +35,11 @@ def apply() -> None:
                  "query", "scan", "batch_get_item", "transact_get_items"):
         if hasattr(DynamoDBBackend, name):
             setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
+    # DynamoDB refuses an empty string or binary in a key attribute on every operation;
+    # moto checks puts and transactions but lets UpdateItem, GetItem and DeleteItem
+    # through, which hid a key that AWS would refuse.
+    for name in ("update_item", "get_item", "delete_item"):
+        setattr(DynamoDBBackend, name, _refusing_empty_keys(getattr(DynamoDBBackend, name)))
     DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]
     DynamoDBBackend._original_transact_write_items = original_transact  # type: ignore[attr-defined]
     _applied = True
@@ -44,6 +49,21 @@ def _locked(method: Any) -> Any:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         with _LOCK:
             return method(self, *args, **kwargs)
+    wrapper.__wrapped__ = method  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _refusing_empty_keys(method: Any) -> Any:
+    def wrapper(self: Any, table_name: str, *args: Any, **kwargs: Any) -> Any:
+        from moto.dynamodb.exceptions import MockValidationException
+
+        key = args[0] if args else kwargs.get("key", kwargs.get("keys", {}))
+        for name, value in (key or {}).items():
+            if next(iter(value.keys())) in ("S", "B") and next(iter(value.values())) == "":
+                raise MockValidationException(
+                    "One or more parameter values are not valid. The AttributeValue for a "
+                    f"key attribute cannot contain an empty string value. Key: {name}")
+        return method(self, table_name, *args, **kwargs)
     wrapper.__wrapped__ = method  # type: ignore[attr-defined]
     return wrapper
 

@@ -43,7 +43,7 @@ from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder
 from chalicelib.models.realms import Realm, UniqueName, stream_name_key
 from chalicelib.models.streams import Stream, stream_key
-from chalicelib.models.topics import Topic
+from chalicelib.models.topics import Topic, topic_item_key
 
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")
 # Changes that need content access (for a private channel: a subscription or its
@@ -83,7 +83,7 @@ def _retention_days(value: int | str) -> int | None:
 
 def _only_empty_topic(stream: Stream) -> bool:
     # Topic items sort by name and the empty topic first: two tell whether another exists.
-    return all(t.topic_key == "" for t in Topic.query(
+    return all(t.topic_key == topic_item_key("") for t in Topic.query(
         stream_key(stream.realm_id, stream.stream_id), limit=2))
 
 

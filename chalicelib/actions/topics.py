@@ -12,13 +12,13 @@ from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.streams import stream_key
-from chalicelib.models.topics import Topic, topic_sort_key
+from chalicelib.models.topics import Topic, topic_item_key
 
 
 def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: int) -> None:
     """Raises the topic's latest message id to message_id (never lowers it)."""
     try:
-        Topic(stream_key(realm_id, stream_id), topic_sort_key(topic)).update(
+        Topic(stream_key(realm_id, stream_id), topic_item_key(topic)).update(
             actions=[Topic.name.set(topic), Topic.max_id.set(message_id)],
             condition=Topic.max_id.does_not_exist() | (Topic.max_id < message_id))
     except UpdateError:
@@ -36,7 +36,7 @@ def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> 
         if message.message_id not in gone and message.topic_key == key:
             latest = message
             break
-    item = Topic(stream_key(realm_id, stream_id), topic_sort_key(topic))
+    item = Topic(stream_key(realm_id, stream_id), topic_item_key(topic))
     if latest is None:
         try:
             item.delete()

@@ -11,6 +11,13 @@ def topic_sort_key(topic: str) -> str:
     return topic.lower()
 
 
+def topic_item_key(topic: str) -> str:
+    """The topic list's range key. DynamoDB refuses an empty string in a key attribute,
+    so every key carries a prefix and the empty topic's key is the prefix alone (which
+    also sorts it first)."""
+    return "=" + topic_sort_key(topic)
+
+
 class Topic(BaseModel):
     """One item per topic of a channel: its latest message, kept up to date by send and move.
 
@@ -20,7 +27,7 @@ class Topic(BaseModel):
 
     Meta = table_meta("topics")
     stream_key = UnicodeAttribute(hash_key=True)     # "<realm_id>#<stream_id>"
-    topic_key = UnicodeAttribute(range_key=True)     # topic_sort_key(name)
+    topic_key = UnicodeAttribute(range_key=True)     # topic_item_key(name)
     name = UnicodeAttribute()                        # as written in the latest message
     max_id = NumberAttribute()
 

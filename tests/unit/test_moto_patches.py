@@ -96,3 +96,13 @@ def test_reads_wait_for_a_transaction_in_progress(dynamodb, read):
         assert not done.wait(0.3)
     assert done.wait(5)
     reader.join()
+
+
+@pytest.mark.parametrize("call", ["update_item", "get_item", "delete_item"])
+def test_empty_string_keys_are_refused_as_dynamodb_refuses_them(dynamodb, call):
+    # GIVEN a key whose string value is empty (moto alone accepts it for these calls)
+    extra = {"update_item": {"UpdateExpression": "SET v = :v",
+                             "ExpressionAttributeValues": {":v": {"S": "x"}}}}.get(call, {})
+    # WHEN it is used THEN the call fails as it would on AWS
+    with pytest.raises(ClientError, match="empty string"):
+        getattr(dynamodb, call)(TableName=TABLE, Key={"k": {"S": ""}}, **extra)
