@@ -70,6 +70,12 @@ def can_administer_channel(caller: Principal, stream: Stream) -> bool:
     return not caller.is_guest and _holds(caller, stream, "can_administer_channel_group")
 
 
+def can_move_messages_out_of_channel(caller: Principal, stream: Stream) -> bool:
+    """The channel's `can_move_messages_out_of_channel_group` (never guests)."""
+    return not caller.is_guest and _holds(caller, stream,
+                                          "can_move_messages_out_of_channel_group")
+
+
 def has_metadata_access(caller: Principal, stream: Stream, subscribed: bool) -> bool:
     return has_content_access(caller, stream, subscribed) or can_administer_channel(caller,
                                                                                     stream)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.message_move import MovePlan, execute_edit
 from chalicelib.actions.message_send import (check_content, check_topic,
@@ -148,8 +149,8 @@ def _plan_move(caller: Principal, realm: Realm, message: Message, stream: Stream
     if not channel_changed and not topic_changed:
         return None
     resolve_only = not channel_changed and is_resolve_only(old_topic, new_topic)
-    limits = _check_move_permission(caller, realm, message, resolve_only, topic_changed,
-                                    channel_changed, request.propagate_mode, now)
+    limits = _check_move_permission(caller, realm, stream, message, resolve_only,
+                                    topic_changed, channel_changed, request.propagate_mode, now)
     plan = MovePlan(old_stream=stream, new_stream=new_stream, old_topic=old_topic,
                     new_topic=new_topic, propagate_mode=request.propagate_mode,
                     resolve_only=resolve_only,
@@ -161,7 +162,7 @@ def _plan_move(caller: Principal, realm: Realm, message: Message, stream: Stream
     return plan
 
 
-def _check_move_permission(caller: Principal, realm: Realm, message: Message,
+def _check_move_permission(caller: Principal, realm: Realm, stream: Stream, message: Message,
                            resolve_only: bool, topic_changed: bool, channel_changed: bool,
                            propagate_mode: str, now: int) -> list[int]:
     """Raises unless the caller may move the message; returns the time limits that apply."""
@@ -182,7 +183,9 @@ def _check_move_permission(caller: Principal, realm: Realm, message: Message,
             if propagate_mode != "change_all" and now - message.date_sent > int(limit):
                 raise ApiError("The time limit for editing this message's topic has passed")
     if channel_changed:
-        if not allowed("can_move_messages_between_channels_group"):
+        # The organization's setting, or the channel's own (§4.4) for moves out of it.
+        if not (allowed("can_move_messages_between_channels_group")
+                or can_move_messages_out_of_channel(caller, stream)):
             raise ApiError("You don't have permission to move this message")
         limit = realm_setting(realm, "move_messages_between_streams_limit_seconds")
         if limit is not None and not caller.is_moderator_or_above:

@@ -159,6 +159,13 @@ def test_moving_between_channels(realm, topic, register_queue, fetch_events, dra
         "can_move_messages_between_channels_group": {"new": ADMINS}}).ok
     denied = move(realm.member, topic[0], stream_id=topic_stream(realm))
     assert denied.json["msg"] == "You don't have permission to move this message"
+    # AND a channel's can_move_messages_out_of_channel_group grants moves out of it only
+    assert realm.owner.patch(f"/streams/{other}", {"can_move_messages_out_of_channel_group": {
+        "new": {"direct_members": [realm.member.user_id], "direct_subgroups": []}}}).ok
+    assert move(realm.member, topic[0], stream_id=topic_stream(realm),
+                send_notification_to_new_thread=False).ok
+    denied = move(realm.member, topic[0], stream_id=other)
+    assert denied.json["msg"] == "You don't have permission to move this message"
 
 
 def topic_stream(realm) -> int:
