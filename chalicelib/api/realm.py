@@ -6,12 +6,12 @@ from typing import Any, Literal
 from chalicelib.actions.realm_settings import do_update_realm
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.params import Json
+from chalicelib.http.params import GroupSettingParam, sent_values
 
 bp = ApiBlueprint(__name__)
 
 TimeLimit = int | Literal["unlimited"]
-GroupChange = Json[dict[str, Any] | int]
+GroupChange = GroupSettingParam
 
 
 @bp.endpoint("/realm", "PATCH")
@@ -33,6 +33,4 @@ def update_realm(
     can_add_subscribers_group: GroupChange | None = None,
 ) -> dict[str, Any]:
     # Every keyword parameter is a setting; the ones not sent are None.
-    requested = {name: value for name, value in locals().items()
-                 if name != "caller" and value is not None}
-    return do_update_realm(caller, requested)
+    return do_update_realm(caller, sent_values(locals()))

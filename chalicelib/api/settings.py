@@ -6,6 +6,7 @@ from typing import Any
 from chalicelib.actions.settings import update_own_settings
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import sent_values
 
 bp = ApiBlueprint(__name__)
 
@@ -67,6 +68,5 @@ def update_settings(
     # Every other keyword parameter is a setting; the ones not sent are None.
     account = {"full_name": full_name, "email": email, "old_password": old_password,
                "new_password": new_password}
-    requested = {name: value for name, value in locals().items()
-                 if name not in ("caller", "account", *account) and value is not None}
+    requested = sent_values(locals(), exclude=("caller", "account", *account))
     return update_own_settings(caller, account, requested)

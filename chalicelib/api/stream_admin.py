@@ -6,11 +6,11 @@ from typing import Any, Literal
 from chalicelib.actions.stream_admin import do_archive_stream, do_update_stream
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.params import Json
+from chalicelib.http.params import GroupSettingParam, sent_values
 
 bp = ApiBlueprint(__name__)
 
-GroupChange = Json[dict[str, Any] | int]
+GroupChange = GroupSettingParam
 RetentionDays = int | Literal["realm_default", "unlimited"]
 TopicsPolicy = Literal["inherit", "allow_empty_topic", "disable_empty_topic",
                        "empty_topic_only"]
@@ -40,8 +40,7 @@ def update_stream(
     can_move_messages_out_of_channel_group: GroupChange | None = None,
 ) -> dict[str, Any]:
     # Every other keyword parameter is a property; the ones not sent are None.
-    requested = {name: value for name, value in locals().items()
-                 if name not in ("caller", "stream_id", "folder_id") and value is not None}
+    requested = sent_values(locals(), exclude=("caller", "stream_id", "folder_id"))
     if folder_id is not NOT_SENT:
         requested["folder_id"] = folder_id
     return do_update_stream(caller, stream_id, requested)

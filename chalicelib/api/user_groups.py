@@ -15,11 +15,11 @@ from chalicelib.actions.user_groups import (
 )
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.params import Json
+from chalicelib.http.params import GroupSettingParam, Json, sent_values
 
 bp = ApiBlueprint(__name__)
 
-GroupSetting = Json[dict[str, Any] | int]
+GroupSetting = GroupSettingParam
 
 
 @bp.endpoint("/user_groups/create", "POST")
@@ -36,11 +36,9 @@ def create_user_group(
     can_mention_group: GroupSetting | None = None,
     can_remove_members_group: GroupSetting | None = None,
 ) -> dict[str, Any]:
-    settings = {k: v for k, v in {
-        "can_add_members_group": can_add_members_group, "can_join_group": can_join_group,
-        "can_leave_group": can_leave_group, "can_manage_group": can_manage_group,
-        "can_mention_group": can_mention_group,
-        "can_remove_members_group": can_remove_members_group}.items() if v is not None}
+    # The other keyword parameters are group settings; the ones not sent are None.
+    settings = sent_values(locals(), exclude=("caller", "name", "description", "members",
+                                              "subgroups"))
     return do_create_user_group(caller, name, description, members, subgroups or [], settings)
 
 
@@ -63,11 +61,7 @@ def update_user_group(
     can_mention_group: GroupSetting | None = None,
     can_remove_members_group: GroupSetting | None = None,
 ) -> dict[str, Any]:
-    changes = {k: v for k, v in {
-        "can_add_members_group": can_add_members_group, "can_join_group": can_join_group,
-        "can_leave_group": can_leave_group, "can_manage_group": can_manage_group,
-        "can_mention_group": can_mention_group,
-        "can_remove_members_group": can_remove_members_group}.items() if v is not None}
+    changes = sent_values(locals(), exclude=("caller", "user_group_id", "name", "description"))
     return do_update_user_group(caller, user_group_id, name, description, changes)
 
 

@@ -29,6 +29,8 @@ class ApiParam:
 
 JSON_ENCODED = ApiParam(json=True)
 Json = Annotated[T, JSON_ENCODED]
+# A group-setting value (§2.7) or its `{new, old}` change: a group id or an object.
+GroupSettingParam = Json[dict[str, Any] | int]
 
 
 @dataclass(frozen=True)
@@ -214,3 +216,11 @@ def parse_params(specs: list[ParamSpec], supplied: dict[str, Any],
     known = {spec.wire_name for spec in specs}
     ignored = sorted(name for name in supplied if name not in known)
     return values, ignored
+
+
+def sent_values(values: dict[str, Any], *, exclude: tuple[str, ...] = ("caller",)
+                ) -> dict[str, Any]:
+    """The parameters a client sent, for views whose optional ones default to None:
+    called on the view's `locals()` before it binds anything else."""
+    return {name: value for name, value in values.items()
+            if name not in exclude and value is not None}
