@@ -87,7 +87,8 @@ def main() -> None:
 
         from app import app
 
-        print(f"{'call':<52} {'requests':<9} {'items read':<11} operations")
+        print(f"{'call':<52} {'requests':<9} {'items read':<11} {'write/read units':<17} "
+              "operations")
         for number, size in enumerate(ORG_SIZES):
             owner, user_ids, stream_id, group_id = _organization(size, number)
             cases = [
@@ -99,14 +100,16 @@ def main() -> None:
             ]
             with Client(app) as client:
                 for name, method, path, params in cases:
-                    before = items.items.copy()
+                    before, units_before = items.items.copy(), counter.units.copy()
                     with counter.measure() as delta:
                         response = client.http.request(method, path, headers=owner,
                                                        body=urlencode(params).encode())
                     assert response.status_code == 200, (name, response.body[:300])
                     ops = {op: n for (svc, op), n in delta.items() if svc == "dynamodb"}
                     read = sum((items.items - before).values())
-                    print(f"{name:<52} {sum(ops.values()):<9} {read:<11} {ops}")
+                    units = counter.units - units_before
+                    unit_text = f"{units['write']:g}/{units['read']:g}"
+                    print(f"{name:<52} {sum(ops.values()):<9} {read:<11} {unit_text:<17} {ops}")
 
 
 if __name__ == "__main__":

@@ -34,9 +34,14 @@ def main() -> None:
             email="o@bench.example.com", full_name="Owner", role=100))
         member, member_key = do_create_user(realm.realm_id, NewUser(
             email="m@bench.example.com", full_name="Member"))
-        for n in range(50):
-            UserGroup(realm.realm_id, allocate_id(realm.realm_id, "group"), name=f"g{n}",
-                      date_created=0, direct_members={member.user_id, owner_id}).save()
+        from chalicelib.models.users import User
+        group_ids = {allocate_id(realm.realm_id, "group") for _ in range(50)}
+        for n, group_id in enumerate(sorted(group_ids)):
+            UserGroup(realm.realm_id, group_id, name=f"g{n}", date_created=0,
+                      direct_members={member.user_id, owner_id}).save()
+        # Written directly, so the members' reverse index (User.group_ids) is written too.
+        for user_id in (member.user_id, owner_id):
+            User(realm.realm_id, user_id).update(actions=[User.group_ids.set(group_ids)])
 
         def headers(email: str, key: str) -> dict[str, str]:
             token = base64.b64encode(f"{email}:{key}".encode()).decode()
@@ -67,11 +72,11 @@ def main() -> None:
                 unit_text = f"{units['write']:g}/{units['read']:g}"
                 print(f"{name:<32} {sum(ops.values()):<18} {unit_text:<17} {ops}")
         # What was measured did what it says: ten settings stored, fifty groups left.
-        from chalicelib.models.users import User
         stored = User.get(realm.realm_id, member.user_id).settings.as_dict()
         assert all(str(stored[k]).lower() == v for k, v in TEN_SETTINGS.items()), stored
         assert not any(member.user_id in (g.direct_members or ())
                        for g in UserGroup.query(realm.realm_id))
+        assert User.get(realm.realm_id, member.user_id).group_ids is None
 
 
 if __name__ == "__main__":

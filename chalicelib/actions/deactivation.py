@@ -2,9 +2,12 @@
 
 Deactivating writes, in one transaction, the user's flag, every API-key record (so the
 next request is refused) and the realm_user event (for an owner, with a check that
-another owner stays active); then removes the user from user groups in batches (each
-batch with its events, safe to repeat), deactivates the bots they own, deletes their
-event queues and sends the optional notification email.
+another owner stays active), conditioned on the user's groups (`User.group_ids`) being
+those read; then removes the user from those groups in batches (each batch with its
+events and the user's reverse index), deactivates the bots they own, deletes their
+event queues and sends the optional notification email. Group additions are
+conditioned on the user being active, so once the flag is written the groups read are
+all the user is in: no Query of the realm's groups.
 """
 from __future__ import annotations
 
@@ -12,13 +15,14 @@ from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.actions.group_membership import EVERYONE, lost_race
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import access_user_by_id
 from chalicelib.events.outbox import add_event
 from chalicelib.events.queues import delete_queue, queues_of_users
 from chalicelib.http.auth import ROLE_OWNER, Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
 from chalicelib.models.base import (
@@ -31,7 +35,7 @@ from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
 
 MAX_COMMENT_LENGTH = 2000
-GROUPS_PER_TRANSACTION = 45   # each group is one update and one event
+GROUPS_PER_TRANSACTION = 45   # each group is one update and one event; plus the user
 MAX_ATTEMPTS = 3
 
 
@@ -43,21 +47,21 @@ def do_deactivate_user(caller: Principal, user_id: int,
                        deactivation_notification_comment: str | None) -> dict[str, Any]:
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
-    target = access_user_by_id(caller, user_id, allow_bots=False)
-    if not target.is_active:
-        raise ApiError("User is already deactivated")
-    if target.role == ROLE_OWNER and not caller.is_owner:
-        raise ApiError("Must be an organization owner")
     comment = (deactivation_notification_comment or "").strip()
-    if len(comment) > MAX_COMMENT_LENGTH:
-        raise ApiError(f"deactivation_notification_comment is too long "
-                       f"(limit: {MAX_COMMENT_LENGTH} characters)")
-    if target.role == ROLE_OWNER:
-        _deactivate_owner(target)
+    for _ in range(MAX_ATTEMPTS):
+        target = _deactivation_target(caller, user_id, comment)
+        try:
+            if target.role == ROLE_OWNER:
+                _deactivate_owner(target)
+            else:
+                _set_active(target, False)
+            break
+        except _UserChanged:
+            continue   # e.g. added to a group meanwhile: read the user again
     else:
-        _set_active(target, False)
+        raise ConflictError("The user changed meanwhile; reload and try again.")
     realm = get_realm(caller.realm_id)
-    _leave_groups(realm, target.user_id)
+    _leave_groups(target)
     for bot in User.by_bot_owner.query(bot_owner_key(caller.realm_id, target.user_id)):
         if bot.is_active:
             _set_active(bot, False)
@@ -66,6 +70,18 @@ def do_deactivate_user(caller: Principal, user_id: int,
     if deactivation_notification_comment is not None:
         _notify(realm, target, comment)
     return {}
+
+
+def _deactivation_target(caller: Principal, user_id: int, comment: str) -> User:
+    target = access_user_by_id(caller, user_id, allow_bots=False)
+    if not target.is_active:
+        raise ApiError("User is already deactivated")
+    if target.role == ROLE_OWNER and not caller.is_owner:
+        raise ApiError("Must be an organization owner")
+    if len(comment) > MAX_COMMENT_LENGTH:
+        raise ApiError(f"deactivation_notification_comment is too long "
+                       f"(limit: {MAX_COMMENT_LENGTH} characters)")
+    return target
 
 
 def do_reactivate_user(caller: Principal, user_id: int) -> dict[str, Any]:
@@ -106,14 +122,22 @@ class _OwnerGone(Exception):
     """The owner counted on to stay was deactivated (or demoted) meanwhile."""
 
 
+class _UserChanged(Exception):
+    """The user's groups (or state) changed between the read and the deactivation."""
+
+
 def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None:
+    condition = User.is_active == (not active)
+    if not active and not user.is_bot:
+        # The groups to leave are those read: an addition committed since fails this.
+        groups = set(user.group_ids or ())
+        condition &= (User.group_ids == groups) if groups else User.group_ids.does_not_exist()
     try:
         with transaction() as tx:
             if keep_owner is not None:   # condition checks are a transaction's first items
                 tx.condition_check(User, user.realm_id, keep_owner, condition=(
                     (User.role == ROLE_OWNER) & (User.is_active == True)))
-            tx.update(user, actions=[User.is_active.set(active)],
-                      condition=User.is_active == (not active))
+            tx.update(user, actions=[User.is_active.set(active)], condition=condition)
             for key_hash in key_hashes(user):
                 tx.update(ApiKey(key_hash), actions=[ApiKey.is_active.set(active)],
                           condition=ApiKey.key_hash.exists())
@@ -124,23 +148,41 @@ def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None
         reasons = cancellation_reasons(error)
         if keep_owner is not None and reasons and reasons[0] == "ConditionalCheckFailed":
             raise _OwnerGone() from None
+        if not active and not user.is_bot and lost_race(error):
+            raise _UserChanged() from None   # reading the user again tells what changed
         if is_condition_failure(error):
             raise ApiError("The user was (de)activated meanwhile; reload and try again.") \
                 from None
         raise
 
 
-def _leave_groups(realm: Realm, user_id: int) -> None:
-    """Removes the user from every user group; deactivated users are in none."""
-    groups = [g for g in UserGroup.query(realm.realm_id)
-              if not g.is_system_group and user_id in (g.direct_members or ())]
-    for start in range(0, len(groups), GROUPS_PER_TRANSACTION):
-        with transaction() as tx:
-            for group in groups[start:start + GROUPS_PER_TRANSACTION]:
-                tx.update(group, actions=[UserGroup.direct_members.delete({user_id})])
-                add_event(tx, realm.realm_id, {
-                    "type": "user_group", "op": "remove_members", "group_id": group.group_id,
-                    "user_ids": [user_id]}, {"realm": True})
+def _leave_groups(user: User) -> None:
+    """Removes the deactivated user from every group on their item, in batches, each with
+    its events and the user's reverse index. Nothing can add the user any more; a
+    concurrent removal makes a batch fail, and the user is read again for what is left."""
+    realm_id, user_id = user.realm_id, user.user_id
+    for _ in range(MAX_ATTEMPTS):
+        try:
+            pending = sorted(int(g) for g in user.group_ids or ())
+            for start in range(0, len(pending), GROUPS_PER_TRANSACTION):
+                batch = pending[start:start + GROUPS_PER_TRANSACTION]
+                with transaction() as tx:
+                    for group_id in batch:
+                        # The version bump makes writers of whole member sets read again.
+                        tx.update(UserGroup(realm_id, group_id), actions=[
+                            UserGroup.direct_members.delete({user_id}),
+                            UserGroup.version.add(1)],
+                            condition=UserGroup.direct_members.contains(user_id))
+                        add_event(tx, realm_id, {
+                            "type": "user_group", "op": "remove_members",
+                            "group_id": group_id, "user_ids": [user_id]}, EVERYONE)
+                    tx.update(user, actions=[User.group_ids.delete(set(batch))])
+            return
+        except TransactWriteError as error:
+            if not lost_race(error):
+                raise
+            user = User.get(realm_id, user_id)
+    raise ConflictError("The user's groups changed meanwhile; some may remain.")
 
 
 def _notify(realm: Realm, user: User, comment: str) -> None:

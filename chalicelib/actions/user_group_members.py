@@ -2,18 +2,29 @@
 and membership through nested subgroups.
 
 A request is one transaction: the group's new member and subgroup sets, conditioned on
-the version that was read (so its events say exactly what changed), a check that each
+the version that was read (so its events say exactly what changed), each added or
+removed user's reverse index (an added user must still be active), a check that each
 added subgroup is still active, and, when subgroups are added, the realm's subgroup
 graph version (so two concurrent additions cannot close a cycle). A writer that lost a
-race re-reads and tries again.
+race re-reads and tries again. A request naming more users than one transaction holds
+is written in consecutive transactions (group_membership.py) and is idempotent: users
+already in (or already out) are skipped rather than refused, so a client retrying it
+after a timeout completes the rest.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
 
+from chalicelib.actions.group_membership import (
+    ATTEMPTS,
+    EVERYONE,
+    USERS_PER_TRANSACTION,
+    check_users,
+    write_members,
+)
 from chalicelib.actions.group_settings import (
     MAX_SUBGROUP_DEPTH,
     GroupSettingValue,
@@ -22,27 +33,21 @@ from chalicelib.actions.group_settings import (
 )
 from chalicelib.actions.realms import SYSTEM_GROUPS, get_realm
 from chalicelib.actions.user_groups import (
-    EVERYONE,
     MAX_SUBGROUPS_PER_REQUEST,
     SYSTEM_GROUP_DIRECT_ROLES,
     check_mutable,
     check_subgroups,
-    check_users,
     get_user_group,
     has_group_permission,
     require,
     require_member_or_admin,
-    version_condition,
 )
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
-
-ATTEMPTS = 3   # reads and writes again when a concurrent change to the group won
 
 
 def do_update_members(caller: Principal, group_id: int, add: list[int], delete: list[int],
@@ -54,22 +59,30 @@ def do_update_members(caller: Principal, group_id: int, add: list[int], delete: 
                        "'add_subgroups' or 'delete_subgroups'.")
     if len(set(add_subgroups)) > MAX_SUBGROUPS_PER_REQUEST:
         raise ApiError(f"Too many subgroups: at most {MAX_SUBGROUPS_PER_REQUEST} at a time.")
-    checked_users = False
+    # Whether the request is split (and so idempotent) follows from the request alone, so
+    # a retry of it is treated as the first attempt was.
+    split = len(set(add)) + len(set(delete)) > _first_room(add_subgroups, delete_subgroups)
     for _ in range(ATTEMPTS):
         group = get_user_group(caller.realm_id, group_id)
         check_mutable(group)
         realm = get_realm(caller.realm_id)
         _check_permissions(caller, realm, group, add, delete, add_subgroups, delete_subgroups)
-        _check_changes(group, add, delete, add_subgroups, delete_subgroups)
-        if add and not checked_users:
-            check_users(caller.realm_id, add)   # active users; once is enough
-            checked_users = True
+        _check_changes(group, add, delete, add_subgroups, delete_subgroups, skip_done=split)
+        if add:   # again after a lost race: one may have been deactivated meanwhile
+            check_users(caller.realm_id, add)
         if add_subgroups:
             check_subgroups(caller.realm_id, add_subgroups)
             _check_no_cycle(caller.realm_id, group_id, add_subgroups)
         if _write(realm, group, add, delete, add_subgroups, delete_subgroups):
             return {}
     raise ConflictError("The user group changed meanwhile; reload and try again.")
+
+
+def _first_room(add_subgroups: list[int], delete_subgroups: list[int]) -> int:
+    """How many users fit in the first transaction beside the subgroup changes (a check
+    per added subgroup, the realm's graph version and an event for each kind)."""
+    added = len(set(add_subgroups))
+    return USERS_PER_TRANSACTION - added - (2 if added else 0) - (1 if delete_subgroups else 0)
 
 
 def can_add_members_to_group(caller: Principal, realm: Realm, group: UserGroup) -> bool:
@@ -123,7 +136,12 @@ def _check_permissions(caller: Principal, realm: Realm, group: UserGroup, add: l
 
 
 def _check_changes(group: UserGroup, add: list[int], delete: list[int],
-                   add_subgroups: list[int], delete_subgroups: list[int]) -> None:
+                   add_subgroups: list[int], delete_subgroups: list[int],
+                   skip_done: bool) -> None:
+    """The reference's refusals of changes that are already made; a split request skips
+    them instead (a retry finds its earlier transactions done)."""
+    if skip_done:
+        return
     members = {int(u) for u in group.direct_members or ()}
     subgroups = {int(g) for g in group.direct_subgroups or ()}
     for user_id in add:
@@ -161,37 +179,36 @@ def _check_no_cycle(realm_id: int, group_id: int, new_subgroups: Iterable[int]) 
 
 def _write(realm: Realm, group: UserGroup, add: list[int], delete: list[int],
            add_subgroups: list[int], delete_subgroups: list[int]) -> bool:
-    """The change and its events in one transaction; False when a concurrent change won."""
+    """The changes still to make, with their events; False when a concurrent change won
+    (what an earlier batch of a split request wrote stays)."""
     realm_id, group_id = realm.realm_id, group.group_id
     members = {int(u) for u in group.direct_members or ()}
     subgroups = {int(g) for g in group.direct_subgroups or ()}
-    new_members = (members | set(add)) - set(delete)
-    new_subgroups = (subgroups | set(add_subgroups)) - set(delete_subgroups)
-    actions = [UserGroup.version.add(1)]
-    for attribute, old, new in ((UserGroup.direct_members, members, new_members),
-                                (UserGroup.direct_subgroups, subgroups, new_subgroups)):
-        if new != old:
-            actions.append(attribute.set(new) if new else attribute.remove())
-    events = [(op, key, sorted(ids)) for op, key, ids in (
-        ("add_members", "user_ids", set(add)), ("remove_members", "user_ids", set(delete)),
-        ("add_subgroups", "direct_subgroup_ids", set(add_subgroups)),
-        ("remove_subgroups", "direct_subgroup_ids", set(delete_subgroups))) if ids]
-    try:
-        with transaction() as tx:
-            tx.update(group, actions=actions, condition=version_condition(group))
-            for subgroup_id in sorted(set(add_subgroups)):
-                tx.condition_check(UserGroup, realm_id, subgroup_id,
-                                   condition=UserGroup.deactivated == False)
-            if add_subgroups:
-                graph = realm.group_graph_version
-                tx.update(Realm(realm_id), actions=[Realm.group_graph_version.add(1)],
-                          condition=Realm.group_graph_version.does_not_exist()
-                          if graph is None else Realm.group_graph_version == graph)
-            for op, key, ids in events:
-                add_event(tx, realm_id, {"type": "user_group", "op": op,
-                                         "group_id": group_id, key: ids}, EVERYONE)
-    except TransactWriteError as error:
-        if not is_condition_failure(error):
-            raise
-        return False
-    return True
+    added = sorted(set(add) - members - set(delete))
+    removed = sorted(set(delete) & members)
+    subgroups_added = sorted(set(add_subgroups) - subgroups - set(delete_subgroups))
+    subgroups_removed = sorted(set(delete_subgroups) & subgroups)
+    if not (added or removed or subgroups_added or subgroups_removed):
+        return True   # nothing left to do (a retried request that had completed)
+
+    def subgroup_writes(tx: TransactWrite, actions: list[Any]) -> None:
+        new = (subgroups | set(subgroups_added)) - set(subgroups_removed)
+        if new != subgroups:
+            actions.append(UserGroup.direct_subgroups.set(new) if new
+                           else UserGroup.direct_subgroups.remove())
+        for subgroup_id in subgroups_added:
+            tx.condition_check(UserGroup, realm_id, subgroup_id,
+                               condition=UserGroup.deactivated == False)
+        if subgroups_added:
+            graph = realm.group_graph_version
+            tx.update(Realm(realm_id), actions=[Realm.group_graph_version.add(1)],
+                      condition=Realm.group_graph_version.does_not_exist()
+                      if graph is None else Realm.group_graph_version == graph)
+        for op, ids in (("add_subgroups", subgroups_added),
+                        ("remove_subgroups", subgroups_removed)):
+            if ids:
+                add_event(tx, realm_id, {"type": "user_group", "op": op, "group_id": group_id,
+                                         "direct_subgroup_ids": ids}, EVERYONE)
+
+    return write_members(group, added, removed, _first_room(subgroups_added, subgroups_removed),
+                         first=subgroup_writes)

@@ -1,8 +1,10 @@
 """User groups (§2.8): their API shape, who may change them, creating, editing, deactivating.
 
 Every change is one transaction holding the group's update, conditioned on the version
-it read, and its `user_group` event. Deactivated groups and system groups are
-immutable. Members and subgroups change in user_group_members.py.
+it read, and its `user_group` event (a group created with more members than one
+transaction holds gets the others in further ones, group_membership.py). Deactivated
+groups and system groups are immutable. Members and subgroups change in
+user_group_members.py.
 """
 from __future__ import annotations
 
@@ -14,6 +16,16 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.actions.channel_permissions import (
     CHANNEL_GROUP_SETTINGS,
     channel_group_setting,
+)
+from chalicelib.actions.group_membership import (
+    EVERYONE,
+    USERS_PER_TRANSACTION,
+    batches,
+    check_users,
+    lost_race,
+    stage_users,
+    version_condition,
+    write_members,
 )
 from chalicelib.actions.group_settings import (
     GroupSettingValue,
@@ -42,7 +54,6 @@ MAX_DESCRIPTION_LENGTH = 1024
 RESERVED_NAME_PREFIXES = ("@", "role:", "user:", "stream:", "channel:")
 # One transaction holds the group, its events, the realm and a check per added subgroup.
 MAX_SUBGROUPS_PER_REQUEST = 90
-MAX_MEMBERS_PER_REQUEST = 1000
 
 # The group's own permission settings and their defaults for new groups, as the
 # reference: "group_creator" is the anonymous group of just the creator.
@@ -66,7 +77,6 @@ SYSTEM_GROUP_SUBGROUP: dict[str, str] = {
     "role:administrators": "role:owners", "role:moderators": "role:administrators",
     "role:fullmembers": "role:moderators", "role:members": "role:fullmembers",
     "role:everyone": "role:members"}
-EVERYONE = {"realm": True}
 
 
 # ---- reading ------------------------------------------------------------------------
@@ -173,17 +183,6 @@ def _check_description(description: str) -> str:
     return description
 
 
-def check_users(realm_id: int, user_ids: list[int]) -> None:
-    """Every id names an active user (bots included) of the realm: one BatchGet per 100."""
-    if len(user_ids) > MAX_MEMBERS_PER_REQUEST:
-        raise ApiError(f"Too many users: at most {MAX_MEMBERS_PER_REQUEST} at a time.")
-    found = {u.user_id for u in User.batch_get([(realm_id, u) for u in set(user_ids)])
-             if u.is_active}
-    for user_id in user_ids:
-        if user_id not in found:
-            raise ApiError(f"Invalid user ID: {user_id}")
-
-
 def check_subgroups(realm_id: int, group_ids: list[int]) -> None:
     """Every id names an active group of the realm: one BatchGet."""
     if len(set(group_ids)) > MAX_SUBGROUPS_PER_REQUEST:
@@ -224,13 +223,6 @@ def require(allowed: bool) -> None:
         raise ApiError("Insufficient permission")
 
 
-def version_condition(group: UserGroup) -> Any:
-    """The group is still active and at the version read (every change bumps it)."""
-    read = UserGroup.version.does_not_exist() if group.version is None else \
-        UserGroup.version == group.version
-    return read & (UserGroup.deactivated == False)
-
-
 def can_manage_group(caller: Principal, realm: Realm, group: UserGroup) -> bool:
     return not group.is_system_group and has_group_permission(caller, realm, group,
                                                               ["can_manage_group"])
@@ -257,8 +249,11 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
     stored = _check_group_settings(caller.realm_id, settings)
     if UniqueName.get_or_none(*group_name_key(caller.realm_id, name)) is not None:
         raise ApiError(f"User group '{name}' already exists.")
+    # The members that fit beside the group, its name and subgroups come in with it; the
+    # rest join in further transactions (as POST /user_groups/{id}/members would add them).
+    first, *more = batches(sorted(set(members)), [], USERS_PER_TRANSACTION - len(set(subgroups)))
     group = UserGroup(caller.realm_id, allocate_id(caller.realm_id, "group"), name=name,
-                      description=description, direct_members=set(members) or None,
+                      description=description, direct_members=set(first[0]) or None,
                       direct_subgroups=set(subgroups) or None, creator_id=caller.user_id,
                       date_created=now_seconds(), group_settings=stored or None, version=0)
     try:
@@ -270,15 +265,24 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
             for subgroup_id in set(subgroups):
                 tx.condition_check(UserGroup, caller.realm_id, subgroup_id,
                                    condition=UserGroup.deactivated == False)
+            stage_users(tx, caller.realm_id, group.group_id, first[0], [])
             add_event(tx, caller.realm_id, {"type": "user_group", "op": "add",
                                             "group": user_group_dict(group)}, EVERYONE)
     except TransactWriteError as error:
-        if not is_condition_failure(error):
+        if not lost_race(error):
             raise
         if UniqueName.get_or_none(*group_name_key(caller.realm_id, name)) is not None:
             raise ApiError(f"User group '{name}' already exists.") from None
         check_subgroups(caller.realm_id, subgroups)   # names the one deactivated meanwhile
+        check_users(caller.realm_id, members)         # likewise a member
         raise ConflictError("A subgroup changed meanwhile; try again.") from None
+    rest = [u for added, _ in more for u in added]
+    if rest and not write_members(group, rest, []):
+        # The new group changed, or a member was deactivated, meanwhile: the group exists
+        # with the members written so far; POST .../members adds the others.
+        check_users(caller.realm_id, rest)
+        raise ConflictError("The user group changed meanwhile; add the remaining members "
+                            "again.")
     return {"group_id": group.group_id}
 
 

@@ -6,6 +6,7 @@ from pynamodb.attributes import (
     ListAttribute,
     MapAttribute,
     NumberAttribute,
+    NumberSetAttribute,
     UnicodeAttribute,
     UnicodeSetAttribute,
 )
@@ -82,6 +83,10 @@ class User(BaseModel):
     # Further keys issued by POST /fetch_api_key; each has an ApiKey record like the first.
     extra_api_key_hashes = UnicodeSetAttribute(null=True)
     password_hash = UnicodeAttribute(null=True)
+    # The (non-system) user groups the user is a direct member of: written in the same
+    # transaction as the group's members (actions/group_membership.py), so deactivation
+    # finds them without reading the realm's groups. System groups follow from the role.
+    group_ids = NumberSetAttribute(null=True)
     # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.
     settings = MapAttribute(default=dict)
     # Words and phrases that highlight a message for this user, as the user wrote them.

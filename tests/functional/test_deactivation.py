@@ -4,35 +4,51 @@ from __future__ import annotations
 from chalicelib.actions.realms import system_group_id
 from chalicelib.models.user_groups import UserGroup
 from tests.functional.conftest import sent_emails
+from tests.functional.user_group_helpers import create_ok, group_ids_of
 
 
 def add_groups(realm, user_id: int, count: int) -> list[int]:
-    """Test setup: user groups that contain the user (groups' own API is elsewhere)."""
-    from chalicelib.actions.ids import allocate_id
+    """Test setup: user groups that contain the user (and the owner)."""
+    return [create_ok(realm.owner, f"group {n} of {user_id}", [user_id, realm.owner.user_id])
+            for n in range(count)]
 
-    ids = []
-    for n in range(count):
-        group_id = allocate_id(realm.realm_id, "group")
-        UserGroup(realm.realm_id, group_id, name=f"group {n}", date_created=0,
-                  direct_members={user_id, realm.owner.user_id}).save()
-        ids.append(group_id)
-    return ids
+
+def dynamodb_calls(monkeypatch) -> list[tuple[str, str | None]]:
+    """Records each DynamoDB call made from now on: (operation, table)."""
+    import botocore.client
+
+    calls: list[tuple[str, str | None]] = []
+    original = botocore.client.BaseClient._make_api_call
+
+    def recording(client, operation, params):
+        calls.append((operation, params.get("TableName")))
+        return original(client, operation, params)
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", recording)
+    return calls
 
 
 def test_deactivation_removes_access_groups_queues_and_bots(realm, register_queue,
-                                                            fetch_events, drain_events):
+                                                            fetch_events, drain_events,
+                                                            monkeypatch):
     groups = add_groups(realm, realm.member.user_id, 3)
+    add_groups(realm, realm.admin.user_id, 2)   # groups the member is not in
     bot = realm.add_user("Member Bot", is_bot=True)
     from chalicelib.models.users import User, bot_owner_key
     User(realm.realm_id, bot.user_id).update(actions=[
         User.bot_owner_id.set(realm.member.user_id),
         User.bot_owner_key.set(bot_owner_key(realm.realm_id, realm.member.user_id))])
+    drain_events()   # the setup's own events are not this test's business
     member_queue = register_queue(realm.member)["queue_id"]
     watcher = register_queue(realm.admin, event_types=["realm_user", "user_group"])["queue_id"]
     # WHEN an administrator deactivates the member with a note
+    calls = dynamodb_calls(monkeypatch)
     response = realm.admin.delete(f"/users/{realm.member.user_id}", {
         "deactivation_notification_comment": "Thanks for everything."})
     assert response.ok, response.json
+    # THEN the groups came from the member's own item: no request named the groups' table
+    # (no Query of the realm's groups); the groups were written in transactions
+    assert [c for c in calls if c[1] == UserGroup.Meta.table_name] == []
+    assert ("TransactWriteItems", None) in calls
     # THEN the member can no longer authenticate, nor can their bot
     refused = realm.member.get("/users/me")
     assert refused.status == 401 and refused.json["code"] == "USER_DEACTIVATED"
@@ -41,20 +57,48 @@ def test_deactivation_removes_access_groups_queues_and_bots(realm, register_queu
     assert realm.admin.get(f"/users/{realm.member.user_id}").json["user"]["is_active"] is False
     from chalicelib.models.events import EventQueue
     assert EventQueue.get_or_none(member_queue) is None
-    # AND they left every group
+    # AND they left every group, and their reverse index is empty
     for group_id in groups:
         assert realm.member.user_id not in UserGroup.get(realm.realm_id, group_id).direct_members
+    assert group_ids_of(realm, realm.member.user_id) == set()
     # AND the realm heard of it
     drain_events()
     events = fetch_events(realm.admin, watcher)
     people = [e["person"] for e in events if e["type"] == "realm_user"]
     assert {"user_id": realm.member.user_id, "is_active": False} in people
     assert {"user_id": bot.user_id, "is_active": False} in people
-    removed = {e["group_id"] for e in events if e["type"] == "user_group"}
-    assert removed == set(groups)
+    removed = [(e["op"], e["group_id"], e["user_ids"]) for e in events
+               if e["type"] == "user_group"]
+    assert sorted(removed) == [("remove_members", g, [realm.member.user_id]) for g in groups]
     # AND the member got the email with the note
     [email] = sent_emails(realm.member.email)
     assert "Thanks for everything." in email["body"] and "deactivated" in email["subject"]
+
+
+def test_a_group_joined_while_deactivating_is_left_too(realm, monkeypatch):
+    """The deactivation is conditioned on the groups it read: a user added to a group
+    between its read and its write makes it read the user again."""
+    from chalicelib.actions import deactivation
+    from chalicelib.actions.user_group_members import do_update_members
+    from chalicelib.http.auth import Principal
+
+    first = add_groups(realm, realm.member.user_id, 1)[0]
+    late = create_ok(realm.owner, "late group")
+    owner = Principal(realm.realm_id, realm.owner.user_id, realm.owner.email, 100, False)
+    real_read = deactivation._deactivation_target
+    pending = [True]
+
+    def read_then_added(caller, user_id, comment):
+        target = real_read(caller, user_id, comment)
+        if pending and pending.pop():   # the group's owner adds the member right now
+            do_update_members(owner, late, [user_id], [], [], [])
+        return target
+    monkeypatch.setattr(deactivation, "_deactivation_target", read_then_added)
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
+    for group_id in (first, late):
+        assert realm.member.user_id not in (
+            UserGroup.get(realm.realm_id, group_id).direct_members or ())
+    assert group_ids_of(realm, realm.member.user_id) == set()
 
 
 def test_reactivation(realm, register_queue, fetch_events, drain_events):

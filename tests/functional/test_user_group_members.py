@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
 from tests.functional.user_group_helpers import (
     ADMINS,
     MEMBERS,
@@ -11,6 +12,7 @@ from tests.functional.user_group_helpers import (
     assert_error,
     create_ok,
     group_events,
+    group_ids_of,
     groups_by_id,
     is_member,
 )
@@ -155,24 +157,92 @@ def test_nested_membership(realm):
                  "Invalid user group")
 
 
-def test_hundred_members_in_one_write(realm, monkeypatch):
+def test_the_reverse_index_follows_direct_membership(realm):
+    member, admin, moderator = (realm.member.user_id, realm.admin.user_id,
+                                realm.moderator.user_id)
+    # GIVEN groups created with members (B also holds A as a subgroup)
+    a = create_ok(realm.member, "A", [member, admin])
+    b = create_ok(realm.member, "B", [member], subgroups=[a])
+    assert (group_ids_of(realm, member), group_ids_of(realm, admin),
+            group_ids_of(realm, moderator)) == ({a, b}, {a}, set())
+    # WHEN one request adds two users to B and removes another
+    path = f"/user_groups/{b}/members"
+    assert realm.member.post(path, {"add": [admin, moderator], "delete": [member]}).ok
+    # THEN each user's item lists exactly their direct groups (not those through subgroups)
+    assert (group_ids_of(realm, member), group_ids_of(realm, admin),
+            group_ids_of(realm, moderator)) == ({a}, {a, b}, {b})
+    # AND leaving the last group leaves no set behind
+    assert realm.member.post(f"/user_groups/{a}/members", {"delete": [member]}).ok
+    assert User.get(realm.realm_id, member).group_ids is None
+
+
+def test_more_users_than_one_transaction_holds(realm, register_queue, fetch_events,
+                                               drain_events, monkeypatch):
     from pynamodb.connection import Connection
 
-    users = [realm.add_user(f"Crowd {n}").user_id for n in range(100)]
+    users = [realm.add_user(f"Crowd {n}").user_id for n in range(150)]
     group_id = create_ok(realm.member, "Crowd")
-    writes: list[str] = []
-    for name in ("transact_write_items", "update_item", "put_item", "batch_write_item"):
-        original = getattr(Connection, name)
+    path = f"/user_groups/{group_id}/members"
+    drain_events()
+    queue = register_queue(realm.admin, event_types=["user_group"])["queue_id"]
+    transactions: list[int] = []
+    original = Connection.transact_write_items
 
-        def counting(self, *args, _name=name, _original=original, **kwargs):
-            writes.append(_name)
-            return _original(self, *args, **kwargs)
-        monkeypatch.setattr(Connection, name, counting)
-    # WHEN a hundred users are added at once
-    assert realm.member.post(f"/user_groups/{group_id}/members", {"add": users}).ok
-    # THEN one transaction wrote them all
-    assert writes == ["transact_write_items"]
+    def counting(self, **kwargs):
+        transactions.append(sum(len(kwargs[kind]) for kind in (
+            "condition_check_items", "delete_items", "put_items", "update_items")))
+        return original(self, **kwargs)
+    monkeypatch.setattr(Connection, "transact_write_items", counting)
+    # WHEN 150 users are added at once
+    assert realm.member.post(path, {"add": users}).ok
+    # THEN two transactions wrote them, each within DynamoDB's limit
+    assert len(transactions) == 2 and max(transactions) <= 100
     assert set(UserGroup.get(realm.realm_id, group_id).direct_members) == set(users)
+    assert all(group_id in (u.group_ids or ()) for u in User.batch_get(
+        [(realm.realm_id, u) for u in users]))
+    # AND each transaction told of its own users: together, all of them once
+    events = group_events(drain_events, fetch_events, realm.admin, queue)
+    added = [u for e in events if e["op"] == "add_members" for u in e["user_ids"]]
+    assert len(events) == 2 and sorted(added) == sorted(users)
+    # WHEN 40 leave and the same request comes again (a client retrying after a timeout)
+    assert realm.member.post(path, {"delete": users[:40]}).ok
+    assert realm.member.post(path, {"add": users}).ok
+    # THEN the users already in are skipped and the rest join
+    assert set(UserGroup.get(realm.realm_id, group_id).direct_members) == set(users)
+    later = group_events(drain_events, fetch_events, realm.admin, queue)[len(events):]
+    assert [(e["op"], sorted(e["user_ids"])) for e in later] == [
+        ("remove_members", sorted(users[:40])), ("add_members", sorted(users[:40]))]
+    # AND a group created with 120 members gets them all, also in two transactions
+    transactions.clear()
+    big = create_ok(realm.member, "Big crowd", users[:120])
+    assert len(transactions) == 2
+    assert set(UserGroup.get(realm.realm_id, big).direct_members) == set(users[:120])
+    assert all(big in (u.group_ids or ()) for u in User.batch_get(
+        [(realm.realm_id, u) for u in users[:120]]))
+
+
+def test_a_member_added_while_being_deactivated_is_refused(realm, monkeypatch):
+    from chalicelib.actions import deactivation, user_group_members
+    from chalicelib.http.auth import Principal
+
+    group_id = create_ok(realm.member, "Race", [realm.member.user_id])
+    target = realm.add_user("Soon Gone").user_id
+    admin = Principal(realm.realm_id, realm.admin.user_id, realm.admin.email, 200, False)
+    real_check = user_group_members.check_users
+    pending = [True]
+
+    def read_then_deactivated(realm_id, user_ids):
+        real_check(realm_id, user_ids)   # the request reads the user as active...
+        if pending and pending.pop():    # ...and an administrator deactivates them now
+            deactivation.do_deactivate_user(admin, target, None)
+    monkeypatch.setattr(user_group_members, "check_users", read_then_deactivated)
+    # WHEN the request writes, THEN the user's condition fails, and reading again refuses
+    assert_error(realm.member.post(f"/user_groups/{group_id}/members", {"add": [target]}),
+                 f"Invalid user ID: {target}")
+    # AND the deactivated user is in no group
+    assert set(UserGroup.get(realm.realm_id, group_id).direct_members) == {
+        realm.member.user_id}
+    assert group_ids_of(realm, target) == set()
 
 
 def test_concurrent_changes_all_stick(realm, monkeypatch):

@@ -42,6 +42,13 @@ def is_member(account, group_id: int, user_id: int, **params: Any) -> bool:
     return response.json["is_user_group_member"]
 
 
+def group_ids_of(realm, user_id: int) -> set[int]:
+    """The user's reverse index: the groups they are a direct member of, as stored."""
+    from chalicelib.models.users import User
+
+    return {int(g) for g in User.get(realm.realm_id, user_id).group_ids or ()}
+
+
 def assert_error(response, text: str, code: str = "BAD_REQUEST") -> None:
     assert response.status == 400 and response.json["result"] == "error", response.json
     assert response.json["code"] == code, response.json
