@@ -139,11 +139,16 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str) -> dic
                                 code="AUTHENTICATION_FAILED")
     if not user.is_active:
         raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED")
+    return {"api_key": add_api_key(user), "email": user.email, "user_id": user.user_id}
+
+
+def add_api_key(user: User) -> str:
+    """Issues the user a further API key (also for a resumed signup, actions/signup.py)."""
     api_key = new_api_key()
     key_hash = hash_api_key(api_key)
     for _ in range(MAX_ATTEMPTS):
         retired = _oldest_extra_key(user)
-        condition = User.is_active == True  # noqa: E712
+        condition = User.is_active == True
         user_actions = [User.extra_api_key_hashes.add({key_hash})]
         if retired is not None:
             # Each login adds a key; past the cap the oldest goes, as a session expiring.
@@ -154,7 +159,7 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str) -> dic
             user_actions = [User.extra_api_key_hashes.set(held - {retired} | {key_hash})]
         try:
             with transaction() as tx:
-                tx.save(ApiKey(key_hash, realm_id=realm.realm_id, user_id=user.user_id,
+                tx.save(ApiKey(key_hash, realm_id=user.realm_id, user_id=user.user_id,
                                email=user.email, role=user.role, is_bot=user.is_bot,
                                created=time.time_ns()),
                         condition=ApiKey.key_hash.does_not_exist())
@@ -164,15 +169,13 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str) -> dic
         except TransactWriteError as error:
             if not is_condition_failure(error):
                 raise
-            user = User.get(realm.realm_id, user.user_id)   # another login retired it first
+            user = User.get(user.realm_id, user.user_id)   # another login retired it first
             if not user.is_active:
                 raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED") \
                     from None
             continue
-        break
-    else:
-        raise ConflictError("Too many logins at once; try again.")
-    return {"api_key": api_key, "email": user.email, "user_id": user.user_id}
+        return api_key
+    raise ConflictError("Too many logins at once; try again.")
 
 
 def _oldest_extra_key(user: User) -> str | None:

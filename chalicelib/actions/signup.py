@@ -1,17 +1,24 @@
 """Accepting invitations: what a link leads to, confirming the address of someone who used
-a reusable link, and creating the account with its channels, groups and welcome."""
+a reusable link, and creating the account with its channels, groups and welcome.
+
+The account is created with the invitation used up (and the account's id recorded on it)
+in one transaction; the onboarding steps follow one by one, each recorded on the
+invitation once done, so a retry of a signup cut short (same key and password) resumes
+the steps not done and answers like the first success.
+"""
 from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Callable
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from chalicelib.actions.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, add_api_key
 from chalicelib.actions.channel_permissions import realm_default_stream_ids
+from chalicelib.actions.group_membership import join_group
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.invites import (KEEP_AFTER_USE, InviteTerms, add_invites_changed,
                                         email_link, hash_key, is_expired, new_invitation,
@@ -21,11 +28,10 @@ from chalicelib.actions.subscriptions import do_add_subscribers
 from chalicelib.actions.system_bots import notification_bot, welcome_bot
 from chalicelib.actions.users import (NewUser, check_email, check_full_name, do_create_user,
                                       get_user_by_email)
-from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.log import logger
-from chalicelib.lib.passwords import hash_password
+from chalicelib.lib.passwords import check_password, hash_password
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.realms import Realm
@@ -36,6 +42,9 @@ from chalicelib.models.users import User
 # How long the confirmation emailed to someone who used a reusable link stays valid.
 SIGNUP_CONFIRMATION_VALIDITY = timedelta(days=1)
 INVALID_LINK = "This invitation link is invalid or has expired."
+ALREADY_USED = "This invitation was already used; log in instead."
+# What a new account gets after it is created, in this order (recorded as each is done).
+ONBOARDING_STEPS = ("channels", "groups", "welcome", "referrer")
 
 
 def check_usable(invitation: Invitation | None) -> Invitation:
@@ -44,14 +53,15 @@ def check_usable(invitation: Invitation | None) -> Invitation:
     if invitation.status == "revoked":
         raise ApiError("This invitation was revoked.")
     if invitation.status == "used":
-        raise ApiError("This invitation was already used; log in instead.")
+        raise ApiError(ALREADY_USED)
     if is_expired(invitation):
         raise ApiError("This invitation has expired; ask for a new one.")
     return invitation
 
 
-def _find(key: str) -> tuple[Invitation, Realm]:
-    """The invitation whose link carries this key (two reads), if it can still be used."""
+def _find(key: str, allow_unfinished: bool = False) -> tuple[Invitation, Realm]:
+    """The invitation whose link carries this key (two reads), if it can still be used
+    (or, when allowed, its signup has onboarding steps left)."""
     record = InvitationKey.get_or_none(hash_key(key))
     invitation = None if record is None else Invitation.get_or_none(record.realm_id,
                                                                     record.invite_id)
@@ -60,16 +70,25 @@ def _find(key: str) -> tuple[Invitation, Realm]:
     realm = Realm.get_or_none(invitation.realm_id)
     if realm is None or realm.deactivated:
         raise ApiError("This organization has been deactivated.")
+    if allow_unfinished and unfinished(invitation):
+        return invitation, realm
     return check_usable(invitation), realm
 
 
-def find_invitation(key: str) -> tuple[Invitation, Realm]:
+def unfinished(invitation: Invitation) -> bool:
+    """Used by a signup whose onboarding was cut short (and not yet past its keeping)."""
+    return (invitation.status == "used" and invitation.user_id is not None
+            and not is_expired(invitation)
+            and not set(ONBOARDING_STEPS) <= set(invitation.onboarding_done or ()))
+
+
+def find_invitation(key: str, allow_unfinished: bool = False) -> tuple[Invitation, Realm]:
     """An invitation for one address: emailed, or confirming the use of a reusable link."""
-    invitation, realm = _find(key)
+    invitation, realm = _find(key, allow_unfinished)
     if invitation.kind == "multiuse":
         raise ApiError("This is a reusable invitation link: POST your email address to it "
                        "(parameter email), then use the link that is emailed to you.")
-    if invitation.parent_id is not None:
+    if invitation.parent_id is not None and not unfinished(invitation):
         link = Invitation.get_or_none(realm.realm_id, invitation.parent_id)
         if link is None or link.status == "revoked":
             raise ApiError("The invitation link you used was revoked.")
@@ -134,18 +153,34 @@ def do_join_with_link(key: str, email: str) -> dict[str, Any]:
 
 
 def do_register(key: str, full_name: str, password: str) -> dict[str, Any]:
-    """Creates the invited account; the invitation is used up in the same transaction."""
-    invitation, realm = find_invitation(key)
+    """Creates the invited account and onboards it; resumes a signup cut short."""
+    invitation, realm = find_invitation(key, allow_unfinished=True)
+    referrer = User.get_or_none(realm.realm_id, invitation.invited_by)
+    if unfinished(invitation):
+        # The same request again (its answer was lost): the password proves it.
+        user = User.get_or_none(realm.realm_id, invitation.user_id)
+        if user is None or not check_password(password, user.password_hash):
+            raise ApiError(ALREADY_USED)
+        api_key = add_api_key(user)
+    else:
+        user, api_key = _create_account(realm, invitation, referrer, full_name, password)
+    _onboard(realm, invitation, user, referrer)
+    return {"user_id": user.user_id, "email": user.email, "api_key": api_key}
+
+
+def _create_account(realm: Realm, invitation: Invitation, referrer: User | None,
+                    full_name: str, password: str) -> tuple[User, str]:
+    """The account, with the invitation used up and the account recorded on it."""
     if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
         raise ApiError(f"The password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} "
                        "characters long.")
     full_name = check_full_name(full_name)
-    referrer = User.get_or_none(realm.realm_id, invitation.invited_by)
     gone = datetime.now(timezone.utc) + KEEP_AFTER_USE
 
-    def use_up(tx: TransactWrite) -> None:
+    def use_up(tx: TransactWrite, user: User) -> None:
         tx.update(invitation, actions=[Invitation.status.set("used"),
-                                       Invitation.expires_at.set(gone)],
+                                       Invitation.expires_at.set(gone),
+                                       Invitation.user_id.set(user.user_id)],
                   condition=(Invitation.status == "active")
                   & (Invitation.key_hash == invitation.key_hash))
         tx.update(InvitationKey(invitation.key_hash),
@@ -163,14 +198,28 @@ def do_register(key: str, full_name: str, password: str) -> dict[str, Any]:
         # Used or revoked at the same time: say that rather than "email in use".
         check_usable(Invitation.get_or_none(realm.realm_id, invitation.invite_id))
         raise
-    subscribe_new_user(realm, user, invitation)
-    join_groups(realm.realm_id, user.user_id, invitation.group_ids)
-    send_welcome(realm, user, invitation.welcome_message_custom_text)
-    if invitation.notify_referrer_on_join and referrer is not None and referrer.is_active:
-        send_direct(notification_bot(realm.realm_id), referrer.user_id,
-                    f"@_**{user.full_name}|{user.user_id}** accepted your invitation to join "
-                    f"{realm.name}!")
-    return {"user_id": user.user_id, "email": user.email, "api_key": api_key}
+    return user, api_key
+
+
+def _onboard(realm: Realm, invitation: Invitation, user: User, referrer: User | None) -> None:
+    """Runs the onboarding steps not done yet, recording each on the invitation once done.
+
+    Channels and groups are idempotent (existing subscribers and members are skipped).
+    The messages are guarded by their marker: each is sent at most once, except when the
+    request dies in the narrow window between sending it and recording it (a retry then
+    sends it again), or when two retries of one signup run at the same time."""
+    steps: dict[str, Callable[[], None]] = {
+        "channels": lambda: subscribe_new_user(realm, user, invitation),
+        "groups": lambda: join_groups(realm.realm_id, user.user_id, invitation.group_ids),
+        "welcome": lambda: send_welcome(realm, user, invitation.welcome_message_custom_text),
+        "referrer": lambda: notify_referrer(realm, user, invitation, referrer),
+    }
+    done = set(invitation.onboarding_done or ())
+    for step in ONBOARDING_STEPS:
+        if step not in done:
+            steps[step]()
+            invitation.update(actions=[Invitation.onboarding_done.add({step})],
+                              condition=Invitation.invite_id.exists())
 
 
 def subscribe_new_user(realm: Realm, user: User, invitation: Invitation) -> None:
@@ -185,23 +234,19 @@ def subscribe_new_user(realm: Realm, user: User, invitation: Invitation) -> None
 
 
 def join_groups(realm_id: int, user_id: int, group_ids: list[int]) -> None:
-    """Adds the user to each invited group that is still active (one transaction each)."""
+    """Adds the user to each invited group that is still active (one transaction each);
+    groups the user is already in (a resumed signup) are skipped."""
     for group in UserGroup.batch_get([(realm_id, g) for g in group_ids]):
-        if group.deactivated or group.is_system_group:
-            continue
-        try:
-            with transaction() as tx:
-                # ADD commutes with other changes; the version bump makes writers that
-                # set whole member sets from an older read retry.
-                tx.update(group, actions=[UserGroup.direct_members.add({user_id}),
-                                          UserGroup.version.add(1)],
-                          condition=UserGroup.deactivated == False)  # noqa: E712
-                add_event(tx, realm_id, {"type": "user_group", "op": "add_members",
-                                         "group_id": group.group_id, "user_ids": [user_id]},
-                          {"realm": True})
-        except TransactWriteError as error:
-            if not is_condition_failure(error):
-                raise   # else deactivated meanwhile: nothing to join
+        if not (group.deactivated or group.is_system_group):
+            join_group(realm_id, group.group_id, user_id)
+
+
+def notify_referrer(realm: Realm, user: User, invitation: Invitation,
+                    referrer: User | None) -> None:
+    if invitation.notify_referrer_on_join and referrer is not None and referrer.is_active:
+        send_direct(notification_bot(realm.realm_id), referrer.user_id,
+                    f"@_**{user.full_name}|{user.user_id}** accepted your invitation to join "
+                    f"{realm.name}!")
 
 
 def welcome_text(realm: Realm, user: User) -> str:

@@ -90,11 +90,13 @@ def user_items(realm_id: int, user_id: int, new: NewUser
 
 
 def do_create_user(realm_id: int, new: NewUser,
-                   also: Callable[[TransactWrite], None] | None = None) -> tuple[User, str]:
+                   also: Callable[[TransactWrite, User], None] | None = None
+                   ) -> tuple[User, str]:
     """Creates a user (or bot) and tells the realm; returns the user and its API key.
 
-    `also` adds writes that must commit with the user (e.g. using up an invitation);
-    a failed condition among them is reported like a taken email, so callers check.
+    `also` adds writes that must commit with the user (e.g. using up an invitation, which
+    records the new user's id); a failed condition among them is reported like a taken
+    email, so callers check.
     """
     if get_user_by_email(realm_id, new.email) is not None:
         raise ApiError(f"Email '{new.email.strip()}' already in use")
@@ -107,7 +109,7 @@ def do_create_user(realm_id: int, new: NewUser,
             for item, condition in items:
                 tx.save(item, condition=condition)
             if also is not None:
-                also(tx)
+                also(tx, user)
             add_event(tx, realm_id, {"type": "realm_user", "op": "add",
                                      "person": user_api_dict(user)}, {"realm": True})
     except TransactWriteError as error:

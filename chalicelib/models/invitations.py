@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pynamodb.attributes import (BooleanAttribute, JSONAttribute, NumberAttribute,
-                                 TTLAttribute, UnicodeAttribute)
+                                 TTLAttribute, UnicodeAttribute, UnicodeSetAttribute)
 
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -33,6 +33,10 @@ class Invitation(BaseModel):
     expires_at = TTLAttribute(null=True)
     status = UnicodeAttribute(default="active")      # "active", "used", "revoked"
     parent_id = NumberAttribute(null=True)           # kind "signup": the link it came from
+    # Once used: the account it created, and the onboarding steps done since (channels,
+    # groups, welcome, referrer), so a signup cut short resumes (actions/signup.py).
+    user_id = NumberAttribute(null=True)
+    onboarding_done = UnicodeSetAttribute(null=True)
 
 
 class InvitationKey(BaseModel):

@@ -12,6 +12,7 @@ from tests.functional.conftest import Account, sent_emails
 from tests.functional.edit_helpers import channel
 from tests.functional.invite_helpers import (emailed_key, error, invite, listed, public,
                                              register)
+from tests.functional.user_group_helpers import create_ok, group_ids_of
 
 PASSWORD = "correct horse battery"
 
@@ -69,6 +70,7 @@ def test_accepting_an_invitation_creates_the_invited_account(realm, register_que
     # AND is in the invited group
     groups = {g["id"]: g for g in nina.get("/user_groups").json["user_groups"]}
     assert nina.user_id in groups[group_id]["members"]
+    assert group_ids_of(realm, nina.user_id) == {group_id}
     # AND the welcome bot greeted them, and the notification bot told the inviter
     [welcome] = direct_messages(nina)
     assert welcome["sender_full_name"] == "Welcome Bot"
@@ -200,3 +202,58 @@ def test_reusable_link_confirms_each_address_before_creating_its_account(realm):
     assert error(register(realm, emailed_key(addr(realm, "second")))) == \
         "The invitation link you used was revoked."
     assert sent_emails(addr(realm, "third")) == []
+
+
+def crash_once(monkeypatch, step: str, after_calls: int = 0) -> None:
+    """Makes the signup's function `step` die (as a Lambda timing out would) on its call
+    number after_calls + 1, once."""
+    from chalicelib.actions import signup
+
+    real, calls = getattr(signup, step), []
+
+    def dying(*args):
+        calls.append(step)
+        if len(calls) == after_calls + 1:
+            raise RuntimeError("the function timed out")
+        return real(*args)
+    monkeypatch.setattr(signup, step, dying)
+
+
+def test_a_signup_cut_short_resumes_when_the_request_is_retried(
+        realm, monkeypatch, register_queue, fetch_events, drain_events):
+    # GIVEN invitations to two channels and two groups, with a welcome and a referrer notice
+    channels = [channel(realm.admin, "lobby"), channel(realm.admin, "secret", invite_only=True)]
+    groups = [create_ok(realm.admin, name, [realm.admin.user_id]) for name in ("Crew", "Band")]
+    drain_events()
+    queue = register_queue(realm.admin, event_types=["user_group", "subscription"])["queue_id"]
+    # WHEN one signup dies between its two groups, another after its welcome message
+    for name, step, after_calls in (("first", "join_group", 1),
+                                    ("second", "notify_referrer", 0)):
+        assert invite(realm.admin, addr(realm, name), channels, group_ids=groups).ok
+        key = emailed_key(addr(realm, name))
+        with monkeypatch.context() as patch:
+            crash_once(patch, step, after_calls)
+            assert register(realm, key, full_name=name.title()).status == 500
+        # THEN a retry with another password is refused as for a used invitation
+        assert error(register(realm, key, password="not the password")) == \
+            "This invitation was already used; log in instead."
+        # AND the same request again answers like a first success, with a working key
+        account = as_account(realm, register(realm, key, full_name=name.title()))
+        assert account.get("/users/me").json["email"] == addr(realm, name)
+        # AND once the onboarding is complete the invitation is used up
+        assert error(register(realm, key)) == "This invitation was already used; log in instead."
+        # AND every channel, group and message came exactly once
+        subscribed = account.get("/users/me/subscriptions").json["subscriptions"]
+        assert sorted(s["stream_id"] for s in subscribed) == sorted(channels)
+        assert group_ids_of(realm, account.user_id) == set(groups)
+        assert [m["sender_full_name"] for m in direct_messages(account)] == ["Welcome Bot"]
+        notices = [m["content"] for m in direct_messages(realm.admin)
+                   if f"|{account.user_id}**" in m["content"]]
+        assert len(notices) == 1
+        drain_events()
+        events = fetch_events(realm.admin, queue)
+        joined = [e["group_id"] for e in events if e["type"] == "user_group"
+                  and e["op"] == "add_members" and e["user_ids"] == [account.user_id]]
+        peers = [i for e in events if e["type"] == "subscription" and e["op"] == "peer_add"
+                 and account.user_id in e["user_ids"] for i in e["stream_ids"]]
+        assert (sorted(joined), sorted(peers)) == (sorted(groups), sorted(channels))
