@@ -21,7 +21,7 @@ run: $(STAMP)
 	@PORT=$(PORT) $(BIN)/python -m infra.local_stack
 
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
-test: $(STAMP) package
+test: $(STAMP) package lint
 	@$(BIN)/python -m pytest -q tests
 
 ## test-fast: unit and functional tiers only

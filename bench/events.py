@@ -102,7 +102,7 @@ def in_process_figures() -> None:
                 last = body["events"][-1]["id"]
             units = counter.units - units_before
             gets = delta[("dynamodb", "GetItem")]
-            print(f"   {waited:.2f} s, DynamoDB {dict((op, n) for (_, op), n in delta.items())}")
+            print(f"   {waited:.2f} s, DynamoDB { {op: n for (_, op), n in delta.items()} }")
             print(f"   reads per minute while waiting: {gets / waited * 60:.0f} GetItem "
                   f"(one per {1000 * waited / gets:.0f} ms)")
             _cost_per_hour(units, waited)
@@ -153,7 +153,8 @@ def delivery_delay(rounds: int = 40) -> None:
                 returned: dict[str, float] = {}
                 result: dict[str, list] = {}
 
-                def poll(after: int = last) -> None:
+                def poll(after: int = last, returned: dict[str, float] = returned,
+                         result: dict[str, list] = result) -> None:
                     body = requests.get(f"{api}/events", auth=member, timeout=30, params={
                         "queue_id": queue_id, "last_event_id": after}).json()
                     returned["at"] = time.perf_counter()
@@ -175,7 +176,7 @@ def delivery_delay(rounds: int = 40) -> None:
         finally:
             stack.stop()
     delays.sort()
-    p95 = delays[min(len(delays) - 1, int(round(0.95 * len(delays))) - 1)]
+    p95 = delays[min(len(delays) - 1, round(0.95 * len(delays)) - 1)]
     print(f"\n3. Delivery on the local stack ({rounds} direct messages): POST /messages "
           f"response -> waiting GET /events returns")
     print(f"   p50 {statistics.median(delays):.0f} ms, p95 {p95:.0f} ms, "

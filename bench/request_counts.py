@@ -22,7 +22,7 @@ def main() -> None:
         from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.users import NewUser, do_create_user
 
-        _, owner_id, key = do_create_realm("Bench", "bench", NewUser(
+        _, _owner_id, key = do_create_realm("Bench", "bench", NewUser(
             email="o@bench.example.com", full_name="Owner", role=100))
         for n in range(50):   # an organization of some size: figures must not depend on it
             do_create_user(1, NewUser(email=f"u{n}@bench.example.com", full_name=f"User {n}"))

@@ -61,8 +61,12 @@ def main() -> int:
     from app import app
     from infra.local.http_server import start_http_server
     from infra.local.pollers import start_pollers
-    from infra.local.seed import (load_accounts, save_accounts, seed_accounts,
-                                  seed_conversations)
+    from infra.local.seed import (
+        load_accounts,
+        save_accounts,
+        seed_accounts,
+        seed_conversations,
+    )
     from infra.local.ttl_sweep import start_sweeper
 
     stop = threading.Event()
@@ -117,7 +121,7 @@ def _create_side_resources() -> None:
 
 
 def _print_welcome(accounts: list[dict], port: int) -> None:
-    print("\nDemo organization 'demo' (http://demo.localhost:%d):" % port)
+    print(f"\nDemo organization 'demo' (http://demo.localhost:{port}):")
     for account in accounts:
         print(f"  {account['role']:<7} {account['email']:<28} API key {account['api_key']}")
     owner = accounts[0]

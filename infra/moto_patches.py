@@ -28,6 +28,12 @@ def apply() -> None:
     from moto.dynamodb.models import DynamoDBBackend
 
     original_transact = DynamoDBBackend.transact_write_items
+    # DynamoDB refuses an empty string or binary in a key attribute on every operation;
+    # moto checks puts and transactions but lets UpdateItem, GetItem and DeleteItem
+    # through, which hid a key that AWS would refuse. (Before the lock, so that the
+    # transaction code's unlocked `__wrapped__` calls are checked too.)
+    for name in ("update_item", "get_item", "delete_item"):
+        setattr(DynamoDBBackend, name, _refusing_empty_keys(getattr(DynamoDBBackend, name)))
     # Reads take the lock too: moto applies a transaction item by item, and a read in
     # between would see writes that a failing condition later rolls back (DynamoDB's
     # reads never see uncommitted transactions).
@@ -35,11 +41,6 @@ def apply() -> None:
                  "query", "scan", "batch_get_item", "transact_get_items"):
         if hasattr(DynamoDBBackend, name):
             setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
-    # DynamoDB refuses an empty string or binary in a key attribute on every operation;
-    # moto checks puts and transactions but lets UpdateItem, GetItem and DeleteItem
-    # through, which hid a key that AWS would refuse.
-    for name in ("update_item", "get_item", "delete_item"):
-        setattr(DynamoDBBackend, name, _refusing_empty_keys(getattr(DynamoDBBackend, name)))
     DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]
     DynamoDBBackend._original_transact_write_items = original_transact  # type: ignore[attr-defined]
     _applied = True
@@ -112,11 +113,14 @@ class _ItemBackup:
 
 
 def _transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
-    from moto.dynamodb.exceptions import (ConditionalCheckFailed, MockValidationException,
-                                          MultipleTransactionsException,
-                                          TooManyTransactionsException,
-                                          TransactionCanceledException,
-                                          TransactWriteSingleOpException)
+    from moto.dynamodb.exceptions import (
+        ConditionalCheckFailed,
+        MockValidationException,
+        MultipleTransactionsException,
+        TooManyTransactionsException,
+        TransactionCanceledException,
+        TransactWriteSingleOpException,
+    )
 
     if len(transact_items) > 100:
         raise TooManyTransactionsException()
@@ -153,8 +157,8 @@ def _transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> No
 
 
 def _apply_one(backend: Any, entry: dict[str, Any], condition_failed: type) -> tuple:
-    from moto.dynamodb.exceptions import MockValidationException
     from moto.dynamodb.comparisons import get_filter_expression
+    from moto.dynamodb.exceptions import MockValidationException
 
     op_type, op = next(iter(entry.items()))
     table_name = op["TableName"]
@@ -173,11 +177,11 @@ def _apply_one(backend: Any, entry: dict[str, Any], condition_failed: type) -> t
         else:
             key = op["Key"]
         current = backend.get_item(table_name, key)
-        if condition is not None:
-            if not get_filter_expression(condition, names, values).expr(current):
-                if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
-                    original_item = current.to_json()["Attributes"]
-                raise condition_failed(item=original_item)
+        if condition is not None and \
+                not get_filter_expression(condition, names, values).expr(current):
+            if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
+                original_item = current.to_json()["Attributes"]
+            raise condition_failed(item=original_item)
         if op_type == "Put":
             backend.put_item.__wrapped__(backend, table_name, op["Item"],
                                          condition_expression=condition,
@@ -199,5 +203,5 @@ def _apply_one(backend: Any, entry: dict[str, Any], condition_failed: type) -> t
         raise
     except condition_failed as error:
         return ("ConditionalCheckFailed", str(error.message), original_item)
-    except Exception as error:  # moto reports any other failure per item, as AWS does
+    except Exception as error:  # noqa: BLE001 (moto reports any other failure per item, as AWS does)
         return (type(error).__name__, str(error), original_item)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import boto3
 
@@ -90,7 +91,7 @@ def create_all(prefix: str, *, progress: Callable[[str], None] = lambda _: None,
     template = load_template()
     existing_queues = {url.rsplit("/", 1)[-1]
                        for url in sqs.list_queues(QueueNamePrefix=prefix).get("QueueUrls", [])}
-    for logical_id, res in resources_of_type("AWS::SQS::Queue", template).items():
+    for res in resources_of_type("AWS::SQS::Queue", template).values():
         props = res["Properties"]
         name = resolve(props["QueueName"], {"TablePrefix": prefix})
         if name in existing_queues:
@@ -99,7 +100,7 @@ def create_all(prefix: str, *, progress: Callable[[str], None] = lambda _: None,
                       if k in ("VisibilityTimeout", "MessageRetentionPeriod")}
         progress(f"queue {name}")
         sqs.create_queue(QueueName=name, Attributes=attributes)
-    for logical_id, res in resources_of_type("AWS::SQS::Queue", template).items():
+    for res in resources_of_type("AWS::SQS::Queue", template).values():
         redrive = res["Properties"].get("RedrivePolicy")
         if not redrive:
             continue

@@ -2,14 +2,22 @@
 resending an email invitation, with the reference's rules on who manages which."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.invites import (DAILY_LIMIT, KEEP_AFTER_USE, add_daily_count,
-                                        add_invites_changed, invitation_failed, is_expired,
-                                        load_realm_and_user, new_key, send_invitation_email)
+from chalicelib.actions.invites import (
+    DAILY_LIMIT,
+    KEEP_AFTER_USE,
+    add_daily_count,
+    add_invites_changed,
+    invitation_failed,
+    is_expired,
+    load_realm_and_user,
+    new_key,
+    send_invitation_email,
+)
 from chalicelib.actions.user_groups import require_member_or_admin
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
 from chalicelib.http.errors import ApiError, ConflictError
@@ -74,7 +82,7 @@ def _inviter_is_admin(caller: Principal, invitation: Invitation) -> bool:
 
 def _revoke(caller: Principal, invitation: Invitation) -> dict[str, Any]:
     # The invitation keeps its status for a while, so its link says it was revoked.
-    gone = datetime.now(timezone.utc) + KEEP_AFTER_USE
+    gone = datetime.now(UTC) + KEEP_AFTER_USE
     try:
         with transaction() as tx:
             tx.update(invitation, actions=[Invitation.status.set("revoked"),

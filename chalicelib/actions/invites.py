@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -27,8 +27,12 @@ from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import random_alphanumeric
 from chalicelib.lib.timeutil import now_seconds
-from chalicelib.models.base import (MAX_TRANSACTION_ITEMS, is_condition_failure,
-                                    transact_get, transaction)
+from chalicelib.models.base import (
+    MAX_TRANSACTION_ITEMS,
+    is_condition_failure,
+    transact_get,
+    transaction,
+)
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.realms import Counter, Realm, UniqueName, email_key
 from chalicelib.models.user_groups import UserGroup
@@ -71,7 +75,7 @@ def hash_key(key: str) -> str:
 def is_expired(invitation: Invitation) -> bool:
     # TTL deletes expired items lazily (moto: never), so every read checks.
     return invitation.expires_at is not None and invitation.expires_at <= datetime.now(
-        timezone.utc)
+        UTC)
 
 
 def new_key() -> tuple[str, str]:
@@ -164,7 +168,7 @@ def check_expiry(minutes: int | None) -> datetime | None:
     if not 0 < minutes <= MAX_EXPIRY_MINUTES:
         raise ApiError("Invalid invite_expires_in_minutes: give a number of minutes above 0 "
                        "(at most 100 years), or null for an invitation that never expires.")
-    return datetime.now(timezone.utc) + timedelta(minutes=minutes)
+    return datetime.now(UTC) + timedelta(minutes=minutes)
 
 
 def check_invite_terms(caller: Principal, realm: Realm, *, invite_as: int,
@@ -236,7 +240,7 @@ def add_daily_count(tx: TransactWrite, realm_id: int, count: int) -> None:
     limit = config.invites_daily_limit()
     if count > limit:
         raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
-    day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
     tx.update(Counter(f"invites:{realm_id}:{day}"),
               actions=[Counter.invitations_sent.add(count)],
               condition=Counter.invitations_sent.does_not_exist()

@@ -13,13 +13,21 @@ from typing import Any
 from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.message_move import MovePlan, execute_edit
-from chalicelib.actions.message_send import (check_content, check_topic,
-                                             check_wildcard_permission, render_content)
+from chalicelib.actions.message_send import (
+    check_content,
+    check_topic,
+    check_wildcard_permission,
+    render_content,
+)
 from chalicelib.actions.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import (access_stream_by_id, can_read_message, get_stream,
-                                        get_subscription)
+from chalicelib.actions.streams import (
+    access_stream_by_id,
+    can_read_message,
+    get_stream,
+    get_subscription,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.timeutil import now_seconds

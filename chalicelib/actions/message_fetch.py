@@ -5,12 +5,20 @@ from typing import Any
 
 from pynamodb.expressions.condition import Condition
 
-from chalicelib.actions.message_dicts import flags_for, load_people_and_channels, message_api_dict
+from chalicelib.actions.message_dicts import (
+    flags_for,
+    load_people_and_channels,
+    message_api_dict,
+)
 from chalicelib.actions.message_send import _direct_recipients
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import (access_stream_by_id, access_stream_by_name,
-                                        can_read_message, get_subscription)
+from chalicelib.actions.streams import (
+    access_stream_by_id,
+    access_stream_by_name,
+    can_read_message,
+    get_subscription,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.narrow import Narrow, parse_narrow
@@ -64,15 +72,13 @@ def _fetch(caller: Principal, narrow: Narrow, condition: Condition, forward: boo
     else:
         items = Message.query(caller.realm_id, condition, scan_index_forward=forward,
                               page_size=200)
-    pages = 0
-    for message in items:
+    for examined, message in enumerate(items, start=1):
         if _accessible(caller, message, streams) and (not narrow.is_dm
                                                       or message.type == "private"):
             found.append(message)
             if len(found) >= limit:
                 break
-        pages += 1
-        if query is None and pages > UNNARROWED_PAGE_CAP * 200:
+        if query is None and examined > UNNARROWED_PAGE_CAP * 200:
             break
     return found
 

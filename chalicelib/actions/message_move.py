@@ -10,7 +10,7 @@ messages still in the old place, with the same edit timestamp (actions/move_resu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
@@ -342,7 +342,7 @@ class _EditWriter:
         return MessageMove(self.realm.realm_id, self.target.message_id,
                            user_id=self.caller.user_id, edit_timestamp=self.edit_timestamp,
                            plan=self.plan.record(), status="moving",
-                           expires_at=datetime.now(timezone.utc) + MOVE_RECORD_TTL)
+                           expires_at=datetime.now(UTC) + MOVE_RECORD_TTL)
 
 
 def _channel_recipient_id(stream: Stream) -> int:

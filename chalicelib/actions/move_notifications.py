@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.actions.message_send import (PreparedMessage, channel_audience,
-                                             new_channel_message, prepare_message,
-                                             render_content)
+from chalicelib.actions.message_send import (
+    PreparedMessage,
+    channel_audience,
+    new_channel_message,
+    prepare_message,
+    render_content,
+)
 from chalicelib.actions.system_bots import notification_bot
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User

@@ -6,7 +6,10 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
-from chalicelib.actions.group_settings import check_group_setting_change, realm_group_setting
+from chalicelib.actions.group_settings import (
+    check_group_setting_change,
+    realm_group_setting,
+)
 from chalicelib.actions.realms import get_realm
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal

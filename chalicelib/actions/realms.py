@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from pynamodb.exceptions import TransactWriteError
+
 from chalicelib.actions.ids import GLOBAL_COUNTER, allocate_ids, realm_scope
 from chalicelib.actions.users import NewUser, user_items
 from chalicelib.http.errors import ApiError
@@ -11,7 +13,6 @@ from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm, UniqueName, subdomain_key
 from chalicelib.models.user_groups import UserGroup
-from pynamodb.exceptions import TransactWriteError
 
 SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
 RESERVED_SUBDOMAINS = {"www", "api", "admin", "static", "mail"}

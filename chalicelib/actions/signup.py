@@ -9,25 +9,42 @@ the steps not done and answers like the first success.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, add_api_key
+from chalicelib.actions.account import (
+    MAX_PASSWORD_LENGTH,
+    MIN_PASSWORD_LENGTH,
+    add_api_key,
+)
 from chalicelib.actions.channel_permissions import realm_default_stream_ids
 from chalicelib.actions.group_membership import join_group
 from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.invites import (KEEP_AFTER_USE, InviteTerms, add_invites_changed,
-                                        email_link, hash_key, is_expired, new_invitation,
-                                        save_new)
+from chalicelib.actions.invites import (
+    KEEP_AFTER_USE,
+    InviteTerms,
+    add_invites_changed,
+    email_link,
+    hash_key,
+    is_expired,
+    new_invitation,
+    save_new,
+)
 from chalicelib.actions.message_send import check_send_message
 from chalicelib.actions.subscriptions import do_add_subscribers
 from chalicelib.actions.system_bots import notification_bot, welcome_bot
-from chalicelib.actions.users import (NewUser, check_email, check_full_name, do_create_user,
-                                      get_user_by_email)
+from chalicelib.actions.users import (
+    NewUser,
+    check_email,
+    check_full_name,
+    do_create_user,
+    get_user_by_email,
+)
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.log import logger
@@ -123,7 +140,7 @@ def do_join_with_link(key: str, email: str) -> dict[str, Any]:
     email = check_email(email)
     if get_user_by_email(realm.realm_id, email) is not None:
         raise ApiError(f"'{email}' already has an account in {realm.name}; log in instead.")
-    expires = datetime.now(timezone.utc) + SIGNUP_CONFIRMATION_VALIDITY
+    expires = datetime.now(UTC) + SIGNUP_CONFIRMATION_VALIDITY
     if link.expires_at is not None:
         expires = min(expires, link.expires_at)
     terms = InviteTerms(
@@ -175,7 +192,7 @@ def _create_account(realm: Realm, invitation: Invitation, referrer: User | None,
         raise ApiError(f"The password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} "
                        "characters long.")
     full_name = check_full_name(full_name)
-    gone = datetime.now(timezone.utc) + KEEP_AFTER_USE
+    gone = datetime.now(UTC) + KEEP_AFTER_USE
 
     def use_up(tx: TransactWrite, user: User) -> None:
         tx.update(invitation, actions=[Invitation.status.set("used"),

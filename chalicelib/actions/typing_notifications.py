@@ -10,7 +10,11 @@ from typing import Any
 
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import access_stream_by_id, can_read_message, get_subscription
+from chalicelib.actions.streams import (
+    access_stream_by_id,
+    can_read_message,
+    get_subscription,
+)
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError

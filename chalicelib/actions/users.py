@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -11,8 +12,14 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import (ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER,
-                                  ROLE_MODERATOR, ROLE_OWNER, Principal)
+from chalicelib.http.auth import (
+    ROLE_ADMINISTRATOR,
+    ROLE_GUEST,
+    ROLE_MEMBER,
+    ROLE_MODERATOR,
+    ROLE_OWNER,
+    Principal,
+)
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.secrets import hash_api_key, new_api_key

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.channel_folders import do_create_channel_folder, get_channel_folders
+from chalicelib.actions.channel_folders import (
+    do_create_channel_folder,
+    get_channel_folders,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.invite_admin import (do_resend_invite, do_revoke_invite,
-                                             do_revoke_multiuse_invite, get_invites)
-from chalicelib.actions.invites import NOT_GIVEN, do_create_multiuse_invite, do_invite_users
-from chalicelib.actions.signup import (describe_invitation, describe_link, do_join_with_link,
-                                       do_register)
+from chalicelib.actions.invite_admin import (
+    do_resend_invite,
+    do_revoke_invite,
+    do_revoke_multiuse_invite,
+    get_invites,
+)
+from chalicelib.actions.invites import (
+    NOT_GIVEN,
+    do_create_multiuse_invite,
+    do_invite_users,
+)
+from chalicelib.actions.signup import (
+    describe_invitation,
+    describe_link,
+    do_join_with_link,
+    do_register,
+)
 from chalicelib.http.auth import ROLE_MEMBER, Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name, stream_api_dict
+from chalicelib.actions.streams import (
+    access_stream_by_id,
+    access_stream_by_name,
+    stream_api_dict,
+)
 from chalicelib.actions.subscriptions import get_streams
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint

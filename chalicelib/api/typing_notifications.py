@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from chalicelib.actions.typing_notifications import check_send_edit_typing, check_send_typing
+from chalicelib.actions.typing_notifications import (
+    check_send_edit_typing,
+    check_send_typing,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import ApiParam, Json

@@ -52,9 +52,9 @@ def _narrow_allows(options: dict[str, Any], event: dict[str, Any]) -> bool:
         elif operator in ("topic", "subject"):
             if message.get("subject", "").lower() != str(operand).lower():
                 return False
-        elif operator == "is" and operand in ("dm", "private"):
-            if message.get("type") != "private":
-                return False
+        elif operator == "is" and operand in ("dm", "private") and \
+                message.get("type") != "private":
+            return False
     return True
 
 

@@ -12,10 +12,17 @@ from chalicelib.actions.realms import get_realm, system_group_id
 from chalicelib.actions.saved_snippets import saved_snippets_state
 from chalicelib.actions.user_groups import user_groups_state
 from chalicelib.actions.user_status import user_status_state
-from chalicelib.actions.user_topics import (empty_topic_display_name, muted_topic_triples,
-                                            user_topic_dict, user_topics)
+from chalicelib.actions.user_topics import (
+    empty_topic_display_name,
+    muted_topic_triples,
+    user_topic_dict,
+    user_topics,
+)
 from chalicelib.actions.users import list_realm_users, user_api_dict
-from chalicelib.events.filters import LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS
+from chalicelib.events.filters import (
+    LEGACY_DISPLAY_SETTINGS,
+    LEGACY_NOTIFICATION_SETTINGS,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypedDict
 
 from pynamodb.transactions import TransactWrite
@@ -52,5 +52,5 @@ def add_event(tx: TransactWrite, realm_id: int, event: dict[str, Any],
         event=event,
         audience=dict(audience),
         created=int(now * 1000),
-        expires_at=datetime.now(timezone.utc) + ttl,
+        expires_at=datetime.now(UTC) + ttl,
     ), condition=Outbox.outbox_id.does_not_exist())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pynamodb.exceptions import TransactWriteError, UpdateError
@@ -34,18 +34,18 @@ def dedup_sk(dedup_id: str) -> str:
 
 
 def _expiry(lifetime: timedelta = QUEUE_IDLE_LIFETIME) -> datetime:
-    return datetime.now(timezone.utc) + lifetime
+    return datetime.now(UTC) + lifetime
 
 
 def is_live(queue: EventQueue | None) -> bool:
     # TTL deletion is lazy (and never happens on moto): check expiry on every read.
-    return queue is not None and queue.expires_at > datetime.now(timezone.utc)
+    return queue is not None and queue.expires_at > datetime.now(UTC)
 
 
 def create_queue(realm_id: int, user_id: int, options: dict[str, Any],
                  role: int | None = None) -> EventQueue:
     queue = EventQueue(f"{uuid.uuid4()}", realm_id=realm_id, user_id=user_id,
-                       options=options, role=role, created=int(datetime.now(timezone.utc).timestamp()),
+                       options=options, role=role, created=int(datetime.now(UTC).timestamp()),
                        expires_at=_expiry())
     queue.save(condition=EventQueue.queue_id.does_not_exist())
     return queue

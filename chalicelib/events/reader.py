@@ -6,8 +6,14 @@ import uuid
 from typing import Any
 
 from chalicelib import config
-from chalicelib.events.queues import (access_queue, acknowledge, append_events, bad_queue,
-                                      is_live, read_events)
+from chalicelib.events.queues import (
+    access_queue,
+    acknowledge,
+    append_events,
+    bad_queue,
+    is_live,
+    read_events,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.models.events import EventQueue
 

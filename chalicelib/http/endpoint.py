@@ -4,7 +4,8 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from chalice import Blueprint, Response
 

@@ -59,7 +59,8 @@ def _unwrap(annotation: Any) -> tuple[Any, ApiParam]:
         parts = [_unwrap(arg) for arg in get_args(annotation)]
         if any(meta.json or meta.alias for _, meta in parts):
             alias = next((meta.alias for _, meta in parts if meta.alias), None)
-            return (Union[tuple(inner for inner, _ in parts)],
+            # Built at run time from a tuple, which `X | Y` cannot spell.
+            return (Union[tuple(inner for inner, _ in parts)],  # noqa: UP007
                     ApiParam(alias=alias, json=any(meta.json for _, meta in parts)))
     return annotation, ApiParam()
 
@@ -72,7 +73,7 @@ def _non_none(tp: Any) -> Any:
     if not _is_optional(tp):
         return tp
     rest = [a for a in get_args(tp) if a is not type(None)]
-    return rest[0] if len(rest) == 1 else Union[tuple(rest)]
+    return rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007
 
 
 def param_specs(func: Any, path_names: set[str]) -> list[ParamSpec]:

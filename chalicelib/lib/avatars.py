@@ -5,5 +5,5 @@ import hashlib
 
 
 def gravatar_url(email: str, version: int) -> str:
-    digest = hashlib.md5(email.strip().lower().encode("utf-8")).hexdigest()  # noqa: S324
+    digest = hashlib.md5(email.strip().lower().encode("utf-8")).hexdigest()
     return f"https://secure.gravatar.com/avatar/{digest}?d=identicon&version={version}"

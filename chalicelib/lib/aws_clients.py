@@ -9,7 +9,7 @@ import boto3
 from chalicelib import config
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def client(service: str) -> Any:
     return boto3.client(service, region_name=config.region())
 

@@ -9,8 +9,12 @@ from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
-from chalicelib.lib.mentions import (CHANNEL_WILDCARDS, GROUP_MENTION, TOPIC_WILDCARDS,
-                                     USER_MENTION)
+from chalicelib.lib.mentions import (
+    CHANNEL_WILDCARDS,
+    GROUP_MENTION,
+    TOPIC_WILDCARDS,
+    USER_MENTION,
+)
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +50,7 @@ def render_message(content: str, targets: MentionTargets) -> str:
         spans[key] = markup
         return key
 
-    def user(match: "re.Match[str]") -> str:
+    def user(match: re.Match[str]) -> str:
         silent, name, user_id = match.group(1), match.group(2).strip(), match.group(3)
         lowered = name.lower()
         prefix = "" if silent else "@"
@@ -66,7 +70,7 @@ def render_message(content: str, targets: MentionTargets) -> str:
                                f"{prefix}{html.escape(resolved)}</span>")
         return match.group(0)
 
-    def group(match: "re.Match[str]") -> str:
+    def group(match: re.Match[str]) -> str:
         silent, name = match.group(1), match.group(2).strip()
         if name.lower() not in targets.groups_by_name:
             return match.group(0)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import TransactWriteError
@@ -22,8 +22,8 @@ class BaseModel(Model):
         abstract = True
 
     @classmethod
-    def get_or_none(cls: type[M], hash_key: Any, range_key: Any = None,
-                    consistent_read: bool = True) -> M | None:
+    def get_or_none(cls, hash_key: Any, range_key: Any = None,
+                    consistent_read: bool = True) -> Self | None:
         try:
             return cls.get(hash_key, range_key, consistent_read=consistent_read)
         except cls.DoesNotExist:

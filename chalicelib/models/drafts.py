@@ -1,8 +1,13 @@
 """Drafts stored for a user who synchronizes them, and one-time confirmation records."""
 from __future__ import annotations
 
-from pynamodb.attributes import (JSONAttribute, ListAttribute, NumberAttribute,
-                                 TTLAttribute, UnicodeAttribute)
+from pynamodb.attributes import (
+    JSONAttribute,
+    ListAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+)
 
 from chalicelib.models.base import BaseModel, table_meta
 

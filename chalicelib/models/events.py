@@ -1,8 +1,13 @@
 """The event pipeline's tables: the outbox, event queues and their events."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, JSONAttribute, NumberAttribute,
-                                 TTLAttribute, UnicodeAttribute)
+from pynamodb.attributes import (
+    BooleanAttribute,
+    JSONAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib.models.base import BaseModel, table_meta

@@ -1,8 +1,14 @@
 """Invitations (§4.8, §4.11) and channel folders (§4.4 folder_id)."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, JSONAttribute, NumberAttribute,
-                                 TTLAttribute, UnicodeAttribute, UnicodeSetAttribute)
+from pynamodb.attributes import (
+    BooleanAttribute,
+    JSONAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+)
 
 from chalicelib.models.base import BaseModel, table_meta
 

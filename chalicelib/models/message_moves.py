@@ -1,8 +1,12 @@
 """A record of a bulk move in progress, so a retry after a crash resumes it exactly once."""
 from __future__ import annotations
 
-from pynamodb.attributes import (JSONAttribute, NumberAttribute, TTLAttribute,
-                                 UnicodeAttribute)
+from pynamodb.attributes import (
+    JSONAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+)
 
 from chalicelib.models.base import BaseModel, table_meta
 

@@ -1,8 +1,14 @@
 """Messages, with indexes for the channel, topic and direct-conversation narrows."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, JSONAttribute, ListAttribute,
-                                 NumberAttribute, NumberSetAttribute, UnicodeAttribute)
+from pynamodb.attributes import (
+    BooleanAttribute,
+    JSONAttribute,
+    ListAttribute,
+    NumberAttribute,
+    NumberSetAttribute,
+    UnicodeAttribute,
+)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib.models.base import BaseModel, table_meta

@@ -1,8 +1,13 @@
 """Organizations, unique names within them, and their id counters."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
-                                 NumberSetAttribute, UnicodeAttribute)
+from pynamodb.attributes import (
+    BooleanAttribute,
+    MapAttribute,
+    NumberAttribute,
+    NumberSetAttribute,
+    UnicodeAttribute,
+)
 
 from chalicelib.models.base import BaseModel, table_meta
 

@@ -1,8 +1,12 @@
 """Channels ("streams" on the wire) and who is subscribed to them."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
-                                 UnicodeAttribute)
+from pynamodb.attributes import (
+    BooleanAttribute,
+    MapAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib.models.base import BaseModel, table_meta

@@ -1,8 +1,13 @@
 """User groups: role-based system groups and named groups, for mentions and permissions."""
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, MapAttribute, NumberAttribute,
-                                 NumberSetAttribute, UnicodeAttribute)
+from pynamodb.attributes import (
+    BooleanAttribute,
+    MapAttribute,
+    NumberAttribute,
+    NumberSetAttribute,
+    UnicodeAttribute,
+)
 
 from chalicelib.models.base import BaseModel, table_meta
 

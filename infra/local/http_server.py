@@ -6,8 +6,14 @@ import threading
 from typing import Any
 
 from chalice.config import Config
-from chalice.local import (ChaliceRequestHandler, CustomLocalChalice, ForbiddenError,
-                           LocalChalice, LocalDevServer, LocalGatewayException)
+from chalice.local import (
+    ChaliceRequestHandler,
+    CustomLocalChalice,
+    ForbiddenError,
+    LocalChalice,
+    LocalDevServer,
+    LocalGatewayException,
+)
 
 from infra.local.environment import REPO_ROOT
 
@@ -25,7 +31,7 @@ class _RequestHandler(ChaliceRequestHandler):
             return
         super()._send_error_response(error)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         """The app logs each request itself (structured); stay quiet here."""
 
 

@@ -59,7 +59,8 @@ def start_stack(state_dir: Path, port: int | None = None, timeout: float = 60,
                 **extra_env: str) -> LocalStack:
     port = port or free_port()
     env = clean_environment(PORT=str(port), LOCAL_STATE_DIR=str(state_dir), **extra_env)
-    log = open(state_dir.parent / f"stack-{port}.log", "w")
+    # The child writes to it for its whole life; closing it here would cut its output.
+    log = open(state_dir.parent / f"stack-{port}.log", "w")  # noqa: SIM115
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "infra.local_stack"], cwd=REPO_ROOT,
                                env=env, stdout=log, stderr=subprocess.STDOUT)

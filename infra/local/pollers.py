@@ -9,9 +9,10 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import boto3
 from aws_lambda_powertools import Logger
@@ -62,7 +63,7 @@ class StreamPoller(threading.Thread):
         while not self.stop.is_set():
             try:
                 response = self.streams.get_records(ShardIterator=iterator, Limit=100)
-            except Exception:  # noqa: BLE001 - keep polling through a transient error
+            except Exception:
                 logger.exception("stream read failed", extra={"table": self.table_name})
                 time.sleep(1)
                 continue
@@ -100,7 +101,7 @@ class StreamPoller(threading.Thread):
             try:
                 result = self.handler({"Records": pending}, LambdaContext(self.function_name))
                 failed = _failed_ids(result)
-            except Exception:  # noqa: BLE001 - a crashing batch is retried like on AWS
+            except Exception:
                 logger.exception("stream handler failed", extra={"function": self.function_name})
                 failed = {r["dynamodb"]["SequenceNumber"] for r in pending}
             pending = [r for r in pending if r["dynamodb"]["SequenceNumber"] in failed]
@@ -129,7 +130,7 @@ class SqsPoller(threading.Thread):
                 # Short polls: moto's long poll answers late, and local latency matters.
                 if not self.poll_once(wait_seconds=0):
                     self.stop.wait(self.interval)
-            except Exception:  # noqa: BLE001 - keep polling through a transient error
+            except Exception:
                 logger.exception("queue read failed", extra={"queue": self.queue_url})
                 time.sleep(1)
 
@@ -153,7 +154,7 @@ class SqsPoller(threading.Thread):
         try:
             failed = _failed_ids(self.handler({"Records": records},
                                               LambdaContext(self.function_name)))
-        except Exception:  # noqa: BLE001 - messages become visible again and are retried
+        except Exception:
             logger.exception("queue handler failed", extra={"function": self.function_name})
             return
         done = [{"Id": str(i), "ReceiptHandle": r["receiptHandle"]}

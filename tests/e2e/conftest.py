@@ -1,8 +1,8 @@
 """End-to-end tier: the local stack started as `make run` starts it, in a subprocess."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

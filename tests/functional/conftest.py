@@ -4,8 +4,9 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest

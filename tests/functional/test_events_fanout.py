@@ -5,7 +5,7 @@ import itertools
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from chalicelib.events import fanout, queues
@@ -23,7 +23,7 @@ _sequence = itertools.count(10**9)
 def outbox(realm_id: int, event: dict[str, Any], audience: dict[str, Any]) -> Outbox:
     """An outbox item as the stream would carry it (never written: the handler reads images)."""
     return Outbox(uuid.uuid4().hex, realm_id=realm_id, event=event, audience=audience,
-                  created=0, expires_at=datetime.now(timezone.utc) + timedelta(hours=1))
+                  created=0, expires_at=datetime.now(UTC) + timedelta(hours=1))
 
 
 def records_for(items: list[Outbox]) -> list[dict[str, Any]]:
@@ -162,7 +162,7 @@ def test_expired_and_foreign_queues_get_nothing(aws):
     live = create_queue(realm_id, 1, {"event_types": None})
     expired = create_queue(realm_id, 1, {"event_types": None})
     expired.update(actions=[expired.__class__.expires_at.set(
-        datetime.now(timezone.utc) - timedelta(seconds=1))])
+        datetime.now(UTC) - timedelta(seconds=1))])
     other_realm = create_queue(realm_id + 1, 1, {"event_types": None})
     handle_stream_batch({"Records": records_for([
         outbox(realm_id, {"type": "custom"}, {"realm": True})])})

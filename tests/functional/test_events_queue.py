@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pynamodb.exceptions import TransactWriteError
@@ -113,7 +113,7 @@ def test_bad_queue_ids(realm):
     assert foreign.json["code"] == "BAD_EVENT_QUEUE_ID"
     # An idle queue expires (TTL is lazy, so expiry is checked on read).
     EventQueue(queue_id).update(actions=[EventQueue.expires_at.set(
-        datetime.now(timezone.utc) - timedelta(seconds=1))])
+        datetime.now(UTC) - timedelta(seconds=1))])
     expired = realm.member.get("/events", {"queue_id": queue_id, "dont_block": True})
     assert expired.json["code"] == "BAD_EVENT_QUEUE_ID"
 
@@ -151,13 +151,12 @@ def test_redelivered_batch_is_not_appended_twice(realm, drain_events):
 
 def test_events_of_a_cancelled_transaction_are_never_delivered(realm, drain_events):
     queue_id = register(realm.member, event_types=["custom"])["queue_id"]
-    with pytest.raises(TransactWriteError):
-        with transaction() as tx:
-            add_event(tx, realm.realm_id, {"type": "custom", "note": "never"},
-                      {"users": [realm.member.user_id]})
-            # A claim that already exists: the whole transaction is cancelled.
-            tx.save(UniqueName(f"realm:{realm.realm_id}", f"email:{realm.owner.email}",
-                               target_id=1), condition=UniqueName.name.does_not_exist())
+    with pytest.raises(TransactWriteError), transaction() as tx:
+        add_event(tx, realm.realm_id, {"type": "custom", "note": "never"},
+                  {"users": [realm.member.user_id]})
+        # A claim that already exists: the whole transaction is cancelled.
+        tx.save(UniqueName(f"realm:{realm.realm_id}", f"email:{realm.owner.email}",
+                           target_id=1), condition=UniqueName.name.does_not_exist())
     drain_events()
     assert poll(realm.member, queue_id) == []
 

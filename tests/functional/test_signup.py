@@ -2,7 +2,7 @@
 groups, welcome message and referrer notice; reusable links; refused and reused links."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from chalicelib.actions.realms import do_deactivate_realm
@@ -10,8 +10,14 @@ from chalicelib.models.invitations import Invitation
 from chalicelib.models.realms import Realm
 from tests.functional.conftest import Account, sent_emails
 from tests.functional.edit_helpers import channel
-from tests.functional.invite_helpers import (emailed_key, error, invite, listed, public,
-                                             register)
+from tests.functional.invite_helpers import (
+    emailed_key,
+    error,
+    invite,
+    listed,
+    public,
+    register,
+)
 from tests.functional.user_group_helpers import create_ok, group_ids_of
 
 PASSWORD = "correct horse battery"
@@ -78,8 +84,8 @@ def test_accepting_an_invitation_creates_the_invited_account(realm, register_que
     notices = [m for m in direct_messages(realm.admin)
                if m["sender_full_name"] == "Notification Bot"]
     assert [m["content"] for m in notices] == [
-        f"@_**Nina Newcomer|{nina.user_id}** accepted your invitation to join "
-        f"{shown.json['realm_name']}!"]
+        (f"@_**Nina Newcomer|{nina.user_id}** accepted your invitation to join "
+         f"{shown.json['realm_name']}!")]
     # AND the realm heard of the new user; admins that the invitation was used
     drain_events()
     admin_events = fetch_events(realm.admin, queues["admin"])
@@ -120,7 +126,7 @@ def test_welcome_message_text_and_referrer_notice_follow_the_invitation(realm):
     notices = [m["content"] for m in direct_messages(realm.admin)
                if m["sender_full_name"] == "Notification Bot"]
     assert len(notices) == 1 and notices[0].startswith("@_**Custom|")
-    assert [m["content"] for m in direct_messages(realm.member)][0].startswith("@_**Member|")
+    assert direct_messages(realm.member)[0]["content"].startswith("@_**Member|")
 
 
 def test_expired_revoked_and_unknown_links_are_refused(realm):
@@ -129,7 +135,7 @@ def test_expired_revoked_and_unknown_links_are_refused(realm):
     ids = {i["email"].split("@")[0]: i["id"] for i in listed(realm.admin)}
     # GIVEN one invitation past its expiry (time travel) and one revoked
     Invitation(realm.realm_id, ids["late"]).update(actions=[Invitation.expires_at.set(
-        datetime.now(timezone.utc) - timedelta(minutes=1))])
+        datetime.now(UTC) - timedelta(minutes=1))])
     assert realm.admin.delete(f"/invites/{ids['revoked']}").ok
     # THEN their links are refused with a clear error, and no account is created
     assert error(register(realm, emailed_key(addr(realm, "late")))) == \

@@ -14,6 +14,7 @@ from chalicelib import config
 from chalicelib.models.base import BaseModel
 from infra.resources import load_template, resources_of_type
 
+
 def all_models() -> list[type[BaseModel]]:
     for module in pkgutil.iter_modules(chalicelib.models.__path__):
         importlib.import_module(f"chalicelib.models.{module.name}")
@@ -95,7 +96,7 @@ def test_packaged_template_has_the_deployment_settings():
     assert resources["RestAPI"]["Properties"]["StageName"] not in ("api", "")
     assert resources["NotFoundGatewayResponse"]["Properties"]["StatusCode"] == "404"
     assert packaged["Globals"]["Function"]["Runtime"] == "python3.11"
-    for logical_id, res in load_template()["Resources"].items():
+    for logical_id in load_template()["Resources"]:
         assert logical_id in resources
 
 

@@ -10,7 +10,8 @@ from chalicelib.http.params import ApiParam, Json, param_specs, parse_params
 
 
 def view(caller: object, *, name: str, count: int = 3, flag: bool = False,
-         ids: Json[list[int]] = [], kind: Annotated[Literal["a", "b"], ApiParam(alias="type")] = "a",
+         ids: Json[list[int]] = [],  # noqa: B006 (read by the parser, never mutated)
+         kind: Annotated[Literal["a", "b"], ApiParam(alias="type")] = "a",
          maybe: int | None = None, data: Json[dict[str, Any]] | None = None,
          stream_id: int = 0) -> None:
     """A view signature exercising every supported parameter type."""
