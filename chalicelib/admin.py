@@ -1,4 +1,4 @@
-"""`python -m chalicelib.admin`: create organizations, users and bots; list users.
+"""`python -m chalicelib.admin`: create organizations, users and bots; list users; reindex.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -107,6 +107,14 @@ def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
     return {"realm_id": realm.realm_id, "deactivated": True, "api_keys_revoked": count}
 
 
+def reindex(args: argparse.Namespace) -> dict[str, Any]:
+    from chalicelib.actions.reindex import do_reindex_realm
+
+    realm = _realm(args.realm)
+    return {"realm_id": realm.realm_id, **do_reindex_realm(
+        realm.realm_id, progress=lambda line: print(line, file=sys.stderr))}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.admin", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -135,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     command = commands.add_parser("deactivate-realm", help="deactivate an organization")
     command.add_argument("--realm", required=True)
     command.set_defaults(run=deactivate_realm)
+    command = commands.add_parser(
+        "reindex", help="backfill index attributes of data written by older versions")
+    command.add_argument("--realm", required=True)
+    command.set_defaults(run=reindex)
     return parser
 
 

@@ -72,3 +72,32 @@ def test_deactivated_realm_cannot_authenticate(aws, capsys, anonymous):
     assert code == 0 and result["api_keys_revoked"] == 1
     response = anonymous("GET", "/users/me", headers=basic(realm["email"], realm["api_key"]))
     assert response.status == 401 and response.json["code"] == "REALM_DEACTIVATED"
+
+
+def test_reindex_backfills_what_older_versions_did_not_write(realm, capsys):
+    from chalicelib.models.users import User
+    from tests.functional.user_group_helpers import group_ids_of
+
+    created = realm.admin.post("/user_groups/create", {
+        "name": "Old crew", "description": "", "members": [realm.member.user_id,
+                                                            realm.guest.user_id]})
+    assert created.ok, created.json
+    group_id = created.json["group_id"]
+    # GIVEN users as an older version wrote them: no role key, no group ids
+    for user_id in (realm.member.user_id, realm.guest.user_id, realm.owner.user_id):
+        User(realm.realm_id, user_id).update(actions=[User.role_key.remove(),
+                                                      User.group_ids.remove()])
+    # WHEN the organization is reindexed, twice
+    code, first, _ = run(capsys, "reindex", "--realm", realm.subdomain)
+    code_again, again, _ = run(capsys, "reindex", "--realm", realm.subdomain)
+    # THEN the attributes are back, and the second run changes nothing more
+    assert (code, first["role_keys_set"], first["group_links_set"]) == (0, 3, 2)
+    assert (code_again, again["role_keys_set"]) == (0, 0)
+    assert group_ids_of(realm, realm.member.user_id) == {group_id}
+    assert User.get(realm.realm_id, realm.owner.user_id).role_key is not None
+    # AND deactivating a reindexed user takes them out of the group they were in
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
+    [group] = [g for g in realm.admin.get("/user_groups").json["user_groups"]
+               if g["id"] == group_id]
+    assert group["members"] == [realm.guest.user_id]
+    assert group_ids_of(realm, realm.member.user_id) == set()
