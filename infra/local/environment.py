@@ -28,6 +28,8 @@ def configure(moto_url: str, prefix: str) -> None:
         "EXTERNAL_SCHEME": "http",
         "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
         "POWERTOOLS_METRICS_NAMESPACE": "teamchat-local",
+        # EMF metric blobs are for CloudWatch; on a terminal they bury the progress lines.
+        "POWERTOOLS_METRICS_DISABLED": os.environ.get("POWERTOOLS_METRICS_DISABLED", "true"),
         "POWERTOOLS_TRACE_DISABLED": "true",
     })
     os.environ.pop("AWS_PROFILE", None)
