@@ -7,7 +7,8 @@ those read; then removes the user from those groups in batches (each batch with 
 events and the user's reverse index), deactivates the bots they own, deletes their
 event queues and sends the optional notification email. Group additions are
 conditioned on the user being active, so once the flag is written the groups read are
-all the user is in: no Query of the realm's groups.
+all the user is in: no Query of the realm's groups. The steps after the flag can be
+repeated: if a request dies midway, deactivating the user again finishes them.
 """
 from __future__ import annotations
 
@@ -60,24 +61,19 @@ def do_deactivate_user(caller: Principal, user_id: int,
             continue   # e.g. added to a group meanwhile: read the user again
     else:
         raise ConflictError("The user changed meanwhile; reload and try again.")
-    realm = get_realm(caller.realm_id)
-    _leave_groups(target)
-    for bot in User.by_bot_owner.query(bot_owner_key(caller.realm_id, target.user_id)):
-        if bot.is_active:
-            _set_active(bot, False)
-    for queue in queues_of_users(caller.realm_id, [target.user_id]):
-        delete_queue(queue)
+    _finish_deactivation(target)
     if deactivation_notification_comment is not None:
-        _notify(realm, target, comment)
+        _notify(get_realm(caller.realm_id), target, comment)
     return {}
 
 
 def _deactivation_target(caller: Principal, user_id: int, comment: str) -> User:
     target = access_user_by_id(caller, user_id, allow_bots=False)
-    if not target.is_active:
-        raise ApiError("User is already deactivated")
     if target.role == ROLE_OWNER and not caller.is_owner:
         raise ApiError("Must be an organization owner")
+    if not target.is_active:
+        _finish_deactivation(target)   # in case an earlier request died after the flag
+        raise ApiError("User is already deactivated")
     if len(comment) > MAX_COMMENT_LENGTH:
         raise ApiError(f"deactivation_notification_comment is too long "
                        f"(limit: {MAX_COMMENT_LENGTH} characters)")
@@ -154,6 +150,20 @@ def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None
             raise ApiError("The user was (de)activated meanwhile; reload and try again.") \
                 from None
         raise
+
+
+def _finish_deactivation(user: User) -> None:
+    """What follows the flag, each step safe to repeat: leave the groups, deactivate the
+    bots the user owns, delete the user's event queues."""
+    _leave_groups(user)
+    for bot in User.by_bot_owner.query(bot_owner_key(user.realm_id, user.user_id)):
+        if bot.is_active:
+            try:
+                _set_active(bot, False)
+            except ApiError:
+                pass   # (de)activated meanwhile by someone else: theirs stands
+    for queue in queues_of_users(user.realm_id, [user.user_id]):
+        delete_queue(queue)
 
 
 def _leave_groups(user: User) -> None:

@@ -1,6 +1,7 @@
 """Drafts stored for users who synchronize them (the reference's /drafts endpoints)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
@@ -9,6 +10,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import config
 from chalicelib.actions.ids import allocate_ids, realm_scope
 from chalicelib.actions.streams import access_stream_by_id
+from chalicelib.actions.users import get_own_user
 from chalicelib.events.initial_state import own_settings
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
@@ -24,12 +26,12 @@ from chalicelib.models.streams import user_key
 from chalicelib.models.users import User
 
 MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction
+MAX_TIMESTAMP = 2**53         # DynamoDB numbers hold 38 digits; no date is near this
 SYNC_DISABLED = "User has disabled synchronizing drafts."
 
 
 def _check_sync_enabled(caller: Principal) -> None:
-    if not own_settings(User.get(caller.realm_id, caller.user_id))[
-            "enable_drafts_synchronization"]:
+    if not own_settings(get_own_user(caller))["enable_drafts_synchronization"]:
         raise ApiError(SYNC_DISABLED)
 
 
@@ -78,7 +80,9 @@ def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
     else:
         to, topic = [], ""
     timestamp = raw.get("timestamp", now_seconds())
-    if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool) or timestamp < 0:
+    # JSON lets Infinity and NaN through, and a float can stand for 300 digits.
+    if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool) or \
+            not (math.isfinite(timestamp) and 0 <= timestamp < MAX_TIMESTAMP):
         raise ApiError(f"{where}['timestamp'] must be a positive number")
     return {"type": kind, "to": sorted(set(to)) if kind == "private" else to,
             "topic": topic if kind == "stream" else "", "content": content,
@@ -90,11 +94,16 @@ def draft_dict(draft: Draft) -> dict[str, Any]:
             "topic": draft.topic, "content": draft.content, "timestamp": draft.timestamp}
 
 
+def drafts_state(realm_id: int, user_id: int) -> list[dict[str, Any]]:
+    """The user's drafts, newest first (GET /drafts and POST /register)."""
+    drafts = Draft.query(user_key(realm_id, user_id))
+    return [draft_dict(d) for d in sorted(drafts, key=lambda d: d.timestamp, reverse=True)]
+
+
 def get_drafts(caller: Principal) -> dict[str, Any]:
     _check_sync_enabled(caller)
-    drafts = sorted(Draft.query(user_key(caller.realm_id, caller.user_id)),
-                    key=lambda d: d.timestamp, reverse=True)
-    return {"count": len(drafts), "drafts": [draft_dict(d) for d in drafts]}
+    drafts = drafts_state(caller.realm_id, caller.user_id)
+    return {"count": len(drafts), "drafts": drafts}
 
 
 def create_drafts(caller: Principal, drafts: list[Any]) -> dict[str, Any]:
@@ -150,7 +159,9 @@ def delete_draft(caller: Principal, draft_id: int) -> dict[str, Any]:
 
 def delete_all_drafts(realm_id: int, user_id: int) -> int:
     """When a user stops synchronizing drafts: delete them, in batches (safe to repeat)."""
-    drafts = list(Draft.query(user_key(realm_id, user_id)))
+    # Strongly consistent: a draft committed just before synchronization was turned off
+    # must be among those deleted (its transaction checked the setting).
+    drafts = list(Draft.query(user_key(realm_id, user_id), consistent_read=True))
     with Draft.batch_write() as batch:
         for draft in drafts:
             batch.delete(draft)

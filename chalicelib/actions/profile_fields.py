@@ -79,7 +79,10 @@ def profile_fields_state(realm_id: int) -> dict[str, Any]:
 
 
 def is_url(value: str) -> bool:
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError:   # e.g. an unclosed IPv6 literal: "http://[::1"
+        return False
     return (parts.scheme in ("http", "https") and bool(parts.netloc)
             and not any(ch.isspace() for ch in value))
 
@@ -116,6 +119,8 @@ def _check_select_data(field_data: dict[str, Any]) -> dict[str, Any]:
 
 def _check_external_account_data(field_data: dict[str, Any]) -> dict[str, Any]:
     subtype = field_data.get("subtype")
+    if not isinstance(subtype, str):   # JSON may carry a list or object here
+        raise ApiError("Invalid external account type")
     if subtype == "custom":
         pattern = field_data.get("url_pattern")
         if not isinstance(pattern, str) or not pattern:

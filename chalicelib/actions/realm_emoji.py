@@ -13,11 +13,12 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.uploads import DOWNLOAD_URL_SECONDS, _s3
+from chalicelib.actions.uploads import DOWNLOAD_URL_SECONDS
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.http.request import UploadedFile
+from chalicelib.lib import aws_clients
 from chalicelib.lib.emoji import (
     CustomEmoji,
     EmojiData,
@@ -141,8 +142,9 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
     item = RealmEmoji(realm_id, emoji_id, name=name, path_id=path_id,
                       author_id=caller.user_id, deactivated=False)
     # The image first: an emoji that exists always has its image.
-    _s3().put_object(Bucket=config.upload_bucket(), Key=path_id, Body=data,
-                     ContentType=content_type)
+    s3 = aws_clients.client("s3")
+    s3.put_object(Bucket=config.upload_bucket(), Key=path_id, Body=data,
+                  ContentType=content_type)
     others = [i for i in realm_emoji_items(realm_id) if i.emoji_id != emoji_id]
     try:
         with transaction() as tx:
@@ -151,7 +153,7 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
             tx.save(item, condition=RealmEmoji.emoji_id.does_not_exist())
             add_event(tx, realm_id, _update_event(others + [item]), {"realm": True})
     except TransactWriteError as error:
-        _s3().delete_object(Bucket=config.upload_bucket(), Key=path_id)
+        s3.delete_object(Bucket=config.upload_bucket(), Key=path_id)
         if is_condition_failure(error):
             raise ApiError("A custom emoji with this name already exists.") from None
         raise
@@ -195,6 +197,6 @@ def emoji_image_url(caller: Principal, realm_id: int, filename: str) -> str:
             if realm_id == caller.realm_id and stem.isdigit() else None)
     if item is None or item.path_id != f"{realm_id}/emoji/images/{filename}":
         raise ApiError("File not found", code="NOT_FOUND", http_status=404)
-    return _s3().generate_presigned_url(
+    return aws_clients.client("s3").generate_presigned_url(
         "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
         Params={"Bucket": config.upload_bucket(), "Key": item.path_id})

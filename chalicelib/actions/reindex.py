@@ -1,8 +1,9 @@
 """Backfills the attributes that indexes read, for data written before they existed.
 
-Users' `role_key` (the `by_role` index that finds another owner) and `group_ids` (the
-direct groups that deactivation leaves) are written by every change since they were
-added; this brings older items in line. Bulk by nature (it reads the whole realm), so it
+Users' `role_key` (the `by_role` index that finds another owner), `group_ids` (the
+direct groups that deactivation leaves) and the `settings` / `profile_data` maps (whose
+per-key document paths later updates write) are written by every change or creation
+since they were added; this brings older items in line. Bulk by nature (it reads the whole realm), so it
 runs from the admin CLI, never on a request path. Safe to run again at any time.
 """
 from __future__ import annotations
@@ -22,7 +23,9 @@ def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: 
     progress(f"role keys set: {roles}")
     links = _backfill_group_ids(realm_id)
     progress(f"group links set: {links}")
-    return {"role_keys_set": roles, "group_links_set": links}
+    maps = _backfill_maps(realm_id)
+    progress(f"users given empty settings/profile maps: {maps}")
+    return {"role_keys_set": roles, "group_links_set": links, "user_maps_set": maps}
 
 
 def _backfill_role_keys(realm_id: int) -> int:
@@ -62,3 +65,16 @@ def _backfill_group_ids(realm_id: int) -> int:
                 if not is_condition_failure(error):
                     raise
     return linked
+
+
+def _backfill_maps(realm_id: int) -> int:
+    """Empty `settings` and `profile_data` maps where a user has none: DynamoDB refuses
+    to set a key of a map that does not exist (PATCH /settings, profile data)."""
+    missing = User.settings.does_not_exist() | User.profile_data.does_not_exist()
+    changed = 0
+    for user in User.query(realm_id, filter_condition=missing):
+        # if_not_exists: a map written meanwhile keeps its keys.
+        user.update(actions=[User.settings.set(User.settings | {}),
+                             User.profile_data.set(User.profile_data | {})])
+        changed += 1
+    return changed

@@ -85,10 +85,12 @@ def update_own_settings(caller: Principal, account: dict[str, str | None],
     new_email = account["email"]
     if new_email is not None:
         new_email = check_email_change(caller, user, new_email)
-    changed = _write(caller, user, requested, full_name, account["new_password"])
-    if "receives_typing_notifications" in changed:
+    _write(caller, user, requested, full_name, account["new_password"])
+    # What follows is done whenever asked, changed or not, so the same request again
+    # finishes what a request that died after the write left undone.
+    if "receives_typing_notifications" in requested:
         set_receives_typing_notifications(caller.realm_id, caller.user_id,
-                                          changed["receives_typing_notifications"])
+                                          requested["receives_typing_notifications"])
     if requested.get("enable_drafts_synchronization") is False:
         # As the reference: the drafts go without events (deleting one by one is for DELETE).
         delete_all_drafts(caller.realm_id, caller.user_id)
@@ -104,21 +106,17 @@ def do_update_settings(caller: Principal, requested: dict[str, Any]) -> dict[str
 
 
 def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: str | None,
-           new_password: str | None) -> dict[str, Any]:
-    """One update of the user item with its events; returns the settings that changed."""
+           new_password: str | None) -> None:
+    """One update of the user item, with an event for each setting that changed."""
     current = own_settings(user)
     changed = {name: value for name, value in requested.items() if current.get(name) != value}
-    actions: list[Any] = []
     condition = User.user_id.exists()
     mine: Audience = {"users": [caller.user_id]}
     events: list[tuple[dict[str, Any], Audience]] = [
         (_settings_event(caller, name, value), mine) for name, value in changed.items()]
-    if changed and "settings" in user.attribute_values:
-        # One path per setting: concurrent requests changing other settings keep theirs.
-        actions += [User.settings[name].set(value) for name, value in changed.items()]
-    elif changed:
-        actions.append(User.settings.set(changed))
-        condition &= User.settings.does_not_exist()
+    # One path per setting (every user is created with the map): concurrent requests
+    # changing other settings keep theirs.
+    actions: list[Any] = [User.settings[name].set(value) for name, value in changed.items()]
     if "timezone" in changed:
         actions.append(User.timezone.set(changed["timezone"]))
         events.append(({"type": "realm_user", "op": "update", "person": {
@@ -133,7 +131,7 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
         # The old password was checked against this hash.
         condition &= User.password_hash == user.password_hash
     if not actions:
-        return changed
+        return
     try:
         with transaction() as tx:
             tx.update(User(caller.realm_id, caller.user_id), actions=actions,
@@ -144,7 +142,6 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
         if is_condition_failure(error):
             raise ConflictError("Your account changed meanwhile; try again.") from None
         raise
-    return changed
 
 
 def _settings_event(caller: Principal, name: str, value: Any) -> dict[str, Any]:

@@ -175,16 +175,11 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
     if _presence_enabled(user) == value:
         return
     # Conditioned on what was read, so a concurrent change makes this attempt retry.
-    if "settings" not in user.attribute_values:
-        action = User.settings.set({"presence_enabled": value})
-        read = User.settings.does_not_exist()
-    else:
-        action = User.settings["presence_enabled"].set(value)
-        stored = user.settings.as_dict()
-        read = (User.settings["presence_enabled"] == stored["presence_enabled"]
-                if "presence_enabled" in stored
-                else User.settings["presence_enabled"].does_not_exist())
-    tx.update(User(caller.realm_id, caller.user_id), actions=[action],
+    path = User.settings["presence_enabled"]
+    stored = user.settings.as_dict()
+    read = (path == stored["presence_enabled"] if "presence_enabled" in stored
+            else path.does_not_exist())
+    tx.update(User(caller.realm_id, caller.user_id), actions=[path.set(value)],
               condition=User.user_id.exists() & read)
     # As chalicelib.actions.settings sends it ("_user_email" feeds the legacy forms).
     add_event(tx, caller.realm_id, {"type": "user_settings", "op": "update",

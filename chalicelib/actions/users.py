@@ -22,16 +22,24 @@ from chalicelib.http.auth import (
 )
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.avatars import gravatar_url
+from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
-from chalicelib.models.base import BaseModel, is_condition_failure, transaction
-from chalicelib.models.realms import UniqueName, email_key
+from chalicelib.models.base import (
+    BaseModel,
+    is_condition_failure,
+    transact_get,
+    transaction,
+)
+from chalicelib.models.realms import Counter, UniqueName, email_key
 from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
 
 ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
 ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
               "moderator": ROLE_MODERATOR, "member": ROLE_MEMBER, "guest": ROLE_GUEST}
 EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
+# RFC 5321's limit, in bytes; it also keeps the email claim's key under DynamoDB's 1 KB.
+MAX_EMAIL_BYTES = 254
 BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
 
 
@@ -52,6 +60,8 @@ class NewUser:
 
 def check_email(email: str) -> str:
     email = email.strip()
+    if len(email.encode()) > MAX_EMAIL_BYTES:
+        raise ApiError(f"Invalid email address: longer than {MAX_EMAIL_BYTES} bytes.")
     if not EMAIL_RE.match(email):
         raise ApiError(f"Invalid email address '{email}'.")
     return email
@@ -127,6 +137,8 @@ def do_create_user(realm_id: int, new: NewUser,
 
 
 def get_user_by_email(realm_id: int, email: str) -> User | None:
+    if len(email.strip().encode()) > MAX_EMAIL_BYTES:
+        return None   # no account has one; DynamoDB would refuse the key (1 KB)
     scope, key = email_key(realm_id, email)
     claim = UniqueName.get_or_none(scope, key)
     return None if claim is None else User.get_or_none(realm_id, claim.target_id)
@@ -214,9 +226,6 @@ def role_from_name(value: str) -> int:
 
 
 def get_own_user_record(caller: Principal) -> dict[str, Any]:
-    from chalicelib.models.base import transact_get
-    from chalicelib.models.realms import Counter
-
     with transact_get() as tg:
         user_future = tg.get(User, caller.realm_id, caller.user_id)
         counter_future = tg.get(Counter, f"realm:{caller.realm_id}")
@@ -235,8 +244,6 @@ def check_create_user(caller: Principal, *, email: str, full_name: str,
     """POST /users: organization administrators create accounts."""
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
-    from chalicelib.lib.passwords import hash_password
-
     new = NewUser(email=email, full_name=full_name,
                   password_hash=hash_password(password) if password else None)
     user, _ = do_create_user(caller.realm_id, new)

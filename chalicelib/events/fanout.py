@@ -198,20 +198,3 @@ def _channel_queues(realm_id: int, stream_id: int, audience: dict[str, Any]
     return [q for q in queues_of_realm(realm_id)
             if q.user_id in subscribers or (q.options or {}).get("all_public_streams")]
 
-
-def deliver(outbox_id: str, realm_id: int, event: dict[str, Any],
-            audience: dict[str, Any]) -> int:
-    """Appends one event to every live queue of its audience now; returns how many queues.
-
-    For callers outside the stream (tests, tools); the stream handler batches instead.
-    """
-    user_flags = audience.get("user_flags") or {}
-    delivered = 0
-    for queue in audience_queues(realm_id, audience):
-        if not role_may_see(queue, audience):
-            continue
-        forms = forms_for_queue(event, queue, user_flags)
-        if forms:
-            append_events(queue, [(f"{outbox_id}:{i}", form) for i, form in enumerate(forms)])
-            delivered += 1
-    return delivered

@@ -60,7 +60,8 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     if _wants(types, "realm_emoji"):
         state["realm_emoji"] = realm_emoji_state(caller.realm_id)
     if _wants(types, "drafts"):
-        state["drafts"] = _drafts_state(caller)
+        from chalicelib.actions.drafts import drafts_state  # drafts imports this module
+        state["drafts"] = drafts_state(caller.realm_id, caller.user_id)
     if _wants(types, "saved_snippets"):
         state["saved_snippets"] = saved_snippets_state(caller.realm_id, caller.user_id)
     if _wants(types, "realm_playgrounds"):
@@ -135,11 +136,3 @@ def _subscription_state(caller: Principal, include_subscribers: bool) -> dict[st
         return {"subscriptions": [], "unsubscribed": [], "never_subscribed": []}
     return subscription_state(caller, include_subscribers)
 
-
-def _drafts_state(caller: Principal) -> list[dict[str, Any]]:
-    from chalicelib.actions.drafts import draft_dict
-    from chalicelib.models.drafts import Draft
-    from chalicelib.models.streams import user_key
-
-    drafts = Draft.query(user_key(caller.realm_id, caller.user_id))
-    return [draft_dict(d) for d in sorted(drafts, key=lambda d: d.timestamp, reverse=True)]

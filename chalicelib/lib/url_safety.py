@@ -56,12 +56,9 @@ def resolve_public_addresses(url: str, *, allow_loopback: bool | None = None) ->
     """
     if allow_loopback is None:
         allow_loopback = config.allow_private_webhook_hosts()
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UnsafeUrlError("Only http and https URLs with a host name are allowed.")
-    port = _port(parts)
+    parts = _split(url)
     try:
-        infos = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
+        infos = socket.getaddrinfo(parts.hostname, _port(parts), proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
         raise HostLookupError(f"Cannot resolve host '{parts.hostname}'.") from None
     addresses = []
@@ -79,11 +76,24 @@ def resolve_public_addresses(url: str, *, allow_loopback: bool | None = None) ->
 
 
 def check_url_syntax(url: str) -> str:
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    url = url.strip()
+    _port(_split(url))
+    return url
+
+
+def _split(url: str) -> SplitResult:
+    """The parts of an http(s) URL with a host; UnsafeUrlError for anything else."""
+    # Whitespace or control characters would reach the request line or the Host header.
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+        raise UnsafeUrlError("The URL contains spaces or control characters.")
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname
+    except ValueError:   # e.g. an unclosed IPv6 literal: "http://[::1"
+        raise UnsafeUrlError("The URL is malformed.") from None
+    if parts.scheme not in ("http", "https") or not hostname:
         raise UnsafeUrlError("Only http and https URLs with a host name are allowed.")
-    _port(parts)
-    return url.strip()
+    return parts
 
 
 def _port(parts: SplitResult) -> int:

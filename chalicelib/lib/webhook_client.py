@@ -11,13 +11,15 @@ import http.client
 import socket
 import ssl
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from chalicelib import config
 from chalicelib.lib.url_safety import HostLookupError, resolve_public_addresses
 
 USER_AGENT = f"ServiceOutgoingWebhook/{config.SERVICE_VERSION}"
 MAX_RESPONSE_BYTES = 1024 * 1024
+# RFC 3986 characters a path or query may hold as they are; "%" keeps existing escapes.
+_URI_SAFE = "/?:@!$&'()*+,;=%"
 
 
 class WebhookUnreachable(Exception):
@@ -69,13 +71,18 @@ def post(url: str, request: WebhookRequest, timeout: float) -> WebhookResponse:
     parts = urlsplit(url)
     https = parts.scheme == "https"
     port = parts.port or (443 if https else 80)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    # The request line and headers are ASCII: non-ASCII paths are percent-encoded and
+    # international host names sent in their IDNA form, as a browser would.
+    path = quote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
+                 safe=_URI_SAFE)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    if not host.isascii():
+        host = host.encode("idna").decode("ascii")   # getaddrinfo accepted this name
     connection_class = _PinnedHTTPSConnection if https else _PinnedHTTPConnection
     connection = connection_class(addresses[0], parts.hostname or "", port, timeout)
     try:
         connection.request("POST", path, body=request.body, headers={
-            "Content-Type": request.content_type, "User-Agent": USER_AGENT,
-            "Host": parts.netloc.rsplit("@", 1)[-1]})
+            "Content-Type": request.content_type, "User-Agent": USER_AGENT, "Host": host})
         response = connection.getresponse()
         return WebhookResponse(response.status, response.read(MAX_RESPONSE_BYTES))
     except TimeoutError as error:   # socket.timeout is TimeoutError since Python 3.10

@@ -72,6 +72,8 @@ def test_fetch_api_key_refusals(realm, anonymous):
     set_password(realm.member, "a good password")
     assert fetch_key(anonymous, realm, "nobody@example.com", "x").json["code"] == \
         "AUTHENTICATION_FAILED"
+    assert fetch_key(anonymous, realm, "a" * 2000 + "@example.com", "x").json["code"] == \
+        "AUTHENTICATION_FAILED"
     no_realm = anonymous("POST", "/fetch_api_key", {"username": realm.member.email,
                                                     "password": "a good password"})
     assert no_realm.status == 400 and "organization's address" in no_realm.json["msg"]
@@ -133,6 +135,8 @@ def test_email_change_is_confirmed_by_the_emailed_link(realm, anonymous, registe
 
 @pytest.mark.parametrize("email, message", [
     ("not-an-email", "Invalid email address"),
+    # longer than an address may be (and than DynamoDB takes in the claim's key)
+    ("a" * 250 + "@{domain}", "Invalid email address: longer than 254 bytes."),
     ("admin@{domain}", "already in use"),
     ("member@{domain}", "same as your current one"),
 ])

@@ -101,3 +101,23 @@ def test_reindex_backfills_what_older_versions_did_not_write(realm, capsys):
                if g["id"] == group_id]
     assert group["members"] == [realm.guest.user_id]
     assert group_ids_of(realm, realm.member.user_id) == set()
+
+
+def test_reindex_gives_older_users_the_maps_later_updates_need(realm, capsys):
+    from chalicelib.models.users import User
+
+    # GIVEN a user as versions before the settings / profile_data maps wrote them
+    User(realm.realm_id, realm.member.user_id).update(
+        actions=[User.settings.remove(), User.profile_data.remove()])
+    field = realm.admin.post("/realm/profile_fields", {"name": "Bio", "field_type": 1})
+    assert realm.member.patch("/settings", {"color_scheme": 2}).status == 500
+    # WHEN the organization is reindexed, twice
+    code, first, _ = run(capsys, "reindex", "--realm", realm.subdomain)
+    code_again, again, _ = run(capsys, "reindex", "--realm", realm.subdomain)
+    # THEN only that user was given the maps, and the per-key updates work
+    assert (code, first["user_maps_set"], code_again, again["user_maps_set"]) == (0, 1, 0, 0)
+    assert realm.member.patch("/settings", {"color_scheme": 2}).ok
+    assert realm.member.patch("/users/me/profile_data", {
+        "data": [{"id": field.json["id"], "value": "hello"}]}).ok
+    assert realm.member.get("/users/me").json["profile_data"] == {
+        str(field.json["id"]): {"value": "hello", "rendered_value": "<p>hello</p>"}}

@@ -69,6 +69,8 @@ def test_other_bot_types_and_a_bare_payload_url(realm):
     ({"bot_type": 3}, "Missing 'payload_url' argument"),
     ({"bot_type": 3, "payload_url": '"ftp://x.example.com"'}, "Invalid outgoing webhook URL"),
     ({"bot_type": 3, "payload_url": '"not a url"'}, "Invalid outgoing webhook URL"),
+    ({"bot_type": 3, "payload_url": '"http://[::1"'}, "Invalid outgoing webhook URL"),
+    ({"bot_type": 3, "payload_url": '"http://exa mple.com/"'}, "Invalid outgoing webhook URL"),
     ({"short_name": "Bad Name!"}, "Bad name or username"),
     ({"full_name": ""}, "Name cannot be empty."),
 ])

@@ -193,3 +193,39 @@ def test_an_empty_comment_still_sends_the_notice(realm):
     [email] = sent_emails(realm.member.email)
     assert "deactivated" in email["body"] and "message from the administrator" not in \
         email["body"]
+
+
+def test_deactivating_again_finishes_what_a_failed_request_left(realm, register_queue,
+                                                                monkeypatch):
+    """The flag commits first; if the request dies before the groups, bots and queues are
+    done, the user cannot be deactivated "again" to finish them unless that path does."""
+    from chalicelib.actions import deactivation
+    from chalicelib.models.events import EventQueue
+    from chalicelib.models.users import User
+
+    groups = add_groups(realm, realm.member.user_id, 2)
+    bot = realm.member.post("/bots", {"full_name": "Helper Bot", "short_name": "helper"})
+    assert bot.ok, bot.json
+    queue_id = register_queue(realm.member)["queue_id"]
+    real_leave = deactivation._leave_groups
+    crashes = [RuntimeError("the Lambda timed out")]
+
+    def leave_or_crash(user):
+        if crashes:
+            raise crashes.pop()
+        real_leave(user)
+    monkeypatch.setattr(deactivation, "_leave_groups", leave_or_crash)
+    # GIVEN a deactivation that died right after the flag was written
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").status == 500
+    assert User.get(realm.realm_id, realm.member.user_id).is_active is False
+    assert group_ids_of(realm, realm.member.user_id) == set(groups)
+    # WHEN the administrator tries again
+    again = realm.admin.delete(f"/users/{realm.member.user_id}")
+    # THEN it says the user is deactivated, and everything that follows is done
+    assert again.status == 400 and again.json["msg"] == "User is already deactivated"
+    for group_id in groups:
+        assert realm.member.user_id not in (
+            UserGroup.get(realm.realm_id, group_id).direct_members or ())
+    assert group_ids_of(realm, realm.member.user_id) == set()
+    assert User.get(realm.realm_id, bot.json["user_id"]).is_active is False
+    assert EventQueue.get_or_none(queue_id) is None

@@ -72,3 +72,33 @@ def test_turning_synchronization_off_deletes_drafts(realm):
     assert list(Draft.query(user_key(realm.realm_id, realm.member.user_id))) == []
     assert realm.member.patch("/settings", {"enable_drafts_synchronization": True}).ok
     assert realm.member.get("/drafts").json["count"] == 0
+
+
+def test_timestamps_must_be_finite_seconds(realm):
+    # JSON admits Infinity and NaN, and a float can stand for a 300-digit number; none is
+    # a time, and DynamoDB numbers hold 38 digits.
+    for timestamp in ("Infinity", "NaN", "1e300", "9" * 45, "-1", '"soon"'):
+        drafts = '[{"type": "", "to": [], "content": "x", "timestamp": ' + timestamp + "}]"
+        response = realm.member.post("/drafts", {"drafts": drafts})
+        assert response.status == 400, (timestamp, response.json)
+        assert response.json["msg"] == "draft[0]['timestamp'] must be a positive number"
+    assert realm.member.get("/drafts").json["count"] == 0
+
+
+def test_turning_synchronization_off_reads_the_drafts_consistently(realm, monkeypatch):
+    """A draft committed just before the setting changed must be among those deleted: on
+    DynamoDB only a strongly consistent Query is sure to see it (moto always does)."""
+    from chalicelib.models.drafts import Draft
+
+    assert realm.member.post("/drafts", {"drafts": [{"type": "", "to": [],
+                                                     "content": "x"}]}).ok
+    reads: list[dict] = []
+    real_query = Draft.query
+
+    def recording_query(*args, **kwargs):
+        reads.append(kwargs)
+        return real_query(*args, **kwargs)
+
+    monkeypatch.setattr(Draft, "query", recording_query)
+    assert realm.member.patch("/settings", {"enable_drafts_synchronization": False}).ok
+    assert [r.get("consistent_read") for r in reads] == [True]

@@ -301,3 +301,27 @@ def test_limited_access_keeps_user_changes_from_guests(realm, register_queue, fe
     assert sorted(e["person"]["user_id"] for e in fetch_events(
         realm.moderator, queues["moderator"])) == sorted(
         [realm.member.user_id] * 2 + [realm.guest.user_id])
+
+
+def test_a_retry_finishes_copying_the_typing_setting_to_the_queues(realm, register_queue,
+                                                                   monkeypatch):
+    """The setting is stored first, then copied onto the user's live queues (which the
+    fan-out reads). If the request dies in between, the same request again, which changes
+    nothing stored, must still bring the queues in line."""
+    from chalicelib.actions import settings
+    from chalicelib.models.events import EventQueue
+
+    queue_id = register_queue(realm.member, event_types=["typing"])["queue_id"]
+    real_copy = settings.set_receives_typing_notifications
+    crashes = [RuntimeError("the Lambda timed out")]
+
+    def copy_or_crash(*args):
+        if crashes:
+            raise crashes.pop()
+        real_copy(*args)
+    monkeypatch.setattr(settings, "set_receives_typing_notifications", copy_or_crash)
+    assert realm.member.patch("/settings", {"receives_typing_notifications": False}).status \
+        == 500
+    assert EventQueue.get(queue_id).receives_typing_notifications is True   # not yet
+    assert realm.member.patch("/settings", {"receives_typing_notifications": False}).ok
+    assert EventQueue.get(queue_id).receives_typing_notifications is False

@@ -28,5 +28,8 @@ def test_administrators_create_users(realm, anonymous):
     assert duplicate.status == 400 and "already in use" in duplicate.json["msg"]
     bad = realm.admin.post("/users", {"email": "not-an-email", "full_name": "Bad"})
     assert bad.status == 400 and "Invalid email" in bad.json["msg"]
+    too_long = realm.admin.post("/users", {"email": "a" * 1100 + "@example.com",
+                                           "full_name": "Long"})
+    assert too_long.status == 400 and "longer than 254 bytes" in too_long.json["msg"]
     missing = realm.admin.post("/users", {"email": "y@example.com"})
     assert missing.json["code"] == "REQUEST_VARIABLE_MISSING"

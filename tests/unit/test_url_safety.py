@@ -94,6 +94,8 @@ def test_public_address_literals_are_allowed():
 
 def test_syntax_check():
     assert check_url_syntax(" https://bots.example.com/x ") == "https://bots.example.com/x"
-    for url in ("javascript:alert(1)", "bots.example.com/x", "http://x.example.com:port/"):
+    for url in ("javascript:alert(1)", "bots.example.com/x", "http://x.example.com:port/",
+                "http://[::1", "http://[not-ip]/", "http://exa mple.com/",
+                "http://a.example/\tb", "http://a.exa\nmple/"):
         with pytest.raises(UnsafeUrlError):
             check_url_syntax(url)

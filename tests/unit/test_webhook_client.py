@@ -92,3 +92,28 @@ def test_connection_errors_and_timeouts_are_unreachable(monkeypatch):
     monkeypatch.setattr(url_safety.socket, "getaddrinfo", no_dns)
     with pytest.raises(WebhookUnreachable, match="Cannot resolve"):
         post("https://bots.example.com/", REQUEST, 1)
+
+
+def test_international_urls_go_out_in_ascii(server, monkeypatch):
+    """A URL with non-ASCII characters (valid in a bot's settings) is sent percent-encoded,
+    its host in IDNA form; http.client would otherwise fail before sending anything."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host != "bücher.example.test":
+            return real(host, port, *args, **kwargs)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    monkeypatch.setattr(url_safety.socket, "getaddrinfo", getaddrinfo)
+    response = post(f"http://bücher.example.test:{server['port']}/hoök/a%20b?q=ü&r=1",
+                    REQUEST, 5)
+    assert response.status == 302
+    assert server["path"] == "/ho%C3%B6k/a%20b?q=%C3%BC&r=1"
+    assert server["host"] == f"xn--bcher-kva.example.test:{server['port']}"
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://exa mple.com/", "http://a.example/\n",
+                                 "http://a.example/\x7f"])
+def test_malformed_urls_are_refused_not_crashed_on(url):
+    with pytest.raises(UnsafeUrlError):
+        post(url, REQUEST, 1)
