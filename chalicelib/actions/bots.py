@@ -5,6 +5,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from pynamodb.transactions import TransactWrite
+
 from chalicelib.actions.user_groups import require_member_or_admin
 from chalicelib.actions.users import (
     NewUser,
@@ -59,7 +61,20 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
     # A second active user with this name could only be mentioned with the |id form.
     if any(u.is_active for u in User.by_name.query(name_key(realm_id, full_name))):
         raise ApiError("Name is already in use!")
-    return do_create_user(realm_id, new)
+
+    def owner_still_active(tx: TransactWrite, _bot: User) -> None:
+        # A bot committed after its owner's deactivation swept the owner's bots would
+        # outlive it: the owner must still be active when the bot is written.
+        tx.condition_check(User, realm_id, owner.user_id,
+                           condition=User.is_active == True)  # noqa: E712
+
+    try:
+        return do_create_user(realm_id, new, also=owner_still_active)
+    except ApiError:
+        current = User.get_or_none(realm_id, owner.user_id)
+        if current is None or not current.is_active:
+            raise ApiError("The bot's owner has been deactivated.") from None
+        raise
 
 
 def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int,

@@ -103,3 +103,19 @@ def test_who_may_create_and_list_bots(realm):
     assert [b["user_id"] for b in realm.member.get("/bots").json["bots"]] == [
         mine.json["user_id"]]
     assert realm.admin.get("/bots").json["bots"] == []
+
+
+def test_a_bot_is_not_created_for_an_owner_deactivated_meanwhile(realm):
+    from chalicelib.actions.bots import do_create_bot
+    from chalicelib.http.errors import ApiError
+    from chalicelib.models.users import User
+
+    # GIVEN the owner as the request read it, then deactivated before the bot is written
+    owner = User.get(realm.realm_id, realm.member.user_id)
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
+    # WHEN the bot is created from the stale read
+    with pytest.raises(ApiError, match="owner has been deactivated"):
+        do_create_bot(realm.realm_id, owner, "Late Bot", "late")
+    # THEN no bot exists to outlive its owner
+    names = [u["full_name"] for u in realm.admin.get("/users").json["members"]]
+    assert "Late Bot" not in names
