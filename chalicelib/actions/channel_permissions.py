@@ -87,21 +87,18 @@ def realm_default_stream_ids(realm: Realm) -> set[int]:
     return {int(s) for s in realm.default_stream_ids or ()}
 
 
-def can_add_subscribers(caller: Principal, stream: Stream, subscribed: bool, realm: Realm, *,
-                        allow_default_streams: bool = False) -> bool:
+def can_add_subscribers(caller: Principal, stream: Stream, subscribed: bool, realm: Realm
+                        ) -> bool:
     """Whether the caller may subscribe other users to the channel (§4.4, §4.8).
 
     Needs content access and one of: the organization's `can_add_subscribers_group`,
-    administering the channel, the channel's `can_add_subscribers_group`, or (for
-    invitations, `allow_default_streams`) the channel being a default channel.
+    administering the channel, or the channel's `can_add_subscribers_group`.
     """
     if stream.is_archived or caller.is_guest or not has_content_access(caller, stream,
                                                                        subscribed):
         return False
     if caller.is_admin or caller_has_realm_permission(realm, caller.user_id, caller.role,
                                                       "can_add_subscribers_group"):
-        return True
-    if allow_default_streams and stream.stream_id in realm_default_stream_ids(realm):
         return True
     return _holds(caller, stream, "can_administer_channel_group") or _holds(
         caller, stream, "can_add_subscribers_group")

@@ -119,8 +119,8 @@ def check_can_invite(caller: Principal, realm: Realm, setting: str) -> None:
 
 
 def check_invite_streams(caller: Principal, realm: Realm, stream_ids: list[int]) -> list[int]:
-    """Channels the invitation subscribes to: each existing and accessible, and a default
-    channel or one the caller may add subscribers to."""
+    """Channels the invitation subscribes to: each existing, accessible and one the caller
+    may add subscribers to."""
     streams = []
     for stream_id in dict.fromkeys(stream_ids):
         try:
@@ -132,13 +132,12 @@ def check_invite_streams(caller: Principal, realm: Realm, stream_ids: list[int])
             raise ApiError(f"Invalid channel ID {stream_id}. No invites were sent.")
         streams.append((stream, subscription))
     # §4.8: someone who may invite but not subscribe others may name no channel at all,
-    # not even a default one; otherwise each channel is checked on its own.
+    # not even a default one (so default channels need no exemption below).
     if streams and not caller_has_realm_permission(realm, caller.user_id, caller.role,
                                                    "can_add_subscribers_group"):
         raise ApiError("You do not have permission to subscribe other users to channels.")
     for stream, subscription in streams:
-        if not can_add_subscribers(caller, stream, subscription is not None, realm,
-                                   allow_default_streams=True):
+        if not can_add_subscribers(caller, stream, subscription is not None, realm):
             raise ApiError("You do not have permission to subscribe other users to channels.")
     return [stream.stream_id for stream, _ in streams]
 
@@ -295,6 +294,9 @@ def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> 
     realm, inviter = load_realm_and_user(caller.realm_id, caller.user_id)
     check_can_invite(caller, realm, "can_invite_users_group")
     emails = parse_invitee_emails(invitee_emails)
+    if len(emails) > config.invites_daily_limit():
+        # Refused before the addresses are looked up, so a request's reads stay bounded.
+        raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
     checked = check_invite_terms(caller, realm, **terms)
     errors: list[list[Any]] = []
     for email, user in existing_accounts(caller.realm_id, emails).items():

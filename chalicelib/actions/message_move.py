@@ -20,6 +20,7 @@ from chalicelib.actions.message_send import PreparedMessage, RenderedContent, us
 from chalicelib.actions.move_notifications import move_notifications
 from chalicelib.actions.streams import get_stream
 from chalicelib.actions.topics import note_topic_message, refresh_topic
+from chalicelib.actions.typing_notifications import empty_topic_display_name
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
@@ -223,7 +224,7 @@ class _EditWriter:
                 "type": "delete_message", "message_ids": sorted(ids),
                 "message_type": "stream", "stream_id": self.plan.old_stream.stream_id,
                 "topic": self.plan.old_topic,
-                "_empty_topic_display_name": _empty_topic_display(self.realm)},
+                "_empty_topic_display_name": empty_topic_display_name(self.realm)},
                 {"users": losing})
 
     def _has_target(self, batch: list[Message]) -> bool:
@@ -328,7 +329,7 @@ class _EditWriter:
                 event["topic_links"] = []
             if plan.channel_changed:
                 event["new_stream_id"] = plan.new_stream.stream_id
-            event["_empty_topic_display_name"] = _empty_topic_display(self.realm)
+            event["_empty_topic_display_name"] = empty_topic_display_name(self.realm)
         if self.rendered is not None and self._has_target(batch):
             event.update({"orig_content": target.content,
                           "orig_rendered_content": target.rendered_content,
@@ -349,9 +350,3 @@ def _channel_recipient_id(stream: Stream) -> int:
     from chalicelib.actions.message_dicts import recipient_id_for
 
     return recipient_id_for(f"stream:{stream.stream_id}")
-
-
-def _empty_topic_display(realm: Realm) -> str:
-    from chalicelib.actions.realm_settings import realm_setting
-
-    return str(realm_setting(realm, "realm_empty_topic_display_name"))

@@ -302,6 +302,9 @@ def do_archive_stream(caller: Principal, stream_id: int) -> dict[str, Any]:
                       viewers_audience(stream_id, not stream.invite_only))
             if stream_id in defaults:
                 _write_defaults(tx, caller.realm_id, defaults, defaults - {stream_id})
+            else:   # not made default meanwhile: an archived channel is never one
+                tx.condition_check(Realm, caller.realm_id, condition=~Realm.default_stream_ids
+                                   .contains(stream_id))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise

@@ -8,8 +8,9 @@ from pynamodb.attributes import MapAttribute
 from chalicelib.models.streams import Stream
 
 # Changed together, these must all still hold what was read (a default channel is never
-# private; a web-public one is public with public history).
-INVARIANTS = ("invite_only", "is_web_public", "history_public_to_subscribers", "is_default")
+# private nor archived; a web-public one is public with public history).
+INVARIANTS = ("invite_only", "is_web_public", "history_public_to_subscribers", "is_default",
+              "is_archived")
 
 
 class StreamUpdate:

@@ -5,14 +5,16 @@ from typing import Any
 
 from pynamodb.exceptions import DeleteError, UpdateError
 
-from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
+from chalicelib.actions.typing_notifications import empty_topic_display_name
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.streams import stream_key
 from chalicelib.models.topics import Topic, topic_item_key
+
+REFRESH_ATTEMPTS = 3
 
 
 def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: int) -> None:
@@ -28,23 +30,42 @@ def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: in
 def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> None:
     """Recomputes a topic's entry after messages (`gone`) left it; deletes it when empty.
 
-    The topic index is eventually consistent, so ids known to have left are skipped.
+    The topic index is eventually consistent: ids known to have left are skipped, and a
+    message recorded in the entry (just sent) counts even before the index shows it. The
+    write is conditioned on the entry as read, so one recorded meanwhile is not lost.
     """
     key = topic_key(realm_id, stream_id, topic)
-    latest: Message | None = None
-    for message in Message.by_topic.query(key, scan_index_forward=False):
-        if message.message_id not in gone and message.topic_key == key:
-            latest = message
-            break
     item = Topic(stream_key(realm_id, stream_id), topic_item_key(topic))
-    if latest is None:
+    for _ in range(REFRESH_ATTEMPTS):
+        current = Topic.get_or_none(item.stream_key, item.topic_key)
+        recorded = None if current is None else int(current.max_id)
+        latest = _latest_message(realm_id, key, gone, recorded)
+        read = (Topic.max_id.does_not_exist() if recorded is None
+                else Topic.max_id == recorded)
         try:
-            item.delete()
-        except DeleteError:
-            pass
-        return
-    item.update(actions=[Topic.name.set(latest.topic),
-                         Topic.max_id.set(latest.message_id)])
+            if latest is None:
+                if current is not None:
+                    item.delete(condition=read)
+            else:
+                item.update(actions=[Topic.name.set(latest.topic),
+                                     Topic.max_id.set(latest.message_id)], condition=read)
+            return
+        except (DeleteError, UpdateError) as error:
+            if error.cause_response_code != "ConditionalCheckFailedException":
+                raise
+    # Changed on every attempt: the writers that won left it in step.
+
+
+def _latest_message(realm_id: int, key: str, gone: set[int], recorded: int | None
+                    ) -> Message | None:
+    latest = next((m for m in Message.by_topic.query(key, scan_index_forward=False)
+                   if m.message_id not in gone and m.topic_key == key), None)
+    if recorded is not None and recorded not in gone and (
+            latest is None or recorded > latest.message_id):
+        message = Message.get_or_none(realm_id, recorded)
+        if message is not None and message.topic_key == key:
+            return message   # still in the topic; the index does not show it yet
+    return latest
 
 
 def get_topics(caller: Principal, stream_id: int, allow_empty_topic_name: bool
@@ -55,10 +76,13 @@ def get_topics(caller: Principal, stream_id: int, allow_empty_topic_name: bool
         raise ApiError("Invalid channel ID") from None
     first_visible = 0
     if stream.invite_only and not stream.history_public_to_subscribers:
-        # Protected history: only topics with messages since the caller subscribed.
-        first_visible = subscription.first_visible_message_id if subscription else 0
-    display = None if allow_empty_topic_name else str(
-        realm_setting(get_realm(caller.realm_id), "realm_empty_topic_display_name"))
+        # Protected history: only topics with messages since the caller subscribed; a
+        # non-subscriber with content access (the add-subscribers group) reads none.
+        if subscription is None:
+            return []
+        first_visible = subscription.first_visible_message_id
+    display = None if allow_empty_topic_name else empty_topic_display_name(
+        get_realm(caller.realm_id))
     topics = [t for t in Topic.query(stream_key(caller.realm_id, stream_id))
               if t.max_id >= first_visible]
     topics.sort(key=lambda t: t.max_id, reverse=True)

@@ -29,8 +29,13 @@ from chalicelib.models.uploads import Attachment
 MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
 DOWNLOAD_URL_SECONDS = 60
 MAX_ACCESS_CHECKS = 100   # linking messages loaded to decide whether a caller may read
-# "/user_uploads/<realm_id>/<random>/<name>", relative or after a scheme and host.
-UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{24}/[^\s)\]\"'<>?#]+)")
+MAX_NAME_LENGTH = 100   # sanitized file names are no longer
+# "<realm_id>/<random>/<name>": bounded, so text that only looks like one never turns into
+# a key DynamoDB refuses (a sort key holds at most 1 KB).
+_NAME_CHAR = r"[^\s)\]\"'<>?#]"
+PATH_ID = re.compile(rf"\d{{1,19}}/[0-9a-f]{{24}}/{_NAME_CHAR}{{1,{MAX_NAME_LENGTH}}}")
+# "/user_uploads/<path_id>", relative or after a scheme and host.
+UPLOAD_LINK = re.compile(rf"/user_uploads/({PATH_ID.pattern})(?!{_NAME_CHAR})")
 
 
 def _s3() -> Any:
@@ -41,7 +46,7 @@ def sanitize_filename(name: str) -> str:
     """A name safe in a URL path and an S3 key; keeps letters, digits, dot, dash, underscore."""
     name = unicodedata.normalize("NFKD", name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1])
     name = re.sub(r"[^\w.-]+", "-", name.encode("ascii", "ignore").decode()).strip("-.")
-    return name[:100] or "file"
+    return name[:MAX_NAME_LENGTH] or "file"
 
 
 def upload_path_ids(content: str) -> set[str]:
@@ -74,7 +79,8 @@ def do_upload_file(caller: Principal, files: list[UploadedFile]) -> dict[str, An
 
 def download_url(caller: Principal, path_id: str) -> str:
     """A short-lived S3 URL for the file, if the caller may read it; else "not found"."""
-    in_realm = path_id.split("/", 1)[0] == str(caller.realm_id)
+    in_realm = PATH_ID.fullmatch(path_id) is not None and \
+        path_id.split("/", 1)[0] == str(caller.realm_id)
     attachment = Attachment.get_or_none(caller.realm_id, path_id) if in_realm else None
     if attachment is None or not _may_read(caller, attachment):
         raise ResourceNotFoundError("File not found")

@@ -1,11 +1,7 @@
 """Channel permissions beyond PATCH /streams: subscribing others, content and metadata
-access through the channel's groups, and the predicates invitations use."""
+access through the channel's groups."""
 from __future__ import annotations
 
-from chalicelib.actions.channel_permissions import can_add_subscribers
-from chalicelib.http.auth import Principal
-from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream
 from tests.functional.edit_helpers import channel
 from tests.functional.stream_admin_helpers import (
     ADMINS,
@@ -20,11 +16,6 @@ from tests.functional.stream_admin_helpers import (
 def subscribe(account, name: str, *others) -> object:
     return account.post("/users/me/subscriptions", {
         "subscriptions": [{"name": name}], "principals": [o.user_id for o in others]})
-
-
-def principal(account) -> Principal:
-    return Principal(realm_id=account.realm_id, user_id=account.user_id, email=account.email,
-                     role=account.role, is_bot=False)
 
 
 def test_subscribing_others_follows_the_realm_and_channel_groups(realm):
@@ -78,18 +69,3 @@ def test_private_channel_groups_grant_access_without_a_subscription(realm):
         realm.owner.user_id, realm.guest.user_id)).ok
     assert error(realm.guest.get(f"/streams/{private_id}")) == "Invalid channel ID"
 
-
-def test_invitations_may_name_default_channels_without_the_permission(realm):
-    stream_id = channel(realm.admin, "general", [realm.admin])
-    set_realm_settings(realm.realm_id, can_add_subscribers_group=ADMINS)
-    member = principal(realm.member)
-    stored = Stream.get(realm.realm_id, stream_id)
-    assert not can_add_subscribers(member, stored, False, Realm.get(realm.realm_id))
-    # WHEN the channel becomes a default channel
-    assert patch(realm.admin, stream_id, is_default_stream=True).ok
-    # THEN the invitation form of the predicate allows it, subscribing others still not
-    realm_item = Realm.get(realm.realm_id)
-    assert can_add_subscribers(member, stored, False, realm_item, allow_default_streams=True)
-    assert not can_add_subscribers(member, stored, False, realm_item)
-    assert not can_add_subscribers(principal(realm.guest), stored, False, realm_item,
-                                   allow_default_streams=True)

@@ -215,9 +215,19 @@ def test_daily_limit_sends_nothing_over_it(realm, monkeypatch):
     assert sent_emails(addr(realm, "c")) == [] and len(listed(realm.admin)) == 2
     assert invite(realm.admin, addr(realm, "e")).ok
     assert invite(realm.admin, addr(realm, "f")).json["daily_limit_reached"] is True
-    # A request larger than the whole limit is refused too
+    # A request larger than the whole limit is refused too, before its addresses are
+    # looked up (so even when some already have accounts)
     many = ", ".join(addr(realm, f"m{n}") for n in range(4))
     assert invite(realm.owner, many).json["daily_limit_reached"] is True
+    monkeypatch.setenv("INVITES_DAILY_LIMIT", "10")   # 3 sent today: room for 7
+    existing = [a.email for a in (realm.owner, realm.admin, realm.moderator, realm.member,
+                                  realm.guest)]
+    many = ", ".join(existing + [addr(realm, f"n{n}") for n in range(6)])
+    response = invite(realm.owner, many)
+    assert (response.json["daily_limit_reached"], response.json["sent_invitations"],
+            response.json["errors"]) == (True, False, [])
+    assert sent_emails(addr(realm, "n0")) == []
+    monkeypatch.setenv("INVITES_DAILY_LIMIT", "3")
     # AND resending counts against the limit
     [first] = [i for i in listed(realm.admin) if i["email"] == addr(realm, "a")]
     assert realm.admin.post(f"/invites/{first['id']}/resend").json["daily_limit_reached"]

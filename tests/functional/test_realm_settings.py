@@ -201,8 +201,11 @@ def test_unchanged_values_write_no_event(realm, register_queue, fetch_events, dr
         "allow_message_editing": True,
         "can_access_all_users_group": {"new": EVERYONE, "old": EVERYONE}})
     assert response.ok, response.json
+    # AND a real change after them is the queue's only event (the queue does hear changes)
+    assert realm.owner.patch("/realm", {"allow_message_editing": False}).ok
     drain_events()
-    assert fetch_events(realm.member, queue_id) == []
+    assert [e["data"] for e in fetch_events(realm.member, queue_id)] == [
+        {"allow_message_editing": False}]
 
 
 def test_wildcard_permission_follows_can_mention_many_users_group(realm):

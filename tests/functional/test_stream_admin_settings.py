@@ -71,6 +71,33 @@ def test_concurrent_default_changes_do_not_lose_one(realm, monkeypatch):
     assert set(Realm.get(realm.realm_id).default_stream_ids) == {first, second}
 
 
+def test_archiving_and_making_default_at_once_never_leave_an_archived_default(realm,
+                                                                              monkeypatch):
+    from chalicelib.actions import stream_admin
+    first = channel(realm.admin, "general", [realm.admin])
+    second = channel(realm.admin, "random", [realm.admin])
+    # GIVEN a request that read `first` before another archived it
+    stale = Stream.get(realm.realm_id, first)
+    assert realm.admin.delete(f"/streams/{first}").ok
+    monkeypatch.setattr(stream_admin, "get_stream", lambda realm_id, sid: stale)
+    # WHEN it makes `first` default from that read, THEN it must try again
+    assert "try again" in error(patch(realm.admin, first, is_default_stream=True), "CONFLICT")
+    monkeypatch.undo()
+    # GIVEN an archiving request that read the realm and `second` before another made
+    # `second` default
+    stale_realm, stale = Realm.get(realm.realm_id), Stream.get(realm.realm_id, second)
+    assert patch(realm.admin, second, is_default_stream=True).ok
+    monkeypatch.setattr(stream_admin, "get_stream", lambda realm_id, sid: stale)
+    monkeypatch.setattr(stream_admin, "get_realm", lambda realm_id: stale_realm)
+    # WHEN it archives `second`, THEN it must try again too
+    assert "try again" in error(realm.admin.delete(f"/streams/{second}"), "CONFLICT")
+    monkeypatch.undo()
+    # AND no archived channel is left among the defaults
+    assert set(Realm.get(realm.realm_id).default_stream_ids or ()) == {second}
+    assert realm.admin.delete(f"/streams/{second}").ok
+    assert not Realm.get(realm.realm_id).default_stream_ids
+
+
 # --- retention ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value, stored", [(30, 30), ("unlimited", -1),

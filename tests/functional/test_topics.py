@@ -52,3 +52,39 @@ def test_protected_history_shows_only_topics_since_subscribing(realm):
     mixed_new = send(realm.owner, "secret", "mixed")
     assert topics(realm.member, stream_id) == [("mixed", mixed_new), ("after", after)]
     assert len(topics(realm.owner, stream_id)) == 3 and mixed_old < mixed_new
+
+
+def test_protected_history_shows_no_topics_to_a_non_subscriber(realm):
+    # GIVEN a private channel with protected history, and a member who may add
+    # subscribers to it (content access) without being subscribed
+    stream_id = channel(realm.owner, "vault", [realm.owner], invite_only=True,
+                        history_public_to_subscribers=False)
+    send(realm.owner, "vault", "hidden plans")
+    assert realm.owner.patch(f"/streams/{stream_id}", {"can_add_subscribers_group": {
+        "direct_members": [realm.member.user_id], "direct_subgroups": []}}).ok
+    # THEN the member sees the channel's topic list empty, as they can read no message
+    assert topics(realm.member, stream_id) == []
+    # AND once subscribed, only topics of later messages
+    assert realm.member.post("/users/me/subscriptions", {
+        "subscriptions": [{"name": "vault"}]}).ok
+    later = send(realm.owner, "vault", "new plans")
+    assert topics(realm.member, stream_id) == [("new plans", later)]
+
+
+def test_a_message_the_index_does_not_show_yet_keeps_its_topic_listed(realm, monkeypatch):
+    from chalicelib.models.messages import Message
+
+    stream_id = channel(realm.owner, "talk", [realm.owner, realm.member])
+    moved = send(realm.member, "talk", "alpha")
+    # GIVEN a message just sent to the topic: recorded in the topic list, but not yet in
+    # the (eventually consistent) topic index when the topic is next recomputed
+    fresh = send(realm.owner, "talk", "alpha")
+    index_query = Message.by_topic.query
+    monkeypatch.setattr(Message.by_topic, "query", lambda *args, **kwargs: (
+        m for m in index_query(*args, **kwargs) if m.message_id != fresh))
+    # WHEN the other message moves away
+    assert realm.member.patch(f"/messages/{moved}", {
+        "topic": "beta", "send_notification_to_new_thread": False}).ok
+    monkeypatch.undo()
+    # THEN the topic keeps its entry for the message that stayed
+    assert topics(realm.member, stream_id) == [("alpha", fresh), ("beta", moved)]
