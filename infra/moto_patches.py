@@ -28,12 +28,12 @@ def apply() -> None:
     from moto.dynamodb.models import DynamoDBBackend
 
     original_transact = DynamoDBBackend.transact_write_items
-    # DynamoDB refuses an empty string or binary in a key attribute on every operation;
-    # moto checks puts and transactions but lets UpdateItem, GetItem and DeleteItem
-    # through, which hid a key that AWS would refuse. (Before the lock, so that the
+    # DynamoDB refuses an empty or oversized string key on every operation; moto checks
+    # puts and transactions but lets UpdateItem, GetItem and DeleteItem through, which
+    # hid keys that AWS would refuse. (Before the lock, so that the
     # transaction code's unlocked `__wrapped__` calls are checked too.)
     for name in ("update_item", "get_item", "delete_item"):
-        setattr(DynamoDBBackend, name, _refusing_empty_keys(getattr(DynamoDBBackend, name)))
+        setattr(DynamoDBBackend, name, _refusing_invalid_keys(getattr(DynamoDBBackend, name)))
     # Reads take the lock too: moto applies a transaction item by item, and a read in
     # between would see writes that a failing condition later rolls back (DynamoDB's
     # reads never see uncommitted transactions).
@@ -54,16 +54,29 @@ def _locked(method: Any) -> Any:
     return wrapper
 
 
-def _refusing_empty_keys(method: Any) -> Any:
+# DynamoDB's limits on a key's values, in bytes.
+_MAX_HASH_KEY_BYTES = 2048
+_MAX_RANGE_KEY_BYTES = 1024
+
+
+def _refusing_invalid_keys(method: Any) -> Any:
     def wrapper(self: Any, table_name: str, *args: Any, **kwargs: Any) -> Any:
         from moto.dynamodb.exceptions import MockValidationException
 
         key = args[0] if args else kwargs.get("key", kwargs.get("keys", {}))
+        table = self.get_table(table_name)
         for name, value in (key or {}).items():
-            if next(iter(value.keys())) in ("S", "B") and next(iter(value.values())) == "":
+            kind, raw = next(iter(value.items()))
+            if kind in ("S", "B") and raw == "":
                 raise MockValidationException(
                     "One or more parameter values are not valid. The AttributeValue for a "
                     f"key attribute cannot contain an empty string value. Key: {name}")
+            limit = (_MAX_HASH_KEY_BYTES if name == table.hash_key_attr
+                     else _MAX_RANGE_KEY_BYTES)
+            if kind == "S" and len(raw.encode()) > limit:
+                raise MockValidationException(
+                    f"One or more parameter values were invalid: Size of key {name} exceeds "
+                    f"the maximum of {limit} bytes")
         return method(self, table_name, *args, **kwargs)
     wrapper.__wrapped__ = method  # type: ignore[attr-defined]
     return wrapper

@@ -66,7 +66,7 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
         # A bot committed after its owner's deactivation swept the owner's bots would
         # outlive it: the owner must still be active when the bot is written.
         tx.condition_check(User, realm_id, owner.user_id,
-                           condition=User.is_active == True)  # noqa: E712
+                           condition=User.is_active == True)
 
     try:
         return do_create_user(realm_id, new, also=owner_still_active)

@@ -21,7 +21,6 @@ from chalicelib.models.streams import user_key
 
 MAX_TITLE_LENGTH = 60
 MAX_ATTEMPTS = 5
-MAX_ID = 2**53   # above any allocated id; stops huge path ids (DynamoDB numbers hold 38 digits)
 
 
 def _does_not_exist() -> ApiError:
@@ -76,7 +75,7 @@ def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
         raise ApiError("Nothing to change")
     new_title = check_title(title) if title is not None else None
     new_content = check_content(content) if content is not None else None
-    if not 0 < snippet_id < MAX_ID:
+    if not snippet_id > 0:
         raise _does_not_exist()
     key = (user_key(caller.realm_id, caller.user_id), snippet_id)
     for _ in range(MAX_ATTEMPTS):
@@ -107,7 +106,7 @@ def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
 
 
 def do_delete_saved_snippet(caller: Principal, snippet_id: int) -> dict[str, Any]:
-    if not 0 < snippet_id < MAX_ID:
+    if not snippet_id > 0:
         raise _does_not_exist()
     try:
         with transaction() as tx:

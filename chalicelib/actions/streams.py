@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import config
 from chalicelib.actions.channel_permissions import (
     CHANNEL_GROUP_SETTINGS,
     channel_group_setting,
@@ -48,6 +49,8 @@ def access_stream_by_id(caller: Principal, stream_id: int, *,
 
 
 def stream_id_by_name(realm_id: int, name: str) -> int | None:
+    if len(name.strip()) > config.MAX_STREAM_NAME_LENGTH:
+        return None   # no channel has one; a long enough name would exceed a key's size
     claim = UniqueName.get_or_none(*stream_name_key(realm_id, name))
     return None if claim is None else claim.target_id
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -101,6 +102,19 @@ def _needs_json(tp: Any) -> bool:
     return tp is bool or get_origin(tp) in (list, dict) or tp in (list, dict)
 
 
+# ASCII digits only: int() would also take "1_000", " 7" and other scripts' digits.
+_INTEGER_TEXT = re.compile(r"-?[0-9]+")
+# Every integer the API takes (ids, counts, seconds, milliseconds) fits well below 2**53;
+# larger ones would only reach DynamoDB, which refuses numbers of over 38 digits.
+MAX_INTEGER = 2**53
+
+
+def _bounded(name: str, value: int) -> int:
+    if not -MAX_INTEGER < value < MAX_INTEGER:
+        raise invalid_argument(name, f"{name} is out of range")
+    return value
+
+
 def parse_value(spec: ParamSpec, raw: Any) -> Any:
     """Turn one wire value into the declared type, or raise a message naming the parameter."""
     name = spec.wire_name
@@ -124,10 +138,9 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
     if tp is str or tp is Any:
         return raw
     if tp is int:
-        try:
-            return int(raw)
-        except ValueError:
-            raise invalid_argument(name, f"{name} is not an integer") from None
+        if not _INTEGER_TEXT.fullmatch(raw):
+            raise invalid_argument(name, f"{name} is not an integer")
+        return _bounded(name, int(raw))
     if get_origin(tp) is Literal:
         if raw not in get_args(tp):
             raise invalid_argument(name, f"Invalid {name}")
@@ -154,11 +167,11 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
             raise invalid_argument(name, f"{name} is not a boolean")
         return value
     if tp is int:
+        if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
+            return _bounded(name, int(value))
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, str) and value.lstrip("-").isdigit():
-                return int(value)
             raise invalid_argument(name, f"{name} is not an integer")
-        return value
+        return _bounded(name, value)
     if tp is str:
         if not isinstance(value, str):
             raise invalid_argument(name, f"{name} is not a string")

@@ -145,7 +145,7 @@ def test_removed_name_can_be_added_again(realm, register_queue):
     assert again.json["id"] != first_id
 
 
-@pytest.mark.parametrize("playground_id", ["999999", "0", "-1", str(10**40)])
+@pytest.mark.parametrize("playground_id", ["999999", "0", "-1"])
 def test_remove_unknown(realm, playground_id):
     assert error_of(realm.admin.delete(f"/realm/playgrounds/{playground_id}")) == \
         "Invalid playground"

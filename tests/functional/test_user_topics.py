@@ -181,6 +181,9 @@ def test_errors(realm):
     assert unknown_name.status == 400
     assert unknown_name.json["msg"] == "Channel 'nope' does not exist"
     assert mute(realm.member, stream="nope", topic="t", op="remove").status == 400
+    # a name longer than any channel's is not looked up (it would exceed a key's size)
+    huge = mute(realm.member, stream="n" * 5000, topic="t", op="add")
+    assert huge.status == 400 and huge.json["code"] == "STREAM_DOES_NOT_EXIST"
     for op in ("add", "remove"):
         unknown_id = mute(realm.member, stream_id=99999, topic="t", op=op)
         assert unknown_id.status == 400 and unknown_id.json["msg"] == "Invalid channel ID"

@@ -106,3 +106,9 @@ def test_empty_string_keys_are_refused_as_dynamodb_refuses_them(dynamodb, call):
     # WHEN it is used THEN the call fails as it would on AWS
     with pytest.raises(ClientError, match="empty string"):
         getattr(dynamodb, call)(TableName=TABLE, Key={"k": {"S": ""}}, **extra)
+
+
+def test_oversized_string_keys_are_refused_as_dynamodb_refuses_them(dynamodb):
+    with pytest.raises(ClientError, match="exceeds the maximum of 2048 bytes"):
+        dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "x" * 2049}})
+    assert "Item" not in dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "x" * 2048}})

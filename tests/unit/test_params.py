@@ -46,6 +46,10 @@ def test_typed_values():
     ({"name": "x", "ids": "[1, \"a\"]"}, "BAD_REQUEST", "ids[1] is not an integer"),
     ({"name": "x", "ids": "{}"}, "BAD_REQUEST", "ids is not a list"),
     ({"name": "x", "type": "c"}, "BAD_REQUEST", "Invalid type"),
+    ({"name": "x", "count": "1_000"}, "BAD_REQUEST", "count is not an integer"),
+    ({"name": "x", "count": "\u0663"}, "BAD_REQUEST", "count is not an integer"),
+    ({"name": "x", "count": "9" * 40}, "BAD_REQUEST", "count is out of range"),
+    ({"name": "x", "ids": f"[{10**20}]"}, "BAD_REQUEST", "ids[0] is out of range"),
 ])
 def test_bad_values_name_the_parameter(supplied, code, message):
     with pytest.raises(ApiError) as raised:
