@@ -33,7 +33,7 @@ from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.lib.timeutil import now_seconds
-from chalicelib.models.base import transaction
+from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.messages import Message, dm_key, topic_key
 from chalicelib.models.realms import Realm, UniqueName, group_name_key
 from chalicelib.models.streams import Stream, stream_key
@@ -330,5 +330,6 @@ def _set_first_message(stream: Stream, message_id: int) -> None:
     try:
         stream.update(actions=[Stream.first_message_id.set(message_id)],
                       condition=Stream.first_message_id.does_not_exist())
-    except UpdateError:
-        pass  # another message got there first
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise   # else another message got there first

@@ -41,6 +41,7 @@ from chalicelib.lib.webhook_interfaces import (
     reply_content,
     slack_request,
 )
+from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.users import User
 from chalicelib.models.webhooks import WebhookDelivery, delivery_key
 
@@ -268,7 +269,7 @@ def _claim(job: DeliveryJob) -> int | None:
             | ((WebhookDelivery.status == SENDING)
                & (WebhookDelivery.claimed_at < now - CLAIM_SECONDS)))
     except UpdateError as error:
-        if error.cause_response_code != "ConditionalCheckFailedException":
+        if not is_write_condition_failure(error):
             raise
         current = WebhookDelivery.get_or_none(item.message_key, job.bot_id)
         if current is not None and current.status == GAVE_UP:

@@ -11,7 +11,11 @@ from chalicelib.actions.ids import allocate_id
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import (
+    is_condition_failure,
+    is_write_condition_failure,
+    transaction,
+)
 from chalicelib.models.profile import ProfileField
 from chalicelib.models.realms import UniqueName
 from chalicelib.models.users import User
@@ -229,10 +233,5 @@ def _remove_values(realm_id: int, field_id: int) -> None:
         try:
             user.update(actions=[path.remove()], condition=path.exists())
         except UpdateError as error:
-            if not _is_conditional_failure(error):
+            if not is_write_condition_failure(error):
                 raise
-
-
-def _is_conditional_failure(error: UpdateError) -> bool:
-    cause = getattr(error, "cause_response_code", None)
-    return cause == "ConditionalCheckFailedException"

@@ -12,7 +12,11 @@ from collections.abc import Callable
 
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import (
+    is_condition_failure,
+    is_write_condition_failure,
+    transaction,
+)
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, role_key
 
@@ -40,7 +44,7 @@ def _backfill_role_keys(realm_id: int) -> int:
             user.update(actions=[action], condition=User.role == user.role)
             changed += 1
         except UpdateError as error:
-            if "ConditionalCheckFailed" not in str(error):
+            if not is_write_condition_failure(error):
                 raise
     return changed
 

@@ -10,6 +10,7 @@ from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.actions.typing_notifications import empty_topic_display_name
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.streams import stream_key
 from chalicelib.models.topics import Topic, topic_item_key
@@ -23,8 +24,9 @@ def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: in
         Topic(stream_key(realm_id, stream_id), topic_item_key(topic)).update(
             actions=[Topic.name.set(topic), Topic.max_id.set(message_id)],
             condition=Topic.max_id.does_not_exist() | (Topic.max_id < message_id))
-    except UpdateError:
-        pass   # a later message is already recorded
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise   # else a later message is already recorded
 
 
 def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> None:
@@ -51,7 +53,7 @@ def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> 
                                      Topic.max_id.set(latest.message_id)], condition=read)
             return
         except (DeleteError, UpdateError) as error:
-            if error.cause_response_code != "ConditionalCheckFailedException":
+            if not is_write_condition_failure(error):
                 raise
     # Changed on every attempt: the writers that won left it in step.
 

@@ -16,7 +16,11 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib.http.errors import ApiError
-from chalicelib.models.base import cancellation_reasons, transaction
+from chalicelib.models.base import (
+    cancellation_reasons,
+    is_write_condition_failure,
+    transaction,
+)
 from chalicelib.models.events import EventQueue, QueueEvent
 
 QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
@@ -151,7 +155,9 @@ def acknowledge(queue: EventQueue, last_event_id: int) -> None:
     try:
         # The condition keeps a queue deleted meanwhile from coming back as a fragment.
         queue.update(actions=actions, condition=EventQueue.queue_id.exists())
-    except UpdateError:
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise
         raise bad_queue(queue.queue_id) from None
 
 
@@ -180,5 +186,6 @@ def set_receives_typing_notifications(realm_id: int, user_id: int, value: bool) 
         try:
             queue.update(actions=[EventQueue.receives_typing_notifications.set(value)],
                          condition=EventQueue.queue_id.exists())
-        except UpdateError:
-            pass   # deleted meanwhile: nothing to keep in step
+        except UpdateError as error:
+            if not is_write_condition_failure(error):
+                raise   # else deleted meanwhile: nothing to keep in step

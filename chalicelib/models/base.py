@@ -5,7 +5,7 @@ import functools
 from typing import Any, Self, TypeVar
 
 from pynamodb.connection import Connection
-from pynamodb.exceptions import TransactWriteError
+from pynamodb.exceptions import PynamoDBException, TransactWriteError
 from pynamodb.models import Model
 from pynamodb.transactions import TransactGet, TransactWrite
 
@@ -62,3 +62,9 @@ def cancellation_reasons(error: TransactWriteError) -> list[str | None]:
 
 def is_condition_failure(error: TransactWriteError) -> bool:
     return "ConditionalCheckFailed" in cancellation_reasons(error)
+
+
+def is_write_condition_failure(error: PynamoDBException) -> bool:
+    """Whether a single-item write (update, put, delete) failed on its condition, as
+    opposed to throttling or a fault, which callers must not mistake for a lost race."""
+    return getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException"
