@@ -86,3 +86,9 @@ def invitation_link_validity_minutes() -> int:
 def invites_daily_limit() -> int:
     """How many invitation emails one organization may send per UTC day."""
     return int(_env("INVITES_DAILY_LIMIT", "100"))
+
+
+def join_link_daily_limit() -> int:
+    """How many confirmation emails one reusable invitation link may cause per UTC day
+    (anyone holding the link can ask for them, so they must not be unlimited)."""
+    return int(_env("JOIN_LINK_DAILY_LIMIT", "100"))

@@ -239,9 +239,14 @@ def add_daily_count(tx: TransactWrite, realm_id: int, count: int) -> None:
     limit = config.invites_daily_limit()
     if count > limit:
         raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
+    count_today(tx, f"invites:{realm_id}", count, limit)
+
+
+def count_today(tx: TransactWrite, scope: str, count: int, limit: int) -> None:
+    """Adds `count` to today's (UTC) counter of `scope`; the transaction fails on its
+    condition if that would take the counter past `limit`."""
     day = datetime.now(UTC).strftime("%Y-%m-%d")
-    tx.update(Counter(f"invites:{realm_id}:{day}"),
-              actions=[Counter.invitations_sent.add(count)],
+    tx.update(Counter(f"{scope}:{day}"), actions=[Counter.invitations_sent.add(count)],
               condition=Counter.invitations_sent.does_not_exist()
               | (Counter.invitations_sent <= limit - count))
 

@@ -29,6 +29,7 @@ from chalicelib.actions.invites import (
     KEEP_AFTER_USE,
     InviteTerms,
     add_invites_changed,
+    count_today,
     email_link,
     hash_key,
     is_expired,
@@ -157,10 +158,16 @@ def do_join_with_link(key: str, email: str) -> dict[str, Any]:
             save_new(tx, invitation, key_record)
             tx.condition_check(Invitation, realm.realm_id, link.invite_id,
                                condition=Invitation.status == "active")
+            count_today(tx, f"joins:{realm.realm_id}:{link.invite_id}", 1,
+                        config.join_link_daily_limit())
     except TransactWriteError as error:
-        if is_condition_failure(error):
+        if not is_condition_failure(error):
+            raise
+        current = Invitation.get_or_none(realm.realm_id, link.invite_id)
+        if current is None or current.status != "active":
             raise ApiError("This invitation was revoked.") from None
-        raise
+        raise ApiError("This invitation link has been used too many times today; try again "
+                       "tomorrow, or ask for an invitation by email.") from None
     if not email_link(realm, invitation, new_key,
                       subject=f"Confirm your email address to join {realm.name}",
                       intro=f"This address was given to join {realm.name} with an invitation "

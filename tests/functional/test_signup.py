@@ -263,3 +263,21 @@ def test_a_signup_cut_short_resumes_when_the_request_is_retried(
         peers = [i for e in events if e["type"] == "subscription" and e["op"] == "peer_add"
                  and account.user_id in e["user_ids"] for i in e["stream_ids"]]
         assert (sorted(joined), sorted(peers)) == (sorted(groups), sorted(channels))
+
+
+def test_a_reusable_link_causes_a_bounded_number_of_emails_a_day(realm, monkeypatch):
+    # GIVEN a link anyone holding it can give addresses to, with a daily cap of two
+    monkeypatch.setenv("JOIN_LINK_DAILY_LIMIT", "2")
+    link = realm.admin.post("/invites/multiuse", {"stream_ids": []})
+    path = link.json["invite_link"].split("localhost", 1)[1]
+    # WHEN three addresses are given the same day
+    responses = [public(realm, "POST", path, {"email": addr(realm, f"spam{n}")})
+                 for n in range(3)]
+    # THEN the third is refused and emails no one
+    assert [r.ok for r in responses] == [True, True, False]
+    assert "used too many times today" in error(responses[2])
+    assert sent_emails(addr(realm, "spam2")) == []
+    # AND the cap is the link's own: another link still works
+    other = realm.admin.post("/invites/multiuse", {"stream_ids": []})
+    other_path = other.json["invite_link"].split("localhost", 1)[1]
+    assert public(realm, "POST", other_path, {"email": addr(realm, "spam3")}).ok
