@@ -12,7 +12,7 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.realm_emoji import check_emoji_request, emoji_data
-from chalicelib.actions.user_access import user_access_audience
+from chalicelib.actions.user_access import UserAccess, user_access_audience
 from chalicelib.actions.users import access_user_by_id, list_realm_users
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
@@ -62,15 +62,16 @@ def get_user_status(caller: Principal, user_id: int) -> dict[str, Any]:
     return {"status": user_status_dict(status, _presence_enabled(user))}
 
 
-def user_status_state(realm_id: int) -> dict[str, dict[str, Any]]:
-    """Registration state: {user_id: status} for active users that have something set.
+def user_status_state(realm_id: int, access: UserAccess) -> dict[str, dict[str, Any]]:
+    """Registration state: {user_id: status} for active users that have something set
+    and that the viewer can access.
 
     One Query on the statuses; `away` comes from the settings of the realm's users.
     """
     statuses = {s.user_id: s for s in UserStatus.query(realm_id)}
     state = {}
     for user in list_realm_users(realm_id):
-        if not user.is_active:
+        if not user.is_active or not access.can_access(user):
             continue
         entry = user_status_dict(statuses.get(user.user_id), _presence_enabled(user))
         if entry:

@@ -11,6 +11,12 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.user_access import (
+    UserAccess,
+    load_user_for,
+    user_access_audience,
+    viewer_access,
+)
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import (
     ROLE_ADMINISTRATOR,
@@ -127,8 +133,11 @@ def do_create_user(realm_id: int, new: NewUser,
                 tx.save(item, condition=condition)
             if also is not None:
                 also(tx, user)
+            # Guests whom the realm limits hear of a new user only if they can access
+            # them (the fan-out decides, and may send them an "Unknown user" instead).
             add_event(tx, realm_id, {"type": "realm_user", "op": "add",
-                                     "person": user_api_dict(user)}, {"realm": True})
+                                     "person": user_api_dict(user)},
+                      user_access_audience(user_id))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Email '{new.email.strip()}' already in use") from None
@@ -146,8 +155,9 @@ def get_user_by_email(realm_id: int, email: str) -> User | None:
 
 def access_user_by_id(caller: Principal, user_id: int, *, allow_deactivated: bool = True,
                       allow_bots: bool = True) -> User:
-    """The user of the caller's realm with this id; missing and forbidden look the same."""
-    user = User.get_or_none(caller.realm_id, user_id)
+    """The user of the caller's realm with this id; missing, forbidden and inaccessible
+    (can_access_all_users_group) look the same."""
+    user = load_user_for(caller, user_id)
     if user is None or (not allow_deactivated and not user.is_active) or (
             not allow_bots and user.is_bot):
         raise ApiError("No such user")
@@ -235,8 +245,22 @@ def get_own_user_record(caller: Principal) -> dict[str, Any]:
     return own_user_api_dict(user, max_message_id)
 
 
+def realm_user_dicts(users: list[User], access: UserAccess,
+                     omit_inaccessible: bool = False) -> list[dict[str, Any]]:
+    """The users as the viewer may see them: inaccessible ones as "Unknown user"
+    placeholders, or left out (clients with the user_list_incomplete capability)."""
+    shown = []
+    for user in users:
+        if access.can_access(user):
+            shown.append(user_api_dict(user))
+        elif not omit_inaccessible:
+            shown.append(access.placeholder(user.user_id))
+    return shown
+
+
 def get_members(caller: Principal) -> list[dict[str, Any]]:
-    return [user_api_dict(user) for user in list_realm_users(caller.realm_id)]
+    access = viewer_access(caller)
+    return realm_user_dicts(list_realm_users(caller.realm_id), access)
 
 
 def check_create_user(caller: Principal, *, email: str, full_name: str,

@@ -23,6 +23,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 )
 
 from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
+from chalicelib.actions.user_access import EventAccess
 from chalicelib.events.filters import forms_for_queue
 from chalicelib.events.queues import append_events, queues_of_realm, queues_of_users
 from chalicelib.lib.log import logger, metrics
@@ -75,7 +76,7 @@ class FanoutBatch:
         self.audiences: dict[str, list[EventQueue]] = {}
         self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
-        self.access_limited: dict[int, bool] = {}   # realm id -> guests see only some users
+        self.access = EventAccess()   # can_access_all_users_group, its reads cached
 
     def collect(self, record: DynamoDBRecord) -> None:
         raw = record.raw_event
@@ -92,26 +93,18 @@ class FanoutBatch:
             return
         user_flags = audience.get("user_flags") or {}
         for queue in self._audience_queues(outbox.realm_id, audience):
-            if not role_may_see(queue, audience) or not self._may_access(
-                    outbox.realm_id, audience, queue):
+            if not role_may_see(queue, audience):
                 continue
-            forms = forms_for_queue(event, queue, user_flags)
+            shown: dict[str, Any] | None = event
+            if audience.get("user_access") is not None and not self.access.may_access(
+                    outbox.realm_id, queue, int(audience["user_access"])):
+                shown = self.access.hidden_form(outbox.realm_id, event, queue)
+            forms = forms_for_queue(shown, queue, user_flags) if shown is not None else []
             if not forms:
                 continue
             appends = self.pending.setdefault(queue.queue_id, _QueueAppends(queue))
             appends.items.extend((f"{outbox.outbox_id}:{i}", form) for i, form in enumerate(forms))
             appends.sequence_numbers.add(sequence_number)
-
-    def _may_access(self, realm_id: int, audience: dict[str, Any], queue: EventQueue) -> bool:
-        """Audiences with user_access reach only those who can access that user."""
-        if audience.get("user_access") is None:
-            return True
-        from chalicelib.actions.user_access import may_access, realm_limits_user_access
-
-        if realm_id not in self.access_limited:   # one read per realm and batch
-            self.access_limited[realm_id] = realm_limits_user_access(realm_id)
-        return may_access(queue.user_id, queue.role, int(audience["user_access"]),
-                          self.access_limited[realm_id])
 
     def flush(self) -> set[str]:
         """Appends everything collected; returns the sequence numbers whose appends failed."""

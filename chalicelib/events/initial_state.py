@@ -1,6 +1,7 @@
 """The initial state POST /register returns for each requested event type."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from chalicelib.actions.channel_folders import channel_folders_state
@@ -10,6 +11,7 @@ from chalicelib.actions.profile_fields import profile_fields_state
 from chalicelib.actions.realm_emoji import realm_emoji_state
 from chalicelib.actions.realms import get_realm, system_group_id
 from chalicelib.actions.saved_snippets import saved_snippets_state
+from chalicelib.actions.user_access import viewer_access
 from chalicelib.actions.user_groups import user_groups_state
 from chalicelib.actions.user_status import user_status_state
 from chalicelib.actions.user_topics import (
@@ -18,7 +20,7 @@ from chalicelib.actions.user_topics import (
     user_topic_dict,
     user_topics,
 )
-from chalicelib.actions.users import list_realm_users, user_api_dict
+from chalicelib.actions.users import list_realm_users, realm_user_dicts
 from chalicelib.events.filters import (
     LEGACY_DISPLAY_SETTINGS,
     LEGACY_NOTIFICATION_SETTINGS,
@@ -41,22 +43,26 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
                         capabilities: dict[str, Any], include_subscribers: bool
                         ) -> dict[str, Any]:
     state: dict[str, Any] = {}
+    realm = functools.cache(lambda: get_realm(caller.realm_id))   # read once, if needed
+    access = functools.cache(lambda: viewer_access(caller, realm))   # reads only for guests
     if _wants(types, "realm_user"):
-        users = list_realm_users(caller.realm_id)
-        state["realm_users"] = [user_api_dict(u) for u in users if u.is_active]
-        state["realm_non_active_users"] = [user_api_dict(u) for u in users if not u.is_active]
+        users = realm_user_dicts(list_realm_users(caller.realm_id), access(),
+                                 omit_inaccessible=bool(capabilities.get("user_list_incomplete")))
+        # "Unknown user" placeholders are active: the reference lists them in realm_users.
+        state["realm_users"] = [u for u in users if u["is_active"]]
+        state["realm_non_active_users"] = [u for u in users if not u["is_active"]]
     state.update(_settings_state(me, types, capabilities))
     if _wants(types, "alert_words"):
         state["alert_words"] = list(getattr(me, "alert_words", None) or [])
     if _wants(types, "custom_profile_fields"):
         state.update(profile_fields_state(caller.realm_id))
     if _wants(types, "realm"):
-        state.update(realm_state(get_realm(caller.realm_id)))
+        state.update(realm_state(realm()))
     if _wants(types, "message"):
         counter = Counter.get_or_none(f"realm:{caller.realm_id}")
         state["max_message_id"] = int(counter.message or -1) if counter else -1
     if _wants(types, "user_status"):
-        state["user_status"] = user_status_state(caller.realm_id)
+        state["user_status"] = user_status_state(caller.realm_id, access())
     if _wants(types, "realm_emoji"):
         state["realm_emoji"] = realm_emoji_state(caller.realm_id)
     if _wants(types, "drafts"):
@@ -70,8 +76,7 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     if _wants(types, "channel_folder") or "channel_folders" in (types or ()):
         state["channel_folders"] = channel_folders_state(caller.realm_id)
     if _wants(types, "default_streams"):
-        state["realm_default_streams"] = sorted(realm_default_stream_ids(
-            get_realm(caller.realm_id)))
+        state["realm_default_streams"] = sorted(realm_default_stream_ids(realm()))
     if _wants(types, "realm_user_groups"):
         state["realm_user_groups"] = user_groups_state(
             caller.realm_id, bool(capabilities.get("include_deactivated_groups")))
@@ -80,13 +85,13 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     # As the reference: clients that name user_topic get no legacy muted_topics.
     legacy_muted = _wants(types, "muted_topics") and (types is None or "user_topic" not in types)
     if _wants(types, "user_topic") or legacy_muted:
-        items, realm = user_topics(caller.realm_id, caller.user_id), get_realm(caller.realm_id)
+        items = user_topics(caller.realm_id, caller.user_id)
         if _wants(types, "user_topic"):
             display = (None if capabilities.get("empty_topic_name")
-                       else empty_topic_display_name(realm))
+                       else empty_topic_display_name(realm()))
             state["user_topics"] = [user_topic_dict(i, display) for i in items]
         if legacy_muted:
-            state["muted_topics"] = muted_topic_triples(realm, items)
+            state["muted_topics"] = muted_topic_triples(realm(), items)
     return state
 
 

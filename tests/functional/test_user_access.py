@@ -1,0 +1,183 @@
+"""can_access_all_users_group: what a guest reads of users they cannot access, and hears."""
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.actions.realms import system_group_id
+from chalicelib.actions.user_access import INACCESSIBLE_AVATAR_URL
+
+PLACEHOLDER_NAME = "Unknown user"
+
+
+def restrict(realm) -> None:
+    assert realm.owner.patch("/realm", {"can_access_all_users_group": {
+        "new": system_group_id("role:members")}}).ok
+
+
+def share_channel(realm, name: str, *accounts) -> None:
+    response = realm.owner.post("/users/me/subscriptions", {
+        "subscriptions": [{"name": name}], "principals": [a.user_id for a in accounts]})
+    assert response.ok, response.json
+
+
+def by_id(users: list[dict]) -> dict[int, dict]:
+    return {u["user_id"]: u for u in users}
+
+
+def is_placeholder(record: dict, account) -> bool:
+    """The "Unknown user" record: only the id comes from the user."""
+    from chalicelib import config
+
+    realm_host = f"{account.email.split('@')[1].split('.')[0]}.{config.root_domain()}"
+    return record == {
+        "user_id": account.user_id, "email": f"user{account.user_id}@{realm_host}",
+        "delivery_email": None, "full_name": PLACEHOLDER_NAME,
+        "date_joined": "1970-01-01T00:00:00+00:00", "is_active": True, "is_owner": False,
+        "is_admin": False, "is_guest": False, "is_bot": False, "is_billing_admin": False,
+        "role": 400, "timezone": "", "avatar_url": INACCESSIBLE_AVATAR_URL,
+        "avatar_version": 1, "profile_data": {}}
+
+
+@pytest.fixture
+def limited(realm):
+    """A realm limiting guests, where the guest shares a channel with the member only."""
+    restrict(realm)
+    share_channel(realm, "shared", realm.guest, realm.member)
+    share_channel(realm, "staff", realm.moderator, realm.admin)
+    return realm
+
+
+def test_a_limited_guest_lists_only_whom_they_can_access(limited):
+    realm = limited
+    bot = realm.add_user("Helper Bot", is_bot=True)
+    members = by_id(realm.guest.get("/users").json["members"])
+    # Themself, the channel peer and bots as they are; everyone else as a placeholder
+    for account in (realm.guest, realm.member, bot):
+        assert members[account.user_id]["full_name"] == account.full_name
+        assert members[account.user_id]["email"] == account.email
+    for account in (realm.owner, realm.admin, realm.moderator):
+        assert is_placeholder(members[account.user_id], account), members[account.user_id]
+    # A placeholder has every field a real record has, and none of its values
+    assert set(members[realm.moderator.user_id]) == set(members[realm.member.user_id])
+    # Members and above still see everyone
+    seen = by_id(realm.moderator.get("/users").json["members"])
+    assert seen[realm.owner.user_id]["full_name"] == "Olivia Owner"
+    assert seen[realm.guest.user_id]["full_name"] == "Gus Guest"
+
+
+def test_a_deactivated_channel_peer_is_no_longer_accessible(limited):
+    realm = limited
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
+    members = by_id(realm.guest.get("/users").json["members"])
+    assert is_placeholder(members[realm.member.user_id], realm.member)
+    assert realm.guest.get(f"/users/{realm.member.user_id}").json["msg"] == "No such user"
+
+
+def test_an_inaccessible_user_reads_like_a_missing_one(limited):
+    realm = limited
+    bot = realm.add_user("Helper Bot", is_bot=True)
+    missing = realm.guest.get("/users/999999")
+    missing_status = realm.guest.get("/users/999999/status")
+    assert missing.status == 400 and missing.json["msg"] == "No such user"
+    for path in (f"/users/{realm.moderator.user_id}", f"/users/{realm.owner.user_id}"):
+        response = realm.guest.get(path)
+        assert (response.status, response.json) == (missing.status, missing.json)
+    status = realm.guest.get(f"/users/{realm.moderator.user_id}/status")
+    assert (status.status, status.json) == (missing_status.status, missing_status.json)
+    # Those the guest can access read as before
+    for account in (realm.guest, realm.member, bot):
+        assert realm.guest.get(f"/users/{account.user_id}").json["user"]["full_name"] == \
+            account.full_name
+        assert realm.guest.get(f"/users/{account.user_id}/status").ok
+    assert realm.member.get(f"/users/{realm.moderator.user_id}").ok
+    assert realm.member.get(f"/users/{realm.moderator.user_id}/status").ok
+
+
+def test_a_limited_guest_registers_with_placeholders_or_without_them(limited,
+                                                                     register_queue):
+    realm = limited
+    for account, text in ((realm.member, "peer here"), (realm.moderator, "staff only")):
+        assert account.post("/users/me/status", {"status_text": text}).ok
+    types = ["realm_user", "user_status"]
+    state = register_queue(realm.guest, fetch_event_types=types, event_types=types)
+    users = by_id(state["realm_users"])
+    assert users[realm.member.user_id]["full_name"] == "Max Member"
+    assert is_placeholder(users[realm.moderator.user_id], realm.moderator)
+    assert len(users) == 5 and state["realm_non_active_users"] == []
+    # Statuses only of users the guest can access
+    assert state["user_status"] == {str(realm.member.user_id): {"status_text": "peer here"}}
+    # A client that declares user_list_incomplete gets no placeholders at all
+    incomplete = register_queue(realm.guest, fetch_event_types=types, event_types=types,
+                                client_capabilities={"user_list_incomplete": True})
+    assert sorted(u["user_id"] for u in incomplete["realm_users"]) == sorted(
+        [realm.guest.user_id, realm.member.user_id])
+    # A member's registration is whole
+    full = register_queue(realm.moderator, fetch_event_types=types, event_types=types,
+                          client_capabilities={"user_list_incomplete": True})
+    assert PLACEHOLDER_NAME not in {u["full_name"] for u in full["realm_users"]}
+    assert set(full["user_status"]) == {str(realm.member.user_id),
+                                        str(realm.moderator.user_id)}
+
+
+def test_a_new_user_is_announced_to_those_who_can_access_them(limited, register_queue,
+                                                              fetch_events, drain_events):
+    realm = limited
+    queues = {
+        "guest": register_queue(realm.guest, event_types=["realm_user"])["queue_id"],
+        "guest_incomplete": register_queue(realm.guest, event_types=["realm_user"],
+                                           client_capabilities={"user_list_incomplete": True}
+                                           )["queue_id"],
+        "member": register_queue(realm.member, event_types=["realm_user"])["queue_id"],
+    }
+    created = realm.admin.post("/users", {"email": "newbie@example.com",
+                                          "full_name": "New Person"})
+    assert created.ok, created.json
+    new_id = created.json["user_id"]
+    bot = realm.add_user("Helper Bot", is_bot=True)
+    drain_events()
+    # Members get the user as they are
+    assert [(e["op"], e["person"]["user_id"], e["person"]["full_name"])
+            for e in fetch_events(realm.member, queues["member"])] == [
+        ("add", new_id, "New Person"), ("add", bot.user_id, "Helper Bot")]
+    # The guest's older client gets an "Unknown user", a user_list_incomplete one nothing
+    events = fetch_events(realm.guest, queues["guest"])
+    assert [(e["op"], e["person"]["user_id"], e["person"]["full_name"]) for e in events] == [
+        ("add", new_id, PLACEHOLDER_NAME), ("add", bot.user_id, "Helper Bot")]
+    assert "newbie@example.com" not in str(events)
+    assert [e["person"]["user_id"] for e in fetch_events(
+        realm.guest, queues["guest_incomplete"])] == [bot.user_id]
+
+
+def test_a_limited_guest_hears_of_channel_peers_only(limited, register_queue, fetch_events,
+                                                     drain_events):
+    realm = limited
+    queue = register_queue(realm.guest, event_types=["realm_user"])["queue_id"]
+    assert realm.member.patch("/settings", {"full_name": "Peer Renamed"}).ok
+    assert realm.moderator.patch("/settings", {"full_name": "Stranger Renamed"}).ok
+    drain_events()
+    assert [e["person"] for e in fetch_events(realm.guest, queue)] == [
+        {"user_id": realm.member.user_id, "full_name": "Peer Renamed"}]
+
+
+def test_by_default_a_guest_accesses_everyone(realm, register_queue, fetch_events,
+                                              drain_events):
+    queue = register_queue(realm.guest, event_types=["realm_user"],
+                           client_capabilities={"user_list_incomplete": True})["queue_id"]
+    members = by_id(realm.guest.get("/users").json["members"])
+    assert len(members) == 5 and PLACEHOLDER_NAME not in {
+        u["full_name"] for u in members.values()}
+    assert realm.guest.get(f"/users/{realm.moderator.user_id}").json["user"]["email"] == \
+        realm.moderator.email
+    assert realm.moderator.post("/users/me/status", {"status_text": "around"}).ok
+    assert realm.guest.get(f"/users/{realm.moderator.user_id}/status").json["status"] == {
+        "status_text": "around"}
+    state = register_queue(realm.guest, fetch_event_types=["realm_user", "user_status"],
+                           client_capabilities={"user_list_incomplete": True})
+    assert len(state["realm_users"]) == 5
+    assert state["user_status"] == {str(realm.moderator.user_id): {"status_text": "around"}}
+    created = realm.admin.post("/users", {"email": "newbie@example.com",
+                                          "full_name": "New Person"})
+    drain_events()
+    assert [e["person"]["full_name"] for e in fetch_events(realm.guest, queue)] == [
+        "New Person"]
+    assert created.json["user_id"] in by_id(realm.guest.get("/users").json["members"])
