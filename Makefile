@@ -51,6 +51,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.user_state
 	@$(BIN)/python -m bench.channel_admin
 	@$(BIN)/python -m bench.invites
+	@$(BIN)/python -m bench.user_access
 
 clean:
 	rm -rf $(VENV) build .pytest_cache
