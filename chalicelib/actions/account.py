@@ -21,7 +21,7 @@ from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.drafts import Confirmation
-from chalicelib.models.realms import UniqueName, email_key
+from chalicelib.models.realms import email_key, move_name
 from chalicelib.models.users import ApiKey, User, name_key
 
 MIN_PASSWORD_LENGTH = 8
@@ -97,9 +97,7 @@ def do_confirm_email_change(key: str) -> dict[str, Any]:
         with transaction() as tx:
             tx.delete(Confirmation(record.key_hash),
                       condition=Confirmation.key_hash.exists())
-            tx.delete(UniqueName(*old_claim), condition=UniqueName.target_id == user.user_id)
-            tx.save(UniqueName(*new_claim, target_id=user.user_id),
-                    condition=UniqueName.name.does_not_exist())
+            move_name(tx, old_claim, new_claim, user.user_id)
             tx.update(user, actions=[User.email.set(new_email),
                                      User.delivery_email.set(new_email)],
                       condition=User.email == old_email)

@@ -13,7 +13,7 @@ from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder
-from chalicelib.models.realms import UniqueName
+from chalicelib.models.realms import UniqueName, claim_name
 
 MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder
 MAX_FOLDER_DESCRIPTION_LENGTH = 1024
@@ -65,9 +65,7 @@ def do_create_channel_folder(caller: Principal, name: str, description: str) -> 
         with transaction() as tx:
             tx.save(folder, condition=ChannelFolder.folder_id.does_not_exist())
             # The name claim keeps names unique under concurrent creators.
-            tx.save(UniqueName(*folder_name_key(caller.realm_id, name),
-                               target_id=folder.folder_id),
-                    condition=UniqueName.name.does_not_exist())
+            claim_name(tx, folder_name_key(caller.realm_id, name), folder.folder_id)
             add_event(tx, caller.realm_id, {"type": "channel_folder", "op": "add",
                                             "channel_folder": channel_folder_dict(folder)},
                       {"realm": True})

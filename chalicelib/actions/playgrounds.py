@@ -16,7 +16,7 @@ from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.url_template import UrlTemplateError, check_playground_url_template
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.realms import UniqueName
+from chalicelib.models.realms import claim_name, release_name
 from chalicelib.models.snippets import Playground
 
 MAX_NAME_LENGTH = 100             # the claim's key holds it (DynamoDB keys: 1 KB)
@@ -92,9 +92,7 @@ def do_add_realm_playground(realm_id: int, name: str, language: str, url_templat
               if i.playground_id != item.playground_id]
     try:
         with transaction() as tx:
-            tx.save(UniqueName(*playground_name_key(realm_id, language, name),
-                               target_id=item.playground_id),
-                    condition=UniqueName.name.does_not_exist())
+            claim_name(tx, playground_name_key(realm_id, language, name), item.playground_id)
             tx.save(item, condition=Playground.playground_id.does_not_exist())
             add_event(tx, realm_id, _list_event(others + [item]), {"realm": True})
     except TransactWriteError as error:
@@ -117,9 +115,8 @@ def do_remove_realm_playground(caller: Principal, playground_id: int) -> dict[st
         with transaction() as tx:
             tx.delete(Playground(realm_id, playground_id),
                       condition=Playground.playground_id.exists())
-            tx.delete(UniqueName(*playground_name_key(realm_id, item.pygments_language,
-                                                      item.name)),
-                      condition=UniqueName.target_id == playground_id)
+            release_name(tx, playground_name_key(realm_id, item.pygments_language, item.name),
+                         playground_id)
             add_event(tx, realm_id, _list_event(after), {"realm": True})
     except TransactWriteError as error:
         if is_condition_failure(error):   # removed meanwhile

@@ -17,7 +17,7 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.profile import ProfileField
-from chalicelib.models.realms import UniqueName
+from chalicelib.models.realms import UniqueName, claim_name
 from chalicelib.models.users import User
 
 SHORT_TEXT, LONG_TEXT, SELECT, DATE, URL, USER, EXTERNAL_ACCOUNT, PRONOUNS = range(1, 9)
@@ -191,8 +191,7 @@ def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_ty
     try:
         with transaction() as tx:
             tx.save(field, condition=ProfileField.field_id.does_not_exist())
-            tx.save(UniqueName(scope, key, target_id=field_id),
-                    condition=UniqueName.name.does_not_exist())
+            claim_name(tx, (scope, key), field_id)
             add_event(tx, caller.realm_id, _fields_event([*existing, field]), {"realm": True})
     except TransactWriteError as error:
         if is_condition_failure(error):   # another admin took the name meanwhile

@@ -28,7 +28,7 @@ from chalicelib.lib.emoji import (
     is_builtin_emoji_name,
 )
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.realms import UniqueName
+from chalicelib.models.realms import UniqueName, claim_name, release_name
 from chalicelib.models.statuses import RealmEmoji
 
 MAX_EMOJI_FILE_SIZE_MIB = 5
@@ -148,8 +148,7 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
     others = [i for i in realm_emoji_items(realm_id) if i.emoji_id != emoji_id]
     try:
         with transaction() as tx:
-            tx.save(UniqueName(*emoji_name_key(realm_id, name), target_id=emoji_id),
-                    condition=UniqueName.name.does_not_exist())
+            claim_name(tx, emoji_name_key(realm_id, name), emoji_id)
             tx.save(item, condition=RealmEmoji.emoji_id.does_not_exist())
             add_event(tx, realm_id, _update_event(others + [item]), {"realm": True})
     except TransactWriteError as error:
@@ -174,8 +173,7 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> dict[str, Any]:
         with transaction() as tx:
             tx.update(RealmEmoji(realm_id, emoji_id), actions=[RealmEmoji.deactivated.set(True)],
                       condition=RealmEmoji.deactivated == False)
-            tx.delete(UniqueName(*emoji_name_key(realm_id, name)),
-                      condition=UniqueName.target_id == emoji_id)
+            release_name(tx, emoji_name_key(realm_id, name), emoji_id)
             add_event(tx, realm_id, _update_event(after), {"realm": True})
     except TransactWriteError as error:
         if is_condition_failure(error):   # deactivated meanwhile

@@ -11,7 +11,7 @@ from chalicelib.http.errors import ApiError
 from chalicelib.lib.realm_settings import SYSTEM_GROUP_MAX_ROLE
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.realms import Realm, UniqueName, subdomain_key
+from chalicelib.models.realms import Realm, UniqueName, claim_name, subdomain_key
 from chalicelib.models.user_groups import UserGroup
 
 SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
@@ -49,8 +49,7 @@ def do_create_realm(name: str, subdomain: str, owner: NewUser) -> tuple[Realm, i
     try:
         with transaction() as tx:
             tx.save(realm, condition=Realm.realm_id.does_not_exist())
-            tx.save(UniqueName(scope, key, target_id=realm_id),
-                    condition=UniqueName.name.does_not_exist())
+            claim_name(tx, (scope, key), realm_id)
             for group_name in SYSTEM_GROUPS:
                 tx.save(UserGroup(realm_id, system_group_id(group_name), name=group_name,
                                   is_system_group=True, date_created=now))

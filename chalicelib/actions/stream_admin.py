@@ -41,7 +41,7 @@ from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder
-from chalicelib.models.realms import Realm, UniqueName, stream_name_key
+from chalicelib.models.realms import Realm, move_name, stream_name_key
 from chalicelib.models.streams import Stream, stream_key
 from chalicelib.models.topics import Topic, topic_item_key
 
@@ -216,11 +216,8 @@ def _write(caller: Principal, stream: Stream, update: StreamUpdate) -> None:
     try:
         with transaction() as tx:
             tx.update(stream, actions=update.actions(), condition=update.condition())
-            if renamed and old_key != new_key:
-                # The name claim moves with the name, so names stay unique.
-                tx.delete(UniqueName(*old_key), condition=UniqueName.target_id == stream_id)
-                tx.save(UniqueName(*new_key, target_id=stream_id),
-                        condition=UniqueName.name.does_not_exist())
+            if renamed:   # the name claim moves with the name, so names stay unique
+                move_name(tx, old_key, new_key, stream_id)
             if after.folder_id is not None and "folder_id" in update.values:
                 tx.condition_check(ChannelFolder, realm_id, after.folder_id,
                                    condition=ChannelFolder.is_archived == False)

@@ -24,7 +24,7 @@ from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.realms import Counter, UniqueName, stream_name_key
+from chalicelib.models.realms import Counter, claim_name, stream_name_key
 from chalicelib.models.streams import Stream, Subscription, stream_key, user_key
 from chalicelib.models.users import User
 
@@ -77,9 +77,7 @@ def _create_stream(caller: Principal, name: str, description: str, invite_only: 
     try:
         with transaction() as tx:
             tx.save(stream, condition=Stream.stream_id.does_not_exist())
-            tx.save(UniqueName(*stream_name_key(caller.realm_id, name),
-                               target_id=stream.stream_id),
-                    condition=UniqueName.name.does_not_exist())
+            claim_name(tx, stream_name_key(caller.realm_id, name), stream.stream_id)
             add_event(tx, caller.realm_id, {"type": "stream", "op": "create",
                                             "streams": [stream_api_dict(stream)]}, audience)
     except TransactWriteError as error:

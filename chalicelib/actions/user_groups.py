@@ -44,7 +44,13 @@ from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.realms import Realm, UniqueName, group_name_key
+from chalicelib.models.realms import (
+    Realm,
+    UniqueName,
+    claim_name,
+    group_name_key,
+    move_name,
+)
 from chalicelib.models.streams import Stream
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
@@ -259,8 +265,7 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
     try:
         with transaction() as tx:
             tx.save(group, condition=UserGroup.group_id.does_not_exist())
-            tx.save(UniqueName(*group_name_key(caller.realm_id, name), target_id=group.group_id),
-                    condition=UniqueName.name.does_not_exist())
+            claim_name(tx, group_name_key(caller.realm_id, name), group.group_id)
             # A new group is in nobody's subgroups, so its own cannot make a cycle.
             for subgroup_id in set(subgroups):
                 tx.condition_check(UserGroup, caller.realm_id, subgroup_id,
@@ -319,10 +324,7 @@ def do_update_user_group(caller: Principal, group_id: int, name: str | None,
     try:
         with transaction() as tx:
             tx.update(group, actions=actions, condition=version_condition(group))
-            if new_key != old_key:
-                tx.save(UniqueName(*new_key, target_id=group_id),
-                        condition=UniqueName.name.does_not_exist())
-                tx.delete(UniqueName(*old_key), condition=UniqueName.target_id == group_id)
+            move_name(tx, old_key, new_key, group_id)
             add_event(tx, caller.realm_id, {"type": "user_group", "op": "update",
                                             "group_id": group_id, "data": data}, EVERYONE)
     except TransactWriteError as error:

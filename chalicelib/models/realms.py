@@ -8,6 +8,7 @@ from pynamodb.attributes import (
     NumberSetAttribute,
     UnicodeAttribute,
 )
+from pynamodb.transactions import TransactWrite
 
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -43,6 +44,25 @@ class UniqueName(BaseModel):
 
 
 GLOBAL_SCOPE = "global"
+NameKey = tuple[str, str]
+
+
+def claim_name(tx: TransactWrite, key: NameKey, target_id: int) -> None:
+    """Claims a name for target_id; the transaction fails if the name is taken."""
+    tx.save(UniqueName(*key, target_id=target_id), condition=UniqueName.name.does_not_exist())
+
+
+def release_name(tx: TransactWrite, key: NameKey, target_id: int) -> None:
+    """Gives up target_id's claim on a name (never another's)."""
+    tx.delete(UniqueName(*key), condition=UniqueName.target_id == target_id)
+
+
+def move_name(tx: TransactWrite, old: NameKey, new: NameKey, target_id: int) -> None:
+    """Moves target_id's claim to a new name in the same transaction as the rename; a
+    rename that keeps the key (a change of case) leaves the claim alone."""
+    if old != new:
+        release_name(tx, old, target_id)
+        claim_name(tx, new, target_id)
 
 
 def subdomain_key(subdomain: str) -> tuple[str, str]:
