@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions.group_settings import (
+    CREATOR,
     GroupSettingValue,
     caller_has_realm_permission,
     group_setting_members,
-    normalize,
+    stored_group_setting,
     user_has_group_setting,
 )
-from chalicelib.actions.realms import system_group_id
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_MEMBER, Principal
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
@@ -27,11 +27,10 @@ from chalicelib.models.streams import Stream
 
 # The channel-level group settings (§4.4) and their defaults; "channel_creator" is the
 # anonymous group of the channel's creator, as in the reference.
-CHANNEL_CREATOR = "channel_creator"
 CHANNEL_GROUP_SETTING_DEFAULTS: dict[str, str] = {
     "can_add_subscribers_group": "role:nobody",
     "can_remove_subscribers_group": "role:administrators",
-    "can_administer_channel_group": CHANNEL_CREATOR,
+    "can_administer_channel_group": CREATOR,
     "can_delete_any_message_group": "role:nobody",
     "can_delete_own_message_group": "role:nobody",
     "can_move_messages_out_of_channel_group": "role:nobody",
@@ -40,14 +39,8 @@ CHANNEL_GROUP_SETTINGS = tuple(CHANNEL_GROUP_SETTING_DEFAULTS)
 
 
 def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
-    stored = stream.group_settings.as_dict() if stream.group_settings else {}
-    if name in stored:
-        return normalize(stored[name])
-    default = CHANNEL_GROUP_SETTING_DEFAULTS[name]
-    if default == CHANNEL_CREATOR:
-        return normalize({"direct_members": [stream.creator_id] if stream.creator_id else [],
-                          "direct_subgroups": []})
-    return system_group_id(default)
+    return stored_group_setting(stream.group_settings, name,
+                                CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)
 
 
 def _holds(caller: Principal, stream: Stream, setting: str) -> bool:

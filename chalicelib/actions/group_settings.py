@@ -42,11 +42,25 @@ def normalize(value: Any) -> GroupSettingValue:
                    "direct_members and direct_subgroups.")
 
 
+# A default meaning "the creator of the channel or group": an anonymous group of one.
+CREATOR = "creator"
+
+
+def stored_group_setting(stored: Any, name: str, default: str,
+                         creator_id: int | None = None) -> GroupSettingValue:
+    """A group setting as stored in a realm's, channel's or group's map of settings, or
+    its default: a system group's name, or CREATOR."""
+    values = stored.as_dict() if stored else {}
+    if name in values:
+        return normalize(values[name])
+    if default == CREATOR:
+        return normalize({"direct_members": [creator_id] if creator_id else [],
+                          "direct_subgroups": []})
+    return system_group_id(default)
+
+
 def realm_group_setting(realm: Realm, name: str) -> GroupSettingValue:
-    stored = realm.settings.as_dict() if realm.settings else {}
-    if name in stored:
-        return normalize(stored[name])
-    return system_group_id(GROUP_SETTING_DEFAULTS[name])
+    return stored_group_setting(realm.settings, name, GROUP_SETTING_DEFAULTS[name])
 
 
 def is_system_group(group_id: int) -> bool:

@@ -28,12 +28,13 @@ from chalicelib.actions.group_membership import (
     write_members,
 )
 from chalicelib.actions.group_settings import (
+    CREATOR,
     GroupSettingValue,
     caller_has_realm_permission,
     check_group_setting_change,
     check_group_setting_value,
-    normalize,
     realm_group_setting,
+    stored_group_setting,
     user_has_group_setting,
 )
 from chalicelib.actions.ids import allocate_id
@@ -63,12 +64,11 @@ MAX_SUBGROUPS_PER_REQUEST = 90
 
 # The group's own permission settings and their defaults for new groups, as the
 # reference: "group_creator" is the anonymous group of just the creator.
-GROUP_CREATOR = "group_creator"
 GROUP_PERMISSION_DEFAULTS: dict[str, str] = {
-    "can_add_members_group": GROUP_CREATOR,
+    "can_add_members_group": CREATOR,
     "can_join_group": "role:nobody",
     "can_leave_group": "role:everyone",
-    "can_manage_group": GROUP_CREATOR,
+    "can_manage_group": CREATOR,
     "can_mention_group": "role:everyone",
     "can_remove_members_group": "role:nobody",
 }
@@ -103,20 +103,11 @@ def get_user_group(realm_id: int, group_id: int) -> UserGroup:
 
 
 def group_setting(group: UserGroup, name: str) -> GroupSettingValue:
-    stored = group.group_settings.as_dict() if group.group_settings else {}
-    if name in stored:
-        return normalize(stored[name])
     if group.is_system_group:   # nobody changes system groups; everyone may mention them
-        return system_group_id("role:everyone" if name == "can_mention_group"
-                               else "role:nobody")
-    return _default_value(name, group.creator_id)
-
-
-def _default_value(name: str, creator_id: int | None) -> GroupSettingValue:
-    default = GROUP_PERMISSION_DEFAULTS[name]
-    if default == GROUP_CREATOR:
-        return {"direct_members": [creator_id] if creator_id else [], "direct_subgroups": []}
-    return system_group_id(default)
+        default = "role:everyone" if name == "can_mention_group" else "role:nobody"
+    else:
+        default = GROUP_PERMISSION_DEFAULTS[name]
+    return stored_group_setting(group.group_settings, name, default, group.creator_id)
 
 
 def user_group_dict(group: UserGroup, role_members: dict[int, list[int]] | None = None
