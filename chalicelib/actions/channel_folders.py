@@ -10,6 +10,7 @@ from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import render_markdown
+from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder
@@ -36,15 +37,7 @@ def channel_folder_dict(folder: ChannelFolder) -> dict[str, Any]:
 
 
 def _check_name(name: str) -> str:
-    name = name.strip()
-    if not name:
-        raise ApiError("Channel folder name can't be empty.")
-    if len(name) > MAX_FOLDER_NAME_LENGTH:
-        raise ApiError(f"Channel folder name too long (limit: {MAX_FOLDER_NAME_LENGTH} "
-                       "characters).")
-    if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in name):
-        raise ApiError(f"Invalid character in channel folder name: '{name}'.")
-    return name
+    return check_name(name, "Channel folder name", MAX_FOLDER_NAME_LENGTH)
 
 
 def do_create_channel_folder(caller: Principal, name: str, description: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import render_markdown
+from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Counter, claim_name, stream_name_key
@@ -33,15 +34,7 @@ COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0
 
 
 def check_stream_name(name: str) -> str:
-    name = name.strip() if isinstance(name, str) else ""
-    if not name:
-        raise ApiError("Channel name can't be empty.")
-    if len(name) > config.MAX_STREAM_NAME_LENGTH:
-        raise ApiError(f"Channel name too long (limit: {config.MAX_STREAM_NAME_LENGTH} "
-                       "characters).")
-    if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in name):
-        raise ApiError(f"Invalid character in channel name: '{name}'.")
-    return name
+    return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)
 
 
 def _principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
