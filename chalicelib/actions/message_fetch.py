@@ -11,7 +11,7 @@ from chalicelib.actions.message_dicts import (
     message_api_dict,
 )
 from chalicelib.actions.message_send import _direct_recipients
-from chalicelib.actions.realm_settings import realm_setting
+from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
     access_stream_by_id,
@@ -138,8 +138,7 @@ def render(caller: Principal, messages: list[Message], apply_markdown: bool,
         return []
     realm = get_realm(caller.realm_id)
     users, streams = load_people_and_channels(caller.realm_id, messages)
-    empty = None if allow_empty_topic_name else realm_setting(realm,
-                                                              "realm_empty_topic_display_name")
+    empty = None if allow_empty_topic_name else empty_topic_display_name(realm)
     result = []
     for message in messages:
         data = message_api_dict(message, users, streams, realm, apply_markdown=apply_markdown,

@@ -18,9 +18,9 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.actions.edit_audience import EditAudience
 from chalicelib.actions.message_send import PreparedMessage, RenderedContent, user_flags
 from chalicelib.actions.move_notifications import move_notifications
+from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.streams import get_stream
 from chalicelib.actions.topics import note_topic_message, refresh_topic
-from chalicelib.actions.typing_notifications import empty_topic_display_name
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError

@@ -18,7 +18,7 @@ from chalicelib.actions.message_dicts import (
     recipient_id_for,
 )
 from chalicelib.actions.outgoing_webhooks import add_webhook_triggers, triggered_bots
-from chalicelib.actions.realm_settings import realm_setting
+from chalicelib.actions.realm_settings import empty_topic_display_name, realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
     access_stream_by_id,
@@ -56,7 +56,7 @@ def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None, *
     if topic is None:
         topic = ""
     topic = topic.strip()
-    display = realm_setting(realm, "realm_empty_topic_display_name")
+    display = empty_topic_display_name(realm)
     if topic in ("(no topic)", display):
         topic = ""
     if len(topic) > config.MAX_TOPIC_LENGTH:
@@ -195,7 +195,7 @@ def prepare_message(realm: Realm, sender: User, message: Message, rendered: Rend
     audience = {**audience, "user_flags": user_flags(message, rendered.resolved,
                                                       sender.user_id)}
     event = {"type": "message", "message": event_message, "flags": [],
-             "_empty_topic_display_name": realm_setting(realm, "realm_empty_topic_display_name")}
+             "_empty_topic_display_name": empty_topic_display_name(realm)}
     return PreparedMessage(message, event, audience)
 
 

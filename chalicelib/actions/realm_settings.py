@@ -34,6 +34,11 @@ def realm_setting(realm: Realm, name: str) -> Any:
     return stored.get(name, DEFAULTS[name])
 
 
+def empty_topic_display_name(realm: Realm) -> str:
+    """What clients without the empty_topic_name capability see for the empty topic."""
+    return str(realm_setting(realm, "realm_empty_topic_display_name"))
+
+
 def _check_plain(name: str, value: Any) -> Any:
     if name in TIME_LIMIT_SETTINGS:
         if value == UNLIMITED:

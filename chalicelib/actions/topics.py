@@ -5,9 +5,9 @@ from typing import Any
 
 from pynamodb.exceptions import DeleteError, UpdateError
 
+from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
-from chalicelib.actions.typing_notifications import empty_topic_display_name
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import is_write_condition_failure

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from chalicelib.actions.realm_settings import realm_setting
+from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
     access_stream_by_id,
@@ -20,7 +20,6 @@ from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import transaction
 from chalicelib.models.messages import Message
-from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream
 from chalicelib.models.users import User
 
@@ -28,10 +27,6 @@ from chalicelib.models.users import User
 # for a slow stream, then let TTL remove it.
 TYPING_RECORD_TTL = timedelta(minutes=5)
 NO_TOPIC = "(no topic)"
-
-
-def empty_topic_display_name(realm: Realm) -> str:
-    return str(realm_setting(realm, "realm_empty_topic_display_name"))
 
 
 def _sender(caller: Principal) -> dict[str, Any]:

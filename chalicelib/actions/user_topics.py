@@ -10,6 +10,7 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.message_send import check_topic
+from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
     access_stream_by_id,
@@ -17,7 +18,6 @@ from chalicelib.actions.streams import (
     get_stream,
     stream_id_by_name,
 )
-from chalicelib.actions.typing_notifications import empty_topic_display_name
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
