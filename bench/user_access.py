@@ -18,8 +18,9 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm, system_group_id
+        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.lib.realm_settings import system_group_id
 
         realm, _owner_id, owner_key = do_create_realm("Bench", "bench", NewUser(
             email="o@bench.example.com", full_name="Owner", role=100))

@@ -23,7 +23,7 @@ from chalicelib.actions.group_settings import (
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_MEMBER, Principal
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream
+from chalicelib.models.streams import Stream, get_stream, subscriber_ids
 
 # The channel-level group settings (§4.4) and their defaults; "channel_creator" is the
 # anonymous group of the channel's creator, as in the reference.
@@ -115,8 +115,6 @@ def channel_viewer_queues(realm_id: int, audience: dict[str, Any],
     """The live queues of a `viewers_audience`, decided at fan-out time: subscribers, and
     for a public channel every non-guest, for a private one the organization
     administrators and non-guest members of its administer and add-subscribers groups."""
-    from chalicelib.actions.streams import get_stream, subscriber_ids
-
     stream_id = int(audience["channel_viewers"])
     subscribers = set(subscriber_ids(realm_id, stream_id))
     stream = get_stream(realm_id, stream_id)

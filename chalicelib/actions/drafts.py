@@ -11,11 +11,11 @@ from chalicelib import config
 from chalicelib.actions.ids import allocate_ids, realm_scope
 from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.actions.users import get_own_user
-from chalicelib.events.initial_state import own_settings
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.timeutil import now_seconds
+from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
@@ -31,7 +31,8 @@ SYNC_DISABLED = "User has disabled synchronizing drafts."
 
 
 def _check_sync_enabled(caller: Principal) -> None:
-    if not own_settings(get_own_user(caller))["enable_drafts_synchronization"]:
+    me = get_own_user(caller)
+    if not own_settings(me.stored_settings(), me.timezone)["enable_drafts_synchronization"]:
         raise ApiError(SYNC_DISABLED)
 
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from chalicelib.actions.realms import SYSTEM_GROUPS, system_group_id
 from chalicelib.http.errors import ApiError
-from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUP_MAX_ROLE
+from chalicelib.lib.realm_settings import (
+    GROUP_SETTING_DEFAULTS,
+    SYSTEM_GROUP_MAX_ROLE,
+    SYSTEM_GROUPS,
+    system_group_id,
+)
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User

@@ -12,20 +12,20 @@ from typing import Any
 
 from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission
-from chalicelib.actions.message_move import MovePlan, execute_edit
+from chalicelib.actions.message_move import execute_edit, prev_content_mismatch
 from chalicelib.actions.message_send import (
     check_content,
     check_topic,
     check_wildcard_permission,
     render_content,
 )
+from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
     access_stream_by_id,
     can_read_message,
-    get_stream,
     get_subscription,
 )
 from chalicelib.http.auth import Principal
@@ -33,7 +33,7 @@ from chalicelib.http.errors import ApiError
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream, Subscription
+from chalicelib.models.streams import Stream, Subscription, get_stream
 
 RESOLVED_PREFIX = "✔ "
 # Grace period after the content edit limit, for a user who started editing in time.
@@ -86,11 +86,6 @@ def do_update_message(caller: Principal, request: EditRequest) -> dict[str, Any]
         raise ApiError("Nothing to change")
     return execute_edit(caller, realm, message, rendered, plan, stream=stream,
                         prev_content_sha256=request.prev_content_sha256)
-
-
-def prev_content_mismatch() -> ApiError:
-    return ApiError("The message was edited since you last loaded it: 'prev_content_sha256' "
-                    "does not match. Reload the message and edit again.")
 
 
 def _access(caller: Principal, message: Message) -> tuple[Stream | None,

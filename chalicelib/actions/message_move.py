@@ -9,18 +9,19 @@ messages still in the old place, with the same edit timestamp (actions/move_resu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.edit_audience import EditAudience
+from chalicelib.actions.message_dicts import recipient_id_for
 from chalicelib.actions.message_send import PreparedMessage, RenderedContent, user_flags
 from chalicelib.actions.move_notifications import move_notifications
+from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.realm_settings import empty_topic_display_name
-from chalicelib.actions.streams import get_stream
 from chalicelib.actions.topics import note_topic_message, refresh_topic
+from chalicelib.actions.uploads import plan_attachment_changes
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
@@ -29,7 +30,7 @@ from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream, stream_key
+from chalicelib.models.streams import Stream, get_stream, stream_key
 
 # Items per transaction are at most 100; a batch leaves room for its two events, the
 # move record and two notification messages with their events. The batch with the
@@ -39,35 +40,9 @@ MAX_BATCH_ATTEMPTS = 8
 MOVE_RECORD_TTL = timedelta(days=2)
 
 
-@dataclass
-class MovePlan:
-    old_stream: Stream
-    new_stream: Stream
-    old_topic: str
-    new_topic: str
-    propagate_mode: str
-    resolve_only: bool
-    notify_old: bool
-    notify_new: bool
-    messages: list[Message] = field(default_factory=list)
-    edit_timestamp: int | None = None    # set when resuming a recorded move
-    finished: bool = False               # a retry of a move that already completed
-    total: int | None = None             # messages of the whole move, for the notices
-
-    @property
-    def channel_changed(self) -> bool:
-        return self.old_stream.stream_id != self.new_stream.stream_id
-
-    @property
-    def topic_changed(self) -> bool:
-        return self.old_topic != self.new_topic
-
-    def record(self) -> dict[str, Any]:
-        return {"old_stream_id": self.old_stream.stream_id,
-                "new_stream_id": self.new_stream.stream_id, "old_topic": self.old_topic,
-                "new_topic": self.new_topic, "propagate_mode": self.propagate_mode,
-                "resolve_only": self.resolve_only, "notify_old": self.notify_old,
-                "notify_new": self.notify_new, "total": self.total}
+def prev_content_mismatch() -> ApiError:
+    return ApiError("The message was edited since you last loaded it: 'prev_content_sha256' "
+                    "does not match. Reload the message and edit again.")
 
 
 def execute_edit(caller: Principal, realm: Realm, target: Message,
@@ -145,8 +120,6 @@ class _EditWriter:
             self._plan_attachments(target)
 
     def _plan_attachments(self, target: Message) -> None:
-        from chalicelib.actions.uploads import plan_attachment_changes
-
         assert self.rendered is not None
         self.attachments = plan_attachment_changes(
             self.realm.realm_id, self.caller.user_id, target.message_id, target.content,
@@ -260,7 +233,6 @@ class _EditWriter:
     def _check_target_unchanged(self, current: Message, moved: bool) -> None:
         if self.prev_content_sha256 is not None and \
                 current.content_sha256 != self.prev_content_sha256:
-            from chalicelib.actions.message_edit import prev_content_mismatch
 
             raise prev_content_mismatch()
         if self.plan is not None and moved:
@@ -347,6 +319,4 @@ class _EditWriter:
 
 
 def _channel_recipient_id(stream: Stream) -> int:
-    from chalicelib.actions.message_dicts import recipient_id_for
-
     return recipient_id_for(f"stream:{stream.stream_id}")

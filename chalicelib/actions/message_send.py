@@ -20,11 +20,8 @@ from chalicelib.actions.message_dicts import (
 from chalicelib.actions.outgoing_webhooks import add_webhook_triggers, triggered_bots
 from chalicelib.actions.realm_settings import empty_topic_display_name, realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import (
-    access_stream_by_id,
-    access_stream_by_name,
-    get_stream,
-)
+from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
+from chalicelib.actions.topics import note_topic_message
 from chalicelib.actions.uploads import plan_links
 from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
@@ -36,7 +33,7 @@ from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.messages import Message, dm_key, topic_key
 from chalicelib.models.realms import Realm, UniqueName, group_name_key
-from chalicelib.models.streams import Stream, stream_key
+from chalicelib.models.streams import Stream, get_stream, stream_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, name_key
 
@@ -250,8 +247,6 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
 def after_channel_message(stream: Stream, message: Message) -> None:
     """Derived records a new channel message updates (outside its transaction: both
     are recomputable, and a lost race only means another message got there first)."""
-    from chalicelib.actions.topics import note_topic_message
-
     if stream.first_message_id is None:
         _set_first_message(stream, message.message_id)
     note_topic_message(message.realm_id, stream.stream_id, message.topic, message.message_id)

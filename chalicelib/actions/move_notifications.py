@@ -1,8 +1,6 @@
 """The notification bot's messages that tell a topic where its messages went (or came from)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalicelib.actions.message_send import (
     PreparedMessage,
     channel_audience,
@@ -10,12 +8,10 @@ from chalicelib.actions.message_send import (
     prepare_message,
     render_content,
 )
+from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.system_bots import notification_bot
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
-
-if TYPE_CHECKING:
-    from chalicelib.actions.message_move import MovePlan
 
 
 def move_notifications(realm: Realm, actor_id: int, plan: MovePlan,

@@ -7,18 +7,17 @@ of the old topic that do not carry this move's history entry yet.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chalicelib.actions.message_send import check_topic
-from chalicelib.actions.streams import can_read_message, get_stream, get_subscription
+from chalicelib.actions.move_plan import MovePlan
+from chalicelib.actions.streams import can_read_message, get_subscription
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
-
-if TYPE_CHECKING:
-    from chalicelib.actions.message_move import MovePlan
+from chalicelib.models.streams import get_stream
 
 # What a move reads of each message besides the target: not the content, which for a
 # large topic is most of the bytes.
@@ -36,8 +35,6 @@ def carries_move(message: Message, user_id: int, edit_timestamp: int) -> bool:
 def find_resumable_move(caller: Principal, realm: Realm, target: Message, topic: str | None,
                         stream_id: int | None, propagate_mode: str) -> MovePlan | None:
     """The recorded move this request repeats, if the target already reached its end."""
-    from chalicelib.actions.message_move import MovePlan
-
     if target.type != "stream" or (topic is None and stream_id is None) or \
             propagate_mode == "change_one":   # one message: one batch, never recorded
         return None
@@ -55,10 +52,9 @@ def find_resumable_move(caller: Principal, realm: Realm, target: Message, topic:
         return None
     if topic is not None and _normalized(topic, realm, new_stream) != saved["new_topic"]:
         return None
-    plan = MovePlan(old_stream, new_stream, saved["old_topic"], saved["new_topic"],
-                    saved["propagate_mode"], saved["resolve_only"], saved["notify_old"],
-                    saved["notify_new"], edit_timestamp=record.edit_timestamp,
-                    finished=record.status == "done", total=saved.get("total"))
+    plan = MovePlan.from_record(saved, old_stream, new_stream,
+                                edit_timestamp=record.edit_timestamp,
+                                finished=record.status == "done")
     if not plan.finished:
         plan.messages = _still_to_move(caller, target, plan)
     return plan

@@ -8,22 +8,15 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.actions.ids import GLOBAL_COUNTER, allocate_ids, realm_scope
 from chalicelib.actions.users import NewUser, user_items
 from chalicelib.http.errors import ApiError
-from chalicelib.lib.realm_settings import SYSTEM_GROUP_MAX_ROLE
+from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm, UniqueName, claim_name, subdomain_key
 from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import ApiKey, User
 
 SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
 RESERVED_SUBDOMAINS = {"www", "api", "admin", "static", "mail"}
-# System groups take the first group ids of every realm, in this order.
-SYSTEM_GROUPS = list(SYSTEM_GROUP_MAX_ROLE)
-
-
-def system_group_id(name: str) -> int:
-    return SYSTEM_GROUPS.index(name) + 1
-
-
 def check_subdomain(subdomain: str) -> str:
     subdomain = subdomain.strip().lower()
     if not SUBDOMAIN_RE.match(subdomain) or subdomain in RESERVED_SUBDOMAINS:
@@ -80,8 +73,6 @@ def do_deactivate_realm(realm: Realm) -> int:
 
     Resumable: running it again after a crash finishes the remaining keys.
     """
-    from chalicelib.models.users import ApiKey, User
-
     realm.update(actions=[Realm.deactivated.set(True)])
     changed = 0
     key_hashes = [key for user in User.query(realm.realm_id)

@@ -15,13 +15,13 @@ from chalicelib.actions.account import (
 from chalicelib.actions.drafts import delete_all_drafts
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import check_full_name, get_own_user
-from chalicelib.events.initial_state import own_settings
 from chalicelib.events.outbox import Audience, add_event
 from chalicelib.events.queues import set_receives_typing_notifications
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.setting_choices import LANGUAGES, NOTIFICATION_SOUNDS, language_name
+from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.users import User
 
@@ -108,7 +108,7 @@ def do_update_settings(caller: Principal, requested: dict[str, Any]) -> dict[str
 def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: str | None,
            new_password: str | None) -> None:
     """One update of the user item, with an event for each setting that changed."""
-    current = own_settings(user)
+    current = own_settings(user.stored_settings(), user.timezone)
     changed = {name: value for name, value in requested.items() if current.get(name) != value}
     condition = User.user_id.exists()
     mine: Audience = {"users": [caller.user_id]}

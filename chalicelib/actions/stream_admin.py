@@ -29,7 +29,6 @@ from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.stream_update import StreamUpdate
 from chalicelib.actions.streams import (
-    get_stream,
     get_subscription,
     stream_api_dict,
     stream_id_by_name,
@@ -42,7 +41,7 @@ from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder
 from chalicelib.models.realms import Realm, move_name, stream_name_key
-from chalicelib.models.streams import Stream, stream_key
+from chalicelib.models.streams import Stream, get_stream, stream_key
 from chalicelib.models.topics import Topic, topic_item_key
 
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")

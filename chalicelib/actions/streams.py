@@ -13,11 +13,12 @@ from chalicelib.actions.channel_permissions import (
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.realms import UniqueName, stream_name_key
-from chalicelib.models.streams import Stream, Subscription, stream_key, user_key
-
-
-def get_stream(realm_id: int, stream_id: int) -> Stream | None:
-    return Stream.get_or_none(realm_id, stream_id)
+from chalicelib.models.streams import (
+    Stream,
+    Subscription,
+    get_stream,
+    user_key,
+)
 
 
 def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
@@ -67,11 +68,6 @@ def access_stream_by_name(caller: Principal, name: str, *, require_content_acces
     except ApiError:
         raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST",
                        stream=name) from None
-
-
-def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
-    return [s.user_id for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
-            if s.active]
 
 
 def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,

@@ -11,10 +11,8 @@ from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
     access_stream_by_id,
-    get_stream,
     stream_api_dict,
     stream_id_by_name,
-    subscriber_ids,
     subscription_api_dict,
 )
 from chalicelib.actions.users import get_user_by_email
@@ -26,7 +24,14 @@ from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Counter, claim_name, stream_name_key
-from chalicelib.models.streams import Stream, Subscription, stream_key, user_key
+from chalicelib.models.streams import (
+    Stream,
+    Subscription,
+    get_stream,
+    stream_key,
+    subscriber_ids,
+    user_key,
+)
 from chalicelib.models.users import User
 
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer event

@@ -17,13 +17,14 @@ from pynamodb.expressions.condition import size
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.streams import can_read_message, get_stream, get_subscription
+from chalicelib.actions.streams import can_read_message, get_subscription
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ResourceNotFoundError
 from chalicelib.http.request import UploadedFile
 from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message
+from chalicelib.models.streams import get_stream
 from chalicelib.models.uploads import Attachment
 
 MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included

@@ -16,14 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib import config
+from chalicelib.actions.group_settings import realm_group_setting
 from chalicelib.events.filters import capabilities
 from chalicelib.events.outbox import Audience
 from chalicelib.http.auth import ROLE_MEMBER, Principal
+from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.lib.timeutil import iso_from_seconds
 from chalicelib.models.base import transact_get
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Subscription, user_key
+from chalicelib.models.streams import Subscription, subscriber_ids, user_key
 from chalicelib.models.users import User
 
 SETTING = "can_access_all_users_group"
@@ -38,10 +40,6 @@ def user_access_audience(user_id: int) -> Audience:
 
 
 def realm_restricts_access(realm: Realm | None) -> bool:
-    # Imported here: group settings import the realms module, which imports users.
-    from chalicelib.actions.group_settings import realm_group_setting
-    from chalicelib.actions.realms import system_group_id
-
     return realm is not None and realm_group_setting(realm, SETTING) != system_group_id(
         "role:everyone")
 
@@ -110,9 +108,6 @@ def viewer_access(caller: Principal,
     realm = load_realm() if load_realm is not None else Realm.get_or_none(caller.realm_id)
     if realm is None or not realm_restricts_access(realm):
         return UserAccess(caller.user_id)
-    # Imported here: streams imports the realms module, which imports users.
-    from chalicelib.actions.streams import subscriber_ids
-
     peers = {user_id for stream_id in channel_ids(caller.realm_id, caller.user_id)
              for user_id in subscriber_ids(caller.realm_id, stream_id)}
     return UserAccess(caller.user_id, realm, frozenset(peers))

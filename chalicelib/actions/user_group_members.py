@@ -31,7 +31,7 @@ from chalicelib.actions.group_settings import (
     is_system_group,
     user_has_group_setting,
 )
-from chalicelib.actions.realms import SYSTEM_GROUPS, get_realm
+from chalicelib.actions.realms import get_realm
 from chalicelib.actions.user_groups import (
     MAX_SUBGROUPS_PER_REQUEST,
     SYSTEM_GROUP_DIRECT_ROLES,
@@ -45,6 +45,7 @@ from chalicelib.actions.user_groups import (
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.lib.realm_settings import SYSTEM_GROUPS
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User

@@ -38,11 +38,15 @@ from chalicelib.actions.group_settings import (
     user_has_group_setting,
 )
 from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.realms import SYSTEM_GROUPS, get_realm, system_group_id
+from chalicelib.actions.realms import get_realm
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
+from chalicelib.lib.realm_settings import (
+    GROUP_SETTING_DEFAULTS,
+    SYSTEM_GROUPS,
+    system_group_id,
+)
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import (

@@ -52,7 +52,7 @@ def user_status_dict(status: UserStatus | None, presence_enabled: bool) -> dict[
 
 
 def _presence_enabled(user: User) -> bool:
-    return bool(effective_settings(user.settings.as_dict() if user.settings else {})
+    return bool(effective_settings(user.stored_settings())
                 ["presence_enabled"])
 
 

@@ -15,7 +15,6 @@ from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
     access_stream_by_id,
     access_stream_by_name,
-    get_stream,
     stream_id_by_name,
 )
 from chalicelib.events.outbox import add_event
@@ -24,7 +23,7 @@ from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream, user_key
+from chalicelib.models.streams import Stream, get_stream, user_key
 from chalicelib.models.topics import UserTopic, user_topic_key
 
 INHERIT, MUTED, UNMUTED, FOLLOWED = 0, 1, 2, 3

@@ -7,6 +7,7 @@ from chalicelib.actions import subscriptions as actions
 from chalicelib.actions.subscription_properties import do_update_subscription_properties
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.errors import ApiError
 from chalicelib.http.params import Json
 
 bp = ApiBlueprint(__name__)
@@ -19,7 +20,6 @@ def subscribe(caller: Principal, *, subscriptions: Json[list[dict[str, Any]]],
               announce: bool = False, authorization_errors_fatal: bool = True,
               ) -> dict[str, Any]:
     if is_web_public:
-        from chalicelib.http.errors import ApiError
         raise ApiError("Web-public channels are not enabled on this server.")
     return actions.check_subscribe(caller, subscriptions, principals, invite_only,
                                    history_public_to_subscribers, authorization_errors_fatal)

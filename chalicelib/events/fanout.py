@@ -22,12 +22,14 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
     DynamoDBRecord,
 )
 
+from chalicelib.actions.channel_permissions import channel_viewer_queues
 from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
 from chalicelib.actions.user_access import EventAccess
 from chalicelib.events.filters import forms_for_queue
 from chalicelib.events.queues import append_events, queues_of_realm, queues_of_users
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
+from chalicelib.models.streams import get_stream, subscriber_ids
 
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
 # with the outbox table's real stream ARN (infra/template.json), and the local stack's
@@ -159,7 +161,6 @@ def audience_queues(realm_id: int, audience: dict[str, Any]) -> list[EventQueue]
     if audience.get("realm"):
         return queues_of_realm(realm_id)
     if "channel_viewers" in audience:
-        from chalicelib.actions.channel_permissions import channel_viewer_queues
         return channel_viewer_queues(realm_id, audience, queues_of_realm(realm_id))
     if "stream" in audience:
         return _channel_queues(realm_id, int(audience["stream"]), audience)
@@ -176,8 +177,6 @@ def audience_queues(realm_id: int, audience: dict[str, Any]) -> list[EventQueue]
 
 def _channel_queues(realm_id: int, stream_id: int, audience: dict[str, Any]
                     ) -> list[EventQueue]:
-    from chalicelib.actions.streams import get_stream, subscriber_ids
-
     subscribers = set(subscriber_ids(realm_id, stream_id))
     if audience.get("subscribers_only"):   # e.g. typing: never all_public_streams queues
         return queues_of_users(realm_id, sorted(subscribers))

@@ -6,11 +6,13 @@ from typing import Any
 
 from chalicelib.actions.channel_folders import channel_folders_state
 from chalicelib.actions.channel_permissions import realm_default_stream_ids
+from chalicelib.actions.drafts import drafts_state
 from chalicelib.actions.playgrounds import realm_playgrounds_state
 from chalicelib.actions.profile_fields import profile_fields_state
 from chalicelib.actions.realm_emoji import realm_emoji_state
-from chalicelib.actions.realms import get_realm, system_group_id
+from chalicelib.actions.realms import get_realm
 from chalicelib.actions.saved_snippets import saved_snippets_state
+from chalicelib.actions.subscriptions import subscription_state
 from chalicelib.actions.user_access import viewer_access
 from chalicelib.actions.user_groups import user_groups_state
 from chalicelib.actions.user_status import user_status_state
@@ -28,9 +30,9 @@ from chalicelib.events.filters import (
 from chalicelib.http.auth import Principal
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS
-from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
+from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS, system_group_id
 from chalicelib.lib.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS
-from chalicelib.lib.user_settings import effective_settings
+from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.realms import Counter, Realm
 from chalicelib.models.users import User
 
@@ -66,7 +68,6 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     if _wants(types, "realm_emoji"):
         state["realm_emoji"] = realm_emoji_state(caller.realm_id)
     if _wants(types, "drafts"):
-        from chalicelib.actions.drafts import drafts_state  # drafts imports this module
         state["drafts"] = drafts_state(caller.realm_id, caller.user_id)
     if _wants(types, "saved_snippets"):
         state["saved_snippets"] = saved_snippets_state(caller.realm_id, caller.user_id)
@@ -81,7 +82,7 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
         state["realm_user_groups"] = user_groups_state(
             caller.realm_id, bool(capabilities.get("include_deactivated_groups")))
     if _wants(types, "subscription"):
-        state.update(_subscription_state(caller, include_subscribers))
+        state.update(subscription_state(caller, include_subscribers))
     # As the reference: clients that name user_topic get no legacy muted_topics.
     legacy_muted = _wants(types, "muted_topics") and (types is None or "user_topic" not in types)
     if _wants(types, "user_topic") or legacy_muted:
@@ -95,16 +96,10 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     return state
 
 
-def own_settings(me: User) -> dict[str, Any]:
-    settings = effective_settings(me.settings.as_dict() if me.settings else {})
-    settings["timezone"] = me.timezone or settings.get("timezone", "")
-    return settings
-
-
 def _settings_state(me: User, types: list[str] | None, capabilities: dict[str, Any]
                     ) -> dict[str, Any]:
     """The user_settings object, and the legacy top-level fields for old clients."""
-    settings = own_settings(me)
+    settings = own_settings(me.stored_settings(), me.timezone)
     state: dict[str, Any] = {}
     if not capabilities.get("user_settings_object"):
         if _wants(types, "update_display_settings"):
@@ -132,12 +127,3 @@ def realm_state(realm: Realm) -> dict[str, Any]:
         "realm_date_created": realm.date_created,
     })
     return state
-
-
-def _subscription_state(caller: Principal, include_subscribers: bool) -> dict[str, Any]:
-    try:
-        from chalicelib.actions.subscriptions import subscription_state
-    except ImportError:  # the channels area supplies this; without it there is nothing
-        return {"subscriptions": [], "unsubscribed": [], "never_subscribed": []}
-    return subscription_state(caller, include_subscribers)
-

@@ -4,10 +4,11 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import config
-from chalicelib.events.initial_state import fetch_initial_state, own_settings
+from chalicelib.events.initial_state import fetch_initial_state
 from chalicelib.events.queues import create_queue, wait_until_indexed
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.events import EventQueue
 from chalicelib.models.users import User
 
@@ -51,7 +52,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
     queue = create_queue(caller.realm_id, caller.user_id, options, caller.role)
     wait_until_indexed(queue)
     me = User.get(caller.realm_id, caller.user_id)
-    if own_settings(me)["receives_typing_notifications"] is False:
+    if own_settings(me.stored_settings(), me.timezone)["receives_typing_notifications"] is False:
         # Read after the queue exists: a later change updates this queue itself.
         queue.update(actions=[EventQueue.receives_typing_notifications.set(False)])
     state_types = fetch_event_types if fetch_event_types is not None else event_types

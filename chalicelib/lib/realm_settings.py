@@ -24,6 +24,12 @@ SYSTEM_GROUP_MAX_ROLE = {
     "role:everyone": 600,
     "role:nobody": 0,
 }
+# System groups take the first group ids of every realm, in this order.
+SYSTEM_GROUPS = list(SYSTEM_GROUP_MAX_ROLE)
+
+
+def system_group_id(name: str) -> int:
+    return SYSTEM_GROUPS.index(name) + 1
 
 DEFAULTS: dict[str, Any] = {
     "allow_message_editing": True,

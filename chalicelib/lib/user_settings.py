@@ -56,3 +56,11 @@ DEFAULTS: dict[str, Any] = {
 
 def effective_settings(stored: dict[str, Any] | None) -> dict[str, Any]:
     return {**DEFAULTS, **(stored or {})}
+
+
+def own_settings(stored: dict[str, Any] | None, timezone: str | None) -> dict[str, Any]:
+    """A user's settings as their clients see them: the stored map over the defaults,
+    with the time zone that the user item keeps beside it."""
+    settings = effective_settings(stored)
+    settings["timezone"] = timezone or settings.get("timezone", "")
+    return settings

@@ -72,3 +72,13 @@ class Subscription(BaseModel):
     email_notifications = BooleanAttribute(null=True)
     wildcard_mentions_notify = BooleanAttribute(null=True)
     by_stream = SubscribersByStream()
+
+
+def get_stream(realm_id: int, stream_id: int) -> Stream | None:
+    return Stream.get_or_none(realm_id, stream_id)
+
+
+def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
+    """The channel's active subscribers (one Query of the by_stream index, paged)."""
+    return [s.user_id for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
+            if s.active]

@@ -1,6 +1,8 @@
 """Users and bots, and the API-key records that authenticate them."""
 from __future__ import annotations
 
+from typing import Any
+
 from pynamodb.attributes import (
     BooleanAttribute,
     ListAttribute,
@@ -100,6 +102,10 @@ class User(BaseModel):
     by_name = UsersByName()
     by_bot_owner = BotsByOwner()
     by_role = UsersByRole()
+
+    def stored_settings(self) -> dict[str, Any]:
+        """The settings this user changed from the defaults, as a plain dict."""
+        return self.settings.as_dict() if self.settings else {}
 
 
 class ApiKey(BaseModel):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.realms import system_group_id
+from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.realms import Realm
 
 ADMINS = system_group_id("role:administrators")

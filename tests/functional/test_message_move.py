@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions.realms import system_group_id
+from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.streams import Stream
 from tests.functional.edit_helpers import channel, fetch, make_old, send, topic_ids
 

@@ -8,8 +8,9 @@ import threading
 
 import pytest
 
-from chalicelib.actions import outgoing_webhooks
-from chalicelib.actions.outgoing_webhooks import DeliveryJob, RetryLater, deliver
+from chalicelib.actions import webhook_delivery
+from chalicelib.actions.outgoing_webhooks import DeliveryJob
+from chalicelib.actions.webhook_delivery import RetryLater, deliver
 from chalicelib.events import webhook_worker
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.lib import aws_clients
@@ -116,7 +117,7 @@ def test_a_timeout_is_retried_and_reported_as_one(realm, webhooks, monkeypatch):
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(8)
-    monkeypatch.setattr(outgoing_webhooks, "REQUEST_TIMEOUT_SECONDS", 0.3)
+    monkeypatch.setattr(webhook_delivery, "REQUEST_TIMEOUT_SECONDS", 0.3)
     bot = make_bot(realm.member, f"http://127.0.0.1:{silent.getsockname()[1]}/")
     channel(realm.owner, "talk", [realm.owner, realm.member])
     job = job_of(webhooks, send(realm.owner, "talk", "t", "@**Echo Bot** slow?"))
@@ -126,7 +127,7 @@ def test_a_timeout_is_retried_and_reported_as_one(realm, webhooks, monkeypatch):
             deliver(job)
         assert first.value.delay_seconds == 5
         # WHEN the last attempt times out THEN both are told about the timeout
-        monkeypatch.setattr(outgoing_webhooks, "MAX_ATTEMPTS", 2)
+        monkeypatch.setattr(webhook_delivery, "MAX_ATTEMPTS", 2)
         with pytest.raises(RetryLater) as last:
             deliver(job)
         assert last.value.delay_seconds == 0

@@ -7,9 +7,9 @@ import pytest
 
 from chalicelib.actions import realm_settings
 from chalicelib.actions.realm_settings import do_update_realm
-from chalicelib.actions.realms import system_group_id
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.lib.realm_settings import system_group_id
 
 EVERYONE, MEMBERS = system_group_id("role:everyone"), system_group_id("role:members")
 ADMINS, MODERATORS = system_group_id("role:administrators"), system_group_id("role:moderators")

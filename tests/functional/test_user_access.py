@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions.realms import system_group_id
 from chalicelib.actions.user_access import INACCESSIBLE_AVATAR_URL
+from chalicelib.lib.realm_settings import system_group_id
 
 PLACEHOLDER_NAME = "Unknown user"
 

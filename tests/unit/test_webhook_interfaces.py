@@ -6,7 +6,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from chalicelib.actions.outgoing_webhooks import _sqs_batches, retry_delay
+from chalicelib.actions.outgoing_webhooks import _sqs_batches
+from chalicelib.actions.webhook_delivery import retry_delay
 from chalicelib.lib.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,
