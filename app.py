@@ -1,5 +1,5 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
-from chalice import Chalice
+from chalice import Chalice, Rate
 
 from chalicelib import config
 from chalicelib.api import (
@@ -30,11 +30,14 @@ from chalicelib.api import (
     user_topics,
     users,
 )
+from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
+from chalicelib.events.keepalive import run_keepalive
 from chalicelib.events.webhook_worker import handle_webhook_batch
 from chalicelib.http.middleware import register_middleware
 
 app = Chalice(app_name="teamchat")
+app.experimental_feature_flags.update(["WEBSOCKETS"])
 app.api.binary_types = ["application/octet-stream", "multipart/form-data",
                         "image/*", "application/pdf"]
 
@@ -82,3 +85,27 @@ def fanout(event):  # type: ignore[no-untyped-def]
 @app.on_sqs_message(queue=config.webhook_queue_name(), name="outgoing_webhooks", batch_size=5)
 def outgoing_webhooks(event):  # type: ignore[no-untyped-def]
     return handle_webhook_batch(event.to_dict(), event.context)
+
+
+# The push channel (chalicelib/events/websocket.py); Chalice names these functions
+# WebsocketConnect, WebsocketMessage and WebsocketDisconnect.
+@app.on_ws_connect()
+def ws_connect(event):  # type: ignore[no-untyped-def]
+    return websocket.on_connect(event.to_dict())
+
+
+@app.on_ws_message()
+def ws_message(event):  # type: ignore[no-untyped-def]
+    websocket.on_message(event.to_dict())
+
+
+@app.on_ws_disconnect()
+def ws_disconnect(event):  # type: ignore[no-untyped-def]
+    websocket.on_disconnect(event.to_dict())
+
+
+# Heartbeats for push connections (API Gateway drops a connection idle for 10 minutes)
+# and cleanup of long-poll wake queues; the rate matches WEBSOCKET_HEARTBEAT_SECONDS.
+@app.schedule(Rate(5, unit=Rate.MINUTES), name="events_keepalive")
+def events_keepalive(event):  # type: ignore[no-untyped-def]
+    run_keepalive()

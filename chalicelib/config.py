@@ -73,11 +73,6 @@ def upload_bucket() -> str:
     return _env("UPLOAD_BUCKET", table_prefix() + "uploads")
 
 
-def longpoll_poll_interval_seconds() -> float:
-    """How often a waiting GET /events re-reads its queue item."""
-    return float(_env("LONGPOLL_POLL_INTERVAL_MS", "50")) / 1000
-
-
 def invitation_link_validity_minutes() -> int:
     """How long an invitation lasts unless the inviter says otherwise (§8: 14400 = 10 days)."""
     return int(_env("INVITATION_LINK_VALIDITY_MINUTES", "14400"))
@@ -92,3 +87,25 @@ def join_link_daily_limit() -> int:
     """How many confirmation emails one reusable invitation link may cause per UTC day
     (anyone holding the link can ask for them, so they must not be unlimited)."""
     return int(_env("JOIN_LINK_DAILY_LIMIT", "100"))
+
+
+def longpoll_check_seconds() -> float:
+    """How often a waiting GET /events reads its queue when no wake-up came (a safety
+    net: appends wake it through its SQS wake queue)."""
+    return float(_env("LONGPOLL_CHECK_SECONDS", "5"))
+
+
+def websocket_url() -> str | None:
+    """Where clients connect to the push channel (wss://... on AWS); None when not served."""
+    return _env("WEBSOCKET_URL", "") or None
+
+
+def websocket_management_url() -> str:
+    """API Gateway's management API for the push channel's connections (https://...)."""
+    return _env("WEBSOCKET_MANAGEMENT_URL", "")
+
+
+def websocket_heartbeat_seconds() -> int:
+    """How often each connection gets a heartbeat event: within API Gateway's 10-minute
+    idle timeout (the keepalive schedule in app.py runs at this rate on AWS)."""
+    return int(_env("WEBSOCKET_HEARTBEAT_SECONDS", "300"))

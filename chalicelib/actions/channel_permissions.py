@@ -5,11 +5,13 @@ for non-guests, or a private one through its `can_add_subscribers_group`). Metad
 access: knowing the channel exists and its settings (content access, organization
 administrators, and the channel's `can_administer_channel_group`). Guests get neither
 through group settings. The predicates here serve channel administration, subscribing
-others and invitations; `channel_viewer_queues` resolves the audience of channel
+others and invitations; `channel_viewers` resolves the audience of channel
 events in the fan-out, so a request never lists the organization's users.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.actions.group_settings import (
@@ -20,10 +22,17 @@ from chalicelib.actions.group_settings import (
     stored_group_setting,
     user_has_group_setting,
 )
-from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_MEMBER, Principal
+from chalicelib.http.auth import (
+    ROLE_ADMINISTRATOR,
+    ROLE_MEMBER,
+    ROLE_MODERATOR,
+    ROLE_OWNER,
+    Principal,
+)
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream, get_stream, subscriber_ids
+from chalicelib.models.streams import Stream, get_stream
+from chalicelib.models.users import User, role_key
 
 # The channel-level group settings (§4.4) and their defaults; "channel_creator" is the
 # anonymous group of the channel's creator, as in the reference.
@@ -110,27 +119,35 @@ def viewers_audience(stream_id: int, public: bool, *, minus_public: bool | None 
     return audience
 
 
-def channel_viewer_queues(realm_id: int, audience: dict[str, Any],
-                          realm_queues: list[EventQueue]) -> list[EventQueue]:
-    """The live queues of a `viewers_audience`, decided at fan-out time: subscribers, and
-    for a public channel every non-guest, for a private one the organization
-    administrators and non-guest members of its administer and add-subscribers groups."""
-    stream_id = int(audience["channel_viewers"])
-    subscribers = set(subscriber_ids(realm_id, stream_id))
-    stream = get_stream(realm_id, stream_id)
-    sees = _viewer_test(realm_id, stream, subscribers, bool(audience["public"]))
+@dataclass
+class ViewerAudience:
+    """A `viewers_audience`, decided at fan-out time: the test a queue must pass, and
+    the users who can pass it (None: any non-guest of the realm can)."""
+
+    sees: Callable[[EventQueue], bool]
+    candidates: set[int] | None
+
+
+def channel_viewers(realm_id: int, audience: dict[str, Any], subscribers: set[int]
+                    ) -> ViewerAudience:
+    """Subscribers, and for a public channel every non-guest, for a private one the
+    organization administrators and non-guest members of its administer and
+    add-subscribers groups (`subscribers`: the channel's, as the caller read them)."""
+    stream = get_stream(realm_id, int(audience["channel_viewers"]))
+    sees, candidates = _viewer_test(realm_id, stream, subscribers, bool(audience["public"]))
     if "minus_public" in audience:
-        other = _viewer_test(realm_id, stream, subscribers, bool(audience["minus_public"]))
-        return [q for q in realm_queues if sees(q) and not other(q)]
-    return [q for q in realm_queues if sees(q)]
+        other, _ = _viewer_test(realm_id, stream, subscribers, bool(audience["minus_public"]))
+        return ViewerAudience(lambda q: sees(q) and not other(q), candidates)
+    return ViewerAudience(sees, candidates)
 
 
-def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], public: bool):
+def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], public: bool
+                 ) -> tuple[Callable[[EventQueue], bool], set[int] | None]:
     def non_guest(queue: EventQueue) -> bool:
         return queue.role is None or int(queue.role) <= ROLE_MEMBER
 
     if public:
-        return lambda q: q.user_id in subscribers or non_guest(q)
+        return (lambda q: q.user_id in subscribers or non_guest(q)), None
     users: set[int] = set()
     max_role = ROLE_ADMINISTRATOR
     if stream is not None:
@@ -139,5 +156,14 @@ def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], pu
                                                                                   setting))
             users |= members
             max_role = max(max_role, min(role, ROLE_MEMBER))   # never guests by role
-    return lambda q: q.user_id in subscribers or (non_guest(q) and (
-        q.user_id in users or (q.role is not None and int(q.role) <= max_role)))
+    candidates = None if max_role >= ROLE_MEMBER else (
+        subscribers | users | users_with_role_at_most(realm_id, max_role))
+    return (lambda q: q.user_id in subscribers or (non_guest(q) and (
+        q.user_id in users or (q.role is not None and int(q.role) <= max_role)))), candidates
+
+
+def users_with_role_at_most(realm_id: int, max_role: int) -> set[int]:
+    """Active humans whose role is max_role or higher (one by_role Query per role)."""
+    return {int(u.user_id) for role in (ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR)
+            if role <= max_role
+            for u in User.by_role.query(role_key(realm_id, role)) if u.is_active}

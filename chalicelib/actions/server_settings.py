@@ -33,6 +33,8 @@ def server_settings(host: str, scheme: str) -> dict[str, Any]:
         "is_incompatible": False,
         "email_auth_enabled": True,
         "require_email_format_usernames": True,
+        # Extension: where the push channel is served (None when it is not).
+        "event_queue_websocket_url": config.websocket_url(),
     }
     subdomain = subdomain_of(host)
     realm = get_realm_by_subdomain(subdomain) if subdomain else None

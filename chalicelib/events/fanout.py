@@ -1,14 +1,16 @@
 """The outbox stream handler: resolves each event's audience to live queues and appends.
 
-Safe to run twice on the same records: appends are deduplicated per queue by the
-outbox id. A record that fails is reported alone (partial batch failure), so one
-poison record does not hold back the ones after it. The events of one batch that go
-to the same queue are appended together, in stream order, in as few transactions as
-the 100-item limit allows.
+Safe to run twice on the same records: appends skip events already in a queue (dedup
+keys, events/append.py). A record that fails is reported alone (partial batch failure),
+so one poison record does not hold back the ones after it. The events of one batch that
+go to the same queue are appended together, in stream order, as one chunk; then the
+queue's WebSocket connection gets them and a waiting long-poll is woken.
+
+Order within a batch: collect (per record: audience, forms, side effects gathered),
+then side effects (payloads stored once, webhook jobs), then the queue appends.
 """
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,21 +24,22 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
     DynamoDBRecord,
 )
 
-from chalicelib.actions.channel_permissions import channel_viewer_queues
 from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
 from chalicelib.actions.user_access import EventAccess
+from chalicelib.events.append import Pending, append
+from chalicelib.events.audience import AudienceResolver
+from chalicelib.events.connections import deliver
 from chalicelib.events.filters import forms_for_queue
-from chalicelib.events.queues import append_events, queues_of_realm, queues_of_users
+from chalicelib.events.payloads import PayloadStore
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
-from chalicelib.models.streams import get_stream, subscriber_ids
 
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
 # with the outbox table's real stream ARN (infra/template.json), and the local stack's
 # poller maps it to the local outbox table.
 OUTBOX_STREAM_ARN_PLACEHOLDER = (
     "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
-APPEND_WORKERS = 8   # queues appended to in parallel; each queue's appends stay in order
+APPEND_WORKERS = 16   # queues appended to in parallel; each queue's appends stay in order
 
 
 def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) -> dict[str, Any]:
@@ -63,19 +66,35 @@ def _sequence_order(sequence_number: str) -> tuple[int, str]:
     return (int(sequence_number), "") if sequence_number.isdigit() else (0, sequence_number)
 
 
+def commit_time_ms(raw: dict[str, Any], outbox: Outbox) -> int:
+    """When the record was committed, at the earliest (the dedup window starts there).
+
+    DynamoDB's own time, rounded down to the second, and the writer's clock."""
+    approximate = raw.get("dynamodb", {}).get("ApproximateCreationDateTime")
+    times = [int(outbox.created)]
+    if isinstance(approximate, (int, float)):
+        times.append(int(approximate * 1000))
+    return min(times)
+
+
 @dataclass
 class _QueueAppends:
     queue: EventQueue
-    items: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    items: list[Pending] = field(default_factory=list)
     sequence_numbers: set[str] = field(default_factory=set)
 
 
 class FanoutBatch:
-    """Collects the appends of one stream batch, then performs them queue by queue."""
+    """Collects the appends of one stream batch, then performs them queue by queue.
+
+    `audience` holds the batch's audience reads (channels, subscribers, queues), for
+    the audiences and for any per-record step that needs the same facts.
+    """
 
     def __init__(self) -> None:
         self.pending: dict[str, _QueueAppends] = {}
-        self.audiences: dict[str, list[EventQueue]] = {}
+        self.audience = AudienceResolver()
+        self.payloads = PayloadStore()
         self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
         self.access = EventAccess()   # can_access_all_users_group, its reads cached
@@ -93,8 +112,9 @@ class FanoutBatch:
         if event.get("type") == OUTGOING_WEBHOOK_RECORD:   # for the webhook queue, not clients
             self.webhook_jobs.append((sequence_number, event))
             return
+        since = commit_time_ms(raw, outbox)
         user_flags = audience.get("user_flags") or {}
-        for queue in self._audience_queues(outbox.realm_id, audience):
+        for queue in self.audience.queues(outbox.realm_id, audience):
             if not role_may_see(queue, audience):
                 continue
             shown: dict[str, Any] | None = event
@@ -105,12 +125,22 @@ class FanoutBatch:
             if not forms:
                 continue
             appends = self.pending.setdefault(queue.queue_id, _QueueAppends(queue))
-            appends.items.extend((f"{outbox.outbox_id}:{i}", form) for i, form in enumerate(forms))
+            appends.items.extend(
+                Pending(f"{outbox.outbox_id}:{i}",
+                        self.payloads.stored_form(outbox.outbox_id, form), since, form)
+                for i, form in enumerate(forms))
             appends.sequence_numbers.add(sequence_number)
 
     def flush(self) -> set[str]:
-        """Appends everything collected; returns the sequence numbers whose appends failed."""
-        return self._flush_queues() | self._flush_webhook_jobs()
+        """Side effects first, then the appends; returns the sequence numbers that failed."""
+        try:
+            self.payloads.write()
+        except Exception:  # noqa: BLE001 - every record with appends is retried
+            logger.exception("storing payloads failed")
+            failed = {s for a in self.pending.values() for s in a.sequence_numbers}
+            self.pending = {}
+            return failed | self._flush_webhook_jobs()
+        return self._flush_webhook_jobs() | self._flush_queues()
 
     def _flush_webhook_jobs(self) -> set[str]:
         """Sends the batch's webhook jobs to SQS; returns the records that failed."""
@@ -126,67 +156,26 @@ class FanoutBatch:
             with ThreadPoolExecutor(max_workers=min(APPEND_WORKERS, len(work))) as pool:
                 results = list(pool.map(self._append, work))
         failed: set[str] = set()
-        for appends, ok in zip(work, results, strict=True):
-            if ok:
-                self.appended += len(appends.items)
-            else:
+        for appends, added in zip(work, results, strict=True):
+            if added is None:
                 failed |= appends.sequence_numbers
+            else:
+                self.appended += added
         return failed
 
     @staticmethod
-    def _append(appends: _QueueAppends) -> bool:
+    def _append(appends: _QueueAppends) -> int | None:
+        """Appends and delivers one queue's events; None if the append failed."""
         try:
-            append_events(appends.queue, appends.items)
-            return True
+            result = append(appends.queue, appends.items)
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
             logger.exception("append failed", extra={"queue_id": appends.queue.queue_id})
-            return False
-
-    def _audience_queues(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
-        # Records of one batch often share an audience (a busy channel): resolve it once.
-        key = json.dumps([realm_id, {k: v for k, v in audience.items() if k != "user_flags"}],
-                         sort_keys=True)
-        if key not in self.audiences:
-            self.audiences[key] = audience_queues(realm_id, audience)
-        return self.audiences[key]
+            return None
+        deliver(appends.queue, result)
+        return len(result.events)
 
 
 def role_may_see(queue: EventQueue, audience: dict[str, Any]) -> bool:
     """Audiences with max_role reach only queues whose owner's role is at least that."""
     max_role = audience.get("max_role")
     return max_role is None or queue.role is None or queue.role <= int(max_role)
-
-
-def audience_queues(realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
-    if audience.get("realm"):
-        return queues_of_realm(realm_id)
-    if "channel_viewers" in audience:
-        return channel_viewer_queues(realm_id, audience, queues_of_realm(realm_id))
-    if "stream" in audience:
-        return _channel_queues(realm_id, int(audience["stream"]), audience)
-    if "streams" in audience:   # e.g. a move: the channels' readers plus named users
-        found: dict[str, EventQueue] = {}
-        for stream_id in audience["streams"]:
-            found.update((q.queue_id, q) for q in _channel_queues(realm_id, int(stream_id), {}))
-        if audience.get("users"):
-            found.update((q.queue_id, q) for q in queues_of_users(
-                realm_id, [int(u) for u in audience["users"]]))
-        return list(found.values())
-    return queues_of_users(realm_id, [int(u) for u in audience.get("users", [])])
-
-
-def _channel_queues(realm_id: int, stream_id: int, audience: dict[str, Any]
-                    ) -> list[EventQueue]:
-    subscribers = set(subscriber_ids(realm_id, stream_id))
-    if audience.get("subscribers_only"):   # e.g. typing: never all_public_streams queues
-        return queues_of_users(realm_id, sorted(subscribers))
-    is_public = audience.get("public")
-    if is_public is None:
-        stream = get_stream(realm_id, stream_id)
-        is_public = stream is not None and not stream.invite_only
-    if not is_public:
-        return queues_of_users(realm_id, sorted(subscribers))
-    # Public channel: subscribers, plus queues that asked for every public channel.
-    return [q for q in queues_of_realm(realm_id)
-            if q.user_id in subscribers or (q.options or {}).get("all_public_streams")]
-

@@ -1,40 +1,27 @@
-"""Event queues: creation, lookup, the append that keeps ids increasing, reads and pruning.
+"""Event queues: creation, lookup, acknowledgement, deletion, and who has which queues.
 
-The append is a compare-and-set on the queue's `last_event_id` in the same transaction
-as the new events and their dedup markers, so (a) ids strictly increase and no event
-can land at or below an id a reader has already seen, and (b) a redelivered outbox
-record is never appended twice.
+A queue's events live in chunks appended by `events/append.py`; this module keeps the
+queue item (options, life, the acknowledged id) and the per-user directory the fan-out
+reads to find an audience's queues (`UserQueues`, read with BatchGetItem).
 """
 from __future__ import annotations
 
-import random
 import time
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError, UpdateError
+from pynamodb.exceptions import UpdateError
 
+from chalicelib.events.wake import delete_wake_queue
 from chalicelib.http.errors import ApiError
-from chalicelib.models.base import (
-    cancellation_reasons,
-    is_write_condition_failure,
-    transaction,
-)
-from chalicelib.models.events import EventQueue, QueueEvent
+from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.events import EventQueue, UserQueues
 
 QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
-DEDUP_RETENTION = timedelta(days=1)
-EVENTS_PER_TRANSACTION = 49   # 1 queue update + 2 items per event <= 100
-MAX_APPEND_ATTEMPTS = 100
-
-
-def event_sk(event_id: int) -> str:
-    return f"e#{event_id:020d}"
-
-
-def dedup_sk(dedup_id: str) -> str:
-    return f"d#{dedup_id}"
+PUBLIC_WATCHERS = 0    # the UserQueues entry listing a realm's all_public_streams queues
+BATCH_GET_KEYS = 100   # DynamoDB's BatchGetItem limit
 
 
 def _expiry(lifetime: timedelta = QUEUE_IDLE_LIFETIME) -> datetime:
@@ -52,14 +39,28 @@ def create_queue(realm_id: int, user_id: int, options: dict[str, Any],
                        options=options, role=role, created=int(datetime.now(UTC).timestamp()),
                        expires_at=_expiry())
     queue.save(condition=EventQueue.queue_id.does_not_exist())
+    # Listed after it exists: the fan-out never finds an id without its queue item.
+    _list(realm_id, user_id, queue.queue_id)
+    if options.get("all_public_streams"):
+        _list(realm_id, PUBLIC_WATCHERS, queue.queue_id)
     return queue
 
 
-def wait_until_indexed(queue: EventQueue, timeout: float = 2.0) -> bool:
-    """Waits until the fan-out's index (by_user, eventually consistent) lists the queue.
+def _list(realm_id: int, user_id: int, queue_id: str) -> None:
+    UserQueues(realm_id, user_id).update(actions=[UserQueues.queue_ids.add({queue_id})])
 
-    Registration reads the initial state only after this, so an event committed after
-    that read finds the queue when its audience is resolved.
+
+def unlist(realm_id: int, owner_ids: Iterable[int], queue_ids: set[str]) -> None:
+    """Removes queue ids from directory entries (deleted or expired queues)."""
+    for owner_id in sorted(set(owner_ids)):
+        UserQueues(realm_id, owner_id).update(actions=[UserQueues.queue_ids.delete(queue_ids)])
+
+
+def wait_until_indexed(queue: EventQueue, timeout: float = 2.0) -> bool:
+    """Waits until the realm index (by_user, eventually consistent) lists the queue.
+
+    Realm-wide events find queues through that index; registration reads the initial
+    state only after this, so an event committed after that read reaches the queue.
     """
     deadline = time.monotonic() + timeout
     delay = 0.01
@@ -80,78 +81,23 @@ def bad_queue(queue_id: str) -> ApiError:
 
 def access_queue(realm_id: int, user_id: int, queue_id: str) -> EventQueue:
     """The caller's live queue; unknown, foreign and expired queues look the same."""
+    if not queue_id or len(queue_id.encode()) > 200:
+        raise bad_queue(queue_id)
     queue = EventQueue.get_or_none(queue_id)
     if not is_live(queue) or queue.realm_id != realm_id or queue.user_id != user_id:
         raise bad_queue(queue_id)
     return queue
 
 
-def append_events(queue: EventQueue, items: list[tuple[str, dict[str, Any]]]) -> list[int]:
-    """Appends (dedup id, event) pairs; returns the ids given. Skips already-appended ones."""
-    pending = list(items)
-    assigned: list[int] = []
-    current: EventQueue | None = queue
-    for attempt in range(MAX_APPEND_ATTEMPTS):
-        if not pending:
-            return assigned
-        if not is_live(current):
-            return assigned
-        assert current is not None
-        start = current.last_event_id
-        batch = pending[:EVENTS_PER_TRANSACTION]
-        try:
-            _write_batch(current.queue_id, start, batch)
-        except TransactWriteError as error:
-            reasons = cancellation_reasons(error)
-            if not reasons:
-                raise
-            # PynamoDB sends puts before updates: event i at 2i, its marker at 2i + 1.
-            duplicates = {i for i in range(len(batch))
-                          if len(reasons) > 2 * i + 1 and reasons[2 * i + 1] is not None}
-            if duplicates:   # redelivered: those events are already in the queue
-                pending = [item for i, item in enumerate(batch) if i not in duplicates] + \
-                    pending[len(batch):]
-            # Lost the compare-and-set to another writer: back off briefly, re-read, retry.
-            time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
-            current = EventQueue.get_or_none(current.queue_id)   # fresh last_event_id
-            continue
-        assigned.extend(range(start + 1, start + 1 + len(batch)))
-        pending = pending[len(batch):]
-        current.last_event_id = start + len(batch)
-    raise RuntimeError(f"could not append to queue {queue.queue_id}: too much contention")
-
-
-def _write_batch(queue_id: str, start: int, batch: list[tuple[str, dict[str, Any]]]) -> None:
-    with transaction() as tx:
-        tx.update(EventQueue(queue_id),
-                  actions=[EventQueue.last_event_id.set(start + len(batch))],
-                  condition=EventQueue.last_event_id == start)
-        for offset, (dedup_id, event) in enumerate(batch):
-            event_id = start + 1 + offset
-            tx.save(QueueEvent(queue_id, event_sk(event_id), event={**event, "id": event_id},
-                               expires_at=_expiry(DEDUP_RETENTION)),
-                    condition=QueueEvent.sk.does_not_exist())
-            tx.save(QueueEvent(queue_id, dedup_sk(dedup_id), expires_at=_expiry(DEDUP_RETENTION)),
-                    condition=QueueEvent.sk.does_not_exist())
-
-
-def read_events(queue_id: str, after_id: int) -> list[dict[str, Any]]:
-    """Events with id > after_id, oldest first (strongly consistent)."""
-    return [item.event for item in QueueEvent.query(
-        queue_id, QueueEvent.sk.between(event_sk(after_id + 1), event_sk(10**19)),
-        consistent_read=True)]
-
-
 def acknowledge(queue: EventQueue, last_event_id: int) -> None:
-    """Extends the queue's life and deletes the events the client has acknowledged."""
-    acked = min(last_event_id, queue.last_event_id)
+    """Extends the queue's life and records the client's acknowledged id.
+
+    Acknowledged events are not deleted (a delete costs as much as the append did):
+    reads start after the acknowledged id, and the chunks expire by TTL.
+    """
     actions = [EventQueue.expires_at.set(_expiry())]
-    if acked > queue.acked_through:
-        # Ids are consecutive per queue, so the keys to delete are known without a read.
-        with QueueEvent.batch_write() as batch:
-            for event_id in range(max(queue.acked_through + 1, acked - 999), acked + 1):
-                batch.delete(QueueEvent(queue.queue_id, event_sk(event_id)))
-        actions.append(EventQueue.acked_through.set(acked))
+    if last_event_id > queue.acked_through:
+        actions.append(EventQueue.acked_through.set(last_event_id))
     try:
         # The condition keeps a queue deleted meanwhile from coming back as a fragment.
         queue.update(actions=actions, condition=EventQueue.queue_id.exists())
@@ -163,20 +109,59 @@ def acknowledge(queue: EventQueue, last_event_id: int) -> None:
 
 def delete_queue(queue: EventQueue) -> None:
     queue.delete()
+    if queue.wake_url:
+        delete_wake_queue(queue.wake_url)
+    owners = [queue.user_id]
+    if (queue.options or {}).get("all_public_streams"):
+        owners.append(PUBLIC_WATCHERS)
+    unlist(queue.realm_id, owners, {queue.queue_id})
 
 
-def queues_of_users(realm_id: int, user_ids: list[int]) -> list[EventQueue]:
-    """Live queues of these users; one Query per user, or one per realm for large sets."""
-    wanted = set(user_ids)
-    if len(wanted) > 20:
-        queues = [q for q in EventQueue.by_user.query(realm_id) if q.user_id in wanted]
-    else:
-        queues = [q for user_id in sorted(wanted)
-                  for q in EventQueue.by_user.query(realm_id, EventQueue.user_id == user_id)]
-    return [q for q in queues if is_live(q)]
+def listed_queue_ids(realm_id: int, user_ids: Iterable[int]) -> dict[int, set[str]]:
+    """The directory entries of these users (strongly consistent BatchGetItem)."""
+    wanted = sorted(set(user_ids))
+    found: dict[int, set[str]] = {user_id: set() for user_id in wanted}
+    for start in range(0, len(wanted), BATCH_GET_KEYS):
+        keys = [(realm_id, user_id) for user_id in wanted[start:start + BATCH_GET_KEYS]]
+        for entry in UserQueues.batch_get(keys, consistent_read=True):
+            found[int(entry.user_id)] = set(entry.queue_ids or ())
+    return found
+
+
+def load_queues(queue_ids: Iterable[str]) -> dict[str, EventQueue]:
+    """Queue items by id (strongly consistent BatchGetItem); missing ids are left out."""
+    wanted = sorted(set(queue_ids))
+    found: dict[str, EventQueue] = {}
+    for start in range(0, len(wanted), BATCH_GET_KEYS):
+        for queue in EventQueue.batch_get(wanted[start:start + BATCH_GET_KEYS],
+                                          consistent_read=True):
+            found[queue.queue_id] = queue
+    return found
+
+
+def queues_of_users(realm_id: int, user_ids: Iterable[int]) -> list[EventQueue]:
+    """Live queues of these users: two BatchGetItem rounds, reads in proportion to them.
+
+    Ids whose queue is gone or expired are removed from the directory on the way.
+    """
+    listed = listed_queue_ids(realm_id, user_ids)
+    queues = load_queues(q for ids in listed.values() for q in ids)
+    live = [q for q in queues.values() if is_live(q) and q.realm_id == realm_id]
+    for owner_id, ids in listed.items():
+        stale = {q for q in ids if q not in queues or not is_live(queues[q])}
+        if stale:
+            unlist(realm_id, [owner_id], stale)
+    return sorted(live, key=lambda q: (q.user_id, q.created, q.queue_id))
+
+
+def public_watcher_queues(realm_id: int) -> list[EventQueue]:
+    """Live queues registered with all_public_streams."""
+    return [q for q in queues_of_users(realm_id, [PUBLIC_WATCHERS])
+            if (q.options or {}).get("all_public_streams")]
 
 
 def queues_of_realm(realm_id: int) -> list[EventQueue]:
+    """Every live queue of the realm (for realm-wide audiences: reads match the audience)."""
     return [q for q in EventQueue.by_user.query(realm_id) if is_live(q)]
 
 

@@ -1,19 +1,20 @@
-"""GET /events: returns new events, waiting a bounded time, with heartbeats."""
+"""GET /events: returns new events, or waits a bounded time for some, with heartbeats.
+
+A waiting request reads DynamoDB only when woken (its SQS wake queue gets a message
+from the fan-out after each append) and once every LONGPOLL_CHECK_SECONDS as a safety
+net, instead of polling the queue.
+"""
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any
 
 from chalicelib import config
-from chalicelib.events.queues import (
-    access_queue,
-    acknowledge,
-    append_events,
-    bad_queue,
-    is_live,
-    read_events,
-)
+from chalicelib.events.append import append, read_chunks
+from chalicelib.events.connections import heartbeat
+from chalicelib.events.payloads import resolve
+from chalicelib.events.queues import access_queue, acknowledge
+from chalicelib.events.wake import ensure_wake_queue, wait_for_wake
 from chalicelib.http.auth import Principal
 from chalicelib.models.events import EventQueue
 
@@ -23,24 +24,26 @@ def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
     queue = access_queue(caller.realm_id, caller.user_id, queue_id)
     after = -1 if last_event_id is None else last_event_id
     acknowledge(queue, after)
-    events = read_events(queue_id, after) if queue.last_event_id > after else []
+    events = read_events(queue_id, after)
     if events or dont_block:
         return {"events": events, "queue_id": queue_id}
     return {"events": _wait_for_events(queue, after), "queue_id": queue_id}
 
 
+def read_events(queue_id: str, after: int) -> list[dict[str, Any]]:
+    """Events with id > after, oldest first, as clients receive them."""
+    return resolve(read_chunks(queue_id, after))
+
+
 def _wait_for_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:
-    """Polls only the queue item (one small read) until something arrives or time is up."""
     deadline = time.monotonic() + config.longpoll_wait_seconds()
-    interval = config.longpoll_poll_interval_seconds()
-    while time.monotonic() < deadline:
-        time.sleep(interval)
-        current = EventQueue.get_or_none(queue.queue_id)
-        if not is_live(current):
-            raise bad_queue(queue.queue_id)
-        assert current is not None
-        if current.last_event_id > after:
-            return read_events(queue.queue_id, after)
+    if deadline - time.monotonic() >= 1:
+        url = ensure_wake_queue(queue)
+        while (remaining := deadline - time.monotonic()) >= 1:
+            wait_for_wake(url, min(remaining, config.longpoll_check_seconds()))
+            events = read_events(queue.queue_id, after)
+            if events:
+                return events
     # Nothing came: a heartbeat, appended like any event so ids keep increasing.
-    append_events(queue, [(f"heartbeat:{uuid.uuid4().hex}", {"type": "heartbeat"})])
+    append(queue, [heartbeat()])
     return read_events(queue.queue_id, after)

@@ -58,7 +58,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
     state_types = fetch_event_types if fetch_event_types is not None else event_types
     result: dict[str, Any] = {
         "queue_id": queue.queue_id,
-        "last_event_id": queue.last_event_id,
+        "last_event_id": -1,   # a new queue is empty
         "service_feature_level": config.SERVICE_FEATURE_LEVEL,
         "service_version": config.SERVICE_VERSION,
         "service_merge_base": config.SERVICE_MERGE_BASE,
@@ -70,6 +70,8 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "server_typing_stopped_wait_period_milliseconds": TYPING_STOPPED_WAIT_MS,
         "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
+        # Extension: the push channel (README, "Real-time events over a WebSocket").
+        "event_queue_websocket_url": config.websocket_url(),
     }
     result.update(fetch_initial_state(caller, me, state_types, client_capabilities,
                                       include_subscribers))

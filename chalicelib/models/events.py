@@ -1,4 +1,4 @@
-"""The event pipeline's tables: the outbox, event queues and their events."""
+"""The event pipeline's tables: the outbox, event queues, their events, and connections."""
 from __future__ import annotations
 
 from pynamodb.attributes import (
@@ -7,6 +7,7 @@ from pynamodb.attributes import (
     NumberAttribute,
     TTLAttribute,
     UnicodeAttribute,
+    UnicodeSetAttribute,
 )
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
@@ -38,28 +39,73 @@ class QueuesByUser(GlobalSecondaryIndex):
 
 
 class EventQueue(BaseModel):
+    """A client's event queue: its options and its life. Its events live in QueueEvent."""
+
     Meta = table_meta("event_queues")
     queue_id = UnicodeAttribute(hash_key=True)
     realm_id = NumberAttribute()
     user_id = NumberAttribute()
-    last_event_id = NumberAttribute(default=-1)   # the highest id appended so far
-    acked_through = NumberAttribute(default=-1)   # events up to here were pruned
+    # The highest id the client acknowledged; appends never go at or below it (a floor
+    # for when the queue's newest events have expired).
+    acked_through = NumberAttribute(default=-1)
     options = JSONAttribute()                     # event_types, narrow, capabilities
     # The owner's setting, kept here so the fan-out filters typing events without reading
     # every recipient; PATCH /settings updates the owner's live queues.
     receives_typing_notifications = BooleanAttribute(default=True)
     # The owner's role when registering, for events only some roles may see.
     role = NumberAttribute(null=True)
+    # The SQS queue a waiting GET /events listens on; the fan-out sends it a wake-up
+    # after each append (set by the first blocking poll).
+    wake_url = UnicodeAttribute(null=True)
     created = NumberAttribute()
     expires_at = TTLAttribute()
     by_user = QueuesByUser()
 
 
 class QueueEvent(BaseModel):
-    """An event in a queue (sk `e#<zero-padded id>`) or a dedup marker (`d#<outbox id>`)."""
+    """Either a chunk of a queue's events or a payload that chunks refer to.
+
+    Chunk: queue_id, sk `e#<zero-padded id of its first event>`; `events` holds one or
+    more consecutive events (ids first..first+n-1), `keys` the dedup key of each (the
+    outbox record and form it came from; "" for heartbeats), `written` when it was
+    appended (ms), `conn` the WebSocket connection the queue pushes to (carried from
+    chunk to chunk, so an appender always reads it with the tail).
+    Payload: queue_id `payload:<key>`, sk `p`: one large event form stored once; chunk
+    events refer to it with `_payload`.
+    """
 
     Meta = table_meta("queue_events")
     queue_id = UnicodeAttribute(hash_key=True)
     sk = UnicodeAttribute(range_key=True)
-    event = JSONAttribute(null=True)
+    events = JSONAttribute(null=True)
+    keys = JSONAttribute(null=True)
+    written = NumberAttribute(null=True)
+    conn = UnicodeAttribute(null=True)
+    payload = JSONAttribute(null=True)
+    expires_at = TTLAttribute()
+
+
+class UserQueues(BaseModel):
+    """The queue ids of one user (user_id 0: the realm's all_public_streams queues).
+
+    The fan-out reads these with BatchGetItem, so finding the queues of an audience costs
+    reads proportional to the audience. Ids of expired queues are removed lazily.
+    """
+
+    Meta = table_meta("user_queues")
+    realm_id = NumberAttribute(hash_key=True)
+    user_id = NumberAttribute(range_key=True)
+    queue_ids = UnicodeSetAttribute(null=True)
+
+
+class WsConnection(BaseModel):
+    """A WebSocket connection of the push channel and the queue it follows."""
+
+    Meta = table_meta("ws_connections")
+    connection_id = UnicodeAttribute(hash_key=True)
+    queue_id = UnicodeAttribute()
+    realm_id = NumberAttribute()
+    user_id = NumberAttribute()
+    last_event_id = NumberAttribute(default=-1)   # as given when connecting
+    connected_at = NumberAttribute()
     expires_at = TTLAttribute()

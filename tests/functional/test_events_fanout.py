@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from chalicelib.events import fanout, queues
+from chalicelib.events import fanout
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.events.queues import create_queue
 from chalicelib.events.reader import get_events
@@ -90,23 +90,20 @@ def test_concurrent_fanout_with_redelivery_loses_and_duplicates_nothing(aws):
     assert get_events(caller, queue_id, received[-1]["id"], True)["events"] == []
 
 
-def test_events_of_one_batch_for_one_queue_are_appended_together_in_order(aws, monkeypatch):
+def test_events_of_one_batch_for_one_queue_are_appended_together_in_order(aws):
     # GIVEN 60 events for one queue in one stream batch
     realm_id, user_id = next(_realm_ids), 1
     queue_id = create_queue(realm_id, user_id, {"event_types": None}).queue_id
-    writes: list[int] = []
-    original = queues._write_batch
-    monkeypatch.setattr(queues, "_write_batch", lambda queue, start, batch: (
-        writes.append(len(batch)), original(queue, start, batch))[1])
     items = [outbox(realm_id, {"type": "custom", "n": n}, {"users": [user_id]})
              for n in range(60)]
     # WHEN the handler runs
     assert handle_stream_batch({"Records": records_for(items)}) == {"batchItemFailures": []}
-    # THEN they arrive in stream order with consecutive ids, in two transactions (<= 100 items)
+    # THEN they arrive in stream order with consecutive ids, stored as one chunk (one put)
     events = read_all(realm_id, user_id, queue_id)
     assert [e["n"] for e in events] == list(range(60))
     assert [e["id"] for e in events] == list(range(60))
-    assert writes == [49, 11]
+    chunks = [c for c in QueueEvent.query(queue_id) if c.sk.startswith("e#")]
+    assert [len(c.events) for c in chunks] == [60]
 
 
 def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
@@ -118,15 +115,15 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
              outbox(realm_id, {"type": "custom", "n": 2}, {"users": [2]}),
              outbox(realm_id, {"type": "custom", "n": 3}, {"users": [1, 2]})]
     records = records_for(items)
-    original = fanout.append_events
+    original = fanout.append
 
-    def flaky(queue, batch):
+    def flaky(queue, items):
         if queue.queue_id == queue_a:
             raise RuntimeError("throttled")
-        return original(queue, batch)
+        return original(queue, items)
 
     # WHEN appends to A fail
-    monkeypatch.setattr(fanout, "append_events", flaky)
+    monkeypatch.setattr(fanout, "append", flaky)
     result = handle_stream_batch({"Records": records})
     # THEN only records 1 and 3 are reported, and B already has its events
     assert result == {"batchItemFailures": [
@@ -134,7 +131,7 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
         {"itemIdentifier": records[2]["dynamodb"]["SequenceNumber"]}]}
     assert [e["n"] for e in read_all(realm_id, 2, queue_b)] == [2, 3]
     # WHEN the stream retries from the first failed record (records 1..3 again)
-    monkeypatch.setattr(fanout, "append_events", original)
+    monkeypatch.setattr(fanout, "append", original)
     assert handle_stream_batch({"Records": records}) == {"batchItemFailures": []}
     # THEN A gets its events and B gets nothing twice
     assert [e["n"] for e in read_all(realm_id, 1, queue_a)] == [1, 3]

@@ -88,7 +88,7 @@ def test_event_reaches_queues_of_its_audience(realm, drain_events):
     assert poll(realm.owner, other) == []
 
 
-def test_acknowledged_events_are_pruned_and_ids_increase(realm, drain_events):
+def test_acknowledged_events_are_not_returned_again_and_ids_increase(realm, drain_events):
     queue_id = register(realm.member, event_types=["realm_user"])["queue_id"]
     for name in ("Ann One", "Bob Two", "Cy Three"):
         realm.add_user(name)
@@ -97,11 +97,32 @@ def test_acknowledged_events_are_pruned_and_ids_increase(realm, drain_events):
     ids = [e["id"] for e in events]
     assert ids == sorted(set(ids)) and len(ids) == 3
     assert poll(realm.member, queue_id, ids[1]) == events[2:]
-    # Acknowledging everything leaves nothing stored behind.
     assert poll(realm.member, queue_id, ids[2]) == []
+    # Acknowledged events are not deleted (a delete costs a write unit per event and
+    # queue): the queue records the acknowledged id and the chunks expire by TTL.
+    from chalicelib.events.append import EVENT_RETENTION
     from chalicelib.models.events import QueueEvent
-    stored = [e.sk for e in QueueEvent.query(queue_id) if e.sk.startswith("e#")]
-    assert stored == []
+    assert EventQueue.get(queue_id).acked_through == ids[2]
+    chunks = [c for c in QueueEvent.query(queue_id) if c.sk.startswith("e#")]
+    assert chunks and all(c.expires_at <= datetime.now(UTC) + EVENT_RETENTION for c in chunks)
+
+
+def test_appends_never_land_at_or_below_an_acknowledged_id(realm, drain_events):
+    # GIVEN a client that read and acknowledged events whose chunks then expired
+    from chalicelib.models.events import QueueEvent
+    queue_id = register(realm.member, event_types=["realm_user"])["queue_id"]
+    realm.add_user("Ann Before")
+    drain_events()
+    [seen] = poll(realm.member, queue_id)
+    assert poll(realm.member, queue_id, seen["id"]) == []
+    for chunk in QueueEvent.query(queue_id):
+        chunk.delete()   # what TTL deletion does, eventually
+    # WHEN a new event is appended
+    realm.add_user("Bea After")
+    drain_events()
+    # THEN it gets an id above the acknowledged one, and the client receives it
+    [after] = poll(realm.member, queue_id, seen["id"])
+    assert after["person"]["full_name"] == "Bea After" and after["id"] > seen["id"]
 
 
 def test_bad_queue_ids(realm):

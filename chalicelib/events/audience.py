@@ -1,0 +1,117 @@
+"""Resolving outbox audiences to live queues, each read done once per fan-out batch.
+
+Reads are in proportion to the audience: a channel's subscribers come from one Query
+of the channel's subscriptions, their queues from the per-user directory (BatchGetItem
+in hundreds); only audiences that are the whole organization read the realm's queues.
+Per-record steps of the fan-out (e.g. per-recipient state) use the same cached reads
+through `subscriber_ids` and `stream`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chalicelib.actions.channel_permissions import channel_viewers
+from chalicelib.events.queues import (
+    public_watcher_queues,
+    queues_of_realm,
+    queues_of_users,
+)
+from chalicelib.models.events import EventQueue
+from chalicelib.models.streams import Stream, get_stream, subscriber_ids
+
+
+class AudienceResolver:
+    """The audience reads of one fan-out batch, cached: channels, subscribers, queues."""
+
+    def __init__(self) -> None:
+        self._subscribers: dict[tuple[int, int], list[int]] = {}
+        self._streams: dict[tuple[int, int], Stream | None] = {}
+        self._user_queues: dict[tuple[int, int], list[EventQueue]] = {}
+        self._realm_queues: dict[int, list[EventQueue]] = {}
+        self._watchers: dict[int, list[EventQueue]] = {}
+        self._audiences: dict[str, list[EventQueue]] = {}
+
+    # ---- cached reads, for the audiences and for per-record steps --------------------
+
+    def subscriber_ids(self, realm_id: int, stream_id: int) -> list[int]:
+        """The channel's active subscribers (one Query per channel and batch)."""
+        key = (realm_id, stream_id)
+        if key not in self._subscribers:
+            self._subscribers[key] = subscriber_ids(realm_id, stream_id)
+        return self._subscribers[key]
+
+    def stream(self, realm_id: int, stream_id: int) -> Stream | None:
+        key = (realm_id, stream_id)
+        if key not in self._streams:
+            self._streams[key] = get_stream(realm_id, stream_id)
+        return self._streams[key]
+
+    def queues_of_users(self, realm_id: int, user_ids: list[int] | set[int]
+                        ) -> list[EventQueue]:
+        """Live queues of these users; users already looked up in this batch cost nothing."""
+        missing = sorted({u for u in user_ids if (realm_id, u) not in self._user_queues})
+        if missing:
+            found: dict[int, list[EventQueue]] = {u: [] for u in missing}
+            for queue in queues_of_users(realm_id, missing):
+                found[int(queue.user_id)].append(queue)
+            self._user_queues.update(((realm_id, u), qs) for u, qs in found.items())
+        return [q for u in sorted(set(user_ids)) for q in self._user_queues[(realm_id, u)]]
+
+    def realm_queues(self, realm_id: int) -> list[EventQueue]:
+        if realm_id not in self._realm_queues:
+            self._realm_queues[realm_id] = queues_of_realm(realm_id)
+        return self._realm_queues[realm_id]
+
+    def public_watchers(self, realm_id: int) -> list[EventQueue]:
+        if realm_id not in self._watchers:
+            self._watchers[realm_id] = public_watcher_queues(realm_id)
+        return self._watchers[realm_id]
+
+    # ---- audiences --------------------------------------------------------------------
+
+    def queues(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
+        """The live queues an audience names (records of a batch often share one)."""
+        key = json.dumps([realm_id, {k: v for k, v in audience.items() if k != "user_flags"}],
+                         sort_keys=True)
+        if key not in self._audiences:
+            self._audiences[key] = self._resolve(realm_id, audience)
+        return self._audiences[key]
+
+    def _resolve(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
+        if audience.get("realm"):
+            return self.realm_queues(realm_id)
+        if "channel_viewers" in audience:
+            subscribers = set(self.subscriber_ids(realm_id, int(audience["channel_viewers"])))
+            viewers = channel_viewers(realm_id, audience, subscribers)
+            candidates = (self.realm_queues(realm_id) if viewers.candidates is None
+                          else self.queues_of_users(realm_id, viewers.candidates))
+            return [q for q in candidates if viewers.sees(q)]
+        if "stream" in audience:
+            return self._channel_queues(realm_id, int(audience["stream"]), audience)
+        if "streams" in audience:   # e.g. a move: the channels' readers plus named users
+            found: dict[str, EventQueue] = {}
+            for stream_id in audience["streams"]:
+                found.update((q.queue_id, q) for q in self._channel_queues(
+                    realm_id, int(stream_id), {}))
+            if audience.get("users"):
+                found.update((q.queue_id, q) for q in self.queues_of_users(
+                    realm_id, [int(u) for u in audience["users"]]))
+            return list(found.values())
+        return self.queues_of_users(realm_id, [int(u) for u in audience.get("users", [])])
+
+    def _channel_queues(self, realm_id: int, stream_id: int, audience: dict[str, Any]
+                        ) -> list[EventQueue]:
+        subscribers = self.subscriber_ids(realm_id, stream_id)
+        queues = self.queues_of_users(realm_id, subscribers)
+        if audience.get("subscribers_only"):   # e.g. typing: never all_public_streams queues
+            return queues
+        is_public = audience.get("public")
+        if is_public is None:
+            stream = self.stream(realm_id, stream_id)
+            is_public = stream is not None and not stream.invite_only
+        if not is_public:
+            return queues
+        # Public channel: subscribers, plus queues that asked for every public channel.
+        seen = {q.queue_id for q in queues}
+        return queues + [q for q in self.public_watchers(realm_id) if q.queue_id not in seen]

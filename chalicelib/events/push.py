@@ -1,0 +1,71 @@
+"""Sending to the push channel's WebSocket connections (API Gateway's management API).
+
+On AWS the endpoint is the WebSocket API's management URL (WEBSOCKET_MANAGEMENT_URL,
+set by the merge template); the local stack serves the same API beside its WebSocket
+endpoint (infra/local/websocket_server.py), so both run this code.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import boto3
+from botocore.exceptions import ClientError
+
+from chalicelib import config
+from chalicelib.lib.log import logger
+
+MAX_MESSAGE_BYTES = 120_000   # API Gateway refuses WebSocket frames over 128 KB
+
+
+@functools.lru_cache(maxsize=4)
+def _client(endpoint_url: str) -> Any:
+    return boto3.client("apigatewaymanagementapi", endpoint_url=endpoint_url,
+                        region_name=config.region())
+
+
+def enabled() -> bool:
+    return bool(config.websocket_management_url())
+
+
+def send(connection_id: str, message: dict[str, Any]) -> bool:
+    """Sends one JSON message; False if the connection is gone (the caller cleans up)."""
+    data = json.dumps(message, separators=(",", ":")).encode()
+    try:
+        _client(config.websocket_management_url()).post_to_connection(
+            ConnectionId=connection_id, Data=data)
+        return True
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in ("GoneException", "410"):
+            return False
+        raise
+
+
+def send_events(connection_id: str, queue_id: str, events: list[dict[str, Any]]) -> bool:
+    """Sends events as GET /events returns them, split to fit API Gateway's frame limit."""
+    chunk: list[dict[str, Any]] = []
+    size = 0
+    for event in events:
+        event_size = len(json.dumps(event))
+        if chunk and size + event_size > MAX_MESSAGE_BYTES:
+            if not send(connection_id, events_message(queue_id, chunk)):
+                return False
+            chunk, size = [], 0
+        chunk.append(event)
+        size += event_size
+    return send(connection_id, events_message(queue_id, chunk)) if chunk else True
+
+
+def events_message(queue_id: str, events: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "events", "queue_id": queue_id, "events": events}
+
+
+def close(connection_id: str) -> None:
+    """Closes a connection (a newer one took its queue over); gone ones are fine."""
+    try:
+        _client(config.websocket_management_url()).delete_connection(
+            ConnectionId=connection_id)
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") not in ("GoneException", "410"):
+            logger.warning("closing a connection failed", extra={"error": str(error)})

@@ -1,0 +1,107 @@
+"""The push channel: API Gateway WebSocket routes ($connect, $default, $disconnect).
+
+Connect: `wss://<url>?queue_id=<id>&last_event_id=<n>` with the API's Basic
+`Authorization` header; the connection then follows that queue (one connection per
+queue: a newer one replaces an older one, which is closed). API Gateway cannot send
+during $connect, so the client asks for what it has not seen:
+
+    client -> {"op": "get_events", "last_event_id": n}
+    server -> {"type": "events", "queue_id": ..., "events": [...]}   (ids > n, in order)
+
+After that the server pushes each batch of new events in the same message shape, and a
+heartbeat event at least every WEBSOCKET_HEARTBEAT_SECONDS. Errors are
+{"type": "error", "result": "error", "code": ..., "msg": ...}.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chalicelib.events import push
+from chalicelib.events.connections import attach, forget, push_events
+from chalicelib.events.queues import access_queue, acknowledge
+from chalicelib.events.reader import read_events
+from chalicelib.http.auth import authenticate
+from chalicelib.http.errors import ApiError
+from chalicelib.lib.log import logger
+from chalicelib.models.events import EventQueue, WsConnection
+
+MAX_MESSAGE_BYTES = 4096
+MAX_EVENT_ID = 2**53
+
+
+def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
+    connection_id = raw["requestContext"]["connectionId"]
+    headers = {k.lower(): v for k, v in (raw.get("headers") or {}).items()}
+    params = raw.get("queryStringParameters") or {}
+    try:
+        caller = authenticate(headers.get("authorization"))
+        queue = access_queue(caller.realm_id, caller.user_id, str(params.get("queue_id") or ""))
+        last_event_id = _event_id(params.get("last_event_id", "-1"))
+        acknowledge(queue, last_event_id)
+        replaced = attach(queue, connection_id, last_event_id)
+    except ApiError as error:
+        return {"statusCode": error.http_status, "body": json.dumps(error.to_dict())}
+    if replaced:
+        push.close(replaced)
+    logger.info("websocket connected", extra={"queue_id": queue.queue_id})
+    return {"statusCode": 200}
+
+
+def on_message(raw: dict[str, Any]) -> None:
+    connection_id = raw["requestContext"]["connectionId"]
+    connection = WsConnection.get_or_none(connection_id)
+    if connection is None:   # not connected through $connect (or already cleaned up)
+        push.close(connection_id)
+        return
+    try:
+        request = _parse(raw.get("body"))
+        queue = access_queue(connection.realm_id, connection.user_id, connection.queue_id)
+        if request.get("op") != "get_events":
+            raise ApiError(f"Unknown op: {str(request.get('op'))[:40]!r}")
+        after = _event_id(request.get("last_event_id", connection.last_event_id))
+        acknowledge(queue, after)
+        events = read_events(queue.queue_id, after)
+        if events:
+            push_events(queue, connection_id, events)
+        else:
+            _send_empty(queue, connection_id)
+    except ApiError as error:
+        if not push.send(connection_id, {"type": "error", **error.to_dict()}):
+            forget(None, connection_id)
+
+
+def _send_empty(queue: EventQueue, connection_id: str) -> None:
+    """Answers a fetch that finds nothing new, so the client knows it is up to date."""
+    if not push.send(connection_id, push.events_message(queue.queue_id, [])):
+        forget(queue, connection_id)
+
+
+def on_disconnect(raw: dict[str, Any]) -> None:
+    connection_id = raw["requestContext"]["connectionId"]
+    connection = WsConnection.get_or_none(connection_id)
+    if connection is None:
+        return
+    forget(EventQueue.get_or_none(connection.queue_id), connection_id)
+
+
+def _parse(body: Any) -> dict[str, Any]:
+    if not isinstance(body, str) or len(body.encode()) > MAX_MESSAGE_BYTES:
+        raise ApiError(f"A message must be a JSON object of at most {MAX_MESSAGE_BYTES} bytes.")
+    try:
+        request = json.loads(body)
+    except ValueError:
+        raise ApiError("A message must be a JSON object.") from None
+    if not isinstance(request, dict):
+        raise ApiError("A message must be a JSON object.")
+    return request
+
+
+def _event_id(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ApiError("Invalid last_event_id")
+    text = str(value).strip()
+    digits = text.removeprefix("-")
+    if not digits.isascii() or not digits.isdigit() or abs(int(text)) > MAX_EVENT_ID:
+        raise ApiError("Invalid last_event_id")
+    return max(-1, int(text))
