@@ -1,4 +1,5 @@
-"""`make run`: moto, the API on http://127.0.0.1:$PORT, stream/queue pollers, a demo realm.
+"""`make run`: moto, the API on http://127.0.0.1:$PORT, the push channel's WebSocket
+endpoint, stream/queue pollers and schedules, a demo realm.
 
 State lives in .local-state/ (LOCAL_STATE_DIR overrides) and survives restarts;
 `make reset` wipes it.
@@ -58,8 +59,15 @@ def main() -> int:
     create_all(prefix, progress=lambda what: progress(f"created {what}"))
     _create_side_resources()
 
+    # The push channel's addresses, before the app serves anything that advertises them.
+    ws_port = int(os.environ.get("WS_PORT") or free_port())
+    ws_management_port = free_port()
+    os.environ["WEBSOCKET_URL"] = f"ws://127.0.0.1:{ws_port}"
+    os.environ["WEBSOCKET_MANAGEMENT_URL"] = f"http://127.0.0.1:{ws_management_port}"
+
     from app import app
     from infra.local.http_server import start_http_server
+    from infra.local.websocket_server import LocalWebsocketGateway
     from infra.local.pollers import start_pollers
     from infra.local.seed import (
         load_accounts,
@@ -82,6 +90,9 @@ def main() -> int:
     server = start_http_server(app, "127.0.0.1", port)
     api_url = f"http://127.0.0.1:{port}"
     progress(f"API serving on {api_url}/api/v1")
+    gateway = LocalWebsocketGateway(app, "127.0.0.1", ws_port, ws_management_port)
+    gateway.start()
+    progress(f"push channel (WebSocket) on {gateway.url}")
 
     accounts = load_accounts(state)
     if accounts is None:
@@ -98,6 +109,7 @@ def main() -> int:
         snapshot.save(state)
     progress("stopping: saving state")
     server.server.shutdown()
+    gateway.stop()
     for thread in pollers:
         thread.join(timeout=2)
     snapshot.save(state)

@@ -6,11 +6,12 @@ with bounded retries (the mappings' ReportBatchItemFailures and MaximumRetryAtte
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -163,10 +164,41 @@ class SqsPoller(threading.Thread):
             self.sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=done)
 
 
+class ScheduleRunner(threading.Thread):
+    """Calls a scheduled handler at its rate, as EventBridge does on AWS.
+
+    LOCAL_SCHEDULE_<NAME>_SECONDS overrides the rate (tests use short ones)."""
+
+    def __init__(self, handler: Callable[[dict, Any], Any], name: str, seconds: float,
+                 stop: threading.Event) -> None:
+        super().__init__(name=f"schedule-{name}", daemon=True)
+        self.handler, self.function_name, self.stop = handler, name, stop
+        self.seconds = float(os.environ.get(f"LOCAL_SCHEDULE_{name.upper()}_SECONDS", seconds))
+
+    def run(self) -> None:
+        while not self.stop.wait(self.seconds):
+            event = {"version": "0", "id": str(uuid.uuid4()), "detail-type": "Scheduled Event",
+                     "source": "aws.events", "account": "123456789012",
+                     "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     "region": "us-east-1", "resources": [], "detail": {}}
+            try:
+                self.handler(event, LambdaContext(self.function_name))
+            except Exception:
+                logger.exception("scheduled handler failed",
+                                 extra={"function": self.function_name})
+
+
+def rate_seconds(expression: Any) -> float:
+    """Seconds between runs of a chalice Rate."""
+    per = {"MINUTES": 60, "HOURS": 3600, "DAYS": 86400}[str(expression.unit).upper()]
+    return float(expression.value) * per
+
+
 def start_pollers(app: Any, prefix: str, state: Path, stop: threading.Event
                   ) -> list[threading.Thread]:
-    """One poller per event source the app declares (stream sources map to the outbox)."""
-    from chalice.app import DynamoDBEventConfig, SQSEventConfig
+    """One poller per event source the app declares (stream sources map to the outbox),
+    and a runner per schedule."""
+    from chalice.app import DynamoDBEventConfig, ScheduledEventConfig, SQSEventConfig
 
     threads: list[threading.Thread] = []
     for source in app.event_sources:
@@ -178,6 +210,9 @@ def start_pollers(app: Any, prefix: str, state: Path, stop: threading.Event
         elif isinstance(source, SQSEventConfig):
             threads.append(SqsPoller(handler, source.name, source.queue, stop,
                                      batch_size=source.batch_size))
+        elif isinstance(source, ScheduledEventConfig):
+            threads.append(ScheduleRunner(handler, source.name,
+                                          rate_seconds(source.schedule_expression), stop))
     for thread in threads:
         thread.start()
     return threads
