@@ -1,0 +1,99 @@
+"""The push channel on the local stack, used with a real WebSocket client library."""
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+import requests
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+
+def _auth_header(account: dict[str, Any]) -> dict[str, str]:
+    token = base64.b64encode(f"{account['email']}:{account['api_key']}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+def _open(url: str, account: dict[str, Any], queue_id: str, last_event_id: int
+          ) -> ClientConnection:
+    return connect(f"{url}?queue_id={queue_id}&last_event_id={last_event_id}",
+                   additional_headers=_auth_header(account), open_timeout=10)
+
+
+def _fetch(socket: ClientConnection, last_event_id: int) -> list[dict[str, Any]]:
+    socket.send(json.dumps({"op": "get_events", "last_event_id": last_event_id}))
+    return _receive(socket)
+
+
+def _receive(socket: ClientConnection, timeout: float = 10) -> list[dict[str, Any]]:
+    message = json.loads(socket.recv(timeout=timeout))
+    assert message["type"] == "events", message
+    return message["events"]
+
+
+def _send_dm(stack, sender: dict[str, Any], to: dict[str, Any], content: str) -> int:
+    response = requests.post(f"{stack.url}/api/v1/messages", timeout=10, data={
+        "type": "direct", "to": json.dumps([to["user_id"]]), "content": content},
+        auth=(sender["email"], sender["api_key"]))
+    assert response.ok, response.text
+    return response.json()["id"]
+
+
+def _messages(events: list[dict[str, Any]]) -> list[str]:
+    return [e["message"]["content"] for e in events if e["type"] == "message"]
+
+
+def test_push_channel_delivers_in_order_and_resumes_without_loss(local_stack):
+    accounts = local_stack.accounts()
+    member, owner = accounts["member"], accounts["owner"]
+    api = f"{local_stack.url}/api/v1"
+    # GIVEN a registered queue; both register and server_settings name the channel's URL
+    registered = requests.post(f"{api}/register", auth=(member["email"], member["api_key"]),
+                               data={"event_types": '["message"]'}, timeout=10).json()
+    url = registered["event_queue_websocket_url"]
+    assert url.startswith("ws://127.0.0.1:")
+    assert requests.get(f"{api}/server_settings", timeout=10).json()[
+        "event_queue_websocket_url"] == url
+    queue_id = registered["queue_id"]
+    seen: list[dict[str, Any]] = []
+    # WHEN the client connects and fetches, then three messages are sent
+    with _open(url, member, queue_id, -1) as socket:
+        seen += _fetch(socket, -1)
+        for n in range(3):
+            _send_dm(local_stack, owner, member, f"push {n}")
+        while len(_messages(seen)) < 3:
+            seen += _receive(socket)
+        # THEN they are pushed in order, with increasing ids
+        assert _messages(seen) == ["push 0", "push 1", "push 2"]
+        ids = [e["id"] for e in seen]
+        assert ids == sorted(set(ids))
+        # AND a heartbeat arrives with no client activity (the keepalive schedule)
+        while seen[-1]["type"] != "heartbeat" or len(seen) < 5:
+            seen += _receive(socket)
+    last = seen[-1]["id"]
+    # WHEN messages are sent while the client is away, and it reconnects from `last`
+    _send_dm(local_stack, owner, member, "while away 1")
+    _send_dm(local_stack, owner, member, "while away 2")
+    with _open(url, member, queue_id, last) as socket:
+        missed = _fetch(socket, last)
+    # THEN it gets exactly what it missed, once, after its last id
+    assert _messages(missed) == ["while away 1", "while away 2"]
+    assert all(e["id"] > last for e in missed)
+    assert len({e["id"] for e in missed}) == len(missed)
+
+
+def test_push_channel_refuses_bad_credentials_and_foreign_queues(local_stack):
+    accounts = local_stack.accounts()
+    member, owner = accounts["member"], accounts["owner"]
+    registered = requests.post(f"{local_stack.url}/api/v1/register", timeout=10,
+                               auth=(member["email"], member["api_key"])).json()
+    url, queue_id = registered["event_queue_websocket_url"], registered["queue_id"]
+    with pytest.raises(InvalidStatus) as wrong_key:
+        _open(url, {**member, "api_key": "not-the-key"}, queue_id, -1)
+    assert wrong_key.value.response.status_code == 401
+    with pytest.raises(InvalidStatus) as foreign:
+        _open(url, owner, queue_id, -1)
+    assert foreign.value.response.status_code == 400
+    assert json.loads(foreign.value.response.body)["code"] == "BAD_EVENT_QUEUE_ID"
