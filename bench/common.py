@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import math
 import os
 import statistics
 import time
@@ -23,7 +24,7 @@ class RequestCounter:
 
     def __init__(self) -> None:
         self.calls: collections.Counter[tuple[str, str]] = collections.Counter()
-        # Estimated DynamoDB capacity units ("read"/"write") for items under 1 KB / 4 KB.
+        # DynamoDB on-demand request units ("read"/"write"), by DynamoDB's size rules.
         self.units: collections.Counter[str] = collections.Counter()
 
     def install(self) -> None:
@@ -35,9 +36,10 @@ class RequestCounter:
         def counting(client: object, operation: str, params: dict) -> object:
             service = client.meta.service_model.service_name  # type: ignore[attr-defined]
             counter.calls[(service, operation)] += 1
+            response = original(client, operation, params)
             if service == "dynamodb":
-                counter.units.update(capacity_units(operation, params))
-            return original(client, operation, params)
+                counter.units.update(capacity_units(operation, params, response))
+            return response
 
         botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]
 
@@ -49,27 +51,58 @@ class RequestCounter:
         delta.update(self.calls - before)
 
 
-def capacity_units(operation: str, params: dict) -> dict[str, float]:
-    """On-demand request units of one small-item call, by DynamoDB's pricing rules.
+def item_bytes(item: dict) -> int:
+    """An item's size as DynamoDB counts it: attribute names plus values."""
+    def value_bytes(value: dict) -> int:
+        kind, data = next(iter(value.items()))
+        if kind in ("S", "B"):
+            return len(data.encode() if isinstance(data, str) else data)
+        if kind == "N":
+            return len(str(data).lstrip("-").replace(".", "")) // 2 + 1
+        if kind in ("SS", "NS", "BS"):
+            return sum(len(str(v)) for v in data)
+        if kind == "M":
+            return 3 + sum(len(k) + value_bytes(v) + 1 for k, v in data.items())
+        if kind == "L":
+            return 3 + sum(value_bytes(v) + 1 for v in data)
+        return 1
+    return sum(len(name) + value_bytes(value) for name, value in item.items())
 
-    Strongly consistent reads cost 1 unit, eventually consistent 0.5; transactions cost
-    twice per item; a Query of small items costs about one read unit per 4 KB page.
-    """
+
+def _write_units(item: dict) -> float:
+    return float(max(1, math.ceil(item_bytes(item) / 1024)))
+
+
+def _read_units(items: list[dict], consistent: bool) -> float:
+    units = max(1, math.ceil(sum(item_bytes(i) for i in items) / 4096))
+    return units * (1.0 if consistent else 0.5)
+
+
+def capacity_units(operation: str, params: dict, response: dict) -> dict[str, float]:
+    """On-demand request units of one call: a write unit per KB of each item written
+    (twice in a transaction), a read unit per 4 KB read (half if eventually consistent;
+    a Query per 4 KB of what it returns, a BatchGetItem per item)."""
+    consistent = bool(params.get("ConsistentRead"))
     if operation == "GetItem":
-        return {"read": 1.0 if params.get("ConsistentRead") else 0.5}
-    if operation == "Query":
-        return {"read": 1.0 if params.get("ConsistentRead") else 0.5}
+        return {"read": _read_units([response.get("Item", {})], consistent)}
+    if operation in ("Query", "Scan"):
+        return {"read": _read_units(response.get("Items", []), consistent)}
     if operation == "BatchGetItem":
-        return {"read": sum(len(t["Keys"]) * (1.0 if t.get("ConsistentRead") else 0.5)
-                            for t in params["RequestItems"].values())}
+        return {"read": sum(_read_units([item], bool(params["RequestItems"][table].get(
+            "ConsistentRead"))) for table, items in response.get("Responses", {}).items()
+            for item in items)}
     if operation == "TransactGetItems":
         return {"read": 2.0 * len(params["TransactItems"])}
-    if operation in ("PutItem", "UpdateItem", "DeleteItem"):
+    if operation == "PutItem":
+        return {"write": _write_units(params["Item"])}
+    if operation in ("UpdateItem", "DeleteItem"):
         return {"write": 1.0}
     if operation == "BatchWriteItem":
-        return {"write": float(sum(len(v) for v in params["RequestItems"].values()))}
+        return {"write": sum(_write_units(r["PutRequest"]["Item"]) if "PutRequest" in r
+                             else 1.0 for rs in params["RequestItems"].values() for r in rs)}
     if operation == "TransactWriteItems":
-        return {"write": 2.0 * len(params["TransactItems"])}
+        return {"write": 2.0 * sum(_write_units(a["Put"]["Item"]) if "Put" in a else 1.0
+                                   for a in params["TransactItems"])}
     return {}
 
 

@@ -67,7 +67,6 @@ def main() -> int:
 
     from app import app
     from infra.local.http_server import start_http_server
-    from infra.local.websocket_server import LocalWebsocketGateway
     from infra.local.pollers import start_pollers
     from infra.local.seed import (
         load_accounts,
@@ -76,6 +75,7 @@ def main() -> int:
         seed_conversations,
     )
     from infra.local.ttl_sweep import start_sweeper
+    from infra.local.websocket_server import LocalWebsocketGateway
 
     stop = threading.Event()
 

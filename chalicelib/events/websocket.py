@@ -23,11 +23,11 @@ from chalicelib.events.queues import access_queue, acknowledge
 from chalicelib.events.reader import read_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.errors import ApiError
+from chalicelib.http.params import parse_integer
 from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, WsConnection
 
 MAX_MESSAGE_BYTES = 4096
-MAX_EVENT_ID = 2**53
 
 
 def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
@@ -98,10 +98,4 @@ def _parse(body: Any) -> dict[str, Any]:
 
 
 def _event_id(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ApiError("Invalid last_event_id")
-    text = str(value).strip()
-    digits = text.removeprefix("-")
-    if not digits.isascii() or not digits.isdigit() or abs(int(text)) > MAX_EVENT_ID:
-        raise ApiError("Invalid last_event_id")
-    return max(-1, int(text))
+    return max(-1, parse_integer("last_event_id", value))

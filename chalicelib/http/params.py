@@ -130,6 +130,11 @@ def parse_value(spec: ParamSpec, raw: Any) -> Any:
     return check_json(name, raw, spec.annotation)
 
 
+def parse_integer(name: str, raw: Any) -> int:
+    """An integer given as wire text or as a JSON value, under the API's rules."""
+    return _parse_text(name, raw, int) if isinstance(raw, str) else check_json(name, raw, int)
+
+
 def _parse_text(name: str, raw: str, tp: Any) -> Any:
     if _is_optional(tp):
         if raw == "null":

@@ -160,7 +160,7 @@ def _management_handler(gateway: LocalWebsocketGateway) -> type[BaseHTTPRequestH
             self.end_headers()
             self.wfile.write(data)
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             connection_id = self._connection_id()
             data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if connection_id is None:
@@ -170,7 +170,7 @@ def _management_handler(gateway: LocalWebsocketGateway) -> type[BaseHTTPRequestH
             else:
                 self._answer(410, {"message": "Gone"})
 
-        def do_DELETE(self) -> None:  # noqa: N802 - http.server's naming
+        def do_DELETE(self) -> None:
             connection_id = self._connection_id()
             if connection_id is not None and gateway.close(connection_id):
                 self._answer(204)
