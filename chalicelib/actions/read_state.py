@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -36,7 +36,7 @@ READ_STATE_RECORD = "_read_state"
 # One item per message plus the event: the most a transaction holds.
 FLAGS_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 1
 MAX_ATTEMPTS = 5
-BATCH_GET_KEYS = 100
+R = TypeVar("R", UnreadMessage, MessageFlag)
 
 
 class UnreadMessageDetails(TypedDict):
@@ -82,21 +82,22 @@ def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
         yield items[start:start + size]
 
 
+def _rows(model: type[R], realm_id: int, user_id: int, message_ids: Iterable[int]
+          ) -> dict[int, R]:
+    """The user's rows of `model` among these messages (BatchGetItem, 100 keys a request)."""
+    key = user_key(realm_id, user_id)
+    return {int(row.message_id): row for row in model.batch_get(
+        [(key, message_id) for message_id in sorted(set(message_ids))], consistent_read=True)}
+
+
 def unread_markers(realm_id: int, user_id: int, message_ids: Iterable[int]
                    ) -> dict[int, UnreadMessage]:
-    """The user's unread markers among these messages (BatchGetItem, 100 keys a request)."""
-    key = user_key(realm_id, user_id)
-    ids = sorted(set(message_ids))
-    return {m.message_id: m for m in UnreadMessage.batch_get(
-        [(key, message_id) for message_id in ids], consistent_read=True)}
+    return _rows(UnreadMessage, realm_id, user_id, message_ids)
 
 
 def flag_rows(realm_id: int, user_id: int, message_ids: Iterable[int]
               ) -> dict[int, MessageFlag]:
-    key = user_key(realm_id, user_id)
-    ids = sorted(set(message_ids))
-    return {f.message_id: f for f in MessageFlag.batch_get(
-        [(key, message_id) for message_id in ids], consistent_read=True)}
+    return _rows(MessageFlag, realm_id, user_id, message_ids)
 
 
 def flags_of(realm_id: int, user_id: int, message_ids: list[int]) -> dict[int, list[str]]:
@@ -104,13 +105,8 @@ def flags_of(realm_id: int, user_id: int, message_ids: list[int]) -> dict[int, l
     lasting flags of its row. Two batched reads, whatever the number of messages."""
     markers = unread_markers(realm_id, user_id, message_ids)
     rows = flag_rows(realm_id, user_id, message_ids)
-    result = {}
-    for message_id in message_ids:
-        flags = set(rows[message_id].flags or ()) if message_id in rows else set()
-        if message_id not in markers:
-            flags.add("read")
-        result[message_id] = sorted(flags)
-    return result
+    return {message_id: _flags(message_id in markers, rows.get(message_id))
+            for message_id in message_ids}
 
 
 def flags_of_users(realm_id: int, user_ids: Iterable[int], message_id: int
@@ -118,18 +114,17 @@ def flags_of_users(realm_id: int, user_ids: Iterable[int], message_id: int
     """One message's flags for each of these users (batched reads of both tables)."""
     users = sorted(set(user_ids))
     keys = [(user_key(realm_id, u), message_id) for u in users]
-    unread = {m.user_id for chunk in _chunks(keys, BATCH_GET_KEYS)
-              for m in UnreadMessage.batch_get(chunk, consistent_read=True)}
-    rows = {f.user_key: f for chunk in _chunks(keys, BATCH_GET_KEYS)
-            for f in MessageFlag.batch_get(chunk, consistent_read=True)}
-    result = {}
-    for user_id in users:
-        row = rows.get(user_key(realm_id, user_id))
-        flags = set(row.flags or ()) if row is not None else set()
-        if user_id not in unread:
-            flags.add("read")
-        result[str(user_id)] = sorted(flags)
-    return result
+    unread = {int(m.user_id) for m in UnreadMessage.batch_get(keys, consistent_read=True)}
+    rows = {f.user_key: f for f in MessageFlag.batch_get(keys, consistent_read=True)}
+    return {str(user_id): _flags(user_id in unread, rows.get(user_key(realm_id, user_id)))
+            for user_id in users}
+
+
+def _flags(unread: bool, row: MessageFlag | None) -> list[str]:
+    flags = set(row.flags or ()) if row is not None else set()
+    if not unread:
+        flags.add("read")
+    return sorted(flags)
 
 
 def new_marker(realm_id: int, user_id: int, message: Message, mentions: int) -> UnreadMessage:
