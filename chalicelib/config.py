@@ -109,3 +109,9 @@ def websocket_heartbeat_seconds() -> int:
     """How often each connection gets a heartbeat event: within API Gateway's 10-minute
     idle timeout (the keepalive schedule in app.py runs at this rate on AWS)."""
     return int(_env("WEBSOCKET_HEARTBEAT_SECONDS", "300"))
+
+
+def mark_all_as_read_seconds() -> float:
+    """How long POST /mark_all_as_read works before answering `complete: false` (the
+    client repeats it): well under API Gateway's 29 s."""
+    return float(_env("MARK_ALL_AS_READ_SECONDS", "10"))

@@ -18,14 +18,14 @@ from chalicelib.events.queues import (
     queues_of_users,
 )
 from chalicelib.models.events import EventQueue
-from chalicelib.models.streams import Stream, get_stream, subscriber_ids
+from chalicelib.models.streams import Stream, Subscription, get_stream, stream_key
 
 
 class AudienceResolver:
     """The audience reads of one fan-out batch, cached: channels, subscribers, queues."""
 
     def __init__(self) -> None:
-        self._subscribers: dict[tuple[int, int], list[int]] = {}
+        self._subscriptions: dict[tuple[int, int], list[Subscription]] = {}
         self._streams: dict[tuple[int, int], Stream | None] = {}
         self._user_queues: dict[tuple[int, int], list[EventQueue]] = {}
         self._realm_queues: dict[int, list[EventQueue]] = {}
@@ -34,12 +34,18 @@ class AudienceResolver:
 
     # ---- cached reads, for the audiences and for per-record steps --------------------
 
-    def subscriber_ids(self, realm_id: int, stream_id: int) -> list[int]:
-        """The channel's active subscribers (one Query per channel and batch)."""
+    def subscriptions(self, realm_id: int, stream_id: int) -> list[Subscription]:
+        """The channel's active subscriptions (one Query per channel and batch)."""
         key = (realm_id, stream_id)
-        if key not in self._subscribers:
-            self._subscribers[key] = subscriber_ids(realm_id, stream_id)
-        return self._subscribers[key]
+        if key not in self._subscriptions:
+            self._subscriptions[key] = [
+                s for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
+                if s.active]
+        return self._subscriptions[key]
+
+    def subscriber_ids(self, realm_id: int, stream_id: int) -> list[int]:
+        """The channel's active subscribers, from the same read."""
+        return [int(s.user_id) for s in self.subscriptions(realm_id, stream_id)]
 
     def stream(self, realm_id: int, stream_id: int) -> Stream | None:
         key = (realm_id, stream_id)
@@ -72,8 +78,7 @@ class AudienceResolver:
 
     def queues(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
         """The live queues an audience names (records of a batch often share one)."""
-        key = json.dumps([realm_id, {k: v for k, v in audience.items() if k != "user_flags"}],
-                         sort_keys=True)
+        key = json.dumps([realm_id, audience], sort_keys=True)
         if key not in self._audiences:
             self._audiences[key] = self._resolve(realm_id, audience)
         return self._audiences[key]

@@ -6,8 +6,10 @@ so one poison record does not hold back the ones after it. The events of one bat
 go to the same queue are appended together, in stream order, as one chunk; then the
 queue's WebSocket connection gets them and a waiting long-poll is woken.
 
-Order within a batch: collect (per record: audience, forms, side effects gathered),
-then side effects (payloads stored once, webhook jobs), then the queue appends.
+Order within a batch: collect (per record: audience, recipients' flags, forms, side
+effects gathered), then side effects (recipients' state, payloads stored once, webhook
+jobs), then the queue appends: a client never sees a message whose unread marker does
+not exist yet.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.connections import deliver
 from chalicelib.events.filters import forms_for_queue
 from chalicelib.events.payloads import PayloadStore
+from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
 
@@ -98,6 +101,10 @@ class FanoutBatch:
         self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
         self.access = EventAccess()   # can_access_all_users_group, its reads cached
+        # Flags, unread markers, conversations; it reads channels' subscriptions through
+        # the batch's audience reads.
+        self.recipients = RecipientStep(self.audience.subscriptions)
+        self.collected: set[str] = set()
 
     def collect(self, record: DynamoDBRecord) -> None:
         raw = record.raw_event
@@ -112,11 +119,16 @@ class FanoutBatch:
         if event.get("type") == OUTGOING_WEBHOOK_RECORD:   # for the webhook queue, not clients
             self.webhook_jobs.append((sequence_number, event))
             return
+        self.collected.add(sequence_number)
+        if self.recipients.is_internal(event):
+            self.recipients.collect_internal(outbox.realm_id, event)
+            return
         since = commit_time_ms(raw, outbox)
-        user_flags = audience.get("user_flags") or {}
-        for queue in self.audience.queues(outbox.realm_id, audience):
-            if not role_may_see(queue, audience):
-                continue
+        queues = [q for q in self.audience.queues(outbox.realm_id, audience)
+                  if role_may_see(q, audience)]
+        user_flags = self.recipients.user_flags(outbox.realm_id, outbox.outbox_id, event,
+                                                {q.user_id for q in queues})
+        for queue in queues:
             shown: dict[str, Any] | None = event
             if audience.get("user_access") is not None and not self.access.may_access(
                     outbox.realm_id, queue, int(audience["user_access"])):
@@ -132,14 +144,16 @@ class FanoutBatch:
             appends.sequence_numbers.add(sequence_number)
 
     def flush(self) -> set[str]:
-        """Side effects first, then the appends; returns the sequence numbers that failed."""
+        """Side effects first, then the appends; returns the sequence numbers that failed.
+        If the recipients' state or the payloads could not be written, no event is
+        appended and the whole batch is offered again."""
         try:
+            self.recipients.flush()
             self.payloads.write()
-        except Exception:  # noqa: BLE001 - every record with appends is retried
-            logger.exception("storing payloads failed")
-            failed = {s for a in self.pending.values() for s in a.sequence_numbers}
+        except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
+            logger.exception("recipient state or payloads failed")
             self.pending = {}
-            return failed | self._flush_webhook_jobs()
+            return set(self.collected) | self._flush_webhook_jobs()
         return self._flush_webhook_jobs() | self._flush_queues()
 
     def _flush_webhook_jobs(self) -> set[str]:
