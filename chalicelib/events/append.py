@@ -155,14 +155,15 @@ def _take_chunk(pending: list[Pending]) -> list[Pending]:
     return pending[:MAX_EVENTS_PER_CHUNK]
 
 
-def read_chunks(queue_id: str, after: int) -> list[dict[str, Any]]:
+def read_chunks(queue_id: str, after: int) -> tuple[list[dict[str, Any]], int]:
     """Stored events with id > after, oldest first (strongly consistent; payload
-    references left for the caller to resolve). Usually one Query of the newest chunk."""
+    references left for the caller to resolve), and the queue's newest id (-1: none).
+    Usually one Query of the newest chunk."""
     newest = next(iter(QueueEvent.query(queue_id, QueueEvent.sk.startswith("e#"),
                                         scan_index_forward=False, consistent_read=True,
                                         limit=1)), None)
     if newest is None or _last_id(newest) <= after:
-        return []
+        return [], -1 if newest is None else _last_id(newest)
     chunks = [newest]
     if _first_id(newest) > after + 1:
         # The chunk holding after+1 (it may start below it), then everything in between.
@@ -174,4 +175,5 @@ def read_chunks(queue_id: str, after: int) -> list[dict[str, Any]]:
             consistent_read=True)
         chunks = ([holding] if holding is not None and holding.sk.startswith("e#") else []) \
             + list(between) + chunks
-    return [event for chunk in chunks for event in chunk.events or [] if event["id"] > after]
+    return ([event for chunk in chunks for event in chunk.events or [] if event["id"] > after],
+            _last_id(newest))

@@ -23,16 +23,23 @@ def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
                dont_block: bool) -> dict[str, Any]:
     queue = access_queue(caller.realm_id, caller.user_id, queue_id)
     after = -1 if last_event_id is None else last_event_id
-    acknowledge(queue, after)
-    events = read_events(queue_id, after)
+    events = fetch_events(queue, after)
     if events or dont_block:
         return {"events": events, "queue_id": queue_id}
     return {"events": _wait_for_events(queue, after), "queue_id": queue_id}
 
 
+def fetch_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:
+    """Events with id > after, oldest first, as clients receive them; acknowledges
+    `after` (no further than the queue's newest id) and extends the queue's life."""
+    stored, newest = read_chunks(queue.queue_id, after)
+    acknowledge(queue, min(after, newest))
+    return resolve(stored)
+
+
 def read_events(queue_id: str, after: int) -> list[dict[str, Any]]:
     """Events with id > after, oldest first, as clients receive them."""
-    return resolve(read_chunks(queue_id, after))
+    return resolve(read_chunks(queue_id, after)[0])
 
 
 def _wait_for_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from typing import Any
 from chalicelib.events import push
 from chalicelib.events.connections import attach, forget, push_events
 from chalicelib.events.queues import access_queue, acknowledge
-from chalicelib.events.reader import read_events
+from chalicelib.events.reader import fetch_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.errors import ApiError
 from chalicelib.http.params import parse_integer
@@ -38,7 +38,7 @@ def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
         caller = authenticate(headers.get("authorization"))
         queue = access_queue(caller.realm_id, caller.user_id, str(params.get("queue_id") or ""))
         last_event_id = _event_id(params.get("last_event_id", "-1"))
-        acknowledge(queue, last_event_id)
+        acknowledge(queue, -1)   # extends its life; get_events acknowledges
         replaced = attach(queue, connection_id, last_event_id)
     except ApiError as error:
         return {"statusCode": error.http_status, "body": json.dumps(error.to_dict())}
@@ -60,8 +60,7 @@ def on_message(raw: dict[str, Any]) -> None:
         if request.get("op") != "get_events":
             raise ApiError(f"Unknown op: {str(request.get('op'))[:40]!r}")
         after = _event_id(request.get("last_event_id", connection.last_event_id))
-        acknowledge(queue, after)
-        events = read_events(queue.queue_id, after)
+        events = fetch_events(queue, after)
         if events:
             push_events(queue, connection_id, events)
         else:

@@ -222,3 +222,16 @@ def test_register_waits_until_the_fanout_index_lists_the_queue(realm, monkeypatc
     body = register(realm.member, event_types=["realm_user"])
     # THEN registration looked until the queue was listed before reading the state
     assert body["queue_id"] and len(calls) == 3
+
+
+def test_acknowledging_past_the_newest_event_moves_no_id(realm, drain_events):
+    queue_id = register(realm.member, event_types=["realm_user"])["queue_id"]
+    realm.add_user("Ann Early")
+    drain_events()
+    [first] = poll(realm.member, queue_id)
+    # A client claiming ids the queue never gave acknowledges only what exists.
+    assert poll(realm.member, queue_id, 10**6) == []
+    assert EventQueue.get(queue_id).acked_through == first["id"]
+    realm.add_user("Bo Later")
+    drain_events()
+    assert [e["id"] for e in poll(realm.member, queue_id, first["id"])] == [first["id"] + 1]
