@@ -44,7 +44,44 @@ def apply() -> None:
     DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]
     DynamoDBBackend._original_transact_write_items = original_transact  # type: ignore[attr-defined]
     _serialize_item_reads_directly()
+    _query_one_partition()
     _applied = True
+
+
+_partition = threading.local()
+
+
+def _query_one_partition() -> None:
+    """moto answers a Query on a table's key by sorting every item of the table and
+    filtering on the hash key, so a Query costs as much as the table is large (event
+    chunks: every append reads its queue's tail). DynamoDB reads one partition; so does
+    this: during a Query without an index, `all_items` lists that partition only."""
+    from moto.dynamodb.models.table import Table
+
+    original_query, original_all_items = Table.query, Table.all_items
+
+    def all_items(self: Any) -> list[Any]:
+        hash_key = getattr(_partition, "hash_key", None)
+        if hash_key is None or getattr(_partition, "table", None) is not self:
+            return original_all_items(self)
+        found = self.items.get(hash_key)
+        if found is None:
+            return []
+        items = list(found.values()) if self.range_key_attr else [found]
+        return sorted(items, key=lambda x: (x.hash_key, x.range_key) if x.range_key
+                      else x.hash_key)
+
+    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("index_name") or len(args) > 6 or hash_key is None:
+            return original_query(self, hash_key, *args, **kwargs)
+        _partition.table, _partition.hash_key = self, hash_key
+        try:
+            return original_query(self, hash_key, *args, **kwargs)
+        finally:
+            _partition.table = _partition.hash_key = None
+
+    Table.all_items = all_items  # type: ignore[method-assign]
+    Table.query = query  # type: ignore[method-assign]
 
 
 # Reads whose results are already DynamoDB's wire JSON (items of typed attribute values).

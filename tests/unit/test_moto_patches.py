@@ -142,3 +142,43 @@ def test_item_reads_answer_what_moto_s_serializer_would(dynamodb, monkeypatch):
     for patched, original in zip(fast, slow, strict=True):
         patched.pop("ResponseMetadata"), original.pop("ResponseMetadata")
         assert patched == original
+
+
+def test_a_query_reads_its_partition_and_answers_as_before(dynamodb):
+    # GIVEN a table with a sort key, an index, and items in three partitions
+    name = f"{TABLE}-range"
+    dynamodb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"}
+                              for a in ("p", "s", "g")],
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
+                   {"AttributeName": "s", "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_g", "Projection": {"ProjectionType": "ALL"},
+                                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}]}])
+    for partition in ("a", "b", "c"):
+        for n in range(5):
+            dynamodb.put_item(TableName=name, Item={
+                "p": {"S": partition}, "s": {"S": f"e#{n}"}, "g": {"S": "all"}})
+
+    def keys(**kwargs):
+        return [(i["p"]["S"], i["s"]["S"]) for i in dynamodb.query(TableName=name, **kwargs)[
+            "Items"]]
+
+    # THEN a key Query sees only its partition, in order, with conditions and paging
+    assert keys(KeyConditionExpression="p = :p", ExpressionAttributeValues={
+        ":p": {"S": "b"}}) == [("b", f"e#{n}") for n in range(5)]
+    assert keys(KeyConditionExpression="p = :p AND s > :s", ScanIndexForward=False, Limit=2,
+                ExpressionAttributeValues={":p": {"S": "c"}, ":s": {"S": "e#1"}}) == [
+        ("c", "e#4"), ("c", "e#3")]
+    page = dynamodb.query(TableName=name, KeyConditionExpression="p = :p", Limit=3,
+                          ExpressionAttributeValues={":p": {"S": "a"}})
+    rest = dynamodb.query(TableName=name, KeyConditionExpression="p = :p",
+                          ExclusiveStartKey=page["LastEvaluatedKey"],
+                          ExpressionAttributeValues={":p": {"S": "a"}})
+    assert [i["s"]["S"] for i in page["Items"] + rest["Items"]] == [f"e#{n}" for n in range(5)]
+    assert keys(KeyConditionExpression="p = :p", ExpressionAttributeValues={
+        ":p": {"S": "none"}}) == []
+    # AND index queries and scans still see every partition
+    assert len(keys(IndexName="by_g", KeyConditionExpression="g = :g",
+                    ExpressionAttributeValues={":g": {"S": "all"}})) == 15
+    assert len(dynamodb.scan(TableName=name)["Items"]) == 15
