@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from chalicelib.events import push
 from chalicelib.events.append import Appended, Pending, append, read_tail
@@ -23,8 +23,16 @@ from chalicelib.models.events import EventQueue, WsConnection
 CONNECTION_LIFETIME = timedelta(hours=2, minutes=10)
 
 
+class HeartbeatEvent(TypedDict):
+    """Appended when a long-poll waited in vain, a connection (dis)connects, and by the
+    keepalive; it carries an id like any event. Clients ignore it."""
+
+    type: Literal["heartbeat"]
+
+
 def heartbeat() -> Pending:
-    return Pending("", {"type": "heartbeat"})
+    event: HeartbeatEvent = {"type": "heartbeat"}
+    return Pending("", dict(event))
 
 
 def attach(queue: EventQueue, connection_id: str, last_event_id: int) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import boto3
 from botocore.exceptions import ClientError
@@ -17,6 +17,23 @@ from chalicelib import config
 from chalicelib.lib.log import logger
 
 MAX_MESSAGE_BYTES = 120_000   # API Gateway refuses WebSocket frames over 128 KB
+
+
+class EventsMessage(TypedDict):
+    """What the push channel sends: events as GET /events returns them, ids ascending."""
+
+    type: Literal["events"]
+    queue_id: str
+    events: list[dict[str, Any]]
+
+
+class ErrorMessage(TypedDict):
+    """The push channel's answer to a message it cannot serve (the API's error envelope)."""
+
+    type: Literal["error"]
+    result: Literal["error"]
+    code: str
+    msg: str
 
 
 @functools.lru_cache(maxsize=4)
@@ -29,7 +46,7 @@ def enabled() -> bool:
     return bool(config.websocket_management_url())
 
 
-def send(connection_id: str, message: dict[str, Any]) -> bool:
+def send(connection_id: str, message: EventsMessage | ErrorMessage) -> bool:
     """Sends one JSON message; False if the connection is gone (the caller cleans up)."""
     data = json.dumps(message, separators=(",", ":")).encode()
     try:
@@ -57,8 +74,14 @@ def send_events(connection_id: str, queue_id: str, events: list[dict[str, Any]])
     return send(connection_id, events_message(queue_id, chunk)) if chunk else True
 
 
-def events_message(queue_id: str, events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"type": "events", "queue_id": queue_id, "events": events}
+def events_message(queue_id: str, events: list[dict[str, Any]]) -> EventsMessage:
+    message: EventsMessage = {"type": "events", "queue_id": queue_id, "events": events}
+    return message
+
+
+def error_message(code: str, msg: str) -> ErrorMessage:
+    message: ErrorMessage = {"type": "error", "result": "error", "code": code, "msg": msg}
+    return message
 
 
 def close(connection_id: str) -> None:

@@ -66,7 +66,7 @@ def on_message(raw: dict[str, Any]) -> None:
         else:
             _send_empty(queue, connection_id)
     except ApiError as error:
-        if not push.send(connection_id, {"type": "error", **error.to_dict()}):
+        if not push.send(connection_id, push.error_message(error.code, error.msg)):
             forget(None, connection_id)
 
 
