@@ -24,8 +24,10 @@ class RequestCounter:
 
     def __init__(self) -> None:
         self.calls: collections.Counter[tuple[str, str]] = collections.Counter()
-        # DynamoDB on-demand request units ("read"/"write"), by DynamoDB's size rules.
+        # DynamoDB on-demand request units ("read"/"write"), by DynamoDB's size rules;
+        # by_table: the same per (table suffix, "read"/"write").
         self.units: collections.Counter[str] = collections.Counter()
+        self.by_table: collections.Counter[tuple[str, str]] = collections.Counter()
 
     def install(self) -> None:
         import botocore.client
@@ -38,7 +40,10 @@ class RequestCounter:
             counter.calls[(service, operation)] += 1
             response = original(client, operation, params)
             if service == "dynamodb":
-                counter.units.update(capacity_units(operation, params, response))
+                for (table, kind), units in table_units(operation, params, response).items():
+                    counter.units[kind] += units
+                    counter.by_table[(table.removeprefix(os.environ["TABLE_PREFIX"]),
+                                      kind)] += units
             return response
 
         botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]
@@ -78,32 +83,39 @@ def _read_units(items: list[dict], consistent: bool) -> float:
     return units * (1.0 if consistent else 0.5)
 
 
-def capacity_units(operation: str, params: dict, response: dict) -> dict[str, float]:
-    """On-demand request units of one call: a write unit per KB of each item written
-    (twice in a transaction), a read unit per 4 KB read (half if eventually consistent;
-    a Query per 4 KB of what it returns, a BatchGetItem per item)."""
+def table_units(operation: str, params: dict, response: dict
+                ) -> dict[tuple[str, str], float]:
+    """On-demand request units of one call, per table: a write unit per KB of each item
+    written (twice in a transaction), a read unit per 4 KB read (half if eventually
+    consistent; a Query per 4 KB of what it returns, a BatchGetItem per item)."""
+    units: collections.Counter[tuple[str, str]] = collections.Counter()
+    table = params.get("TableName", "")
     consistent = bool(params.get("ConsistentRead"))
     if operation == "GetItem":
-        return {"read": _read_units([response.get("Item", {})], consistent)}
-    if operation in ("Query", "Scan"):
-        return {"read": _read_units(response.get("Items", []), consistent)}
-    if operation == "BatchGetItem":
-        return {"read": sum(_read_units([item], bool(params["RequestItems"][table].get(
-            "ConsistentRead"))) for table, items in response.get("Responses", {}).items()
-            for item in items)}
-    if operation == "TransactGetItems":
-        return {"read": 2.0 * len(params["TransactItems"])}
-    if operation == "PutItem":
-        return {"write": _write_units(params["Item"])}
-    if operation in ("UpdateItem", "DeleteItem"):
-        return {"write": 1.0}
-    if operation == "BatchWriteItem":
-        return {"write": sum(_write_units(r["PutRequest"]["Item"]) if "PutRequest" in r
-                             else 1.0 for rs in params["RequestItems"].values() for r in rs)}
-    if operation == "TransactWriteItems":
-        return {"write": 2.0 * sum(_write_units(a["Put"]["Item"]) if "Put" in a else 1.0
-                                   for a in params["TransactItems"])}
-    return {}
+        units[(table, "read")] += _read_units([response.get("Item", {})], consistent)
+    elif operation in ("Query", "Scan"):
+        units[(table, "read")] += _read_units(response.get("Items", []), consistent)
+    elif operation == "BatchGetItem":
+        for name, items in response.get("Responses", {}).items():
+            strong = bool(params["RequestItems"][name].get("ConsistentRead"))
+            units[(name, "read")] += sum(_read_units([item], strong) for item in items)
+    elif operation == "TransactGetItems":
+        for action in params["TransactItems"]:
+            units[(action["Get"]["TableName"], "read")] += 2.0
+    elif operation == "PutItem":
+        units[(table, "write")] += _write_units(params["Item"])
+    elif operation in ("UpdateItem", "DeleteItem"):
+        units[(table, "write")] += 1.0
+    elif operation == "BatchWriteItem":
+        for name, requests in params["RequestItems"].items():
+            units[(name, "write")] += sum(_write_units(r["PutRequest"]["Item"])
+                                          if "PutRequest" in r else 1.0 for r in requests)
+    elif operation == "TransactWriteItems":
+        for action in params["TransactItems"]:
+            kind, body = next(iter(action.items()))
+            units[(body["TableName"], "write")] += 2.0 * (
+                _write_units(body["Item"]) if kind == "Put" else 1.0)
+    return dict(units)
 
 
 @contextmanager

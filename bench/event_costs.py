@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from bench.event_fanout import Cost, measure
+from bench.event_fanout import QUEUE_TABLES, Cost, measure
 from bench.legacy_events import (
     create_legacy_queues,
     dynamodb_client,
@@ -180,23 +180,32 @@ def _delivery_table(poll_return: dict[str, Cost], deliveries: dict[int, dict[str
         old.add("poll returns: Lambda", subscribers, LAMBDA_PER_REQUEST, "req")
         _dynamodb(old, returned_before.write * subscribers, returned_before.read * subscribers,
                   "poll returns:")
+        queue_w, queue_r = after.units_of(QUEUE_TABLES, "write"), after.units_of(
+            QUEUE_TABLES, "read")
+        state = Bill()   # issue 12's per-recipient read state, which "before" did not have
+        _dynamodb(state, after.write - queue_w, after.read - queue_r, "read state")
         new_push = Bill()
-        _dynamodb(new_push, after.write, after.read, "fan-out DynamoDB")
+        _dynamodb(new_push, queue_w, queue_r, "fan-out DynamoDB")
         new_push.add("WebSocket messages", pushes, WEBSOCKET_PER_MESSAGE, "msg")
         new_poll = Bill()
-        _dynamodb(new_poll, after.write, after.read, "fan-out DynamoDB")
+        _dynamodb(new_poll, queue_w, queue_r, "fan-out DynamoDB")
         new_poll.add("SQS wake-ups", subscribers, SQS_PER_REQUEST, "req")
         new_poll.add("poll returns: API Gateway", subscribers, API_GATEWAY_REST_PER_REQUEST, "req")
         new_poll.add("poll returns: Lambda", subscribers, LAMBDA_PER_REQUEST, "req")
         _dynamodb(new_poll, returned_after.write * subscribers,
                   returned_after.read * subscribers, "poll returns:")
         for label, bill in (("BEFORE, long-poll", old), ("AFTER, push channel", new_push),
-                            ("AFTER, long-poll", new_poll)):
+                            ("AFTER, long-poll", new_poll),
+                            (("AFTER, read state written by the same fan-out (issue 12; "
+                             "not part of the event pipeline, none before)"), state)):
             print(f"\n   {subscribers:,} subscribers, {label}:")
             bill.print()
-        rows.append((subscribers, old.total, new_push.total, new_poll.total))
-    print("\n   Summary: one channel message to N connected subscribers")
-    print(f"   {'N':>6} {'before':>12} {'after, push':>12} {'after, long-poll':>17}")
-    for subscribers, old_total, push_total, poll_total in rows:
+        rows.append((subscribers, old.total, new_push.total, new_poll.total, state.total))
+    print("\n   Summary: one channel message to N connected subscribers (event pipeline;"
+          " read state apart)")
+    print(f"   {'N':>6} {'before':>12} {'after, push':>12} {'after, long-poll':>17} "
+          f"{'read state':>12}")
+    for subscribers, old_total, push_total, poll_total, state_total in rows:
         print(f"   {subscribers:>6,} {f'${old_total:.6f}':>12} {f'${push_total:.6f}':>12} "
-              f"{f'${poll_total:.6f}':>17}  (push: {old_total / push_total:.1f}x cheaper)")
+              f"{f'${poll_total:.6f}':>17} {f'${state_total:.6f}':>12}"
+              f"  (push: {old_total / push_total:.1f}x cheaper)")

@@ -16,6 +16,8 @@ import boto3
 from bench.common import RequestCounter
 from bench.legacy_events import create_legacy_queues, legacy_fanout, legacy_prune
 
+# The tables of the event pipeline itself (the rest of a fan-out's writes is read state).
+QUEUE_TABLES = {"queue_events", "event_queues", "user_queues", "ws_connections", "outbox"}
 OPTIONS = {"event_types": ["message"], "narrow": [], "client_capabilities": {},
            "all_public_streams": False, "apply_markdown": False, "client_gravatar": False}
 
@@ -28,6 +30,7 @@ class Cost:
     write: float
     read: float
     seconds: float
+    tables: dict[tuple[str, str], float]
 
     @property
     def dynamodb_requests(self) -> int:
@@ -37,16 +40,26 @@ class Cost:
         return (f"{self.dynamodb_requests / n:.2f} requests, {self.write / n:.2f} write units,"
                 f" {self.read / n:.2f} read units")
 
+    def units_of(self, tables: set[str], kind: str) -> float:
+        return sum(u for (table, k), u in self.tables.items() if k == kind and table in tables)
+
+    def split(self, n: int) -> str:
+        """Write units per delivery: the event queues' own, and the rest (read state)."""
+        queue = self.units_of(QUEUE_TABLES, "write")
+        return (f"of which event queues {queue / n:.2f} WRU, "
+                f"{self.units_of(QUEUE_TABLES, 'read') / n:.2f} RRU; "
+                f"other tables (read state, issue 12) {(self.write - queue) / n:.2f} WRU")
+
 
 def measure(counter: RequestCounter, action: Any) -> Cost:
-    units_before = counter.units.copy()
+    units_before, tables_before = counter.units.copy(), counter.by_table.copy()
     with counter.measure() as delta:
         started = time.perf_counter()
         action()
         seconds = time.perf_counter() - started
     units = counter.units - units_before
     return Cost({f"{svc}.{op}": n for (svc, op), n in delta.items()}, units["write"],
-                units["read"], seconds)
+                units["read"], seconds, dict(counter.by_table - tables_before))
 
 
 class Channel:
@@ -107,6 +120,7 @@ def per_event_figures(counter: RequestCounter, channel: Channel, drain: Any) -> 
         deliveries = batch * queues
         legacy = batch * len(channel.queue_ids)
         print(f"   batch of {batch:>2}: after  {after.per(deliveries)}")
+        print(f"                     ({after.split(deliveries)})")
         print(f"              before {before.per(legacy)}"
               f" + pruning {prune.write / legacy:.2f} write units")
 
@@ -130,7 +144,8 @@ def fanout_figures(counter: RequestCounter, channels: list[Channel], drain: Any
     print(f"\n2. Fan-out of one message to {n:,} connected queues, against raw writes of the"
           " same items")
     print(f"   fan-out         {cost.dynamodb_requests:>6,} DynamoDB requests "
-          f"({_ops(cost)}), {cost.write:,.0f} WRU, {cost.read:,.0f} RRU, "
+          f"({_ops(cost)}), {cost.write:,.0f} WRU, {cost.read:,.0f} RRU "
+          f"({cost.split(1)}), "
           f"{cost.requests.get('apigatewaymanagementapi.PostToConnection', 0):,} pushes, "
           f"{cost.seconds * 1000:,.0f} ms")
     for label, raw in (("raw PutItem", raw_put), ("raw BatchWrite", raw_batch)):
