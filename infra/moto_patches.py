@@ -49,6 +49,7 @@ def apply() -> None:
 
 
 _partition = threading.local()
+partition_queries = 0   # how many Queries read one partition (the tests check it is used)
 
 
 def _query_one_partition() -> None:
@@ -72,8 +73,12 @@ def _query_one_partition() -> None:
                       else x.hash_key)
 
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("index_name") or len(args) > 6 or hash_key is None:
+        # moto's backend passes index_name as the eighth positional argument.
+        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+        if index_name or hash_key is None:
             return original_query(self, hash_key, *args, **kwargs)
+        global partition_queries
+        partition_queries += 1
         _partition.table, _partition.hash_key = self, hash_key
         try:
             return original_query(self, hash_key, *args, **kwargs)

@@ -165,6 +165,7 @@ def test_a_query_reads_its_partition_and_answers_as_before(dynamodb):
             "Items"]]
 
     # THEN a key Query sees only its partition, in order, with conditions and paging
+    used = moto_patches.partition_queries
     assert keys(KeyConditionExpression="p = :p", ExpressionAttributeValues={
         ":p": {"S": "b"}}) == [("b", f"e#{n}") for n in range(5)]
     assert keys(KeyConditionExpression="p = :p AND s > :s", ScanIndexForward=False, Limit=2,
@@ -178,6 +179,7 @@ def test_a_query_reads_its_partition_and_answers_as_before(dynamodb):
     assert [i["s"]["S"] for i in page["Items"] + rest["Items"]] == [f"e#{n}" for n in range(5)]
     assert keys(KeyConditionExpression="p = :p", ExpressionAttributeValues={
         ":p": {"S": "none"}}) == []
+    assert moto_patches.partition_queries == used + 5   # every key Query read one partition
     # AND index queries and scans still see every partition
     assert len(keys(IndexName="by_g", KeyConditionExpression="g = :g",
                     ExpressionAttributeValues={":g": {"S": "all"}})) == 15
