@@ -63,7 +63,8 @@ def measure(counter: RequestCounter, action: Any) -> Cost:
 
 
 class Channel:
-    """A channel with a sender and synthetic subscribers, each with a (connected) queue."""
+    """A channel of the sender and `subscribers - 1` synthetic subscribers, each of those
+    with a (connected) queue."""
 
     def __init__(self, http: Any, owner: dict[str, str], realm_id: int, name: str,
                  subscribers: int, first_user_id: int, connect: bool) -> None:
@@ -106,7 +107,7 @@ class Channel:
 
 
 def per_event_figures(counter: RequestCounter, channel: Channel, drain: Any) -> None:
-    queues = len(channel.queue_ids) + 1   # and the sender's
+    queues = len(channel.queue_ids)
     print(f"1. DynamoDB per event per queue ({queues} connected queues on one channel,"
           " events under 1 KB in the queues)")
     create_legacy_queues(channel.queue_ids)
@@ -117,8 +118,7 @@ def per_event_figures(counter: RequestCounter, channel: Channel, drain: Any) -> 
         before = measure(counter, lambda ev=events: legacy_fanout(
             channel.realm_id, channel.stream_id, channel.queue_ids, ev))
         prune = measure(counter, lambda n=batch: legacy_prune(channel.queue_ids, n))
-        deliveries = batch * queues
-        legacy = batch * len(channel.queue_ids)
+        deliveries = legacy = batch * queues
         print(f"   batch of {batch:>2}: after  {after.per(deliveries)}")
         print(f"                     ({after.split(deliveries)})")
         print(f"              before {before.per(legacy)}"
@@ -136,11 +136,11 @@ def fanout_figures(counter: RequestCounter, channels: list[Channel], drain: Any
         events = channel.sample_events(1)
         before = measure(counter, lambda ch=channel, ev=events: legacy_fanout(
             ch.realm_id, ch.stream_id, ch.queue_ids, ev))
-        results[len(channel.queue_ids) + 1] = {"after": after, "before": before}
+        results[len(channel.queue_ids)] = {"after": after, "before": before}
     big = channels[-1]
-    cost = results[len(big.queue_ids) + 1]["after"]
+    n = len(big.queue_ids)
+    cost = results[n]["after"]
     raw_put, raw_batch = raw_writes(counter, big.queue_ids)
-    n = len(big.queue_ids) + 1
     print(f"\n2. Fan-out of one message to {n:,} connected queues, against raw writes of the"
           " same items")
     print(f"   fan-out         {cost.dynamodb_requests:>6,} DynamoDB requests "

@@ -51,9 +51,9 @@ def in_process_figures() -> None:
         drain = OutboxDrain()
         with Client(app) as client:
             http = client.http
-            general = Channel(http, owner, realm.realm_id, "general", 30, 10_000, True)
-            channels = [Channel(http, owner, realm.realm_id, f"c{n}", n, 20_000 * (i + 1),
-                                True) for i, n in enumerate(SIZES)]
+            general = Channel(http, owner, realm.realm_id, "general", 31, 10_000, True)
+            channels = [Channel(http, owner, realm.realm_id, f"c{n}", n + 1,
+                                20_000 * (i + 1), True) for i, n in enumerate(SIZES)]
             drain()
             per_event_figures(counter, general, drain)
             print(f"   ({chunk_sizes(general.queue_ids)}; a message's rendered form is "
