@@ -103,7 +103,7 @@ class FanoutBatch:
         self.access = EventAccess()   # can_access_all_users_group, its reads cached
         # Flags, unread markers, conversations; it reads channels' subscriptions through
         # the batch's audience reads.
-        self.recipients = RecipientStep(self.audience.subscriptions)
+        self.recipients = RecipientStep(self.audience)
         self.collected: set[str] = set()
 
     def collect(self, record: DynamoDBRecord) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -29,6 +28,7 @@ from chalicelib.actions.read_state import (
     mark_read,
     new_marker,
 )
+from chalicelib.events.audience import AudienceResolver
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.conversations import RecentConversation, conversation_key
@@ -40,7 +40,7 @@ from chalicelib.models.message_flags import (
     mention_bits,
 )
 from chalicelib.models.messages import Message, topic_key
-from chalicelib.models.streams import Subscription, stream_key, user_key
+from chalicelib.models.streams import Subscription, user_key
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
@@ -73,12 +73,9 @@ class _MentionChange:
 class RecipientStep:
     """Per fan-out batch: computes recipients' flags at collect time, writes at flush."""
 
-    def __init__(self, subscriptions: Callable[[int, int], list[Subscription]] | None = None
-                 ) -> None:
-        """`subscriptions`: the batch's cached read of a channel's active subscriptions
-        (the fan-out's audience reads), so the channel is read once per batch."""
-        self._subscriptions: dict[tuple[int, int], list[Subscription]] = {}
-        self._shared_subscriptions = subscriptions
+    def __init__(self, audience: AudienceResolver) -> None:
+        """`audience`: the batch's audience reads, so each channel is read once a batch."""
+        self.audience = audience
         self._alert_words: dict[int, dict[int, list[str]]] = {}
         self.deliveries: list[_Delivery] = []
         self.mention_changes: list[_MentionChange] = []
@@ -89,14 +86,7 @@ class RecipientStep:
 
     def subscriptions(self, realm_id: int, stream_id: int) -> list[Subscription]:
         """The channel's active subscriptions, read once per batch."""
-        if self._shared_subscriptions is not None:
-            return self._shared_subscriptions(realm_id, stream_id)
-        key = (realm_id, stream_id)
-        if key not in self._subscriptions:
-            self._subscriptions[key] = [
-                s for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
-                if s.active]
-        return self._subscriptions[key]
+        return self.audience.subscriptions(realm_id, stream_id)
 
     def _readers(self, realm_id: int, stream_id: int, message_id: int) -> set[int]:
         # first_visible_message_id is 0 unless the channel's history is protected.
