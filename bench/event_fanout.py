@@ -194,6 +194,10 @@ def raw_writes(counter: RequestCounter, queue_ids: list[str]) -> tuple[Cost, Cos
 def chunk_sizes(queue_ids: list[str]) -> str:
     from chalicelib.models.events import QueueEvent
 
-    sizes = [len(json.dumps(c.events)) for q in queue_ids[:5]
-             for c in QueueEvent.query(q, scan_index_forward=False, limit=1)]
-    return f"{min(sizes)}-{max(sizes)} bytes of events per chunk"
+    chunks = [c for q in queue_ids[:5]
+              for c in QueueEvent.query(q, scan_index_forward=False, limit=1)]
+    per_event = sum(len(json.dumps(c.events)) for c in chunks) / sum(len(c.events)
+                                                                       for c in chunks)
+    references = sum("_payload" in e for c in chunks for e in c.events)
+    return (f"{per_event:.0f} bytes per event in the chunks, {references} of "
+            f"{sum(len(c.events) for c in chunks)} events stored as payload references")

@@ -56,8 +56,8 @@ def in_process_figures() -> None:
                                 20_000 * (i + 1), True) for i, n in enumerate(SIZES)]
             drain()
             per_event_figures(counter, general, drain)
-            print(f"   ({chunk_sizes(general.queue_ids)}; a message's rendered form is "
-                  "stored once per batch and referred to)")
+            print(f"   ({chunk_sizes(general.queue_ids)}: forms over 600 bytes are stored "
+                  "once and referred to)")
             deliveries = fanout_figures(counter, channels, drain)
             longpoll = idle_longpoll(counter, http, owner)
             poll_return = return_poll(counter, http, owner, drain)
