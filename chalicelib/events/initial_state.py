@@ -121,6 +121,9 @@ def realm_state(realm: Realm) -> dict[str, Any]:
              for name, value in settings.items()}
     for name, default_group in GROUP_SETTING_DEFAULTS.items():
         state[f"realm_{name}"] = stored.get(name, system_group_id(default_group))
+    # Deprecated (feature level 358): false only when no edit history is visible.
+    state["realm_allow_edit_history"] = \
+        settings["message_edit_history_visibility_policy"] != "none"
     state.update({
         "realm_name": realm.name,
         "realm_description": render_markdown(realm.description),
