@@ -1,8 +1,9 @@
-"""Messages: send, fetch a range with narrows, fetch one."""
+"""Messages: send, fetch a range with narrows, fetch one, edit, delete."""
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from chalicelib.actions.message_delete import DeleteMessageResult, check_delete_message
 from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.message_fetch import get_message, get_messages
 from chalicelib.actions.message_send import check_send_message
@@ -65,3 +66,8 @@ def update_message(caller: Principal, *, message_id: int, content: str | None = 
         send_notification_to_old_thread=send_notification_to_old_thread,
         send_notification_to_new_thread=send_notification_to_new_thread,
         prev_content_sha256=prev_content_sha256))
+
+
+@bp.endpoint("/messages/{message_id}", "DELETE")
+def delete_message(caller: Principal, *, message_id: int) -> DeleteMessageResult:
+    return check_delete_message(caller, message_id)
