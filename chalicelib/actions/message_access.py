@@ -26,18 +26,39 @@ class AccessedMessage:
     subscription: Subscription | None   # the caller's, if subscribed
 
 
+class ChannelReads:
+    """Which messages one caller can read: each channel and the caller's subscription to
+    it read once, however many of its messages are checked."""
+
+    def __init__(self, caller: Principal) -> None:
+        self.caller = caller
+        self._channels: dict[int, tuple[Stream | None, Subscription | None]] = {}
+
+    def channel(self, stream_id: int) -> tuple[Stream | None, Subscription | None]:
+        if stream_id not in self._channels:
+            realm_id, user_id = self.caller.realm_id, self.caller.user_id
+            self._channels[stream_id] = (get_stream(realm_id, stream_id),
+                                         get_subscription(realm_id, user_id, stream_id))
+        return self._channels[stream_id]
+
+    def can_read(self, message: Message) -> bool:
+        if message.type == "private":
+            return self.caller.user_id in message.recipient_ids
+        stream, subscription = self.channel(message.stream_id)
+        return stream is not None and can_read_message(stream, subscription,
+                                                       message.message_id, self.caller)
+
+
 def check_message_access(caller: Principal, message: Message, *, modifying: bool = False
                          ) -> AccessedMessage:
     """Raises unless the caller may read (and, if `modifying`, act on) the message."""
-    if message.type == "private":
-        if caller.user_id not in message.recipient_ids:
-            raise invalid_message()
-        return AccessedMessage(message, None, None)
-    stream = get_stream(caller.realm_id, message.stream_id)
-    subscription = get_subscription(caller.realm_id, caller.user_id, message.stream_id)
-    if stream is None or not can_read_message(stream, subscription, message.message_id, caller):
+    reads = ChannelReads(caller)
+    if not reads.can_read(message):
         raise invalid_message()
-    if modifying and stream.is_archived:
+    if message.type == "private":
+        return AccessedMessage(message, None, None)
+    stream, subscription = reads.channel(message.stream_id)
+    if modifying and stream is not None and stream.is_archived:
         raise invalid_message()
     return AccessedMessage(message, stream, subscription)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, TypedDict
 
+from chalicelib.actions.message_history import visible_edit_history
 from chalicelib.lib.avatars import gravatar_url
 from chalicelib.models.messages import Message, parse_reaction_key
 from chalicelib.models.realms import Realm
@@ -87,8 +88,10 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         data["last_edit_timestamp"] = message.last_edit_timestamp
     if message.last_moved_timestamp is not None:
         data["last_moved_timestamp"] = message.last_moved_timestamp
-    if message.edit_history:
-        data["edit_history"] = message.edit_history
+    history = visible_edit_history(realm, message.edit_history) if message.edit_history \
+        else None
+    if history:
+        data["edit_history"] = history
     return data
 
 
