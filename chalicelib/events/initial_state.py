@@ -8,6 +8,7 @@ from chalicelib.actions.channel_folders import channel_folders_state
 from chalicelib.actions.channel_permissions import realm_default_stream_ids
 from chalicelib.actions.drafts import drafts_state
 from chalicelib.actions.playgrounds import realm_playgrounds_state
+from chalicelib.actions.presence_reads import presence_state
 from chalicelib.actions.profile_fields import profile_fields_state
 from chalicelib.actions.realm_emoji import realm_emoji_state
 from chalicelib.actions.realms import get_realm
@@ -29,6 +30,7 @@ from chalicelib.events.filters import (
 )
 from chalicelib.http.auth import Principal
 from chalicelib.lib.markdown import render_markdown
+from chalicelib.lib.presence import OFFLINE_THRESHOLD_SECONDS, PING_INTERVAL_SECONDS
 from chalicelib.lib.realm_settings import DEFAULTS as REALM_DEFAULTS
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS, system_group_id
 from chalicelib.lib.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS
@@ -42,8 +44,9 @@ def _wants(types: list[str] | None, name: str) -> bool:
 
 
 def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
-                        capabilities: dict[str, Any], include_subscribers: bool
-                        ) -> dict[str, Any]:
+                        capabilities: dict[str, Any], include_subscribers: bool,
+                        slim_presence: bool = False,
+                        presence_history_limit_days: int | None = None) -> dict[str, Any]:
     state: dict[str, Any] = {}
     realm = functools.cache(lambda: get_realm(caller.realm_id))   # read once, if needed
     access = functools.cache(lambda: viewer_access(caller, realm))   # reads only for guests
@@ -63,6 +66,8 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     if _wants(types, "message"):
         counter = Counter.get_or_none(f"realm:{caller.realm_id}")
         state["max_message_id"] = int(counter.message or -1) if counter else -1
+    if _wants(types, "presence"):
+        state.update(presence_state(caller, slim_presence, presence_history_limit_days))
     if _wants(types, "user_status"):
         state["user_status"] = user_status_state(caller.realm_id, access())
     if _wants(types, "realm_emoji"):
@@ -125,6 +130,8 @@ def realm_state(realm: Realm) -> dict[str, Any]:
     state["realm_allow_edit_history"] = \
         settings["message_edit_history_visibility_policy"] != "none"
     state.update({
+        "server_presence_ping_interval_seconds": PING_INTERVAL_SECONDS,
+        "server_presence_offline_threshold_seconds": OFFLINE_THRESHOLD_SECONDS,
         "realm_name": realm.name,
         "realm_description": render_markdown(realm.description),
         "realm_date_created": realm.date_created,

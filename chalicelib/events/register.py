@@ -39,7 +39,10 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 fetch_event_types: list[str] | None, narrow: list[Any],
                 client_capabilities: dict[str, Any], all_public_streams: bool,
                 apply_markdown: bool, client_gravatar: bool,
-                include_subscribers: bool) -> dict[str, Any]:
+                include_subscribers: bool, slim_presence: bool = False,
+                presence_history_limit_days: int | None = None) -> dict[str, Any]:
+    if presence_history_limit_days is not None and presence_history_limit_days < 0:
+        raise ApiError("Invalid presence_history_limit_days")
     options = {
         "event_types": event_types,
         "narrow": check_narrow(narrow),
@@ -72,5 +75,6 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
     }
     result.update(fetch_initial_state(caller, me, state_types, client_capabilities,
-                                      include_subscribers))
+                                      include_subscribers, slim_presence,
+                                      presence_history_limit_days))
     return result
