@@ -1,7 +1,10 @@
 """POST /streams/{stream_id}/delete_topic: deletes a topic's messages in batches.
 
 Newest first, as the reference does; each batch is one deletion transaction
-(actions/message_delete.py), correct on its own. The request stops starting batches
+(actions/message_delete.py), correct on its own: the messages come from the topic
+index (one eventually consistent Query a batch) and each delete is conditioned on the
+version listed, so a lagging index or an edit meanwhile only makes that batch read its
+messages again, consistently. The request stops starting batches
 once its time budget is spent (well under API Gateway's 29 s) and answers
 `complete: false`; the same request again resumes from the messages still there, so
 nothing needs to be recorded between requests. In a channel with protected history
@@ -29,8 +32,11 @@ from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream, Subscription, get_stream
 
 MESSAGES_PER_BATCH = 90
+# What deleting needs of a message: its place, version and (for upload links) content.
+DELETE_ATTRIBUTES = ["realm_id", "message_id", "type", "stream_id", "topic", "topic_key",
+                     "recipient_ids", "content", "version"]
 TIME_BUDGET_SECONDS = 15.0
-MAX_LOST_RACES = 8   # batches in a row that lost to concurrent edits before giving up
+MAX_LOST_RACES = 8   # attempts of one batch that lost to concurrent edits before giving up
 
 
 class DeleteTopicResult(TypedDict):
@@ -64,45 +70,49 @@ class _TopicDeleter:
 
     def run(self, deadline: float) -> bool:
         """Deletes batches until none is left (True) or the time is up (False)."""
-        lost = 0
         try:
             while True:
                 batch = self._next_batch()
                 if not batch:
                     return True
-                if delete_messages(self.realm, self.stream, batch, self.caller.user_id):
-                    self.deleted += batch
-                    lost = 0
-                    if self.listed_all:
-                        return True   # no need to ask the index again
-                else:
-                    lost += 1   # edited or deleted meanwhile: read the topic again
-                    if lost >= MAX_LOST_RACES:
-                        raise ConflictError("The topic kept changing while being deleted; "
-                                            "try again.")
-                    self.stream = get_stream(self.realm.realm_id, self.stream.stream_id) \
-                        or self.stream
+                self._delete(batch)
+                if self.listed_all:
+                    return True   # no need to ask the index again
                 if time.monotonic() >= deadline:
                     return False
         finally:
             if self.deleted:
                 forget_deleted(self.realm, self.stream, self.deleted)
 
+    def _delete(self, batch: list[Message]) -> None:
+        """Deletes the batch as the index showed it; if any message changed since (the
+        index lags, or an edit came between), as stored now (a consistent read)."""
+        for _ in range(MAX_LOST_RACES):
+            if delete_messages(self.realm, self.stream, batch, self.caller.user_id):
+                self.deleted += batch
+                return
+            batch = self._as_stored([m.message_id for m in batch])
+            if not batch:
+                return
+            self.stream = get_stream(self.realm.realm_id, self.stream.stream_id) or self.stream
+        raise ConflictError("The topic kept changing while being deleted; try again.")
+
     def _next_batch(self) -> list[Message]:
-        """The newest messages still in the topic that the caller can read, as stored now
-        (the index may lag), with room in one transaction for their upload links."""
-        while True:
-            candidates = self._candidates()
-            self.listed_all = len(candidates) < MESSAGES_PER_BATCH
-            if not candidates:
-                return []
-            current = {m.message_id: m for m in Message.batch_get(
-                [(self.realm.realm_id, i) for i in candidates], consistent_read=True)}
-            batch = [current[i] for i in candidates
-                     if i in current and current[i].topic_key == self.key]
-            self.elsewhere |= set(candidates) - {m.message_id for m in batch}
-            if batch:
+        """The newest messages the index lists in the topic that the caller can read, with
+        room in one transaction for their upload links."""
+        skip = {m.message_id for m in self.deleted} | self.elsewhere
+        batch: list[Message] = []
+        for message in Message.by_topic.query(self.key, scan_index_forward=False,
+                                              page_size=MESSAGES_PER_BATCH,
+                                              attributes_to_get=DELETE_ATTRIBUTES):
+            if message.message_id in skip or message.topic_key != self.key or \
+                    not can_read_message(self.stream, self.subscription, message.message_id,
+                                         self.caller):
+                continue
+            batch.append(message)
+            if len(batch) == MESSAGES_PER_BATCH:
                 break
+        self.listed_all = len(batch) < MESSAGES_PER_BATCH
         # Upload links take transaction items too: fewer messages when they do.
         while len(batch) > 1 and len(batch) + link_items_at_most(batch) \
                 > MAX_TRANSACTION_ITEMS - RESERVED_ITEMS:
@@ -110,15 +120,12 @@ class _TopicDeleter:
             self.listed_all = False
         return batch
 
-    def _candidates(self) -> list[int]:
-        skip = {m.message_id for m in self.deleted} | self.elsewhere
-        found: list[int] = []
-        for message in Message.by_topic.query(self.key, scan_index_forward=False,
-                                              attributes_to_get=["realm_id", "message_id"]):
-            if message.message_id in skip or not can_read_message(
-                    self.stream, self.subscription, message.message_id, self.caller):
-                continue
-            found.append(message.message_id)
-            if len(found) == MESSAGES_PER_BATCH:
-                break
-        return found
+    def _as_stored(self, message_ids: list[int]) -> list[Message]:
+        """These messages as stored now, less those no longer in the topic."""
+        current = {m.message_id: m for m in Message.batch_get(
+            [(self.realm.realm_id, i) for i in message_ids], consistent_read=True,
+            attributes_to_get=DELETE_ATTRIBUTES)}
+        batch = [current[i] for i in message_ids
+                 if i in current and current[i].topic_key == self.key]
+        self.elsewhere |= set(message_ids) - {m.message_id for m in batch}
+        return batch
