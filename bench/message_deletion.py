@@ -7,14 +7,11 @@ Run: .venv/bin/python -m bench.message_deletion [topic size]   (part of `make be
 """
 from __future__ import annotations
 
-import base64
-import json
 import sys
 import time
 from collections.abc import Callable
-from urllib.parse import urlencode
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, api_caller, form_headers, moto_backend
 
 READERS = 5   # users with a live queue who read the channel
 
@@ -38,27 +35,17 @@ def main(topic_size: int) -> None:
         readers = [do_create_user(realm.realm_id, NewUser(
             email=f"r{n}@bench.example.com", full_name=f"Reader {n}")) for n in range(READERS)]
 
-        def headers(email: str, key: str) -> dict[str, str]:
-            token = base64.b64encode(f"{email}:{key}".encode()).decode()
-            return {"Authorization": f"Basic {token}",
-                    "Content-Type": "application/x-www-form-urlencoded"}
 
-        owner = headers("o@bench.example.com", owner_key)
+        owner = form_headers("o@bench.example.com", owner_key)
         drain = OutboxDrain()
         with Client(app) as client:
-            def call(method: str, path: str, auth: dict[str, str], **params: object) -> dict:
-                body = urlencode({k: v if isinstance(v, str) else json.dumps(v)
-                                  for k, v in params.items()}).encode()
-                response = client.http.request(method, f"/api/v1{path}", headers=auth,
-                                               body=body)
-                assert response.status_code == 200, (path, response.body[:300])
-                return json.loads(response.body)
+            call = api_caller(client)
 
             call("POST", "/users/me/subscriptions", owner, subscriptions=[{"name": "general"}],
                  principals=[u.user_id for u, _ in readers])
             stream_id = call("GET", "/get_stream_id", owner, stream="general")["stream_id"]
             for user, key in readers:
-                call("POST", "/register", headers(user.email, key),
+                call("POST", "/register", form_headers(user.email, key),
                      event_types=["delete_message"],
                      client_capabilities={"bulk_message_deletion": True})
             ids = [call("POST", "/messages", owner, type="stream", to="general", topic="t",

@@ -10,14 +10,11 @@ Run: .venv/bin/python -m bench.presence   (part of `make bench`)
 """
 from __future__ import annotations
 
-import base64
-import json
 import math
 import time
 from decimal import Decimal
-from urllib.parse import urlencode
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, api_caller, form_headers, moto_backend
 
 REALM_SIZES = (100, 1000)
 
@@ -56,24 +53,14 @@ def main() -> None:
         presence_rules.now = lambda: clock["now"]   # an hour of pings without waiting
         dynamodb = boto3.client("dynamodb")
 
-        def headers(email: str, key: str) -> dict[str, str]:
-            token = base64.b64encode(f"{email}:{key}".encode()).decode()
-            return {"Authorization": f"Basic {token}",
-                    "Content-Type": "application/x-www-form-urlencoded"}
 
         with Client(app) as client:
-            def call(method: str, path: str, auth: dict[str, str], **params: object) -> dict:
-                body = urlencode({k: v if isinstance(v, str) else json.dumps(v)
-                                  for k, v in params.items()}).encode()
-                response = client.http.request(method, f"/api/v1{path}", headers=auth,
-                                               body=body)
-                assert response.status_code == 200, (path, response.body[:300])
-                return json.loads(response.body)
+            call = api_caller(client)
 
             # -- write units per connected client-hour ------------------------------------
             realm, _, key = do_create_realm("Pings", "pings", NewUser(
                 email="o@pings.example.com", full_name="Owner", role=100))
-            me = headers("o@pings.example.com", key)
+            me = form_headers("o@pings.example.com", key)
             print("pings every 60 s per client for an hour (ping_only), after the hour's "
                   "first ping")
             print(f"{'scenario':<40} {'pings':<7} {'write requests':<15} {'write units':<12} "
@@ -109,7 +96,7 @@ def main() -> None:
             for size in REALM_SIZES:
                 realm, _, key = do_create_realm(f"R{size}", f"r{size}", NewUser(
                     email=f"o@r{size}.example.com", full_name="Owner", role=100))
-                auth = headers(f"o@r{size}.example.com", key)
+                auth = form_headers(f"o@r{size}.example.com", key)
                 users = [do_create_user(realm.realm_id, NewUser(
                     email=f"user{n}@r{size}.example.com", full_name=f"User {n}"))[0]
                     for n in range(size - 1)]

@@ -7,11 +7,13 @@ Run: .venv/bin/python -m bench.reactions   (part of `make bench`)
 """
 from __future__ import annotations
 
-import base64
-import json
-from urllib.parse import urlencode
-
-from bench.common import RequestCounter, median_ms, moto_backend
+from bench.common import (
+    RequestCounter,
+    api_caller,
+    form_headers,
+    median_ms,
+    moto_backend,
+)
 
 PAGE = 50
 
@@ -31,21 +33,11 @@ def main() -> None:
         member, member_key = do_create_user(realm.realm_id, NewUser(
             email="m@bench.example.com", full_name="Member"))
 
-        def headers(email: str, key: str) -> dict[str, str]:
-            token = base64.b64encode(f"{email}:{key}".encode()).decode()
-            return {"Authorization": f"Basic {token}",
-                    "Content-Type": "application/x-www-form-urlencoded"}
 
-        owner = headers("o@bench.example.com", owner_key)
-        me = headers("m@bench.example.com", member_key)
+        owner = form_headers("o@bench.example.com", owner_key)
+        me = form_headers("m@bench.example.com", member_key)
         with Client(app) as client:
-            def call(method: str, path: str, auth: dict[str, str], **params: object) -> dict:
-                body = urlencode({k: v if isinstance(v, str) else json.dumps(v)
-                                  for k, v in params.items()}).encode()
-                response = client.http.request(method, f"/api/v1{path}", headers=auth,
-                                               body=body)
-                assert response.status_code == 200, (path, response.body[:300])
-                return json.loads(response.body)
+            call = api_caller(client)
 
             call("POST", "/users/me/subscriptions", owner,
                  subscriptions=[{"name": "general"}], principals=[member.user_id])

@@ -39,26 +39,25 @@ class ReactionUser(TypedDict):
     full_name: str
 
 
-class ReactionAddEvent(TypedDict):
+class ReactionFields(TypedDict):
+    """What both reaction events carry: the message, the emoji and who reacted."""
+
+    message_id: int
+    emoji_name: str
+    emoji_code: str
+    reaction_type: str
+    user_id: int
+    user: ReactionUser
+
+
+class ReactionAddEvent(ReactionFields):
     type: Literal["reaction"]
     op: Literal["add"]
-    message_id: int
-    emoji_name: str
-    emoji_code: str
-    reaction_type: str
-    user_id: int
-    user: ReactionUser
 
 
-class ReactionRemoveEvent(TypedDict):
+class ReactionRemoveEvent(ReactionFields):
     type: Literal["reaction"]
     op: Literal["remove"]
-    message_id: int
-    emoji_name: str
-    emoji_code: str
-    reaction_type: str
-    user_id: int
-    user: ReactionUser
 
 
 class ReactionResult(TypedDict):
@@ -191,15 +190,11 @@ def _reaction_user(caller: Principal) -> ReactionUser:
 def _event(message_id: int, key: str, emoji_name: str, op: Literal["add", "remove"],
            person: ReactionUser) -> ReactionAddEvent | ReactionRemoveEvent:
     reaction_type, emoji_code, user_id = parse_reaction_key(key)
+    fields: ReactionFields = {"message_id": message_id, "emoji_name": emoji_name,
+                              "emoji_code": emoji_code, "reaction_type": reaction_type,
+                              "user_id": user_id, "user": person}
     if op == "add":
-        added: ReactionAddEvent = {
-            "type": "reaction", "op": "add", "message_id": message_id,
-            "emoji_name": emoji_name, "emoji_code": emoji_code,
-            "reaction_type": reaction_type, "user_id": user_id, "user": person}
+        added: ReactionAddEvent = {"type": "reaction", "op": "add", **fields}
         return added
-    removed: ReactionRemoveEvent = {
-        "type": "reaction", "op": "remove", "message_id": message_id,
-        "emoji_name": emoji_name, "emoji_code": emoji_code,
-        "reaction_type": reaction_type, "user_id": user_id, "user": person}
+    removed: ReactionRemoveEvent = {"type": "reaction", "op": "remove", **fields}
     return removed
-

@@ -1,8 +1,6 @@
 """DELETE /messages/{id}: permissions, time limit, events in both forms, and what follows."""
 from __future__ import annotations
 
-import threading
-
 from chalicelib.actions.message_delete import check_delete_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
@@ -12,6 +10,7 @@ from chalicelib.models.streams import Stream
 from chalicelib.models.uploads import Attachment
 from tests.functional.conftest import Account
 from tests.functional.edit_helpers import channel, make_old, send
+from tests.functional.race import race
 from tests.functional.test_uploads import upload
 
 NO_PERMISSION = "You don't have permission to delete this message"
@@ -179,21 +178,8 @@ def test_concurrent_deletions_delete_once(realm, drain_events):
     message_id = send(realm.owner, "general", "t")
     drain_events()
     caller = Principal(realm.realm_id, realm.owner.user_id, realm.owner.email, 100, False)
-    start = threading.Barrier(4, timeout=10)
-    results: list[object] = []
-
-    def delete() -> None:
-        start.wait()
-        try:
-            results.append(check_delete_message(caller, message_id))
-        except ApiError as error:
-            results.append(error.msg)
-
-    threads = [threading.Thread(target=delete) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = race(4, lambda: check_delete_message(caller, message_id))
+    results = [r.msg if isinstance(r, ApiError) else r for r in results]
     assert sorted(map(str, results)) == ["Invalid message(s)"] * 3 + ["{}"]
     assert Message.get_or_none(realm.realm_id, message_id) is None
     records = drain_events.read()

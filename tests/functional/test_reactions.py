@@ -1,8 +1,6 @@
 """Emoji reactions: POST/DELETE /messages/{id}/reactions, reactions on messages, events."""
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from chalicelib.actions.reactions import check_add_reaction
@@ -10,6 +8,7 @@ from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.messages import Message
 from tests.functional.edit_helpers import channel, fetch, send
+from tests.functional.race import race
 from tests.functional.test_realm_emoji import add as add_custom_emoji
 
 
@@ -185,22 +184,9 @@ def test_concurrent_identical_reactions_end_as_one(realm, drain_events):
     channel(realm.owner, "general", [realm.owner, realm.member])
     message_id = send(realm.owner, "general", "race")
     caller = Principal(realm.realm_id, realm.member.user_id, realm.member.email, 400, False)
-    start = threading.Barrier(6, timeout=10)
-    results: list[object] = []
-
-    def add() -> None:
-        start.wait()
-        try:
-            results.append(check_add_reaction(caller, message_id, "octopus", None, None))
-        except ApiError as error:
-            results.append(error.code)
-
     # WHEN six requests add the same reaction at once
-    threads = [threading.Thread(target=add) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = race(6, lambda: check_add_reaction(caller, message_id, "octopus", None, None))
+    results = [r.code if isinstance(r, ApiError) else r for r in results]
     # THEN one is stored, the others are told it exists, and one event was written
     assert sorted(map(str, results)) == ["REACTION_ALREADY_EXISTS"] * 5 + ["{}"]
     stored = Message.get(realm.realm_id, message_id).reactions.as_dict()
