@@ -76,6 +76,7 @@ def test_members_cannot_change_settings(realm):
     ({"message_content_delete_limit_seconds": "never"}, "message_content_delete_limit"),
     ({"message_edit_history_visibility_policy": "some"}, "message_edit_history_visibility"),
     ({"can_delete_any_message_group": {"new": 9999}}, "Invalid user group ID: 9999"),
+    ({"can_delete_any_message_group": {"new": EVERYONE}}, "cannot be set to 'role:everyone'"),
     ({"topics_policy": "inherit"}, "topics_policy"),   # only channels inherit
     ({"empty_topic_display_name": " "}, "empty-topic display name"),
     ({"empty_topic_display_name": "x" * 61}, "empty-topic display name"),
