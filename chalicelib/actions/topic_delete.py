@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from typing import TypedDict
 
+from chalicelib import config
 from chalicelib.actions.message_delete import (
     RESERVED_ITEMS,
     delete_messages,
@@ -47,6 +48,8 @@ def check_delete_topic(caller: Principal, stream_id: int, topic_name: str
                        ) -> DeleteTopicResult:
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator", code="UNAUTHORIZED_PRINCIPAL")
+    if len(topic_name.strip()) > config.MAX_TOPIC_LENGTH:   # no topic has such a name
+        raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
     stream, subscription = access_stream_by_id(caller, stream_id)
     if stream.is_archived:
         raise ApiError("Invalid channel ID")

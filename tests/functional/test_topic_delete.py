@@ -130,3 +130,10 @@ def test_refusals_delete_nothing(realm, who, stream, code, message):
     assert (response.status, response.json["code"], response.json["msg"]) == (
         400, code, message)
     assert remaining(realm.realm_id, [message_id]) == [message_id]
+
+
+def test_overlong_topic_names_are_refused_before_any_read(realm):
+    stream_id = channel(realm.owner, "general", [realm.owner])
+    response = realm.owner.post(f"/streams/{stream_id}/delete_topic", {"topic_name": "x" * 61})
+    assert (response.status, response.json["msg"]) == (
+        400, "Topic too long (limit: 60 characters)")
