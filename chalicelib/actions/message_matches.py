@@ -1,21 +1,23 @@
 """GET /messages/matches_narrow: which of some messages a narrow (as GET /messages reads
 it) would show, with the fields GET /messages search results carry.
 
-The messages are read with BatchGetItem (100 per request) and checked for access with
-one read of each channel and of the caller's subscription to it, not one per message.
+The narrow is resolved as GET /messages resolves it (actions/message_range.py); the
+messages are read with BatchGetItem (100 per request), checked for access with each
+channel and subscription read once, and, for is:unread, is:starred and is:mentioned,
+against the caller's flags of those messages (two batched reads).
 """
 from __future__ import annotations
 
 import html
-import json
 from typing import Any, TypedDict
 
-from chalicelib.actions.message_access import ChannelReads
-from chalicelib.actions.message_send import direct_recipient_users
-from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
+from chalicelib.actions.message_access import Access
+from chalicelib.actions.message_range import Target, load_messages, resolve
+from chalicelib.actions.read_state import flags_of
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
-from chalicelib.lib.narrow import Narrow, parse_narrow
+from chalicelib.lib.narrow import parse_narrow
+from chalicelib.models.message_flags import MENTION_FLAGS
 from chalicelib.models.messages import Message
 
 MAX_MESSAGE_IDS = 1000
@@ -34,44 +36,31 @@ def messages_matching_narrow(caller: Principal, msg_ids: list[int], narrow_terms
                              ) -> MatchesNarrowResult:
     if len(msg_ids) > MAX_MESSAGE_IDS:
         raise ApiError(f"Too many message IDs (limit: {MAX_MESSAGE_IDS})")
-    narrow = parse_narrow(narrow_terms)
-    stream_id = _narrow_stream_id(caller, narrow)
-    participants = _narrow_participants(caller, narrow)
-    messages = Message.batch_get([(caller.realm_id, i) for i in set(msg_ids)])
-    reads = ChannelReads(caller)
-    found: dict[str, MatchFields] = {}
-    for message in sorted(messages, key=lambda m: m.message_id):
-        if _matches(message, narrow, stream_id, participants) and reads.can_read(message):
-            found[str(message.message_id)] = {
-                "match_content": message.rendered_content,
-                "match_subject": html.escape(message.topic if message.type == "stream" else "")}
-    return {"messages": found}
+    target = resolve(caller, parse_narrow(narrow_terms))
+    messages = load_messages(caller.realm_id, sorted(set(msg_ids)))
+    access = Access(caller)
+    access.load(messages)
+    found = [m for m in messages if target.matches(m) and access.may_read(m)]
+    found = _with_personal_flag(caller, target, found)
+    return {"messages": {str(m.message_id): {
+        "match_content": m.rendered_content,
+        "match_subject": html.escape(m.topic if m.type == "stream" else "")} for m in found}}
 
 
-def _narrow_stream_id(caller: Principal, narrow: Narrow) -> int | None:
-    if narrow.channel is None:
-        return None
-    if isinstance(narrow.channel, int) or str(narrow.channel).isdigit():
-        return access_stream_by_id(caller, int(narrow.channel))[0].stream_id
-    return access_stream_by_name(caller, str(narrow.channel))[0].stream_id
+def _with_personal_flag(caller: Principal, target: Target, messages: list[Message]
+                        ) -> list[Message]:
+    """The messages that also have the flag is:unread/starred/mentioned asks for."""
+    personal = target.narrow.personal
+    if personal is None or not messages:
+        return messages
+    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages])
 
+    def has(message_id: int) -> bool:
+        mine = set(flags[message_id])
+        if personal == "unread":
+            return "read" not in mine
+        if personal == "starred":
+            return "starred" in mine
+        return bool(mine & set(MENTION_FLAGS))
 
-def _narrow_participants(caller: Principal, narrow: Narrow) -> set[int] | None:
-    if narrow.dm is None:
-        return None
-    operand = narrow.dm if isinstance(narrow.dm, str) else json.dumps(narrow.dm)
-    return {u.user_id for u in direct_recipient_users(caller, operand)} | {caller.user_id}
-
-
-def _matches(message: Message, narrow: Narrow, stream_id: int | None,
-             participants: set[int] | None) -> bool:
-    if stream_id is not None and (message.type != "stream" or message.stream_id != stream_id):
-        return False
-    if narrow.topic is not None and message.topic.lower() != narrow.topic.lower():
-        return False
-    if participants is not None and (message.type != "private"
-                                     or set(message.recipient_ids) != participants):
-        return False
-    if narrow.message_id is not None and message.message_id != narrow.message_id:
-        return False
-    return not (narrow.is_dm and message.type != "private")
+    return [m for m in messages if has(m.message_id)]

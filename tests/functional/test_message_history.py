@@ -132,6 +132,29 @@ def test_matches_narrow_reports_readable_matching_messages(realm):
     assert str(secret) in matches(realm.owner, [])
 
 
+def test_matches_narrow_with_the_callers_flags(realm, drain_events):
+    channel(realm.owner, "general", [realm.owner, realm.member])
+    read = send(realm.owner, "general", "t", "one")
+    unread = send(realm.owner, "general", "t", "two @**Max Member**")
+    mine = send(realm.member, "general", "t", "three")
+    drain_events()   # the fan-out writes the member's unread markers
+    ids = [read, unread, mine]
+    assert realm.member.post("/messages/flags", {"messages": [read], "op": "add",
+                                                 "flag": "read"}).ok
+    assert realm.member.post("/messages/flags", {"messages": [mine], "op": "add",
+                                                 "flag": "starred"}).ok
+
+    def matches(operand):
+        response = realm.member.get("/messages/matches_narrow", {
+            "msg_ids": ids, "narrow": [{"operator": "is", "operand": operand}]})
+        assert response.ok, response.json
+        return set(response.json["messages"])
+
+    assert matches("unread") == {str(unread)}
+    assert matches("starred") == {str(mine)}
+    assert matches("mentioned") == {str(unread)}
+
+
 @pytest.mark.parametrize("params, message", [
     ({"msg_ids": "[1]", "narrow": '[{"operator": "sender", "operand": 1}]'},
      "Invalid narrow operator: sender"),
