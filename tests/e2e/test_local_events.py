@@ -22,7 +22,9 @@ def test_call_on_each_event_receives_typing_and_messages(local_stack):
 
     def on_event(event: dict[str, Any]) -> None:
         received.put(event)
-        if stop.is_set():
+        # Only the awaited message ends the loop: a second typing event (the start is
+        # repeated until one arrives) may still come after `stop` is set.
+        if stop.is_set() and event["type"] == "message":
             raise _Stop
 
     def listen() -> None:
