@@ -100,7 +100,7 @@ def main() -> None:
                         ops = {op: n for (svc, op), n in sorted(delta.items())
                                if svc == "dynamodb"}
                         rows[(size, role, subscribers)] = sum(ops.values())
-                        print(f"{size:<6} {role:<7} {str(subscribers):<12} "
+                        print(f"{size:<6} {role:<7} {subscribers!s:<12} "
                               f"{sum(ops.values()):<9} {ops}")
         small, large = SIZES
         for role in ("owner", "member", "guest"):
