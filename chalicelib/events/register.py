@@ -16,6 +16,13 @@ TYPING_STARTED_WAIT_MS = 10000
 TYPING_STOPPED_WAIT_MS = 5000
 TYPING_STARTED_EXPIRY_MS = 15000
 KNOWN_NARROW_OPERATORS = {"stream", "channel", "topic", "subject", "is"}
+# Bounds on what the queue item stores (DynamoDB refuses items over 400 KB); the
+# reference knows a few dozen event types and capabilities.
+MAX_TYPES = 200
+MAX_NAME_LENGTH = 100
+MAX_NARROW_TERMS = 20
+MAX_NARROW_OPERAND_LENGTH = 200
+MAX_CAPABILITIES = 50
 
 
 class QueueRegistration(TypedDict):
@@ -45,14 +52,37 @@ def longpoll_timeout_seconds() -> int:
     return max(90, int(config.longpoll_wait_seconds()) + 30)
 
 
+def check_types(name: str, types: list[str] | None) -> None:
+    if types is None:
+        return
+    if len(types) > MAX_TYPES:
+        raise ApiError(f"Too many {name}: at most {MAX_TYPES}.")
+    if any(len(t) > MAX_NAME_LENGTH for t in types):
+        raise ApiError(f"Invalid {name}: names are at most {MAX_NAME_LENGTH} characters.")
+
+
+def check_capabilities(capabilities: dict[str, Any]) -> None:
+    if len(capabilities) > MAX_CAPABILITIES or any(
+            len(k) > MAX_NAME_LENGTH for k in capabilities):
+        raise ApiError(f"Invalid client_capabilities: at most {MAX_CAPABILITIES} names of "
+                       f"at most {MAX_NAME_LENGTH} characters.")
+    if not all(isinstance(v, bool) for v in capabilities.values()):
+        raise ApiError("Invalid client_capabilities: each value must be a boolean.")
+
+
 def check_narrow(narrow: list[Any]) -> list[list[str]]:
+    if len(narrow) > MAX_NARROW_TERMS:
+        raise ApiError(f"Invalid narrow: at most {MAX_NARROW_TERMS} terms.")
     pairs = []
     for term in narrow:
         if isinstance(term, dict):
             term = [term.get("operator"), term.get("operand")]
         if (not isinstance(term, list) or len(term) != 2
                 or term[0] not in KNOWN_NARROW_OPERATORS):
-            raise ApiError(f"Invalid narrow term: {term!r}")
+            raise ApiError(f"Invalid narrow term: {term!r:.100}")
+        if len(str(term[1])) > MAX_NARROW_OPERAND_LENGTH:
+            raise ApiError(f"Invalid narrow term: operands are at most "
+                           f"{MAX_NARROW_OPERAND_LENGTH} characters.")
         pairs.append([str(term[0]), str(term[1])])
     return pairs
 
@@ -62,6 +92,9 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 client_capabilities: dict[str, Any], all_public_streams: bool,
                 apply_markdown: bool, client_gravatar: bool,
                 include_subscribers: bool) -> RegisterResult:
+    check_types("event_types", event_types)
+    check_types("fetch_event_types", fetch_event_types)
+    check_capabilities(client_capabilities)
     options = {
         "event_types": event_types,
         "narrow": check_narrow(narrow),

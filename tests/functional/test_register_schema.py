@@ -198,3 +198,22 @@ def test_unknown_types_are_ignored(realm, param):
     assert response.ok, response.json
     assert response.json["alert_words"] == []
     assert "no_such_type" not in response.json
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"event_types": ["x"] * 201}, "Too many event_types: at most 200."),
+    ({"fetch_event_types": ["x" * 101]},
+     "Invalid fetch_event_types: names are at most 100 characters."),
+    ({"narrow": [["topic", "y" * 201]]},
+     "Invalid narrow term: operands are at most 200 characters."),
+    ({"narrow": [["topic", "t"]] * 21}, "Invalid narrow: at most 20 terms."),
+    ({"client_capabilities": {"k" * 101: True}},
+     "Invalid client_capabilities: at most 50 names of at most 100 characters."),
+    ({"client_capabilities": {"notification_settings_null": "x" * 1000}},
+     "Invalid client_capabilities: each value must be a boolean."),
+])
+def test_oversized_registrations_are_refused(realm, params, message):
+    # Queues store these: too large an item would make DynamoDB refuse the write.
+    response = realm.member.post("/register", params)
+    assert (response.status, response.json["code"], response.json["msg"]) == (
+        400, "BAD_REQUEST", message)
