@@ -42,7 +42,7 @@ def check_stream_name(name: str) -> str:
     return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)
 
 
-def _principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
+def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
     if not principals:
         return [User.get(caller.realm_id, caller.user_id)]
     users: list[User] = []
@@ -95,7 +95,7 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                     authorization_errors_fatal: bool) -> dict[str, Any]:
     if not subscriptions:
         raise ApiError("Nothing to do. Specify at least one channel.")
-    users = _principal_users(caller, principals)
+    users = principal_users(caller, principals)
     subscribing_others = any(u.user_id != caller.user_id for u in users)
     realm = get_realm(caller.realm_id) if subscribing_others else None
     streams: list[Stream] = []
@@ -178,11 +178,6 @@ def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[dict
         streams[sub.stream_id], sub,
         subscriber_ids(caller.realm_id, sub.stream_id) if include_subscribers else None)
         for sub in subscriptions if sub.stream_id in streams]
-
-
-def subscription_state(caller: Principal, include_subscribers: bool) -> dict[str, Any]:
-    return {"subscriptions": get_subscriptions(caller, include_subscribers),
-            "unsubscribed": [], "never_subscribed": []}
 
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,

@@ -48,7 +48,7 @@ from chalicelib.events.state.read_state import (
     MessageState,
     RecentPrivateConversationsState,
     StarredMessagesState,
-    UnreadMessagesState,
+    UnreadMsgsState,
     message_state,
     recent_private_conversations_state,
     starred_messages_state,
@@ -76,7 +76,7 @@ from chalicelib.models.users import User
 class InitialState(
     RealmUserState, RealmBotState, UserSettingsState, LegacyDisplaySettingsState,
     LegacyNotificationSettingsState, RealmState, ServerState, SubscriptionState,
-    StreamState, DefaultStreamsState, MessageState, UnreadMessagesState,
+    StreamState, DefaultStreamsState, MessageState, UnreadMsgsState,
     StarredMessagesState, RecentPrivateConversationsState, PresenceState,
     AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
     SavedSnippetsState, DraftsState, RealmEmojiState, RealmPlaygroundsState,

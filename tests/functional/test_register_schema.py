@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.actions.system_bots import notification_bot
-from chalicelib.models.streams import Subscription, user_key
 from tests.functional.test_realm_emoji import add as add_emoji
 from tests.reference_schema import fetch_types_of, problems, register_keys
 
@@ -96,7 +95,7 @@ def test_the_mapping_finds_keys_for_every_fetch_type():
     assert needs["realm_service_update_announcements_stream_id"] == {"realm"}
 
 
-def _populate(realm) -> None:
+def _populate(realm, drain_events) -> None:
     """One of everything the state lists, seen by the owner, so item shapes are checked."""
     owner = realm.owner
     assert owner.post("/users/me/subscriptions", {"subscriptions": [
@@ -105,8 +104,11 @@ def _populate(realm) -> None:
         {"name": "elsewhere"}]}).ok
     streams = {s["name"]: s["stream_id"] for s in owner.get("/streams").json["streams"]}
     assert owner.patch(f"/streams/{streams['general']}", {"is_default_stream": True}).ok
-    assert owner.post("/messages", {"type": "stream", "to": "general", "topic": "hello",
-                                    "content": "hi @**Max Member**"}).ok
+    sent = owner.post("/messages", {"type": "stream", "to": "general", "topic": "hello",
+                                    "content": "hi @**Max Member**"})
+    assert sent.ok
+    assert owner.post("/messages/flags", {"messages": [sent.json["id"]], "op": "add",
+                                          "flag": "starred"}).ok
     assert realm.member.post("/messages", {"type": "direct", "to": [owner.user_id],
                                            "content": "hello"}).ok
     assert owner.post("/bots", {"full_name": "Helper Bot", "short_name": "helper"}).ok
@@ -123,9 +125,8 @@ def _populate(realm) -> None:
                                               "members": [owner.user_id]}).ok
     assert owner.delete(f"/users/{realm.add_user('Gone Soon').user_id}").ok
     notification_bot(realm.realm_id)   # made on first use, e.g. by a topic move
-    # Nothing unsubscribes yet; a subscription marked inactive is what it will leave.
-    left = Subscription.get(user_key(realm.realm_id, owner.user_id), streams["design"])
-    left.update(actions=[Subscription.active.set(False)])
+    assert owner.delete("/users/me/subscriptions", {"subscriptions": ["design"]}).ok
+    drain_events()   # the fan-out records conversations and unread messages
 
 
 def _register(account, fetch_types: list[str]) -> dict:
@@ -138,9 +139,9 @@ def _register(account, fetch_types: list[str]) -> dict:
     return response.json
 
 
-def test_register_has_every_reference_key_of_each_fetch_type(realm):
+def test_register_has_every_reference_key_of_each_fetch_type(realm, drain_events):
     # GIVEN an organization with one of everything, and the reference's keys by fetch type
-    _populate(realm)
+    _populate(realm, drain_events)
     needs = requirements()
     keys = register_keys()
     asked: list[frozenset[str]] = [frozenset({t}) for t in FETCH_TYPES]
@@ -169,14 +170,13 @@ def test_register_has_every_reference_key_of_each_fetch_type(realm):
 
 
 # Lists no feature fills yet (their items' shapes are checked once one does).
-EMPTY_FOR_NOW = {"muted_users", "presences", "recent_private_conversations",
-                 "starred_messages", "server_thumbnail_formats"}
+EMPTY_FOR_NOW = {"muted_users", "presences", "server_thumbnail_formats"}
 
 
 @pytest.mark.parametrize("role", ["member", "guest"])
-def test_every_role_gets_every_key(realm, role):
+def test_every_role_gets_every_key(realm, drain_events, role):
     # GIVEN an organization with one of everything
-    _populate(realm)
+    _populate(realm, drain_events)
     needs = requirements()
     keys = register_keys()
     # WHEN a member or a guest registers with every fetch type
