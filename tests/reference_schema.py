@@ -27,7 +27,9 @@ def reference_path() -> Path:
     if named:
         return Path(named)
     here = Path(__file__).resolve()
-    for parent in here.parents:
+    # Beside the repository (../shared), or where this workplace keeps it for clones
+    # made elsewhere (a fresh clone under /tmp, as CI makes).
+    for parent in (*here.parents, Path("/work")):
         candidate = parent / "shared" / "reference" / REFERENCE_NAME
         if candidate.is_file():
             return candidate
