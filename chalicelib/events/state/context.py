@@ -11,6 +11,7 @@ from chalicelib.actions.user_access import UserAccess, viewer_access
 from chalicelib.http.auth import Principal
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream, Subscription, user_key
+from chalicelib.models.topics import UserTopic
 from chalicelib.models.users import User
 
 
@@ -47,6 +48,11 @@ class StateContext:
     def streams(self) -> dict[int, Stream]:
         """The realm's channels by id: one Query, paged."""
         return {s.stream_id: s for s in Stream.query(self.caller.realm_id)}
+
+    @cached_property
+    def user_topics(self) -> list[UserTopic]:
+        """The caller's topic visibility policies: one Query."""
+        return list(UserTopic.query(user_key(self.caller.realm_id, self.caller.user_id)))
 
     @cached_property
     def subscriptions(self) -> list[Subscription]:

@@ -11,7 +11,6 @@ from chalicelib.actions.user_status import user_status_state as visible_statuses
 from chalicelib.actions.user_topics import (
     muted_topic_triples,
     user_topic_dict,
-    user_topics,
 )
 from chalicelib.events.state.context import StateContext
 
@@ -85,7 +84,7 @@ def user_topic_state(ctx: StateContext) -> dict[str, Any]:
     modern = ctx.wants("user_topic")
     if not legacy and not modern:
         return {}
-    items = user_topics(ctx.caller.realm_id, ctx.caller.user_id)
+    items = ctx.user_topics
     state: dict[str, Any] = {}
     if modern:
         display = None if ctx.capable("empty_topic_name") else empty_topic_display_name(

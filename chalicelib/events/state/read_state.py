@@ -57,7 +57,9 @@ def message_state(ctx: StateContext) -> MessageState:
 
 def unread_msgs_state(ctx: StateContext) -> UnreadMsgsState:
     display = None if ctx.capable("empty_topic_name") else empty_topic_display_name(ctx.realm)
-    return {"unread_msgs": unread_messages(ctx.caller.realm_id, ctx.caller.user_id, display)}
+    return {"unread_msgs": unread_messages(ctx.caller.realm_id, ctx.caller.user_id, display,
+                                           subscriptions=ctx.subscriptions,
+                                           topics=ctx.user_topics)}
 
 
 def starred_messages_state(ctx: StateContext) -> StarredMessagesState:
