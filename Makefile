@@ -55,6 +55,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.reactions
 	@$(BIN)/python -m bench.message_deletion
 	@$(BIN)/python -m bench.presence
+	@$(BIN)/python -m bench.register
 	@$(BIN)/python -m bench.read_state
 
 clean:

@@ -46,8 +46,8 @@ class RealmPresenceResult(TypedDict):
     server_timestamp: float
 
 
-class PresenceState(TypedDict):
-    """POST /register's presence state (fetch type `presence`)."""
+class PresenceData(TypedDict):
+    """A realm's presence as a reader sees it, with the id to fetch changes after."""
 
     presences: dict[str, ModernPresence | LegacyPresence]
     presence_last_update_id: int
@@ -91,8 +91,8 @@ def presence_response(caller: Principal, snapshot: RealmPresence, *, modern: boo
             "presence_last_update_id": state["presence_last_update_id"]}
 
 
-def presence_state(caller: Principal, slim_presence: bool, history_limit_days: int | None
-                   ) -> PresenceState:
+def presence_data(caller: Principal, slim_presence: bool, history_limit_days: int | None
+                  ) -> PresenceData:
     return _state(caller, read_realm_presence(caller.realm_id), modern=slim_presence,
                   last_update_id=None, history_limit_days=history_limit_days)
 
@@ -130,7 +130,7 @@ def _target(caller: Principal, user_id_or_email: str) -> User:
 
 
 def _state(caller: Principal, snapshot: RealmPresence, *, modern: bool,
-           last_update_id: int | None, history_limit_days: int | None) -> PresenceState:
+           last_update_id: int | None, history_limit_days: int | None) -> PresenceData:
     items, newest = _visible(caller, snapshot, last_update_id, history_limit_days)
     presences: dict[str, ModernPresence | LegacyPresence] = {
         str(i.user_id): modern_presence(*i.times()) for i in items} if modern else {
