@@ -112,6 +112,8 @@ def delete_messages(realm: Realm, stream: Stream | None, messages: list[Message]
     audience = readers_audience(realm.realm_id, messages, stream, actor_id)
     event = delete_message_event(ids, stream.stream_id if stream else None,
                                  messages[0].topic, realm)
+    if stream is None:   # for the fan-out, which clears the participants' read state
+        event["_participants"] = sorted(messages[0].recipient_ids)
     try:
         with transaction() as tx:
             for message in messages:
