@@ -20,6 +20,7 @@ from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.statuses import UserStatus
 from chalicelib.models.users import User
 
@@ -62,15 +63,17 @@ def get_user_status(caller: Principal, user_id: int) -> dict[str, Any]:
     return {"status": user_status_dict(status, _presence_enabled(user))}
 
 
-def user_status_state(realm_id: int, access: UserAccess) -> dict[str, dict[str, Any]]:
+def user_status_state(realm_id: int, access: UserAccess,
+                      realm_users: list[User] | None = None) -> dict[str, dict[str, Any]]:
     """Registration state: {user_id: status} for active users that have something set
     and that the viewer can access.
 
-    One Query on the statuses; `away` comes from the settings of the realm's users.
+    One Query on the statuses; `away` comes from the settings of the realm's users
+    (`realm_users` if the caller has them, else one Query).
     """
     statuses = {s.user_id: s for s in UserStatus.query(realm_id)}
     state = {}
-    for user in list_realm_users(realm_id):
+    for user in realm_users if realm_users is not None else list_realm_users(realm_id):
         if not user.is_active or not access.can_access(user):
             continue
         entry = user_status_dict(statuses.get(user.user_id), _presence_enabled(user))
@@ -182,6 +185,7 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
             else path.does_not_exist())
     tx.update(User(caller.realm_id, caller.user_id), actions=[path.set(value)],
               condition=User.user_id.exists() & read)
+    set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
     # As chalicelib.actions.settings sends it ("_user_email" feeds the legacy forms).
     add_event(tx, caller.realm_id, {"type": "user_settings", "op": "update",
                                     "property": "presence_enabled", "value": value,
