@@ -1,0 +1,493 @@
+"""The OpenAPI 3.1 document, generated from the registered views and the declared types.
+
+Paths come from `app.routes`: each handler made by `ApiBlueprint.endpoint` wraps its
+view (`__wrapped__`), whose signature the request parser already reads (`param_specs`).
+Response bodies come from the view's return annotation (a TypedDict beside its builder),
+wrapped in the success envelope; errors share one envelope (`ErrorResult`). The events
+`GET /events` returns are every TypedDict named `*Event` in `chalicelib`, as a `oneOf`.
+
+Imported only by tests, `make openapi` and the view that serves the document.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pkgutil
+import re
+import types
+import typing
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin
+
+from chalice import Chalice, Response
+
+import chalicelib
+from chalicelib import config
+from chalicelib.events.types import QUEUE_EVENTS
+from chalicelib.http.endpoint import FILES_PARAM, PATH_PARAM
+from chalicelib.http.errors import ErrorResult
+from chalicelib.http.params import ParamSpec, param_specs
+from chalicelib.http.response import SuccessEnvelope
+
+JsonSchema = dict[str, Any]
+SCHEMA_REF = "#/components/schemas/"
+QUEUE_EVENT_COMPONENT = "Event"
+
+
+class OpenApiError(Exception):
+    """The views or types cannot be described: every problem found, one per line."""
+
+
+@dataclass
+class _Components:
+    """Named schemas, each TypedDict once under its class name (names must be unique)."""
+
+    schemas: dict[str, JsonSchema] = field(default_factory=dict)
+    owners: dict[str, type] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def ref(self, name: str) -> JsonSchema:
+        return {"$ref": SCHEMA_REF + name}
+
+    def claim(self, name: str, owner: type) -> bool:
+        """True if `name` is new; a second class of the same name is a problem."""
+        known = self.owners.get(name)
+        if known is None:
+            self.owners[name] = owner
+            return True
+        if known is not owner:
+            self.problems.append(f"two types named {name}: {_where(known)} and {_where(owner)}")
+        return False
+
+
+def _where(owner: type) -> str:
+    return f"{owner.__module__}.{owner.__qualname__}"
+
+
+class SchemaBuilder:
+    """Turns Python annotations into JSON Schema (2020-12, as OpenAPI 3.1 uses)."""
+
+    def __init__(self) -> None:
+        self.components = _Components()
+        self.results: set[type] = set()   # view results: wrapped in the envelope
+
+    def schema(self, tp: Any) -> JsonSchema:
+        if tp is Any or tp is object:
+            return {}
+        if tp is type(None) or tp is None:
+            return {"type": "null"}
+        simple = {bool: "boolean", int: "integer", float: "number", str: "string"}
+        if tp in simple:
+            return {"type": simple[tp]}
+        origin = get_origin(tp)
+        if origin is typing.Annotated:
+            if QUEUE_EVENTS in get_args(tp)[1:]:
+                return self.components.ref(QUEUE_EVENT_COMPONENT)
+            return self.schema(get_args(tp)[0])
+        if origin in (NotRequired, Required):
+            return self.schema(get_args(tp)[0])
+        if origin is Literal:
+            return _literal_schema(get_args(tp))
+        if origin in (Union, types.UnionType):
+            return self._union(get_args(tp))
+        if origin is list or tp is list:
+            (item,) = get_args(tp) or (Any,)
+            return {"type": "array", "items": self.schema(item)}
+        if origin is tuple:
+            items = get_args(tp)
+            return {"type": "array", "prefixItems": [self.schema(i) for i in items],
+                    "items": False, "minItems": len(items), "maxItems": len(items)}
+        if origin is dict or tp is dict or origin is Mapping:
+            key, value = get_args(tp) or (str, Any)
+            schema: JsonSchema = {"type": "object", "additionalProperties": self.schema(value)}
+            if key is int:   # JSON keys are text: integer ids written as digits
+                schema["propertyNames"] = {"pattern": "^-?[0-9]+$"}
+            return schema
+        if typing.is_typeddict(tp):
+            return self.typeddict_ref(tp)
+        self.components.problems.append(f"no JSON Schema for the type {tp!r}")
+        return {}
+
+    def _union(self, options: tuple[Any, ...]) -> JsonSchema:
+        schemas = [self.schema(option) for option in options]
+        types_only = [s.get("type") for s in schemas if set(s) == {"type"}]
+        if len(types_only) == len(schemas):   # int | None -> {"type": ["integer", "null"]}
+            return {"type": types_only}
+        return {"anyOf": schemas}
+
+    def typeddict_ref(self, td: type) -> JsonSchema:
+        name = td.__name__
+        if td in self.results:
+            self.components.problems.append(
+                f"{_where(td)} is a view's result and also part of another shape: give "
+                "the view a result type of its own")
+        if self.components.claim(name, td):
+            self.components.schemas[name] = {}   # placeholder: recursive types terminate
+            self.components.schemas[name] = self.object_schema(td)
+        return self.components.ref(name)
+
+    def object_schema(self, td: type, extra: Mapping[str, tuple[JsonSchema, bool]] = {},
+                      ) -> JsonSchema:
+        """A closed object with the TypedDict's keys (plus `extra` ones, first)."""
+        properties: dict[str, JsonSchema] = {}
+        required: list[str] = []
+        for key, (schema, is_required) in extra.items():
+            properties[key] = schema
+            if is_required:
+                required.append(key)
+        for key, (tp, is_required) in typeddict_fields(td).items():
+            properties[key] = self.schema(tp)
+            if is_required:
+                required.append(key)
+        extra_items = _extra_items(td)
+        schema = {"type": "object", "properties": properties, "required": required,
+                  "additionalProperties": False if extra_items is None
+                  else self.schema(extra_items)}
+        doc = inspect.getdoc(td)
+        if doc and not doc.startswith(td.__name__ + "("):
+            schema["description"] = doc
+        return schema
+
+
+def _literal_schema(values: tuple[Any, ...]) -> JsonSchema:
+    kinds = {bool: "boolean", int: "integer", str: "string"}
+    found = sorted({kinds[type(v)] for v in values if type(v) in kinds})
+    schema: JsonSchema = {"enum": list(values)}
+    if len(found) == 1:
+        schema["type"] = found[0]
+    return schema
+
+
+def typeddict_fields(td: type) -> dict[str, tuple[Any, bool]]:
+    """Each key's type and whether it is required.
+
+    Computed here because Python 3.11 misses `NotRequired` in string annotations
+    (`from __future__ import annotations`) when it fills `__required_keys__`.
+    """
+    hints = typing.get_type_hints(td, include_extras=True)
+    fields: dict[str, tuple[Any, bool]] = {}
+    for klass in _typeddict_lineage(td):
+        total = getattr(klass, "__total__", True)
+        for key in klass.__dict__.get("__annotations__", {}):
+            tp = hints[key]
+            origin = get_origin(tp)
+            if origin is NotRequired:
+                fields[key] = (get_args(tp)[0], False)
+            elif origin is Required:
+                fields[key] = (get_args(tp)[0], True)
+            else:
+                fields[key] = (tp, bool(total))
+    return fields
+
+
+def _extra_items(td: type) -> Any:
+    """The type of the keys a TypedDict leaves open (PEP 728's `__extra_items__`, set by
+    hand on Python 3.11), or None for a closed one."""
+    for klass in reversed(_typeddict_lineage(td)):
+        if "__extra_items__" in klass.__dict__:
+            return klass.__dict__["__extra_items__"]
+    return None
+
+
+def _typeddict_lineage(td: type) -> list[type]:
+    """The TypedDict and its TypedDict bases, bases first."""
+    lineage: list[type] = []
+    for base in getattr(td, "__orig_bases__", ()):
+        if typing.is_typeddict(base):
+            lineage += [k for k in _typeddict_lineage(base) if k not in lineage]
+    return [*lineage, td]
+
+
+# ---- events ----------------------------------------------------------------------------
+
+def _chalicelib_modules() -> Iterator[types.ModuleType]:
+    for info in pkgutil.walk_packages(chalicelib.__path__, "chalicelib."):
+        if info.name == "chalicelib.admin":   # a command line, not code the API runs
+            continue
+        yield importlib.import_module(info.name)
+
+
+def event_types() -> list[type]:
+    """Every TypedDict named `*Event` in chalicelib, in a stable order."""
+    found: dict[str, type] = {}
+    for module in _chalicelib_modules():
+        for name, value in vars(module).items():
+            if (name.endswith("Event") and typing.is_typeddict(value)
+                    and value.__module__ == module.__name__):
+                found[f"{value.__module__}.{name}"] = value
+    return [found[key] for key in sorted(found, key=lambda k: k.rsplit(".", 1)[1])]
+
+
+def _literal_value(td: type, key: str) -> Any:
+    tp = typeddict_fields(td).get(key, (None, False))[0]
+    if get_origin(tp) is Literal and len(get_args(tp)) == 1:
+        return get_args(tp)[0]
+    return None
+
+
+def _check_events(events: list[type]) -> list[str]:
+    """Each event needs a literal `type`; events that share type and op must differ in a
+    required key the other cannot have, so that exactly one of the `oneOf` matches."""
+    problems = []
+    groups: dict[tuple[Any, Any], list[type]] = {}
+    for event in events:
+        kind = _literal_value(event, "type")
+        if kind is None:
+            problems.append(f"{_where(event)} has no `type: Literal[...]`")
+            continue
+        groups.setdefault((kind, _literal_value(event, "op")), []).append(event)
+    for (kind, op), members in groups.items():
+        for first in members:
+            for second in members:
+                if first is second:
+                    continue
+                keys = typeddict_fields(first)
+                own = {k for k, (_, req) in keys.items() if req} - set(
+                    typeddict_fields(second))
+                if not own:
+                    problems.append(f"{_where(first)} and {_where(second)} (type {kind!r}, "
+                                    f"op {op!r}) can describe the same event")
+    return problems
+
+
+# ---- paths -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Operation:
+    path: str
+    method: str
+    view: Callable[..., Any]
+    public: bool
+    takes_files: bool
+
+
+def operations(app: Chalice) -> list[Operation]:
+    """Every route that `ApiBlueprint.endpoint` made, in path and method order."""
+    found = []
+    for path, methods in app.routes.items():
+        for method, entry in methods.items():
+            handler = entry.view_function
+            view = getattr(handler, "__wrapped__", None)
+            if view is None or not hasattr(handler, "public"):
+                continue   # not an API view (the document and its docs page)
+            takes_files = FILES_PARAM in inspect.signature(view).parameters
+            found.append(Operation(path, method.upper(), view, bool(handler.public),
+                                   takes_files))
+    return sorted(found, key=lambda o: (o.path, _METHOD_ORDER.index(o.method)))
+
+
+_METHOD_ORDER = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+def operation_id(view: Callable[..., Any]) -> str:
+    return view.__name__.replace("_", "-")
+
+
+class DocumentBuilder:
+    def __init__(self, app: Chalice) -> None:
+        self.app = app
+        self.types = SchemaBuilder()
+        self.results = self.types.results
+
+    @property
+    def problems(self) -> list[str]:
+        return self.types.components.problems
+
+    def build(self) -> JsonSchema:
+        components = self.types.components
+        components.claim("ErrorResult", ErrorResult)
+        components.schemas["ErrorResult"] = self.types.object_schema(ErrorResult)
+        self._events()
+        paths: dict[str, dict[str, Any]] = {}
+        seen_ids: dict[str, str] = {}
+        for op in operations(self.app):
+            ident = operation_id(op.view)
+            if ident in seen_ids:
+                self.problems.append(f"operationId {ident} of {op.method} {op.path} is "
+                                     f"already used by {seen_ids[ident]}")
+            seen_ids[ident] = f"{op.method} {op.path}"
+            paths.setdefault(op.path, {})[op.method.lower()] = self._operation(op)
+        if self.problems:
+            raise OpenApiError("\n".join(sorted(set(self.problems))))
+        return {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "teamchat REST API",
+                "version": f"{config.SERVICE_VERSION} (feature level "
+                           f"{config.SERVICE_FEATURE_LEVEL})",
+                "description": _DESCRIPTION,
+            },
+            # Relative to where the document is served ({base}/api/v1/openapi.json).
+            "servers": [{"url": "../..", "description": "the server that serves this "
+                                                        "document"}],
+            "security": [{"basicAuth": []}],
+            "tags": sorted(({"name": t} for t in {o["tags"][0] for p in paths.values()
+                                                  for o in p.values()}),
+                           key=lambda t: t["name"]),
+            "paths": paths,
+            "components": {
+                "schemas": dict(sorted(components.schemas.items())),
+                "securitySchemes": {"basicAuth": {
+                    "type": "http", "scheme": "basic",
+                    "description": "The account's email as user name, its API key as "
+                                   "password."}},
+            },
+        }
+
+    def _events(self) -> None:
+        events = event_types()
+        self.problems.extend(_check_events(events))
+        refs = []
+        for event in events:
+            name = event.__name__
+            if self.types.components.claim(name, event):
+                self.types.components.schemas[name] = self.types.object_schema(
+                    event, {"id": ({"type": "integer"}, True)})
+            refs.append(self.types.components.ref(name))
+        self.types.components.schemas[QUEUE_EVENT_COMPONENT] = {
+            "description": "An event as GET /events returns it: one of the shapes below, "
+                           "with the `id` its queue gave it.",
+            "oneOf": refs}
+
+    def _operation(self, op: Operation) -> JsonSchema:
+        where = f"{op.method} {op.path}"
+        path_names = set(PATH_PARAM.findall(op.path))
+        specs = [s for s in param_specs(op.view, path_names) if s.name != FILES_PARAM]
+        operation: JsonSchema = {
+            "operationId": operation_id(op.view),
+            "summary": _summary(op.view),
+            "tags": [op.view.__module__.rsplit(".", 1)[-1]],
+        }
+        description = inspect.getdoc(op.view)
+        if description:
+            operation["description"] = description
+        if op.public:
+            operation["security"] = []
+        parameters = [self._parameter(s, "path") for s in specs if s.in_path]
+        rest = [s for s in specs if not s.in_path]
+        if op.method == "GET":
+            parameters += [self._parameter(s, "query") for s in rest]
+        elif rest or op.takes_files:
+            operation["requestBody"] = self._body(rest, op.takes_files)
+        if parameters:
+            operation["parameters"] = parameters
+        operation["responses"] = self._responses(op.view, where)
+        return operation
+
+    def _parameter(self, spec: ParamSpec, location: str) -> JsonSchema:
+        schema = self._with_default(self.types.schema(spec.annotation), spec)
+        parameter: JsonSchema = {"name": spec.wire_name, "in": location,
+                                 "required": spec.required or location == "path"}
+        if spec.json and location == "query":
+            parameter["content"] = {"application/json": {"schema": schema}}
+        else:
+            parameter["schema"] = schema
+        return parameter
+
+    def _with_default(self, schema: JsonSchema, spec: ParamSpec) -> JsonSchema:
+        if spec.required or spec.default is None or not _is_json(spec.default):
+            return schema
+        if "$ref" in schema:
+            return {"allOf": [schema], "default": spec.default}
+        return {**schema, "default": spec.default}
+
+    def _body(self, specs: list[ParamSpec], takes_files: bool) -> JsonSchema:
+        properties = {s.wire_name: self._with_default(self.types.schema(s.annotation), s)
+                      for s in specs}
+        required = [s.wire_name for s in specs if s.required]
+        schema: JsonSchema = {"type": "object", "properties": properties}
+        if required:
+            schema["required"] = required
+        # JSON-encoded form values (lists, objects, booleans), as the official client sends.
+        encoding = {s.wire_name: {"contentType": "application/json"} for s in specs if s.json}
+        if takes_files:
+            files = {**schema, "properties": {
+                **properties, "file": {"type": "string", "format": "binary",
+                                       "description": "The file (any field name)."}}}
+            media: JsonSchema = {"multipart/form-data": {"schema": files}}
+        else:
+            media = {"application/x-www-form-urlencoded": {"schema": schema}}
+        if encoding:
+            for content in media.values():
+                content["encoding"] = encoding
+        return {"required": bool(required) or takes_files, "content": media}
+
+    def _responses(self, view: Callable[..., Any], where: str) -> JsonSchema:
+        error = {"description": "An error, in the error envelope.",
+                 "content": {"application/json": {"schema": self.types.components.ref(
+                     "ErrorResult")}}}
+        result = typing.get_type_hints(view).get("return")
+        if result is Response:
+            return {"302": {"description": "A redirect to a short-lived link to the file.",
+                            "headers": {"Location": {"schema": {"type": "string"}}}},
+                    "4XX": error}
+        # A union of results: e.g. GET /events, which registers a queue when given none.
+        members = get_args(result) if get_origin(result) in (Union, types.UnionType) else (
+            result,)
+        if not members or not all(typing.is_typeddict(m) for m in members):
+            self.problems.append(f"{where}: the view {view.__module__}.{view.__name__} "
+                                 f"declares no result TypedDict (returns {result!r})")
+            return {"4XX": error}
+        refs = [self._result(member) for member in members]
+        return {"200": {"description": "Success, in the success envelope.",
+                        "content": {"application/json": {
+                            "schema": refs[0] if len(refs) == 1 else {"anyOf": refs}}}},
+                "4XX": error}
+
+    def _result(self, result: type) -> JsonSchema:
+        """A view's result TypedDict as its own component, inside the success envelope."""
+        name = result.__name__
+        if result not in self.results and name in self.types.components.schemas:
+            self.problems.append(f"{_where(result)} is a view's result and also part of "
+                                 "another shape: give the view a result type of its own")
+        self.results.add(result)
+        if self.types.components.claim(name, result):
+            envelope = {key: (self.types.schema(tp), req)
+                        for key, (tp, req) in typeddict_fields(SuccessEnvelope).items()}
+            self.types.components.schemas[name] = self.types.object_schema(result, envelope)
+        return self.types.components.ref(name)
+
+
+def _summary(view: Callable[..., Any]) -> str:
+    words = view.__name__.replace("_", " ")
+    return words[0].upper() + words[1:]
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except TypeError:
+        return False
+    return True
+
+
+_DESCRIPTION = """\
+A threaded team-chat server with a JSON REST API.
+
+Parameters travel form-encoded: in the query string for GET, in the body otherwise.
+Lists, objects and booleans are JSON-encoded inside the form value. Every response is a
+JSON object: `result` is `success` (with `msg` empty and the fields below) or `error`
+(with `msg` and a machine-readable `code`). Unsupported parameters are listed in
+`ignored_parameters_unsupported`.
+
+Authentication is HTTP Basic with the account's email and API key, on every endpoint
+except `GET /api/v1/server_settings` and the links that emails carry. This document is
+generated from the server's code (`make openapi`)."""
+
+
+def openapi_document(app: Chalice) -> JsonSchema:
+    """The document for `app`; raises OpenApiError listing every view or type it cannot
+    describe (a view without a declared result, two types of one name, ...)."""
+    document = DocumentBuilder(app).build()
+    text = json.dumps(document)
+    if re.search("zulip", text, re.IGNORECASE):
+        raise OpenApiError("the document names the reference's brand: apply the naming rule")
+    return document
+
+
+def render(document: JsonSchema) -> str:
+    """The document as the committed file holds it: stable key order, one trailing newline."""
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
