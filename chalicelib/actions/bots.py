@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Literal, TypedDict
 
 from pynamodb.transactions import TransactWrite
 
@@ -26,6 +26,40 @@ BOT_TYPE_GENERIC = 1
 BOT_TYPE_INCOMING_WEBHOOK = 2
 BOT_TYPE_OUTGOING_WEBHOOK = 3
 BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}
+
+
+class CreateBotResult(TypedDict):
+    user_id: int
+    api_key: str
+    avatar_url: str
+    default_sending_stream: None
+    default_events_register_stream: None
+    default_all_public_streams: Literal[False]
+
+
+class BotService(TypedDict):
+    """An outgoing-webhook bot's receiver."""
+
+    base_url: str
+    interface: int
+    token: str
+
+
+class BotDict(TypedDict):
+    user_id: int
+    username: str
+    email: str
+    full_name: str
+    bot_type: int
+    is_active: bool
+    owner_id: int
+    avatar_url: str
+    default_sending_stream: None
+    default_events_register_stream: None
+    default_all_public_streams: Literal[False]
+    services: list[BotService]
+
+
 SHORT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 SERVICE_TOKEN_LENGTH = 32
 
@@ -78,7 +112,7 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
 
 
 def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int,
-                     payload_url: str | None, interface_type: int) -> dict[str, Any]:
+                     payload_url: str | None, interface_type: int) -> CreateBotResult:
     require_member_or_admin(caller)
     owner = get_own_user(caller)
     bot, api_key = do_create_bot(caller.realm_id, owner, full_name, short_name, payload_url,
@@ -89,10 +123,10 @@ def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_
             "default_all_public_streams": False}
 
 
-def bot_dict(bot: User) -> dict[str, Any]:
+def bot_dict(bot: User) -> BotDict:
     """A bot as the reference's Bot object shows it (without the API key, which is
     stored only as a hash), plus GET /bots' `username`."""
-    services = []
+    services: list[BotService] = []
     if bot.bot_type == BOT_TYPE_OUTGOING_WEBHOOK and bot.service_url:
         services = [{"base_url": bot.service_url,
                      "interface": bot.service_interface or INTERFACE_GENERIC,
@@ -105,7 +139,7 @@ def bot_dict(bot: User) -> dict[str, Any]:
             "default_all_public_streams": False, "services": services}
 
 
-def get_own_bots(caller: Principal) -> list[dict[str, Any]]:
+def get_own_bots(caller: Principal) -> list[BotDict]:
     """The caller's active bots, oldest first (one index query), with their tokens."""
     require_member_or_admin(caller)
     return [bot_dict(b) for b in

@@ -1,12 +1,11 @@
 """PATCH /settings: the current user's personal settings (§4.2)."""
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.actions.settings import update_own_settings
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import sent_values
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -64,7 +63,7 @@ def update_settings(
     message_content_in_email_notifications: bool | None = None,
     pm_content_in_desktop_notifications: bool | None = None,
     wildcard_mentions_notify: bool | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     # Every other keyword parameter is a setting; the ones not sent are None.
     account = {"full_name": full_name, "email": email, "old_password": old_password,
                "new_password": new_password}

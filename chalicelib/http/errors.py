@@ -4,6 +4,16 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 
+class Objection(TypedDict):
+    """Something that still uses a user group that is to be deactivated."""
+
+    type: Literal["subgroup", "realm", "user_group", "channel"]
+    settings: NotRequired[list[str]]
+    supergroup_ids: NotRequired[list[int]]
+    group_id: NotRequired[int]
+    channel_id: NotRequired[int]
+
+
 class ErrorResult(TypedDict):
     """The error envelope; the optional keys are the extra fields of particular codes."""
 
@@ -26,7 +36,7 @@ class ErrorResult(TypedDict):
     daily_limit_reached: NotRequired[bool]
     license_limit_reached: NotRequired[bool]
     # CANNOT_DEACTIVATE_GROUP_IN_USE: what still uses the group.
-    objections: NotRequired[list[dict[str, Any]]]
+    objections: NotRequired[list[Objection]]
 
 
 class ApiError(Exception):

@@ -20,6 +20,10 @@ class SuccessEnvelope(TypedDict):
     ignored_parameters_unsupported: NotRequired[list[str]]
 
 
+class EmptyResult(TypedDict):
+    """The result of an endpoint that answers with the envelope alone."""
+
+
 def json_response(body: dict[str, Any], status: int = 200,
                   headers: dict[str, str] | None = None) -> Response:
     return Response(body=json.dumps(body, separators=(",", ":")), status_code=status,
