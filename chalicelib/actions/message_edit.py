@@ -12,7 +12,11 @@ from typing import Any
 
 from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission
-from chalicelib.actions.message_move import execute_edit, prev_content_mismatch
+from chalicelib.actions.message_move import (
+    UpdateMessageResult,
+    execute_edit,
+    prev_content_mismatch,
+)
 from chalicelib.actions.message_send import (
     check_content,
     check_topic,
@@ -53,7 +57,7 @@ class EditRequest:
     prev_content_sha256: str | None = None
 
 
-def do_update_message(caller: Principal, request: EditRequest) -> dict[str, Any]:
+def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageResult:
     realm = get_realm(caller.realm_id)
     message = Message.get_or_none(caller.realm_id, request.message_id)
     if message is None:

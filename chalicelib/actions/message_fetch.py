@@ -1,11 +1,12 @@
 """GET /messages and GET /messages/{id}: reads with access checks and one batch of lookups."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from pynamodb.expressions.condition import Condition
 
 from chalicelib.actions.message_dicts import (
+    FetchedMessageDict,
     flags_for,
     load_people_and_channels,
     message_api_dict,
@@ -27,6 +28,20 @@ from chalicelib.models.streams import Stream, Subscription, stream_key, user_key
 
 MAX_BATCH = 5000
 UNNARROWED_PAGE_CAP = 10   # Query pages read for the unnarrowed view before giving up
+
+
+class GetMessagesResult(TypedDict):
+    messages: list[FetchedMessageDict]
+    anchor: int
+    found_anchor: bool
+    found_oldest: bool
+    found_newest: bool
+    history_limited: bool
+
+
+class GetMessageResult(TypedDict):
+    message: FetchedMessageDict
+    raw_content: str
 
 
 def _accessible(caller: Principal, message: Message, streams: dict[int, tuple[Stream, Any]],
@@ -85,7 +100,7 @@ def _fetch(caller: Principal, narrow: Narrow, condition: Condition, forward: boo
 
 def get_messages(caller: Principal, *, anchor: str | int, include_anchor: bool,
                  num_before: int, num_after: int, narrow_terms: list[Any],
-                 apply_markdown: bool, allow_empty_topic_name: bool) -> dict[str, Any]:
+                 apply_markdown: bool, allow_empty_topic_name: bool) -> GetMessagesResult:
     if isinstance(anchor, str) and anchor.lstrip("-").isdigit():
         anchor = int(anchor)
     if num_before < 0 or num_after < 0 or num_before > MAX_BATCH or num_after > MAX_BATCH:
@@ -133,23 +148,19 @@ def get_messages(caller: Principal, *, anchor: str | int, include_anchor: bool,
 
 
 def render(caller: Principal, messages: list[Message], apply_markdown: bool,
-           allow_empty_topic_name: bool) -> list[dict[str, Any]]:
+           allow_empty_topic_name: bool) -> list[FetchedMessageDict]:
     if not messages:
         return []
     realm = get_realm(caller.realm_id)
     users, streams = load_people_and_channels(caller.realm_id, messages)
     empty = None if allow_empty_topic_name else empty_topic_display_name(realm)
-    result = []
-    for message in messages:
-        data = message_api_dict(message, users, streams, realm, apply_markdown=apply_markdown,
-                                empty_topic_name=empty)
-        data["flags"] = flags_for(message, caller.user_id)
-        result.append(data)
-    return result
+    return [{**message_api_dict(message, users, streams, realm, apply_markdown=apply_markdown,
+                                empty_topic_name=empty),
+             "flags": flags_for(message, caller.user_id)} for message in messages]
 
 
 def get_message(caller: Principal, message_id: int, apply_markdown: bool,
-                allow_empty_topic_name: bool) -> dict[str, Any]:
+                allow_empty_topic_name: bool) -> GetMessageResult:
     message = Message.get_or_none(caller.realm_id, message_id)
     if message is None or not _accessible(caller, message, {}):
         raise ApiError("Invalid message(s)")

@@ -4,20 +4,28 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.events.queues import access_queue, delete_queue
-from chalicelib.events.reader import get_events
-from chalicelib.events.register import do_register
+from chalicelib.events.reader import GetEventsResult, get_events
+from chalicelib.events.register import RegisterResult, do_register
+from chalicelib.events.types import QueuedEvent
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
+
+
+class RegisteredEventsResult(RegisterResult):
+    """GET /events without a queue: a new queue's registration and its first events."""
+
+    events: list[QueuedEvent]
 
 
 def _register(caller: Principal, event_types: list[str] | None,
               fetch_event_types: list[str] | None, narrow: list[Any],
               client_capabilities: dict[str, Any] | None, all_public_streams: bool,
               apply_markdown: bool, client_gravatar: bool, include_subscribers: bool,
-              ) -> dict[str, Any]:
+              ) -> RegisterResult:
     return do_register(caller, event_types=event_types, fetch_event_types=fetch_event_types,
                        narrow=narrow, client_capabilities=client_capabilities or {},
                        all_public_streams=all_public_streams, apply_markdown=apply_markdown,
@@ -32,7 +40,7 @@ def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = N
                    all_public_streams: bool = False, apply_markdown: bool = False,
                    client_gravatar: bool = False, include_subscribers: bool = False,
                    slim_presence: bool = False, presence_history_limit_days: int | None = None,
-                   ) -> dict[str, Any]:
+                   ) -> RegisterResult:
     return _register(caller, event_types, fetch_event_types, narrow, client_capabilities,
                      all_public_streams, apply_markdown, client_gravatar, include_subscribers)
 
@@ -44,18 +52,20 @@ def get_events_backend(caller: Principal, *, queue_id: str | None = None,
                        narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
                        client_capabilities: Json[dict[str, Any]] | None = None,
                        all_public_streams: bool = False, apply_markdown: bool = False,
-                       client_gravatar: bool = False) -> dict[str, Any]:
+                       client_gravatar: bool = False
+                       ) -> GetEventsResult | RegisteredEventsResult:
     if queue_id is None:
         # Registration parameters instead of a queue id register a queue (§4.5).
         registered = _register(caller, event_types, event_types, narrow, client_capabilities,
                                all_public_streams, apply_markdown, client_gravatar, False)
         queue_id = registered["queue_id"]
         last_event_id = registered["last_event_id"]
-        return {**get_events(caller, queue_id, last_event_id, True), **registered}
+        events = get_events(caller, queue_id, last_event_id, True)["events"]
+        return {**registered, "events": events}  # type: ignore[typeddict-item]
     return get_events(caller, queue_id, last_event_id, dont_block)
 
 
 @bp.endpoint("/events", "DELETE")
-def delete_event_queue(caller: Principal, *, queue_id: str) -> dict[str, Any]:
+def delete_event_queue(caller: Principal, *, queue_id: str) -> EmptyResult:
     delete_queue(access_queue(caller.realm_id, caller.user_id, queue_id))
     return {}

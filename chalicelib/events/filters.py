@@ -38,6 +38,16 @@ class UpdateDisplaySettingsEvent(TypedDict):
     language_name: NotRequired[str]
 
 
+class DeleteSingleMessageEvent(TypedDict):
+    """One deleted message, for clients without bulk_message_deletion."""
+
+    type: Literal["delete_message"]
+    message_id: int
+    message_type: Literal["stream", "private"]
+    stream_id: NotRequired[int]
+    topic: NotRequired[str]
+
+
 class UpdateGlobalNotificationsEvent(TypedDict):
     """Deprecated form of a notification setting's user_settings event, for old clients."""
 

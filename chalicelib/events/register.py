@@ -1,7 +1,7 @@
 """POST /register: a new event queue plus the initial state its client asked for."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from chalicelib import config
 from chalicelib.events.initial_state import fetch_initial_state
@@ -16,6 +16,30 @@ TYPING_STARTED_WAIT_MS = 10000
 TYPING_STOPPED_WAIT_MS = 5000
 TYPING_STARTED_EXPIRY_MS = 15000
 KNOWN_NARROW_OPERATORS = {"stream", "channel", "topic", "subject", "is"}
+
+
+class RegisterResult(TypedDict):
+    """The queue and the server's limits; the state of each fetched event type follows
+    as further keys (chalicelib/events/initial_state.py)."""
+
+    queue_id: str
+    last_event_id: int
+    service_feature_level: int
+    service_version: str
+    service_merge_base: str
+    max_message_length: int
+    max_topic_length: int
+    max_stream_name_length: int
+    max_stream_description_length: int
+    server_typing_started_wait_period_milliseconds: int
+    server_typing_stopped_wait_period_milliseconds: int
+    server_typing_started_expiry_period_milliseconds: int
+    event_queue_longpoll_timeout_seconds: int
+
+
+# The initial state's keys are not declared yet: until they are, the document leaves the
+# object open to them (PEP 728's `extra_items`, spelled by hand on Python 3.11).
+RegisterResult.__extra_items__ = object  # type: ignore[attr-defined]
 
 
 def longpoll_timeout_seconds() -> int:
@@ -39,7 +63,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 fetch_event_types: list[str] | None, narrow: list[Any],
                 client_capabilities: dict[str, Any], all_public_streams: bool,
                 apply_markdown: bool, client_gravatar: bool,
-                include_subscribers: bool) -> dict[str, Any]:
+                include_subscribers: bool) -> RegisterResult:
     options = {
         "event_types": event_types,
         "narrow": check_narrow(narrow),
@@ -56,7 +80,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         # Read after the queue exists: a later change updates this queue itself.
         queue.update(actions=[EventQueue.receives_typing_notifications.set(False)])
     state_types = fetch_event_types if fetch_event_types is not None else event_types
-    result: dict[str, Any] = {
+    result: RegisterResult = {
         "queue_id": queue.queue_id,
         "last_event_id": queue.last_event_id,
         "service_feature_level": config.SERVICE_FEATURE_LEVEL,
@@ -71,6 +95,6 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
     }
-    result.update(fetch_initial_state(caller, me, state_types, client_capabilities,
-                                      include_subscribers))
-    return result
+    state = fetch_initial_state(caller, me, state_types, client_capabilities,
+                                include_subscribers)
+    return {**state, **result}  # type: ignore[typeddict-item]  # the state keys: see above

@@ -376,8 +376,18 @@ class DocumentBuilder:
         operation["responses"] = self._responses(op.view, where)
         return operation
 
+    def _param_schema(self, spec: ParamSpec) -> JsonSchema:
+        """`X | None = None` means "optional": None stands for "not sent", so the
+        schema is X's; a null the client may send has another default (a marker)."""
+        annotation = spec.annotation
+        if not spec.required and spec.default is None and get_origin(annotation) in (
+                Union, types.UnionType) and type(None) in get_args(annotation):
+            rest = tuple(a for a in get_args(annotation) if a is not type(None))
+            annotation = rest[0] if len(rest) == 1 else Union[rest]  # noqa: UP007
+        return self._with_default(self.types.schema(annotation), spec)
+
     def _parameter(self, spec: ParamSpec, location: str) -> JsonSchema:
-        schema = self._with_default(self.types.schema(spec.annotation), spec)
+        schema = self._param_schema(spec)
         parameter: JsonSchema = {"name": spec.wire_name, "in": location,
                                  "required": spec.required or location == "path"}
         if spec.json and location == "query":
@@ -394,8 +404,7 @@ class DocumentBuilder:
         return {**schema, "default": spec.default}
 
     def _body(self, specs: list[ParamSpec], takes_files: bool) -> JsonSchema:
-        properties = {s.wire_name: self._with_default(self.types.schema(s.annotation), s)
-                      for s in specs}
+        properties = {s.wire_name: self._param_schema(s) for s in specs}
         required = [s.wire_name for s in specs if s.required]
         schema: JsonSchema = {"type": "object", "properties": properties}
         if required:
