@@ -12,11 +12,13 @@ repeated: if a request dies midway, deactivating the user again finishes them.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.group_membership import EVERYONE, lost_race, removed_members_event
+from chalicelib.actions.group_membership import (
+    EVERYONE,
+    lost_race,
+    removed_members_event,
+)
 from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.user_access import user_access_audience

@@ -20,6 +20,7 @@ from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
+
 class AnonymousGroup(TypedDict):
     """A group-setting value that is not a named group: users and groups, directly."""
 

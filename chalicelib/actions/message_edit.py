@@ -8,7 +8,6 @@ own update_message event), resumable after a crash.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission

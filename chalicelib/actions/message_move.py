@@ -15,7 +15,11 @@ from typing import Any, Literal, NotRequired, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.edit_audience import EditAudience
-from chalicelib.actions.message_dicts import EditHistoryEntry, TopicLink, recipient_id_for
+from chalicelib.actions.message_dicts import (
+    EditHistoryEntry,
+    TopicLink,
+    recipient_id_for,
+)
 from chalicelib.actions.message_send import PreparedMessage, RenderedContent, user_flags
 from chalicelib.actions.move_notifications import move_notifications
 from chalicelib.actions.move_plan import MovePlan

@@ -156,7 +156,6 @@ def render_content(realm_id: int, content: str) -> RenderedContent:
                            resolved)
 
 
-@dataclass
 class MessageEvent(TypedDict):
     type: Literal["message"]
     message: MessageDict
@@ -168,6 +167,7 @@ class SendMessageResult(TypedDict):
     automatic_new_visibility_policy: NotRequired[int]
 
 
+@dataclass
 class PreparedMessage:
     """A new message, its event and audience: what one transaction writes."""
 

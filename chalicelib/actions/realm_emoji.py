@@ -7,7 +7,7 @@ uploads bucket under `<realm_id>/emoji/images/<emoji_id>.<ext>`.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -17,8 +17,8 @@ from chalicelib.actions.uploads import DOWNLOAD_URL_SECONDS
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
-from chalicelib.http.response import EmptyResult
 from chalicelib.http.request import UploadedFile
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib import aws_clients
 from chalicelib.lib.emoji import (
     CustomEmoji,

@@ -4,12 +4,12 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.group_settings import GroupSettingValue
 from chalicelib.actions.channel_permissions import (
     channel_group_setting,
     has_content_access,
     has_metadata_access,
 )
+from chalicelib.actions.group_settings import GroupSettingValue
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.realms import UniqueName, stream_name_key

@@ -5,8 +5,8 @@ typing notifications, and for channel typing only queues with that capability.
 """
 from __future__ import annotations
 
-from datetime import timedelta
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Literal, TypedDict
 
 from chalicelib.actions.realm_settings import empty_topic_display_name

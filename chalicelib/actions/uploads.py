@@ -27,6 +27,7 @@ from chalicelib.models.messages import Message
 from chalicelib.models.streams import get_stream
 from chalicelib.models.uploads import Attachment
 
+
 class UploadResult(TypedDict):
     uri: str   # deprecated name of `url`
     url: str

@@ -4,7 +4,12 @@ from __future__ import annotations
 import json
 from typing import TypedDict
 
-from chalicelib.actions.bots import BotDict, CreateBotResult, check_create_bot, get_own_bots
+from chalicelib.actions.bots import (
+    BotDict,
+    CreateBotResult,
+    check_create_bot,
+    get_own_bots,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 

@@ -21,6 +21,10 @@ class RegisteredEventsResult(RegisterResult):
     events: list[QueuedEvent]
 
 
+# Open to the initial state's keys, as RegisterResult is (Python 3.11 does not inherit it).
+RegisteredEventsResult.__extra_items__ = object  # type: ignore[attr-defined]
+
+
 def _register(caller: Principal, event_types: list[str] | None,
               fetch_event_types: list[str] | None, narrow: list[Any],
               client_capabilities: dict[str, Any] | None, all_public_streams: bool,

@@ -4,11 +4,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from chalicelib.actions.message_edit import EditRequest, do_update_message
-from chalicelib.actions.message_fetch import GetMessageResult, GetMessagesResult
+from chalicelib.actions.message_fetch import (
+    GetMessageResult,
+    GetMessagesResult,
+    get_message,
+    get_messages,
+)
 from chalicelib.actions.message_move import UpdateMessageResult
-from chalicelib.actions.message_send import SendMessageResult
-from chalicelib.actions.message_fetch import get_message, get_messages
-from chalicelib.actions.message_send import check_send_message
+from chalicelib.actions.message_send import SendMessageResult, check_send_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.errors import ApiError

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib.actions import profile_fields as actions
-from chalicelib.actions.profile_fields import ProfileFieldDict
 from chalicelib.actions.profile_data import do_update_profile_data
+from chalicelib.actions.profile_fields import ProfileFieldDict
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json

@@ -15,8 +15,8 @@ from chalicelib.actions.realm_emoji import (
 )
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 from chalicelib.http.request import UploadedFile
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -5,11 +5,11 @@ from typing import Any, TypedDict
 
 from chalicelib.actions import subscriptions as actions
 from chalicelib.actions.streams import SubscriptionDict
-from chalicelib.actions.subscriptions import SubscribeResult
 from chalicelib.actions.subscription_properties import (
     SubscriptionPropertiesResult,
     do_update_subscription_properties,
 )
+from chalicelib.actions.subscriptions import SubscribeResult
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.errors import ApiError

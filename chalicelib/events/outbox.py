@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import TypedDict
 
 from pynamodb.transactions import TransactWrite

@@ -168,36 +168,21 @@ def typeddict_fields(td: type) -> dict[str, tuple[Any, bool]]:
     """
     hints = typing.get_type_hints(td, include_extras=True)
     fields: dict[str, tuple[Any, bool]] = {}
-    for klass in _typeddict_lineage(td):
-        total = getattr(klass, "__total__", True)
-        for key in klass.__dict__.get("__annotations__", {}):
-            tp = hints[key]
-            origin = get_origin(tp)
-            if origin is NotRequired:
-                fields[key] = (get_args(tp)[0], False)
-            elif origin is Required:
-                fields[key] = (get_args(tp)[0], True)
-            else:
-                fields[key] = (tp, bool(total))
+    for key, tp in hints.items():
+        origin = get_origin(tp)
+        if origin is NotRequired:
+            fields[key] = (get_args(tp)[0], False)
+        elif origin is Required:
+            fields[key] = (get_args(tp)[0], True)
+        else:   # the totality of the class that declared the key
+            fields[key] = (tp, key in td.__required_keys__)  # type: ignore[attr-defined]
     return fields
 
 
 def _extra_items(td: type) -> Any:
     """The type of the keys a TypedDict leaves open (PEP 728's `__extra_items__`, set by
-    hand on Python 3.11), or None for a closed one."""
-    for klass in reversed(_typeddict_lineage(td)):
-        if "__extra_items__" in klass.__dict__:
-            return klass.__dict__["__extra_items__"]
-    return None
-
-
-def _typeddict_lineage(td: type) -> list[type]:
-    """The TypedDict and its TypedDict bases, bases first."""
-    lineage: list[type] = []
-    for base in getattr(td, "__orig_bases__", ()):
-        if typing.is_typeddict(base):
-            lineage += [k for k in _typeddict_lineage(base) if k not in lineage]
-    return [*lineage, td]
+    hand on Python 3.11, where subclasses cannot inherit it), or None for a closed one."""
+    return td.__dict__.get("__extra_items__")
 
 
 # ---- events ----------------------------------------------------------------------------
@@ -424,26 +409,28 @@ class DocumentBuilder:
         return {"required": bool(required) or takes_files, "content": media}
 
     def _responses(self, view: Callable[..., Any], where: str) -> JsonSchema:
-        error = {"description": "An error, in the error envelope.",
-                 "content": {"application/json": {"schema": self.types.components.ref(
-                     "ErrorResult")}}}
+        envelope = {"application/json": {"schema": self.types.components.ref("ErrorResult")}}
+        error = {"description": "An error, in the error envelope.", "content": envelope}
+        # A 5XX is a bug (the property-based run looks for them); it is still an envelope.
+        server_error = {"description": "An unexpected server error, in the error envelope.",
+                        "content": envelope}
         result = typing.get_type_hints(view).get("return")
         if result is Response:
             return {"302": {"description": "A redirect to a short-lived link to the file.",
                             "headers": {"Location": {"schema": {"type": "string"}}}},
-                    "4XX": error}
+                    "4XX": error, "5XX": server_error}
         # A union of results: e.g. GET /events, which registers a queue when given none.
         members = get_args(result) if get_origin(result) in (Union, types.UnionType) else (
             result,)
         if not members or not all(typing.is_typeddict(m) for m in members):
             self.problems.append(f"{where}: the view {view.__module__}.{view.__name__} "
                                  f"declares no result TypedDict (returns {result!r})")
-            return {"4XX": error}
+            return {"4XX": error, "5XX": server_error}
         refs = [self._result(member) for member in members]
         return {"200": {"description": "Success, in the success envelope.",
                         "content": {"application/json": {
                             "schema": refs[0] if len(refs) == 1 else {"anyOf": refs}}}},
-                "4XX": error}
+                "4XX": error, "5XX": server_error}
 
     def _result(self, result: type) -> JsonSchema:
         """A view's result TypedDict as its own component, inside the success envelope."""
