@@ -11,10 +11,10 @@ from chalicelib.actions.message_fetch import (
     get_messages,
 )
 from chalicelib.actions.message_move import UpdateMessageResult
+from chalicelib.actions.message_range import parse_anchor
 from chalicelib.actions.message_send import SendMessageResult, check_send_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.errors import ApiError
 from chalicelib.http.params import ApiParam, Json
 
 bp = ApiBlueprint(__name__)
@@ -31,7 +31,8 @@ def send_message(caller: Principal, *,
     if message_type in ("stream", "channel") and topic is None and subject is None:
         topic = ""
     return check_send_message(caller, message_type=message_type, to=to,
-                              topic=topic if topic is not None else subject, content=content)
+                              topic=topic if topic is not None else subject, content=content,
+                              read_by_sender=read_by_sender is not False)
 
 
 @bp.endpoint("/messages", "GET")
@@ -41,9 +42,7 @@ def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor:
                    apply_markdown: bool = True, client_gravatar: bool = True,
                    allow_empty_topic_name: bool = False, use_first_unread_anchor: bool = False,
                    ) -> GetMessagesResult:
-    if anchor not in ("newest", "oldest", "first_unread") and not anchor.lstrip("-").isdigit():
-        raise ApiError("Invalid anchor")
-    return get_messages(caller, anchor=anchor, include_anchor=include_anchor,
+    return get_messages(caller, anchor=parse_anchor(anchor), include_anchor=include_anchor,
                         num_before=num_before, num_after=num_after, narrow_terms=narrow,
                         apply_markdown=apply_markdown,
                         allow_empty_topic_name=allow_empty_topic_name)

@@ -50,7 +50,7 @@ def test_the_docs_page_renders_an_endpoint_in_chromium(local_stack, tmp_path):
     dom = chromium(tmp_path / "dom", "--dump-dom", url)
     # THEN the operation's section is there, open, with its path and request fields
     section = re.search(rf'<div class="opblock opblock-post is-open" id="{KNOWN_OPERATION}">'
-                        r'(.*?)</table>', dom, re.S)
+                        r'(.*?)</table>', dom, re.DOTALL)
     assert section is not None, dom[:2000]
     assert 'data-path="/api/v1/messages"' in section.group(1)
     for field in ("type", "to", "content", "topic"):
