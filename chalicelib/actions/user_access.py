@@ -39,12 +39,11 @@ class ProfileDataValue(TypedDict):
     rendered_value: NotRequired[str]   # Markdown-capable field types only
 
 
-class UserDict(TypedDict):
-    """A user as GET /users shows it; an inaccessible one is an "Unknown user"."""
+class UserFields(TypedDict):
+    """What every shape of a user shows (GET /users, GET /users/me)."""
 
     user_id: int
     email: str
-    delivery_email: str | None   # null for an inaccessible user
     full_name: str
     date_joined: str
     is_active: bool
@@ -52,7 +51,6 @@ class UserDict(TypedDict):
     is_admin: bool
     is_guest: bool
     is_bot: bool
-    is_billing_admin: bool
     role: int
     timezone: str
     avatar_url: str
@@ -60,6 +58,13 @@ class UserDict(TypedDict):
     bot_type: NotRequired[int | None]       # bots only
     bot_owner_id: NotRequired[int | None]   # bots only
     profile_data: NotRequired[dict[str, ProfileDataValue]]   # users only, by field id
+
+
+class UserDict(UserFields):
+    """A user as GET /users shows it; an inaccessible one is an "Unknown user"."""
+
+    delivery_email: str | None   # null for an inaccessible user
+    is_billing_admin: bool
 
 
 def user_access_audience(user_id: int) -> Audience:

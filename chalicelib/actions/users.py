@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -15,6 +15,7 @@ from chalicelib.actions.user_access import (
     ProfileDataValue,
     UserAccess,
     UserDict,
+    UserFields,
     load_user_for,
     user_access_audience,
     viewer_access,
@@ -57,27 +58,11 @@ class RealmUserAddEvent(TypedDict):
     person: UserDict
 
 
-class OwnUserResult(TypedDict):
+class OwnUserResult(UserFields):
     """The record of GET /users/me (§2.4)."""
 
-    user_id: int
-    email: str
     delivery_email: str
-    full_name: str
-    avatar_url: str
-    avatar_version: int
-    role: int
-    is_admin: bool
-    is_owner: bool
-    is_guest: bool
-    is_bot: bool
-    is_active: bool
-    timezone: str
-    date_joined: str
     max_message_id: int
-    bot_type: NotRequired[int | None]       # bots only
-    bot_owner_id: NotRequired[int | None]   # bots only
-    profile_data: NotRequired[dict[str, ProfileDataValue]]   # users only
 
 
 @dataclass(frozen=True)
