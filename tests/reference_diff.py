@@ -33,7 +33,8 @@ def load_reference(path: Path) -> dict[str, Any]:
     # The naming rule: identifiers that carry the brand carry `service` instead.
     text = re.sub("zulip", "service", text)
     text = re.sub("Zulip", "Service", text)
-    return yaml.safe_load(text)
+    loaded: dict[str, Any] = yaml.safe_load(text)
+    return loaded
 
 
 class _Resolver:
@@ -99,7 +100,8 @@ def _parameters(resolver: _Resolver, operation: dict[str, Any]) -> dict[str, dic
         parameter = resolver.deref(parameter)
         schema = parameter.get("schema")
         if schema is None:
-            schema = next(iter((parameter.get("content") or {}).values()), {}).get("schema")
+            media: dict[str, Any] = next(iter((parameter.get("content") or {}).values()), {})
+            schema = media.get("schema")
         found[parameter["name"]] = {"place": parameter["in"],
                                     "required": bool(parameter.get("required")),
                                     "types": resolver.types(schema)}
@@ -130,7 +132,8 @@ def _success_fields(resolver: _Resolver, operation: dict[str, Any]
              if name not in ENVELOPE}, closed)
 
 
-def operations(document: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str, dict]]:
+def operations(document: dict[str, Any], prefix: str = ""
+               ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for path, item in document.get("paths", {}).items():
         for method, operation in item.items():
             if method in ("get", "post", "put", "patch", "delete") and \

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chalice import Blueprint, Response
+from chalice.app import Blueprint, Response
 
 HERE = Path(__file__).parent
 DOCUMENT = HERE / "openapi.json"

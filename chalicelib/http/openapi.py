@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
-from chalice import Chalice, Response
+from chalice.app import Chalice, Response
 
 import chalicelib
 from chalicelib import config
