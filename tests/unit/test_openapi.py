@@ -11,14 +11,9 @@ from openapi_spec_validator import validate
 from app import app
 from chalicelib.apidocs import DOCUMENT
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.openapi import (
-    OpenApiError,
-    event_types,
-    openapi_document,
-    render,
-    typeddict_fields,
-)
+from chalicelib.http.openapi import OpenApiError, event_types, openapi_document, render
 from chalicelib.http.params import Json
+from chalicelib.http.type_schemas import typeddict_fields
 
 
 @pytest.fixture(scope="module")
