@@ -14,21 +14,15 @@ from typing import Any
 
 import yaml
 
-REFERENCE_NAME = "zulip-openapi.yaml"
+from tests.reference_schema import reference_path
+
 API_PREFIX = "/api/v1"
 ENVELOPE = {"result", "msg", "ignored_parameters_unsupported"}
 
 
-def find_reference(repo_root: Path) -> Path:
-    """`../shared/reference/` beside the clone (CI), or beside the worktrees' parent."""
-    for base in (repo_root.parent, repo_root.parent.parent):
-        candidate = base / "shared" / "reference" / REFERENCE_NAME
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(f"{REFERENCE_NAME} not found in ../shared/reference/")
-
-
-def load_reference(path: Path) -> dict[str, Any]:
+def load_reference(path: Path | None = None) -> dict[str, Any]:
+    """The reference document (`tests/reference_schema.py` finds it), renamed."""
+    path = path or reference_path()
     text = path.read_text(encoding="utf-8")
     # The naming rule: identifiers that carry the brand carry `service` instead.
     text = re.sub("zulip", "service", text)

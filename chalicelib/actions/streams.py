@@ -12,6 +12,7 @@ from chalicelib.actions.channel_permissions import (
 from chalicelib.actions.group_settings import GroupSettingValue
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.realms import UniqueName, stream_name_key
 from chalicelib.models.streams import (
     Stream,
@@ -49,6 +50,9 @@ class StreamDict(TypedDict):
     can_delete_any_message_group: GroupSettingValue
     can_delete_own_message_group: GroupSettingValue
     can_move_messages_out_of_channel_group: GroupSettingValue
+    is_recently_active: bool
+    can_send_message_group: GroupSettingValue
+    can_subscribe_group: GroupSettingValue
 
 
 class SubscriptionDict(StreamDict):
@@ -163,6 +167,13 @@ def stream_api_dict(stream: Stream) -> StreamDict:
             stream, "can_delete_own_message_group"),
         "can_move_messages_out_of_channel_group": channel_group_setting(
             stream, "can_move_messages_out_of_channel_group"),
+        # Recent activity is not tracked: no channel is shown as inactive.
+        "is_recently_active": True,
+        # Settings of the reference that nothing here changes or reads yet, with what
+        # the server does: anyone with access may post; nobody subscribes themself to
+        # a channel they cannot see (others add them).
+        "can_send_message_group": system_group_id("role:everyone"),
+        "can_subscribe_group": system_group_id("role:nobody"),
     }
 
 

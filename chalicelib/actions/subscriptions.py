@@ -48,12 +48,6 @@ class SubscribeResult(TypedDict):
     unauthorized: NotRequired[list[str]]   # with authorization_errors_fatal false
 
 
-class SubscriptionState(TypedDict):
-    subscriptions: list[SubscriptionDict]
-    unsubscribed: list[SubscriptionDict]
-    never_subscribed: list[StreamDict]
-
-
 class SubscriptionAddEvent(TypedDict):
     type: Literal["subscription"]
     op: Literal["add"]
@@ -212,11 +206,6 @@ def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[Subs
         streams[sub.stream_id], sub,
         subscriber_ids(caller.realm_id, sub.stream_id) if include_subscribers else None)
         for sub in subscriptions if sub.stream_id in streams]
-
-
-def subscription_state(caller: Principal, include_subscribers: bool) -> SubscriptionState:
-    return {"subscriptions": get_subscriptions(caller, include_subscribers),
-            "unsubscribed": [], "never_subscribed": []}
 
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,

@@ -21,9 +21,6 @@ class RegisteredEventsResult(RegisterResult):
     events: list[QueuedEvent]
 
 
-# Open to the initial state's keys, as RegisterResult is (Python 3.11 does not inherit it).
-RegisteredEventsResult.__extra_items__ = object  # type: ignore[attr-defined]
-
 
 def _register(caller: Principal, event_types: list[str] | None,
               fetch_event_types: list[str] | None, narrow: list[Any],
