@@ -4,8 +4,9 @@ from __future__ import annotations
 import hashlib
 from typing import Literal, NotRequired, TypedDict
 
+from chalicelib.actions.message_history import visible_edit_history
 from chalicelib.lib.avatars import gravatar_url
-from chalicelib.models.messages import Message
+from chalicelib.models.messages import Message, parse_reaction_key
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream
 from chalicelib.models.users import User
@@ -16,13 +17,6 @@ class DisplayRecipient(TypedDict):
     email: str
     full_name: str
     is_mirror_dummy: bool
-
-
-class ReactionDict(TypedDict):
-    emoji_name: str
-    emoji_code: str
-    reaction_type: str
-    user_id: int
 
 
 class Submessage(TypedDict):
@@ -90,6 +84,28 @@ def recipient_id_for(key: str) -> int:
     return int(hashlib.sha256(key.encode()).hexdigest()[:13], 16)
 
 
+class ReactionDict(TypedDict):
+    """A reaction on a fetched message (§2.2); the `user` object was removed at 328."""
+
+    emoji_name: str
+    emoji_code: str
+    reaction_type: str
+    user_id: int
+
+
+def reaction_dicts(message: Message) -> list[ReactionDict]:
+    """The message's reactions, oldest first."""
+    stored = message.reactions.as_dict() if message.reactions is not None else {}
+    result: list[tuple[int, str, ReactionDict]] = []
+    for key, value in stored.items():
+        reaction_type, emoji_code, user_id = parse_reaction_key(key)
+        reaction: ReactionDict = {"emoji_name": str(value["emoji_name"]),
+                                  "emoji_code": emoji_code, "reaction_type": reaction_type,
+                                  "user_id": user_id}
+        result.append((int(value.get("at", 0)), key, reaction))
+    return [reaction for _, _, reaction in sorted(result, key=lambda r: r[:2])]
+
+
 def load_people_and_channels(realm_id: int, messages: list[Message]
                              ) -> tuple[dict[int, User], dict[int, Stream]]:
     user_ids = {m.sender_id for m in messages} | {u for m in messages for u in m.recipient_ids}
@@ -126,7 +142,7 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         "client": message.client,
         "timestamp": message.date_sent,
         "is_me_message": message.is_me_message,
-        "reactions": [],
+        "reactions": reaction_dicts(message),
         "submessages": [],
         "topic_links": [],
         "subject": message.topic,
@@ -142,6 +158,8 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         data["last_edit_timestamp"] = message.last_edit_timestamp
     if message.last_moved_timestamp is not None:
         data["last_moved_timestamp"] = message.last_moved_timestamp
-    if message.edit_history:
-        data["edit_history"] = message.edit_history
+    history = visible_edit_history(realm, message.edit_history) if message.edit_history \
+        else None
+    if history:
+        data["edit_history"] = history
     return data

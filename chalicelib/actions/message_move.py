@@ -15,6 +15,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.edit_audience import EditAudience
+from chalicelib.actions.message_delete import delete_message_event
 from chalicelib.actions.message_dicts import (
     EditHistoryEntry,
     TopicLink,
@@ -74,17 +75,6 @@ class UpdateMessageEvent(TypedDict):
     content: NotRequired[str]
     rendered_content: NotRequired[str]
     is_me_message: NotRequired[bool]
-
-
-class DeleteMessageEvent(TypedDict):
-    """Messages gone from the receiver's view (deleted, or moved where they cannot read);
-    clients without bulk_message_deletion get one event per id (events/filters.py)."""
-
-    type: Literal["delete_message"]
-    message_ids: list[int]
-    message_type: Literal["stream", "private"]
-    stream_id: NotRequired[int]   # channel messages
-    topic: NotRequired[str]
 
 
 def prev_content_mismatch() -> ApiError:
@@ -243,12 +233,8 @@ class _EditWriter:
                                   "after": mention_facts(probe)}
         add_event(tx, self.realm.realm_id, event, audience)  # type: ignore[arg-type]
         if losing and self.plan is not None:
-            deleted: DeleteMessageEvent = {
-                "type": "delete_message", "message_ids": sorted(ids),
-                "message_type": "stream", "stream_id": self.plan.old_stream.stream_id,
-                "topic": self.plan.old_topic}
-            add_event(tx, self.realm.realm_id, {
-                **deleted, "_empty_topic_display_name": empty_topic_display_name(self.realm)},
+            add_event(tx, self.realm.realm_id, delete_message_event(
+                ids, self.plan.old_stream.stream_id, self.plan.old_topic, self.realm),
                 {"users": losing})
 
     def _has_target(self, batch: list[Message]) -> bool:

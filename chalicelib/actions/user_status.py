@@ -22,6 +22,7 @@ from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.statuses import UserStatus
 from chalicelib.models.users import User
 
@@ -213,5 +214,6 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
             else path.does_not_exist())
     tx.update(User(caller.realm_id, caller.user_id), actions=[path.set(value)],
               condition=User.user_id.exists() & read)
+    set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
     add_event(tx, caller.realm_id, settings_event(caller, "presence_enabled", value),
               {"users": [caller.user_id]})

@@ -39,16 +39,6 @@ class UpdateDisplaySettingsEvent(TypedDict):
     language_name: NotRequired[str]
 
 
-class DeleteSingleMessageEvent(TypedDict):
-    """One deleted message, for clients without bulk_message_deletion."""
-
-    type: Literal["delete_message"]
-    message_id: int
-    message_type: Literal["stream", "private"]
-    stream_id: NotRequired[int]
-    topic: NotRequired[str]
-
-
 class UpdateGlobalNotificationsEvent(TypedDict):
     """Deprecated form of a notification setting's user_settings event, for old clients."""
 
@@ -147,6 +137,17 @@ def _update_for_queue(event: dict[str, Any], caps: dict[str, Any], user_id: int,
             if form.get(name) == "":
                 form[name] = _empty_topic_display(event)
     return form
+
+
+class DeleteMessageLegacyEvent(TypedDict):
+    """delete_message as clients without bulk_message_deletion get it: one per message
+    (the bulk form is DeleteMessageEvent in actions/message_delete.py)."""
+
+    type: Literal["delete_message"]
+    message_id: int
+    message_type: Literal["stream", "private"]
+    stream_id: NotRequired[int]
+    topic: NotRequired[str]
 
 
 def _delete_for_queue(event: dict[str, Any], caps: dict[str, Any]) -> list[dict[str, Any]]:

@@ -9,13 +9,12 @@ from typing import Any
 from chalice import Chalice, Response
 from chalice.app import Request
 
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, ResourceNotFoundError
 from chalicelib.http.response import json_error
 from chalicelib.lib.log import logger
 
 # Chalice's error codes and the envelope codes a client of this API expects.
 _CHALICE_ERRORS = {
-    405: ("METHOD_NOT_ALLOWED", "Method not allowed"),
     404: ("NOT_FOUND", "Endpoint not found"),
     415: ("BAD_REQUEST", "Unsupported media type"),
     413: ("BAD_REQUEST", "Request entity too large"),
@@ -56,12 +55,12 @@ def _envelope_chalice_error(response: Response) -> Response:
             return response
     if not isinstance(body, dict) or "Code" not in body:
         return response
+    if response.status_code == 405:
+        # A path some route serves, with a method none does (e.g. POST /messages/render
+        # matching /messages/{message_id}): that path and method are not served, as on
+        # AWS, where API Gateway answers both through the NOT_FOUND gateway response.
+        return json_error(ResourceNotFoundError())
     code, msg = _CHALICE_ERRORS.get(response.status_code, ("BAD_REQUEST", "Bad request"))
     detail = body.get("Message")
-    error = ApiError(f"{msg}: {detail}" if detail else msg, code=code,
-                     http_status=response.status_code)
-    enveloped = json_error(error)
-    for name, value in (response.headers or {}).items():
-        if name.lower() == "allow":
-            enveloped.headers["Allow"] = value
-    return enveloped
+    return json_error(ApiError(f"{msg}: {detail}" if detail else msg, code=code,
+                               http_status=response.status_code))

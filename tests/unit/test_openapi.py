@@ -89,7 +89,7 @@ def test_events_are_one_of_the_declared_shapes(document):
     events = document["components"]["schemas"]["Event"]["oneOf"]
     names = {ref["$ref"].rsplit("/", 1)[1] for ref in events}
     assert {"MessageEvent", "UserStatusEvent", "HeartbeatEvent",
-            "DeleteSingleMessageEvent"} <= names
+            "DeleteMessageLegacyEvent"} <= names
     assert len(names) == len(event_types())
     get_events = document["paths"]["/api/v1/events"]["get"]["responses"]["200"]
     assert len(get_events["content"]["application/json"]["schema"]["anyOf"]) == 2
