@@ -1,7 +1,7 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
 from chalice import Chalice, Rate
 
-from chalicelib import config
+from chalicelib import apidocs, config
 from chalicelib.api import (
     accounts,
     alert_words,
@@ -78,6 +78,8 @@ for area in (
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)
 app.register_blueprint(invites.links)
+# The generated OpenAPI document and its docs page: public, outside the API's endpoints.
+app.register_blueprint(apidocs.bp)
 
 register_middleware(app)
 

@@ -24,8 +24,8 @@ CONNECTION_LIFETIME = timedelta(hours=2, minutes=10)
 
 
 class HeartbeatEvent(TypedDict):
-    """Appended when a long-poll waited in vain, a connection (dis)connects, and by the
-    keepalive; it carries an id like any event. Clients ignore it."""
+    """Sent when a blocking GET /events waited in vain, so the client knows all is well;
+    also appended when a push connection (dis)connects and by the keepalive."""
 
     type: Literal["heartbeat"]
 

@@ -7,20 +7,26 @@ net, instead of polling the queue.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TypedDict
 
 from chalicelib import config
 from chalicelib.events.append import append, read_chunks
 from chalicelib.events.connections import heartbeat
 from chalicelib.events.payloads import resolve
 from chalicelib.events.queues import access_queue, acknowledge
+from chalicelib.events.types import QueuedEvent
 from chalicelib.events.wake import ensure_wake_queue, wait_for_wake
 from chalicelib.http.auth import Principal
 from chalicelib.models.events import EventQueue
 
 
+class GetEventsResult(TypedDict):
+    events: list[QueuedEvent]
+    queue_id: str
+
+
 def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
-               dont_block: bool) -> dict[str, Any]:
+               dont_block: bool) -> GetEventsResult:
     queue = access_queue(caller.realm_id, caller.user_id, queue_id)
     after = -1 if last_event_id is None else last_event_id
     events = fetch_events(queue, after)
@@ -29,7 +35,7 @@ def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
     return {"events": _wait_for_events(queue, after), "queue_id": queue_id}
 
 
-def fetch_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:
+def fetch_events(queue: EventQueue, after: int) -> list[QueuedEvent]:
     """Events with id > after, oldest first, as clients receive them; acknowledges
     `after` (no further than the queue's newest id) and extends the queue's life."""
     stored, newest = read_chunks(queue.queue_id, after)
@@ -37,12 +43,12 @@ def fetch_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:
     return resolve(stored)
 
 
-def read_events(queue_id: str, after: int) -> list[dict[str, Any]]:
+def read_events(queue_id: str, after: int) -> list[QueuedEvent]:
     """Events with id > after, oldest first, as clients receive them."""
     return resolve(read_chunks(queue_id, after)[0])
 
 
-def _wait_for_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:
+def _wait_for_events(queue: EventQueue, after: int) -> list[QueuedEvent]:
     deadline = time.monotonic() + config.longpoll_wait_seconds()
     if deadline - time.monotonic() >= 1:
         url = ensure_wake_queue(queue)
