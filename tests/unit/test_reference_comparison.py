@@ -65,6 +65,10 @@ EXTENSIONS = {
     "POST /register: response field only here: channel_folders",
     "POST /register: response field only here: realm_email_address_visibility",
     "POST /register: response field only here: realm_wildcard_mention_large_stream_threshold",
+    # Issue 14: where the push channel is served (README, "Real-time events over a
+    # WebSocket"); null where it is not.
+    "GET /server_settings: response field only here: event_queue_websocket_url",
+    "POST /register: response field only here: event_queue_websocket_url",
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }
