@@ -45,10 +45,10 @@ def _accessible(caller: Principal, message: Message, streams: dict[int, tuple[St
 def _query(narrow: Narrow, caller: Principal) -> tuple[Any, Any]:
     """The index query and its hash key for a narrow; (None, None) means the whole realm."""
     if narrow.channel is not None:
-        if isinstance(narrow.channel, int) or str(narrow.channel).isdigit():
-            stream, _ = access_stream_by_id(caller, int(narrow.channel))
+        if isinstance(narrow.channel, int):
+            stream, _ = access_stream_by_id(caller, narrow.channel)
         else:
-            stream, _ = access_stream_by_name(caller, str(narrow.channel))
+            stream, _ = access_stream_by_name(caller, narrow.channel)
         if narrow.topic is not None:
             return Message.by_topic.query, topic_key(caller.realm_id, stream.stream_id,
                                                      narrow.topic)

@@ -24,7 +24,7 @@ from chalicelib.actions.topics import note_topic_message, refresh_topic
 from chalicelib.actions.uploads import plan_attachment_changes
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.message_moves import MessageMove
@@ -38,11 +38,6 @@ from chalicelib.models.streams import Stream, get_stream, stream_key
 MESSAGES_PER_BATCH = 90
 MAX_BATCH_ATTEMPTS = 8
 MOVE_RECORD_TTL = timedelta(days=2)
-
-
-def prev_content_mismatch() -> ApiError:
-    return ApiError("The message was edited since you last loaded it: 'prev_content_sha256' "
-                    "does not match. Reload the message and edit again.")
 
 
 def execute_edit(caller: Principal, realm: Realm, target: Message,
@@ -234,7 +229,7 @@ class _EditWriter:
         if self.prev_content_sha256 is not None and \
                 current.content_sha256 != self.prev_content_sha256:
 
-            raise prev_content_mismatch()
+            raise expectation_mismatch("prev_content_sha256")
         if self.plan is not None and moved:
             raise ConflictError("The message was moved by someone else meanwhile; reload it.")
 

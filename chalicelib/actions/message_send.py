@@ -27,6 +27,7 @@ from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.http.params import check_json, check_storable, too_deep
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.lib.timeutil import now_seconds
@@ -36,6 +37,9 @@ from chalicelib.models.realms import Realm, UniqueName, group_name_key
 from chalicelib.models.streams import Stream, get_stream, stream_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, name_key
+
+# A direct message's recipients are looked up in batches; a list has a bound.
+MAX_DIRECT_RECIPIENTS = 1000
 
 
 def check_content(content: str) -> str:
@@ -80,10 +84,15 @@ def topics_policy(realm: Realm, stream: Stream | None) -> str:
 
 
 def _parse_to(to: str) -> Any:
+    """`to` is JSON (an id, a name, a list) or plain text (a name, emails)."""
     try:
-        return json.loads(to)
+        value = json.loads(to)
+    except RecursionError:
+        raise too_deep("to") from None
     except ValueError:
         return to
+    check_storable("to", value)
+    return value
 
 
 @dataclass
@@ -263,7 +272,7 @@ def _channel_target(caller: Principal, to: str) -> Stream:
     if isinstance(target, list) and len(target) == 1:
         target = target[0]
     if isinstance(target, int) and not isinstance(target, bool):
-        stream, _ = access_stream_by_id(caller, target)
+        stream, _ = access_stream_by_id(caller, check_json("to", target, int))
     elif isinstance(target, str) and target.strip():
         stream, _ = access_stream_by_name(caller, target.strip())
     else:
@@ -289,7 +298,10 @@ def direct_recipient_users(caller: Principal, to: str) -> list[User]:
             target, str) else [target]
     if not isinstance(target, list) or not target:
         raise ApiError("Invalid 'to': give a list of user ids or emails.")
-    ids = {t for t in target if isinstance(t, int) and not isinstance(t, bool)}
+    if len(target) > MAX_DIRECT_RECIPIENTS:   # before any of them is looked up
+        raise ApiError(f"Too many recipients in 'to' (limit: {MAX_DIRECT_RECIPIENTS}).")
+    ids = {check_json("to", t, int) for t in target
+           if isinstance(t, int) and not isinstance(t, bool)}
     emails = [t for t in target if isinstance(t, str)]
     if len(ids) + len(emails) != len(target):
         raise ApiError("Invalid 'to': give a list of user ids or emails.")

@@ -73,7 +73,6 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> dict[str, Any]:
         "is_admin": False,
         "is_guest": False,
         "is_bot": False,
-        "is_billing_admin": False,
         "role": ROLE_MEMBER,
         "timezone": "",
         "avatar_url": INACCESSIBLE_AVATAR_URL,

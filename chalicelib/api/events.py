@@ -49,9 +49,8 @@ def get_events_backend(caller: Principal, *, queue_id: str | None = None,
         # Registration parameters instead of a queue id register a queue (§4.5).
         registered = _register(caller, event_types, event_types, narrow, client_capabilities,
                                all_public_streams, apply_markdown, client_gravatar, False)
-        queue_id = registered["queue_id"]
-        last_event_id = registered["last_event_id"]
-        return {**get_events(caller, queue_id, last_event_id, True), **registered}
+        # The answer is that of GET /events (§4.5): the events and the new queue's id.
+        return get_events(caller, registered["queue_id"], registered["last_event_id"], True)
     return get_events(caller, queue_id, last_event_id, dont_block)
 
 

@@ -8,10 +8,17 @@ from chalicelib.actions.message_fetch import get_message, get_messages
 from chalicelib.actions.message_send import check_send_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import confusing_arguments
 from chalicelib.http.params import ApiParam, Json
 
 bp = ApiBlueprint(__name__)
+
+
+def topic_or_subject(topic: str | None, subject: str | None) -> str | None:
+    """`subject` is the deprecated name of `topic`; a client may send one of them."""
+    if topic is not None and subject is not None:
+        raise confusing_arguments("topic", "subject")
+    return topic if topic is not None else subject
 
 
 @bp.endpoint("/messages", "POST")
@@ -22,21 +29,22 @@ def send_message(caller: Principal, *,
                  subject: str | None = None, queue_id: str | None = None,
                  local_id: str | None = None, read_by_sender: bool | None = None,
                  ) -> dict[str, Any]:
-    if message_type in ("stream", "channel") and topic is None and subject is None:
+    topic = topic_or_subject(topic, subject)
+    if message_type in ("stream", "channel") and topic is None:
         topic = ""
-    return check_send_message(caller, message_type=message_type, to=to,
-                              topic=topic if topic is not None else subject, content=content)
+    return check_send_message(caller, message_type=message_type, to=to, topic=topic,
+                              content=content)
 
 
 @bp.endpoint("/messages", "GET")
-def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor: bool = True,
+def fetch_messages(caller: Principal, *,
+                   anchor: Literal["newest", "oldest", "first_unread"] | int = "newest",
+                   include_anchor: bool = True,
                    num_before: int, num_after: int,
                    narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
                    apply_markdown: bool = True, client_gravatar: bool = True,
                    allow_empty_topic_name: bool = False, use_first_unread_anchor: bool = False,
                    ) -> dict[str, Any]:
-    if anchor not in ("newest", "oldest", "first_unread") and not anchor.lstrip("-").isdigit():
-        raise ApiError("Invalid anchor")
     return get_messages(caller, anchor=anchor, include_anchor=include_anchor,
                         num_before=num_before, num_after=num_after, narrow_terms=narrow,
                         apply_markdown=apply_markdown,
@@ -60,7 +68,7 @@ def update_message(caller: Principal, *, message_id: int, content: str | None = 
                    prev_content_sha256: str | None = None) -> dict[str, Any]:
     return do_update_message(caller, EditRequest(
         message_id=message_id, content=content,
-        topic=topic if topic is not None else subject, stream_id=stream_id,
+        topic=topic_or_subject(topic, subject), stream_id=stream_id,
         propagate_mode=propagate_mode,
         send_notification_to_old_thread=send_notification_to_old_thread,
         send_notification_to_new_thread=send_notification_to_new_thread,

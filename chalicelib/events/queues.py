@@ -27,6 +27,7 @@ QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
 DEDUP_RETENTION = timedelta(days=1)
 EVENTS_PER_TRANSACTION = 49   # 1 queue update + 2 items per event <= 100
 MAX_APPEND_ATTEMPTS = 100
+MAX_QUEUE_ID_LENGTH = 64      # ids are UUIDs (36 characters)
 
 
 def event_sk(event_id: int) -> str:
@@ -80,6 +81,8 @@ def bad_queue(queue_id: str) -> ApiError:
 
 def access_queue(realm_id: int, user_id: int, queue_id: str) -> EventQueue:
     """The caller's live queue; unknown, foreign and expired queues look the same."""
+    if not 0 < len(queue_id) <= MAX_QUEUE_ID_LENGTH:   # DynamoDB refuses such keys
+        raise bad_queue(queue_id)
     queue = EventQueue.get_or_none(queue_id)
     if not is_live(queue) or queue.realm_id != realm_id or queue.user_id != user_id:
         raise bad_queue(queue_id)

@@ -22,6 +22,9 @@ def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
                dont_block: bool) -> dict[str, Any]:
     queue = access_queue(caller.realm_id, caller.user_id, queue_id)
     after = -1 if last_event_id is None else last_event_id
+    if after > queue.last_event_id:
+        # An id this queue never gave out: the client holds another queue's position.
+        raise bad_queue(queue_id)
     acknowledge(queue, after)
     events = read_events(queue_id, after) if queue.last_event_id > after else []
     if events or dont_block:
