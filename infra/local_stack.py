@@ -34,6 +34,7 @@ def main() -> int:
     prefix = os.environ.get("TABLE_PREFIX", environment.DEFAULT_PREFIX)
     state = environment.state_dir()
     state.mkdir(parents=True, exist_ok=True)
+    environment.remove_endpoint_file()   # a killed stack's: it names a dead moto
 
     from moto.server import ThreadedMotoServer
 
@@ -43,7 +44,10 @@ def main() -> int:
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's per-request lines
     moto_patches.apply()
     restored = snapshot.restore(state)
-    progress("restored saved state from " + str(state) if restored else "fresh state")
+    progress(f"restored saved state from {state} ({restored.replayed} journal records "
+             "replayed)" if restored.saved else "fresh state")
+    # From here on every write is journaled before it is acknowledged.
+    persistence = snapshot.Persistence(state, restored)
     moto_port = int(os.environ.get("MOTO_PORT") or free_port())
     moto = ThreadedMotoServer(ip_address="127.0.0.1", port=moto_port, verbose=False)
     moto.start()
@@ -62,6 +66,7 @@ def main() -> int:
     from infra.local.http_server import start_http_server
     from infra.local.pollers import start_pollers
     from infra.local.seed import (
+        demo_realm_exists,
         load_accounts,
         save_accounts,
         seed_accounts,
@@ -84,7 +89,12 @@ def main() -> int:
     progress(f"API serving on {api_url}/api/v1")
 
     accounts = load_accounts(state)
-    if accounts is None:
+    if accounts is None and demo_realm_exists():
+        # Killed while seeding, after the realm was written: its keys are gone (only
+        # their hashes are stored). Serve what there is; `make reset` starts afresh.
+        progress("warning: the demo accounts file is missing; `make reset` recreates it")
+        accounts = []
+    elif accounts is None:
         accounts = seed_accounts()
         save_accounts(state, accounts)
         for warning in seed_conversations(api_url, accounts):
@@ -92,15 +102,16 @@ def main() -> int:
         progress("seeded the demo organization")
     start_sweeper(prefix, stop)
     # Last: tools and tests take this file as the sign that the stack is ready.
+    persistence.run(stop)
     environment.write_endpoint_file(moto_url, prefix, api_url)
-    _print_welcome(accounts, port)
-    while not stop.wait(30):
-        snapshot.save(state)
+    if accounts:
+        _print_welcome(accounts, port)
+    stop.wait()
     progress("stopping: saving state")
     server.server.shutdown()
     for thread in pollers:
         thread.join(timeout=2)
-    snapshot.save(state)
+    persistence.close()
     environment.remove_endpoint_file()
     moto.stop()
     progress("stopped")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +66,19 @@ def seed_conversations(api_url: str, accounts: list[dict[str, Any]]) -> list[str
     return warnings
 
 
+def demo_realm_exists() -> bool:
+    from chalicelib.actions.realms import get_realm_by_subdomain
+
+    return get_realm_by_subdomain(DEMO_SUBDOMAIN) is not None
+
+
 def save_accounts(state_dir: Path, accounts: list[dict[str, Any]]) -> None:
+    """Written whole or not at all (a crash must not leave half a file)."""
     path = state_dir / "demo-accounts.json"
-    path.write_text(json.dumps(accounts, indent=2))
-    path.chmod(0o600)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(accounts, indent=2))
+    temporary.chmod(0o600)
+    os.replace(temporary, path)
 
 
 def load_accounts(state_dir: Path) -> list[dict[str, Any]] | None:
