@@ -18,12 +18,12 @@ os.environ.update({"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x",
 for _name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
     os.environ.pop(_name, None)
 
-import boto3  # noqa: E402
-from moto import mock_aws  # noqa: E402
-from moto.core import DEFAULT_ACCOUNT_ID  # noqa: E402
-from moto.sqs.models import sqs_backends  # noqa: E402
+import boto3
+from moto import mock_aws
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.sqs.models import sqs_backends
 
-from infra.local import snapshot  # noqa: E402
+from infra.local import snapshot
 
 TABLE, BUCKET = "journaled", "uploads"
 
@@ -84,8 +84,8 @@ def write(state_dir: Path) -> dict[str, Any]:
 
 def describe() -> dict[str, Any]:
     dynamodb, s3 = (boto3.client(s, region_name="us-east-1") for s in ("dynamodb", "s3"))
-    items = sorted((json.dumps(i, sort_keys=True)
-                    for i in dynamodb.scan(TableName=TABLE, ConsistentRead=True)["Items"]))
+    items = sorted(json.dumps(i, sort_keys=True)
+                    for i in dynamodb.scan(TableName=TABLE, ConsistentRead=True)["Items"])
     streams = boto3.client("dynamodbstreams", region_name="us-east-1")
     arn = dynamodb.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
     shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
