@@ -214,6 +214,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
                        skip_stream_access_check: bool = False) -> dict[str, Any]:
     """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
     mentioned (`to` is then a channel id), as the reference allows."""
+    # `to` is checked before anything is read: it may name a thousand people.
+    direct = None if message_type in ("stream", "channel") else parse_direct_target(to)
     rendered = render_content(caller.realm_id, content)
     realm = get_realm(caller.realm_id)
     sender = User.get(caller.realm_id, caller.user_id)
@@ -231,7 +233,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         triggers = triggered_bots(sender, content=rendered.content,
                                   mentioned=rendered.resolved.users.values())
     else:
-        recipients = direct_recipient_users(caller, to)
+        assert direct is not None
+        recipients = direct_recipient_users(caller, direct)
         participants = {u.user_id for u in recipients} | {caller.user_id}
         triggers = triggered_bots(sender, participants=recipients)
         message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
@@ -291,7 +294,15 @@ def _direct_recipients(caller: Principal, to: str) -> set[int]:
     return {u.user_id for u in direct_recipient_users(caller, to)}
 
 
-def direct_recipient_users(caller: Principal, to: str) -> list[User]:
+@dataclass
+class DirectTarget:
+    """The recipients a direct message's `to` names, checked before any is looked up."""
+
+    ids: set[int]
+    emails: list[str]
+
+
+def parse_direct_target(to: str) -> DirectTarget:
     target = _parse_to(to)
     if isinstance(target, (int, str)) and not isinstance(target, bool):
         target = [t.strip() for t in str(target).split(",") if t.strip()] if isinstance(
@@ -300,11 +311,16 @@ def direct_recipient_users(caller: Principal, to: str) -> list[User]:
         raise ApiError("Invalid 'to': give a list of user ids or emails.")
     if len(target) > MAX_DIRECT_RECIPIENTS:   # before any of them is looked up
         raise ApiError(f"Too many recipients in 'to' (limit: {MAX_DIRECT_RECIPIENTS}).")
-    ids = {check_json("to", t, int) for t in target
-           if isinstance(t, int) and not isinstance(t, bool)}
+    numbers = [t for t in target if isinstance(t, int) and not isinstance(t, bool)]
     emails = [t for t in target if isinstance(t, str)]
-    if len(ids) + len(emails) != len(target):
+    if len(numbers) + len(emails) != len(target):
         raise ApiError("Invalid 'to': give a list of user ids or emails.")
+    return DirectTarget({check_json("to", t, int) for t in numbers}, emails)
+
+
+def direct_recipient_users(caller: Principal, to: str | DirectTarget) -> list[User]:
+    parsed = to if isinstance(to, DirectTarget) else parse_direct_target(to)
+    ids, emails = parsed.ids, parsed.emails
     users = list(User.batch_get([(caller.realm_id, i) for i in ids]))
     missing = ids - {u.user_id for u in users}
     for email in emails:
