@@ -25,6 +25,7 @@ from chalicelib.actions.uploads import plan_attachment_changes
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError, expectation_mismatch
+from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.message_moves import MessageMove
@@ -67,9 +68,10 @@ def execute_edit(caller: Principal, realm: Realm, target: Message,
     for index, batch in enumerate(batches):
         moved |= writer.write_batch(batch, first=index == 0 and not resuming,
                                     last=index == len(batches) - 1)
-    if plan is not None:
-        _update_topics(caller.realm_id, plan, moved, writer.sent_notifications,
-                       resumed=resuming)
+    if plan is not None:   # derived: the move stands once its batches are written
+        best_effort(lambda: _update_topics(caller.realm_id, plan, moved,
+                                           writer.sent_notifications, resumed=resuming),
+                    "topic list after a move")
     return {"detached_uploads": writer.detached}
 
 

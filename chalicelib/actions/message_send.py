@@ -28,6 +28,7 @@ from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.http.params import check_json, check_storable, too_deep
+from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.lib.timeutil import now_seconds
@@ -258,10 +259,16 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
 
 def after_channel_message(stream: Stream, message: Message) -> None:
     """Derived records a new channel message updates (outside its transaction: both
-    are recomputable, and a lost race only means another message got there first)."""
+    are recomputable, and a lost race only means another message got there first).
+
+    The message is sent once its transaction committed: a throttled derived write is
+    retried here, and if it still fails it is logged, never answered as a failed send
+    (a client retrying that would send the message twice)."""
     if stream.first_message_id is None:
-        _set_first_message(stream, message.message_id)
-    note_topic_message(message.realm_id, stream.stream_id, message.topic, message.message_id)
+        best_effort(lambda: _set_first_message(stream, message.message_id),
+                    "channel's first message")
+    best_effort(lambda: note_topic_message(message.realm_id, stream.stream_id, message.topic,
+                                           message.message_id), "topic's latest message")
 
 
 def user_flags(message: Message, resolved: Resolved, sender_id: int) -> dict[str, list[str]]:
