@@ -1,6 +1,11 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
 from chalice import Chalice
 
+from chalicelib import local_dev
+
+# Under `chalice local` only: point at the local stack's backend before models load.
+local_dev.configure()
+
 from chalicelib import config
 from chalicelib.api import (
     accounts,
@@ -30,7 +35,10 @@ from chalicelib.api import (
     user_topics,
     users,
 )
-from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
+from chalicelib.events.fanout import (
+    OUTBOX_STREAM_ARN_PLACEHOLDER,
+    handle_stream_batch,
+)
 from chalicelib.events.webhook_worker import handle_webhook_batch
 from chalicelib.http.middleware import register_middleware
 
@@ -82,3 +90,6 @@ def fanout(event):  # type: ignore[no-untyped-def]
 @app.on_sqs_message(queue=config.webhook_queue_name(), name="outgoing_webhooks", batch_size=5)
 def outgoing_webhooks(event):  # type: ignore[no-untyped-def]
     return handle_webhook_batch(event.to_dict(), event.context)
+
+
+local_dev.start_workers(app)   # `chalice local` with its own backend: feeds the handlers
