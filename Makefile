@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: run test test-fast reset package lint bench clean
+.PHONY: run test test-fast reset package lint bench load fuzz clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -52,6 +52,11 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.channel_admin
 	@$(BIN)/python -m bench.invites
 	@$(BIN)/python -m bench.user_access
+	@$(BIN)/python -m bench.persistence
+
+## load: a bounded load run on its own local stack (20 senders, 50 waiting clients, 60 s)
+load: $(STAMP)
+	@$(BIN)/python -m bench.load
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

@@ -54,6 +54,7 @@ class Journal:
         self.bytes_written = 0
         self.records = 0
         self.longest_append = 0.0    # seconds: the most one append held the lock
+        self.slow_appends = {0.001: 0, 0.01: 0, 0.1: 0}   # appends over 1 ms, 10, 100
         self._fd = self._open(generation)
 
     def _open(self, generation: int) -> int:
@@ -71,7 +72,11 @@ class Journal:
             os.fsync(self._fd)
         self.bytes_written += len(record)
         self.records += 1
-        self.longest_append = max(self.longest_append, time.perf_counter() - started)
+        took = time.perf_counter() - started
+        self.longest_append = max(self.longest_append, took)
+        for threshold in self.slow_appends:
+            if took > threshold:
+                self.slow_appends[threshold] += 1
 
     def rotate(self) -> int:
         """Starts the next generation (under the lock); returns the one just closed."""
