@@ -160,6 +160,11 @@ class TestRealm:
 @pytest.fixture
 def realm(chalice_client: Client) -> TestRealm:
     """A fresh organization with one account of each role."""
+    return make_realm(chalice_client)
+
+
+def make_realm(chalice_client: Client) -> TestRealm:
+    """A fresh organization with one account of each role."""
     from chalicelib.actions.realms import do_create_realm
     from chalicelib.actions.users import NewUser, do_create_user
 
