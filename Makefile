@@ -52,6 +52,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.channel_admin
 	@$(BIN)/python -m bench.invites
 	@$(BIN)/python -m bench.user_access
+	@$(BIN)/python -m bench.read_state
 	@$(BIN)/python -m bench.persistence
 
 ## load: a bounded load run on its own local stack (20 senders, 50 waiting clients, 60 s)

@@ -92,3 +92,9 @@ def join_link_daily_limit() -> int:
     """How many confirmation emails one reusable invitation link may cause per UTC day
     (anyone holding the link can ask for them, so they must not be unlimited)."""
     return int(_env("JOIN_LINK_DAILY_LIMIT", "100"))
+
+
+def mark_all_as_read_seconds() -> float:
+    """How long POST /mark_all_as_read works before answering `complete: false` (the
+    client repeats it): well under API Gateway's 29 s."""
+    return float(_env("MARK_ALL_AS_READ_SECONDS", "10"))

@@ -10,6 +10,7 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.users import User
 
@@ -75,6 +76,12 @@ def _update_alert_words(caller: Principal, change: Callable[[list[str]], list[st
             with transaction() as tx:
                 tx.update(User(caller.realm_id, caller.user_id),
                           actions=[User.alert_words.set(updated)], condition=condition)
+                # The fan-out's copy, read per realm to flag has_alert_word.
+                index = AlertWords(caller.realm_id, caller.user_id, words=updated)
+                if updated:
+                    tx.save(index)
+                else:
+                    tx.delete(index)
                 add_event(tx, caller.realm_id, {"type": "alert_words", "alert_words": updated},
                           {"users": [caller.user_id]})
         except TransactWriteError as error:

@@ -97,6 +97,18 @@ def can_add_subscribers(caller: Principal, stream: Stream, subscribed: bool, rea
         caller, stream, "can_add_subscribers_group")
 
 
+def can_remove_subscribers(caller: Principal, stream: Stream, subscribed: bool) -> bool:
+    """Whether the caller may unsubscribe other users: organization administrators
+    always; others with access to the channel who administer it or are in its
+    `can_remove_subscribers_group`."""
+    if caller.is_admin:
+        return True
+    if caller.is_guest or not has_content_access(caller, stream, subscribed):
+        return False
+    return _holds(caller, stream, "can_administer_channel_group") or _holds(
+        caller, stream, "can_remove_subscribers_group")
+
+
 # ---- event audiences -------------------------------------------------------------------
 
 def viewers_audience(stream_id: int, public: bool, *, minus_public: bool | None = None

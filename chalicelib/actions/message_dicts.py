@@ -68,15 +68,3 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
     if message.edit_history:
         data["edit_history"] = message.edit_history
     return data
-
-
-def flags_for(message: Message, user_id: int, group_members: set[int] | None = None
-              ) -> list[str]:
-    flags = ["read"] if message.sender_id == user_id else []
-    if user_id in (message.mentioned_user_ids or set()) or user_id in (group_members or set()):
-        flags.append("mentioned")
-    if message.wildcard_mention == "stream":
-        flags.append("stream_wildcard_mentioned")
-    elif message.wildcard_mention == "topic":
-        flags.append("topic_wildcard_mentioned")
-    return flags

@@ -16,7 +16,11 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.edit_audience import EditAudience
 from chalicelib.actions.message_dicts import recipient_id_for
-from chalicelib.actions.message_send import PreparedMessage, RenderedContent, user_flags
+from chalicelib.actions.message_send import (
+    PreparedMessage,
+    RenderedContent,
+    mention_facts,
+)
 from chalicelib.actions.move_notifications import move_notifications
 from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.realm_settings import empty_topic_display_name
@@ -181,14 +185,17 @@ class _EditWriter:
         ids = [m.message_id for m in batch]
         content = self.rendered is not None and self._has_target(batch)
         audience, losing = self.audience.for_batch(ids, content_changed=content)
+        event = self._event(batch)
         if content:
             assert self.rendered is not None
-            probe = Message(self.target.realm_id, self.target.message_id,
-                            sender_id=self.target.sender_id)
+            probe = Message(self.target.realm_id, self.target.message_id)
             self.rendered.apply_to(probe)
-            audience["user_flags"] = user_flags(probe, self.rendered.resolved,
-                                                self.target.sender_id)
-        add_event(tx, self.realm.realm_id, self._event(batch), audience)  # type: ignore[arg-type]
+            if self.target.type != "stream":
+                probe.wildcard_mention = None
+            # For the fan-out, which moves the mentioned flags of the users concerned.
+            event["_mentions"] = {"before": mention_facts(self.target),
+                                  "after": mention_facts(probe)}
+        add_event(tx, self.realm.realm_id, event, audience)  # type: ignore[arg-type]
         if losing and self.plan is not None:
             add_event(tx, self.realm.realm_id, {
                 "type": "delete_message", "message_ids": sorted(ids),
@@ -252,8 +259,11 @@ class _EditWriter:
                         Message.content_sha256.set(probe.content_sha256),
                         Message.is_me_message.set(probe.is_me_message),
                         Message.last_edit_timestamp.set(self.edit_timestamp)]
+            if message.type != "stream":
+                probe.wildcard_mention = None   # wildcards mention a channel's subscribers
             for attribute, value in ((Message.mentioned_user_ids, probe.mentioned_user_ids),
                                      (Message.mentioned_group_ids, probe.mentioned_group_ids),
+                                     (Message.flagged_user_ids, probe.flagged_user_ids),
                                      (Message.wildcard_mention, probe.wildcard_mention)):
                 actions.append(attribute.set(value) if value else attribute.remove())
         if plan is not None:

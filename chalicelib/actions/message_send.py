@@ -12,7 +12,6 @@ from chalicelib import config
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.message_dicts import (
-    flags_for,
     load_people_and_channels,
     message_api_dict,
     recipient_id_for,
@@ -103,6 +102,15 @@ class Resolved:
     group_ids: set[int]
     group_members: set[int]
     users: dict[int, User] = field(default_factory=dict)   # the mentioned people
+    # Mentioned aloud (not with "@_"): the users and groups that get the mentioned flag.
+    loud_user_ids: set[int] = field(default_factory=set)
+    loud_group_ids: set[int] = field(default_factory=set)
+    loud_group_members: set[int] = field(default_factory=set)
+
+    @property
+    def flagged_user_ids(self) -> set[int]:
+        """Who gets the `mentioned` flag: loud mentions of them or of their group."""
+        return self.loud_user_ids | self.loud_group_members
 
 
 def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
@@ -114,13 +122,18 @@ def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
         if user.is_active:
             targets.users_by_id[user.user_id] = user.full_name
             people[user.user_id] = user
+    loud_user_ids = {i for i in mentions.loud_ids if i in targets.users_by_id}
     for name in mentions.names:
         matches = [u for u in User.by_name.query(name_key(realm_id, name)) if u.is_active]
         if len(matches) == 1:   # ambiguous names need the |id form, as the reference says
             targets.users_by_name[name.lower()] = (matches[0].user_id, matches[0].full_name)
             people[matches[0].user_id] = matches[0]
+            if name in mentions.loud_names:
+                loud_user_ids.add(matches[0].user_id)
     group_ids: set[int] = set()
     members: set[int] = set()
+    loud_group_ids: set[int] = set()
+    loud_members: set[int] = set()
     for name in mentions.groups:
         claim = UniqueName.get_or_none(*group_name_key(realm_id, name))
         group = UserGroup.get_or_none(realm_id, claim.target_id) if claim else None
@@ -129,8 +142,12 @@ def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
         targets.groups_by_name[name.lower()] = (group.group_id, group.name)
         group_ids.add(group.group_id)
         members |= set(group.direct_members or ())
+        if name in mentions.loud_groups:
+            loud_group_ids.add(group.group_id)
+            loud_members |= set(group.direct_members or ())
     user_ids = set(targets.users_by_id) | {i for i, _ in targets.users_by_name.values()}
-    return Resolved(targets, user_ids, group_ids, members, people)
+    return Resolved(targets, user_ids, group_ids, members, people, loud_user_ids,
+                    loud_group_ids, loud_members)
 
 
 @dataclass
@@ -147,8 +164,9 @@ class RenderedContent:
         message.rendered_content = self.rendered
         message.content_sha256 = content_sha256(self.content)
         message.is_me_message = self.content.startswith("/me ")
-        message.mentioned_user_ids = self.resolved.user_ids or None
-        message.mentioned_group_ids = self.resolved.group_ids or None
+        message.mentioned_user_ids = self.resolved.loud_user_ids or None
+        message.mentioned_group_ids = self.resolved.loud_group_ids or None
+        message.flagged_user_ids = self.resolved.flagged_user_ids or None
         message.wildcard_mention = ("stream" if self.mentions.channel_wildcard else "topic"
                                     if self.mentions.topic_wildcard else None)
 
@@ -191,19 +209,30 @@ def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str
     return message
 
 
-def prepare_message(realm: Realm, sender: User, message: Message, rendered: RenderedContent,
-                    audience: dict[str, Any]) -> PreparedMessage:
-    """Gives the message its id and builds the message event for its audience."""
+def prepare_message(realm: Realm, sender: User, message: Message, audience: dict[str, Any],
+                    *, read_by_sender: bool = True) -> PreparedMessage:
+    """Gives the message its id and builds the message event for its audience.
+
+    The event carries, for the fan-out only, what each recipient's flags follow from
+    (`_mentions`); the fan-out writes their unread markers and flags
+    (events/recipients.py) and gives each queue its owner's flags.
+    """
     message.message_id = allocate_id(realm.realm_id, "message")
     users, streams = load_people_and_channels(realm.realm_id, [message])
     users[sender.user_id] = sender
     event_message = message_api_dict(message, users, streams, realm)
     event_message["_raw_content"] = message.content
-    audience = {**audience, "user_flags": user_flags(message, rendered.resolved,
-                                                      sender.user_id)}
     event = {"type": "message", "message": event_message, "flags": [],
+             "_mentions": mention_facts(message), "_read_by_sender": read_by_sender,
              "_empty_topic_display_name": empty_topic_display_name(realm)}
     return PreparedMessage(message, event, audience)
+
+
+def mention_facts(message: Message) -> dict[str, Any]:
+    """Who a message's mentions flag: the mentioned users (and groups' members), and its
+    wildcard ("stream", "topic" or None), which flags every recipient."""
+    return {"users": sorted(message.flagged_user_ids or ()),
+            "wildcard": message.wildcard_mention}
 
 
 def channel_audience(stream: Stream) -> dict[str, Any]:
@@ -211,7 +240,7 @@ def channel_audience(stream: Stream) -> dict[str, Any]:
 
 
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
-                       content: str, client: str = "API",
+                       content: str, client: str = "API", read_by_sender: bool = True,
                        skip_stream_access_check: bool = False) -> dict[str, Any]:
     """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
     mentioned (`to` is then a channel id), as the reference allows."""
@@ -246,7 +275,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         message.dm_key = dm_key(caller.realm_id, participants)
         message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
         audience = {"users": sorted(participants)}
-    prepared = prepare_message(realm, sender, message, rendered, audience)
+    prepared = prepare_message(realm, sender, message, audience,
+                               read_by_sender=read_by_sender)
     links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:
         prepared.add_to(tx)
@@ -269,12 +299,6 @@ def after_channel_message(stream: Stream, message: Message) -> None:
                     "channel's first message")
     best_effort(lambda: note_topic_message(message.realm_id, stream.stream_id, message.topic,
                                            message.message_id), "topic's latest message")
-
-
-def user_flags(message: Message, resolved: Resolved, sender_id: int) -> dict[str, list[str]]:
-    interested = resolved.user_ids | resolved.group_members | {sender_id}
-    flags = {str(uid): flags_for(message, uid, resolved.group_members) for uid in interested}
-    return {uid: f for uid, f in flags.items() if f}
 
 
 def _channel_target(caller: Principal, to: str) -> Stream:

@@ -42,7 +42,7 @@ def check_stream_name(name: str) -> str:
     return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)
 
 
-def _principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
+def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
     if not principals:
         return [User.get(caller.realm_id, caller.user_id)]
     users: list[User] = []
@@ -95,7 +95,7 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                     authorization_errors_fatal: bool) -> dict[str, Any]:
     if not subscriptions:
         raise ApiError("Nothing to do. Specify at least one channel.")
-    users = _principal_users(caller, principals)
+    users = principal_users(caller, principals)
     subscribing_others = any(u.user_id != caller.user_id for u in users)
     realm = get_realm(caller.realm_id) if subscribing_others else None
     streams: list[Stream] = []

@@ -24,9 +24,15 @@ from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream, get_stream, user_key
-from chalicelib.models.topics import UserTopic, user_topic_key
+from chalicelib.models.topics import (
+    FOLLOWED,
+    INHERIT,
+    MUTED,
+    UNMUTED,
+    UserTopic,
+    user_topic_key,
+)
 
-INHERIT, MUTED, UNMUTED, FOLLOWED = 0, 1, 2, 3
 POLICIES = (INHERIT, MUTED, UNMUTED, FOLLOWED)
 MAX_ATTEMPTS = 5
 

@@ -5,6 +5,7 @@ from typing import Annotated, Any, Literal
 
 from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.message_fetch import get_message, get_messages
+from chalicelib.actions.message_range import parse_anchor
 from chalicelib.actions.message_send import check_send_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
@@ -33,19 +34,17 @@ def send_message(caller: Principal, *,
     if message_type in ("stream", "channel") and topic is None:
         topic = ""
     return check_send_message(caller, message_type=message_type, to=to, topic=topic,
-                              content=content)
+                              content=content, read_by_sender=read_by_sender is not False)
 
 
 @bp.endpoint("/messages", "GET")
-def fetch_messages(caller: Principal, *,
-                   anchor: Literal["newest", "oldest", "first_unread"] | int = "newest",
-                   include_anchor: bool = True,
+def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor: bool = True,
                    num_before: int, num_after: int,
                    narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
                    apply_markdown: bool = True, client_gravatar: bool = True,
                    allow_empty_topic_name: bool = False, use_first_unread_anchor: bool = False,
                    ) -> dict[str, Any]:
-    return get_messages(caller, anchor=anchor, include_anchor=include_anchor,
+    return get_messages(caller, anchor=parse_anchor(anchor), include_anchor=include_anchor,
                         num_before=num_before, num_after=num_after, narrow_terms=narrow,
                         apply_markdown=apply_markdown,
                         allow_empty_topic_name=allow_empty_topic_name)

@@ -1,10 +1,11 @@
-"""The caller's subscriptions: subscribe (creating channels) and list."""
+"""The caller's subscriptions: subscribe (creating channels), unsubscribe and list."""
 from __future__ import annotations
 
 from typing import Any
 
 from chalicelib.actions import subscriptions as actions
 from chalicelib.actions.subscription_properties import do_update_subscription_properties
+from chalicelib.actions.unsubscribe import UnsubscribeResult, check_unsubscribe
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.errors import ApiError
@@ -23,6 +24,12 @@ def subscribe(caller: Principal, *, subscriptions: Json[list[dict[str, Any]]],
         raise ApiError("Web-public channels are not enabled on this server.")
     return actions.check_subscribe(caller, subscriptions, principals, invite_only,
                                    history_public_to_subscribers, authorization_errors_fatal)
+
+
+@bp.endpoint("/users/me/subscriptions", "DELETE")
+def unsubscribe(caller: Principal, *, subscriptions: Json[list[str]],
+                principals: Json[list[int] | list[str]] | None = None) -> UnsubscribeResult:
+    return check_unsubscribe(caller, subscriptions, principals)
 
 
 @bp.endpoint("/users/me/subscriptions", "GET")

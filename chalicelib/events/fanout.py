@@ -27,6 +27,7 @@ from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD, enqueu
 from chalicelib.actions.user_access import EventAccess
 from chalicelib.events.filters import forms_for_queue
 from chalicelib.events.queues import append_events, queues_of_realm, queues_of_users
+from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.models.streams import get_stream, subscriber_ids
@@ -79,6 +80,8 @@ class FanoutBatch:
         self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
         self.access = EventAccess()   # can_access_all_users_group, its reads cached
+        self.recipients = RecipientStep()   # flags, unread markers, conversations
+        self.collected: set[str] = set()
 
     def collect(self, record: DynamoDBRecord) -> None:
         raw = record.raw_event
@@ -93,10 +96,15 @@ class FanoutBatch:
         if event.get("type") == OUTGOING_WEBHOOK_RECORD:   # for the webhook queue, not clients
             self.webhook_jobs.append((sequence_number, event))
             return
-        user_flags = audience.get("user_flags") or {}
-        for queue in self._audience_queues(outbox.realm_id, audience):
-            if not role_may_see(queue, audience):
-                continue
+        self.collected.add(sequence_number)
+        if self.recipients.is_internal(event):
+            self.recipients.collect_internal(outbox.realm_id, event)
+            return
+        queues = [q for q in self._audience_queues(outbox.realm_id, audience)
+                  if role_may_see(q, audience)]
+        user_flags = self.recipients.user_flags(outbox.realm_id, outbox.outbox_id, event,
+                                                {q.user_id for q in queues})
+        for queue in queues:
             shown: dict[str, Any] | None = event
             if audience.get("user_access") is not None and not self.access.may_access(
                     outbox.realm_id, queue, int(audience["user_access"])):
@@ -109,7 +117,16 @@ class FanoutBatch:
             appends.sequence_numbers.add(sequence_number)
 
     def flush(self) -> set[str]:
-        """Appends everything collected; returns the sequence numbers whose appends failed."""
+        """Writes the recipients' state, then appends everything collected; returns the
+        sequence numbers that failed. If the recipients' state could not be written, no
+        event is appended and the whole batch is offered again: a client never sees a
+        message whose unread marker does not exist yet."""
+        try:
+            self.recipients.flush()
+        except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
+            logger.exception("recipient state failed")
+            self.pending = {}
+            return set(self.collected) | self._flush_webhook_jobs()
         return self._flush_queues() | self._flush_webhook_jobs()
 
     def _flush_webhook_jobs(self) -> set[str]:
@@ -144,8 +161,7 @@ class FanoutBatch:
 
     def _audience_queues(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
         # Records of one batch often share an audience (a busy channel): resolve it once.
-        key = json.dumps([realm_id, {k: v for k, v in audience.items() if k != "user_flags"}],
-                         sort_keys=True)
+        key = json.dumps([realm_id, audience], sort_keys=True)
         if key not in self.audiences:
             self.audiences[key] = audience_queues(realm_id, audience)
         return self.audiences[key]

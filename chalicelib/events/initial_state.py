@@ -6,6 +6,7 @@ from typing import Any
 
 from chalicelib.actions.channel_folders import channel_folders_state
 from chalicelib.actions.channel_permissions import realm_default_stream_ids
+from chalicelib.actions.conversations import recent_private_conversations_state
 from chalicelib.actions.drafts import drafts_state
 from chalicelib.actions.playgrounds import realm_playgrounds_state
 from chalicelib.actions.profile_fields import profile_fields_state
@@ -13,6 +14,7 @@ from chalicelib.actions.realm_emoji import realm_emoji_state
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.saved_snippets import saved_snippets_state
 from chalicelib.actions.subscriptions import subscription_state
+from chalicelib.actions.unread import starred_messages_state, unread_msgs_state
 from chalicelib.actions.user_access import viewer_access
 from chalicelib.actions.user_groups import user_groups_state
 from chalicelib.actions.user_status import user_status_state
@@ -63,6 +65,15 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     if _wants(types, "message"):
         counter = Counter.get_or_none(f"realm:{caller.realm_id}")
         state["max_message_id"] = int(counter.message or -1) if counter else -1
+    if _wants(types, "message") and _wants(types, "update_message_flags"):
+        display = (None if capabilities.get("empty_topic_name")
+                   else empty_topic_display_name(realm()))
+        state["unread_msgs"] = unread_msgs_state(caller.realm_id, caller.user_id, display)
+    if _wants(types, "starred_messages"):
+        state["starred_messages"] = starred_messages_state(caller.realm_id, caller.user_id)
+    if _wants(types, "recent_private_conversations"):
+        state["recent_private_conversations"] = recent_private_conversations_state(
+            caller.realm_id, caller.user_id)
     if _wants(types, "user_status"):
         state["user_status"] = user_status_state(caller.realm_id, access())
     if _wants(types, "realm_emoji"):

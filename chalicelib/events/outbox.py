@@ -19,7 +19,7 @@ class Audience(TypedDict, total=False):
     users: these user ids; stream: the subscribers of this channel id (plus, for a
     public channel, queues registered with all_public_streams); streams: the same for
     each of several channels, each queue once, plus the queues of `users` if given;
-    realm: every user of the realm; user_flags: per-user message flags for message events; public: whether the
+    realm: every user of the realm; public: whether the
     channel is public (saves a read); subscribers_only: the channel's subscribers even
     when it is public (typing); max_role: only users whose role is this or higher (a
     lower number), e.g. members but not guests; user_access: only users who can access
@@ -33,7 +33,6 @@ class Audience(TypedDict, total=False):
     stream: int
     streams: list[int]
     realm: bool
-    user_flags: dict[str, list[str]]
     public: bool
     subscribers_only: bool
     max_role: int

@@ -17,6 +17,11 @@ class Mentions:
     groups: set[str] = field(default_factory=set)        # @*group*
     channel_wildcard: bool = False
     topic_wildcard: bool = False
+    # The subsets written without the silent "@_" prefix: only these notify (and set the
+    # mentioned flag); silent ones are rendered as mentions and nothing more.
+    loud_names: set[str] = field(default_factory=set)
+    loud_ids: set[int] = field(default_factory=set)
+    loud_groups: set[str] = field(default_factory=set)
 
 
 def find_mentions(content: str) -> Mentions:
@@ -25,12 +30,18 @@ def find_mentions(content: str) -> Mentions:
         lowered = name.strip().lower()
         if user_id:
             found.ids.add(int(user_id))
+            if not silent:
+                found.loud_ids.add(int(user_id))
         elif lowered in CHANNEL_WILDCARDS and not silent:
             found.channel_wildcard = True
         elif lowered in TOPIC_WILDCARDS and not silent:
             found.topic_wildcard = True
         else:
             found.names.add(name.strip())
-    for _silent, name in GROUP_MENTION.findall(content):
+            if not silent:
+                found.loud_names.add(name.strip())
+    for silent, name in GROUP_MENTION.findall(content):
         found.groups.add(name.strip())
+        if not silent:
+            found.loud_groups.add(name.strip())
     return found

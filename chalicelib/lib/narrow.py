@@ -18,6 +18,16 @@ class Narrow:
     dm: Any = None              # user ids or emails
     message_id: int | None = None
     is_dm: bool = False
+    # Personal flags: messages the user has unread, starred, or is mentioned in.
+    is_unread: bool = False
+    is_starred: bool = False
+    is_mentioned: bool = False
+
+    @property
+    def personal(self) -> str | None:
+        """The flag whose per-user rows list this narrow's candidates, if any."""
+        return ("unread" if self.is_unread else "starred" if self.is_starred
+                else "mentioned" if self.is_mentioned else None)
 
 
 def _id_operand(operator: str, operand: Any) -> int:
@@ -79,6 +89,12 @@ def parse_narrow(terms: list[Any]) -> Narrow:
             narrow.message_id = _id_operand("id", operand)
         elif operator == "is" and operand in ("dm", "private"):
             narrow.is_dm = True
+        elif operator == "is" and operand == "unread":
+            narrow.is_unread = True
+        elif operator == "is" and operand == "starred":
+            narrow.is_starred = True
+        elif operator == "is" and operand == "mentioned":
+            narrow.is_mentioned = True
         else:
             raise ApiError(f"Invalid narrow operand: is:{operand}")
     if narrow.topic is not None and narrow.channel is None:

@@ -64,6 +64,35 @@ def is_condition_failure(error: TransactWriteError) -> bool:
     return "ConditionalCheckFailed" in cancellation_reasons(error)
 
 
+def update_existing(updates: list[tuple[Model, list[Any]]], condition: Any,
+                    attempts: int = 5) -> int:
+    """Applies each (item, update actions) where `condition` holds, in transactions of
+    at most 100 items; items whose condition fails (e.g. deleted meanwhile) are skipped,
+    those cancelled for another reason are retried. Returns how many were updated."""
+    updated = 0
+    for start in range(0, len(updates), MAX_TRANSACTION_ITEMS):
+        chunk = updates[start:start + MAX_TRANSACTION_ITEMS]
+        for _ in range(attempts):
+            if not chunk:
+                break
+            try:
+                with transaction() as tx:
+                    for item, actions in chunk:
+                        tx.update(item, actions=actions, condition=condition)
+            except TransactWriteError as error:
+                reasons = cancellation_reasons(error)
+                if not any(reasons):
+                    raise
+                chunk = [u for u, reason in zip(chunk, reasons, strict=False)
+                         if reason != "ConditionalCheckFailed"]
+                continue
+            updated += len(chunk)
+            break
+        else:
+            raise TransactWriteError("updates kept conflicting")
+    return updated
+
+
 def is_write_condition_failure(error: PynamoDBException) -> bool:
     """Whether a single-item write (update, put, delete) failed on its condition, as
     opposed to throttling or a fault, which callers must not mistake for a lost race."""

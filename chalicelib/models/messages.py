@@ -48,8 +48,12 @@ class Message(BaseModel):
     date_sent = NumberAttribute()
     client = UnicodeAttribute(default="API")
     is_me_message = BooleanAttribute(default=False)
+    # Mentions written aloud (a silent "@_" mention is rendered, never flagged).
     mentioned_user_ids = NumberSetAttribute(null=True)
     mentioned_group_ids = NumberSetAttribute(null=True)
+    # Who gets the `mentioned` flag: the users above and the groups' members when the
+    # message was written, kept so an edit knows whose flags it changes.
+    flagged_user_ids = NumberSetAttribute(null=True)
     wildcard_mention = UnicodeAttribute(null=True)  # "stream" or "topic"
     last_edit_timestamp = NumberAttribute(null=True)
     last_moved_timestamp = NumberAttribute(null=True)

@@ -32,6 +32,10 @@ class Topic(BaseModel):
     max_id = NumberAttribute()
 
 
+# Topic visibility policies (POST /user_topics); INHERIT means no item.
+INHERIT, MUTED, UNMUTED, FOLLOWED = 0, 1, 2, 3
+
+
 def user_topic_key(stream_id: int, topic: str) -> str:
     return f"{stream_id}#{topic_sort_key(topic)}"
 

@@ -79,7 +79,7 @@ def start_stack(state_dir: Path, port: int | None = None, timeout: float = 60,
             if (requests.get(f"http://127.0.0.1:{port}/api/v1/server_settings", timeout=1).ok
                     and (state_dir / "endpoint.json").exists()):
                 return LocalStack(port, state_dir, process, time.perf_counter() - started)
-        except requests.ConnectionError:
+        except requests.RequestException:   # not listening yet, or too busy to answer
             pass
         time.sleep(0.1)
     process.kill()

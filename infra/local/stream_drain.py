@@ -34,10 +34,16 @@ class OutboxDrain:
                 return records
             records.extend(StreamPoller._lambda_record(r, self.arn) for r in batch)
 
-    def __call__(self) -> dict[str, Any]:
+    def __call__(self, rounds: int = 5) -> dict[str, Any]:
+        """Fans out everything committed, including records the fan-out itself writes
+        (e.g. marking read what a move took out of a user's channels), up to `rounds`
+        batches; returns the last batch's result."""
         from chalicelib.events.fanout import handle_stream_batch
 
-        records = self.read()
-        if not records:
-            return {"batchItemFailures": []}
-        return handle_stream_batch({"Records": records})
+        result: dict[str, Any] = {"batchItemFailures": []}
+        for _ in range(rounds):
+            records = self.read()
+            if not records:
+                break
+            result = handle_stream_batch({"Records": records})
+        return result

@@ -200,8 +200,12 @@ def _outbox_drain(aws: None) -> OutboxDrain:
 
 @pytest.fixture
 def drain_events(_outbox_drain: OutboxDrain) -> OutboxDrain:
-    """Call it to deliver every committed event to the event queues."""
-    _outbox_drain.read()   # events of earlier tests are not this test's business
+    """Call it to deliver every committed event to the event queues.
+
+    Records committed before the test asked for it (by earlier tests, or by this test's
+    own fixtures) are fanned out first: the fan-out also writes recipients' read state,
+    which a test's setup may rely on."""
+    _outbox_drain()
     return _outbox_drain
 
 

@@ -48,11 +48,12 @@ def test_channel_rules(realm):
     assert bad_principal.status == 400
 
 
-def test_channel_message_send_and_fetch(realm):
+def test_channel_message_send_and_fetch(realm, drain_events):
     subscribe(realm.owner, "general", principals=[realm.owner.user_id, realm.member.user_id])
     sent = realm.member.post("/messages", {"type": "stream", "to": "general", "topic": "hi",
                                            "content": "Hello @**Olivia Owner** <script>x</script>"})
     assert sent.ok, sent.json
+    drain_events()   # the fan-out writes each recipient's flags
     fetched = realm.owner.get("/messages", {"anchor": "newest", "num_before": 10,
                                             "num_after": 0,
                                             "narrow": [{"operator": "channel",
@@ -137,7 +138,7 @@ def test_empty_topic_display_and_fetch_errors(realm):
     assert missing.json["code"] == "REQUEST_VARIABLE_MISSING"
 
 
-def test_group_and_wildcard_mentions(realm):
+def test_group_and_wildcard_mentions(realm, drain_events):
     from chalicelib.models.realms import UniqueName, group_name_key
     from chalicelib.models.user_groups import UserGroup
 
@@ -150,15 +151,17 @@ def test_group_and_wildcard_mentions(realm):
     sent = realm.member.post("/messages", {"type": "stream", "to": "help", "topic": "q",
                                            "content": "@*support* and @**all**, also @**Nobody**"})
     assert sent.ok, sent.json
+    events = [e for e in outbox_events(realm.realm_id) if e["type"] == "message"
+              and e["message"]["id"] == sent.json["id"]]
+    assert events
+    drain_events()
     message = realm.admin.get(f"/messages/{sent.json['id']}").json["message"]
     # THEN both render as mentions, the unknown name stays text, and flags say so
     assert 'class="user-group-mention" data-user-group-id="50">@support' in message["content"]
     assert "channel-wildcard-mention" in message["content"]
     assert "@<strong>Nobody</strong>" in message["content"]   # plain Markdown, no mention
     assert "stream_wildcard_mentioned" in message["flags"]
-    events = [e for e in outbox_events(realm.realm_id) if e["type"] == "message"
-              and e["message"]["id"] == sent.json["id"]]
-    assert events
+    assert "mentioned" in message["flags"]   # through the group
 
 
 def test_wildcard_in_large_channel_needs_permission(realm):

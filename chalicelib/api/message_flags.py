@@ -1,0 +1,55 @@
+"""Message flags: mark read or unread, star, collapse; by ids, by narrow, in bulk."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from chalicelib.actions.mark_read import (
+    MarkAllAsReadResult,
+    do_mark_all_as_read,
+    do_mark_stream_as_read,
+    do_mark_topic_as_read,
+)
+from chalicelib.actions.message_flags import (
+    UpdateMessageFlagsForNarrowResult,
+    UpdateMessageFlagsResult,
+    do_update_message_flags,
+    do_update_message_flags_for_narrow,
+)
+from chalicelib.actions.message_range import parse_anchor
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/messages/flags", "POST")
+def update_message_flags(caller: Principal, *, messages: Json[list[int]],
+                         op: Literal["add", "remove"], flag: str) -> UpdateMessageFlagsResult:
+    return do_update_message_flags(caller, messages, op, flag)
+
+
+@bp.endpoint("/messages/flags/narrow", "POST")
+def update_message_flags_for_narrow(caller: Principal, *, anchor: str,
+                                    include_anchor: bool = True, num_before: int,
+                                    num_after: int, narrow: Json[list[Any]],
+                                    op: Literal["add", "remove"], flag: str,
+                                    ) -> UpdateMessageFlagsForNarrowResult:
+    return do_update_message_flags_for_narrow(
+        caller, anchor=parse_anchor(anchor), include_anchor=include_anchor,
+        num_before=num_before, num_after=num_after, narrow_terms=narrow, op=op, flag=flag)
+
+
+@bp.endpoint("/mark_all_as_read", "POST")
+def mark_all_as_read(caller: Principal) -> MarkAllAsReadResult:
+    return do_mark_all_as_read(caller)
+
+
+@bp.endpoint("/mark_stream_as_read", "POST")
+def mark_stream_as_read(caller: Principal, *, stream_id: int) -> None:
+    do_mark_stream_as_read(caller, stream_id)
+
+
+@bp.endpoint("/mark_topic_as_read", "POST")
+def mark_topic_as_read(caller: Principal, *, stream_id: int, topic_name: str) -> None:
+    do_mark_topic_as_read(caller, stream_id, topic_name)

@@ -1,0 +1,370 @@
+"""The fan-out's per-recipient work for messages: flags, unread markers, conversations.
+
+A new message's recipients get their flags here, not in the sending request, so that a
+send costs the same whatever the channel's size: the fan-out writes one unread marker
+per recipient (and a flag row for the few with lasting flags) in BatchWriteItem
+batches, before the message event reaches any queue, so no client can mark a message
+read before its marker exists. A mark per outbox record makes a redelivered record skip
+those writes (a re-put would bring back a marker its user already read).
+
+Edits and moves change recipients' state too: a mention added or removed moves the
+`mentioned` flag; a move rewrites the unread markers of the moved messages (found
+through the markers' topic index), and marks them read for users who cannot read them
+where they went. Unsubscribing marks the channel's messages read (an internal record).
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pynamodb.exceptions import UpdateError
+
+from chalicelib.actions.read_state import (
+    READ_STATE_RECORD,
+    flags_of_users,
+    mark_read,
+    new_marker,
+)
+from chalicelib.models.alert_words import AlertWords
+from chalicelib.models.base import is_write_condition_failure, update_existing
+from chalicelib.models.conversations import RecentConversation, conversation_key
+from chalicelib.models.fanout_marks import FanoutMark
+from chalicelib.models.message_flags import (
+    MENTION_FLAGS,
+    MessageFlag,
+    UnreadMessage,
+    mention_bits,
+)
+from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.streams import Subscription, stream_key, user_key
+
+DELIVERY_STEP = "recipients"
+MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
+WILDCARD_FLAGS = {"stream": "stream_wildcard_mentioned", "topic": "topic_wildcard_mentioned"}
+
+
+def has_alert_word(words: list[str], content: str) -> bool:
+    """Whole-word, case-insensitive, as the reference highlights alert words."""
+    return any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", content, re.IGNORECASE)
+               for word in words if word)
+
+
+@dataclass
+class _Delivery:
+    outbox_id: str
+    realm_id: int
+    message_id: int
+    flags: dict[int, set[str]]   # every recipient's flags
+
+
+@dataclass
+class _MentionChange:
+    realm_id: int
+    message_id: int
+    before: dict[str, Any]
+    after: dict[str, Any]
+    recipients: set[int] = field(default_factory=set)
+
+
+class RecipientStep:
+    """Per fan-out batch: computes recipients' flags at collect time, writes at flush."""
+
+    def __init__(self) -> None:
+        self._subscriptions: dict[tuple[int, int], list[Subscription]] = {}
+        self._alert_words: dict[int, dict[int, list[str]]] = {}
+        self.deliveries: list[_Delivery] = []
+        self.mention_changes: list[_MentionChange] = []
+        self.moves: list[tuple[int, dict[str, Any]]] = []
+        self.unsubscribes: list[tuple[int, int, int]] = []
+
+    # -- reads shared by the batch ------------------------------------------------------
+
+    def subscriptions(self, realm_id: int, stream_id: int) -> list[Subscription]:
+        """The channel's active subscriptions, read once per batch."""
+        key = (realm_id, stream_id)
+        if key not in self._subscriptions:
+            self._subscriptions[key] = [
+                s for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
+                if s.active]
+        return self._subscriptions[key]
+
+    def _readers(self, realm_id: int, stream_id: int, message_id: int) -> set[int]:
+        # first_visible_message_id is 0 unless the channel's history is protected.
+        return {s.user_id for s in self.subscriptions(realm_id, stream_id)
+                if s.first_visible_message_id <= message_id}
+
+    def _words(self, realm_id: int) -> dict[int, list[str]]:
+        if realm_id not in self._alert_words:
+            self._alert_words[realm_id] = {
+                int(item.user_id): list(item.words) for item in AlertWords.query(realm_id)}
+        return self._alert_words[realm_id]
+
+    # -- collect ------------------------------------------------------------------------
+
+    def is_internal(self, event: dict[str, Any]) -> bool:
+        return event.get("type") == READ_STATE_RECORD
+
+    def collect_internal(self, realm_id: int, event: dict[str, Any]) -> None:
+        if event.get("op") == "unsubscribed":
+            self.unsubscribes.append((realm_id, int(event["user_id"]), int(event["stream_id"])))
+
+    def user_flags(self, realm_id: int, outbox_id: str, event: dict[str, Any],
+                   queue_owners: set[int]) -> dict[str, list[str]]:
+        """Each queue owner's flags for a message or update_message event."""
+        if event.get("type") == "message":
+            flags = self._deliver(realm_id, outbox_id, event)
+            return {str(user_id): sorted(f) for user_id, f in flags.items()}
+        if event.get("type") == "update_message":
+            self._note_update(realm_id, event)
+            if not queue_owners or "message_id" not in event:
+                return {}
+            return self._flags_after_update(realm_id, event, queue_owners)
+        return {}
+
+    def _flags_after_update(self, realm_id: int, event: dict[str, Any],
+                            owners: set[int]) -> dict[str, list[str]]:
+        """Each owner's flags for the edited message as they are once this batch is
+        written: a delivery in the same batch, else the stored state, with the edit's
+        mention changes applied."""
+        message_id = int(event["message_id"])
+        delivered = next((d for d in self.deliveries if (d.realm_id, d.message_id)
+                          == (realm_id, message_id)), None)
+        if delivered is not None:
+            flags = {u: set(delivered.flags.get(u, {"read"})) for u in owners}
+        else:
+            flags = {int(u): set(f) for u, f in flags_of_users(realm_id, owners,
+                                                               message_id).items()}
+        mentions = event.get("_mentions")
+        if mentions is not None:
+            for user_id, (added, removed) in _flag_changes(mentions, owners).items():
+                flags[user_id] = (flags[user_id] - removed) | added
+        return {str(u): sorted(f) for u, f in flags.items()}
+
+    def _deliver(self, realm_id: int, outbox_id: str, event: dict[str, Any]
+                 ) -> dict[int, set[str]]:
+        message = event["message"]
+        message_id, sender_id = int(message["id"]), int(message["sender_id"])
+        if message["type"] == "stream":
+            recipients = self._readers(realm_id, int(message["stream_id"]), message_id)
+        else:
+            recipients = {int(r["id"]) for r in message["display_recipient"]}
+        facts = event.get("_mentions") or {}
+        mentioned = set(facts.get("users") or ())
+        wildcard = WILDCARD_FLAGS.get(facts.get("wildcard") or "")
+        words = self._words(realm_id)
+        content = str(message.get("_raw_content", ""))
+        flags: dict[int, set[str]] = {}
+        for user_id in recipients | {sender_id}:
+            user_flags: set[str] = set()
+            if user_id == sender_id and (event.get("_read_by_sender", True)
+                                         or user_id not in recipients):
+                user_flags.add("read")
+            if user_id in mentioned:
+                user_flags.add("mentioned")
+            if wildcard and user_id in recipients:
+                user_flags.add(wildcard)
+            if user_id != sender_id and user_id in words and has_alert_word(words[user_id],
+                                                                             content):
+                user_flags.add("has_alert_word")
+            flags[user_id] = user_flags
+        self.deliveries.append(_Delivery(outbox_id, realm_id, message_id, flags))
+        return flags
+
+    def _note_update(self, realm_id: int, event: dict[str, Any]) -> None:
+        mentions = event.get("_mentions")
+        if mentions is not None:
+            self.mention_changes.append(_MentionChange(
+                realm_id, int(event["message_id"]), mentions["before"], mentions["after"]))
+        if "orig_subject" in event and ("subject" in event or "new_stream_id" in event):
+            self.moves.append((realm_id, event))
+
+    # -- flush --------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Writes everything collected; raises if any write failed (the batch is retried:
+        deliveries already complete are skipped, the rest is idempotent)."""
+        self._flush_deliveries()
+        for change in self.mention_changes:
+            self._apply_mention_change(change)
+        for realm_id, event in self.moves:
+            self._apply_move(realm_id, event)
+        for realm_id, user_id, stream_id in self.unsubscribes:
+            markers = [m for m in UnreadMessage.query(
+                user_key(realm_id, user_id), filter_condition=UnreadMessage.stream_id == stream_id)]
+            mark_read(realm_id, user_id, markers)
+
+    def _flush_deliveries(self) -> None:
+        if not self.deliveries:
+            return
+        done = {m.mark for m in FanoutMark.batch_get(
+            [_mark(d.outbox_id) for d in self.deliveries], consistent_read=True)}
+        pending = [d for d in self.deliveries if _mark(d.outbox_id) not in done]
+        if not pending:
+            return
+        messages = _current(pending)
+        with UnreadMessage.batch_write() as markers, MessageFlag.batch_write() as rows:
+            for delivery in pending:
+                message = messages.get((delivery.realm_id, delivery.message_id))
+                if message is None:   # deleted before it was delivered
+                    continue
+                for user_id, flags in delivery.flags.items():
+                    lasting = flags - {"read"}
+                    if "read" not in flags:
+                        markers.save(new_marker(delivery.realm_id, user_id, message,
+                                                mention_bits(lasting)))
+                    if lasting:
+                        rows.save(MessageFlag(user_key(delivery.realm_id, user_id),
+                                              delivery.message_id, flags=lasting))
+        for delivery in pending:
+            message = messages.get((delivery.realm_id, delivery.message_id))
+            if message is not None and message.type == "private":
+                _raise_conversations(delivery.realm_id, message)
+        self._follow_moves_meanwhile(pending, messages)
+        expires = datetime.now(UTC) + MARK_RETENTION
+        with FanoutMark.batch_write() as marks:
+            for delivery in pending:
+                marks.save(FanoutMark(_mark(delivery.outbox_id), expires_at=expires))
+
+    def _follow_moves_meanwhile(self, pending: list[_Delivery],
+                                written: dict[tuple[int, int], Message]) -> None:
+        """A move committed while the markers were written may have missed them (its own
+        fan-out found the topic's markers before these existed): put them where the
+        message is now. A move after this read finds them itself."""
+        now = _current(pending)
+        placed: dict[int, list[tuple[UnreadMessage, Message]]] = defaultdict(list)
+        for delivery in pending:
+            key = (delivery.realm_id, delivery.message_id)
+            before, after = written.get(key), now.get(key)
+            if before is None or after is None or after.type != "stream" or \
+                    (before.stream_id, before.topic) == (after.stream_id, after.topic):
+                continue
+            placed[delivery.realm_id] += [(marker, after) for marker in UnreadMessage.batch_get(
+                [(user_key(delivery.realm_id, u), delivery.message_id)
+                 for u in delivery.flags], consistent_read=True)]
+        for realm_id, markers in placed.items():
+            self._relocate(realm_id, markers)
+
+    def _apply_mention_change(self, change: _MentionChange) -> None:
+        message = Message.get_or_none(change.realm_id, change.message_id)
+        if message is None:
+            return
+        if message.type == "stream":
+            recipients = self._readers(change.realm_id, int(message.stream_id),
+                                       change.message_id)
+        else:
+            recipients = set(message.recipient_ids)
+        changes = _flag_changes({"before": change.before, "after": change.after}, recipients)
+        for user_id, (added, removed) in changes.items():
+            _change_lasting_flags(change.realm_id, user_id, change.message_id, added, removed)
+
+    def _apply_move(self, realm_id: int, event: dict[str, Any]) -> None:
+        old_stream = int(event["stream_id"])
+        moved = {int(i) for i in event["message_ids"]}
+        old_key = topic_key(realm_id, old_stream, str(event["orig_subject"]))
+        markers = [m for m in UnreadMessage.by_topic.query(old_key)
+                   if int(m.message_id) in moved]
+        if not markers:
+            return
+        messages = {m.message_id: m for m in Message.batch_get(
+            [(realm_id, i) for i in sorted({int(m.message_id) for m in markers})],
+            consistent_read=True)}
+        self._relocate(realm_id, [(marker, messages[int(marker.message_id)])
+                                  for marker in markers
+                                  if int(marker.message_id) in messages
+                                  and messages[int(marker.message_id)].type == "stream"])
+
+    def _relocate(self, realm_id: int, placed: list[tuple[UnreadMessage, Message]]) -> None:
+        """Moves each marker to where its message is now; users who cannot read it there
+        (not subscribed) get it marked read instead, with one update_message_flags event
+        per batch of their messages."""
+        losing: dict[int, list[UnreadMessage]] = defaultdict(list)
+        updates = []
+        for marker, message in placed:
+            readers = self._readers(realm_id, int(message.stream_id), message.message_id)
+            if marker.user_id not in readers:
+                losing[int(marker.user_id)].append(marker)
+                continue
+            if (marker.stream_id, marker.topic) == (message.stream_id, message.topic):
+                continue
+            new_key = topic_key(realm_id, int(message.stream_id), message.topic)
+            updates.append((marker, [UnreadMessage.stream_id.set(message.stream_id),
+                                     UnreadMessage.topic.set(message.topic),
+                                     UnreadMessage.topic_key.set(new_key)]))
+        update_existing(updates, UnreadMessage.message_id.exists())
+        for user_id, lost in losing.items():
+            mark_read(realm_id, user_id, lost)
+
+
+def _flag_changes(mentions: dict[str, Any], users: set[int]
+                  ) -> dict[int, tuple[set[str], set[str]]]:
+    """(flags added, flags removed) per user, among `users`, for an edit's mentions."""
+    before, after = mentions["before"], mentions["after"]
+    was, now = set(before.get("users") or ()), set(after.get("users") or ())
+    old_wildcard = WILDCARD_FLAGS.get(before.get("wildcard") or "")
+    new_wildcard = WILDCARD_FLAGS.get(after.get("wildcard") or "")
+    changes: dict[int, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
+    for user_id in (now - was) & users:
+        changes[user_id][0].add("mentioned")
+    for user_id in (was - now) & users:
+        changes[user_id][1].add("mentioned")
+    if old_wildcard != new_wildcard:
+        for user_id in users:
+            if new_wildcard:
+                changes[user_id][0].add(new_wildcard)
+            if old_wildcard:
+                changes[user_id][1].add(old_wildcard)
+    return changes
+
+
+def _mark(outbox_id: str) -> str:
+    return f"{DELIVERY_STEP}:{outbox_id}"
+
+
+def _current(deliveries: list[_Delivery]) -> dict[tuple[int, int], Message]:
+    """The delivered messages as stored now, by (realm, id): one consistent batched read."""
+    return {(m.realm_id, m.message_id): m for m in Message.batch_get(
+        [(d.realm_id, d.message_id) for d in deliveries], consistent_read=True,
+        attributes_to_get=["realm_id", "message_id", "type", "sender_id", "stream_id",
+                           "topic", "recipient_ids"])}
+
+
+def _raise_conversations(realm_id: int, message: Message) -> None:
+    """Each participant's conversation now has this message; a late or repeated
+    delivery never lowers the latest id (the update is conditioned on it)."""
+    key = conversation_key(message.recipient_ids)
+    for user_id in sorted(set(message.recipient_ids)):
+        item = RecentConversation(user_key(realm_id, user_id), key)
+        try:
+            item.update(actions=[RecentConversation.max_message_id.set(message.message_id)],
+                        condition=RecentConversation.max_message_id.does_not_exist()
+                        | (RecentConversation.max_message_id < message.message_id))
+        except UpdateError as error:
+            if not is_write_condition_failure(error):
+                raise
+
+
+def _change_lasting_flags(realm_id: int, user_id: int, message_id: int, added: set[str],
+                          removed: set[str]) -> None:
+    """Adds and removes derived flags on the user's row, and keeps the unread marker's
+    mention bits in step (only if the marker still exists)."""
+    key = user_key(realm_id, user_id)
+    actions = []
+    if added - removed:
+        actions.append(MessageFlag.flags.add(added - removed))
+    if removed - added:
+        actions.append(MessageFlag.flags.delete(removed - added))
+    if not actions:
+        return
+    row = MessageFlag(key, message_id)
+    row.update(actions=actions)   # refreshes `row` with the stored flags
+    flags = set(row.flags or ())
+    try:
+        UnreadMessage(key, message_id).update(
+            actions=[UnreadMessage.mentions.set(mention_bits(flags & set(MENTION_FLAGS)))],
+            condition=UnreadMessage.message_id.exists())
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise   # else read meanwhile: no marker to keep in step
