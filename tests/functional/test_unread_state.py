@@ -153,7 +153,7 @@ def test_unsubscribing_marks_the_channel_read(realm, register_queue, fetch_event
     assert unread_ids(realm.member) == [kept]
     drain_events()
     events = fetch_events(realm.member, queue_id)
-    assert [e["op"] for e in events if e["type"] == "subscription"][0] == "remove"
+    assert next(e["op"] for e in events if e["type"] == "subscription") == "remove"
     [flags] = flag_events(events)
     assert flags["messages"] == [left]
     assert "read" in flags_of(realm.member, left)
