@@ -39,33 +39,41 @@ def _state_dir() -> Path:
                                / ".local-state"))
 
 
-def _running_stack() -> dict[str, Any] | None:
-    """The endpoint file of a stack that answers, else None (a killed one leaves it)."""
-    path = _state_dir() / "endpoint.json"
+def stack_endpoint(state_dir: Path | None = None, *, answering: bool = False,
+                   ) -> dict[str, Any] | None:
+    """What `make run` wrote into its endpoint file; None without one, or (`answering`)
+    when its moto does not answer (a killed stack leaves the file behind)."""
+    path = (state_dir or _state_dir()) / "endpoint.json"
     if not path.exists():
         return None
-    endpoint = json.loads(path.read_text())
-    try:
-        urllib.request.urlopen(endpoint["aws_endpoint_url"] + "/moto-api/", timeout=2)
-    except OSError:
-        return None
-    return dict(endpoint)
+    endpoint = dict(json.loads(path.read_text()))
+    if answering:
+        try:
+            urllib.request.urlopen(endpoint["aws_endpoint_url"] + "/moto-api/", timeout=2)
+        except OSError:
+            return None
+    return endpoint
+
+
+def use_stack(endpoint: dict[str, Any]) -> None:
+    """Points boto3 and the models at the stack's moto (before any model is imported)."""
+    os.environ.update({
+        "AWS_ENDPOINT_URL": endpoint["aws_endpoint_url"],
+        "TABLE_PREFIX": endpoint["table_prefix"],
+        "AWS_DEFAULT_REGION": endpoint["region"],
+        "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+    })
 
 
 def configure() -> None:
     global _backend
     if not is_chalice_local():
         return
-    endpoint = _running_stack()
+    endpoint = stack_endpoint(answering=True)
     if endpoint is not None:
-        os.environ.update({
-            "AWS_ENDPOINT_URL": endpoint["aws_endpoint_url"],
-            "TABLE_PREFIX": endpoint["table_prefix"],
-            "AWS_DEFAULT_REGION": endpoint["region"],
-            "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-            "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
-            "ALLOW_PRIVATE_WEBHOOK_HOSTS": "loopback",
-        })
+        use_stack(endpoint)
+        os.environ["ALLOW_PRIVATE_WEBHOOK_HOSTS"] = "loopback"   # as make run allows
         print(f"chalice local: using the running stack's backend at "
               f"{endpoint['aws_endpoint_url']}", flush=True)
         return
