@@ -56,7 +56,11 @@ class LocalStack:
         """Ctrl-C, as a developer would; returns how long the stack took to exit."""
         started = time.perf_counter()
         self.process.send_signal(signal.SIGINT)
-        self.process.wait(timeout=15)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()   # never leave a stack behind (its journal keeps its state)
+            raise
         return time.perf_counter() - started
 
 

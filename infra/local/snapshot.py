@@ -171,7 +171,10 @@ class Persistence:
 
     def close(self) -> None:
         """On a clean stop: everything into one snapshot, no journal left to replay."""
-        self.wait()
+        if self._checkpoint is not None and self._checkpoint.poll() is None:
+            # Its work is redone here from memory; what it leaves behind is ignored.
+            self._checkpoint.terminate()
+            self.wait()
         with moto_patches.write_lock():
             journal.start(None)
             closed = self.journal.rotate()
