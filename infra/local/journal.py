@@ -226,18 +226,28 @@ def _dynamodb_item_write(key_of: Callable[..., dict[str, Any]]) -> Callable[[Any
     return make
 
 
+def _transaction_keys(backend: Any, transact_items: list[dict[str, Any]]
+                      ) -> list[tuple[str, dict[str, Any]]]:
+    keys = []
+    for entry in transact_items:
+        op_type, op = next(iter(entry.items()))
+        if op_type == "ConditionCheck":
+            continue
+        table_name = op["TableName"]
+        keys.append((table_name, _put_key(backend, table_name, (op["Item"],), {})
+                     if op_type == "Put" else op["Key"]))
+    return keys
+
+
 def _dynamodb_transaction(method: Any) -> Any:
     def wrapper(self: Any, transact_items: list[dict[str, Any]], *args: Any,
                 **kwargs: Any) -> Any:
         with moto_patches.write_lock():
-            keys = []
-            for entry in transact_items:
-                op_type, op = next(iter(entry.items()))
-                if op_type == "ConditionCheck":
-                    continue
-                table_name = op["TableName"]
-                keys.append((table_name, _put_key(self, table_name, (op["Item"],), {})
-                             if op_type == "Put" else op["Key"]))
+            try:
+                keys = _transaction_keys(self, transact_items)
+            except (KeyError, TypeError, StopIteration, AttributeError):
+                # Malformed: moto refuses it with its own error, and nothing is written.
+                return method(self, transact_items, *args, **kwargs)
             before = {name: _stream_length(self, name) for name, _ in keys}
             result = method(self, transact_items, *args, **kwargs)
             if _journal is not None:   # all of a transaction's effects in one record
