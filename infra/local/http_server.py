@@ -45,6 +45,8 @@ def start_http_server(app: Any, host: str, port: int) -> LocalDevServer:
     CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
     app.__class__ = CustomLocalChalice
     server = LocalDevServer(app, chalice_config(), host, port, handler_cls=_RequestHandler)
+    # A long-poll still waiting must not keep a stopping stack alive.
+    server.server.daemon_threads = True
     threading.Thread(target=server.server.serve_forever, name="http-server",
                      daemon=True).start()
     return server

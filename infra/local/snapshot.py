@@ -170,17 +170,16 @@ class Persistence:
         return thread
 
     def close(self) -> None:
-        """On a clean stop: everything into one snapshot, no journal left to replay."""
+        """On a clean stop: everything into one snapshot. Journaling goes on into a fresh
+        file, so a write that was still in flight is not lost either."""
         if self._checkpoint is not None and self._checkpoint.poll() is None:
             # Its work is redone here from memory; what it leaves behind is ignored.
             self._checkpoint.terminate()
             self.wait()
         with moto_patches.write_lock():
-            journal.start(None)
             closed = self.journal.rotate()
-            self.journal.close()
             _write_snapshot(self.state_dir, closed + 1)
-        _forget_journals(self.state_dir, closed + 2)
+        _forget_journals(self.state_dir, closed + 1)
 
 
 if __name__ == "__main__":   # the checkpoint process
