@@ -99,6 +99,25 @@ def old_snapshot_lock_seconds() -> float:
     return time.perf_counter() - started
 
 
+class GcPauses:
+    """The serving process's pauses for collections of the oldest generation."""
+
+    def __init__(self) -> None:
+        import gc
+
+        self.longest, self.count, self._started = 0.0, 0, 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.count += 1
+            self.longest = max(self.longest, time.perf_counter() - self._started)
+
+
 class Prober(threading.Thread):
     """Writes and reads one small item over HTTP in a loop, timing each request."""
 
@@ -153,6 +172,7 @@ def main() -> None:
     print(f"persistence at {args.messages:,} messages ({2 * args.messages:,} items, "
           f"{args.messages:,} stream records); filled in {fill_seconds:.0f} s, journal "
           f"{journal_bytes / 2**20:.0f} MB")
+    pauses = GcPauses()
     prober = Prober()
     prober.start()
     time.sleep(5)
@@ -179,8 +199,12 @@ def main() -> None:
     print(f"  write lock held by persistence: longest journal append "
           f"{persistence.journal.longest_append * 1000:.2f} ms (of "
           f"{persistence.journal.records:,}: {slow[0.001]:,} over 1 ms, {slow[0.01]:,} over "
-          f"10 ms, {slow[0.1]:,} over 100 ms); longest journal rotation "
+          f"10 ms, {slow[0.1]:,} over 100 ms; longest write() "
+          f"{persistence.journal.longest_write * 1000:.2f} ms); longest journal rotation "
           f"{persistence.longest_rotation * 1000:.3f} ms")
+    print(f"  longest garbage-collection pause of the serving process: "
+          f"{pauses.longest * 1000:.0f} ms ({pauses.count} collections of the oldest "
+          "generation)")
     print(f"  (this machine's load average while measuring: {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} CPUs)")
     print(f"  a checkpoint (separate process) takes {statistics.median(checkpoint_walls):.1f} s"

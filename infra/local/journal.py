@@ -54,6 +54,7 @@ class Journal:
         self.bytes_written = 0
         self.records = 0
         self.longest_append = 0.0    # seconds: the most one append held the lock
+        self.longest_write = 0.0     # ...of which in write() (and fsync)
         self.slow_appends = {0.001: 0, 0.01: 0, 0.1: 0}   # appends over 1 ms, 10, 100
         self._fd = self._open(generation)
 
@@ -65,11 +66,13 @@ class Journal:
         started = time.perf_counter()
         payload = pickle.dumps(effects, protocol=pickle.HIGHEST_PROTOCOL)
         record = _HEADER.pack(len(payload), zlib.crc32(payload)) + payload
+        pickled = time.perf_counter()
         written = os.write(self._fd, record)
         while written < len(record):   # regular files take it in one call; be sure
             written += os.write(self._fd, record[written:])
         if self.fsync:
             os.fsync(self._fd)
+        self.longest_write = max(self.longest_write, time.perf_counter() - pickled)
         self.bytes_written += len(record)
         self.records += 1
         took = time.perf_counter() - started
