@@ -52,6 +52,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.channel_admin
 	@$(BIN)/python -m bench.invites
 	@$(BIN)/python -m bench.user_access
+	@$(BIN)/python -m bench.register
 	@$(BIN)/python -m bench.read_state
 	@$(BIN)/python -m bench.persistence
 

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict
 
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.actions.system_bots import is_system_bot
 from chalicelib.actions.user_groups import require_member_or_admin
 from chalicelib.actions.users import (
     NewUser,
@@ -89,20 +90,65 @@ def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_
             "default_all_public_streams": False}
 
 
-def bot_dict(bot: User) -> dict[str, Any]:
-    """A bot as the reference's Bot object shows it (without the API key, which is
-    stored only as a hash), plus GET /bots' `username`."""
-    services = []
+class OutgoingWebhookService(TypedDict):
+    base_url: str
+    interface: int
+    token: str
+
+
+class RealmBotDict(TypedDict):
+    """A bot as the reference's Bot object shows it to those who administer it."""
+
+    user_id: int
+    full_name: str
+    email: str
+    bot_type: int | None
+    is_active: bool
+    owner_id: int | None
+    avatar_url: str
+    # API keys are stored only as hashes: the key a bot was created with cannot be shown
+    # again (the reference shows it), so this is always empty.
+    api_key: str
+    default_sending_stream: str | None
+    default_events_register_stream: str | None
+    default_all_public_streams: bool
+    services: list[OutgoingWebhookService]
+
+
+def realm_bot_dict(bot: User) -> RealmBotDict:
+    services: list[OutgoingWebhookService] = []
     if bot.bot_type == BOT_TYPE_OUTGOING_WEBHOOK and bot.service_url:
         services = [{"base_url": bot.service_url,
-                     "interface": bot.service_interface or INTERFACE_GENERIC,
-                     "token": bot.service_token}]
-    return {"user_id": bot.user_id, "username": bot.email, "email": bot.email,
-            "full_name": bot.full_name, "bot_type": bot.bot_type, "is_active": bot.is_active,
-            "owner_id": bot.bot_owner_id,
-            "avatar_url": gravatar_url(bot.delivery_email, bot.avatar_version),
+                     "interface": int(bot.service_interface or INTERFACE_GENERIC),
+                     "token": bot.service_token or ""}]
+    return {"user_id": int(bot.user_id), "email": bot.email, "full_name": bot.full_name,
+            "bot_type": None if bot.bot_type is None else int(bot.bot_type),
+            "is_active": bot.is_active,
+            "owner_id": None if bot.bot_owner_id is None else int(bot.bot_owner_id),
+            "avatar_url": gravatar_url(bot.delivery_email, bot.avatar_version), "api_key": "",
             "default_sending_stream": None, "default_events_register_stream": None,
             "default_all_public_streams": False, "services": services}
+
+
+def bot_dict(bot: User) -> dict[str, Any]:
+    """A bot as GET /bots shows it: the Bot object (without the API key) and `username`."""
+    data: dict[str, Any] = {k: v for k, v in realm_bot_dict(bot).items() if k != "api_key"}
+    data["username"] = bot.email
+    return data
+
+
+def administered_bots(caller: Principal, realm_users: list[User] | None = None
+                      ) -> list[RealmBotDict]:
+    """The bots the caller can administer, deactivated ones included: every bot of the
+    organization for its administrators (from `realm_users` if the caller has them,
+    else one Query of the realm's users), their own bots for others (one index Query).
+    System bots belong to the server, not to anyone here."""
+    if caller.is_admin:
+        users = realm_users if realm_users is not None else User.query(caller.realm_id)
+        bots = [u for u in users if u.is_bot and not is_system_bot(u)]
+    else:
+        bots = list(User.by_bot_owner.query(bot_owner_key(caller.realm_id, caller.user_id)))
+    return [realm_bot_dict(b) for b in sorted(bots, key=lambda b: b.user_id)]
 
 
 def get_own_bots(caller: Principal) -> list[dict[str, Any]]:

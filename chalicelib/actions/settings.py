@@ -20,30 +20,26 @@ from chalicelib.events.queues import set_receives_typing_notifications
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.passwords import hash_password
-from chalicelib.lib.setting_choices import LANGUAGES, NOTIFICATION_SOUNDS, language_name
+from chalicelib.lib.setting_choices import (
+    INT_CHOICES,
+    INT_RANGES,
+    LANGUAGES,
+    NOTIFICATION_SOUNDS,
+    STR_CHOICES,
+    language_name,
+)
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.users import User
 
-INT_CHOICES: dict[str, set[int]] = {
-    "web_channel_default_view": {1, 2, 3, 4},
-    "color_scheme": {1, 2, 3},
-    "demote_inactive_streams": {1, 2, 3},
-    "user_list_style": {1, 2, 3},
-    "web_stream_unreads_count_display_policy": {1, 2, 3},
-}
-STR_CHOICES: dict[str, set[str]] = {
-    "web_home_view": {"recent_topics", "inbox", "all_messages"},
-    "emojiset": {"google", "twitter", "text"},
-    "web_animate_image_previews": {"always", "on_hover", "never"},
-}
-INT_RANGES: dict[str, tuple[int, int]] = {"web_font_size_px": (12, 24),
-                                          "web_line_height_percent": (100, 200)}
 MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
 
 
 def check_setting(name: str, value: Any) -> None:
     """Raises for a value outside the setting's allowed values (types are checked earlier)."""
+    if name == "email_address_visibility" and value not in INT_CHOICES[name]:
+        raise ApiError("Invalid email_address_visibility: this server shows real email "
+                       "addresses to the whole organization, so only 1 (everyone) applies.")
     if name in INT_CHOICES and value not in INT_CHOICES[name]:
         raise ApiError(f"Invalid {name}")
     if name in STR_CHOICES and value not in STR_CHOICES[name]:

@@ -12,6 +12,7 @@ from chalicelib.actions.channel_permissions import (
 )
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.realms import UniqueName, stream_name_key
 from chalicelib.models.streams import (
     Stream,
@@ -106,6 +107,13 @@ def stream_api_dict(stream: Stream) -> dict[str, Any]:
         "folder_id": stream.folder_id,
         "topics_policy": stream.topics_policy,
         "is_default": stream.is_default,
+        # Recent activity is not tracked: no channel is shown as inactive.
+        "is_recently_active": True,
+        # Settings of the reference that nothing here changes or reads yet, with what
+        # the server does: anyone with access may post; nobody subscribes themself to
+        # a channel they cannot see (others add them).
+        "can_send_message_group": system_group_id("role:everyone"),
+        "can_subscribe_group": system_group_id("role:nobody"),
     }
     for name in CHANNEL_GROUP_SETTINGS:
         data[name] = channel_group_setting(stream, name)

@@ -180,11 +180,6 @@ def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[dict
         for sub in subscriptions if sub.stream_id in streams]
 
 
-def subscription_state(caller: Principal, include_subscribers: bool) -> dict[str, Any]:
-    return {"subscriptions": get_subscriptions(caller, include_subscribers),
-            "unsubscribed": [], "never_subscribed": []}
-
-
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,
                 include_all_active: bool) -> list[dict[str, Any]]:
     if include_all_active and not caller.is_admin:

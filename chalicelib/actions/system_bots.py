@@ -11,6 +11,11 @@ NOTIFICATION_BOT_NAME = "Notification Bot"
 WELCOME_BOT_EMAIL = "welcome-bot@system.teamchat.invalid"
 WELCOME_BOT_NAME = "Welcome Bot"
 DEFAULT_BOT = 1
+SYSTEM_BOT_EMAILS = frozenset({NOTIFICATION_BOT_EMAIL, WELCOME_BOT_EMAIL})
+
+
+def is_system_bot(user: User) -> bool:
+    return user.is_bot and user.email in SYSTEM_BOT_EMAILS
 
 
 def notification_bot(realm_id: int) -> User:

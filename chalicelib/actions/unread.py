@@ -7,6 +7,7 @@ visibility policies for what counts and what is muted: a fixed number of Queries
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import TypedDict
 
 from chalicelib.models.message_flags import (
@@ -52,11 +53,11 @@ class UnreadMessagesState(TypedDict):
 class _Visibility:
     """Whether a channel message is muted for the user (channel mute, topic policies)."""
 
-    def __init__(self, realm_id: int, user_id: int) -> None:
-        key = user_key(realm_id, user_id)
-        self.subscriptions = {s.stream_id: s for s in Subscription.query(key) if s.active}
+    def __init__(self, subscriptions: Iterable[Subscription], topics: Iterable[UserTopic]
+                 ) -> None:
+        self.subscriptions = {s.stream_id: s for s in subscriptions if s.active}
         self.policies = {(t.stream_id, topic_sort_key(t.topic_name)): t.visibility_policy
-                         for t in UserTopic.query(key)}
+                         for t in topics}
 
     def subscribed(self, stream_id: int) -> bool:
         return stream_id in self.subscriptions
@@ -68,12 +69,17 @@ class _Visibility:
         return policy == MUTED
 
 
-def unread_msgs_state(realm_id: int, user_id: int, empty_topic_name: str | None
-                      ) -> UnreadMessagesState:
-    """`empty_topic_name`: what the empty topic shows as (None for clients that accept "")."""
-    markers = list(UnreadMessage.query(user_key(realm_id, user_id), scan_index_forward=False,
+def unread_msgs_state(realm_id: int, user_id: int, empty_topic_name: str | None, *,
+                      subscriptions: Iterable[Subscription] | None = None,
+                      topics: Iterable[UserTopic] | None = None) -> UnreadMessagesState:
+    """`empty_topic_name`: what the empty topic shows as (None for clients that accept "").
+    The user's subscriptions and topic policies are read here unless given (registration
+    has read them already)."""
+    key = user_key(realm_id, user_id)
+    markers = list(UnreadMessage.query(key, scan_index_forward=False,
                                        limit=MAX_UNREAD_MESSAGES))
-    visibility = _Visibility(realm_id, user_id)
+    visibility = _Visibility(Subscription.query(key) if subscriptions is None else subscriptions,
+                             UserTopic.query(key) if topics is None else topics)
     direct: dict[int, list[int]] = defaultdict(list)
     groups: dict[str, list[int]] = defaultdict(list)
     channels: dict[tuple[int, str], tuple[str, list[int]]] = {}

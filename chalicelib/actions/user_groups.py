@@ -142,19 +142,24 @@ def user_group_dict(group: UserGroup, role_members: dict[int, list[int]] | None 
     return result
 
 
-def _role_members(realm_id: int) -> dict[int, list[int]]:
+def _role_members(users: Iterable[User]) -> dict[int, list[int]]:
     """Active users by role: the members of the role-based system groups."""
     by_role: dict[int, list[int]] = {}
-    for user in User.query(realm_id):
+    for user in users:
         if user.is_active:
             by_role.setdefault(int(user.role), []).append(user.user_id)
     return by_role
 
 
-def user_groups_state(realm_id: int, include_deactivated: bool) -> list[dict[str, Any]]:
-    """Every group of the realm (one Query), plus one Query of users for the system groups."""
+def user_groups_state(realm_id: int, include_deactivated: bool,
+                      realm_users: list[User] | None = None) -> list[dict[str, Any]]:
+    """Every group of the realm (one Query); the system groups' members come from the
+    realm's users (`realm_users` if the caller has them, else one Query)."""
     groups = [g for g in UserGroup.query(realm_id) if include_deactivated or not g.deactivated]
-    role_members = _role_members(realm_id) if any(g.is_system_group for g in groups) else {}
+    role_members = {}
+    if any(g.is_system_group for g in groups):
+        role_members = _role_members(realm_users if realm_users is not None
+                                     else User.query(realm_id))
     return [user_group_dict(g, role_members) for g in sorted(groups, key=lambda g: g.group_id)]
 
 

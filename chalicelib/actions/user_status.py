@@ -62,15 +62,17 @@ def get_user_status(caller: Principal, user_id: int) -> dict[str, Any]:
     return {"status": user_status_dict(status, _presence_enabled(user))}
 
 
-def user_status_state(realm_id: int, access: UserAccess) -> dict[str, dict[str, Any]]:
+def user_status_state(realm_id: int, access: UserAccess,
+                      realm_users: list[User] | None = None) -> dict[str, dict[str, Any]]:
     """Registration state: {user_id: status} for active users that have something set
     and that the viewer can access.
 
-    One Query on the statuses; `away` comes from the settings of the realm's users.
+    One Query on the statuses; `away` comes from the settings of the realm's users
+    (`realm_users` if the caller has them, else one Query).
     """
     statuses = {s.user_id: s for s in UserStatus.query(realm_id)}
     state = {}
-    for user in list_realm_users(realm_id):
+    for user in realm_users if realm_users is not None else list_realm_users(realm_id):
         if not user.is_active or not access.can_access(user):
             continue
         entry = user_status_dict(statuses.get(user.user_id), _presence_enabled(user))

@@ -5,7 +5,7 @@ from typing import Any
 
 from chalicelib.events.queues import access_queue, delete_queue
 from chalicelib.events.reader import get_events
-from chalicelib.events.register import do_register
+from chalicelib.events.register import RegisterResult, do_register
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
@@ -17,7 +17,7 @@ def _register(caller: Principal, event_types: list[str] | None,
               fetch_event_types: list[str] | None, narrow: list[Any],
               client_capabilities: dict[str, Any] | None, all_public_streams: bool,
               apply_markdown: bool, client_gravatar: bool, include_subscribers: bool,
-              ) -> dict[str, Any]:
+              ) -> RegisterResult:
     return do_register(caller, event_types=event_types, fetch_event_types=fetch_event_types,
                        narrow=narrow, client_capabilities=client_capabilities or {},
                        all_public_streams=all_public_streams, apply_markdown=apply_markdown,
@@ -32,7 +32,7 @@ def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = N
                    all_public_streams: bool = False, apply_markdown: bool = False,
                    client_gravatar: bool = False, include_subscribers: bool = False,
                    slim_presence: bool = False, presence_history_limit_days: int | None = None,
-                   ) -> dict[str, Any]:
+                   ) -> RegisterResult:
     return _register(caller, event_types, fetch_event_types, narrow, client_capabilities,
                      all_public_streams, apply_markdown, client_gravatar, include_subscribers)
 

@@ -1,10 +1,10 @@
 """POST /register: a new event queue plus the initial state its client asked for."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from chalicelib import config
-from chalicelib.events.initial_state import fetch_initial_state
+from chalicelib.events.initial_state import InitialState, fetch_initial_state
 from chalicelib.events.queues import create_queue, wait_until_indexed
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
@@ -16,6 +16,35 @@ TYPING_STARTED_WAIT_MS = 10000
 TYPING_STOPPED_WAIT_MS = 5000
 TYPING_STARTED_EXPIRY_MS = 15000
 KNOWN_NARROW_OPERATORS = {"stream", "channel", "topic", "subject", "is"}
+# Bounds on what the queue item stores (DynamoDB refuses items over 400 KB); the
+# reference knows a few dozen event types and capabilities.
+MAX_TYPES = 200
+MAX_NAME_LENGTH = 100
+MAX_NARROW_TERMS = 20
+MAX_NARROW_OPERAND_LENGTH = 200
+MAX_CAPABILITIES = 50
+
+
+class QueueRegistration(TypedDict):
+    """What every registration returns: the queue, the server's version and limits."""
+
+    queue_id: str
+    last_event_id: int
+    service_feature_level: int
+    service_version: str
+    service_merge_base: str
+    max_message_length: int
+    max_topic_length: int
+    max_stream_name_length: int
+    max_stream_description_length: int
+    server_typing_started_wait_period_milliseconds: int
+    server_typing_stopped_wait_period_milliseconds: int
+    server_typing_started_expiry_period_milliseconds: int
+    event_queue_longpoll_timeout_seconds: int
+
+
+class RegisterResult(QueueRegistration, InitialState):
+    """POST /register: the queue plus the initial state of the requested fetch types."""
 
 
 def longpoll_timeout_seconds() -> int:
@@ -23,14 +52,37 @@ def longpoll_timeout_seconds() -> int:
     return max(90, int(config.longpoll_wait_seconds()) + 30)
 
 
+def check_types(name: str, types: list[str] | None) -> None:
+    if types is None:
+        return
+    if len(types) > MAX_TYPES:
+        raise ApiError(f"Too many {name}: at most {MAX_TYPES}.")
+    if any(len(t) > MAX_NAME_LENGTH for t in types):
+        raise ApiError(f"Invalid {name}: names are at most {MAX_NAME_LENGTH} characters.")
+
+
+def check_capabilities(capabilities: dict[str, Any]) -> None:
+    if len(capabilities) > MAX_CAPABILITIES or any(
+            len(k) > MAX_NAME_LENGTH for k in capabilities):
+        raise ApiError(f"Invalid client_capabilities: at most {MAX_CAPABILITIES} names of "
+                       f"at most {MAX_NAME_LENGTH} characters.")
+    if not all(isinstance(v, bool) for v in capabilities.values()):
+        raise ApiError("Invalid client_capabilities: each value must be a boolean.")
+
+
 def check_narrow(narrow: list[Any]) -> list[list[str]]:
+    if len(narrow) > MAX_NARROW_TERMS:
+        raise ApiError(f"Invalid narrow: at most {MAX_NARROW_TERMS} terms.")
     pairs = []
     for term in narrow:
         if isinstance(term, dict):
             term = [term.get("operator"), term.get("operand")]
         if (not isinstance(term, list) or len(term) != 2
                 or term[0] not in KNOWN_NARROW_OPERATORS):
-            raise ApiError(f"Invalid narrow term: {term!r}")
+            raise ApiError(f"Invalid narrow term: {term!r:.100}")
+        if len(str(term[1])) > MAX_NARROW_OPERAND_LENGTH:
+            raise ApiError(f"Invalid narrow term: operands are at most "
+                           f"{MAX_NARROW_OPERAND_LENGTH} characters.")
         pairs.append([str(term[0]), str(term[1])])
     return pairs
 
@@ -39,7 +91,10 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 fetch_event_types: list[str] | None, narrow: list[Any],
                 client_capabilities: dict[str, Any], all_public_streams: bool,
                 apply_markdown: bool, client_gravatar: bool,
-                include_subscribers: bool) -> dict[str, Any]:
+                include_subscribers: bool) -> RegisterResult:
+    check_types("event_types", event_types)
+    check_types("fetch_event_types", fetch_event_types)
+    check_capabilities(client_capabilities)
     options = {
         "event_types": event_types,
         "narrow": check_narrow(narrow),
@@ -56,7 +111,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         # Read after the queue exists: a later change updates this queue itself.
         queue.update(actions=[EventQueue.receives_typing_notifications.set(False)])
     state_types = fetch_event_types if fetch_event_types is not None else event_types
-    result: dict[str, Any] = {
+    result: QueueRegistration = {
         "queue_id": queue.queue_id,
         "last_event_id": queue.last_event_id,
         "service_feature_level": config.SERVICE_FEATURE_LEVEL,
@@ -71,6 +126,5 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
     }
-    result.update(fetch_initial_state(caller, me, state_types, client_capabilities,
-                                      include_subscribers))
-    return result
+    return RegisterResult(**result, **fetch_initial_state(
+        caller, me, state_types, client_capabilities, include_subscribers))

@@ -31,6 +31,7 @@ SYSTEM_GROUPS = list(SYSTEM_GROUP_MAX_ROLE)
 def system_group_id(name: str) -> int:
     return SYSTEM_GROUPS.index(name) + 1
 
+
 DEFAULTS: dict[str, Any] = {
     "allow_message_editing": True,
     "message_content_edit_limit_seconds": 600,
@@ -61,4 +62,54 @@ GROUP_SETTING_DEFAULTS: dict[str, str] = {
     "can_delete_any_message_group": "role:administrators",
     "can_delete_own_message_group": "role:everyone",
     "create_multiuse_invite_group": "role:administrators",
+    # No endpoint changes these yet; each default says what the server does.
+    "can_add_custom_emoji_group": "role:members",        # guests may not add emoji
+    "can_create_bots_group": "role:members",             # guests may not create bots
+    "can_create_write_only_bots_group": "role:members",
+    "can_set_topics_policy_group": "role:everyone",      # channel administrators may
+    "can_manage_billing_group": "role:owners",           # there is no billing here
+    "can_summarize_topics_group": "role:everyone",       # no summaries (see server)
+    "direct_message_initiator_group": "role:everyone",   # direct messages are open
+    "direct_message_permission_group": "role:everyone",
+}
+
+# Organization settings of the reference that nothing here changes or reads yet:
+# POST /register shows their reference defaults (or, where the value describes what
+# the server does, what it does), under realm_<name>.
+UNCHANGEABLE_DEFAULTS: dict[str, Any] = {
+    "default_language": "en",
+    "digest_emails_enabled": False,          # no digest emails are sent
+    "digest_weekday": 1,
+    "disallow_disposable_email_addresses": False,   # not checked at signup
+    "email_changes_disabled": False,
+    "name_changes_disabled": False,
+    "avatar_changes_disabled": False,
+    "emails_restricted_to_domains": False,
+    "require_unique_names": False,
+    "send_welcome_emails": False,            # new users get a welcome message instead
+    "message_content_allowed_in_email_notifications": True,
+    "want_advertise_in_communities_directory": False,
+    "inline_image_preview": True,
+    "inline_url_embed_preview": False,
+    "video_chat_provider": 1,                # Jitsi Meet, on the server's Jitsi URL
+    "jitsi_server_url": None,
+    "giphy_rating": 2,
+    "waiting_period_threshold": 0,
+    "default_code_block_language": "",
+    "message_content_delete_limit_seconds": 600,
+    "message_edit_history_visibility_policy": "all",   # edit history is never hidden
+    "enable_read_receipts": False,           # no read receipts yet
+    "enable_guest_user_dm_warning": True,
+    "enable_guest_user_indicator": True,
+    "presence_disabled": False,
+    "is_zephyr_mirror_realm": False,
+    "push_notifications_enabled": False,     # no push notifications yet
+    "push_notifications_enabled_end_timestamp": None,
+    "upload_quota_mib": None,                # no quota
+    "org_type": 0,                           # unspecified
+    "plan_type": 1,                          # self-hosted
+    "moderation_request_channel_id": -1,     # no reports yet
+    "new_stream_announcements_stream_id": -1,   # nothing is announced yet
+    "signup_announcements_stream_id": -1,
+    "service_update_announcements_stream_id": -1,
 }

@@ -1,7 +1,7 @@
-"""The allowed values of personal settings that are lists of names (§4.2)."""
+"""The allowed values of personal settings (§4.2): choices, ranges, names."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 # Language codes the server offers, with their English names (user_settings events
 # carry the name as `language_name`).
@@ -22,7 +22,14 @@ LANGUAGES: dict[str, str] = {
 
 NOTIFICATION_SOUNDS = ["chime", "ding", "zulip", "none"]
 
-EMOJISET_CHOICES: list[dict[str, Any]] = [
+
+
+class EmojisetChoice(TypedDict):
+    key: str
+    text: str
+
+
+EMOJISET_CHOICES: list[EmojisetChoice] = [
     {"key": "google", "text": "Google"},
     {"key": "twitter", "text": "Twitter"},
     {"key": "text", "text": "Plain text"},
@@ -31,3 +38,30 @@ EMOJISET_CHOICES: list[dict[str, Any]] = [
 
 def language_name(code: str) -> str:
     return LANGUAGES.get(code, code)
+
+
+# Settings that take one of a few numbers (their meanings are in the reference).
+INT_CHOICES: dict[str, frozenset[int]] = {
+    "web_channel_default_view": frozenset({1, 2, 3, 4}),
+    "web_mark_read_on_scroll_policy": frozenset({1, 2, 3}),   # always, conversations, never
+    "color_scheme": frozenset({1, 2, 3}),
+    "demote_inactive_streams": frozenset({1, 2, 3}),
+    "user_list_style": frozenset({1, 2, 3}),
+    "web_stream_unreads_count_display_policy": frozenset({1, 2, 3}),
+    # all unread; DMs, mentions and followed topics; DMs and mentions; none
+    "desktop_icon_count_display": frozenset({1, 2, 3, 4}),
+    "realm_name_in_email_notifications_policy": frozenset({1, 2, 3}),  # auto, always, never
+    # topics the user participates in, sends to, starts; never
+    "automatically_follow_topics_policy": frozenset({1, 2, 3, 4}),
+    "automatically_unmute_topics_in_muted_streams_policy": frozenset({1, 2, 3, 4}),
+    # Real emails are shown to the whole organization here (no fake API emails, no
+    # per-viewer delivery_email), so "everyone" is the one value that tells the truth.
+    "email_address_visibility": frozenset({1}),
+}
+STR_CHOICES: dict[str, frozenset[str]] = {
+    "web_home_view": frozenset({"recent_topics", "inbox", "all_messages"}),
+    "emojiset": frozenset(choice["key"] for choice in EMOJISET_CHOICES),
+    "web_animate_image_previews": frozenset({"always", "on_hover", "never"}),
+}
+INT_RANGES: dict[str, tuple[int, int]] = {"web_font_size_px": (12, 24),
+                                          "web_line_height_percent": (100, 200)}

@@ -1,10 +1,77 @@
-"""Personal settings (§4.2): their defaults. Users store only what they changed."""
+"""Personal settings (§4.2): their shape and defaults. Users store only what they changed."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-DEFAULTS: dict[str, Any] = {
+
+class UserSettings(TypedDict):
+    """Every personal setting, as a user's clients see it (the reference's list)."""
+
+    twenty_four_hour_time: bool
+    web_mark_read_on_scroll_policy: int
+    web_channel_default_view: int
+    starred_message_counts: bool
+    receives_typing_notifications: bool
+    web_suggest_update_timezone: bool
+    fluid_layout_width: bool
+    high_contrast_mode: bool
+    web_font_size_px: int
+    web_line_height_percent: int
+    color_scheme: int
+    enable_drafts_synchronization: bool
+    translate_emoticons: bool
+    display_emoji_reaction_users: bool
+    default_language: str
+    web_home_view: str
+    web_escape_navigates_to_home_view: bool
+    left_side_userlist: bool
+    emojiset: str
+    demote_inactive_streams: int
+    user_list_style: int
+    web_animate_image_previews: str
+    web_stream_unreads_count_display_policy: int
+    hide_ai_features: bool
+    timezone: str
+    enter_sends: bool
+    web_navigate_to_sent_message: bool
+    enable_stream_desktop_notifications: bool
+    enable_stream_email_notifications: bool
+    enable_stream_push_notifications: bool
+    enable_stream_audible_notifications: bool
+    notification_sound: str
+    enable_desktop_notifications: bool
+    enable_sounds: bool
+    email_notifications_batching_period_seconds: int
+    enable_offline_email_notifications: bool
+    enable_offline_push_notifications: bool
+    enable_online_push_notifications: bool
+    enable_followed_topic_desktop_notifications: bool
+    enable_followed_topic_email_notifications: bool
+    enable_followed_topic_push_notifications: bool
+    enable_followed_topic_audible_notifications: bool
+    enable_followed_topic_wildcard_mentions_notify: bool
+    enable_digest_emails: bool
+    enable_marketing_emails: bool
+    enable_login_emails: bool
+    message_content_in_email_notifications: bool
+    pm_content_in_desktop_notifications: bool
+    wildcard_mentions_notify: bool
+    desktop_icon_count_display: int
+    realm_name_in_email_notifications_policy: int
+    automatically_follow_topics_policy: int
+    automatically_unmute_topics_in_muted_streams_policy: int
+    automatically_follow_topics_where_mentioned: bool
+    presence_enabled: bool
+    send_private_typing_notifications: bool
+    send_stream_typing_notifications: bool
+    send_read_receipts: bool
+    allow_private_data_export: bool
+    email_address_visibility: int
+
+
+DEFAULTS: UserSettings = {
     "twenty_four_hour_time": False,
+    "web_mark_read_on_scroll_policy": 1,
     "web_channel_default_view": 1,
     "starred_message_counts": True,
     "receives_typing_notifications": True,
@@ -28,6 +95,8 @@ DEFAULTS: dict[str, Any] = {
     "web_stream_unreads_count_display_policy": 2,
     "hide_ai_features": False,
     "timezone": "",
+    "enter_sends": False,
+    "web_navigate_to_sent_message": True,
     "enable_stream_desktop_notifications": False,
     "enable_stream_email_notifications": False,
     "enable_stream_push_notifications": False,
@@ -43,24 +112,41 @@ DEFAULTS: dict[str, Any] = {
     "enable_followed_topic_email_notifications": True,
     "enable_followed_topic_push_notifications": True,
     "enable_followed_topic_audible_notifications": True,
+    "enable_followed_topic_wildcard_mentions_notify": True,
     "enable_digest_emails": True,
     "enable_marketing_emails": True,
     "enable_login_emails": True,
     "message_content_in_email_notifications": True,
     "pm_content_in_desktop_notifications": True,
     "wildcard_mentions_notify": True,
+    "desktop_icon_count_display": 1,
+    "realm_name_in_email_notifications_policy": 1,
+    "automatically_follow_topics_policy": 3,
+    "automatically_unmute_topics_in_muted_streams_policy": 2,
+    "automatically_follow_topics_where_mentioned": True,
     "presence_enabled": True,
+    "send_private_typing_notifications": True,
+    "send_stream_typing_notifications": True,
+    "send_read_receipts": True,
+    "allow_private_data_export": False,
     "email_address_visibility": 1,
 }
+
+
+# Settings whose values are integers: DynamoDB hands stored numbers back as Decimals.
+_INTEGER_SETTINGS = frozenset(name for name, value in DEFAULTS.items() if type(value) is int)
 
 
 def effective_settings(stored: dict[str, Any] | None) -> dict[str, Any]:
     return {**DEFAULTS, **(stored or {})}
 
 
-def own_settings(stored: dict[str, Any] | None, timezone: str | None) -> dict[str, Any]:
+def own_settings(stored: dict[str, Any] | None, timezone: str | None) -> UserSettings:
     """A user's settings as their clients see them: the stored map over the defaults,
     with the time zone that the user item keeps beside it."""
-    settings = effective_settings(stored)
-    settings["timezone"] = timezone or settings.get("timezone", "")
-    return settings
+    settings: dict[str, Any] = dict(DEFAULTS)
+    for name, value in (stored or {}).items():
+        if name in settings:   # a setting since retired stays out of the shape
+            settings[name] = int(value) if name in _INTEGER_SETTINGS else value
+    settings["timezone"] = timezone or settings["timezone"]
+    return UserSettings(**settings)

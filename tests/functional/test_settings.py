@@ -8,6 +8,7 @@ import pytest
 
 from chalicelib.actions.settings import do_update_settings
 from chalicelib.http.auth import Principal
+from chalicelib.lib.setting_choices import INT_CHOICES, STR_CHOICES
 
 MODERN = {"user_settings_object": True}
 ALL_SETTINGS_TYPES = ["user_settings", "update_display_settings", "update_global_notifications"]
@@ -108,6 +109,12 @@ def test_nothing_changed_is_a_quiet_success(realm, register_queue, fetch_events,
 
 ALLOWED = {
     "web_channel_default_view": [1, 2, 3, 4],
+    "web_mark_read_on_scroll_policy": [1, 2, 3],
+    "desktop_icon_count_display": [1, 2, 3, 4],
+    "realm_name_in_email_notifications_policy": [1, 2, 3],
+    "automatically_follow_topics_policy": [1, 2, 3, 4],
+    "automatically_unmute_topics_in_muted_streams_policy": [1, 2, 3, 4],
+    "email_address_visibility": [1],
     "color_scheme": [1, 2, 3],
     "demote_inactive_streams": [1, 2, 3],
     "user_list_style": [1, 2, 3],
@@ -163,6 +170,17 @@ def test_every_allowed_value_is_accepted(realm):
     ({"email_notifications_batching_period_seconds": 0},
      "Invalid email batching period: 0 seconds"),
     ({"web_font_size_px": -3}, "Invalid web_font_size_px: use a value from 12 to 24"),
+    ({"web_mark_read_on_scroll_policy": 4}, "Invalid web_mark_read_on_scroll_policy"),
+    ({"desktop_icon_count_display": 0}, "Invalid desktop_icon_count_display"),
+    ({"realm_name_in_email_notifications_policy": 4},
+     "Invalid realm_name_in_email_notifications_policy"),
+    ({"automatically_follow_topics_policy": 5}, "Invalid automatically_follow_topics_policy"),
+    ({"automatically_unmute_topics_in_muted_streams_policy": 0},
+     "Invalid automatically_unmute_topics_in_muted_streams_policy"),
+    ({"email_address_visibility": 4},
+     ("Invalid email_address_visibility: this server shows real email addresses to the "
+      "whole organization, so only 1 (everyone) applies.")),
+    ({"enter_sends": "yes please"}, None),
     ({"enable_sounds": "loud"}, None),
     ({"color_scheme": "dark"}, None),
 ])
@@ -325,3 +343,44 @@ def test_a_retry_finishes_copying_the_typing_setting_to_the_queues(realm, regist
     assert EventQueue.get(queue_id).receives_typing_notifications is True   # not yet
     assert realm.member.patch("/settings", {"receives_typing_notifications": False}).ok
     assert EventQueue.get(queue_id).receives_typing_notifications is False
+
+
+def _another_allowed_value(name, current):
+    """A valid value of the setting other than `current` (None if it has no other)."""
+    if isinstance(current, bool):
+        return not current
+    choices = {**INT_CHOICES, **STR_CHOICES}.get(name)
+    if choices is not None:
+        others = sorted(set(choices) - {current})
+        return others[0] if others else None
+    return {"web_font_size_px": 20, "web_line_height_percent": 150,
+            "email_notifications_batching_period_seconds": 300, "default_language": "de",
+            "timezone": "Europe/Berlin", "notification_sound": "ding"}[name]
+
+
+def test_every_setting_clients_see_can_be_changed(realm, register_queue, fetch_events,
+                                                   drain_events):
+    # GIVEN the settings a modern client sees, each at its default
+    registered = register_queue(realm.member, event_types=["user_settings"],
+                                client_capabilities=MODERN)
+    shown = {k: v for k, v in registered["user_settings"].items()
+             if k not in ("emojiset_choices", "available_notification_sounds")}
+    assert {"send_private_typing_notifications", "send_stream_typing_notifications",
+            "send_read_receipts", "enter_sends", "web_mark_read_on_scroll_policy",
+            "automatically_follow_topics_policy"} <= set(shown)
+    changes = {name: _another_allowed_value(name, value) for name, value in shown.items()}
+    changes = {name: value for name, value in changes.items() if value is not None}
+    # (email_address_visibility alone has a single allowed value, its default)
+    assert set(shown) - set(changes) == {"email_address_visibility"}
+    # WHEN the member changes every one of them in one request
+    response = realm.member.patch("/settings", changes)
+    assert response.ok, response.json
+    assert "ignored_parameters_unsupported" not in response.json
+    drain_events()
+    # THEN each is announced with its new value
+    events = fetch_events(realm.member, registered["queue_id"])
+    assert {e["property"]: e["value"] for e in events if e["type"] == "user_settings"} == changes
+    # AND a new registration shows them all
+    again = register_queue(realm.member, event_types=["user_settings"],
+                           client_capabilities=MODERN)["user_settings"]
+    assert {name: again[name] for name in changes} == changes
