@@ -64,7 +64,7 @@ def events_after(url: str, auth: tuple[str, str], queue_id: str, last_event_id: 
     return response.json()["events"]
 
 
-def test_kill_9_under_load_loses_no_acknowledged_write(tmp_path: Path):
+def test_kill_9_under_load_loses_no_acknowledged_write(tmp_path: Path, capsys):
     state = tmp_path / "state"
     state.mkdir()
     stack = start_stack(state)
@@ -119,6 +119,10 @@ def test_kill_9_under_load_loses_no_acknowledged_write(tmp_path: Path):
         # ...and so is the upload
         response = requests.get(f"{stack.url}/api/v1{uri}", auth=auth, timeout=10)
         assert response.status_code == 200 and response.content == b"kept across crashes"
+        with capsys.disabled():
+            print(f"\nkill -9 twice under load: {len(acknowledged)} messages acknowledged, 0 "
+                  f"lost; queue position kept, {len(wanted)} later events each delivered "
+                  "once; the upload kept")
     finally:
         if stack.process.poll() is None:
             stack.stop()
