@@ -89,9 +89,9 @@ def fill(count: int) -> float:
 def old_snapshot_lock_seconds() -> float:
     """What the former snapshot held the write lock for: pickling every backend."""
     from infra import moto_patches
-    from infra.local import journal, snapshot
+    from infra.local import effects, snapshot
 
-    journal.register_lock_reducers()
+    effects.register_lock_reducers()
     started = time.perf_counter()
     with moto_patches.write_lock():
         pickle.dumps({name: dict(backend) for name, backend in snapshot._backends().items()},

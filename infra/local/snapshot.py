@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from infra import moto_patches
-from infra.local import journal
+from infra.local import effects, journal
 
 SNAPSHOT = "moto-backends.pickle"
 # When the running stack starts a checkpoint: its journal has grown this much, or it
@@ -52,7 +52,7 @@ def _write_snapshot(state_dir: Path, generation: int) -> Path:
     """Pickles the live backends as the state before journal `generation` (atomically)."""
     from moto.s3.models import s3_backends
 
-    journal.register_lock_reducers()
+    effects.register_lock_reducers()
     data = {"generation": generation,
             "backends": {name: dict(backend) for name, backend in _backends().items()},
             "s3_bucket_accounts": dict(s3_backends.bucket_accounts)}
@@ -74,7 +74,7 @@ def _load_snapshot(state_dir: Path) -> int | None:
     source = state_dir / SNAPSHOT
     if not source.exists():
         return None
-    journal.register_lock_reducers()
+    effects.register_lock_reducers()
     data = pickle.loads(source.read_bytes())
     if "generation" not in data:          # a snapshot from before the journal
         data = {"generation": 0, "backends": data}
@@ -100,7 +100,7 @@ class Restored:
 
 def restore(state_dir: Path) -> Restored:
     """Loads the snapshot and replays the journals after it."""
-    journal.install()
+    effects.install()
     generation = _load_snapshot(state_dir)
     pending = [g for g in journal.generations(state_dir)
                if generation is None or g >= generation]
@@ -113,7 +113,7 @@ def restore(state_dir: Path) -> Restored:
 def compact(state_dir: Path, until: int) -> None:
     """Snapshot + journals before `until` -> a snapshot of generation `until` (the
     checkpoint process's work; it never touches the running stack's memory)."""
-    journal.install()
+    effects.install()
     generation = _load_snapshot(state_dir)
     for g in journal.generations(state_dir):
         if (generation is None or g >= generation) and g < until:
@@ -143,7 +143,7 @@ class Persistence:
         self._last_checkpoint = time.monotonic()
         self.checkpoints = 0
         self.longest_rotation = 0.0
-        journal.start(self.journal)
+        effects.start(self.journal.append)
         _freeze_heap(collect=True)
         if restored.replayed:
             self.checkpoint()   # fold what was replayed into a snapshot, in the background
