@@ -37,6 +37,7 @@ REQUEST_TIMEOUT = 120.0
 class Stats:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)   # requests with no answer
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, endpoint: str, status: int, seconds: float) -> None:
@@ -56,8 +57,10 @@ def call(s: requests.Session, stats: Stats, endpoint: str, method: str, url: str
     started = time.perf_counter()
     try:
         response = s.request(method, url, timeout=REQUEST_TIMEOUT, **kwargs)
-    except requests.RequestException:
+    except requests.RequestException as error:
         stats.record(endpoint, 0, time.perf_counter() - started)
+        with stats.lock:
+            stats.errors[type(error).__name__] += 1
         return None
     stats.record(endpoint, response.status_code, time.perf_counter() - started)
     return response
@@ -253,7 +256,7 @@ def report(args: argparse.Namespace, stats: Stats, sent: Sent, waiters: list[Wai
           f"{percentile(delays, .95) * 1000:>8.0f} {percentile(delays, .99) * 1000:>8.0f}"
           "   (delivery delay to every waiting client)")
     print(f"  statuses: {dict(Counter({f'{e} {s}': n for (e, s), n in stats.statuses.items()}))}")
-    print(f"  5xx or no answer: {sum(server_errors.values())}")
+    print(f"  5xx or no answer: {sum(server_errors.values())} {dict(stats.errors) or ''}")
     print("  saturates first: " + saturation(meter, delays, stats, len(waiters)))
     for problem in problems[:10]:
         print("  PROBLEM " + problem)
