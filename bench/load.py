@@ -283,12 +283,14 @@ def saturation(meter: CpuMeter | None, delays: list[float], stats: Stats,
     parts.append(f"{waiters} waiting clients re-read their queue item every "
                  f"{interval * 1000:.0f} ms: up to {waiters / interval:,.0f} GetItem/s "
                  f"({waits} long-polls answered)")
-    verdict = ("the stack's single Python process (CPU bound under the GIL: moto, the "
+    verdict = ("event delivery (the fan-out and the waiting clients' re-reads): events "
+               "wait far longer than sends take"
+               if percentile(delays, .95) > 2 * percentile(send, .95) else
+               "the stack's single Python process (CPU bound under the GIL: moto, the "
                "app, the pollers and the long-polls' re-reads share one interpreter)"
                if meter and meter.samples and max(meter.samples) > 0.85 else
-               "the fan-out (events wait longer than sends take)"
-               if percentile(delays, .95) > 2 * percentile(send, .95) else
                "request handling (sends slow down before delivery does)")
+    parts.append(f"machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     return f"{verdict}; {'; '.join(parts)}"
 
 
