@@ -19,7 +19,7 @@ def progress(message: str) -> None:
     print(f"[{time.perf_counter() - _started:6.2f}s] {message}", flush=True)
 
 
-def main() -> int:
+def main() -> None:
     port = int(os.environ.get("PORT", "8000"))
     os.environ.setdefault("EXTERNAL_PORT", str(port))   # links in emails reach this server
     prefix = os.environ.get("TABLE_PREFIX", environment.DEFAULT_PREFIX)
@@ -53,7 +53,10 @@ def main() -> int:
     server.server.shutdown()
     backend.shut_down()
     progress("stopped")
-    return 0
+    # Everything is saved: skip the interpreter's teardown, whose final collection of
+    # moto's objects takes seconds (minutes with a large state).
+    sys.stdout.flush()
+    os._exit(0)
 
 
 def _print_welcome(accounts: list[dict], port: int) -> None:
@@ -70,4 +73,4 @@ def _print_welcome(accounts: list[dict], port: int) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
