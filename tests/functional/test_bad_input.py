@@ -146,6 +146,14 @@ def test_long_lists_are_refused_before_any_read(realm):
                                         "content": "hi"}), "to", "out of range")
 
 
+def test_emoji_names_longer_than_any_are_not_looked_up(realm):
+    # Found by the fuzz run: a 2,000-character name made a key DynamoDB refuses
+    response = realm.admin.delete("/realm/emoji/" + "e" * 2000)
+    assert response.status == 404 and response.json["msg"].endswith("does not exist")
+    response = realm.member.post("/users/me/status", {"emoji_name": "e" * 2000})
+    assert response.status == 400 and response.json["code"] == "BAD_REQUEST", response.json
+
+
 def test_parameters_have_a_default_length_limit(realm):
     bad(realm.member.post("/saved_snippets", {"title": "t", "content": "x" * 100_001}),
         "content", "too long")
