@@ -52,6 +52,9 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.channel_admin
 	@$(BIN)/python -m bench.invites
 	@$(BIN)/python -m bench.user_access
+	@$(BIN)/python -m bench.reactions
+	@$(BIN)/python -m bench.message_deletion
+	@$(BIN)/python -m bench.presence
 	@$(BIN)/python -m bench.register
 	@$(BIN)/python -m bench.read_state
 	@$(BIN)/python -m bench.persistence

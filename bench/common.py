@@ -1,12 +1,16 @@
 """Shared setup for benchmarks: in-process moto, tables from infra/, a request counter."""
 from __future__ import annotations
 
+import base64
 import collections
+import json
 import os
 import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlencode
 
 os.environ.update({
     "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
@@ -93,3 +97,23 @@ def median_ms(action: Callable[[], object], repeat: int = 5) -> float:
         action()
         timings.append((time.perf_counter() - started) * 1000)
     return statistics.median(timings)
+
+
+def form_headers(email: str, api_key: str) -> dict[str, str]:
+    """Basic authentication and a form body, as the API's clients send."""
+    token = base64.b64encode(f"{email}:{api_key}".encode()).decode()
+    return {"Authorization": f"Basic {token}",
+            "Content-Type": "application/x-www-form-urlencoded"}
+
+
+def api_caller(client: Any) -> Callable[..., dict[str, Any]]:
+    """call(method, "/path", headers, **params) through a chalice.test.Client: non-string
+    parameters JSON-encoded, the answer's JSON returned, anything but 200 an error."""
+    def call(method: str, path: str, headers: dict[str, str], **params: object
+             ) -> dict[str, Any]:
+        body = urlencode({k: v if isinstance(v, str) else json.dumps(v)
+                          for k, v in params.items()}).encode()
+        response = client.http.request(method, f"/api/v1{path}", headers=headers, body=body)
+        assert response.status_code == 200, (path, response.body[:300])
+        return json.loads(response.body)
+    return call

@@ -83,8 +83,26 @@ def folded(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def register_response_schema() -> dict[str, Any]:
-    post = _document()["paths"]["/register"]["post"]
-    return folded(post["responses"]["200"]["content"]["application/json"]["schema"])
+    return response_schema("/register", "post")
+
+
+def response_schema(path: str, method: str) -> dict[str, Any]:
+    """An endpoint's success response (the first example's schema where it has several)."""
+    content = _document()["paths"][path][method]["responses"]["200"]
+    content = _resolve(content)["content"]["application/json"]
+    return folded(content["schema"])
+
+
+def event_schemas(event_type: str) -> list[dict[str, Any]]:
+    """The GET /events alternatives of one event type (one per op)."""
+    events = response_schema("/events", "get")["properties"]["events"]["items"]
+    found = []
+    for alternative in folded(events)["oneOf"]:
+        alternative = folded(alternative)
+        kind = folded(alternative["properties"]["type"])
+        if event_type in kind.get("enum", ()):
+            found.append(alternative)
+    return found
 
 
 def register_keys() -> dict[str, dict[str, Any]]:

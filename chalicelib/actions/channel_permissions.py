@@ -69,6 +69,12 @@ def can_move_messages_out_of_channel(caller: Principal, stream: Stream) -> bool:
                                           "can_move_messages_out_of_channel_group")
 
 
+def holds_channel_permission(caller: Principal, stream: Stream, setting: str) -> bool:
+    """Whether the caller is in one of the channel's group settings (e.g. the channel's
+    can_delete_any_message_group); never guests, as the other channel permissions."""
+    return not caller.is_guest and _holds(caller, stream, setting)
+
+
 def has_metadata_access(caller: Principal, stream: Stream, subscribed: bool) -> bool:
     return has_content_access(caller, stream, subscribed) or can_administer_channel(caller,
                                                                                     stream)

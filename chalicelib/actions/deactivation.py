@@ -31,6 +31,7 @@ from chalicelib.models.base import (
     is_condition_failure,
     transaction,
 )
+from chalicelib.models.presence import forget_presence
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
@@ -164,6 +165,7 @@ def _finish_deactivation(user: User) -> None:
                 pass   # (de)activated meanwhile by someone else: theirs stands
     for queue in queues_of_users(user.realm_id, [user.user_id]):
         delete_queue(queue)
+    forget_presence(user.realm_id, user.user_id)
 
 
 def _leave_groups(user: User) -> None:

@@ -1,4 +1,5 @@
-"""Who hears of a message edit: the messages' readers, and those a channel move takes them from.
+"""Who hears of a change to messages (an edit, a reaction, a deletion): the messages'
+readers, and those a channel move takes them from.
 
 A channel whose history is public to subscribers needs no reads: its subscribers (and,
 if public, the queues that follow every public channel) hear of it. In a channel with
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib.events.outbox import Audience
 from chalicelib.models.messages import Message
 from chalicelib.models.streams import Stream, Subscription, stream_key
 from chalicelib.models.users import User
@@ -102,3 +104,20 @@ class EditAudience:
             self._roles.update((u.user_id, int(u.role)) for u in User.batch_get(
                 [(self.realm_id, u) for u in unknown]))
         return {u for u in user_ids if self._roles.get(u, GUEST_ROLE) >= GUEST_ROLE}
+
+
+def readers_audience(realm_id: int, messages: list[Message], stream: Stream | None,
+                     actor_id: int) -> Audience:
+    """Everyone who can read any of these messages of one conversation, and the actor
+    (who may act on a public channel's message without being subscribed).
+
+    A channel with shared history needs no reads here: the fan-out resolves the
+    channel's subscribers (and, if public, the queues that follow every public channel).
+    """
+    sample = messages[0]
+    if sample.type == "private" or stream is None:
+        return {"users": sorted(set(sample.recipient_ids) | {actor_id})}
+    if stream.history_public_to_subscribers:
+        return {"streams": [stream.stream_id], "users": [actor_id]}
+    readers = _Readers.load(realm_id, stream).of(max(m.message_id for m in messages))
+    return {"users": sorted(readers | {actor_id})}

@@ -140,6 +140,7 @@ FORBIDDEN_SYSTEM_GROUPS: dict[str, set[str]] = {
     "can_mention_group": {"role:owners"},
     "can_add_subscribers_group": {"role:everyone"},
     "can_administer_channel_group": {"role:everyone"},
+    "can_delete_any_message_group": {"role:everyone"},
 }
 
 

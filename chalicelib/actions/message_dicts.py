@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, TypedDict
 
+from chalicelib.actions.message_history import visible_edit_history
 from chalicelib.lib.avatars import gravatar_url
-from chalicelib.models.messages import Message
+from chalicelib.models.messages import Message, parse_reaction_key
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream
 from chalicelib.models.users import User
@@ -14,6 +15,28 @@ from chalicelib.models.users import User
 def recipient_id_for(key: str) -> int:
     """A stable id for a set of recipients (a channel or a direct conversation)."""
     return int(hashlib.sha256(key.encode()).hexdigest()[:13], 16)
+
+
+class ReactionDict(TypedDict):
+    """A reaction on a fetched message (§2.2); the `user` object was removed at 328."""
+
+    emoji_name: str
+    emoji_code: str
+    reaction_type: str
+    user_id: int
+
+
+def reaction_dicts(message: Message) -> list[ReactionDict]:
+    """The message's reactions, oldest first."""
+    stored = message.reactions.as_dict() if message.reactions is not None else {}
+    result: list[tuple[int, str, ReactionDict]] = []
+    for key, value in stored.items():
+        reaction_type, emoji_code, user_id = parse_reaction_key(key)
+        reaction: ReactionDict = {"emoji_name": str(value["emoji_name"]),
+                                  "emoji_code": emoji_code, "reaction_type": reaction_type,
+                                  "user_id": user_id}
+        result.append((int(value.get("at", 0)), key, reaction))
+    return [reaction for _, _, reaction in sorted(result, key=lambda r: r[:2])]
 
 
 def load_people_and_channels(realm_id: int, messages: list[Message]
@@ -45,7 +68,7 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         "client": message.client,
         "timestamp": message.date_sent,
         "is_me_message": message.is_me_message,
-        "reactions": [],
+        "reactions": reaction_dicts(message),
         "submessages": [],
         "topic_links": [],
         "subject": message.topic,
@@ -65,6 +88,8 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         data["last_edit_timestamp"] = message.last_edit_timestamp
     if message.last_moved_timestamp is not None:
         data["last_moved_timestamp"] = message.last_moved_timestamp
-    if message.edit_history:
-        data["edit_history"] = message.edit_history
+    history = visible_edit_history(realm, message.edit_history) if message.edit_history \
+        else None
+    if history:
+        data["edit_history"] = history
     return data

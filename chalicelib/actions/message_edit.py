@@ -12,6 +12,7 @@ from typing import Any
 
 from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission
+from chalicelib.actions.message_access import access_message
 from chalicelib.actions.message_move import execute_edit
 from chalicelib.actions.message_send import (
     check_content,
@@ -23,17 +24,13 @@ from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import (
-    access_stream_by_id,
-    can_read_message,
-    get_subscription,
-)
+from chalicelib.actions.streams import access_stream_by_id, can_read_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, expectation_mismatch
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream, Subscription, get_stream
+from chalicelib.models.streams import Stream, Subscription
 
 RESOLVED_PREFIX = "✔ "
 # Grace period after the content edit limit, for a user who started editing in time.
@@ -55,10 +52,8 @@ class EditRequest:
 
 def do_update_message(caller: Principal, request: EditRequest) -> dict[str, Any]:
     realm = get_realm(caller.realm_id)
-    message = Message.get_or_none(caller.realm_id, request.message_id)
-    if message is None:
-        raise ApiError("Invalid message(s)")
-    stream, subscription = _access(caller, message)
+    accessed = access_message(caller, request.message_id)
+    message, stream, subscription = accessed.message, accessed.stream, accessed.subscription
     _check_request_shape(message, request)
     resumable = find_resumable_move(caller, realm, message, request.topic,
                                     request.stream_id, request.propagate_mode)
@@ -90,25 +85,9 @@ def do_update_message(caller: Principal, request: EditRequest) -> dict[str, Any]
 
 def access_message_to_edit(caller: Principal, message_id: int) -> Message:
     """A message whose content the caller may edit now (for edit typing notifications)."""
-    message = Message.get_or_none(caller.realm_id, message_id)
-    if message is None:
-        raise ApiError("Invalid message(s)")
-    _access(caller, message)
+    message = access_message(caller, message_id).message
     _check_content_edit(caller, get_realm(caller.realm_id), message, now_seconds())
     return message
-
-
-def _access(caller: Principal, message: Message) -> tuple[Stream | None,
-                                                            Subscription | None]:
-    if message.type == "private":
-        if caller.user_id not in message.recipient_ids:
-            raise ApiError("Invalid message(s)")
-        return None, None
-    stream = get_stream(caller.realm_id, message.stream_id)
-    subscription = get_subscription(caller.realm_id, caller.user_id, message.stream_id)
-    if stream is None or not can_read_message(stream, subscription, message.message_id, caller):
-        raise ApiError("Invalid message(s)")
-    return stream, subscription
 
 
 def _check_request_shape(message: Message, request: EditRequest) -> None:

@@ -21,6 +21,7 @@ from chalicelib.actions.read_state import (
     mark_read,
     mark_unread,
     mentions_of,
+    message_place,
     set_lasting_flag,
     unread_markers,
 )
@@ -107,7 +108,9 @@ def _apply_to_messages(caller: Principal, messages: list[Message], op: Op, flag:
         changed = mark_unread(caller.realm_id, caller.user_id, targets, lambda m: mentions_of(
             rows[m.message_id].flags or () if m.message_id in rows else ()))
     else:
-        changed = set_lasting_flag(caller.realm_id, caller.user_id, flag, op == "add", ids)
+        changed = set_lasting_flag(caller.realm_id, caller.user_id, flag, op == "add", ids,
+                                   {m.message_id: message_place(caller.realm_id, m)
+                                    for m in targets})
     return changed, sorted(ignored)
 
 

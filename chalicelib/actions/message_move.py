@@ -15,6 +15,7 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.edit_audience import EditAudience
+from chalicelib.actions.message_delete import delete_message_event
 from chalicelib.actions.message_dicts import recipient_id_for
 from chalicelib.actions.message_send import (
     PreparedMessage,
@@ -197,11 +198,8 @@ class _EditWriter:
                                   "after": mention_facts(probe)}
         add_event(tx, self.realm.realm_id, event, audience)  # type: ignore[arg-type]
         if losing and self.plan is not None:
-            add_event(tx, self.realm.realm_id, {
-                "type": "delete_message", "message_ids": sorted(ids),
-                "message_type": "stream", "stream_id": self.plan.old_stream.stream_id,
-                "topic": self.plan.old_topic,
-                "_empty_topic_display_name": empty_topic_display_name(self.realm)},
+            add_event(tx, self.realm.realm_id, delete_message_event(
+                ids, self.plan.old_stream.stream_id, self.plan.old_topic, self.realm),
                 {"users": losing})
 
     def _has_target(self, batch: list[Message]) -> bool:

@@ -8,23 +8,19 @@ then checked for access with the channels and subscriptions read once per reques
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from chalicelib.actions.message_access import Access
 from chalicelib.actions.message_send import _direct_recipients
-from chalicelib.actions.streams import (
-    access_stream_by_id,
-    access_stream_by_name,
-    can_read_message,
-    get_subscription,
-)
+from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.narrow import Narrow
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
 from chalicelib.models.messages import Message, dm_key, topic_key
-from chalicelib.models.streams import Stream, Subscription, stream_key, user_key
+from chalicelib.models.streams import Stream, stream_key, user_key
 from chalicelib.models.topics import topic_sort_key
 
 MAX_BATCH = 5000
@@ -99,42 +95,6 @@ def resolve(caller: Principal, narrow: Narrow) -> Target:
         target.dm_participants = frozenset(_direct_recipients(caller, operand)
                                            | {caller.user_id})
     return target
-
-
-class Access:
-    """Whether the caller may read each message; channels and subscriptions read once."""
-
-    def __init__(self, caller: Principal) -> None:
-        self.caller = caller
-        self.channels: dict[int, tuple[Stream | None, Subscription | None]] = {}
-
-    def load(self, messages: Iterable[Message]) -> None:
-        """Reads, in one batch each, the channels and subscriptions not known yet."""
-        wanted = sorted({int(m.stream_id) for m in messages
-                         if m.type == "stream" and m.stream_id not in self.channels})
-        if not wanted:
-            return
-        realm_id, key = self.caller.realm_id, user_key(self.caller.realm_id,
-                                                       self.caller.user_id)
-        streams = {s.stream_id: s for s in Stream.batch_get([(realm_id, i) for i in wanted])}
-        subs = {s.stream_id: s for s in Subscription.batch_get([(key, i) for i in wanted])
-                if s.active}
-        for stream_id in wanted:
-            self.channels[stream_id] = (streams.get(stream_id), subs.get(stream_id))
-
-    def may_read(self, message: Message) -> bool:
-        if message.type == "private":
-            return self.caller.user_id in message.recipient_ids
-        if message.stream_id not in self.channels:
-            stream = Stream.get_or_none(self.caller.realm_id, message.stream_id)
-            self.channels[int(message.stream_id)] = (stream, get_subscription(
-                self.caller.realm_id, self.caller.user_id, int(message.stream_id)))
-        stream, subscription = self.channels[int(message.stream_id)]
-        return stream is not None and can_read_message(stream, subscription,
-                                                       message.message_id, self.caller)
-
-    def subscribed(self, message: Message) -> bool:
-        return self.channels.get(int(message.stream_id), (None, None))[1] is not None
 
 
 def load_messages(realm_id: int, message_ids: list[int]) -> list[Message]:

@@ -255,9 +255,19 @@ def _creator(marker: UnreadMessage) -> Callable[[TransactWrite], None]:
     return write
 
 
+def message_place(realm_id: int, message: Message) -> str | None:
+    """The topic a channel message is in, as the flag rows' and markers' topic index
+    keys it (None for direct messages)."""
+    if message.type != "stream":
+        return None
+    return topic_key(realm_id, int(message.stream_id), message.topic)
+
+
 def set_lasting_flag(realm_id: int, user_id: int, flag: str, add: bool,
-                     message_ids: list[int]) -> list[int]:
-    """Adds or removes a user-set flag (starred, collapsed) on the messages' flag rows."""
+                     message_ids: list[int], places: dict[int, str | None] | None = None
+                     ) -> list[int]:
+    """Adds or removes a user-set flag (starred, collapsed) on the messages' flag rows.
+    `places`: each message's topic (message_place), recorded on rows being created."""
     key = user_key(realm_id, user_id)
 
     def needs_change(rows: dict[int, MessageFlag], message_id: int) -> bool:
@@ -266,18 +276,20 @@ def set_lasting_flag(realm_id: int, user_id: int, flag: str, add: bool,
 
     def changes(ids: Iterable[int]) -> list[FlagChange]:
         rows = flag_rows(realm_id, user_id, ids)
-        return [FlagChange(i, _flag_writer(key, i, flag, add))
+        return [FlagChange(i, _flag_writer(key, i, flag, add, (places or {}).get(i)))
                 for i in sorted(ids) if needs_change(rows, i)]
 
     return commit_flag_changes(realm_id, user_id, flag, "add" if add else "remove",
                                changes(message_ids), reread=changes)
 
 
-def _flag_writer(key: str, message_id: int, flag: str, add: bool
+def _flag_writer(key: str, message_id: int, flag: str, add: bool, place: str | None
                  ) -> Callable[[TransactWrite], None]:
     row = MessageFlag(key, message_id)
     has_flag = MessageFlag.flags.contains(flag)
     actions = [MessageFlag.flags.add({flag}) if add else MessageFlag.flags.delete({flag})]
+    if add and place is not None:
+        actions.append(MessageFlag.topic_key.set(place))
     if flag == "starred":
         actions.append(MessageFlag.starred_key.set(key) if add
                        else MessageFlag.starred_key.remove())

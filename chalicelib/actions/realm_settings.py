@@ -20,6 +20,7 @@ from chalicelib.models.realms import Realm
 
 UNLIMITED = "unlimited"
 TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
+                       "message_content_delete_limit_seconds",
                        "move_messages_within_stream_limit_seconds",
                        "move_messages_between_streams_limit_seconds")
 TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")

@@ -30,6 +30,7 @@ from chalicelib.lib.setting_choices import (
 )
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.users import User
 
 MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
@@ -134,6 +135,9 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
         with transaction() as tx:
             tx.update(User(caller.realm_id, caller.user_id), actions=actions,
                       condition=condition)
+            if "presence_enabled" in changed:   # the presence table hides them too
+                set_presence_hidden(tx, caller.realm_id, caller.user_id,
+                                    not changed["presence_enabled"])
             for event, audience in events:
                 add_event(tx, caller.realm_id, event, audience)
     except TransactWriteError as error:

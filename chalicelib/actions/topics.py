@@ -58,6 +58,14 @@ def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> 
     # Changed on every attempt: the writers that won left it in step.
 
 
+def forget_topic_messages(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> None:
+    """After messages of the topic were deleted: its entry changes only if it named one
+    of them (then it is recomputed, or removed with the topic's last message)."""
+    current = Topic.get_or_none(stream_key(realm_id, stream_id), topic_item_key(topic))
+    if current is not None and int(current.max_id) in gone:
+        refresh_topic(realm_id, stream_id, topic, gone)
+
+
 def _latest_message(realm_id: int, key: str, gone: set[int], recorded: int | None
                     ) -> Message | None:
     latest = next((m for m in Message.by_topic.query(key, scan_index_forward=False)

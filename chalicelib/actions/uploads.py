@@ -144,6 +144,38 @@ class AttachmentChanges:
                       condition=condition)
 
 
+@dataclass
+class DeletedLinks:
+    """The upload links of messages being deleted, removed in the deletion's transaction:
+    an upload no remaining message links is readable by its owner alone (the reference's
+    detached upload)."""
+
+    realm_id: int
+    by_path: dict[str, set[int]] = field(default_factory=dict)   # path_id -> message ids
+
+    def apply(self, tx: Any) -> None:
+        for path_id, message_ids in sorted(self.by_path.items()):
+            tx.update(Attachment(self.realm_id, path_id),
+                      actions=[Attachment.message_ids.delete(message_ids)],
+                      condition=Attachment.path_id.exists())
+
+
+def plan_deleted_links(realm_id: int, messages: list[Message]) -> DeletedLinks:
+    """One BatchGet of the uploads these messages' contents link (none: no read)."""
+    wanted: dict[str, set[int]] = {}
+    for message in messages:
+        for path_id in upload_path_ids(message.content):
+            wanted.setdefault(path_id, set()).add(message.message_id)
+    links = DeletedLinks(realm_id)
+    if not wanted:
+        return links
+    for attachment in Attachment.batch_get([(realm_id, p) for p in wanted]):
+        linked = wanted[attachment.path_id] & set(attachment.message_ids or ())
+        if linked:
+            links.by_path[attachment.path_id] = linked
+    return links
+
+
 def plan_links(realm_id: int, sender_id: int, message_id: int, content: str
                ) -> AttachmentChanges:
     """For a new message: link the sender's own uploads that the content references."""

@@ -93,6 +93,11 @@ class UserAccess:
         return self.realm is None or limited_can_access(
             self.viewer_id, user, lambda: user.user_id in self.peer_ids)
 
+    def can_access_user_id(self, user_id: int) -> bool:
+        """As can_access, for data about active humans known only by id (presence): the
+        viewer themself and the users who share a channel with them."""
+        return self.realm is None or user_id == self.viewer_id or user_id in self.peer_ids
+
     def placeholder(self, user_id: int) -> dict[str, Any]:
         assert self.realm is not None
         return inaccessible_user_dict(user_id, self.realm)

@@ -20,6 +20,7 @@ from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.statuses import UserStatus
 from chalicelib.models.users import User
 
@@ -184,6 +185,7 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
             else path.does_not_exist())
     tx.update(User(caller.realm_id, caller.user_id), actions=[path.set(value)],
               condition=User.user_id.exists() & read)
+    set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
     # As chalicelib.actions.settings sends it ("_user_email" feeds the legacy forms).
     add_event(tx, caller.realm_id, {"type": "user_settings", "op": "update",
                                     "property": "presence_enabled", "value": value,

@@ -17,11 +17,14 @@ def _register(caller: Principal, event_types: list[str] | None,
               fetch_event_types: list[str] | None, narrow: list[Any],
               client_capabilities: dict[str, Any] | None, all_public_streams: bool,
               apply_markdown: bool, client_gravatar: bool, include_subscribers: bool,
+              slim_presence: bool = False, presence_history_limit_days: int | None = None,
               ) -> RegisterResult:
     return do_register(caller, event_types=event_types, fetch_event_types=fetch_event_types,
                        narrow=narrow, client_capabilities=client_capabilities or {},
                        all_public_streams=all_public_streams, apply_markdown=apply_markdown,
-                       client_gravatar=client_gravatar, include_subscribers=include_subscribers)
+                       client_gravatar=client_gravatar, include_subscribers=include_subscribers,
+                       slim_presence=slim_presence,
+                       presence_history_limit_days=presence_history_limit_days)
 
 
 @bp.endpoint("/register", "POST")
@@ -34,7 +37,8 @@ def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = N
                    slim_presence: bool = False, presence_history_limit_days: int | None = None,
                    ) -> RegisterResult:
     return _register(caller, event_types, fetch_event_types, narrow, client_capabilities,
-                     all_public_streams, apply_markdown, client_gravatar, include_subscribers)
+                     all_public_streams, apply_markdown, client_gravatar, include_subscribers,
+                     slim_presence, presence_history_limit_days)
 
 
 @bp.endpoint("/events", "GET")

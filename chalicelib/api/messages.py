@@ -1,11 +1,18 @@
-"""Messages: send, fetch a range with narrows, fetch one."""
+"""Messages: send, fetch (a range, one, its history), preview, match narrows, edit, delete."""
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from chalicelib.actions.message_delete import DeleteMessageResult, check_delete_message
 from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.message_fetch import get_message, get_messages
+from chalicelib.actions.message_history import MessageHistoryResult, get_message_history
+from chalicelib.actions.message_matches import (
+    MatchesNarrowResult,
+    messages_matching_narrow,
+)
 from chalicelib.actions.message_range import parse_anchor
+from chalicelib.actions.message_render import RenderResult, render_preview
 from chalicelib.actions.message_send import check_send_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
@@ -72,3 +79,25 @@ def update_message(caller: Principal, *, message_id: int, content: str | None = 
         send_notification_to_old_thread=send_notification_to_old_thread,
         send_notification_to_new_thread=send_notification_to_new_thread,
         prev_content_sha256=prev_content_sha256))
+
+
+@bp.endpoint("/messages/{message_id}", "DELETE")
+def delete_message(caller: Principal, *, message_id: int) -> DeleteMessageResult:
+    return check_delete_message(caller, message_id)
+
+
+@bp.endpoint("/messages/{message_id}/history", "GET")
+def fetch_message_history(caller: Principal, *, message_id: int,
+                          allow_empty_topic_name: bool = False) -> MessageHistoryResult:
+    return get_message_history(caller, message_id, allow_empty_topic_name)
+
+
+@bp.endpoint("/messages/render", "POST")
+def render_message(caller: Principal, *, content: str) -> RenderResult:
+    return render_preview(caller, content)
+
+
+@bp.endpoint("/messages/matches_narrow", "GET")
+def check_messages_match_narrow(caller: Principal, *, msg_ids: Json[list[int]],
+                                narrow: Json[list[Any]]) -> MatchesNarrowResult:
+    return messages_matching_narrow(caller, msg_ids, narrow)

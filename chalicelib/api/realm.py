@@ -1,4 +1,4 @@
-"""PATCH /realm: organization settings that govern editing and moving messages."""
+"""PATCH /realm: organization settings that govern editing, moving and deleting messages."""
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -12,6 +12,7 @@ bp = ApiBlueprint(__name__)
 
 TimeLimit = int | Literal["unlimited"]
 GroupChange = GroupSettingParam
+EditHistoryPolicy = Literal["all", "moves", "none"]
 
 
 @bp.endpoint("/realm", "PATCH")
@@ -21,6 +22,8 @@ def update_realm(
     message_content_edit_limit_seconds: TimeLimit | None = None,
     move_messages_within_stream_limit_seconds: TimeLimit | None = None,
     move_messages_between_streams_limit_seconds: TimeLimit | None = None,
+    message_content_delete_limit_seconds: TimeLimit | None = None,
+    message_edit_history_visibility_policy: EditHistoryPolicy | None = None,
     empty_topic_display_name: str | None = None,
     topics_policy: str | None = None,
     can_resolve_topics_group: GroupChange | None = None,
@@ -31,6 +34,8 @@ def update_realm(
     can_invite_users_group: GroupChange | None = None,
     create_multiuse_invite_group: GroupChange | None = None,
     can_add_subscribers_group: GroupChange | None = None,
+    can_delete_any_message_group: GroupChange | None = None,
+    can_delete_own_message_group: GroupChange | None = None,
 ) -> dict[str, Any]:
     # Every keyword parameter is a setting; the ones not sent are None.
     return do_update_realm(caller, sent_values(locals()))

@@ -1,8 +1,9 @@
-"""GET /users/me/{stream_id}/topics: a channel's topics, most recent first (§4.12)."""
+"""A channel's topics: listing them, most recent first (§4.12), and deleting one."""
 from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.actions.topic_delete import DeleteTopicResult, check_delete_topic
 from chalicelib.actions.topics import get_topics
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
@@ -14,3 +15,8 @@ bp = ApiBlueprint(__name__)
 def list_topics(caller: Principal, *, stream_id: int,
                 allow_empty_topic_name: bool = False) -> dict[str, Any]:
     return {"topics": get_topics(caller, stream_id, allow_empty_topic_name)}
+
+
+@bp.endpoint("/streams/{stream_id}/delete_topic", "POST")
+def delete_topic(caller: Principal, *, stream_id: int, topic_name: str) -> DeleteTopicResult:
+    return check_delete_topic(caller, stream_id, topic_name)

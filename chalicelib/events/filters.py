@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib.models.events import EventQueue
 
@@ -118,6 +118,17 @@ def _update_for_queue(event: dict[str, Any], caps: dict[str, Any], user_id: int,
             if form.get(name) == "":
                 form[name] = _empty_topic_display(event)
     return form
+
+
+class DeleteMessageLegacyEvent(TypedDict):
+    """delete_message as clients without bulk_message_deletion get it: one per message
+    (the bulk form is DeleteMessageEvent in actions/message_delete.py)."""
+
+    type: Literal["delete_message"]
+    message_id: int
+    message_type: Literal["stream", "private"]
+    stream_id: NotRequired[int]
+    topic: NotRequired[str]
 
 
 def _delete_for_queue(event: dict[str, Any], caps: dict[str, Any]) -> list[dict[str, Any]]:

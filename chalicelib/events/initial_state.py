@@ -15,7 +15,7 @@ from chalicelib.events.state.channels import (
     stream_state,
     subscription_state,
 )
-from chalicelib.events.state.context import StateContext
+from chalicelib.events.state.context import PresenceOptions, StateContext
 from chalicelib.events.state.organization import (
     ChannelFoldersState,
     CustomProfileFieldsState,
@@ -136,10 +136,10 @@ PARTS: tuple[Part, ...] = (
 
 
 def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
-                        capabilities: dict[str, Any], include_subscribers: bool
-                        ) -> InitialState:
+                        capabilities: dict[str, Any], include_subscribers: bool,
+                        presence: PresenceOptions | None = None) -> InitialState:
     ctx = StateContext(caller, me, None if types is None else frozenset(types),
-                       capabilities, include_subscribers)
+                       capabilities, include_subscribers, presence or PresenceOptions())
     state: dict[str, Any] = {}
     for part in PARTS:
         if part.wanted(ctx):

@@ -26,6 +26,7 @@ from chalicelib.actions.read_state import (
     READ_STATE_RECORD,
     flags_of_users,
     mark_read,
+    message_place,
     new_marker,
 )
 from chalicelib.models.alert_words import AlertWords
@@ -79,6 +80,7 @@ class RecipientStep:
         self.mention_changes: list[_MentionChange] = []
         self.moves: list[tuple[int, dict[str, Any]]] = []
         self.unsubscribes: list[tuple[int, int, int]] = []
+        self.deletions: list[tuple[int, dict[str, Any]]] = []
 
     # -- reads shared by the batch ------------------------------------------------------
 
@@ -117,6 +119,9 @@ class RecipientStep:
         if event.get("type") == "message":
             flags = self._deliver(realm_id, outbox_id, event)
             return {str(user_id): sorted(f) for user_id, f in flags.items()}
+        if event.get("type") == "delete_message":
+            self.note_deletion(realm_id, event)
+            return {}
         if event.get("type") == "update_message":
             self._note_update(realm_id, event)
             if not queue_owners or "message_id" not in event:
@@ -173,6 +178,10 @@ class RecipientStep:
         self.deliveries.append(_Delivery(outbox_id, realm_id, message_id, flags))
         return flags
 
+    def note_deletion(self, realm_id: int, event: dict[str, Any]) -> None:
+        """A delete_message record: its messages' markers and flag rows go too."""
+        self.deletions.append((realm_id, event))
+
     def _note_update(self, realm_id: int, event: dict[str, Any]) -> None:
         mentions = event.get("_mentions")
         if mentions is not None:
@@ -191,6 +200,8 @@ class RecipientStep:
             self._apply_mention_change(change)
         for realm_id, event in self.moves:
             self._apply_move(realm_id, event)
+        for realm_id, event in self.deletions:
+            _forget_deleted(realm_id, event)
         for realm_id, user_id, stream_id in self.unsubscribes:
             markers = [m for m in UnreadMessage.query(
                 user_key(realm_id, user_id), filter_condition=UnreadMessage.stream_id == stream_id)]
@@ -217,7 +228,9 @@ class RecipientStep:
                                                 mention_bits(lasting)))
                     if lasting:
                         rows.save(MessageFlag(user_key(delivery.realm_id, user_id),
-                                              delivery.message_id, flags=lasting))
+                                              delivery.message_id, flags=lasting,
+                                              topic_key=message_place(delivery.realm_id,
+                                                                      message)))
         for delivery in pending:
             message = messages.get((delivery.realm_id, delivery.message_id))
             if message is not None and message.type == "private":
@@ -238,6 +251,9 @@ class RecipientStep:
         for delivery in pending:
             key = (delivery.realm_id, delivery.message_id)
             before, after = written.get(key), now.get(key)
+            if before is not None and after is None:   # deleted meanwhile
+                _forget_deleted(delivery.realm_id, _deletion_of(before))
+                continue
             if before is None or after is None or after.type != "stream" or \
                     (before.stream_id, before.topic) == (after.stream_id, after.topic):
                 continue
@@ -258,12 +274,18 @@ class RecipientStep:
             recipients = set(message.recipient_ids)
         changes = _flag_changes({"before": change.before, "after": change.after}, recipients)
         for user_id, (added, removed) in changes.items():
-            _change_lasting_flags(change.realm_id, user_id, change.message_id, added, removed)
+            _change_lasting_flags(change.realm_id, user_id, message, added, removed)
 
     def _apply_move(self, realm_id: int, event: dict[str, Any]) -> None:
         old_stream = int(event["stream_id"])
         moved = {int(i) for i in event["message_ids"]}
         old_key = topic_key(realm_id, old_stream, str(event["orig_subject"]))
+        new_key = topic_key(realm_id, int(event.get("new_stream_id", old_stream)),
+                            str(event.get("subject", event["orig_subject"])))
+        if new_key != old_key:
+            rows = _flag_rows_in(old_key, moved)
+            update_existing([(row, [MessageFlag.topic_key.set(new_key)]) for row in rows],
+                            MessageFlag.message_id.exists())
         markers = [m for m in UnreadMessage.by_topic.query(old_key)
                    if int(m.message_id) in moved]
         if not markers:
@@ -319,6 +341,45 @@ def _flag_changes(mentions: dict[str, Any], users: set[int]
     return changes
 
 
+def _flag_rows_in(key: str, message_ids: set[int]) -> list[MessageFlag]:
+    """Everyone's flag rows of these messages of one topic (its index, one id range)."""
+    if not message_ids:
+        return []
+    return [row for row in MessageFlag.by_topic.query(
+        key, MessageFlag.message_id.between(min(message_ids), max(message_ids)))
+        if int(row.message_id) in message_ids]
+
+
+def _deletion_of(message: Message) -> dict[str, Any]:
+    """The delete_message facts _forget_deleted reads, for one message as written."""
+    if message.type == "stream":
+        return {"message_ids": [message.message_id], "message_type": "stream",
+                "stream_id": message.stream_id, "topic": message.topic}
+    return {"message_ids": [message.message_id], "message_type": "private",
+            "_participants": list(message.recipient_ids)}
+
+
+def _forget_deleted(realm_id: int, event: dict[str, Any]) -> None:
+    """Deletes the unread markers and flag rows of deleted messages (no events: clients
+    drop a deleted message from their unread counts and stars by themselves)."""
+    gone = {int(i) for i in event.get("message_ids", [])}
+    if event.get("message_type") == "stream":
+        key = topic_key(realm_id, int(event["stream_id"]), str(event.get("topic", "")))
+        markers: list[Any] = [m for m in UnreadMessage.by_topic.query(key)
+                              if int(m.message_id) in gone]
+        rows: list[Any] = _flag_rows_in(key, gone)
+    else:
+        keys = [(user_key(realm_id, int(u)), i) for u in event.get("_participants", [])
+                for i in sorted(gone)]
+        markers = [UnreadMessage(*k) for k in keys]
+        rows = [MessageFlag(*k) for k in keys]
+    with UnreadMessage.batch_write() as unread, MessageFlag.batch_write() as flags:
+        for marker in markers:
+            unread.delete(marker)
+        for row in rows:
+            flags.delete(row)
+
+
 def _mark(outbox_id: str) -> str:
     return f"{DELIVERY_STEP}:{outbox_id}"
 
@@ -346,14 +407,17 @@ def _raise_conversations(realm_id: int, message: Message) -> None:
                 raise
 
 
-def _change_lasting_flags(realm_id: int, user_id: int, message_id: int, added: set[str],
+def _change_lasting_flags(realm_id: int, user_id: int, message: Message, added: set[str],
                           removed: set[str]) -> None:
     """Adds and removes derived flags on the user's row, and keeps the unread marker's
     mention bits in step (only if the marker still exists)."""
-    key = user_key(realm_id, user_id)
+    key, message_id = user_key(realm_id, user_id), message.message_id
     actions = []
     if added - removed:
         actions.append(MessageFlag.flags.add(added - removed))
+        place = message_place(realm_id, message)
+        if place is not None:
+            actions.append(MessageFlag.topic_key.set(place))
     if removed - added:
         actions.append(MessageFlag.flags.delete(removed - added))
     if not actions:

@@ -6,6 +6,7 @@ from typing import Any, TypedDict
 from chalicelib import config
 from chalicelib.events.initial_state import InitialState, fetch_initial_state
 from chalicelib.events.queues import create_queue, wait_until_indexed
+from chalicelib.events.state.context import PresenceOptions
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.user_settings import own_settings
@@ -91,8 +92,11 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 fetch_event_types: list[str] | None, narrow: list[Any],
                 client_capabilities: dict[str, Any], all_public_streams: bool,
                 apply_markdown: bool, client_gravatar: bool,
-                include_subscribers: bool) -> RegisterResult:
+                include_subscribers: bool, slim_presence: bool = False,
+                presence_history_limit_days: int | None = None) -> RegisterResult:
     check_types("event_types", event_types)
+    if presence_history_limit_days is not None and presence_history_limit_days < 0:
+        raise ApiError("Invalid presence_history_limit_days")
     check_types("fetch_event_types", fetch_event_types)
     check_capabilities(client_capabilities)
     options = {
@@ -127,4 +131,5 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
     }
     return RegisterResult(**result, **fetch_initial_state(
-        caller, me, state_types, client_capabilities, include_subscribers))
+        caller, me, state_types, client_capabilities, include_subscribers,
+        PresenceOptions(slim_presence, presence_history_limit_days)))

@@ -10,14 +10,13 @@ from typing import Any
 from chalice import Chalice, Response
 from chalice.app import Request
 
-from chalicelib.http.errors import ApiError, InternalServerError
+from chalicelib.http.errors import ApiError, InternalServerError, ResourceNotFoundError
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.response import json_error
 from chalicelib.lib.log import logger
 
 # Chalice's error codes and the envelope codes a client of this API expects.
 _CHALICE_ERRORS = {
-    405: ("METHOD_NOT_ALLOWED", "Method not allowed"),
     404: ("NOT_FOUND", "Endpoint not found"),
     415: ("BAD_REQUEST", "Unsupported media type"),
     413: ("BAD_REQUEST", "Request entity too large"),
@@ -60,15 +59,14 @@ def _envelope_chalice_error(response: Response) -> Response:
         return response
     if response.status_code >= 500:
         # Chalice caught an exception outside our views (it logged the traceback).
-        error: ApiError = InternalServerError(
-            str(logger.get_current_keys().get("request_id", "-")))
-    else:
-        code, msg = _CHALICE_ERRORS.get(response.status_code, ("BAD_REQUEST", "Bad request"))
-        detail = body.get("Message")
-        error = ApiError(f"{msg}: {detail}" if detail else msg, code=code,
-                         http_status=response.status_code)
-    enveloped = json_error(error)
-    for name, value in (response.headers or {}).items():
-        if name.lower() == "allow":
-            enveloped.headers["Allow"] = value
-    return enveloped
+        return json_error(InternalServerError(
+            str(logger.get_current_keys().get("request_id", "-"))))
+    if response.status_code == 405:
+        # A path some route serves, with a method none does (e.g. POST /messages/render
+        # matching /messages/{message_id}): that path and method are not served, as on
+        # AWS, where API Gateway answers both through the NOT_FOUND gateway response.
+        return json_error(ResourceNotFoundError())
+    code, msg = _CHALICE_ERRORS.get(response.status_code, ("BAD_REQUEST", "Bad request"))
+    detail = body.get("Message")
+    return json_error(ApiError(f"{msg}: {detail}" if detail else msg, code=code,
+                               http_status=response.status_code))

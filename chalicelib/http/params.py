@@ -19,7 +19,12 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from chalicelib.http.errors import ApiError, invalid_argument, missing_argument
+from chalicelib.http.errors import (
+    ApiError,
+    ResourceNotFoundError,
+    invalid_argument,
+    missing_argument,
+)
 
 T = TypeVar("T")
 
@@ -325,7 +330,11 @@ def parse_params(specs: list[ParamSpec], supplied: dict[str, Any],
     values: dict[str, Any] = {}
     for spec in specs:
         if spec.in_path:
-            values[spec.name] = parse_value(spec, path_values[spec.name])
+            try:
+                values[spec.name] = parse_value(spec, path_values[spec.name])
+            except ApiError:
+                # "/messages/render" is no message id: no route serves that path.
+                raise ResourceNotFoundError() from None
             continue
         if spec.wire_name not in supplied:
             if spec.required:

@@ -35,6 +35,9 @@ def system_group_id(name: str) -> int:
 DEFAULTS: dict[str, Any] = {
     "allow_message_editing": True,
     "message_content_edit_limit_seconds": 600,
+    "message_content_delete_limit_seconds": 600,
+    # "all", "moves" (only topic and channel changes) or "none": who sees edit history.
+    "message_edit_history_visibility_policy": "all",
     "move_messages_within_stream_limit_seconds": 604800,
     "move_messages_between_streams_limit_seconds": 604800,
     "realm_empty_topic_display_name": "general chat",
@@ -96,8 +99,6 @@ UNCHANGEABLE_DEFAULTS: dict[str, Any] = {
     "giphy_rating": 2,
     "waiting_period_threshold": 0,
     "default_code_block_language": "",
-    "message_content_delete_limit_seconds": 600,
-    "message_edit_history_visibility_policy": "all",   # edit history is never hidden
     "enable_read_receipts": False,           # no read receipts yet
     "enable_guest_user_dm_warning": True,
     "enable_guest_user_indicator": True,

@@ -12,7 +12,8 @@ flags beyond those that follow from the message unless a `MessageFlag` row lists
   topic's markers be found without reading anyone else's.
 - `MessageFlag` (one per flagged message per user) holds the lasting flags: mentions
   and alert words (written by the fan-out), starred and collapsed (written by the user).
-  Starred rows carry `starred_key`, the key of a sparse index listing a user's stars.
+  Starred rows carry `starred_key`, the key of a sparse index listing a user's stars;
+  rows of channel messages carry `topic_key`, so moves and deletions find them.
 """
 from __future__ import annotations
 
@@ -78,10 +79,24 @@ class StarredByUser(GlobalSecondaryIndex):
     message_id = NumberAttribute(range_key=True)
 
 
+class FlagsByTopic(GlobalSecondaryIndex):
+    """Channel messages' flag rows by topic: everyone's rows for the messages a move or a
+    deletion touches, without reading any user's others."""
+
+    class Meta:
+        index_name = "by_topic"
+        projection = KeysOnlyProjection()
+
+    topic_key = UnicodeAttribute(hash_key=True)
+    message_id = NumberAttribute(range_key=True)
+
+
 class MessageFlag(BaseModel):
     Meta = table_meta("message_flags")
     user_key = UnicodeAttribute(hash_key=True)     # "<realm_id>#<user_id>"
     message_id = NumberAttribute(range_key=True)
     flags = UnicodeSetAttribute(null=True)         # e.g. {"starred", "mentioned"}
     starred_key = UnicodeAttribute(null=True)
+    topic_key = UnicodeAttribute(null=True)        # channel messages: where it is now
     starred = StarredByUser()
+    by_topic = FlagsByTopic()

@@ -5,6 +5,7 @@ from pynamodb.attributes import (
     BooleanAttribute,
     JSONAttribute,
     ListAttribute,
+    MapAttribute,
     NumberAttribute,
     NumberSetAttribute,
     UnicodeAttribute,
@@ -27,6 +28,17 @@ def topic_key(realm_id: int, stream_id: int, topic: str) -> str:
 
 def dm_key(realm_id: int, user_ids: set[int] | list[int]) -> str:
     return f"{realm_id}#" + ",".join(str(u) for u in sorted(set(user_ids)))
+
+
+def reaction_key(reaction_type: str, emoji_code: str, user_id: int) -> str:
+    """A reaction's key in the message's reactions map: one per (emoji, user)."""
+    return f"{reaction_type}:{emoji_code}:{user_id}"
+
+
+def parse_reaction_key(key: str) -> tuple[str, str, int]:
+    """(reaction_type, emoji_code, user_id); emoji codes never contain ':'."""
+    reaction_type, emoji_code, user_id = key.split(":")
+    return reaction_type, emoji_code, int(user_id)
 
 
 class Message(BaseModel):
@@ -58,6 +70,10 @@ class Message(BaseModel):
     last_edit_timestamp = NumberAttribute(null=True)
     last_moved_timestamp = NumberAttribute(null=True)
     edit_history = JSONAttribute(null=True)
+    # {reaction_key(...): {"emoji_name": str, "at": ms}}: on the message, so a page of
+    # messages reads its reactions with it, and one conditional write adds one. Absent
+    # until the first reaction.
+    reactions = MapAttribute(null=True)
     version = NumberAttribute(default=0)
     by_stream = _index("by_stream", "stream_key")()
     by_topic = _index("by_topic", "topic_key")()

@@ -43,8 +43,18 @@ def test_official_client_chats(local_stack):
 
 
 def test_unknown_route_is_a_404_envelope(local_stack):
-    response = requests.get(f"{local_stack.url}/api/v1/no/such/route", timeout=5)
-    assert response.status_code == 404 and response.json()["code"] == "NOT_FOUND"
+    account = local_stack.accounts()["member"]
+    auth = (account["email"], account["api_key"])
+    # Paths no route matches (answered before the app) and paths a route matches with a
+    # method or parameter it does not serve (answered by the app), under several prefixes.
+    for method, path in (("GET", "/no/such/route"), ("POST", "/users/me/unknown"),
+                         ("POST", "/messages/12"), ("POST", "/messages/unknown"),
+                         ("DELETE", "/server_settings"), ("GET", "/streams/general")):
+        response = requests.request(method, f"{local_stack.url}/api/v1{path}", auth=auth,
+                                    timeout=5)
+        assert response.status_code == 404, (method, path, response.text)
+        assert response.json() == {"result": "error", "msg": "Endpoint not found",
+                                   "code": "NOT_FOUND"}
 
 
 def test_realm_from_host_subdomain(local_stack):

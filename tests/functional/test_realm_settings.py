@@ -23,7 +23,9 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
     response = realm.admin.patch("/realm", {
         "allow_message_editing": False, "message_content_edit_limit_seconds": "unlimited",
         "move_messages_within_stream_limit_seconds": 3600, "topics_policy": "disable_empty_topic",
-        "empty_topic_display_name": "misc",
+        "empty_topic_display_name": "misc", "message_content_delete_limit_seconds": 60,
+        "message_edit_history_visibility_policy": "moves",
+        "can_delete_own_message_group": {"new": MEMBERS},
         "can_move_messages_between_topics_group": {"new": MODERATORS, "old": EVERYONE},
         "can_resolve_topics_group": {"new": {"direct_members": [realm.member.user_id],
                                              "direct_subgroups": [ADMINS]}}})
@@ -39,6 +41,9 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
         "allow_message_editing": False, "message_content_edit_limit_seconds": None,
         "move_messages_within_stream_limit_seconds": 3600,
         "topics_policy": "disable_empty_topic", "empty_topic_display_name": "misc",
+        "message_content_delete_limit_seconds": 60,
+        "message_edit_history_visibility_policy": "moves",
+        "can_delete_own_message_group": MEMBERS,
         "can_move_messages_between_topics_group": MODERATORS,
         "can_resolve_topics_group": {"direct_members": [realm.member.user_id],
                                      "direct_subgroups": [ADMINS]}}
@@ -67,6 +72,11 @@ def test_members_cannot_change_settings(realm):
     ({"move_messages_between_streams_limit_seconds": "forever"}, "move_messages_between"),
     ({"move_messages_between_streams_limit_seconds": -1}, "move_messages_between"),
     ({"topics_policy": "sometimes"}, "topics_policy"),
+    ({"message_content_delete_limit_seconds": 0}, "above 0"),
+    ({"message_content_delete_limit_seconds": "never"}, "message_content_delete_limit"),
+    ({"message_edit_history_visibility_policy": "some"}, "message_edit_history_visibility"),
+    ({"can_delete_any_message_group": {"new": 9999}}, "Invalid user group ID: 9999"),
+    ({"can_delete_any_message_group": {"new": EVERYONE}}, "cannot be set to 'role:everyone'"),
     ({"topics_policy": "inherit"}, "topics_policy"),   # only channels inherit
     ({"empty_topic_display_name": " "}, "empty-topic display name"),
     ({"empty_topic_display_name": "x" * 61}, "empty-topic display name"),
@@ -117,6 +127,11 @@ def test_registration_carries_every_setting_default_and_changed(realm, register_
         "realm_can_move_messages_between_topics_group": EVERYONE,
         "realm_can_access_all_users_group": EVERYONE,
         "realm_can_mention_many_users_group": ADMINS,
+        "realm_message_content_delete_limit_seconds": 600,
+        "realm_message_edit_history_visibility_policy": "all",
+        "realm_allow_edit_history": True,
+        "realm_can_delete_any_message_group": ADMINS,
+        "realm_can_delete_own_message_group": EVERYONE,
     }
     # WHEN the owner changes every one of them
     anonymous = {"direct_members": [realm.member.user_id], "direct_subgroups": [MODERATORS]}
@@ -130,6 +145,10 @@ def test_registration_carries_every_setting_default_and_changed(realm, register_
         "can_move_messages_between_topics_group": {"new": ADMINS, "old": EVERYONE},
         "can_access_all_users_group": {"new": MEMBERS},
         "can_mention_many_users_group": {"new": EVERYONE},
+        "message_content_delete_limit_seconds": "unlimited",
+        "message_edit_history_visibility_policy": "none",
+        "can_delete_any_message_group": {"new": MODERATORS},
+        "can_delete_own_message_group": {"new": MEMBERS, "old": EVERYONE},
     }).ok
     # THEN registration shows every new value
     state = register_queue(realm.member, event_types=["realm"])
@@ -145,6 +164,11 @@ def test_registration_carries_every_setting_default_and_changed(realm, register_
         "realm_can_move_messages_between_topics_group": ADMINS,
         "realm_can_access_all_users_group": MEMBERS,
         "realm_can_mention_many_users_group": EVERYONE,
+        "realm_message_content_delete_limit_seconds": None,
+        "realm_message_edit_history_visibility_policy": "none",
+        "realm_allow_edit_history": False,
+        "realm_can_delete_any_message_group": MODERATORS,
+        "realm_can_delete_own_message_group": MEMBERS,
     }
 
 
@@ -155,7 +179,9 @@ SETTINGS_STATE = (
     "realm_topics_policy", "realm_can_resolve_topics_group",
     "realm_can_move_messages_between_channels_group",
     "realm_can_move_messages_between_topics_group", "realm_can_access_all_users_group",
-    "realm_can_mention_many_users_group")
+    "realm_can_mention_many_users_group", "realm_message_content_delete_limit_seconds",
+    "realm_message_edit_history_visibility_policy", "realm_allow_edit_history",
+    "realm_can_delete_any_message_group", "realm_can_delete_own_message_group")
 
 
 def test_racing_changes_with_the_same_old_value_exactly_one_wins(realm, register_queue,

@@ -195,3 +195,26 @@ def test_old_unreads_missing_when_past_the_cap(realm, drain_events, monkeypatch)
     state = unread(realm.member)
     assert state["old_unreads_missing"] is True
     assert state["streams"][0]["unread_message_ids"] == ids[1:]   # the newest are kept
+
+
+def test_deleted_messages_leave_the_read_state(realm, drain_events):
+    # GIVEN unread and starred messages of the member: in a channel, in a DM, in a topic
+    stream_id = channel(realm.owner, "gone", [realm.owner, realm.member])
+    in_channel = send(realm.owner, "gone", "t", "delete me")
+    direct = dm(realm.owner, [realm.member], "and me")
+    topic = [send(realm.owner, "gone", "doomed", f"m{n}") for n in range(3)]
+    kept = send(realm.owner, "gone", "t", "keep me")
+    drain_events()
+    assert set_flags(realm.member, [in_channel, direct, topic[0], kept], "add", "starred").ok
+    # WHEN the messages and the topic are deleted
+    for message_id in (in_channel, direct):
+        assert realm.owner.delete(f"/messages/{message_id}").ok, message_id
+    response = realm.owner.post(f"/streams/{stream_id}/delete_topic", {"topic_name": "doomed"})
+    assert response.ok and response.json["complete"] is True
+    drain_events()
+    # THEN neither the unread state nor the stars mention them
+    state = register_state(realm.member, "message", "update_message_flags", "starred_messages")
+    assert [i for s in state["unread_msgs"]["streams"] for i in s["unread_message_ids"]] == [
+        kept]
+    assert state["unread_msgs"]["pms"] == []
+    assert state["starred_messages"] == [kept]

@@ -2,7 +2,7 @@
 fetch types, and the reads several builders need, each done at most once."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -15,6 +15,15 @@ from chalicelib.models.topics import UserTopic
 from chalicelib.models.users import User
 
 
+@dataclass(frozen=True)
+class PresenceOptions:
+    """POST /register's presence parameters: the modern format (keyed by user id), and
+    how many days back (None: the default)."""
+
+    slim_presence: bool = False
+    history_limit_days: int | None = None
+
+
 @dataclass
 class StateContext:
     caller: Principal
@@ -22,6 +31,7 @@ class StateContext:
     fetch_types: frozenset[str] | None     # None: every type
     capabilities: dict[str, Any]
     include_subscribers: bool
+    presence: PresenceOptions = field(default_factory=PresenceOptions)
 
     def wants(self, fetch_type: str) -> bool:
         return self.fetch_types is None or fetch_type in self.fetch_types

@@ -1,24 +1,26 @@
-"""POST /register's presence (`presence`).
-
-PLACEHOLDER (issue 13, presence): until presence is recorded nobody has any; the
-server's clock is real. presence_state is the one place to replace.
-"""
+"""POST /register's presence (`presence`): the realm's presence as a fetching ping would
+answer it (actions/presence_reads.py), in the format `slim_presence` asks for."""
 from __future__ import annotations
 
-import time
-from typing import Any, TypedDict
+from typing import TypedDict
 
+from chalicelib.actions.presence_reads import presence_data
 from chalicelib.events.state.context import StateContext
+from chalicelib.lib.presence import LegacyPresence, ModernPresence
 
 
 class PresenceState(TypedDict, total=False):
     """Present when `presence` is among the fetch types (then every key is)."""
 
-    presences: dict[str, Any]       # by user id (or email, without slim_presence)
+    presences: dict[str, ModernPresence | LegacyPresence]   # by user id (slim), or email
     presence_last_update_id: int
     server_timestamp: float
 
 
 def presence_state(ctx: StateContext) -> PresenceState:
-    # PLACEHOLDER (issue 13, presence): -1 is the reference's "no presence data".
-    return {"presences": {}, "presence_last_update_id": -1, "server_timestamp": time.time()}
+    """One Query of the realm's presence (and, for a limited guest, who they can access)."""
+    data = presence_data(ctx.caller, ctx.presence.slim_presence,
+                         ctx.presence.history_limit_days)
+    return {"presences": data["presences"],
+            "presence_last_update_id": data["presence_last_update_id"],
+            "server_timestamp": data["server_timestamp"]}

@@ -90,6 +90,8 @@ class RealmState(TypedDict, total=False):
     realm_invite_required: bool
     realm_email_address_visibility: int
     realm_message_retention_days: int
+    realm_message_content_delete_limit_seconds: int | None
+    realm_message_edit_history_visibility_policy: str
     # Settings nothing changes yet (lib/realm_settings.UNCHANGEABLE_DEFAULTS).
     realm_default_language: str
     realm_digest_emails_enabled: bool
@@ -110,8 +112,6 @@ class RealmState(TypedDict, total=False):
     realm_giphy_rating: int
     realm_waiting_period_threshold: int
     realm_default_code_block_language: str
-    realm_message_content_delete_limit_seconds: int | None
-    realm_message_edit_history_visibility_policy: str
     realm_enable_read_receipts: bool
     realm_enable_guest_user_dm_warning: bool
     realm_enable_guest_user_indicator: bool

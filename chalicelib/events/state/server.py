@@ -17,12 +17,11 @@ from chalicelib.actions.group_settings import (
 from chalicelib.actions.uploads import MAX_UPLOAD_MIB
 from chalicelib.actions.user_groups import GROUP_PERMISSION_DEFAULTS
 from chalicelib.events.state.realm import NamedId
+from chalicelib.lib.presence import OFFLINE_THRESHOLD_SECONDS, PING_INTERVAL_SECONDS
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
 
 # Identifies this server process, as the reference's SERVER_GENERATION does.
 SERVER_GENERATION = int(time.time())
-PRESENCE_PING_INTERVAL_SECONDS = 60
-PRESENCE_OFFLINE_THRESHOLD_SECONDS = 140
 MAX_IMAGE_FILE_SIZE_MIB = 5
 JITSI_SERVER_URL = "https://meet.jit.si"
 GIPHY_RATING_OPTIONS: dict[str, NamedId] = {
@@ -97,8 +96,8 @@ class ServerState(TypedDict, total=False):
 
 def server_state(realm_jitsi_server_url: str | None) -> ServerState:
     return {
-        "server_presence_ping_interval_seconds": PRESENCE_PING_INTERVAL_SECONDS,
-        "server_presence_offline_threshold_seconds": PRESENCE_OFFLINE_THRESHOLD_SECONDS,
+        "server_presence_ping_interval_seconds": PING_INTERVAL_SECONDS,
+        "server_presence_offline_threshold_seconds": OFFLINE_THRESHOLD_SECONDS,
         "server_min_deactivated_realm_deletion_days": None,
         "server_max_deactivated_realm_deletion_days": None,
         "server_generation": SERVER_GENERATION,

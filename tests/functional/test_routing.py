@@ -1,0 +1,87 @@
+"""Paths and methods the API does not serve answer 404 in the error envelope, under every
+prefix: a method no route of that path has, and a path parameter that is not of its type.
+(Paths no route matches at all never reach the app: the local stack's HTTP server and
+API Gateway's NOT_FOUND response answer them; tests/e2e covers that.)"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app import app
+from chalicelib.http.params import param_specs
+
+METHODS = ("GET", "POST", "PATCH", "DELETE", "PUT")
+_PARAM = re.compile(r"{(\w+)}")
+
+
+def _served() -> list[tuple[str, set[str]]]:
+    return [(path, set(entries)) for path, entries in app.routes.items()
+            if path.startswith("/api/v1/")]
+
+
+def _concrete(path: str, value: str = "1") -> str:
+    return _PARAM.sub(value, path).removeprefix("/api/v1")
+
+
+def _assert_not_found(response) -> None:
+    assert response.status == 404, response.json
+    assert response.json == {"result": "error", "msg": "Endpoint not found",
+                             "code": "NOT_FOUND"}
+
+
+def test_every_route_answers_404_for_methods_it_does_not_serve(realm):
+    # GIVEN every route of the API, with the methods it serves
+    checked = 0
+    for path, methods in _served():
+        for method in METHODS:
+            if method in methods:
+                continue
+            # WHEN called with another method
+            response = realm.member.call(method, _concrete(path))
+            # THEN a 404 in the envelope, before authentication or parameters matter
+            _assert_not_found(response)
+            checked += 1
+    assert checked > 100   # positive control: the loop saw the whole API
+
+
+@pytest.mark.parametrize("method, path", [
+    ("POST", "/messages/unknown"), ("GET", "/messages/abc"), ("PATCH", "/messages/12x"),
+    ("GET", "/streams/general"), ("DELETE", "/drafts/one"), ("POST", "/users/12"),
+    ("GET", "/users/me/status"),
+    ("GET", "/messages/99999999999999999999"),
+])
+def test_unknown_paths_under_served_prefixes_are_404(realm, method, path):
+    _assert_not_found(realm.member.call(method, path))
+
+
+def _integer_path_routes() -> list[tuple[str, str]]:
+    """(path, method) of every route whose view reads a path parameter as an integer."""
+    found = []
+    for path, entries in app.routes.items():
+        for method, entry in entries.items():
+            view = getattr(entry.view_function, "__wrapped__", None)
+            if view is None:
+                continue
+            specs = param_specs(view, set(_PARAM.findall(path)))
+            if any(s.in_path and s.annotation is int for s in specs):
+                found.append((path, method))
+    return found
+
+
+def test_integer_path_parameters_that_are_not_integers_are_404(realm):
+    # GIVEN every route that takes an integer in its path
+    routes = _integer_path_routes()
+    assert len(routes) > 20   # positive control
+    for path, method in routes:
+        # WHEN that segment is not a number
+        response = realm.member.call(method, _concrete(path, "not-a-number"))
+        # THEN no route serves the path
+        _assert_not_found(response)
+
+
+def test_served_paths_still_answer(realm):
+    # Positive control: a served path and method is not caught by the 404s above.
+    assert realm.member.get("/users/me").ok
+    missing = realm.member.get("/messages/999999")
+    assert missing.status == 400 and missing.json["msg"] == "Invalid message(s)"
