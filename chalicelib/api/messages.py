@@ -8,6 +8,7 @@ from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.message_fetch import get_message, get_messages
 from chalicelib.actions.message_history import MessageHistoryResult, get_message_history
 from chalicelib.actions.message_matches import (
+    MAX_MESSAGE_IDS,
     MatchesNarrowResult,
     messages_matching_narrow,
 )
@@ -98,6 +99,8 @@ def render_message(caller: Principal, *, content: str) -> RenderResult:
 
 
 @bp.endpoint("/messages/matches_narrow", "GET")
-def check_messages_match_narrow(caller: Principal, *, msg_ids: Json[list[int]],
-                                narrow: Json[list[Any]]) -> MatchesNarrowResult:
+def check_messages_match_narrow(
+        caller: Principal, *,
+        msg_ids: Annotated[Json[list[int]], ApiParam(max_length=MAX_MESSAGE_IDS)],
+        narrow: Json[list[Any]]) -> MatchesNarrowResult:
     return messages_matching_narrow(caller, msg_ids, narrow)

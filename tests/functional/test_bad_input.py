@@ -157,7 +157,8 @@ def test_emoji_names_longer_than_any_are_not_looked_up(realm):
 def test_parameters_have_a_default_length_limit(realm):
     bad(realm.member.post("/saved_snippets", {"title": "t", "content": "x" * 100_001}),
         "content", "too long")
-    bad(realm.member.get(f"/messages/{'9' * 5000}"), "message_id", "out of range")
+    bad(realm.member.get("/messages", {"anchor": "newest", "num_before": "9" * 5000,
+                                       "num_after": 0}), "num_before", "out of range")
 
 
 def test_missing_parameters_keep_var_name(realm):
