@@ -7,8 +7,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8000
 export AWS_DEFAULT_REGION ?= us-east-1
+# The docs page's viewer, vendored from the npm registry (checked against its integrity).
+SWAGGER_UI_VERSION := 5.35.0
+SWAGGER_UI_INTEGRITY := sha512-U06rpMtW9V3XPGOBeamTUSr0Z09jMX4IJuANpE/EZbAhw0G8CgwrzU4YmXkn/h0wCDNsXdGarTNNHC3sU8yVUQ==
+DOCS_STATIC := chalicelib/apidocs/static
+DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
+CHROMIUM ?= chromium
+FUZZ_SECONDS ?= 600
 
-.PHONY: run test test-fast reset package lint bench load fuzz clean
+.PHONY: run test test-fast reset package lint bench load clean openapi docs-assets browser fuzz
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -16,16 +23,47 @@ $(STAMP): requirements.txt requirements-dev.txt
 	@$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt 2>&1 | { grep -v "^WARNING: Location" || true; }
 	@touch $(STAMP)
 
+## docs-assets: the Swagger UI files GET /api/docs loads, from the npm registry
+docs-assets: $(DOCS_STAMP)
+
+$(DOCS_STAMP):
+	@echo "==> vendoring swagger-ui-dist $(SWAGGER_UI_VERSION) from the npm registry"
+	@rm -rf build/swagger-ui $(DOCS_STATIC) && mkdir -p build/swagger-ui $(DOCS_STATIC)
+	@cd build/swagger-ui && npm pack --silent swagger-ui-dist@$(SWAGGER_UI_VERSION) >/dev/null 2>&1
+	@test "$$($(PYTHON) -c 'import base64, hashlib, sys; print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' build/swagger-ui/swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz)" = "$(SWAGGER_UI_INTEGRITY)" \
+		|| { echo "swagger-ui-dist $(SWAGGER_UI_VERSION): integrity mismatch" >&2; exit 1; }
+	@tar -xzf build/swagger-ui/swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz -C build/swagger-ui \
+		package/swagger-ui-bundle.js package/swagger-ui.css package/LICENSE
+	@cp build/swagger-ui/package/swagger-ui-bundle.js build/swagger-ui/package/swagger-ui.css \
+		build/swagger-ui/package/LICENSE $(DOCS_STATIC)/
+	@touch $(DOCS_STAMP)
+
+## browser: Debian's Chromium, for the docs page test (installed with apt if missing)
+browser:
+	@command -v $(CHROMIUM) >/dev/null || { \
+		echo "==> installing Debian's chromium for the docs page test"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			$$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+
+## openapi: write the OpenAPI document generated from the views (commit the result)
+openapi: $(STAMP)
+	@$(BIN)/python -m infra.write_openapi
+
+## fuzz: a long property-based run against the document (FUZZ_SECONDS, default 600)
+fuzz: $(STAMP)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) $(BIN)/python -m bench.fuzz
+
 ## run: serve the API on http://127.0.0.1:$(PORT) over an embedded moto backend
-run: $(STAMP)
+run: $(STAMP) $(DOCS_STAMP)
 	@PORT=$(PORT) $(BIN)/python -m infra.local_stack
 
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
-test: $(STAMP) package lint
+test: $(STAMP) $(DOCS_STAMP) browser package lint
 	@$(BIN)/python -m pytest -q tests
 
 ## test-fast: unit and functional tiers only
-test-fast: $(STAMP) package
+test-fast: $(STAMP) $(DOCS_STAMP) package
 	@$(BIN)/python -m pytest -q tests/unit tests/functional
 
 ## reset: forget the local stack's saved state
@@ -33,7 +71,7 @@ reset:
 	rm -rf .local-state
 
 ## package: CloudFormation for AWS via `chalice package`, checked by cfn-lint
-package: $(STAMP)
+package: $(STAMP) $(DOCS_STAMP)
 	@rm -rf build/package
 	@$(BIN)/chalice package --stage prod --pkg-format cloudformation \
 		--merge-template infra/template.json build/package >/dev/null
@@ -64,4 +102,4 @@ load: $(STAMP)
 	@$(BIN)/python -m bench.load
 
 clean:
-	rm -rf $(VENV) build .pytest_cache
+	rm -rf $(VENV) build .pytest_cache $(DOCS_STATIC)

@@ -6,7 +6,7 @@ from chalicelib import local_dev
 # Under `chalice local` only: point at the local stack's backend before models load.
 local_dev.configure()
 
-from chalicelib import config
+from chalicelib import apidocs, config
 from chalicelib.api import (
     accounts,
     alert_words,
@@ -83,6 +83,8 @@ for area in (
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)
 app.register_blueprint(invites.links)
+# The generated OpenAPI document and its docs page: public, outside the API's endpoints.
+app.register_blueprint(apidocs.bp)
 
 register_middleware(app)
 

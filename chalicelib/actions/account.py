@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
+from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
 from chalicelib.actions.realms import get_realm, get_realm_by_subdomain
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import check_email, get_user_by_email
@@ -46,8 +47,18 @@ def check_new_password(old_password: str | None, new_password: str | None,
                        f"{MAX_PASSWORD_LENGTH} characters long.")
 
 
+class ConfirmEmailChangeResult(TypedDict):
+    email: str
+
+
+class FetchApiKeyResult(TypedDict):
+    api_key: str
+    email: str
+    user_id: int
+
+
 def full_name_writes(caller: Principal, user: User, full_name: str
-                     ) -> tuple[list[Any], list[dict[str, Any]]]:
+                     ) -> tuple[list[Any], list[RealmUserUpdateEvent]]:
     """The update actions and realm_user event of a name change (none if unchanged)."""
     if full_name == user.full_name:
         return [], []
@@ -81,7 +92,7 @@ def start_email_change(caller: Principal, user: User, new_email: str) -> None:
                "If you did not ask for this, ignore this email.\n")
 
 
-def do_confirm_email_change(key: str) -> dict[str, Any]:
+def do_confirm_email_change(key: str) -> ConfirmEmailChangeResult:
     record = Confirmation.get_or_none(hashlib.sha256(key.encode()).hexdigest())
     if record is None or record.kind != "email_change" or \
             record.expires_at < datetime.now(UTC):
@@ -105,11 +116,11 @@ def do_confirm_email_change(key: str) -> dict[str, Any]:
                 tx.update(ApiKey(key_hash), actions=[ApiKey.email.set(new_email)],
                           condition=ApiKey.key_hash.exists())
             realm_id = user.realm_id
-            add_event(tx, realm_id, {"type": "realm_user", "op": "update", "person": {
-                "user_id": user.user_id, "new_email": new_email}},
-                user_access_audience(user.user_id))
+            renamed: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "new_email": new_email}}
+            add_event(tx, realm_id, renamed, user_access_audience(user.user_id))
             # The real address only for those who may see it: administrators and the user.
-            delivery = {"type": "realm_user", "op": "update", "person": {
+            delivery: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
                 "user_id": user.user_id, "delivery_email": new_email}}
             add_event(tx, realm_id, delivery, {"realm": True, "max_role": ROLE_ADMINISTRATOR})
             if user.role > ROLE_ADMINISTRATOR:
@@ -122,7 +133,8 @@ def do_confirm_email_change(key: str) -> dict[str, Any]:
     return {"email": new_email}
 
 
-def do_fetch_api_key(subdomain: str | None, username: str, password: str) -> dict[str, Any]:
+def do_fetch_api_key(subdomain: str | None, username: str, password: str
+                     ) -> FetchApiKeyResult:
     """A new API key for the account (keys are stored hashed, so the old one can't be shown)."""
     realm = get_realm_by_subdomain(subdomain) if subdomain else None
     if realm is None:

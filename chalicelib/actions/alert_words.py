@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -16,6 +17,11 @@ from chalicelib.models.users import User
 
 MAX_ALERT_WORD_LENGTH = 100
 MAX_ATTEMPTS = 10
+
+
+class AlertWordsEvent(TypedDict):
+    type: Literal["alert_words"]
+    alert_words: list[str]
 
 
 def clean_alert_words(words: list[str]) -> list[str]:
@@ -82,8 +88,8 @@ def _update_alert_words(caller: Principal, change: Callable[[list[str]], list[st
                     tx.save(index)
                 else:
                     tx.delete(index)
-                add_event(tx, caller.realm_id, {"type": "alert_words", "alert_words": updated},
-                          {"users": [caller.user_id]})
+                event: AlertWordsEvent = {"type": "alert_words", "alert_words": updated}
+                add_event(tx, caller.realm_id, event, {"users": [caller.user_id]})
         except TransactWriteError as error:
             if is_condition_failure(error):
                 continue

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, TypedDict
+from typing import Literal, TypedDict
 
 from pynamodb.transactions import TransactWrite
 
@@ -27,6 +27,17 @@ BOT_TYPE_GENERIC = 1
 BOT_TYPE_INCOMING_WEBHOOK = 2
 BOT_TYPE_OUTGOING_WEBHOOK = 3
 BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}
+
+
+class CreateBotResult(TypedDict):
+    user_id: int
+    api_key: str
+    avatar_url: str
+    default_sending_stream: None
+    default_events_register_stream: None
+    default_all_public_streams: Literal[False]
+
+
 SHORT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 SERVICE_TOKEN_LENGTH = 32
 
@@ -79,7 +90,7 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
 
 
 def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int,
-                     payload_url: str | None, interface_type: int) -> dict[str, Any]:
+                     payload_url: str | None, interface_type: int) -> CreateBotResult:
     require_member_or_admin(caller)
     owner = get_own_user(caller)
     bot, api_key = do_create_bot(caller.realm_id, owner, full_name, short_name, payload_url,
@@ -115,6 +126,23 @@ class RealmBotDict(TypedDict):
     services: list[OutgoingWebhookService]
 
 
+class BotDict(TypedDict):
+    """A bot as GET /bots shows it: the Bot object without the API key, plus `username`."""
+
+    user_id: int
+    username: str
+    email: str
+    full_name: str
+    bot_type: int | None
+    is_active: bool
+    owner_id: int | None
+    avatar_url: str
+    default_sending_stream: str | None
+    default_events_register_stream: str | None
+    default_all_public_streams: bool
+    services: list[OutgoingWebhookService]
+
+
 def realm_bot_dict(bot: User) -> RealmBotDict:
     services: list[OutgoingWebhookService] = []
     if bot.bot_type == BOT_TYPE_OUTGOING_WEBHOOK and bot.service_url:
@@ -130,11 +158,17 @@ def realm_bot_dict(bot: User) -> RealmBotDict:
             "default_all_public_streams": False, "services": services}
 
 
-def bot_dict(bot: User) -> dict[str, Any]:
+def bot_dict(bot: User) -> BotDict:
     """A bot as GET /bots shows it: the Bot object (without the API key) and `username`."""
-    data: dict[str, Any] = {k: v for k, v in realm_bot_dict(bot).items() if k != "api_key"}
-    data["username"] = bot.email
-    return data
+    shown = realm_bot_dict(bot)
+    return {"user_id": shown["user_id"], "username": bot.email, "email": shown["email"],
+            "full_name": shown["full_name"], "bot_type": shown["bot_type"],
+            "is_active": shown["is_active"], "owner_id": shown["owner_id"],
+            "avatar_url": shown["avatar_url"],
+            "default_sending_stream": shown["default_sending_stream"],
+            "default_events_register_stream": shown["default_events_register_stream"],
+            "default_all_public_streams": shown["default_all_public_streams"],
+            "services": shown["services"]}
 
 
 def administered_bots(caller: Principal, realm_users: list[User] | None = None
@@ -151,7 +185,7 @@ def administered_bots(caller: Principal, realm_users: list[User] | None = None
     return [realm_bot_dict(b) for b in sorted(bots, key=lambda b: b.user_id)]
 
 
-def get_own_bots(caller: Principal) -> list[dict[str, Any]]:
+def get_own_bots(caller: Principal) -> list[BotDict]:
     """The caller's active bots, oldest first (one index query), with their tokens."""
     require_member_or_admin(caller)
     return [bot_dict(b) for b in

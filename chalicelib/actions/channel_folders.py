@@ -1,7 +1,7 @@
 """Channel folders: creating them (administrators), listing them, their API shape."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -20,11 +20,31 @@ MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder
 MAX_FOLDER_DESCRIPTION_LENGTH = 1024
 
 
+class ChannelFolderDict(TypedDict):
+    id: int
+    name: str
+    description: str
+    rendered_description: str
+    creator_id: int | None
+    date_created: int
+    is_archived: bool
+
+
+class ChannelFolderAddEvent(TypedDict):
+    type: Literal["channel_folder"]
+    op: Literal["add"]
+    channel_folder: ChannelFolderDict
+
+
+class CreateChannelFolderResult(TypedDict):
+    channel_folder_id: int
+
+
 def folder_name_key(realm_id: int, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"channel_folder:{name.strip().lower()}"
 
 
-def channel_folder_dict(folder: ChannelFolder) -> dict[str, Any]:
+def channel_folder_dict(folder: ChannelFolder) -> ChannelFolderDict:
     return {
         "id": folder.folder_id,
         "name": folder.name,
@@ -40,7 +60,8 @@ def _check_name(name: str) -> str:
     return check_name(name, "Channel folder name", MAX_FOLDER_NAME_LENGTH)
 
 
-def do_create_channel_folder(caller: Principal, name: str, description: str) -> dict[str, Any]:
+def do_create_channel_folder(caller: Principal, name: str, description: str
+                             ) -> CreateChannelFolderResult:
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
     name = _check_name(name)
@@ -59,9 +80,9 @@ def do_create_channel_folder(caller: Principal, name: str, description: str) -> 
             tx.save(folder, condition=ChannelFolder.folder_id.does_not_exist())
             # The name claim keeps names unique under concurrent creators.
             claim_name(tx, folder_name_key(caller.realm_id, name), folder.folder_id)
-            add_event(tx, caller.realm_id, {"type": "channel_folder", "op": "add",
-                                            "channel_folder": channel_folder_dict(folder)},
-                      {"realm": True})
+            event: ChannelFolderAddEvent = {"type": "channel_folder", "op": "add",
+                                            "channel_folder": channel_folder_dict(folder)}
+            add_event(tx, caller.realm_id, event, {"realm": True})
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("Channel folder name already in use") from None
@@ -69,7 +90,7 @@ def do_create_channel_folder(caller: Principal, name: str, description: str) -> 
     return {"channel_folder_id": folder.folder_id}
 
 
-def get_channel_folders(realm_id: int, include_archived: bool) -> list[dict[str, Any]]:
+def get_channel_folders(realm_id: int, include_archived: bool) -> list[ChannelFolderDict]:
     # A realm has few folders: one Query, in id order.
     return [channel_folder_dict(f) for f in ChannelFolder.query(realm_id)
             if include_archived or not f.is_archived]
@@ -83,5 +104,5 @@ def get_usable_folder(realm_id: int, folder_id: int) -> ChannelFolder:
     return folder
 
 
-def channel_folders_state(realm_id: int) -> list[dict[str, Any]]:
+def channel_folders_state(realm_id: int) -> list[ChannelFolderDict]:
     return get_channel_folders(realm_id, include_archived=True)

@@ -12,11 +12,14 @@ repeated: if a request dies midway, deactivating the user again finishes them.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.group_membership import EVERYONE, lost_race
+from chalicelib.actions.group_membership import (
+    EVERYONE,
+    lost_race,
+    removed_members_event,
+)
+from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import access_user_by_id
@@ -24,6 +27,7 @@ from chalicelib.events.outbox import add_event
 from chalicelib.events.queues import delete_queue, queues_of_users
 from chalicelib.http.auth import ROLE_OWNER, Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
 from chalicelib.models.base import (
@@ -46,7 +50,7 @@ def key_hashes(user: User) -> list[str]:
 
 
 def do_deactivate_user(caller: Principal, user_id: int,
-                       deactivation_notification_comment: str | None) -> dict[str, Any]:
+                       deactivation_notification_comment: str | None) -> EmptyResult:
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
     comment = (deactivation_notification_comment or "").strip()
@@ -81,7 +85,7 @@ def _deactivation_target(caller: Principal, user_id: int, comment: str) -> User:
     return target
 
 
-def do_reactivate_user(caller: Principal, user_id: int) -> dict[str, Any]:
+def do_reactivate_user(caller: Principal, user_id: int) -> EmptyResult:
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
     target = access_user_by_id(caller, user_id)
@@ -138,9 +142,9 @@ def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None
             for key_hash in key_hashes(user):
                 tx.update(ApiKey(key_hash), actions=[ApiKey.is_active.set(active)],
                           condition=ApiKey.key_hash.exists())
-            add_event(tx, user.realm_id, {"type": "realm_user", "op": "update", "person": {
-                "user_id": user.user_id, "is_active": active}},
-                user_access_audience(user.user_id))
+            event: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "is_active": active}}
+            add_event(tx, user.realm_id, event, user_access_audience(user.user_id))
     except TransactWriteError as error:
         reasons = cancellation_reasons(error)
         if keep_owner is not None and reasons and reasons[0] == "ConditionalCheckFailed":
@@ -185,9 +189,8 @@ def _leave_groups(user: User) -> None:
                             UserGroup.direct_members.delete({user_id}),
                             UserGroup.version.add(1)],
                             condition=UserGroup.direct_members.contains(user_id))
-                        add_event(tx, realm_id, {
-                            "type": "user_group", "op": "remove_members",
-                            "group_id": group_id, "user_ids": [user_id]}, EVERYONE)
+                        add_event(tx, realm_id, removed_members_event(group_id, [user_id]),
+                                  EVERYONE)
                     tx.update(user, actions=[User.group_ids.delete(set(batch))])
             return
         except TransactWriteError as error:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -14,6 +14,7 @@ from chalicelib.actions.users import get_own_user
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import (
@@ -28,6 +29,42 @@ from chalicelib.models.users import User
 MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction
 MAX_TIMESTAMP = 2**53         # DynamoDB numbers hold 38 digits; no date is near this
 SYNC_DISABLED = "User has disabled synchronizing drafts."
+
+
+class DraftDict(TypedDict):
+    id: int
+    type: Literal["", "stream", "private"]
+    to: list[int]
+    topic: str
+    content: str
+    timestamp: int
+
+
+class DraftsResult(TypedDict):
+    count: int
+    drafts: list[DraftDict]
+
+
+class CreateDraftsResult(TypedDict):
+    ids: list[int]
+
+
+class DraftsAddEvent(TypedDict):
+    type: Literal["drafts"]
+    op: Literal["add"]
+    drafts: list[DraftDict]
+
+
+class DraftsUpdateEvent(TypedDict):
+    type: Literal["drafts"]
+    op: Literal["update"]
+    draft: DraftDict
+
+
+class DraftsRemoveEvent(TypedDict):
+    type: Literal["drafts"]
+    op: Literal["remove"]
+    draft_id: int
 
 
 def _check_sync_enabled(caller: Principal) -> None:
@@ -90,24 +127,24 @@ def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
             "timestamp": int(timestamp)}
 
 
-def draft_dict(draft: Draft) -> dict[str, Any]:
+def draft_dict(draft: Draft) -> DraftDict:
     return {"id": draft.draft_id, "type": draft.type, "to": list(draft.to or []),
             "topic": draft.topic, "content": draft.content, "timestamp": draft.timestamp}
 
 
-def drafts_state(realm_id: int, user_id: int) -> list[dict[str, Any]]:
+def drafts_state(realm_id: int, user_id: int) -> list[DraftDict]:
     """The user's drafts, newest first (GET /drafts and POST /register)."""
     drafts = Draft.query(user_key(realm_id, user_id))
     return [draft_dict(d) for d in sorted(drafts, key=lambda d: d.timestamp, reverse=True)]
 
 
-def get_drafts(caller: Principal) -> dict[str, Any]:
+def get_drafts(caller: Principal) -> DraftsResult:
     _check_sync_enabled(caller)
     drafts = drafts_state(caller.realm_id, caller.user_id)
     return {"count": len(drafts), "drafts": drafts}
 
 
-def create_drafts(caller: Principal, drafts: list[Any]) -> dict[str, Any]:
+def create_drafts(caller: Principal, drafts: list[Any]) -> CreateDraftsResult:
     if len(drafts) > MAX_DRAFTS_PER_REQUEST:
         raise ApiError(f"At most {MAX_DRAFTS_PER_REQUEST} drafts per request")
     checked = [check_draft(caller, i, raw) for i, raw in enumerate(drafts)]
@@ -121,38 +158,38 @@ def create_drafts(caller: Principal, drafts: list[Any]) -> dict[str, Any]:
             _sync_still_enabled(tx, caller)
             for item in items:
                 tx.save(item, condition=Draft.draft_id.does_not_exist())
-            add_event(tx, caller.realm_id, {"type": "drafts", "op": "add",
-                                            "drafts": [draft_dict(d) for d in items]},
-                      {"users": [caller.user_id]})
+            added: DraftsAddEvent = {"type": "drafts", "op": "add",
+                                     "drafts": [draft_dict(d) for d in items]}
+            add_event(tx, caller.realm_id, added, {"users": [caller.user_id]})
     except TransactWriteError as error:
         _raise_for(error)
     return {"ids": ids}
 
 
-def edit_draft(caller: Principal, draft_id: int, raw: Any) -> dict[str, Any]:
+def edit_draft(caller: Principal, draft_id: int, raw: Any) -> EmptyResult:
     fields = check_draft(caller, -1, raw)
     item = Draft(user_key(caller.realm_id, caller.user_id), draft_id, **fields)
     try:
         with transaction() as tx:
             _sync_still_enabled(tx, caller)
             tx.save(item, condition=Draft.draft_id.exists())
-            add_event(tx, caller.realm_id, {"type": "drafts", "op": "update",
-                                            "draft": draft_dict(item)},
-                      {"users": [caller.user_id]})
+            updated: DraftsUpdateEvent = {"type": "drafts", "op": "update",
+                                          "draft": draft_dict(item)}
+            add_event(tx, caller.realm_id, updated, {"users": [caller.user_id]})
     except TransactWriteError as error:
         _raise_for(error)
     return {}
 
 
-def delete_draft(caller: Principal, draft_id: int) -> dict[str, Any]:
+def delete_draft(caller: Principal, draft_id: int) -> EmptyResult:
     try:
         with transaction() as tx:
             _sync_still_enabled(tx, caller)
             tx.delete(Draft(user_key(caller.realm_id, caller.user_id), draft_id),
                       condition=Draft.draft_id.exists())
-            add_event(tx, caller.realm_id, {"type": "drafts", "op": "remove",
-                                            "draft_id": draft_id},
-                      {"users": [caller.user_id]})
+            removed: DraftsRemoveEvent = {"type": "drafts", "op": "remove",
+                                          "draft_id": draft_id}
+            add_event(tx, caller.realm_id, removed, {"users": [caller.user_id]})
     except TransactWriteError as error:
         _raise_for(error)
     return {}

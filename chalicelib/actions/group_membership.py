@@ -13,7 +13,7 @@ ones committed and the caller reads again.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -35,6 +35,26 @@ USERS_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 3
 ATTEMPTS = 3   # reads and writes again when a concurrent change won
 
 Batch = tuple[list[int], list[int]]   # users added, users removed
+
+
+class UserGroupAddMembersEvent(TypedDict):
+    type: Literal["user_group"]
+    op: Literal["add_members"]
+    group_id: int
+    user_ids: list[int]
+
+
+class UserGroupRemoveMembersEvent(TypedDict):
+    type: Literal["user_group"]
+    op: Literal["remove_members"]
+    group_id: int
+    user_ids: list[int]
+
+
+def removed_members_event(group_id: int, user_ids: Sequence[int]
+                          ) -> UserGroupRemoveMembersEvent:
+    return {"type": "user_group", "op": "remove_members", "group_id": group_id,
+            "user_ids": sorted(user_ids)}
 
 
 def version_condition(group: UserGroup) -> Any:
@@ -89,10 +109,12 @@ def stage_users(tx: TransactWrite, realm_id: int, group_id: int, added: Sequence
 
 def stage_events(tx: TransactWrite, realm_id: int, group_id: int, added: Sequence[int],
                  removed: Sequence[int]) -> None:
-    for op, user_ids in (("add_members", added), ("remove_members", removed)):
-        if user_ids:
-            add_event(tx, realm_id, {"type": "user_group", "op": op, "group_id": group_id,
-                                     "user_ids": sorted(user_ids)}, EVERYONE)
+    if added:
+        event: UserGroupAddMembersEvent = {"type": "user_group", "op": "add_members",
+                                           "group_id": group_id, "user_ids": sorted(added)}
+        add_event(tx, realm_id, event, EVERYONE)
+    if removed:
+        add_event(tx, realm_id, removed_members_event(group_id, removed), EVERYONE)
 
 
 def write_members(group: UserGroup, added: Sequence[int], removed: Sequence[int],

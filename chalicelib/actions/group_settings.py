@@ -7,7 +7,7 @@ follows from the role alone, so the common case needs no read at all.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from chalicelib.http.errors import ApiError, expectation_mismatch
 from chalicelib.lib.realm_settings import (
@@ -20,7 +20,15 @@ from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
-GroupSettingValue = int | dict[str, list[int]]
+
+class AnonymousGroup(TypedDict):
+    """A group-setting value that is not a named group: users and groups, directly."""
+
+    direct_members: list[int]
+    direct_subgroups: list[int]
+
+
+GroupSettingValue = int | AnonymousGroup
 MAX_SUBGROUP_DEPTH = 10   # nesting deeper than this is refused when groups are edited
 
 

@@ -3,7 +3,7 @@ resending an email invitation, with the reference's rules on who manages which."
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -21,6 +21,7 @@ from chalicelib.actions.invites import (
 from chalicelib.actions.user_groups import require_member_or_admin
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.users import User
@@ -28,10 +29,25 @@ from chalicelib.models.users import User
 LISTED_KINDS = ("email", "multiuse")   # "signup" confirmations belong to their link
 
 
-def invite_api_dict(invitation: Invitation) -> dict[str, Any]:
+class InviteDict(TypedDict):
+    id: int
+    invited_by_user_id: int
+    invited: int
+    expiry_date: int | None   # null: never expires
+    invited_as: int
+    notify_referrer_on_join: bool
+    is_multiuse: bool
+    email: NotRequired[str]   # emailed invitations only
+
+
+class InvitesResult(TypedDict):
+    invites: list[InviteDict]
+
+
+def invite_api_dict(invitation: Invitation) -> InviteDict:
     """An invitation as GET /invites shows it (the reference's Invite, without `link_url`:
     only the hash of a link's secret is stored)."""
-    data: dict[str, Any] = {
+    data: InviteDict = {
         "id": invitation.invite_id,
         "invited_by_user_id": invitation.invited_by,
         "invited": invitation.created,
@@ -46,7 +62,7 @@ def invite_api_dict(invitation: Invitation) -> dict[str, Any]:
     return data
 
 
-def get_invites(caller: Principal) -> dict[str, Any]:
+def get_invites(caller: Principal) -> InvitesResult:
     """Unexpired, unused invitations: administrators see all, others their own."""
     require_member_or_admin(caller)
     condition = (Invitation.status == "active") & Invitation.kind.is_in(*LISTED_KINDS)
@@ -80,7 +96,7 @@ def _inviter_is_admin(caller: Principal, invitation: Invitation) -> bool:
     return inviter is not None and inviter.role <= ROLE_ADMINISTRATOR
 
 
-def _revoke(caller: Principal, invitation: Invitation) -> dict[str, Any]:
+def _revoke(caller: Principal, invitation: Invitation) -> EmptyResult:
     # The invitation keeps its status for a while, so its link says it was revoked.
     gone = datetime.now(UTC) + KEEP_AFTER_USE
     try:
@@ -100,18 +116,18 @@ def _revoke(caller: Principal, invitation: Invitation) -> dict[str, Any]:
     return {}
 
 
-def do_revoke_invite(caller: Principal, invite_id: int) -> dict[str, Any]:
+def do_revoke_invite(caller: Principal, invite_id: int) -> EmptyResult:
     return _revoke(caller, access_invite_by_id(caller, invite_id, "email"))
 
 
-def do_revoke_multiuse_invite(caller: Principal, invite_id: int) -> dict[str, Any]:
+def do_revoke_multiuse_invite(caller: Principal, invite_id: int) -> EmptyResult:
     invitation = access_invite_by_id(caller, invite_id, "multiuse")
     if invitation.status == "revoked":
         raise ApiError("Invitation has already been revoked")
     return _revoke(caller, invitation)
 
 
-def do_resend_invite(caller: Principal, invite_id: int) -> dict[str, Any]:
+def do_resend_invite(caller: Principal, invite_id: int) -> EmptyResult:
     """Emails a new link (only hashes are stored, so the old one cannot be shown again);
     the old link stops working. Counts against the daily limit."""
     invitation = access_invite_by_id(caller, invite_id, "email")

@@ -6,7 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import TransactWriteError
@@ -23,6 +23,7 @@ from chalicelib.actions.users import ROLES, check_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
 from chalicelib.http.errors import ApiError, principal_error
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import random_alphanumeric
@@ -226,10 +227,20 @@ def invite_link(realm: Realm, invitation: Invitation, key: str) -> str:
     return f"{base}/accounts/do_confirm/{key}"
 
 
+class InvitesChangedEvent(TypedDict):
+    """Invitations changed: clients that list them fetch them again."""
+
+    type: Literal["invites_changed"]
+
+
+class InviteLinkResult(TypedDict):
+    invite_link: str
+
+
 def add_invites_changed(tx: TransactWrite, realm_id: int, inviter_id: int,
                         inviter_is_admin: bool) -> None:
     """Tells those who can see the invitation (administrators and its creator) to refetch."""
-    event = {"type": "invites_changed"}
+    event: InvitesChangedEvent = {"type": "invites_changed"}
     add_event(tx, realm_id, event, {"realm": True, "max_role": ROLE_ADMINISTRATOR})
     if not inviter_is_admin:
         add_event(tx, realm_id, event, {"users": [inviter_id]})
@@ -296,7 +307,7 @@ def existing_accounts(realm_id: int, emails: list[str]) -> dict[str, User]:
             if claims.get(key) in users}
 
 
-def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> dict[str, Any]:
+def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> EmptyResult:
     realm, inviter = load_realm_and_user(caller.realm_id, caller.user_id)
     check_can_invite(caller, realm, "can_invite_users_group")
     emails = parse_invitee_emails(invitee_emails)
@@ -346,7 +357,7 @@ def _create_and_send(caller: Principal, realm: Realm, inviter: User, terms: Invi
             if send_invitation_email(realm, inviter.full_name, invitation, key)}
 
 
-def do_create_multiuse_invite(caller: Principal, **terms: Any) -> dict[str, Any]:
+def do_create_multiuse_invite(caller: Principal, **terms: Any) -> InviteLinkResult:
     realm = Realm.get(caller.realm_id)
     check_can_invite(caller, realm, "create_multiuse_invite_group")
     # A link has no referrer to notify: whoever uses it confirms their own address.

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from chalicelib.actions.message_history import visible_edit_history
 from chalicelib.lib.avatars import gravatar_url
@@ -10,6 +10,73 @@ from chalicelib.models.messages import Message, parse_reaction_key
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream
 from chalicelib.models.users import User
+
+
+class DisplayRecipient(TypedDict):
+    id: int
+    email: str
+    full_name: str
+    is_mirror_dummy: bool
+
+
+class Submessage(TypedDict):
+    id: int
+    message_id: int
+    sender_id: int
+    msg_type: str
+    content: str
+
+
+class TopicLink(TypedDict):
+    text: str
+    url: str
+
+
+class EditHistoryEntry(TypedDict):
+    """One edit or move, newest first; the prev_*/new fields of what changed."""
+
+    user_id: int | None
+    timestamp: int
+    prev_content: NotRequired[str]
+    prev_rendered_content: NotRequired[str]
+    prev_stream: NotRequired[int]
+    stream: NotRequired[int]
+    prev_topic: NotRequired[str]
+    topic: NotRequired[str]
+
+
+class MessageDict(TypedDict):
+    """A message (§2.1): as events, outgoing webhooks and (with flags) fetches show it."""
+
+    id: int
+    type: Literal["stream", "private"]
+    content: str
+    rendered_content: str
+    content_type: Literal["text/html", "text/x-markdown"]
+    recipient_id: int
+    sender_id: int
+    sender_email: str
+    sender_full_name: str
+    sender_realm_str: str
+    avatar_url: str | None
+    client: str
+    timestamp: int
+    is_me_message: bool
+    reactions: list[ReactionDict]
+    submessages: list[Submessage]
+    topic_links: list[TopicLink]
+    subject: str
+    display_recipient: str | list[DisplayRecipient]
+    stream_id: NotRequired[int]                # channel messages only
+    last_edit_timestamp: NotRequired[int]      # once the content was edited
+    last_moved_timestamp: NotRequired[int]     # once moved
+    edit_history: NotRequired[list[EditHistoryEntry]]
+
+
+class FetchedMessageDict(MessageDict):
+    """A message as GET /messages shows it: with the reader's flags."""
+
+    flags: list[str]
 
 
 def recipient_id_for(key: str) -> int:
@@ -50,10 +117,17 @@ def load_people_and_channels(realm_id: int, messages: list[Message]
 
 def message_api_dict(message: Message, users: dict[int, User], streams: dict[int, Stream],
                      realm: Realm, *, apply_markdown: bool = True,
-                     empty_topic_name: str | None = None) -> dict[str, Any]:
+                     empty_topic_name: str | None = None) -> MessageDict:
     """`empty_topic_name`: what an empty channel topic shows as (None: keep it empty)."""
     sender = users.get(message.sender_id)
-    data: dict[str, Any] = {
+    display: str | list[DisplayRecipient]
+    if message.type == "stream":
+        stream = streams.get(message.stream_id)
+        display = stream.name if stream else ""
+    else:
+        display = [{"id": uid, "email": users[uid].email, "full_name": users[uid].full_name,
+                    "is_mirror_dummy": False} for uid in message.recipient_ids if uid in users]
+    data: MessageDict = {
         "id": message.message_id,
         "type": message.type,
         "content": message.rendered_content if apply_markdown else message.content,
@@ -72,18 +146,14 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         "submessages": [],
         "topic_links": [],
         "subject": message.topic,
+        "display_recipient": display,
     }
     if message.type == "stream":
-        stream = streams.get(message.stream_id)
         data["stream_id"] = message.stream_id
-        data["display_recipient"] = stream.name if stream else ""
         if message.topic == "" and empty_topic_name is not None:
             data["subject"] = empty_topic_name
     else:
         data["subject"] = ""
-        data["display_recipient"] = [
-            {"id": uid, "email": users[uid].email, "full_name": users[uid].full_name,
-             "is_mirror_dummy": False} for uid in message.recipient_ids if uid in users]
     if message.last_edit_timestamp is not None:
         data["last_edit_timestamp"] = message.last_edit_timestamp
     if message.last_moved_timestamp is not None:

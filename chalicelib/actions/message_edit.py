@@ -8,12 +8,11 @@ own update_message event), resumable after a crash.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.message_access import access_message
-from chalicelib.actions.message_move import execute_edit
+from chalicelib.actions.message_move import UpdateMessageResult, execute_edit
 from chalicelib.actions.message_send import (
     check_content,
     check_topic,
@@ -50,7 +49,7 @@ class EditRequest:
     prev_content_sha256: str | None = None
 
 
-def do_update_message(caller: Principal, request: EditRequest) -> dict[str, Any]:
+def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageResult:
     realm = get_realm(caller.realm_id)
     accessed = access_message(caller, request.message_id)
     message, stream, subscription = accessed.message, accessed.stream, accessed.subscription

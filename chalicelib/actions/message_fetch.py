@@ -1,9 +1,13 @@
 """GET /messages and GET /messages/{id}: the range a narrow holds, rendered with flags."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-from chalicelib.actions.message_dicts import load_people_and_channels, message_api_dict
+from chalicelib.actions.message_dicts import (
+    FetchedMessageDict,
+    load_people_and_channels,
+    message_api_dict,
+)
 from chalicelib.actions.message_range import Access, check_counts, fetch_range, resolve
 from chalicelib.actions.read_state import flags_of
 from chalicelib.actions.realm_settings import empty_topic_display_name
@@ -14,9 +18,23 @@ from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.messages import Message
 
 
+class GetMessagesResult(TypedDict):
+    messages: list[FetchedMessageDict]
+    anchor: int
+    found_anchor: bool
+    found_oldest: bool
+    found_newest: bool
+    history_limited: bool
+
+
+class GetMessageResult(TypedDict):
+    message: FetchedMessageDict
+    raw_content: str
+
+
 def get_messages(caller: Principal, *, anchor: str | int, include_anchor: bool,
                  num_before: int, num_after: int, narrow_terms: list[Any],
-                 apply_markdown: bool, allow_empty_topic_name: bool) -> dict[str, Any]:
+                 apply_markdown: bool, allow_empty_topic_name: bool) -> GetMessagesResult:
     check_counts(num_before, num_after)
     target = resolve(caller, parse_narrow(narrow_terms))
     found = fetch_range(caller, target, anchor, include_anchor, num_before, num_after)
@@ -31,7 +49,7 @@ def get_messages(caller: Principal, *, anchor: str | int, include_anchor: bool,
 
 
 def render(caller: Principal, messages: list[Message], apply_markdown: bool,
-           allow_empty_topic_name: bool) -> list[dict[str, Any]]:
+           allow_empty_topic_name: bool) -> list[FetchedMessageDict]:
     """The messages in the API's shape, each with the caller's flags (batched reads)."""
     if not messages:
         return []
@@ -39,17 +57,13 @@ def render(caller: Principal, messages: list[Message], apply_markdown: bool,
     users, streams = load_people_and_channels(caller.realm_id, messages)
     flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages])
     empty = None if allow_empty_topic_name else empty_topic_display_name(realm)
-    result = []
-    for message in messages:
-        data = message_api_dict(message, users, streams, realm, apply_markdown=apply_markdown,
-                                empty_topic_name=empty)
-        data["flags"] = flags[message.message_id]
-        result.append(data)
-    return result
+    return [{**message_api_dict(message, users, streams, realm, apply_markdown=apply_markdown,
+                                empty_topic_name=empty),
+             "flags": flags[message.message_id]} for message in messages]
 
 
 def get_message(caller: Principal, message_id: int, apply_markdown: bool,
-                allow_empty_topic_name: bool) -> dict[str, Any]:
+                allow_empty_topic_name: bool) -> GetMessageResult:
     message = Message.get_or_none(caller.realm_id, message_id)
     if message is None or not Access(caller).may_read(message):
         raise ApiError("Invalid message(s)")

@@ -10,13 +10,17 @@ messages still in the old place, with the same edit timestamp (actions/move_resu
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.edit_audience import EditAudience
 from chalicelib.actions.message_delete import delete_message_event
-from chalicelib.actions.message_dicts import recipient_id_for
+from chalicelib.actions.message_dicts import (
+    EditHistoryEntry,
+    TopicLink,
+    recipient_id_for,
+)
 from chalicelib.actions.message_send import (
     PreparedMessage,
     RenderedContent,
@@ -26,7 +30,7 @@ from chalicelib.actions.move_notifications import move_notifications
 from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.topics import note_topic_message, refresh_topic
-from chalicelib.actions.uploads import plan_attachment_changes
+from chalicelib.actions.uploads import AttachmentDict, plan_attachment_changes
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError, expectation_mismatch
@@ -46,10 +50,38 @@ MAX_BATCH_ATTEMPTS = 8
 MOVE_RECORD_TTL = timedelta(days=2)
 
 
+class UpdateMessageResult(TypedDict):
+    detached_uploads: list[AttachmentDict]
+
+
+class UpdateMessageEvent(TypedDict):
+    """An edit or move of messages; the keys of what changed (a move, a new content)."""
+
+    type: Literal["update_message"]
+    user_id: int | None
+    edit_timestamp: int
+    rendering_only: bool
+    message_id: int
+    message_ids: list[int]
+    flags: list[str]   # the receiving user's, for the edited message
+    stream_id: NotRequired[int]             # channel messages: the channel before a move
+    stream_name: NotRequired[str]
+    propagate_mode: NotRequired[Literal["change_one", "change_later", "change_all"]]
+    orig_subject: NotRequired[str]
+    subject: NotRequired[str]
+    topic_links: NotRequired[list[TopicLink]]
+    new_stream_id: NotRequired[int]
+    orig_content: NotRequired[str]
+    orig_rendered_content: NotRequired[str]
+    content: NotRequired[str]
+    rendered_content: NotRequired[str]
+    is_me_message: NotRequired[bool]
+
+
 def execute_edit(caller: Principal, realm: Realm, target: Message,
                  rendered: RenderedContent | None, plan: MovePlan | None, *,
                  stream: Stream | None = None,
-                 prev_content_sha256: str | None = None) -> dict[str, Any]:
+                 prev_content_sha256: str | None = None) -> UpdateMessageResult:
     resuming = plan is not None and plan.edit_timestamp is not None
     if plan is not None and plan.finished:
         # A retry of a completed move: only the topic list may be behind, if the
@@ -243,7 +275,7 @@ class _EditWriter:
     # -- what is written -------------------------------------------------------------
 
     def _actions(self, message: Message) -> list[Any]:
-        entry: dict[str, Any] = {"user_id": self.caller.user_id,
+        entry: EditHistoryEntry = {"user_id": self.caller.user_id,
                                  "timestamp": self.edit_timestamp}
         actions: list[Any] = []
         rendered, plan = self.rendered, self.plan
@@ -285,9 +317,9 @@ class _EditWriter:
                     Message.version.set(message.version + 1)]
         return actions
 
-    def _event(self, batch: list[Message]) -> dict[str, Any]:
+    def _event(self, batch: list[Message]) -> dict[str, object]:
         target, plan = self.target, self.plan
-        event: dict[str, Any] = {
+        event: UpdateMessageEvent = {
             "type": "update_message", "user_id": self.caller.user_id,
             "edit_timestamp": self.edit_timestamp, "rendering_only": False,
             "message_id": target.message_id,
@@ -306,14 +338,16 @@ class _EditWriter:
                 event["topic_links"] = []
             if plan.channel_changed:
                 event["new_stream_id"] = plan.new_stream.stream_id
-            event["_empty_topic_display_name"] = empty_topic_display_name(self.realm)
         if self.rendered is not None and self._has_target(batch):
-            event.update({"orig_content": target.content,
-                          "orig_rendered_content": target.rendered_content,
-                          "content": self.rendered.content,
-                          "rendered_content": self.rendered.rendered,
-                          "is_me_message": self.rendered.content.startswith("/me ")})
-        return event
+            event["orig_content"] = target.content
+            event["orig_rendered_content"] = target.rendered_content
+            event["content"] = self.rendered.content
+            event["rendered_content"] = self.rendered.rendered
+            event["is_me_message"] = self.rendered.content.startswith("/me ")
+        if plan is None:
+            return dict(event)
+        # For the fan-out: how the empty topic shows to clients without empty_topic_name.
+        return {**event, "_empty_topic_display_name": empty_topic_display_name(self.realm)}
 
     def _move_record(self) -> MessageMove:
         assert self.plan is not None

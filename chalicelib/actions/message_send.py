@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import UpdateError
 
@@ -12,6 +12,7 @@ from chalicelib import config
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.message_dicts import (
+    MessageDict,
     load_people_and_channels,
     message_api_dict,
     recipient_id_for,
@@ -183,6 +184,17 @@ def render_content(realm_id: int, content: str) -> RenderedContent:
                            resolved)
 
 
+class MessageEvent(TypedDict):
+    type: Literal["message"]
+    message: MessageDict
+    flags: list[str]   # the receiving user's
+
+
+class SendMessageResult(TypedDict):
+    id: int
+    automatic_new_visibility_policy: NotRequired[int]
+
+
 @dataclass
 class PreparedMessage:
     """A new message, its event and audience: what one transaction writes."""
@@ -220,12 +232,16 @@ def prepare_message(realm: Realm, sender: User, message: Message, audience: dict
     message.message_id = allocate_id(realm.realm_id, "message")
     users, streams = load_people_and_channels(realm.realm_id, [message])
     users[sender.user_id] = sender
-    event_message = message_api_dict(message, users, streams, realm)
-    event_message["_raw_content"] = message.content
-    event = {"type": "message", "message": event_message, "flags": [],
-             "_mentions": mention_facts(message), "_read_by_sender": read_by_sender,
-             "_empty_topic_display_name": empty_topic_display_name(realm)}
-    return PreparedMessage(message, event, audience)
+    event: MessageEvent = {"type": "message",
+                           "message": message_api_dict(message, users, streams, realm),
+                           "flags": []}
+    # "_" facts stop in the fan-out (events/filters.py): the raw content for clients that
+    # asked for Markdown, the mentions and whether the sender read it (for the flags), and
+    # how the empty topic shows to clients without empty_topic_name.
+    stored = {**event, "message": {**event["message"], "_raw_content": message.content},
+              "_mentions": mention_facts(message), "_read_by_sender": read_by_sender,
+              "_empty_topic_display_name": empty_topic_display_name(realm)}
+    return PreparedMessage(message, stored, audience)
 
 
 def mention_facts(message: Message) -> dict[str, Any]:
@@ -241,7 +257,7 @@ def channel_audience(stream: Stream) -> dict[str, Any]:
 
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
                        content: str, client: str = "API", read_by_sender: bool = True,
-                       skip_stream_access_check: bool = False) -> dict[str, Any]:
+                       skip_stream_access_check: bool = False) -> SendMessageResult:
     """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
     mentioned (`to` is then a channel id), as the reference allows."""
     # `to` is checked before anything is read: it may name a thousand people.

@@ -6,7 +6,7 @@ as the playground and its `realm_playgrounds` event (the full list, to the whole
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -14,6 +14,7 @@ from chalicelib.actions.ids import allocate_id
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.url_template import UrlTemplateError, check_playground_url_template
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import claim_name, release_name
@@ -27,11 +28,29 @@ MAX_URL_TEMPLATE_LENGTH = 2048
 _LANGUAGE_CHARS = re.compile(r"[ a-zA-Z0-9_+\-./#]+")
 
 
+class PlaygroundDict(TypedDict):
+    id: int
+    name: str
+    pygments_language: str
+    url_template: str
+
+
+class RealmPlaygroundsEvent(TypedDict):
+    """The realm's whole list of playgrounds, after a change."""
+
+    type: Literal["realm_playgrounds"]
+    realm_playgrounds: list[PlaygroundDict]
+
+
+class AddPlaygroundResult(TypedDict):
+    id: int
+
+
 def playground_name_key(realm_id: int, language: str, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"playground:{language}:{name}"
 
 
-def playground_dict(item: Playground) -> dict[str, Any]:
+def playground_dict(item: Playground) -> PlaygroundDict:
     return {"id": int(item.playground_id), "name": item.name,
             "pygments_language": item.pygments_language, "url_template": item.url_template}
 
@@ -40,7 +59,7 @@ def realm_playground_items(realm_id: int) -> list[Playground]:
     return list(Playground.query(realm_id))
 
 
-def realm_playgrounds_state(realm_id: int) -> list[dict[str, Any]]:
+def realm_playgrounds_state(realm_id: int) -> list[PlaygroundDict]:
     return [playground_dict(i) for i in realm_playground_items(realm_id)]
 
 
@@ -72,14 +91,14 @@ def _check_fields(name: str, pygments_language: str, url_template: str
     return name, language, url_template
 
 
-def _list_event(items: list[Playground]) -> dict[str, Any]:
+def _list_event(items: list[Playground]) -> RealmPlaygroundsEvent:
     ordered = sorted(items, key=lambda i: int(i.playground_id))
     return {"type": "realm_playgrounds", "realm_playgrounds": [playground_dict(i)
                                                                for i in ordered]}
 
 
 def check_add_realm_playground(caller: Principal, name: str, pygments_language: str,
-                               url_template: str) -> dict[str, Any]:
+                               url_template: str) -> AddPlaygroundResult:
     _check_admin(caller)
     name, language, url_template = _check_fields(name, pygments_language, url_template)
     return {"id": do_add_realm_playground(caller.realm_id, name, language, url_template)}
@@ -103,7 +122,7 @@ def do_add_realm_playground(realm_id: int, name: str, language: str, url_templat
     return int(item.playground_id)
 
 
-def do_remove_realm_playground(caller: Principal, playground_id: int) -> dict[str, Any]:
+def do_remove_realm_playground(caller: Principal, playground_id: int) -> EmptyResult:
     _check_admin(caller)
     realm_id = caller.realm_id
     item = (Playground.get_or_none(realm_id, playground_id)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
 from pynamodb.exceptions import TransactWriteError, UpdateError
@@ -48,6 +48,30 @@ DEFAULT_EXTERNAL_ACCOUNTS = {
 USERNAME_PLACEHOLDER = "%(username)s"
 
 
+class ProfileFieldDict(TypedDict):
+    id: int
+    name: str
+    type: int
+    hint: str
+    order: int
+    field_data: str   # JSON-encoded, or "" for types without data
+    required: bool
+    editable_by_user: bool
+    display_in_profile_summary: NotRequired[Literal[True]]
+
+
+class ProfileFieldType(TypedDict):
+    id: int
+    name: str
+
+
+class CustomProfileFieldsEvent(TypedDict):
+    """The realm's whole list of fields, after a change."""
+
+    type: Literal["custom_profile_fields"]
+    fields: list[ProfileFieldDict]
+
+
 def profile_field_name_key(realm_id: int, name: str) -> tuple[str, str]:
     """The UniqueName claim that keeps field names unique per realm, ignoring case."""
     return f"realm:{realm_id}", f"profile_field:{name.strip().lower()}"
@@ -57,9 +81,9 @@ def realm_profile_fields(realm_id: int) -> list[ProfileField]:
     return sorted(ProfileField.query(realm_id), key=lambda f: (f.order, f.field_id))
 
 
-def profile_field_dict(field: ProfileField) -> dict[str, Any]:
+def profile_field_dict(field: ProfileField) -> ProfileFieldDict:
     """The reference's CustomProfileField (display_in_profile_summary only when true)."""
-    data: dict[str, Any] = {
+    data: ProfileFieldDict = {
         "id": field.field_id, "name": field.name, "type": field.field_type,
         "hint": field.hint or "", "order": field.order,
         "field_data": json.dumps(field.field_data) if field.field_data else "",
@@ -70,7 +94,7 @@ def profile_field_dict(field: ProfileField) -> dict[str, Any]:
     return data
 
 
-def custom_profile_field_types() -> dict[str, dict[str, Any]]:
+def custom_profile_field_types() -> dict[str, ProfileFieldType]:
     return {key: {"id": type_id, "name": name}
             for type_id, (key, name) in FIELD_TYPES.items()}
 
@@ -96,7 +120,7 @@ def _require_admin(caller: Principal) -> None:
         raise ApiError("Must be an organization administrator")
 
 
-def _fields_event(fields: list[ProfileField]) -> dict[str, Any]:
+def _fields_event(fields: list[ProfileField]) -> CustomProfileFieldsEvent:
     ordered = sorted(fields, key=lambda f: (f.order, f.field_id))
     return {"type": "custom_profile_fields", "fields": [profile_field_dict(f) for f in ordered]}
 

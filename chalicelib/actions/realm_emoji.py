@@ -7,7 +7,7 @@ uploads bucket under `<realm_id>/emoji/images/<emoji_id>.<ext>`.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -18,6 +18,7 @@ from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.http.request import UploadedFile
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib import aws_clients
 from chalicelib.lib.emoji import (
     CustomEmoji,
@@ -43,6 +44,23 @@ _IMAGE_SIGNATURES = (
 )
 
 
+class RealmEmojiDict(TypedDict):
+    id: str
+    name: str
+    source_url: str
+    still_url: str | None
+    deactivated: bool
+    author_id: int | None
+
+
+class RealmEmojiUpdateEvent(TypedDict):
+    """The realm's whole set of custom emoji, after a change."""
+
+    type: Literal["realm_emoji"]
+    op: Literal["update"]
+    realm_emoji: dict[str, RealmEmojiDict]
+
+
 def emoji_name_key(realm_id: int, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"emoji:{name}"
 
@@ -51,14 +69,14 @@ def realm_emoji_items(realm_id: int) -> list[RealmEmoji]:
     return list(RealmEmoji.query(realm_id))
 
 
-def realm_emoji_dict(item: RealmEmoji) -> dict[str, Any]:
+def realm_emoji_dict(item: RealmEmoji) -> RealmEmojiDict:
     """The reference shape; still images of animations are not made, so still_url is null."""
     return {"id": str(item.emoji_id), "name": item.name,
             "source_url": f"/user_avatars/{item.path_id}", "still_url": None,
             "deactivated": bool(item.deactivated), "author_id": item.author_id}
 
 
-def realm_emoji_state(realm_id: int) -> dict[str, dict[str, Any]]:
+def realm_emoji_state(realm_id: int) -> dict[str, RealmEmojiDict]:
     return {str(i.emoji_id): realm_emoji_dict(i) for i in realm_emoji_items(realm_id)}
 
 
@@ -117,7 +135,7 @@ def _image_type(data: bytes) -> tuple[str, str]:
 
 
 def check_add_realm_emoji(caller: Principal, name: str, files: list[UploadedFile]
-                          ) -> dict[str, Any]:
+                          ) -> EmptyResult:
     name = check_emoji_name(name)
     if caller.is_guest:   # the reference's default: members and above may add
         raise ApiError("Insufficient permission")
@@ -161,7 +179,7 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
     return item
 
 
-def do_deactivate_realm_emoji(caller: Principal, name: str) -> dict[str, Any]:
+def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
     realm_id = caller.realm_id
     emoji_id = active_emoji_id(realm_id, name)
     item = RealmEmoji.get_or_none(realm_id, emoji_id) if emoji_id is not None else None
@@ -184,7 +202,7 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> dict[str, Any]:
     return {}
 
 
-def _update_event(items: list[RealmEmoji]) -> dict[str, Any]:
+def _update_event(items: list[RealmEmoji]) -> RealmEmojiUpdateEvent:
     return {"type": "realm_emoji", "op": "update",
             "realm_emoji": {str(i.emoji_id): realm_emoji_dict(i) for i in items}}
 

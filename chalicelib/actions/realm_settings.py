@@ -1,12 +1,13 @@
 """Organization settings (§2.8): reading them with defaults, and PATCH /realm."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict, cast
 
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
 from chalicelib.actions.group_settings import (
+    GroupSettingValue,
     check_group_setting_change,
     realm_group_setting,
 )
@@ -14,6 +15,7 @@ from chalicelib.actions.realms import get_realm
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
@@ -28,6 +30,32 @@ TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
 STORED_NAMES = {"empty_topic_display_name": "realm_empty_topic_display_name",
                 "topics_policy": "realm_topics_policy"}
 MAX_ATTEMPTS = 5
+
+
+class RealmSettingChanges(TypedDict, total=False):
+    """A changed organization setting (one per event, under its PATCH /realm name)."""
+
+    allow_message_editing: bool
+    message_content_edit_limit_seconds: int | None   # null: unlimited
+    move_messages_within_stream_limit_seconds: int | None
+    move_messages_between_streams_limit_seconds: int | None
+    empty_topic_display_name: str
+    topics_policy: str
+    can_resolve_topics_group: GroupSettingValue
+    can_move_messages_between_channels_group: GroupSettingValue
+    can_move_messages_between_topics_group: GroupSettingValue
+    can_access_all_users_group: GroupSettingValue
+    can_mention_many_users_group: GroupSettingValue
+    can_invite_users_group: GroupSettingValue
+    create_multiuse_invite_group: GroupSettingValue
+    can_add_subscribers_group: GroupSettingValue
+
+
+class RealmUpdateDictEvent(TypedDict):
+    type: Literal["realm"]
+    op: Literal["update_dict"]
+    property: Literal["default"]
+    data: RealmSettingChanges
 
 
 def realm_setting(realm: Realm, name: str) -> Any:
@@ -59,7 +87,7 @@ def _check_plain(name: str, value: Any) -> Any:
     return value
 
 
-def do_update_realm(caller: Principal, requested: dict[str, Any]) -> dict[str, Any]:
+def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult:
     """Writes the settings that change, each conditioned on the value it was read with
     (so a `{new, old}` group change is a compare-and-set), with one update_dict event
     per changed setting as the reference sends them."""
@@ -114,6 +142,7 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
     with transaction() as tx:
         tx.update(Realm(realm.realm_id), actions=actions, condition=condition)
         for name, value in changed.items():
-            add_event(tx, realm.realm_id, {"type": "realm", "op": "update_dict",
-                                           "property": "default", "data": {name: value}},
-                      {"realm": True})
+            event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
+                                           "property": "default",
+                                           "data": cast(RealmSettingChanges, {name: value})}
+            add_event(tx, realm.realm_id, event, {"realm": True})

@@ -5,7 +5,7 @@ transaction; edits and deletes are conditioned on the snippet still being there.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -14,6 +14,7 @@ from chalicelib.actions.ids import allocate_id
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.snippets import SavedSnippet
@@ -21,6 +22,35 @@ from chalicelib.models.streams import user_key
 
 MAX_TITLE_LENGTH = 60
 MAX_ATTEMPTS = 5
+
+
+class SavedSnippetDict(TypedDict):
+    id: int
+    title: str
+    content: str
+    date_created: int
+
+
+class CreateSavedSnippetResult(TypedDict):
+    saved_snippet_id: int
+
+
+class SavedSnippetsAddEvent(TypedDict):
+    type: Literal["saved_snippets"]
+    op: Literal["add"]
+    saved_snippet: SavedSnippetDict
+
+
+class SavedSnippetsUpdateEvent(TypedDict):
+    type: Literal["saved_snippets"]
+    op: Literal["update"]
+    saved_snippet: SavedSnippetDict
+
+
+class SavedSnippetsRemoveEvent(TypedDict):
+    type: Literal["saved_snippets"]
+    op: Literal["remove"]
+    saved_snippet_id: int
 
 
 def _does_not_exist() -> ApiError:
@@ -46,31 +76,32 @@ def check_content(content: str) -> str:
     return content
 
 
-def saved_snippet_dict(item: SavedSnippet) -> dict[str, Any]:
+def saved_snippet_dict(item: SavedSnippet) -> SavedSnippetDict:
     return {"id": int(item.snippet_id), "title": item.title, "content": item.content,
             "date_created": int(item.date_created)}
 
 
-def saved_snippets_state(realm_id: int, user_id: int) -> list[dict[str, Any]]:
+def saved_snippets_state(realm_id: int, user_id: int) -> list[SavedSnippetDict]:
     """The user's snippets in id order (the range key's order)."""
     return [saved_snippet_dict(i) for i in SavedSnippet.query(user_key(realm_id, user_id))]
 
 
-def do_create_saved_snippet(caller: Principal, title: str, content: str) -> dict[str, Any]:
+def do_create_saved_snippet(caller: Principal, title: str, content: str
+                            ) -> CreateSavedSnippetResult:
     title, content = check_title(title), check_content(content)
     item = SavedSnippet(user_key(caller.realm_id, caller.user_id),
                         allocate_id(caller.realm_id, "snippet"), title=title,
                         content=content, date_created=now_seconds())
     with transaction() as tx:
         tx.save(item, condition=SavedSnippet.snippet_id.does_not_exist())
-        add_event(tx, caller.realm_id, {"type": "saved_snippets", "op": "add",
-                                        "saved_snippet": saved_snippet_dict(item)},
-                  {"users": [caller.user_id]})
+        added: SavedSnippetsAddEvent = {"type": "saved_snippets", "op": "add",
+                                        "saved_snippet": saved_snippet_dict(item)}
+        add_event(tx, caller.realm_id, added, {"users": [caller.user_id]})
     return {"saved_snippet_id": item.snippet_id}
 
 
 def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
-                          content: str | None) -> dict[str, Any]:
+                          content: str | None) -> EmptyResult:
     if title is None and content is None:
         raise ApiError("Nothing to change")
     new_title = check_title(title) if title is not None else None
@@ -94,9 +125,10 @@ def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
                 tx.update(SavedSnippet(*key), actions=[SavedSnippet.title.set(after.title),
                                                        SavedSnippet.content.set(after.content)],
                           condition=read)
-                add_event(tx, caller.realm_id, {"type": "saved_snippets", "op": "update",
-                                                "saved_snippet": saved_snippet_dict(after)},
-                          {"users": [caller.user_id]})
+                updated: SavedSnippetsUpdateEvent = {
+                    "type": "saved_snippets", "op": "update",
+                    "saved_snippet": saved_snippet_dict(after)}
+                add_event(tx, caller.realm_id, updated, {"users": [caller.user_id]})
         except TransactWriteError as error:
             if is_condition_failure(error):
                 continue   # edited or deleted meanwhile: read again
@@ -105,16 +137,16 @@ def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
     raise ConflictError("The saved snippet changed concurrently; try again.")
 
 
-def do_delete_saved_snippet(caller: Principal, snippet_id: int) -> dict[str, Any]:
+def do_delete_saved_snippet(caller: Principal, snippet_id: int) -> EmptyResult:
     if not snippet_id > 0:
         raise _does_not_exist()
     try:
         with transaction() as tx:
             tx.delete(SavedSnippet(user_key(caller.realm_id, caller.user_id), snippet_id),
                       condition=SavedSnippet.snippet_id.exists())
-            add_event(tx, caller.realm_id, {"type": "saved_snippets", "op": "remove",
-                                            "saved_snippet_id": snippet_id},
-                      {"users": [caller.user_id]})
+            removed: SavedSnippetsRemoveEvent = {"type": "saved_snippets", "op": "remove",
+                                                 "saved_snippet_id": snippet_id}
+            add_event(tx, caller.realm_id, removed, {"users": [caller.user_id]})
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise _does_not_exist() from None

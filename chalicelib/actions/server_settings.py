@@ -1,11 +1,39 @@
 """What GET /server_settings tells an unauthenticated client (§4.22)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.realms import get_realm_by_subdomain
 from chalicelib.lib.markdown import render_markdown
+
+
+class ExternalAuthenticationMethod(TypedDict):
+    name: str
+    display_name: str
+    display_icon: str | None
+    login_url: str
+    signup_url: str
+
+
+class ServerSettingsResult(TypedDict):
+    """The realm_* fields only on an organization's own address."""
+
+    authentication_methods: dict[str, bool]
+    external_authentication_methods: list[ExternalAuthenticationMethod]
+    service_feature_level: int
+    service_version: str
+    service_merge_base: str
+    push_notifications_enabled: bool
+    is_incompatible: bool
+    email_auth_enabled: bool
+    require_email_format_usernames: bool
+    realm_uri: NotRequired[str]
+    realm_url: NotRequired[str]
+    realm_name: NotRequired[str]
+    realm_icon: NotRequired[str]
+    realm_description: NotRequired[str]
+    realm_web_public_access_enabled: NotRequired[bool]
 
 
 def subdomain_of(host: str) -> str | None:
@@ -18,8 +46,8 @@ def subdomain_of(host: str) -> str | None:
     return subdomain if subdomain and "." not in subdomain else None
 
 
-def server_settings(host: str, scheme: str) -> dict[str, Any]:
-    settings: dict[str, Any] = {
+def server_settings(host: str, scheme: str) -> ServerSettingsResult:
+    settings: ServerSettingsResult = {
         "authentication_methods": {
             "password": True, "dev": False, "email": True, "ldap": False,
             "remoteuser": False, "github": False, "azuread": False, "gitlab": False,

@@ -1,7 +1,8 @@
 """PATCH /settings (§4.2): validate, write what changed in one transaction, tell clients."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal, NotRequired, TypedDict
 from zoneinfo import available_timezones
 
 from pynamodb.exceptions import TransactWriteError
@@ -13,12 +14,14 @@ from chalicelib.actions.account import (
     start_email_change,
 )
 from chalicelib.actions.drafts import delete_all_drafts
+from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import check_full_name, get_own_user
 from chalicelib.events.outbox import Audience, add_event
 from chalicelib.events.queues import set_receives_typing_notifications
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.setting_choices import (
     INT_CHOICES,
@@ -34,6 +37,14 @@ from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.users import User
 
 MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
+
+
+class UserSettingsUpdateEvent(TypedDict):
+    type: Literal["user_settings"]
+    op: Literal["update"]
+    property: str
+    value: bool | int | str
+    language_name: NotRequired[str]   # only for default_language: the English name
 
 
 def check_setting(name: str, value: Any) -> None:
@@ -69,7 +80,7 @@ def _timezones() -> set[str]:
 
 
 def update_own_settings(caller: Principal, account: dict[str, str | None],
-                        requested: dict[str, Any]) -> dict[str, Any]:
+                        requested: dict[str, Any]) -> EmptyResult:
     """PATCH /settings: everything is checked first; then the name, password and settings
     change with their events in one transaction; then what follows from them."""
     if caller.is_bot:   # a bot's settings are its owner's business (PATCH /bots/{id})
@@ -98,7 +109,7 @@ def update_own_settings(caller: Principal, account: dict[str, str | None],
     return {}
 
 
-def do_update_settings(caller: Principal, requested: dict[str, Any]) -> dict[str, Any]:
+def do_update_settings(caller: Principal, requested: dict[str, Any]) -> EmptyResult:
     """Settings only (no account changes), as PATCH /settings writes them."""
     return update_own_settings(caller, dict.fromkeys(
         ("full_name", "email", "old_password", "new_password")), requested)
@@ -111,16 +122,17 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
     changed = {name: value for name, value in requested.items() if current.get(name) != value}
     condition = User.user_id.exists()
     mine: Audience = {"users": [caller.user_id]}
-    events: list[tuple[dict[str, Any], Audience]] = [
-        (_settings_event(caller, name, value), mine) for name, value in changed.items()]
+    events: list[tuple[Mapping[str, object], Audience]] = [
+        (settings_event(caller, name, value), mine) for name, value in changed.items()]
     # One path per setting (every user is created with the map): concurrent requests
     # changing other settings keep theirs.
     actions: list[Any] = [User.settings[name].set(value) for name, value in changed.items()]
     if "timezone" in changed:
         actions.append(User.timezone.set(changed["timezone"]))
-        events.append(({"type": "realm_user", "op": "update", "person": {
+        timezone: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
             "user_id": caller.user_id, "email": caller.email,
-            "timezone": changed["timezone"]}}, user_access_audience(caller.user_id)))
+            "timezone": changed["timezone"]}}
+        events.append((timezone, user_access_audience(caller.user_id)))
     if full_name is not None:
         name_actions, name_events = full_name_writes(caller, user, full_name)
         actions += name_actions
@@ -146,10 +158,12 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
         raise
 
 
-def _settings_event(caller: Principal, name: str, value: Any) -> dict[str, Any]:
-    event = {"type": "user_settings", "op": "update", "property": name, "value": value,
-             # For the deprecated forms the fan-out derives for old clients.
-             "_user_email": caller.email}
+def settings_event(caller: Principal, name: str, value: bool | int | str
+                   ) -> dict[str, object]:
+    """The user_settings event of one changed setting, as stored in the outbox."""
+    event: UserSettingsUpdateEvent = {"type": "user_settings", "op": "update",
+                                      "property": name, "value": value}
     if name == "default_language":
-        event["language_name"] = language_name(value)
-    return event
+        event["language_name"] = language_name(str(value))
+    # For the deprecated forms the fan-out derives for old clients (events/filters.py).
+    return {**event, "_user_email": caller.email}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -120,7 +120,33 @@ def find_link(key: str) -> tuple[Invitation, Realm]:
     return invitation, realm
 
 
-def describe_invitation(key: str) -> dict[str, Any]:
+class InvitationResult(TypedDict):
+    """What an emailed link's account will be, and where to create it."""
+
+    realm_name: str
+    realm_url: str
+    email: str
+    invited_as: int
+    register_url: str
+
+
+class InviteLinkDescription(TypedDict):
+    realm_name: str
+    realm_url: str
+    invited_as: int
+
+
+class JoinResult(TypedDict):
+    email: str   # where the one-use link went
+
+
+class RegisterAccountResult(TypedDict):
+    user_id: int
+    email: str
+    api_key: str
+
+
+def describe_invitation(key: str) -> InvitationResult:
     """GET on an emailed link: what the account will be, and where to create it."""
     invitation, realm = find_invitation(key)
     base = config.realm_url(realm.subdomain)
@@ -128,13 +154,13 @@ def describe_invitation(key: str) -> dict[str, Any]:
             "invited_as": invitation.invite_as, "register_url": f"{base}/accounts/register"}
 
 
-def describe_link(key: str) -> dict[str, Any]:
+def describe_link(key: str) -> InviteLinkDescription:
     link, realm = find_link(key)
     return {"realm_name": realm.name, "realm_url": config.realm_url(realm.subdomain),
             "invited_as": link.invite_as}
 
 
-def do_join_with_link(key: str, email: str) -> dict[str, Any]:
+def do_join_with_link(key: str, email: str) -> JoinResult:
     """Someone used a reusable link: email them a one-use link with the link's terms, so
     that an account is created only for an address its owner confirmed."""
     link, realm = find_link(key)
@@ -176,7 +202,7 @@ def do_join_with_link(key: str, email: str) -> dict[str, Any]:
     return {"email": email}
 
 
-def do_register(key: str, full_name: str, password: str) -> dict[str, Any]:
+def do_register(key: str, full_name: str, password: str) -> RegisterAccountResult:
     """Creates the invited account and onboards it; resumes a signup cut short."""
     invitation, realm = find_invitation(key, allow_unfinished=True)
     referrer = User.get_or_none(realm.realm_id, invitation.invited_by)

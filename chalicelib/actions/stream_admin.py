@@ -7,7 +7,7 @@ and the events, whose audiences the fan-out resolves (channel_permissions.py).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -27,17 +27,18 @@ from chalicelib.actions.group_settings import (
 )
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.stream_update import StreamUpdate
+from chalicelib.actions.stream_update import StreamUpdate, StreamUpdateEvent
 from chalicelib.actions.streams import (
     channel_already_exists,
     get_subscription,
-    stream_api_dict,
+    stream_create_event,
     stream_id_by_name,
 )
 from chalicelib.actions.subscriptions import check_stream_name
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import ROLE_MEMBER, Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder
@@ -54,6 +55,24 @@ CONTENT_ACCESS = frozenset(PRIVACY) | {
 RETENTION_SPECIAL = {"unlimited": -1, "realm_default": None}
 EMPTY_TOPIC_ONLY = "empty_topic_only"
 CONTENT_ACCESS_REQUIRED = "Channel content access is required."
+
+
+class DeletedStream(TypedDict):
+    stream_id: int
+
+
+class StreamDeleteEvent(TypedDict):
+    type: Literal["stream"]
+    op: Literal["delete"]
+    streams: list[DeletedStream]
+    stream_ids: list[int]
+
+
+class DefaultStreamsEvent(TypedDict):
+    """The realm's default channels, after a change (ids)."""
+
+    type: Literal["default_streams"]
+    default_streams: list[int]
 
 
 def access_stream_for_administering(caller: Principal, stream_id: int
@@ -88,7 +107,7 @@ def _only_empty_topic(stream: Stream) -> bool:
 
 
 def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any]
-                     ) -> dict[str, Any]:
+                     ) -> EmptyResult:
     if not requested:
         raise ApiError("No channel properties to change were given.")
     stream, subscribed = access_stream_for_administering(caller, stream_id)
@@ -245,16 +264,14 @@ def _add_update_events(tx: Any, realm_id: int, stream: Stream, after: Stream,
         add_event(tx, realm_id, _delete_event(stream.stream_id),
                   viewers_audience(stream.stream_id, True, minus_public=False))
     if public_after and not public_before:
-        add_event(tx, realm_id, {"type": "stream", "op": "create",
-                                 "streams": [stream_api_dict(after)]},
+        add_event(tx, realm_id, stream_create_event(after),
                   viewers_audience(stream.stream_id, True, minus_public=False))
     for event in update.events:
         add_event(tx, realm_id, event, audience)
     if update.unarchived:
         # Clients without archived_channels see the channel created again.
         add_event(tx, realm_id, {**_archived_event(after, False), "_without_capability": {
-            "capability": "archived_channels", "event": {
-                "type": "stream", "op": "create", "streams": [stream_api_dict(after)]}}},
+            "capability": "archived_channels", "event": stream_create_event(after)}},
             audience)
 
 
@@ -267,21 +284,21 @@ def _write_defaults(tx: Any, realm_id: int, old: set[int], new: set[int]) -> Non
     condition = (Realm.default_stream_ids == old) if old else \
         Realm.default_stream_ids.does_not_exist()
     tx.update(Realm(realm_id), actions=actions, condition=condition)
-    add_event(tx, realm_id, {"type": "default_streams", "default_streams": sorted(new)},
-              {"realm": True, "max_role": ROLE_MEMBER})
+    event: DefaultStreamsEvent = {"type": "default_streams", "default_streams": sorted(new)}
+    add_event(tx, realm_id, event, {"realm": True, "max_role": ROLE_MEMBER})
 
 
-def _archived_event(stream: Stream, archived: bool) -> dict[str, Any]:
+def _archived_event(stream: Stream, archived: bool) -> StreamUpdateEvent:
     return {"type": "stream", "op": "update", "stream_id": stream.stream_id,
             "name": stream.name, "property": "is_archived", "value": archived}
 
 
-def _delete_event(stream_id: int) -> dict[str, Any]:
+def _delete_event(stream_id: int) -> StreamDeleteEvent:
     return {"type": "stream", "op": "delete", "streams": [{"stream_id": stream_id}],
             "stream_ids": [stream_id]}
 
 
-def do_archive_stream(caller: Principal, stream_id: int) -> dict[str, Any]:
+def do_archive_stream(caller: Principal, stream_id: int) -> EmptyResult:
     """DELETE /streams/{id}: archives the channel (it stops being a default channel)."""
     stream, _ = access_stream_for_administering(caller, stream_id)
     if stream.is_archived:

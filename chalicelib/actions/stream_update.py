@@ -1,7 +1,7 @@
 """One channel update: its attribute changes, the conditions that keep it atomic, its events."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from pynamodb.attributes import MapAttribute
 
@@ -13,6 +13,20 @@ INVARIANTS = ("invite_only", "is_web_public", "history_public_to_subscribers", "
               "is_archived")
 
 
+class StreamUpdateEvent(TypedDict):
+    """One changed property of a channel; a privacy change carries the related ones."""
+
+    type: Literal["stream"]
+    op: Literal["update"]
+    stream_id: int
+    name: str
+    property: str
+    value: Any   # the property's new value, of the property's type
+    rendered_description: NotRequired[str]             # with description
+    history_public_to_subscribers: NotRequired[bool]   # with invite_only
+    is_web_public: NotRequired[bool]                   # with invite_only
+
+
 class StreamUpdate:
     """The changes of one request to one channel and the `stream` update events they make."""
 
@@ -21,7 +35,7 @@ class StreamUpdate:
         self.name = stream.name                  # events name the channel as it is by then
         self.values: dict[str, Any] = {}         # Stream attribute name -> new value
         self.groups: dict[str, Any] = {}         # group setting -> new value
-        self.events: list[dict[str, Any]] = []
+        self.events: list[StreamUpdateEvent] = []
         self.unarchived = False
         self.old_defaults: set[int] = set()
         self.new_defaults: set[int] | None = None   # the realm's default channels, if changed
@@ -52,9 +66,10 @@ class StreamUpdate:
         self.unarchived = True
 
     def _event(self, prop: str, value: Any, **extra: Any) -> None:
-        self.events.append({"type": "stream", "op": "update",
-                            "stream_id": self.stream.stream_id, "name": self.name,
-                            "property": prop, "value": value, **extra})
+        event: StreamUpdateEvent = {"type": "stream", "op": "update",
+                                    "stream_id": self.stream.stream_id, "name": self.name,
+                                    "property": prop, "value": value}
+        self.events.append(cast(StreamUpdateEvent, {**event, **extra}))
 
     def actions(self) -> list[Any]:
         actions = [getattr(Stream, name).remove() if value is None

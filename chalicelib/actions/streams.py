@@ -1,15 +1,15 @@
 """Channels: lookup with permission, subscribers, and their API shapes."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.channel_permissions import (
-    CHANNEL_GROUP_SETTINGS,
     channel_group_setting,
     has_content_access,
     has_metadata_access,
 )
+from chalicelib.actions.group_settings import GroupSettingValue
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.realm_settings import system_group_id
@@ -20,6 +20,61 @@ from chalicelib.models.streams import (
     get_stream,
     user_key,
 )
+
+
+class StreamDict(TypedDict):
+    """A channel as every reader sees it."""
+
+    stream_id: int
+    name: str
+    description: str
+    rendered_description: str
+    date_created: int
+    creator_id: int | None
+    invite_only: bool
+    is_web_public: bool
+    history_public_to_subscribers: bool
+    first_message_id: int | None
+    message_retention_days: int | None
+    is_archived: bool
+    is_announcement_only: bool
+    stream_post_policy: int
+    stream_weekly_traffic: int | None
+    subscriber_count: int
+    folder_id: int | None
+    topics_policy: str
+    is_default: bool
+    can_add_subscribers_group: GroupSettingValue
+    can_remove_subscribers_group: GroupSettingValue
+    can_administer_channel_group: GroupSettingValue
+    can_delete_any_message_group: GroupSettingValue
+    can_delete_own_message_group: GroupSettingValue
+    can_move_messages_out_of_channel_group: GroupSettingValue
+    is_recently_active: bool
+    can_send_message_group: GroupSettingValue
+    can_subscribe_group: GroupSettingValue
+
+
+class SubscriptionDict(StreamDict):
+    """A channel with the caller's own settings for it (§2.6)."""
+
+    color: str
+    is_muted: bool
+    in_home_view: bool   # the legacy inverse of is_muted
+    pin_to_top: bool
+    desktop_notifications: bool | None   # null: the user's default
+    audible_notifications: bool | None
+    push_notifications: bool | None
+    email_notifications: bool | None
+    wildcard_mentions_notify: bool | None
+    email_address: str
+    subscribers: NotRequired[list[int]]   # only when asked for
+
+
+class StreamCreateEvent(TypedDict):
+    type: Literal["stream"]
+    op: Literal["create"]
+    streams: list[StreamDict]
 
 
 def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
@@ -86,8 +141,8 @@ def can_read_message(stream: Stream, subscription: Subscription | None, message_
     return True
 
 
-def stream_api_dict(stream: Stream) -> dict[str, Any]:
-    data = {
+def stream_api_dict(stream: Stream) -> StreamDict:
+    return {
         "stream_id": stream.stream_id,
         "name": stream.name,
         "description": stream.description,
@@ -107,6 +162,17 @@ def stream_api_dict(stream: Stream) -> dict[str, Any]:
         "folder_id": stream.folder_id,
         "topics_policy": stream.topics_policy,
         "is_default": stream.is_default,
+        "can_add_subscribers_group": channel_group_setting(stream, "can_add_subscribers_group"),
+        "can_remove_subscribers_group": channel_group_setting(
+            stream, "can_remove_subscribers_group"),
+        "can_administer_channel_group": channel_group_setting(
+            stream, "can_administer_channel_group"),
+        "can_delete_any_message_group": channel_group_setting(
+            stream, "can_delete_any_message_group"),
+        "can_delete_own_message_group": channel_group_setting(
+            stream, "can_delete_own_message_group"),
+        "can_move_messages_out_of_channel_group": channel_group_setting(
+            stream, "can_move_messages_out_of_channel_group"),
         # Recent activity is not tracked: no channel is shown as inactive.
         "is_recently_active": True,
         # Settings of the reference that nothing here changes or reads yet, with what
@@ -115,15 +181,16 @@ def stream_api_dict(stream: Stream) -> dict[str, Any]:
         "can_send_message_group": system_group_id("role:everyone"),
         "can_subscribe_group": system_group_id("role:nobody"),
     }
-    for name in CHANNEL_GROUP_SETTINGS:
-        data[name] = channel_group_setting(stream, name)
-    return data
+
+
+def stream_create_event(stream: Stream) -> StreamCreateEvent:
+    return {"type": "stream", "op": "create", "streams": [stream_api_dict(stream)]}
 
 
 def subscription_api_dict(stream: Stream, subscription: Subscription,
-                          subscribers: list[int] | None = None) -> dict[str, Any]:
-    data = stream_api_dict(stream)
-    data.update({
+                          subscribers: list[int] | None = None) -> SubscriptionDict:
+    data: SubscriptionDict = {
+        **stream_api_dict(stream),
         "color": subscription.color,
         "is_muted": subscription.is_muted,
         "in_home_view": not subscription.is_muted,
@@ -134,7 +201,7 @@ def subscription_api_dict(stream: Stream, subscription: Subscription,
         "email_notifications": subscription.email_notifications,
         "wildcard_mentions_notify": subscription.wildcard_mentions_notify,
         "email_address": "",
-    })
+    }
     if subscribers is not None:
         data["subscribers"] = subscribers
     return data

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.events.outbox import add_event
+from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import is_condition_failure, transaction
@@ -40,8 +40,26 @@ def check_property(index: int, change: Any) -> tuple[int, str, Any]:
     return stream_id, name, value
 
 
+class SubscriptionPropertyChange(TypedDict):
+    stream_id: int
+    property: str
+    value: bool | str
+
+
+class SubscriptionPropertiesResult(TypedDict):
+    subscription_data: list[SubscriptionPropertyChange]
+
+
+class SubscriptionUpdateEvent(TypedDict):
+    type: Literal["subscription"]
+    op: Literal["update"]
+    stream_id: int
+    property: str
+    value: bool | str
+
+
 def do_update_subscription_properties(caller: Principal, changes: list[Any]
-                                      ) -> dict[str, Any]:
+                                      ) -> SubscriptionPropertiesResult:
     checked = [check_property(i, change) for i, change in enumerate(changes)]
     if not checked:
         raise ApiError("Nothing to do: subscription_data is empty.")
@@ -76,7 +94,7 @@ def _events(name: str, value: Any) -> list[tuple[str, Any]]:
 
 
 def _write(caller: Principal, changes: list[tuple[int, str, Any]]) -> None:
-    audience = {"users": [caller.user_id]}
+    audience: Audience = {"users": [caller.user_id]}
     by_stream: dict[int, dict[str, Any]] = {}
     for stream_id, name, value in changes:   # one update per item; the last value wins
         attribute, stored = _stored(name, value)
@@ -89,9 +107,10 @@ def _write(caller: Principal, changes: list[tuple[int, str, Any]]) -> None:
                           condition=Subscription.active == True)
             for stream_id, name, value in changes:
                 for event_property, event_value in _events(name, value):
-                    add_event(tx, caller.realm_id, {
+                    event: SubscriptionUpdateEvent = {
                         "type": "subscription", "op": "update", "stream_id": stream_id,
-                        "property": event_property, "value": event_value}, audience)
+                        "property": event_property, "value": event_value}
+                    add_event(tx, caller.realm_id, event, audience)
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("Not subscribed to one of these channels any more; "

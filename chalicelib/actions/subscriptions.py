@@ -1,7 +1,7 @@
 """Subscribing (creating channels on the way), unsubscribing, listing subscriptions."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -10,13 +10,16 @@ from chalicelib.actions.channel_permissions import can_add_subscribers
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
+    StreamDict,
+    SubscriptionDict,
     access_stream_by_id,
     stream_api_dict,
+    stream_create_event,
     stream_id_by_name,
     subscription_api_dict,
 )
 from chalicelib.actions.users import get_user_by_email
-from chalicelib.events.outbox import add_event
+from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import render_markdown
@@ -35,6 +38,29 @@ from chalicelib.models.streams import (
 from chalicelib.models.users import User
 
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer event
+
+
+class SubscribeResult(TypedDict):
+    """By email: the names of the channels subscribed now, and of those already."""
+
+    subscribed: dict[str, list[str]]
+    already_subscribed: dict[str, list[str]]
+    unauthorized: NotRequired[list[str]]   # with authorization_errors_fatal false
+
+
+class SubscriptionAddEvent(TypedDict):
+    type: Literal["subscription"]
+    op: Literal["add"]
+    subscriptions: list[SubscriptionDict]
+
+
+class SubscriptionPeerAddEvent(TypedDict):
+    type: Literal["subscription"]
+    op: Literal["peer_add"]
+    stream_ids: list[int]
+    user_ids: list[int]
+
+
 COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd"]
 
 
@@ -71,13 +97,12 @@ def _create_stream(caller: Principal, name: str, description: str, invite_only: 
                     invite_only=invite_only,
                     history_public_to_subscribers=history_public or not invite_only,
                     date_created=now_seconds(), creator_id=caller.user_id)
-    audience: dict[str, Any] = {"users": [caller.user_id]} if invite_only else {"realm": True}
+    audience: Audience = {"users": [caller.user_id]} if invite_only else {"realm": True}
     try:
         with transaction() as tx:
             tx.save(stream, condition=Stream.stream_id.does_not_exist())
             claim_name(tx, stream_name_key(caller.realm_id, name), stream.stream_id)
-            add_event(tx, caller.realm_id, {"type": "stream", "op": "create",
-                                            "streams": [stream_api_dict(stream)]}, audience)
+            add_event(tx, caller.realm_id, stream_create_event(stream), audience)
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
@@ -92,7 +117,7 @@ def _create_stream(caller: Principal, name: str, description: str, invite_only: 
 def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                     principals: list[int] | list[str] | None, invite_only: bool,
                     history_public_to_subscribers: bool | None,
-                    authorization_errors_fatal: bool) -> dict[str, Any]:
+                    authorization_errors_fatal: bool) -> SubscribeResult:
     if not subscriptions:
         raise ApiError("Nothing to do. Specify at least one channel.")
     users = principal_users(caller, principals)
@@ -130,7 +155,7 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
         for user in users:
             target = subscribed if user.user_id in added else already
             target.setdefault(user.email, []).append(stream.name)
-    result: dict[str, Any] = {"subscribed": subscribed, "already_subscribed": already}
+    result: SubscribeResult = {"subscribed": subscribed, "already_subscribed": already}
     if unauthorized:
         result["unauthorized"] = unauthorized
     return result
@@ -159,17 +184,20 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
                     first_visible_message_id=first_visible,
                     color=COLORS[stream.stream_id % len(COLORS)])
                 tx.save(subscription)
-                add_event(tx, realm_id, {"type": "subscription", "op": "add", "subscriptions": [
-                    subscription_api_dict(stream, subscription)]}, {"users": [user.user_id]})
-            peers: dict[str, Any] = ({"realm": True} if not stream.invite_only
+                added: SubscriptionAddEvent = {"type": "subscription", "op": "add",
+                                               "subscriptions": [
+                                                   subscription_api_dict(stream, subscription)]}
+                add_event(tx, realm_id, added, {"users": [user.user_id]})
+            peers: Audience = ({"realm": True} if not stream.invite_only
                                      else {"stream": stream.stream_id, "public": False})
-            add_event(tx, realm_id, {"type": "subscription", "op": "peer_add",
-                                     "stream_ids": [stream.stream_id],
-                                     "user_ids": [u.user_id for u in chunk]}, peers)
+            peer_add: SubscriptionPeerAddEvent = {"type": "subscription", "op": "peer_add",
+                                                  "stream_ids": [stream.stream_id],
+                                                  "user_ids": [u.user_id for u in chunk]}
+            add_event(tx, realm_id, peer_add, peers)
     return {u.user_id for u in new_users}
 
 
-def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[dict[str, Any]]:
+def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[SubscriptionDict]:
     subscriptions = [s for s in Subscription.query(user_key(caller.realm_id, caller.user_id))
                      if s.active]
     streams = {s.stream_id: s for s in Stream.batch_get(
@@ -181,13 +209,13 @@ def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[dict
 
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,
-                include_all_active: bool) -> list[dict[str, Any]]:
+                include_all_active: bool) -> list[StreamDict]:
     if include_all_active and not caller.is_admin:
         raise ApiError("User not authorized for this query")
     subscribed = {s.stream_id for s in Subscription.query(
         user_key(caller.realm_id, caller.user_id)) if s.active}
     # Listing channels is bulk by nature: one Query over the realm's channels.
-    result = []
+    result: list[StreamDict] = []
     for stream in Stream.query(caller.realm_id):
         visible = (include_all_active
                    or (include_subscribed and stream.stream_id in subscribed)

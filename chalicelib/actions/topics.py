@@ -1,7 +1,7 @@
 """Channel topics: the per-channel topic list (§4.12) and keeping it in step with messages."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from pynamodb.exceptions import DeleteError, UpdateError
 
@@ -16,6 +16,11 @@ from chalicelib.models.streams import stream_key
 from chalicelib.models.topics import Topic, topic_item_key
 
 REFRESH_ATTEMPTS = 3
+
+
+class TopicDict(TypedDict):
+    name: str
+    max_id: int   # the id of the topic's latest message
 
 
 def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: int) -> None:
@@ -79,7 +84,7 @@ def _latest_message(realm_id: int, key: str, gone: set[int], recorded: int | Non
 
 
 def get_topics(caller: Principal, stream_id: int, allow_empty_topic_name: bool
-               ) -> list[dict[str, Any]]:
+               ) -> list[TopicDict]:
     try:
         stream, subscription = access_stream_by_id(caller, stream_id)
     except ApiError:

@@ -5,15 +5,16 @@ typing notifications, and for channel typing only queues with that capability.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Literal, TypedDict
 
 from chalicelib.actions.message_edit import access_message_to_edit
 from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
-from chalicelib.events.outbox import add_event
+from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import transaction
@@ -22,18 +23,60 @@ from chalicelib.models.users import User
 # A typing record is useless once clients have stopped showing it (15 s); keep a margin
 # for a slow stream, then let TTL remove it.
 TYPING_RECORD_TTL = timedelta(minutes=5)
+TypingOp = Literal["start", "stop"]
 
 
-def _sender(caller: Principal) -> dict[str, Any]:
+class TypingUser(TypedDict):
+    user_id: int
+    email: str
+
+
+class DirectTypingEvent(TypedDict):
+    type: Literal["typing"]
+    op: TypingOp
+    message_type: Literal["direct"]
+    sender: TypingUser
+    recipients: list[TypingUser]
+
+
+class ChannelTypingEvent(TypedDict):
+    type: Literal["typing"]
+    op: TypingOp
+    message_type: Literal["stream"]
+    sender: TypingUser
+    stream_id: int
+    topic: str
+
+
+class DirectEditRecipient(TypedDict):
+    type: Literal["direct"]
+    user_ids: list[int]
+
+
+class ChannelEditRecipient(TypedDict):
+    type: Literal["channel"]
+    channel_id: int
+    topic: str
+
+
+class TypingEditMessageEvent(TypedDict):
+    type: Literal["typing_edit_message"]
+    op: TypingOp
+    sender_id: int
+    message_id: int
+    recipient: DirectEditRecipient | ChannelEditRecipient
+
+
+def _sender(caller: Principal) -> TypingUser:
     return {"user_id": caller.user_id, "email": caller.email}
 
 
-def _emit(caller: Principal, event: dict[str, Any], audience: dict[str, Any]) -> None:
+def _emit(caller: Principal, event: Mapping[str, object], audience: Audience) -> None:
     with transaction() as tx:   # one item: the change is the notification itself
-        add_event(tx, caller.realm_id, event, audience, ttl=TYPING_RECORD_TTL)  # type: ignore[arg-type]
+        add_event(tx, caller.realm_id, event, audience, ttl=TYPING_RECORD_TTL)
 
 
-def check_send_typing(caller: Principal, *, kind: str, op: str, to: list[int] | None,
+def check_send_typing(caller: Principal, *, kind: str, op: TypingOp, to: list[int] | None,
                       stream_id: int | None, topic: str | None) -> None:
     if kind in ("stream", "channel"):
         _channel_typing(caller, op, stream_id, topic)
@@ -41,7 +84,7 @@ def check_send_typing(caller: Principal, *, kind: str, op: str, to: list[int] | 
         _direct_typing(caller, op, to)
 
 
-def _direct_typing(caller: Principal, op: str, to: list[int] | None) -> None:
+def _direct_typing(caller: Principal, op: TypingOp, to: list[int] | None) -> None:
     if to is None:
         raise ApiError("Missing 'to' argument")
     if not to:
@@ -53,13 +96,13 @@ def _direct_typing(caller: Principal, op: str, to: list[int] | None) -> None:
         if user_id not in users:
             raise ApiError(f"Invalid user ID {user_id}")
     recipients = [users[i] for i in sorted(users)]
-    _emit(caller, {
+    event: DirectTypingEvent = {
         "type": "typing", "op": op, "message_type": "direct", "sender": _sender(caller),
-        "recipients": [{"user_id": u.user_id, "email": u.email} for u in recipients],
-    }, {"users": [u.user_id for u in recipients if u.is_active]})
+        "recipients": [{"user_id": u.user_id, "email": u.email} for u in recipients]}
+    _emit(caller, event, {"users": [u.user_id for u in recipients if u.is_active]})
 
 
-def _channel_typing(caller: Principal, op: str, stream_id: int | None,
+def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
                     topic: str | None) -> None:
     if stream_id is None:
         raise ApiError("Missing channel ID")
@@ -70,26 +113,26 @@ def _channel_typing(caller: Principal, op: str, stream_id: int | None,
     topic = check_topic(topic, realm, enforce_policy=False)
     stream, _ = access_stream_by_id(caller, stream_id)
     display_name = empty_topic_display_name(realm)
-    _emit(caller, {
+    event: ChannelTypingEvent = {
         "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
-        "stream_id": stream.stream_id, "topic": topic,
-        "_empty_topic_display_name": display_name,
-    }, {"stream": stream.stream_id, "subscribers_only": True})
+        "stream_id": stream.stream_id, "topic": topic}
+    _emit(caller, {**event, "_empty_topic_display_name": display_name},
+          {"stream": stream.stream_id, "subscribers_only": True})
 
 
-def check_send_edit_typing(caller: Principal, message_id: int, op: str) -> None:
+def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> None:
     # Only someone who may edit the message can be "editing" it.
     message = access_message_to_edit(caller, message_id)
-    event: dict[str, Any] = {"type": "typing_edit_message", "op": op,
-                             "sender_id": caller.user_id, "message_id": message_id}
     if message.type == "private":
         user_ids = sorted(message.recipient_ids)
-        event["recipient"] = {"type": "direct", "user_ids": user_ids}
-        audience: dict[str, Any] = {"users": user_ids}
-    else:
-        event["recipient"] = {"type": "channel", "channel_id": message.stream_id,
-                              "topic": message.topic}
-        event["_empty_topic_display_name"] = empty_topic_display_name(
-            get_realm(caller.realm_id))
-        audience = {"stream": message.stream_id, "subscribers_only": True}
-    _emit(caller, event, audience)
+        direct: TypingEditMessageEvent = {
+            "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
+            "message_id": message_id, "recipient": {"type": "direct", "user_ids": user_ids}}
+        _emit(caller, direct, {"users": user_ids})
+        return
+    channel: TypingEditMessageEvent = {
+        "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
+        "message_id": message_id, "recipient": {
+            "type": "channel", "channel_id": message.stream_id, "topic": message.topic}}
+    _emit(caller, {**channel, "_empty_topic_display_name": empty_topic_display_name(
+        get_realm(caller.realm_id))}, {"stream": message.stream_id, "subscribers_only": True})

@@ -7,7 +7,7 @@ mark their unread messages there read (as the reference does after an unsubscrib
 """
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -15,7 +15,7 @@ from chalicelib.actions.channel_permissions import can_remove_subscribers
 from chalicelib.actions.read_state import unsubscribed_record
 from chalicelib.actions.streams import access_stream_by_id, stream_id_by_name
 from chalicelib.actions.subscriptions import principal_users
-from chalicelib.events.outbox import add_event
+from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.models.base import is_condition_failure, transaction
@@ -32,10 +32,22 @@ class UnsubscribeResult(TypedDict):
     not_removed: list[str]
 
 
+class RemovedSubscription(TypedDict):
+    name: str
+    stream_id: int
+
+
 class SubscriptionRemoveEvent(TypedDict):
-    type: str
-    op: str
-    subscriptions: list[dict[str, Any]]
+    type: Literal["subscription"]
+    op: Literal["remove"]
+    subscriptions: list[RemovedSubscription]
+
+
+class SubscriptionPeerRemoveEvent(TypedDict):
+    type: Literal["subscription"]
+    op: Literal["peer_remove"]
+    stream_ids: list[int]
+    user_ids: list[int]
 
 
 def check_unsubscribe(caller: Principal, names: list[str],
@@ -110,8 +122,9 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User]) -> None:
             add_event(tx, realm_id, event, {"users": [user.user_id]})
             add_event(tx, realm_id, unsubscribed_record(user.user_id, stream.stream_id),
                       {"users": [user.user_id]})
-        peers: dict[str, Any] = ({"realm": True} if not stream.invite_only
-                                 else {"stream": stream.stream_id, "public": False})
-        add_event(tx, realm_id, {"type": "subscription", "op": "peer_remove",
-                                 "stream_ids": [stream.stream_id],
-                                 "user_ids": [u.user_id for u in users]}, peers)
+        peers: Audience = ({"realm": True} if not stream.invite_only
+                           else {"stream": stream.stream_id, "public": False})
+        peer_remove: SubscriptionPeerRemoveEvent = {
+            "type": "subscription", "op": "peer_remove", "stream_ids": [stream.stream_id],
+            "user_ids": [u.user_id for u in users]}
+        add_event(tx, realm_id, peer_remove, peers)

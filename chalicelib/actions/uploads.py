@@ -11,7 +11,7 @@ import re
 import secrets
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from pynamodb.expressions.condition import size
 
@@ -26,6 +26,29 @@ from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message
 from chalicelib.models.streams import get_stream
 from chalicelib.models.uploads import Attachment
+
+
+class UploadResult(TypedDict):
+    uri: str   # deprecated name of `url`
+    url: str
+    filename: str
+
+
+class AttachmentMessage(TypedDict):
+    id: int
+    date_sent: int   # UNIX milliseconds
+
+
+class AttachmentDict(TypedDict):
+    """An uploaded file (§2.3), with the messages that link it."""
+
+    id: int
+    name: str
+    path_id: str
+    size: int
+    create_time: int   # UNIX milliseconds
+    messages: list[AttachmentMessage]
+
 
 MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
 DOWNLOAD_URL_SECONDS = 60
@@ -55,7 +78,7 @@ def upload_path_ids(content: str) -> set[str]:
     return set(UPLOAD_LINK.findall(content))
 
 
-def do_upload_file(caller: Principal, files: list[UploadedFile]) -> dict[str, Any]:
+def do_upload_file(caller: Principal, files: list[UploadedFile]) -> UploadResult:
     if not files:
         raise ApiError("You must specify a file to upload")
     if len(files) > 1:
@@ -123,7 +146,7 @@ class AttachmentChanges:
     message_id: int
     link: list[str] = field(default_factory=list)
     unlink: list[str] = field(default_factory=list)
-    detached: list[dict[str, Any]] = field(default_factory=list)
+    detached: list[AttachmentDict] = field(default_factory=list)
     # The actor's uploads this change unlinks, and whether other messages still link
     # them as read: the write is conditioned on it, so that of two edits removing the
     # last two links, exactly one reports the upload as detached.
@@ -204,7 +227,7 @@ def plan_attachment_changes(realm_id: int, actor_id: int, message_id: int, old_c
     return changes
 
 
-def attachment_dict(attachment: Attachment, messages: list[Message]) -> dict[str, Any]:
+def attachment_dict(attachment: Attachment, messages: list[Message]) -> AttachmentDict:
     return {"id": attachment.attachment_id, "name": attachment.name,
             "path_id": attachment.path_id, "size": attachment.size,
             "create_time": attachment.create_time,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.group_settings import realm_group_setting
@@ -32,6 +32,39 @@ SETTING = "can_access_all_users_group"
 INACCESSIBLE_USER_NAME = "Unknown user"
 # The same picture for every inaccessible user: a placeholder reveals nothing but the id.
 INACCESSIBLE_AVATAR_URL = "https://secure.gravatar.com/avatar/?d=mp&version=1"
+
+
+class ProfileDataValue(TypedDict):
+    value: str
+    rendered_value: NotRequired[str]   # Markdown-capable field types only
+
+
+class UserFields(TypedDict):
+    """What every shape of a user shows (GET /users, GET /users/me)."""
+
+    user_id: int
+    email: str
+    full_name: str
+    date_joined: str
+    is_active: bool
+    is_owner: bool
+    is_admin: bool
+    is_guest: bool
+    is_bot: bool
+    role: int
+    timezone: str
+    avatar_url: str
+    avatar_version: int
+    bot_type: NotRequired[int | None]       # bots only
+    bot_owner_id: NotRequired[int | None]   # bots only
+    profile_data: NotRequired[dict[str, ProfileDataValue]]   # users only, by field id
+
+
+class UserDict(UserFields):
+    """A user as GET /users shows it; an inaccessible one is an "Unknown user"."""
+
+    delivery_email: str | None   # null for an inaccessible user
+    is_billing_admin: bool
 
 
 def user_access_audience(user_id: int) -> Audience:
@@ -60,7 +93,7 @@ def channel_ids(realm_id: int, user_id: int) -> set[int]:
     return {s.stream_id for s in Subscription.query(user_key(realm_id, user_id)) if s.active}
 
 
-def inaccessible_user_dict(user_id: int, realm: Realm) -> dict[str, Any]:
+def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     """The "Unknown user" record: the usual shape, only the id varies."""
     return {
         "user_id": user_id,
@@ -98,7 +131,7 @@ class UserAccess:
         viewer themself and the users who share a channel with them."""
         return self.realm is None or user_id == self.viewer_id or user_id in self.peer_ids
 
-    def placeholder(self, user_id: int) -> dict[str, Any]:
+    def placeholder(self, user_id: int) -> UserDict:
         assert self.realm is not None
         return inaccessible_user_dict(user_id, self.realm)
 

@@ -14,7 +14,7 @@ after a timeout completes the rest.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from pynamodb.transactions import TransactWrite
 
@@ -45,14 +45,33 @@ from chalicelib.actions.user_groups import (
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
 
+class UserGroupAddSubgroupsEvent(TypedDict):
+    type: Literal["user_group"]
+    op: Literal["add_subgroups"]
+    group_id: int
+    direct_subgroup_ids: list[int]
+
+
+class UserGroupRemoveSubgroupsEvent(TypedDict):
+    type: Literal["user_group"]
+    op: Literal["remove_subgroups"]
+    group_id: int
+    direct_subgroup_ids: list[int]
+
+
+class IsUserGroupMemberResult(TypedDict):
+    is_user_group_member: bool
+
+
 def do_update_members(caller: Principal, group_id: int, add: list[int], delete: list[int],
-                      add_subgroups: list[int], delete_subgroups: list[int]) -> dict[str, Any]:
+                      add_subgroups: list[int], delete_subgroups: list[int]) -> EmptyResult:
     """POST /user_groups/{id}/members (§4.13), also serving §4.14 for subgroups."""
     require_member_or_admin(caller)
     if not (add or delete or add_subgroups or delete_subgroups):
@@ -99,7 +118,7 @@ def _direct_member(group: UserGroup, user: User) -> bool:
 
 
 def check_is_user_group_member(caller: Principal, group_id: int, user_id: int,
-                               direct_member_only: bool) -> dict[str, Any]:
+                               direct_member_only: bool) -> IsUserGroupMemberResult:
     require_member_or_admin(caller)
     group = get_user_group(caller.realm_id, group_id)
     user = User.get_or_none(caller.realm_id, user_id)
@@ -205,11 +224,16 @@ def _write(realm: Realm, group: UserGroup, add: list[int], delete: list[int],
             tx.update(Realm(realm_id), actions=[Realm.group_graph_version.add(1)],
                       condition=Realm.group_graph_version.does_not_exist()
                       if graph is None else Realm.group_graph_version == graph)
-        for op, ids in (("add_subgroups", subgroups_added),
-                        ("remove_subgroups", subgroups_removed)):
-            if ids:
-                add_event(tx, realm_id, {"type": "user_group", "op": op, "group_id": group_id,
-                                         "direct_subgroup_ids": ids}, EVERYONE)
+        if subgroups_added:
+            added: UserGroupAddSubgroupsEvent = {
+                "type": "user_group", "op": "add_subgroups", "group_id": group_id,
+                "direct_subgroup_ids": subgroups_added}
+            add_event(tx, realm_id, added, EVERYONE)
+        if subgroups_removed:
+            removed: UserGroupRemoveSubgroupsEvent = {
+                "type": "user_group", "op": "remove_subgroups", "group_id": group_id,
+                "direct_subgroup_ids": subgroups_removed}
+            add_event(tx, realm_id, removed, EVERYONE)
 
     return write_members(group, added, removed, _first_room(subgroups_added, subgroups_removed),
                          first=subgroup_writes)

@@ -9,7 +9,7 @@ user_group_members.py.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, TypedDict, cast
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -41,7 +41,8 @@ from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.realms import get_realm
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.errors import ApiError, ConflictError, Objection
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.realm_settings import (
     GROUP_SETTING_DEFAULTS,
     SYSTEM_GROUPS,
@@ -89,6 +90,67 @@ SYSTEM_GROUP_SUBGROUP: dict[str, str] = {
     "role:everyone": "role:members"}
 
 
+class UserGroupDict(TypedDict):
+    id: int
+    name: str
+    description: str
+    members: list[int]
+    direct_subgroup_ids: list[int]
+    is_system_group: bool
+    deactivated: bool
+    creator_id: int | None
+    date_created: int | None
+    can_add_members_group: GroupSettingValue
+    can_join_group: GroupSettingValue
+    can_leave_group: GroupSettingValue
+    can_manage_group: GroupSettingValue
+    can_mention_group: GroupSettingValue
+    can_remove_members_group: GroupSettingValue
+
+
+class UserGroupsResult(TypedDict):
+    user_groups: list[UserGroupDict]
+
+
+class CreateUserGroupResult(TypedDict):
+    group_id: int
+
+
+class UserGroupAddEvent(TypedDict):
+    type: Literal["user_group"]
+    op: Literal["add"]
+    group: UserGroupDict
+
+
+class UserGroupChanges(TypedDict, total=False):
+    """What changed in a group: only the changed properties."""
+
+    name: str
+    description: str
+    deactivated: bool
+    can_add_members_group: GroupSettingValue
+    can_join_group: GroupSettingValue
+    can_leave_group: GroupSettingValue
+    can_manage_group: GroupSettingValue
+    can_mention_group: GroupSettingValue
+    can_remove_members_group: GroupSettingValue
+
+
+class UserGroupUpdateEvent(TypedDict):
+    type: Literal["user_group"]
+    op: Literal["update"]
+    group_id: int
+    data: UserGroupChanges
+
+
+class UserGroupRemoveEvent(TypedDict):
+    """A deactivated group, for clients without include_deactivated_groups."""
+
+    type: Literal["user_group"]
+    op: Literal["remove"]
+    group_id: int
+
+
 # ---- reading ------------------------------------------------------------------------
 
 def require_member_or_admin(caller: Principal) -> None:
@@ -115,7 +177,7 @@ def group_setting(group: UserGroup, name: str) -> GroupSettingValue:
 
 
 def user_group_dict(group: UserGroup, role_members: dict[int, list[int]] | None = None
-                    ) -> dict[str, Any]:
+                    ) -> UserGroupDict:
     """The API shape of a group; system groups take their members from `role_members`."""
     if group.is_system_group:
         name = SYSTEM_GROUPS[group.group_id - 1]
@@ -126,7 +188,7 @@ def user_group_dict(group: UserGroup, role_members: dict[int, list[int]] | None 
     else:
         members = sorted(int(u) for u in group.direct_members or ())
         subgroups = sorted(int(g) for g in group.direct_subgroups or ())
-    result: dict[str, Any] = {
+    result: UserGroupDict = {
         "id": group.group_id,
         "name": group.name,
         "description": group.description,
@@ -136,9 +198,13 @@ def user_group_dict(group: UserGroup, role_members: dict[int, list[int]] | None 
         "deactivated": group.deactivated,
         "creator_id": group.creator_id,
         "date_created": group.date_created,
+        "can_add_members_group": group_setting(group, "can_add_members_group"),
+        "can_join_group": group_setting(group, "can_join_group"),
+        "can_leave_group": group_setting(group, "can_leave_group"),
+        "can_manage_group": group_setting(group, "can_manage_group"),
+        "can_mention_group": group_setting(group, "can_mention_group"),
+        "can_remove_members_group": group_setting(group, "can_remove_members_group"),
     }
-    for setting in GROUP_PERMISSION_SETTINGS:
-        result[setting] = group_setting(group, setting)
     return result
 
 
@@ -152,7 +218,7 @@ def _role_members(users: Iterable[User]) -> dict[int, list[int]]:
 
 
 def user_groups_state(realm_id: int, include_deactivated: bool,
-                      realm_users: list[User] | None = None) -> list[dict[str, Any]]:
+                      realm_users: list[User] | None = None) -> list[UserGroupDict]:
     """Every group of the realm (one Query); the system groups' members come from the
     realm's users (`realm_users` if the caller has them, else one Query)."""
     groups = [g for g in UserGroup.query(realm_id) if include_deactivated or not g.deactivated]
@@ -163,7 +229,8 @@ def user_groups_state(realm_id: int, include_deactivated: bool,
     return [user_group_dict(g, role_members) for g in sorted(groups, key=lambda g: g.group_id)]
 
 
-def list_user_groups(caller: Principal, include_deactivated_groups: bool) -> dict[str, Any]:
+def list_user_groups(caller: Principal, include_deactivated_groups: bool
+                     ) -> UserGroupsResult:
     require_member_or_admin(caller)
     return {"user_groups": user_groups_state(caller.realm_id, include_deactivated_groups)}
 
@@ -244,7 +311,8 @@ def _conflict(error: TransactWriteError, realm_id: int, group_id: int) -> None:
 # ---- creating and editing ------------------------------------------------------------------
 
 def do_create_user_group(caller: Principal, name: str, description: str, members: list[int],
-                         subgroups: list[int], settings: dict[str, Any]) -> dict[str, Any]:
+                         subgroups: list[int], settings: dict[str, Any]
+                         ) -> CreateUserGroupResult:
     require_member_or_admin(caller)
     realm = get_realm(caller.realm_id)
     require(caller_has_realm_permission(realm, caller.user_id, caller.role,
@@ -271,8 +339,9 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
                 tx.condition_check(UserGroup, caller.realm_id, subgroup_id,
                                    condition=UserGroup.deactivated == False)
             stage_users(tx, caller.realm_id, group.group_id, first[0], [])
-            add_event(tx, caller.realm_id, {"type": "user_group", "op": "add",
-                                            "group": user_group_dict(group)}, EVERYONE)
+            added: UserGroupAddEvent = {"type": "user_group", "op": "add",
+                                        "group": user_group_dict(group)}
+            add_event(tx, caller.realm_id, added, EVERYONE)
     except TransactWriteError as error:
         if not lost_race(error):
             raise
@@ -292,7 +361,7 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
 
 
 def do_update_user_group(caller: Principal, group_id: int, name: str | None,
-                         description: str | None, changes: dict[str, Any]) -> dict[str, Any]:
+                         description: str | None, changes: dict[str, Any]) -> EmptyResult:
     require_member_or_admin(caller)
     if name is None and description is None and not changes:
         raise ApiError("No new data supplied")
@@ -325,8 +394,10 @@ def do_update_user_group(caller: Principal, group_id: int, name: str | None,
         with transaction() as tx:
             tx.update(group, actions=actions, condition=version_condition(group))
             move_name(tx, old_key, new_key, group_id)
-            add_event(tx, caller.realm_id, {"type": "user_group", "op": "update",
-                                            "group_id": group_id, "data": data}, EVERYONE)
+            updated: UserGroupUpdateEvent = {"type": "user_group", "op": "update",
+                                             "group_id": group_id,
+                                             "data": cast(UserGroupChanges, data)}
+            add_event(tx, caller.realm_id, updated, EVERYONE)
     except TransactWriteError as error:
         claim = UniqueName.get_or_none(*new_key) if "name" in data else None
         if is_condition_failure(error) and claim and claim.target_id != group_id:
@@ -335,7 +406,7 @@ def do_update_user_group(caller: Principal, group_id: int, name: str | None,
     return {}
 
 
-def do_deactivate_user_group(caller: Principal, group_id: int) -> dict[str, Any]:
+def do_deactivate_user_group(caller: Principal, group_id: int) -> EmptyResult:
     require_member_or_admin(caller)
     group = get_user_group(caller.realm_id, group_id)
     check_mutable(group)
@@ -346,10 +417,12 @@ def do_deactivate_user_group(caller: Principal, group_id: int) -> dict[str, Any]
         raise ApiError("Cannot deactivate user group in use.",
                        code="CANNOT_DEACTIVATE_GROUP_IN_USE", objections=objections)
     # Clients with include_deactivated_groups keep the group; others remove it.
-    event = {"type": "user_group", "op": "update", "group_id": group_id,
-             "data": {"deactivated": True}, "_without_capability": {
-                 "capability": "include_deactivated_groups",
-                 "event": {"type": "user_group", "op": "remove", "group_id": group_id}}}
+    removed: UserGroupRemoveEvent = {"type": "user_group", "op": "remove",
+                                     "group_id": group_id}
+    deactivated: UserGroupUpdateEvent = {"type": "user_group", "op": "update",
+                                         "group_id": group_id, "data": {"deactivated": True}}
+    event = {**deactivated, "_without_capability": {
+        "capability": "include_deactivated_groups", "event": removed}}
     try:
         with transaction() as tx:
             tx.update(group, actions=[UserGroup.deactivated.set(True),
@@ -366,10 +439,10 @@ def _names_group(value: GroupSettingValue, group_id: int) -> bool:
         "direct_subgroups"]
 
 
-def _objections(realm: Realm, group_id: int) -> list[dict[str, Any]]:
+def _objections(realm: Realm, group_id: int) -> list[Objection]:
     """Where other groups, the realm's settings and channels use the group: the realm
     item, one Query of the realm's groups and one of its channels (paged by DynamoDB)."""
-    objections: list[dict[str, Any]] = []
+    objections: list[Objection] = []
     supergroups = []
     for other in UserGroup.query(realm.realm_id):
         if other.deactivated or other.group_id == group_id:

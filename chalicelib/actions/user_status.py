@@ -7,16 +7,18 @@ transaction. The status write is conditioned on the status that was read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.realm_emoji import check_emoji_request, emoji_data
+from chalicelib.actions.settings import settings_event
 from chalicelib.actions.user_access import UserAccess, user_access_audience
 from chalicelib.actions.users import access_user_by_id, list_realm_users
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_condition_failure, transaction
@@ -26,6 +28,32 @@ from chalicelib.models.users import User
 
 MAX_STATUS_TEXT_LENGTH = 60
 MAX_ATTEMPTS = 5
+
+
+class UserStatusDict(TypedDict, total=False):
+    """A status: only the fields that are set (nothing when there is no status)."""
+
+    away: bool
+    status_text: str
+    emoji_name: str
+    emoji_code: str
+    reaction_type: str
+
+
+class UserStatusResult(TypedDict):
+    status: UserStatusDict
+
+
+class UserStatusEvent(TypedDict):
+    """A status change: the fields the request changed."""
+
+    type: Literal["user_status"]
+    user_id: int
+    away: NotRequired[bool]
+    status_text: NotRequired[str]
+    emoji_name: NotRequired[str]
+    emoji_code: NotRequired[str]
+    reaction_type: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -39,9 +67,9 @@ class StatusChange:
     away: bool | None = None
 
 
-def user_status_dict(status: UserStatus | None, presence_enabled: bool) -> dict[str, Any]:
+def user_status_dict(status: UserStatus | None, presence_enabled: bool) -> UserStatusDict:
     """The reference shape: only the fields that are set; empty when there is no status."""
-    result: dict[str, Any] = {}
+    result: UserStatusDict = {}
     if not presence_enabled:
         result["away"] = True
     if status is not None and status.status_text:
@@ -57,14 +85,14 @@ def _presence_enabled(user: User) -> bool:
                 ["presence_enabled"])
 
 
-def get_user_status(caller: Principal, user_id: int) -> dict[str, Any]:
+def get_user_status(caller: Principal, user_id: int) -> UserStatusResult:
     user = access_user_by_id(caller, user_id)
     status = UserStatus.get_or_none(caller.realm_id, user_id)
     return {"status": user_status_dict(status, _presence_enabled(user))}
 
 
 def user_status_state(realm_id: int, access: UserAccess,
-                      realm_users: list[User] | None = None) -> dict[str, dict[str, Any]]:
+                      realm_users: list[User] | None = None) -> dict[str, UserStatusDict]:
     """Registration state: {user_id: status} for active users that have something set
     and that the viewer can access.
 
@@ -82,13 +110,13 @@ def user_status_state(realm_id: int, access: UserAccess,
     return state
 
 
-def check_update_own_status(caller: Principal, change: StatusChange) -> dict[str, Any]:
+def check_update_own_status(caller: Principal, change: StatusChange) -> EmptyResult:
     _update_status(caller, caller.user_id, _checked(caller.realm_id, change))
     return {}
 
 
 def check_update_user_status(caller: Principal, user_id: int, change: StatusChange
-                             ) -> dict[str, Any]:
+                             ) -> EmptyResult:
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
     access_user_by_id(caller, user_id, allow_deactivated=False)
@@ -121,14 +149,15 @@ def _checked(realm_id: int, change: StatusChange) -> StatusChange:
 
 def _update_status(caller: Principal, user_id: int, change: StatusChange) -> None:
     realm_id = caller.realm_id
-    event: dict[str, Any] = {"type": "user_status", "user_id": user_id}
+    event: UserStatusEvent = {"type": "user_status", "user_id": user_id}
     if change.away is not None:
         event["away"] = change.away
     if change.status_text is not None:
         event["status_text"] = change.status_text
     if change.emoji_name is not None:
-        event.update(emoji_name=change.emoji_name, emoji_code=change.emoji_code,
-                     reaction_type=change.reaction_type)
+        event["emoji_name"] = change.emoji_name
+        event["emoji_code"] = change.emoji_code or ""
+        event["reaction_type"] = change.reaction_type or ""
     for _ in range(MAX_ATTEMPTS):
         current = UserStatus.get_or_none(realm_id, user_id)
         item = _merged(realm_id, user_id, current, change)
@@ -186,7 +215,5 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
     tx.update(User(caller.realm_id, caller.user_id), actions=[path.set(value)],
               condition=User.user_id.exists() & read)
     set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
-    # As chalicelib.actions.settings sends it ("_user_email" feeds the legacy forms).
-    add_event(tx, caller.realm_id, {"type": "user_settings", "op": "update",
-                                    "property": "presence_enabled", "value": value,
-                                    "_user_email": caller.email}, {"users": [caller.user_id]})
+    add_event(tx, caller.realm_id, settings_event(caller, "presence_enabled", value),
+              {"users": [caller.user_id]})

@@ -5,7 +5,7 @@ its events are one transaction, conditioned on the policy that was read.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -17,9 +17,10 @@ from chalicelib.actions.streams import (
     access_stream_by_name,
     stream_id_by_name,
 )
-from chalicelib.events.outbox import add_event
+from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
@@ -37,19 +38,44 @@ POLICIES = (INHERIT, MUTED, UNMUTED, FOLLOWED)
 MAX_ATTEMPTS = 5
 
 
+class UserTopicDict(TypedDict):
+    stream_id: int
+    topic_name: str
+    last_updated: int
+    visibility_policy: int
+
+
+class UserTopicEvent(TypedDict):
+    type: Literal["user_topic"]
+    stream_id: int
+    topic_name: str
+    last_updated: int
+    visibility_policy: int
+
+
+MutedTopic = tuple[str, str, int]   # channel name, topic, last_updated
+
+
+class MutedTopicsEvent(TypedDict):
+    """Deprecated: the whole list of muted topics, for clients that predate user_topic."""
+
+    type: Literal["muted_topics"]
+    muted_topics: list[MutedTopic]
+
+
 def user_topics(realm_id: int, user_id: int) -> list[UserTopic]:
     return list(UserTopic.query(user_key(realm_id, user_id)))
 
 
 def user_topic_dict(item: UserTopic, empty_topic_display: str | None = None
-                    ) -> dict[str, Any]:
+                    ) -> UserTopicDict:
     """The reference shape; the empty topic shows as `empty_topic_display` when given."""
     topic = item.topic_name or empty_topic_display or ""
     return {"stream_id": item.stream_id, "topic_name": topic,
             "last_updated": item.last_updated, "visibility_policy": item.visibility_policy}
 
 
-def muted_topic_triples(realm: Realm, items: list[UserTopic]) -> list[list[Any]]:
+def muted_topic_triples(realm: Realm, items: list[UserTopic]) -> list[MutedTopic]:
     """The deprecated muted_topics shape: [channel name, topic, last_updated].
 
     Its readers predate the empty topic (clients that know it ask for user_topic
@@ -61,12 +87,12 @@ def muted_topic_triples(realm: Realm, items: list[UserTopic]) -> list[list[Any]]
     names = {s.stream_id: s.name for s in Stream.batch_get(
         [(realm.realm_id, i) for i in {m.stream_id for m in muted}])}
     display = empty_topic_display_name(realm)
-    return [[names[m.stream_id], m.topic_name or display, m.last_updated] for m in muted
+    return [(names[m.stream_id], m.topic_name or display, m.last_updated) for m in muted
             if m.stream_id in names]
 
 
 def do_set_visibility_policy(caller: Principal, stream_id: int, topic: str,
-                             policy: int) -> dict[str, Any]:
+                             policy: int) -> EmptyResult:
     if policy not in POLICIES:
         raise ApiError("Invalid visibility_policy")
     realm = get_realm(caller.realm_id)
@@ -76,7 +102,7 @@ def do_set_visibility_policy(caller: Principal, stream_id: int, topic: str,
 
 
 def do_mute_topic(caller: Principal, stream_id: int | None, stream_name: str | None,
-                  topic: str, op: str) -> dict[str, Any]:
+                  topic: str, op: str) -> EmptyResult:
     if (stream_id is None) == (stream_name is None):
         raise ApiError("Please choose one: 'stream' or 'stream_id'.")
     policy = MUTED if op == "add" else INHERIT
@@ -117,7 +143,7 @@ def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | 
 def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
                 policy: int) -> None:
     key = (user_key(caller.realm_id, caller.user_id), user_topic_key(stream.stream_id, topic))
-    audience = {"users": [caller.user_id]}
+    audience: Audience = {"users": [caller.user_id]}
     for _ in range(MAX_ATTEMPTS):
         current = UserTopic.get_or_none(*key)
         if (current.visibility_policy if current else INHERIT) == policy:
@@ -136,14 +162,15 @@ def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
                 else:
                     tx.save(item, condition=read)
                 # As the reference: the legacy full list first, then the change.
-                add_event(tx, caller.realm_id, {
-                    "type": "muted_topics",
-                    "muted_topics": muted_topic_triples(realm, after)}, audience)
+                muted: MutedTopicsEvent = {"type": "muted_topics",
+                                           "muted_topics": muted_topic_triples(realm, after)}
+                add_event(tx, caller.realm_id, muted, audience)
+                changed: UserTopicEvent = {"type": "user_topic", **user_topic_dict(item)}
                 # "_" facts never reach clients; they let the fan-out show the empty
                 # topic by its display name to clients without empty_topic_name.
                 add_event(tx, caller.realm_id, {
-                    "type": "user_topic", **user_topic_dict(item),
-                    "_empty_topic_display_name": empty_topic_display_name(realm)}, audience)
+                    **changed, "_empty_topic_display_name": empty_topic_display_name(realm)},
+                    audience)
         except TransactWriteError as error:
             if is_condition_failure(error):
                 continue   # changed meanwhile: read again

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -12,7 +12,10 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.user_access import (
+    ProfileDataValue,
     UserAccess,
+    UserDict,
+    UserFields,
     load_user_for,
     user_access_audience,
     viewer_access,
@@ -47,6 +50,19 @@ EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
 # RFC 5321's limit, in bytes; it also keeps the email claim's key under DynamoDB's 1 KB.
 MAX_EMAIL_BYTES = 254
 BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
+
+
+class RealmUserAddEvent(TypedDict):
+    type: Literal["realm_user"]
+    op: Literal["add"]
+    person: UserDict
+
+
+class OwnUserResult(UserFields):
+    """The record of GET /users/me (§2.4)."""
+
+    delivery_email: str
+    max_message_id: int
 
 
 @dataclass(frozen=True)
@@ -135,9 +151,9 @@ def do_create_user(realm_id: int, new: NewUser,
                 also(tx, user)
             # Guests whom the realm limits hear of a new user only if they can access
             # them (the fan-out decides, and may send them an "Unknown user" instead).
-            add_event(tx, realm_id, {"type": "realm_user", "op": "add",
-                                     "person": user_api_dict(user)},
-                      user_access_audience(user_id))
+            event: RealmUserAddEvent = {"type": "realm_user", "op": "add",
+                                        "person": user_api_dict(user)}
+            add_event(tx, realm_id, event, user_access_audience(user_id))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Email '{new.email.strip()}' already in use") from None
@@ -171,9 +187,9 @@ def get_own_user(caller: Principal) -> User:
     return user
 
 
-def user_api_dict(user: User) -> dict[str, Any]:
+def user_api_dict(user: User) -> UserDict:
     """A user as GET /users shows it (and the realm_user add event carries it)."""
-    data: dict[str, Any] = {
+    data: UserDict = {
         "user_id": user.user_id,
         "email": user.email,
         "delivery_email": user.delivery_email,
@@ -197,27 +213,29 @@ def user_api_dict(user: User) -> dict[str, Any]:
     return data
 
 
-def profile_data_dict(user: User) -> dict[str, dict[str, str]]:
+def profile_data_dict(user: User) -> dict[str, ProfileDataValue]:
     """{field id: {"value", "rendered_value"?}}, as stored when the value was set."""
     stored = user.profile_data.as_dict() if user.profile_data else {}
     return {key: ({"value": entry} if isinstance(entry, str) else dict(entry))
             for key, entry in stored.items() if entry is not None}
 
 
-OWN_USER_FIELDS = ("user_id", "email", "delivery_email", "full_name", "avatar_url",
-                   "avatar_version", "role", "is_admin", "is_owner", "is_guest", "is_bot",
-                   "is_active", "timezone", "date_joined")
-
-
-def own_user_api_dict(user: User, max_message_id: int) -> dict[str, Any]:
+def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
     """The record of GET /users/me (§2.4): exactly the reference's fields."""
     shown = user_api_dict(user)
-    data = {name: shown[name] for name in OWN_USER_FIELDS}
-    data["max_message_id"] = max_message_id
+    data: OwnUserResult = {
+        "user_id": shown["user_id"], "email": shown["email"],
+        "delivery_email": user.delivery_email, "full_name": shown["full_name"],
+        "avatar_url": shown["avatar_url"], "avatar_version": shown["avatar_version"],
+        "role": shown["role"], "is_admin": shown["is_admin"], "is_owner": shown["is_owner"],
+        "is_guest": shown["is_guest"], "is_bot": shown["is_bot"],
+        "is_active": shown["is_active"], "timezone": shown["timezone"],
+        "date_joined": shown["date_joined"], "max_message_id": max_message_id}
     if user.is_bot:   # a bot also learns its type and owner, as in GET /users/{id}
-        data.update(bot_type=shown["bot_type"], bot_owner_id=shown["bot_owner_id"])
+        data["bot_type"] = user.bot_type
+        data["bot_owner_id"] = user.bot_owner_id
     else:
-        data["profile_data"] = shown["profile_data"]
+        data["profile_data"] = profile_data_dict(user)
     return data
 
 
@@ -234,7 +252,7 @@ def role_from_name(value: str) -> int:
     return ROLE_NAMES[value]
 
 
-def get_own_user_record(caller: Principal) -> dict[str, Any]:
+def get_own_user_record(caller: Principal) -> OwnUserResult:
     with transact_get() as tg:
         user_future = tg.get(User, caller.realm_id, caller.user_id)
         counter_future = tg.get(Counter, f"realm:{caller.realm_id}")
@@ -245,10 +263,10 @@ def get_own_user_record(caller: Principal) -> dict[str, Any]:
 
 
 def realm_user_dicts(users: list[User], access: UserAccess,
-                     omit_inaccessible: bool = False) -> list[dict[str, Any]]:
+                     omit_inaccessible: bool = False) -> list[UserDict]:
     """The users as the viewer may see them: inaccessible ones as "Unknown user"
     placeholders, or left out (clients with the user_list_incomplete capability)."""
-    shown = []
+    shown: list[UserDict] = []
     for user in users:
         if access.can_access(user):
             shown.append(user_api_dict(user))
@@ -257,7 +275,7 @@ def realm_user_dicts(users: list[User], access: UserAccess,
     return shown
 
 
-def get_members(caller: Principal) -> list[dict[str, Any]]:
+def get_members(caller: Principal) -> list[UserDict]:
     access = viewer_access(caller)
     return realm_user_dicts(list_realm_users(caller.realm_id), access)
 

@@ -2,9 +2,12 @@
 in an emailed confirmation link."""
 from __future__ import annotations
 
-from typing import Any
-
-from chalicelib.actions.account import do_confirm_email_change, do_fetch_api_key
+from chalicelib.actions.account import (
+    ConfirmEmailChangeResult,
+    FetchApiKeyResult,
+    do_confirm_email_change,
+    do_fetch_api_key,
+)
 from chalicelib.actions.server_settings import subdomain_of
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.request import request_host
@@ -13,7 +16,7 @@ bp = ApiBlueprint(__name__)
 
 
 @bp.endpoint("/fetch_api_key", "POST", public=True)
-def fetch_api_key(*, username: str, password: str) -> dict[str, Any]:
+def fetch_api_key(*, username: str, password: str) -> FetchApiKeyResult:
     return do_fetch_api_key(subdomain_of(request_host(bp.current_request)), username, password)
 
 
@@ -22,5 +25,5 @@ confirmations = ApiBlueprint(__name__ + ".confirmations")
 
 
 @confirmations.endpoint("/accounts/confirm_new_email/{confirmation_key}", "GET", public=True)
-def confirm_new_email(*, confirmation_key: str) -> dict[str, Any]:
+def confirm_new_email(*, confirmation_key: str) -> ConfirmEmailChangeResult:
     return do_confirm_email_change(confirmation_key)

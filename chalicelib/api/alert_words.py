@@ -1,7 +1,7 @@
 """Alert words: GET, POST and DELETE /users/me/alert_words."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from chalicelib.actions import alert_words as actions
 from chalicelib.http.auth import Principal
@@ -11,16 +11,21 @@ from chalicelib.http.params import Json
 bp = ApiBlueprint(__name__)
 
 
+class AlertWordsResult(TypedDict):
+    alert_words: list[str]
+
+
 @bp.endpoint("/users/me/alert_words", "GET")
-def list_alert_words(caller: Principal) -> dict[str, Any]:
+def list_alert_words(caller: Principal) -> AlertWordsResult:
     return {"alert_words": actions.get_alert_words(caller)}
 
 
 @bp.endpoint("/users/me/alert_words", "POST")
-def add_alert_words(caller: Principal, *, alert_words: Json[list[str]]) -> dict[str, Any]:
+def add_alert_words(caller: Principal, *, alert_words: Json[list[str]]) -> AlertWordsResult:
     return {"alert_words": actions.add_alert_words(caller, alert_words)}
 
 
 @bp.endpoint("/users/me/alert_words", "DELETE")
-def remove_alert_words(caller: Principal, *, alert_words: Json[list[str]]) -> dict[str, Any]:
+def remove_alert_words(caller: Principal, *, alert_words: Json[list[str]]
+                       ) -> AlertWordsResult:
     return {"alert_words": actions.remove_alert_words(caller, alert_words)}

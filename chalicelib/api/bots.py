@@ -2,18 +2,27 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 
-from chalicelib.actions.bots import check_create_bot, get_own_bots
+from chalicelib.actions.bots import (
+    BotDict,
+    CreateBotResult,
+    check_create_bot,
+    get_own_bots,
+)
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)
 
 
+class BotsResult(TypedDict):
+    bots: list[BotDict]
+
+
 @bp.endpoint("/bots", "POST")
 def create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int = 1,
-               payload_url: str | None = None, interface_type: int = 1) -> dict[str, Any]:
+               payload_url: str | None = None, interface_type: int = 1) -> CreateBotResult:
     if payload_url is not None and payload_url.startswith('"'):
         # The reference sends payload_url JSON-encoded; a bare URL is accepted too.
         try:
@@ -26,5 +35,5 @@ def create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: 
 
 
 @bp.endpoint("/bots", "GET")
-def list_bots(caller: Principal) -> dict[str, Any]:
+def list_bots(caller: Principal) -> BotsResult:
     return {"bots": get_own_bots(caller)}

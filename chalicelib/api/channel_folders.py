@@ -1,9 +1,11 @@
 """Channel folders: POST /channel_folders/create and GET /channel_folders."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from chalicelib.actions.channel_folders import (
+    ChannelFolderDict,
+    CreateChannelFolderResult,
     do_create_channel_folder,
     get_channel_folders,
 )
@@ -13,13 +15,17 @@ from chalicelib.http.endpoint import ApiBlueprint
 bp = ApiBlueprint(__name__)
 
 
+class ChannelFoldersResult(TypedDict):
+    channel_folders: list[ChannelFolderDict]
+
+
 @bp.endpoint("/channel_folders/create", "POST")
 def create_channel_folder(caller: Principal, *, name: str,
-                          description: str = "") -> dict[str, Any]:
+                          description: str = "") -> CreateChannelFolderResult:
     return do_create_channel_folder(caller, name, description)
 
 
 @bp.endpoint("/channel_folders", "GET")
 def list_channel_folders(caller: Principal, *, include_archived: bool = False
-                         ) -> dict[str, Any]:
+                         ) -> ChannelFoldersResult:
     return {"channel_folders": get_channel_folders(caller.realm_id, include_archived)}

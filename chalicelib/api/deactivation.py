@@ -1,21 +1,20 @@
 """Deactivating and reactivating users (administrators)."""
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.actions.deactivation import do_deactivate_user, do_reactivate_user
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
 
 @bp.endpoint("/users/{user_id}", "DELETE")
 def deactivate_user(caller: Principal, *, user_id: int,
-                    deactivation_notification_comment: str | None = None) -> dict[str, Any]:
+                    deactivation_notification_comment: str | None = None) -> EmptyResult:
     return do_deactivate_user(caller, user_id, deactivation_notification_comment)
 
 
 @bp.endpoint("/users/{user_id}/reactivate", "POST")
-def reactivate_user(caller: Principal, *, user_id: int) -> dict[str, Any]:
+def reactivate_user(caller: Principal, *, user_id: int) -> EmptyResult:
     return do_reactivate_user(caller, user_id)

@@ -4,29 +4,31 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions import drafts as actions
+from chalicelib.actions.drafts import CreateDraftsResult, DraftsResult
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
 
 @bp.endpoint("/drafts", "GET")
-def list_drafts(caller: Principal) -> dict[str, Any]:
+def list_drafts(caller: Principal) -> DraftsResult:
     return actions.get_drafts(caller)
 
 
 @bp.endpoint("/drafts", "POST")
-def create_drafts(caller: Principal, *, drafts: Json[list[Any]]) -> dict[str, Any]:
+def create_drafts(caller: Principal, *, drafts: Json[list[Any]]) -> CreateDraftsResult:
     return actions.create_drafts(caller, drafts)
 
 
 @bp.endpoint("/drafts/{draft_id}", "PATCH")
 def edit_draft(caller: Principal, *, draft_id: int, draft: Json[dict[str, Any]]
-               ) -> dict[str, Any]:
+               ) -> EmptyResult:
     return actions.edit_draft(caller, draft_id, draft)
 
 
 @bp.endpoint("/drafts/{draft_id}", "DELETE")
-def delete_draft(caller: Principal, *, draft_id: int) -> dict[str, Any]:
+def delete_draft(caller: Principal, *, draft_id: int) -> EmptyResult:
     return actions.delete_draft(caller, draft_id)

@@ -4,13 +4,15 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.events.queues import access_queue, delete_queue
-from chalicelib.events.reader import get_events
+from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.events.register import RegisterResult, do_register
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
+
 
 
 def _register(caller: Principal, event_types: list[str] | None,
@@ -48,7 +50,8 @@ def get_events_backend(caller: Principal, *, queue_id: str | None = None,
                        narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
                        client_capabilities: Json[dict[str, Any]] | None = None,
                        all_public_streams: bool = False, apply_markdown: bool = False,
-                       client_gravatar: bool = False) -> dict[str, Any]:
+                       client_gravatar: bool = False
+                       ) -> GetEventsResult:
     if queue_id is None:
         # Registration parameters instead of a queue id register a queue (§4.5).
         registered = _register(caller, event_types, event_types, narrow, client_capabilities,
@@ -59,6 +62,6 @@ def get_events_backend(caller: Principal, *, queue_id: str | None = None,
 
 
 @bp.endpoint("/events", "DELETE")
-def delete_event_queue(caller: Principal, *, queue_id: str) -> dict[str, Any]:
+def delete_event_queue(caller: Principal, *, queue_id: str) -> EmptyResult:
     delete_queue(access_queue(caller.realm_id, caller.user_id, queue_id))
     return {}

@@ -2,9 +2,8 @@
 that accept them (emailed links, reusable links, account creation)."""
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.actions.invite_admin import (
+    InvitesResult,
     do_resend_invite,
     do_revoke_invite,
     do_revoke_multiuse_invite,
@@ -12,10 +11,15 @@ from chalicelib.actions.invite_admin import (
 )
 from chalicelib.actions.invites import (
     NOT_GIVEN,
+    InviteLinkResult,
     do_create_multiuse_invite,
     do_invite_users,
 )
 from chalicelib.actions.signup import (
+    InvitationResult,
+    InviteLinkDescription,
+    JoinResult,
+    RegisterAccountResult,
     describe_invitation,
     describe_link,
     do_join_with_link,
@@ -24,6 +28,7 @@ from chalicelib.actions.signup import (
 from chalicelib.http.auth import ROLE_MEMBER, Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -39,7 +44,7 @@ def send_invites(
     include_realm_default_subscriptions: bool = False,
     notify_referrer_on_join: bool = True,
     welcome_message_custom_text: str | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     return do_invite_users(
         caller, invitee_emails=invitee_emails, stream_ids=stream_ids,
         invite_expires_in_minutes=invite_expires_in_minutes, invite_as=invite_as,
@@ -58,7 +63,7 @@ def create_invite_link(
     group_ids: Json[list[int]] | None = None,
     include_realm_default_subscriptions: bool = False,
     welcome_message_custom_text: str | None = None,
-) -> dict[str, Any]:
+) -> InviteLinkResult:
     return do_create_multiuse_invite(
         caller, invite_expires_in_minutes=invite_expires_in_minutes, invite_as=invite_as,
         stream_ids=stream_ids or [], group_ids=group_ids or [],
@@ -67,22 +72,22 @@ def create_invite_link(
 
 
 @bp.endpoint("/invites", "GET")
-def list_invites(caller: Principal) -> dict[str, Any]:
+def list_invites(caller: Principal) -> InvitesResult:
     return get_invites(caller)
 
 
 @bp.endpoint("/invites/{invite_id}", "DELETE")
-def revoke_email_invite(caller: Principal, *, invite_id: int) -> dict[str, Any]:
+def revoke_email_invite(caller: Principal, *, invite_id: int) -> EmptyResult:
     return do_revoke_invite(caller, invite_id)
 
 
 @bp.endpoint("/invites/multiuse/{invite_id}", "DELETE")
-def revoke_invite_link(caller: Principal, *, invite_id: int) -> dict[str, Any]:
+def revoke_invite_link(caller: Principal, *, invite_id: int) -> EmptyResult:
     return do_revoke_multiuse_invite(caller, invite_id)
 
 
 @bp.endpoint("/invites/{invite_id}/resend", "POST")
-def resend_email_invite(caller: Principal, *, invite_id: int) -> dict[str, Any]:
+def resend_email_invite(caller: Principal, *, invite_id: int) -> EmptyResult:
     return do_resend_invite(caller, invite_id)
 
 
@@ -92,20 +97,20 @@ links = ApiBlueprint(__name__ + ".links")
 
 
 @links.endpoint("/accounts/do_confirm/{confirmation_key}", "GET", public=True)
-def open_invitation(*, confirmation_key: str) -> dict[str, Any]:
+def open_invitation(*, confirmation_key: str) -> InvitationResult:
     return describe_invitation(confirmation_key)
 
 
 @links.endpoint("/join/{confirmation_key}", "GET", public=True)
-def open_invite_link(*, confirmation_key: str) -> dict[str, Any]:
+def open_invite_link(*, confirmation_key: str) -> InviteLinkDescription:
     return describe_link(confirmation_key)
 
 
 @links.endpoint("/join/{confirmation_key}", "POST", public=True)
-def join_with_invite_link(*, confirmation_key: str, email: str) -> dict[str, Any]:
+def join_with_invite_link(*, confirmation_key: str, email: str) -> JoinResult:
     return do_join_with_link(confirmation_key, email)
 
 
 @links.endpoint("/accounts/register", "POST", public=True)
-def register(*, key: str, full_name: str, password: str) -> dict[str, Any]:
+def register(*, key: str, full_name: str, password: str) -> RegisterAccountResult:
     return do_register(key, full_name, password)

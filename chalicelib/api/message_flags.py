@@ -19,6 +19,7 @@ from chalicelib.actions.message_range import parse_anchor
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -46,10 +47,12 @@ def mark_all_as_read(caller: Principal) -> MarkAllAsReadResult:
 
 
 @bp.endpoint("/mark_stream_as_read", "POST")
-def mark_stream_as_read(caller: Principal, *, stream_id: int) -> None:
+def mark_stream_as_read(caller: Principal, *, stream_id: int) -> EmptyResult:
     do_mark_stream_as_read(caller, stream_id)
+    return {}
 
 
 @bp.endpoint("/mark_topic_as_read", "POST")
-def mark_topic_as_read(caller: Principal, *, stream_id: int, topic_name: str) -> None:
+def mark_topic_as_read(caller: Principal, *, stream_id: int, topic_name: str) -> EmptyResult:
     do_mark_topic_as_read(caller, stream_id, topic_name)
+    return {}

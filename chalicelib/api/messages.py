@@ -5,16 +5,22 @@ from typing import Annotated, Any, Literal
 
 from chalicelib.actions.message_delete import DeleteMessageResult, check_delete_message
 from chalicelib.actions.message_edit import EditRequest, do_update_message
-from chalicelib.actions.message_fetch import get_message, get_messages
+from chalicelib.actions.message_fetch import (
+    GetMessageResult,
+    GetMessagesResult,
+    get_message,
+    get_messages,
+)
 from chalicelib.actions.message_history import MessageHistoryResult, get_message_history
 from chalicelib.actions.message_matches import (
     MAX_MESSAGE_IDS,
     MatchesNarrowResult,
     messages_matching_narrow,
 )
+from chalicelib.actions.message_move import UpdateMessageResult
 from chalicelib.actions.message_range import parse_anchor
 from chalicelib.actions.message_render import RenderResult, render_preview
-from chalicelib.actions.message_send import check_send_message
+from chalicelib.actions.message_send import SendMessageResult, check_send_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.errors import confusing_arguments
@@ -37,7 +43,7 @@ def send_message(caller: Principal, *,
                  to: str, content: str, topic: str | None = None,
                  subject: str | None = None, queue_id: str | None = None,
                  local_id: str | None = None, read_by_sender: bool | None = None,
-                 ) -> dict[str, Any]:
+                 ) -> SendMessageResult:
     topic = topic_or_subject(topic, subject)
     if message_type in ("stream", "channel") and topic is None:
         topic = ""
@@ -51,7 +57,7 @@ def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor:
                    narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
                    apply_markdown: bool = True, client_gravatar: bool = True,
                    allow_empty_topic_name: bool = False, use_first_unread_anchor: bool = False,
-                   ) -> dict[str, Any]:
+                   ) -> GetMessagesResult:
     return get_messages(caller, anchor=parse_anchor(anchor), include_anchor=include_anchor,
                         num_before=num_before, num_after=num_after, narrow_terms=narrow,
                         apply_markdown=apply_markdown,
@@ -60,7 +66,7 @@ def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor:
 
 @bp.endpoint("/messages/{message_id}", "GET")
 def fetch_message(caller: Principal, *, message_id: int, apply_markdown: bool = True,
-                  allow_empty_topic_name: bool = False) -> dict[str, Any]:
+                  allow_empty_topic_name: bool = False) -> GetMessageResult:
     return get_message(caller, message_id, apply_markdown, allow_empty_topic_name)
 
 
@@ -72,7 +78,7 @@ def update_message(caller: Principal, *, message_id: int, content: str | None = 
                                            "change_all"] = "change_one",
                    send_notification_to_old_thread: bool = False,
                    send_notification_to_new_thread: bool = True,
-                   prev_content_sha256: str | None = None) -> dict[str, Any]:
+                   prev_content_sha256: str | None = None) -> UpdateMessageResult:
     return do_update_message(caller, EditRequest(
         message_id=message_id, content=content,
         topic=topic_or_subject(topic, subject), stream_id=stream_id,

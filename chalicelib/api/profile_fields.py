@@ -5,9 +5,11 @@ from typing import Any, TypedDict
 
 from chalicelib.actions import profile_fields as actions
 from chalicelib.actions.profile_data import do_update_profile_data
+from chalicelib.actions.profile_fields import ProfileFieldDict
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -17,8 +19,16 @@ class ProfileDataElement(TypedDict):
     value: str | list[int] | None
 
 
+class ProfileFieldsResult(TypedDict):
+    custom_fields: list[ProfileFieldDict]
+
+
+class CreateProfileFieldResult(TypedDict):
+    id: int
+
+
 @bp.endpoint("/realm/profile_fields", "GET")
-def get_custom_profile_fields(caller: Principal) -> dict[str, Any]:
+def get_custom_profile_fields(caller: Principal) -> ProfileFieldsResult:
     return {"custom_fields": [actions.profile_field_dict(f)
                               for f in actions.realm_profile_fields(caller.realm_id)]}
 
@@ -29,7 +39,7 @@ def create_custom_profile_field(caller: Principal, *, field_type: int, name: str
                                 field_data: Json[dict[str, Any]] | None = None,
                                 display_in_profile_summary: bool = False,
                                 required: bool = False,
-                                editable_by_user: bool = True) -> dict[str, Any]:
+                                editable_by_user: bool = True) -> CreateProfileFieldResult:
     field_id = actions.do_create_profile_field(
         caller, name=name, hint=hint, field_type=field_type, field_data=field_data,
         display_in_profile_summary=display_in_profile_summary, required=required,
@@ -38,13 +48,13 @@ def create_custom_profile_field(caller: Principal, *, field_type: int, name: str
 
 
 @bp.endpoint("/realm/profile_fields/{field_id}", "DELETE")
-def delete_custom_profile_field(caller: Principal, *, field_id: int) -> dict[str, Any]:
+def delete_custom_profile_field(caller: Principal, *, field_id: int) -> EmptyResult:
     actions.do_delete_profile_field(caller, field_id)
     return {}
 
 
 @bp.endpoint("/users/me/profile_data", "PATCH")
 def update_profile_data(caller: Principal, *,
-                        data: Json[list[ProfileDataElement]]) -> dict[str, Any]:
+                        data: Json[list[ProfileDataElement]]) -> EmptyResult:
     do_update_profile_data(caller, data)
     return {}

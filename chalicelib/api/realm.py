@@ -1,12 +1,13 @@
 """PATCH /realm: organization settings that govern editing, moving and deleting messages."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from chalicelib.actions.realm_settings import do_update_realm
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import GroupSettingParam, sent_values
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -36,6 +37,6 @@ def update_realm(
     can_add_subscribers_group: GroupChange | None = None,
     can_delete_any_message_group: GroupChange | None = None,
     can_delete_own_message_group: GroupChange | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     # Every keyword parameter is a setting; the ones not sent are None.
     return do_update_realm(caller, sent_values(locals()))

@@ -1,12 +1,13 @@
 """Custom emoji: POST/DELETE /realm/emoji/{emoji_name}, GET /realm/emoji, and their images."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 from urllib.parse import unquote
 
 from chalice import Response
 
 from chalicelib.actions.realm_emoji import (
+    RealmEmojiDict,
     check_add_realm_emoji,
     do_deactivate_realm_emoji,
     emoji_image_url,
@@ -15,23 +16,28 @@ from chalicelib.actions.realm_emoji import (
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.request import UploadedFile
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
 
+class RealmEmojiResult(TypedDict):
+    emoji: dict[str, RealmEmojiDict]
+
+
 @bp.endpoint("/realm/emoji/{emoji_name}", "POST")
 def upload_custom_emoji(caller: Principal, *, emoji_name: str,
-                        uploaded_files: list[UploadedFile]) -> dict[str, Any]:
+                        uploaded_files: list[UploadedFile]) -> EmptyResult:
     return check_add_realm_emoji(caller, unquote(emoji_name), uploaded_files)
 
 
 @bp.endpoint("/realm/emoji/{emoji_name}", "DELETE")
-def deactivate_custom_emoji(caller: Principal, *, emoji_name: str) -> dict[str, Any]:
+def deactivate_custom_emoji(caller: Principal, *, emoji_name: str) -> EmptyResult:
     return do_deactivate_realm_emoji(caller, unquote(emoji_name))
 
 
 @bp.endpoint("/realm/emoji", "GET")
-def get_custom_emoji(caller: Principal) -> dict[str, Any]:
+def get_custom_emoji(caller: Principal) -> RealmEmojiResult:
     return {"emoji": realm_emoji_state(caller.realm_id)}
 
 

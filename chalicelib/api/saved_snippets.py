@@ -1,31 +1,38 @@
 """Saved snippets: GET/POST /saved_snippets, PATCH/DELETE /saved_snippets/{saved_snippet_id}."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from chalicelib.actions import saved_snippets as actions
+from chalicelib.actions.saved_snippets import CreateSavedSnippetResult, SavedSnippetDict
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
 
+class SavedSnippetsResult(TypedDict):
+    saved_snippets: list[SavedSnippetDict]
+
+
 @bp.endpoint("/saved_snippets", "GET")
-def get_saved_snippets(caller: Principal) -> dict[str, Any]:
+def get_saved_snippets(caller: Principal) -> SavedSnippetsResult:
     return {"saved_snippets": actions.saved_snippets_state(caller.realm_id, caller.user_id)}
 
 
 @bp.endpoint("/saved_snippets", "POST")
-def create_saved_snippet(caller: Principal, *, title: str, content: str) -> dict[str, Any]:
+def create_saved_snippet(caller: Principal, *, title: str, content: str
+                         ) -> CreateSavedSnippetResult:
     return actions.do_create_saved_snippet(caller, title, content)
 
 
 @bp.endpoint("/saved_snippets/{saved_snippet_id}", "PATCH")
 def edit_saved_snippet(caller: Principal, *, saved_snippet_id: int, title: str | None = None,
-                       content: str | None = None) -> dict[str, Any]:
+                       content: str | None = None) -> EmptyResult:
     return actions.do_edit_saved_snippet(caller, saved_snippet_id, title, content)
 
 
 @bp.endpoint("/saved_snippets/{saved_snippet_id}", "DELETE")
-def delete_saved_snippet(caller: Principal, *, saved_snippet_id: int) -> dict[str, Any]:
+def delete_saved_snippet(caller: Principal, *, saved_snippet_id: int) -> EmptyResult:
     return actions.do_delete_saved_snippet(caller, saved_snippet_id)

@@ -1,12 +1,11 @@
 """PATCH /settings: the current user's personal settings (§4.2)."""
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.actions.settings import update_own_settings
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import sent_values
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -78,7 +77,7 @@ def update_settings(
     send_read_receipts: bool | None = None,
     allow_private_data_export: bool | None = None,
     email_address_visibility: int | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     # Every other keyword parameter is a setting; the ones not sent are None.
     account = {"full_name": full_name, "email": email, "old_password": old_password,
                "new_password": new_password}

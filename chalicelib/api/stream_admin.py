@@ -7,6 +7,7 @@ from chalicelib.actions.stream_admin import do_archive_stream, do_update_stream
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import GroupSettingParam, sent_values
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -38,7 +39,7 @@ def update_stream(
     can_delete_any_message_group: GroupChange | None = None,
     can_delete_own_message_group: GroupChange | None = None,
     can_move_messages_out_of_channel_group: GroupChange | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     # Every other keyword parameter is a property; the ones not sent are None.
     requested = sent_values(locals(), exclude=("caller", "stream_id", "folder_id"))
     if folder_id is not NOT_SENT:
@@ -47,5 +48,5 @@ def update_stream(
 
 
 @bp.endpoint("/streams/{stream_id}", "DELETE")
-def archive_stream(caller: Principal, *, stream_id: int) -> dict[str, Any]:
+def archive_stream(caller: Principal, *, stream_id: int) -> EmptyResult:
     return do_archive_stream(caller, stream_id)

@@ -1,10 +1,15 @@
 """The caller's subscriptions: subscribe (creating channels), unsubscribe and list."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from chalicelib.actions import subscriptions as actions
-from chalicelib.actions.subscription_properties import do_update_subscription_properties
+from chalicelib.actions.streams import SubscriptionDict
+from chalicelib.actions.subscription_properties import (
+    SubscriptionPropertiesResult,
+    do_update_subscription_properties,
+)
+from chalicelib.actions.subscriptions import SubscribeResult
 from chalicelib.actions.unsubscribe import UnsubscribeResult, check_unsubscribe
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
@@ -14,12 +19,16 @@ from chalicelib.http.params import Json
 bp = ApiBlueprint(__name__)
 
 
+class SubscriptionsResult(TypedDict):
+    subscriptions: list[SubscriptionDict]
+
+
 @bp.endpoint("/users/me/subscriptions", "POST")
 def subscribe(caller: Principal, *, subscriptions: Json[list[dict[str, Any]]],
               principals: Json[list[int] | list[str]] | None = None, invite_only: bool = False,
               history_public_to_subscribers: bool | None = None, is_web_public: bool = False,
               announce: bool = False, authorization_errors_fatal: bool = True,
-              ) -> dict[str, Any]:
+              ) -> SubscribeResult:
     if is_web_public:
         raise ApiError("Web-public channels are not enabled on this server.")
     return actions.check_subscribe(caller, subscriptions, principals, invite_only,
@@ -34,11 +43,12 @@ def unsubscribe(caller: Principal, *, subscriptions: Json[list[str]],
 
 @bp.endpoint("/users/me/subscriptions", "GET")
 def list_subscriptions(caller: Principal, *, include_subscribers: bool = False
-                       ) -> dict[str, Any]:
+                       ) -> SubscriptionsResult:
     return {"subscriptions": actions.get_subscriptions(caller, include_subscribers)}
 
 
 @bp.endpoint("/users/me/subscriptions/properties", "POST")
 def update_subscription_properties(caller: Principal, *,
-                                   subscription_data: Json[list[Any]]) -> dict[str, Any]:
+                                   subscription_data: Json[list[Any]]
+                                   ) -> SubscriptionPropertiesResult:
     return do_update_subscription_properties(caller, subscription_data)

@@ -1,7 +1,7 @@
 """Typing notifications: POST /typing and POST /messages/{message_id}/typing."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from chalicelib.actions.typing_notifications import (
     check_send_edit_typing,
@@ -10,6 +10,7 @@ from chalicelib.actions.typing_notifications import (
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import ApiParam, Json
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -19,13 +20,13 @@ def set_typing_status(caller: Principal, *, op: Literal["start", "stop"],
                       kind: Annotated[Literal["direct", "stream", "channel"],
                                       ApiParam(alias="type")] = "direct",
                       to: Json[list[int]] | None = None, stream_id: int | None = None,
-                      topic: str | None = None) -> dict[str, Any]:
+                      topic: str | None = None) -> EmptyResult:
     check_send_typing(caller, kind=kind, op=op, to=to, stream_id=stream_id, topic=topic)
     return {}
 
 
 @bp.endpoint("/messages/{message_id}/typing", "POST")
 def set_edit_typing_status(caller: Principal, *, message_id: int,
-                           op: Literal["start", "stop"]) -> dict[str, Any]:
+                           op: Literal["start", "stop"]) -> EmptyResult:
     check_send_edit_typing(caller, message_id, op)
     return {}

@@ -1,11 +1,9 @@
 """File uploads: POST /user_uploads, and reading a file back through a short-lived link."""
 from __future__ import annotations
 
-from typing import Any
-
 from chalice import Response
 
-from chalicelib.actions.uploads import do_upload_file, download_url
+from chalicelib.actions.uploads import UploadResult, do_upload_file, download_url
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.request import UploadedFile
@@ -14,7 +12,7 @@ bp = ApiBlueprint(__name__)
 
 
 @bp.endpoint("/user_uploads", "POST")
-def upload_file(caller: Principal, *, uploaded_files: list[UploadedFile]) -> dict[str, Any]:
+def upload_file(caller: Principal, *, uploaded_files: list[UploadedFile]) -> UploadResult:
     return do_upload_file(caller, uploaded_files)
 
 

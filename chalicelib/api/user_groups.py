@@ -1,13 +1,14 @@
 """User groups: create, list, edit, deactivate, members and subgroups (§4.13, §4.14)."""
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.actions.user_group_members import (
+    IsUserGroupMemberResult,
     check_is_user_group_member,
     do_update_members,
 )
 from chalicelib.actions.user_groups import (
+    CreateUserGroupResult,
+    UserGroupsResult,
     do_create_user_group,
     do_deactivate_user_group,
     do_update_user_group,
@@ -16,6 +17,7 @@ from chalicelib.actions.user_groups import (
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import GroupSettingParam, Json, sent_values
+from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 
@@ -35,7 +37,7 @@ def create_user_group(
     can_manage_group: GroupSetting | None = None,
     can_mention_group: GroupSetting | None = None,
     can_remove_members_group: GroupSetting | None = None,
-) -> dict[str, Any]:
+) -> CreateUserGroupResult:
     # The other keyword parameters are group settings; the ones not sent are None.
     settings = sent_values(locals(), exclude=("caller", "name", "description", "members",
                                               "subgroups"))
@@ -44,7 +46,7 @@ def create_user_group(
 
 @bp.endpoint("/user_groups", "GET")
 def get_user_groups(caller: Principal, *,
-                    include_deactivated_groups: bool = False) -> dict[str, Any]:
+                    include_deactivated_groups: bool = False) -> UserGroupsResult:
     return list_user_groups(caller, include_deactivated_groups)
 
 
@@ -60,13 +62,13 @@ def update_user_group(
     can_manage_group: GroupSetting | None = None,
     can_mention_group: GroupSetting | None = None,
     can_remove_members_group: GroupSetting | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     changes = sent_values(locals(), exclude=("caller", "user_group_id", "name", "description"))
     return do_update_user_group(caller, user_group_id, name, description, changes)
 
 
 @bp.endpoint("/user_groups/{user_group_id}/deactivate", "POST")
-def deactivate_user_group(caller: Principal, *, user_group_id: int) -> dict[str, Any]:
+def deactivate_user_group(caller: Principal, *, user_group_id: int) -> EmptyResult:
     return do_deactivate_user_group(caller, user_group_id)
 
 
@@ -78,7 +80,7 @@ def update_user_group_members(
     delete: Json[list[int]] | None = None,
     add_subgroups: Json[list[int]] | None = None,
     delete_subgroups: Json[list[int]] | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     return do_update_members(caller, user_group_id, add or [], delete or [],
                              add_subgroups or [], delete_subgroups or [])
 
@@ -89,11 +91,11 @@ def update_user_group_subgroups(
     user_group_id: int,
     add: Json[list[int]] | None = None,
     delete: Json[list[int]] | None = None,
-) -> dict[str, Any]:
+) -> EmptyResult:
     return do_update_members(caller, user_group_id, [], [], add or [], delete or [])
 
 
 @bp.endpoint("/user_groups/{user_group_id}/members/{user_id}", "GET")
 def get_is_user_group_member(caller: Principal, *, user_group_id: int, user_id: int,
-                             direct_member_only: bool = False) -> dict[str, Any]:
+                             direct_member_only: bool = False) -> IsUserGroupMemberResult:
     return check_is_user_group_member(caller, user_group_id, user_id, direct_member_only)

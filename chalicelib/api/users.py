@@ -1,35 +1,49 @@
 """Users: the caller's own record, the user list, and user creation by administrators."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from chalicelib.actions import users as actions
+from chalicelib.actions.user_access import UserDict
+from chalicelib.actions.users import OwnUserResult
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)
 
 
+class UsersResult(TypedDict):
+    members: list[UserDict]
+
+
+class UserResult(TypedDict):
+    user: UserDict
+
+
+class CreateUserResult(TypedDict):
+    user_id: int
+
+
 @bp.endpoint("/users/me", "GET")
-def get_own_user(caller: Principal) -> dict[str, Any]:
+def get_own_user(caller: Principal) -> OwnUserResult:
     return actions.get_own_user_record(caller)
 
 
 @bp.endpoint("/users", "GET")
 def get_users(caller: Principal, *, client_gravatar: bool = True,
-              include_custom_profile_fields: bool = False) -> dict[str, Any]:
+              include_custom_profile_fields: bool = False) -> UsersResult:
     return {"members": actions.get_members(caller)}
 
 
 @bp.endpoint("/users/{user_id}", "GET")
 def get_user(caller: Principal, *, user_id: int, client_gravatar: bool = True,
-             include_custom_profile_fields: bool = False) -> dict[str, Any]:
+             include_custom_profile_fields: bool = False) -> UserResult:
     return {"user": actions.user_api_dict(actions.access_user_by_id(caller, user_id))}
 
 
 @bp.endpoint("/users", "POST")
 def create_user(caller: Principal, *, email: str, password: str = "",
-                full_name: str) -> dict[str, Any]:
+                full_name: str) -> CreateUserResult:
     user = actions.check_create_user(caller, email=email, full_name=full_name,
                                      password=password)
     return {"user_id": user.user_id}

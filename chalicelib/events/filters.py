@@ -29,6 +29,25 @@ EMPTY_TOPIC_DISPLAY_DEFAULT = "general chat"
 TYPING_TYPES = ("typing", "typing_edit_message")
 
 
+class UpdateDisplaySettingsEvent(TypedDict):
+    """Deprecated form of a display setting's user_settings event, for old clients."""
+
+    type: Literal["update_display_settings"]
+    user: str
+    setting_name: str
+    setting: bool | int | str
+    language_name: NotRequired[str]
+
+
+class UpdateGlobalNotificationsEvent(TypedDict):
+    """Deprecated form of a notification setting's user_settings event, for old clients."""
+
+    type: Literal["update_global_notifications"]
+    user: str
+    notification_name: str
+    setting: bool | int | str
+
+
 def capabilities(options: dict[str, Any]) -> dict[str, Any]:
     return options.get("client_capabilities") or {}
 
@@ -181,12 +200,15 @@ def _legacy_settings_events(event: dict[str, Any]) -> list[dict[str, Any]]:
     setting, value = event["property"], event["value"]
     user = event.get("_user_email", "")
     if setting in LEGACY_DISPLAY_SETTINGS:
-        legacy = {"type": "update_display_settings", "user": user,
-                  "setting_name": setting, "setting": value}
+        display: UpdateDisplaySettingsEvent = {"type": "update_display_settings",
+                                               "user": user, "setting_name": setting,
+                                               "setting": value}
         if "language_name" in event:
-            legacy["language_name"] = event["language_name"]
-        return [legacy]
+            display["language_name"] = event["language_name"]
+        return [dict(display)]
     if setting in LEGACY_NOTIFICATION_SETTINGS:
-        return [{"type": "update_global_notifications", "user": user,
-                 "notification_name": setting, "setting": value}]
+        notification: UpdateGlobalNotificationsEvent = {
+            "type": "update_global_notifications", "user": user,
+            "notification_name": setting, "setting": value}
+        return [dict(notification)]
     return []

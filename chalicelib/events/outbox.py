@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from pynamodb.transactions import TransactWrite
 
@@ -41,14 +42,14 @@ class Audience(TypedDict, total=False):
     user_access: int
 
 
-def add_event(tx: TransactWrite, realm_id: int, event: dict[str, Any],
+def add_event(tx: TransactWrite, realm_id: int, event: Mapping[str, object],
               audience: Audience, ttl: timedelta = OUTBOX_RETENTION) -> None:
     """Adds the event to the transaction, so it exists iff the change commits."""
     now = time.time()
     tx.save(Outbox(
         outbox_id=uuid.uuid4().hex,
         realm_id=realm_id,
-        event=event,
+        event=dict(event),
         audience=dict(audience),
         created=int(now * 1000),
         expires_at=datetime.now(UTC) + ttl,

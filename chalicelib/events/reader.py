@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import Literal, TypedDict
 
 from chalicelib import config
 from chalicelib.events.queues import (
@@ -14,12 +14,24 @@ from chalicelib.events.queues import (
     is_live,
     read_events,
 )
+from chalicelib.events.types import QueuedEvent
 from chalicelib.http.auth import Principal
 from chalicelib.models.events import EventQueue
 
 
+class HeartbeatEvent(TypedDict):
+    """Sent when a blocking GET /events waited in vain, so the client knows all is well."""
+
+    type: Literal["heartbeat"]
+
+
+class GetEventsResult(TypedDict):
+    events: list[QueuedEvent]
+    queue_id: str
+
+
 def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
-               dont_block: bool) -> dict[str, Any]:
+               dont_block: bool) -> GetEventsResult:
     queue = access_queue(caller.realm_id, caller.user_id, queue_id)
     after = -1 if last_event_id is None else last_event_id
     if after > queue.last_event_id:
@@ -32,7 +44,7 @@ def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
     return {"events": _wait_for_events(queue, after), "queue_id": queue_id}
 
 
-def _wait_for_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:
+def _wait_for_events(queue: EventQueue, after: int) -> list[QueuedEvent]:
     """Polls only the queue item (one small read) until something arrives or time is up."""
     deadline = time.monotonic() + config.longpoll_wait_seconds()
     interval = config.longpoll_poll_interval_seconds()
@@ -45,5 +57,6 @@ def _wait_for_events(queue: EventQueue, after: int) -> list[dict[str, Any]]:
         if current.last_event_id > after:
             return read_events(queue.queue_id, after)
     # Nothing came: a heartbeat, appended like any event so ids keep increasing.
-    append_events(queue, [(f"heartbeat:{uuid.uuid4().hex}", {"type": "heartbeat"})])
+    heartbeat: HeartbeatEvent = {"type": "heartbeat"}
+    append_events(queue, [(f"heartbeat:{uuid.uuid4().hex}", dict(heartbeat))])
     return read_events(queue.queue_id, after)

@@ -20,7 +20,7 @@ from chalicelib.lib.log import logger
 # Parameters arrive form-encoded, as multipart or as JSON: accept every media type
 # and parse the body ourselves (Chalice would answer 415 for anything but JSON).
 ANY_CONTENT_TYPE = ["*/*"]
-_PATH_PARAM = re.compile(r"{(\w+)}")
+PATH_PARAM = re.compile(r"{(\w+)}")
 # A view parameter of this name receives every uploaded file, whatever its field name.
 FILES_PARAM = "uploaded_files"
 
@@ -30,7 +30,7 @@ class ApiBlueprint(Blueprint):
 
     def endpoint(self, path: str, method: str, *, public: bool = False,
                  ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
-        path_names = set(_PATH_PARAM.findall(path))
+        path_names = set(PATH_PARAM.findall(path))
 
         def decorate(view: Callable[..., Any]) -> Callable[..., Response]:
             takes_files = FILES_PARAM in inspect.signature(view).parameters
@@ -63,6 +63,8 @@ class ApiBlueprint(Blueprint):
                 return json_success(result, ignored)
 
             handler.__signature__ = inspect.Signature()  # type: ignore[attr-defined]
+            # Read by the OpenAPI generator, with the view itself (`__wrapped__`).
+            handler.public = public  # type: ignore[attr-defined]
             self.route(path, methods=[method], content_types=ANY_CONTENT_TYPE)(handler)
             return handler
 

@@ -1,7 +1,42 @@
 """The one error type the API raises, and its named subclasses."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
+
+
+class Objection(TypedDict):
+    """Something that still uses a user group that is to be deactivated."""
+
+    type: Literal["subgroup", "realm", "user_group", "channel"]
+    settings: NotRequired[list[str]]
+    supergroup_ids: NotRequired[list[int]]
+    group_id: NotRequired[int]
+    channel_id: NotRequired[int]
+
+
+class ErrorResult(TypedDict):
+    """The error envelope; the optional keys are the extra fields of particular codes."""
+
+    result: Literal["error"]
+    msg: str
+    code: str
+    # REQUEST_VARIABLE_MISSING and invalid arguments: the parameter's wire name.
+    var_name: NotRequired[str]
+    # STREAM_DOES_NOT_EXIST (by name): the name asked for.
+    stream: NotRequired[str]
+    # BAD_EVENT_QUEUE_ID: the queue id asked for.
+    queue_id: NotRequired[str]
+    # MOVE_MESSAGES_TIME_LIMIT_EXCEEDED.
+    first_message_id_allowed_to_move: NotRequired[int | None]
+    total_messages_allowed_to_move: NotRequired[int]
+    total_messages_in_topic: NotRequired[int]
+    # INVITATION_FAILED.
+    errors: NotRequired[list[tuple[str, str, bool]]]
+    sent_invitations: NotRequired[bool]
+    daily_limit_reached: NotRequired[bool]
+    license_limit_reached: NotRequired[bool]
+    # CANNOT_DEACTIVATE_GROUP_IN_USE: what still uses the group.
+    objections: NotRequired[list[Objection]]
 
 
 class ApiError(Exception):

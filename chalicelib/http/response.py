@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal, NotRequired, TypedDict
 
 from chalice import Response
 
@@ -11,13 +12,25 @@ from chalicelib.http.errors import ApiError
 JSON_HEADERS = {"Content-Type": "application/json"}
 
 
+class SuccessEnvelope(TypedDict):
+    """The keys every success response carries besides the endpoint's own."""
+
+    result: Literal["success"]
+    msg: str
+    ignored_parameters_unsupported: NotRequired[list[str]]
+
+
+class EmptyResult(TypedDict):
+    """The result of an endpoint that answers with the envelope alone."""
+
+
 def json_response(body: dict[str, Any], status: int = 200,
                   headers: dict[str, str] | None = None) -> Response:
     return Response(body=json.dumps(body, separators=(",", ":")), status_code=status,
                     headers={**JSON_HEADERS, **(headers or {})})
 
 
-def json_success(data: dict[str, Any] | None = None,
+def json_success(data: Mapping[str, Any] | None = None,
                  ignored: list[str] | None = None) -> Response:
     body: dict[str, Any] = {"result": "success", "msg": ""}
     if data:

@@ -1,4 +1,8 @@
-"""Functional tier: the app through chalice.test.Client on in-process moto."""
+"""Functional tier: the app through chalice.test.Client on in-process moto.
+
+Every response `call_api` returns and every event the fan-out delivers is checked against
+the OpenAPI document generated from the code (tests/contract.py).
+"""
 from __future__ import annotations
 
 import base64
@@ -16,8 +20,13 @@ from moto import mock_aws
 from infra import moto_patches
 from infra.local.stream_drain import OutboxDrain
 from infra.resources import create_all
+from tests.contract import ContractChecker, ContractError
 
 _realm_numbers = itertools.count(1)
+# Set when the app is loaded: the generated document's checker, and what it found in
+# events, which the fan-out reports as failed records rather than raising.
+CONTRACT: list[ContractChecker] = []
+EVENT_DRIFT: list[str] = []
 
 
 @pytest.fixture(scope="session")
@@ -39,9 +48,49 @@ def aws() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def chalice_client(aws: None) -> Iterator[Client]:
     from app import app
+    from chalicelib.events import fanout
+    from chalicelib.http.openapi import openapi_document
 
-    with Client(app) as client:
-        yield client
+    checker = ContractChecker(openapi_document(app))
+    CONTRACT.append(checker)
+    append_events = fanout.append_events
+
+    def checked_append(queue: Any, items: list[tuple[str, dict[str, Any]]]) -> None:
+        for _, form in items:
+            try:
+                checker.check_event(form, f"event {form.get('type')}/{form.get('op')}")
+            except ContractError as error:
+                EVENT_DRIFT.append(str(error))
+        append_events(queue, items)
+
+    fanout.append_events = checked_append
+    try:
+        with Client(app) as client:
+            yield client
+    finally:
+        fanout.append_events = append_events
+        CONTRACT.clear()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "handmade_events: the test writes outbox records of "
+                                       "its own making, which no contract describes")
+
+
+@pytest.fixture(autouse=True)
+def _events_match_contract(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails the test whose actions produced an event the document does not allow."""
+    EVENT_DRIFT.clear()
+    yield
+    drift, EVENT_DRIFT[:] = list(EVENT_DRIFT), []
+    if request.node.get_closest_marker("handmade_events") is None:
+        assert not drift, "\n".join(drift)
+
+
+def check_contract(method: str, url: str, response: Any) -> None:
+    if CONTRACT:
+        CONTRACT[0].check_response(method, url, response.status_code, response.body or b"",
+                                   dict(response.headers).get("Content-Type", ""))
 
 
 @dataclass
@@ -106,6 +155,7 @@ class Account:
             "POST", "/api/v1" + path, body=body, headers={
                 **self.auth_header(),
                 "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        check_contract("POST", "/api/v1" + path, response)
         return ApiResponse(response.status_code, json.loads(response.body or b"{}"),
                            dict(response.headers))
 
@@ -123,6 +173,7 @@ def call_api(client: Client, method: str, path: str, params: dict[str, Any] | No
             body = encoded.encode()
             headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
     response = client.http.request(method, url, headers=headers, body=body)
+    check_contract(method, url, response)
     try:
         payload = json.loads(response.body or b"{}")
     except ValueError:
@@ -164,7 +215,6 @@ def realm(chalice_client: Client) -> TestRealm:
 
 
 def make_realm(chalice_client: Client) -> TestRealm:
-    """A fresh organization with one account of each role."""
     from chalicelib.actions.realms import do_create_realm
     from chalicelib.actions.users import NewUser, do_create_user
 

@@ -8,6 +8,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from chalicelib.events import fanout, queues
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.events.queues import create_queue
@@ -15,6 +17,9 @@ from chalicelib.events.reader import get_events
 from chalicelib.http.auth import Principal
 from chalicelib.models.events import Outbox, QueueEvent
 from tests.functional.conftest import stream_record
+
+# The records here are made by hand ("custom" events): no contract describes them.
+pytestmark = pytest.mark.handmade_events
 
 _realm_ids = itertools.count(2 * 10**6)
 _sequence = itertools.count(10**9)

@@ -1,0 +1,51 @@
+"""The shapes of the realm_user update event: one person form per kind of change (§6)."""
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+
+class PersonFullName(TypedDict):
+    user_id: int
+    full_name: str
+
+
+class PersonTimezone(TypedDict):
+    user_id: int
+    email: str   # deprecated, as in the reference
+    timezone: str
+
+
+class PersonNewEmail(TypedDict):
+    user_id: int
+    new_email: str
+
+
+class PersonDeliveryEmail(TypedDict):
+    user_id: int
+    delivery_email: str | None   # null when the viewer lost access to it
+
+
+class PersonActive(TypedDict):
+    user_id: int
+    is_active: bool
+
+
+class CustomProfileFieldValue(TypedDict):
+    id: int
+    value: str | None
+    rendered_value: NotRequired[str]   # Markdown-capable field types only
+
+
+class PersonCustomProfileField(TypedDict):
+    user_id: int
+    custom_profile_field: CustomProfileFieldValue
+
+
+Person = (PersonFullName | PersonTimezone | PersonNewEmail | PersonDeliveryEmail
+          | PersonActive | PersonCustomProfileField)
+
+
+class RealmUserUpdateEvent(TypedDict):
+    type: Literal["realm_user"]
+    op: Literal["update"]
+    person: Person
