@@ -64,7 +64,6 @@ class UserDict(UserFields):
     """A user as GET /users shows it; an inaccessible one is an "Unknown user"."""
 
     delivery_email: str | None   # null for an inaccessible user
-    is_billing_admin: bool
 
 
 def user_access_audience(user_id: int) -> Audience:

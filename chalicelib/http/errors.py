@@ -14,14 +14,22 @@ class Objection(TypedDict):
     channel_id: NotRequired[int]
 
 
-class ErrorResult(TypedDict):
+# RATE_LIMIT_HIT (503 when AWS throttles): seconds to wait. A name Python cannot spell
+# as a class attribute, hence this form.
+_RetryHint = TypedDict("_RetryHint", {"retry-after": NotRequired[int]})
+
+
+class ErrorResult(_RetryHint):
     """The error envelope; the optional keys are the extra fields of particular codes."""
 
     result: Literal["error"]
     msg: str
     code: str
-    # REQUEST_VARIABLE_MISSING and invalid arguments: the parameter's wire name.
+    # REQUEST_VARIABLE_MISSING: the parameter's wire name.
     var_name: NotRequired[str]
+    # REQUEST_CONFUSING_VAR: the two parameters sent for one (e.g. topic and subject).
+    var_name1: NotRequired[str]
+    var_name2: NotRequired[str]
     # STREAM_DOES_NOT_EXIST (by name): the name asked for.
     stream: NotRequired[str]
     # BAD_EVENT_QUEUE_ID: the queue id asked for.
