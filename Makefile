@@ -15,7 +15,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: run test test-fast reset package lint bench clean openapi docs-assets browser fuzz
+.PHONY: run test test-fast reset package lint bench load clean openapi docs-assets browser fuzz
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -95,6 +95,11 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.presence
 	@$(BIN)/python -m bench.register
 	@$(BIN)/python -m bench.read_state
+	@$(BIN)/python -m bench.persistence
+
+## load: a bounded load run on its own local stack (20 senders, 50 waiting clients, 60 s)
+load: $(STAMP)
+	@$(BIN)/python -m bench.load
 
 clean:
 	rm -rf $(VENV) build .pytest_cache $(DOCS_STATIC)

@@ -1,6 +1,11 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
 from chalice import Chalice, Rate
 
+from chalicelib import local_dev
+
+# Under `chalice local` only: point at the local stack's backend before models load.
+local_dev.configure()
+
 from chalicelib import apidocs, config
 from chalicelib.api import (
     accounts,
@@ -117,3 +122,6 @@ def ws_disconnect(event):  # type: ignore[no-untyped-def]
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="events_keepalive")
 def events_keepalive(event):  # type: ignore[no-untyped-def]
     run_keepalive()
+
+
+local_dev.start_workers(app)   # `chalice local` with its own backend: feeds the handlers

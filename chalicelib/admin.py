@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from chalicelib.local_dev import stack_endpoint, use_stack
+
 ROLES = ["owner", "administrator", "moderator", "member", "guest"]
 
 
@@ -21,17 +23,9 @@ class AdminError(Exception):
 
 def configure_environment() -> None:
     """Points boto3 and the models at the local stack if it runs; must precede model imports."""
-    state = Path(os.environ.get("LOCAL_STATE_DIR", ".local-state"))
-    endpoint_file = state / "endpoint.json"
-    if endpoint_file.exists():
-        endpoint = json.loads(endpoint_file.read_text())
-        os.environ.update({
-            "AWS_ENDPOINT_URL": endpoint["aws_endpoint_url"],
-            "TABLE_PREFIX": endpoint["table_prefix"],
-            "AWS_DEFAULT_REGION": endpoint["region"],
-            "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-            "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
-        })
+    endpoint = stack_endpoint(Path(os.environ.get("LOCAL_STATE_DIR", ".local-state")))
+    if endpoint is not None:
+        use_stack(endpoint)
         return
     import boto3
 

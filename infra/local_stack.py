@@ -6,15 +6,13 @@ State lives in .local-state/ (LOCAL_STATE_DIR overrides) and survives restarts;
 """
 from __future__ import annotations
 
-import logging
 import os
 import signal
-import socket
 import sys
-import threading
 import time
 
 from infra.local import environment
+from infra.local.backend import free_port
 
 _started = time.perf_counter()
 
@@ -23,41 +21,14 @@ def progress(message: str) -> None:
     print(f"[{time.perf_counter() - _started:6.2f}s] {message}", flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def main() -> int:
+def main() -> None:
     port = int(os.environ.get("PORT", "8000"))
     os.environ.setdefault("EXTERNAL_PORT", str(port))   # links in emails reach this server
     prefix = os.environ.get("TABLE_PREFIX", environment.DEFAULT_PREFIX)
-    state = environment.state_dir()
-    state.mkdir(parents=True, exist_ok=True)
 
-    from moto.server import ThreadedMotoServer
+    from infra.local.backend import start_backend
 
-    from infra import moto_patches
-    from infra.local import snapshot
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's per-request lines
-    moto_patches.apply()
-    restored = snapshot.restore(state)
-    progress("restored saved state from " + str(state) if restored else "fresh state")
-    moto_port = int(os.environ.get("MOTO_PORT") or free_port())
-    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=moto_port, verbose=False)
-    moto.start()
-    moto_url = f"http://127.0.0.1:{moto_port}"
-    environment.configure(moto_url, prefix)
-    progress(f"moto server on {moto_url}")
-
-    import boto3
-
-    from infra.resources import create_all
-
-    create_all(prefix, progress=lambda what: progress(f"created {what}"))
-    _create_side_resources()
+    backend = start_backend(prefix, progress)
 
     # The push channel's addresses, before the app serves anything that advertises them.
     ws_port = int(os.environ.get("WS_PORT") or free_port())
@@ -67,25 +38,16 @@ def main() -> int:
 
     from app import app
     from infra.local.http_server import start_http_server
-    from infra.local.pollers import start_pollers
-    from infra.local.seed import (
-        load_accounts,
-        save_accounts,
-        seed_accounts,
-        seed_conversations,
-    )
-    from infra.local.ttl_sweep import start_sweeper
+    from infra.local.seed import ensure_demo
     from infra.local.websocket_server import LocalWebsocketGateway
 
-    stop = threading.Event()
-
     def request_stop(*_: object) -> None:
-        stop.set()
+        backend.stop.set()
 
     # Before anything is served: a Ctrl-C during startup still stops cleanly and saves.
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    pollers = start_pollers(app, prefix, state, stop)
+    pollers = backend.start_workers(app)
     progress(f"{len(pollers)} event pollers feeding {', '.join(t.name for t in pollers) or '-'}")
     server = start_http_server(app, "127.0.0.1", port)
     api_url = f"http://127.0.0.1:{port}"
@@ -93,43 +55,21 @@ def main() -> int:
     gateway = LocalWebsocketGateway(app, "127.0.0.1", ws_port, ws_management_port)
     gateway.start()
     progress(f"push channel (WebSocket) on {gateway.url}")
-
-    accounts = load_accounts(state)
-    if accounts is None:
-        accounts = seed_accounts()
-        save_accounts(state, accounts)
-        for warning in seed_conversations(api_url, accounts):
-            progress("warning: " + warning)
-        progress("seeded the demo organization")
-    start_sweeper(prefix, stop)
+    accounts = ensure_demo(backend.state, api_url, progress)
     # Last: tools and tests take this file as the sign that the stack is ready.
-    environment.write_endpoint_file(moto_url, prefix, api_url)
-    _print_welcome(accounts, port)
-    while not stop.wait(30):
-        snapshot.save(state)
+    environment.write_endpoint_file(backend.moto_url, prefix, api_url)
+    if accounts:
+        _print_welcome(accounts, port)
+    backend.stop.wait()
     progress("stopping: saving state")
     server.server.shutdown()
     gateway.stop()
-    for thread in pollers:
-        thread.join(timeout=2)
-    snapshot.save(state)
-    environment.remove_endpoint_file()
-    moto.stop()
+    backend.shut_down()
     progress("stopped")
-    del boto3
-    return 0
-
-
-def _create_side_resources() -> None:
-    import boto3
-
-    from chalicelib import config
-
-    s3 = boto3.client("s3")
-    bucket = config.upload_bucket()
-    if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:
-        s3.create_bucket(Bucket=bucket)
-    boto3.client("ses").verify_email_identity(EmailAddress="noreply@localhost")
+    # Everything is saved: skip the interpreter's teardown, whose final collection of
+    # moto's objects takes seconds (minutes with a large state).
+    sys.stdout.flush()
+    os._exit(0)
 
 
 def _print_welcome(accounts: list[dict], port: int) -> None:
@@ -146,4 +86,4 @@ def _print_welcome(accounts: list[dict], port: int) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

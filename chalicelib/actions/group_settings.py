@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, TypedDict
 
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, expectation_mismatch
 from chalicelib.lib.realm_settings import (
     GROUP_SETTING_DEFAULTS,
     SYSTEM_GROUP_MAX_ROLE,
@@ -189,5 +189,5 @@ def check_group_setting_change(realm_id: int, setting: str, change: Any,
     if not isinstance(change, dict) or "new" not in change:
         change = {"new": change}
     if "old" in change and normalize(change["old"]) != normalize(current):
-        raise ApiError(f"'old' value of {setting} does not match the expected value.")
+        raise expectation_mismatch("old")
     return check_group_setting_value(realm_id, setting, change["new"])

@@ -21,8 +21,8 @@ from chalicelib.actions.user_group_members import can_add_members_to_group
 from chalicelib.actions.user_groups import require_member_or_admin
 from chalicelib.actions.users import ROLES, check_email
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
+from chalicelib.http.errors import ApiError, principal_error
 from chalicelib.http.response import EmptyResult
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
@@ -178,10 +178,12 @@ def check_invite_terms(caller: Principal, realm: Realm, *, invite_as: int,
                        invite_expires_in_minutes: int | None) -> InviteTerms:
     if invite_as not in ROLES:
         raise ApiError("Invalid invite_as: use 100, 200, 300, 400 or 600.")
-    if invite_as < caller.role:
-        raise ApiError("Insufficient permission: you can only invite to a role like yours "
-                       "or a more restricted one.")
+    if invite_as < caller.role:   # a role like one's own or a more restricted one (§5)
+        raise principal_error("Must be an organization owner" if invite_as == ROLE_OWNER
+                              else "Must be an organization administrator")
     text = welcome_message_custom_text
+    if text is not None and not caller.is_admin:   # §4.8: others may only send null
+        raise principal_error("Must be an organization administrator")
     if text is not None and len(text) > MAX_WELCOME_TEXT_LENGTH:
         raise ApiError("welcome_message_custom_text is too long (limit: "
                        f"{MAX_WELCOME_TEXT_LENGTH} characters).")
@@ -192,8 +194,7 @@ def check_invite_terms(caller: Principal, realm: Realm, *, invite_as: int,
         stream_ids=check_invite_streams(caller, realm, stream_ids),
         include_realm_default_subscriptions=include_realm_default_subscriptions,
         notify_referrer_on_join=notify_referrer_on_join,
-        # Only administrators choose the welcome message; others get the default.
-        welcome_message_custom_text=text if caller.is_admin else None)
+        welcome_message_custom_text=text)
 
 
 # ---- shared pieces ----------------------------------------------------------------------

@@ -12,11 +12,7 @@ from dataclasses import dataclass
 from chalicelib.actions.channel_permissions import can_move_messages_out_of_channel
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.message_access import access_message
-from chalicelib.actions.message_move import (
-    UpdateMessageResult,
-    execute_edit,
-    prev_content_mismatch,
-)
+from chalicelib.actions.message_move import UpdateMessageResult, execute_edit
 from chalicelib.actions.message_send import (
     check_content,
     check_topic,
@@ -29,7 +25,7 @@ from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, can_read_message
 from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, expectation_mismatch
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
@@ -65,7 +61,7 @@ def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageR
         return execute_edit(caller, realm, message, None, resumable)
     if request.prev_content_sha256 is not None and \
             request.prev_content_sha256 != message.content_sha256:
-        raise prev_content_mismatch()
+        raise expectation_mismatch("prev_content_sha256")
     now = now_seconds()
     rendered = None
     if request.content is not None:
@@ -84,6 +80,13 @@ def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageR
         raise ApiError("Nothing to change")
     return execute_edit(caller, realm, message, rendered, plan, stream=stream,
                         prev_content_sha256=request.prev_content_sha256)
+
+
+def access_message_to_edit(caller: Principal, message_id: int) -> Message:
+    """A message whose content the caller may edit now (for edit typing notifications)."""
+    message = access_message(caller, message_id).message
+    _check_content_edit(caller, get_realm(caller.realm_id), message, now_seconds())
+    return message
 
 
 def _check_request_shape(message: Message, request: EditRequest) -> None:
@@ -130,7 +133,9 @@ def _plan_move(caller: Principal, realm: Realm, message: Message, stream: Stream
     elif new_stream is not stream:
         check_topic(old_topic, realm, new_stream)   # the destination's topics policy
     if new_topic.startswith(RESOLVED_PREFIX.strip()) and \
-            new_topic[len(RESOLVED_PREFIX.strip()):].strip() == "":
+            check_topic(new_topic[len(RESOLVED_PREFIX.strip()):], realm,
+                        enforce_policy=False) == "":
+        # The empty topic under any of its names ("", "(no topic)", the display name).
         raise ApiError("General chat cannot be marked as resolved")
     channel_changed = new_stream.stream_id != stream.stream_id
     topic_changed = new_topic != old_topic

@@ -33,7 +33,8 @@ from chalicelib.actions.topics import note_topic_message, refresh_topic
 from chalicelib.actions.uploads import AttachmentDict, plan_attachment_changes
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.http.errors import ApiError, ConflictError, expectation_mismatch
+from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.message_moves import MessageMove
@@ -77,11 +78,6 @@ class UpdateMessageEvent(TypedDict):
     is_me_message: NotRequired[bool]
 
 
-def prev_content_mismatch() -> ApiError:
-    return ApiError("The message was edited since you last loaded it: 'prev_content_sha256' "
-                    "does not match. Reload the message and edit again.")
-
-
 def execute_edit(caller: Principal, realm: Realm, target: Message,
                  rendered: RenderedContent | None, plan: MovePlan | None, *,
                  stream: Stream | None = None,
@@ -109,9 +105,10 @@ def execute_edit(caller: Principal, realm: Realm, target: Message,
     for index, batch in enumerate(batches):
         moved |= writer.write_batch(batch, first=index == 0 and not resuming,
                                     last=index == len(batches) - 1)
-    if plan is not None:
-        _update_topics(caller.realm_id, plan, moved, writer.sent_notifications,
-                       resumed=resuming)
+    if plan is not None:   # derived: the move stands once its batches are written
+        best_effort(lambda: _update_topics(caller.realm_id, plan, moved,
+                                           writer.sent_notifications, resumed=resuming),
+                    "topic list after a move")
     return {"detached_uploads": writer.detached}
 
 
@@ -271,7 +268,7 @@ class _EditWriter:
         if self.prev_content_sha256 is not None and \
                 current.content_sha256 != self.prev_content_sha256:
 
-            raise prev_content_mismatch()
+            raise expectation_mismatch("prev_content_sha256")
         if self.plan is not None and moved:
             raise ConflictError("The message was moved by someone else meanwhile; reload it.")
 

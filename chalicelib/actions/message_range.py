@@ -86,10 +86,10 @@ class Target:
 def resolve(caller: Principal, narrow: Narrow) -> Target:
     target = Target(narrow)
     if narrow.channel is not None:
-        if isinstance(narrow.channel, int) or str(narrow.channel).isdigit():
-            target.stream, _ = access_stream_by_id(caller, int(narrow.channel))
+        if isinstance(narrow.channel, int):   # parse_narrow made ids ints, bounded
+            target.stream, _ = access_stream_by_id(caller, narrow.channel)
         else:
-            target.stream, _ = access_stream_by_name(caller, str(narrow.channel))
+            target.stream, _ = access_stream_by_name(caller, narrow.channel)
     if narrow.dm is not None:
         operand = narrow.dm if isinstance(narrow.dm, str) else json.dumps(narrow.dm)
         target.dm_participants = frozenset(_direct_recipients(caller, operand)

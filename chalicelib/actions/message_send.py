@@ -27,6 +27,8 @@ from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
+from chalicelib.http.params import check_json, check_storable, too_deep
+from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.lib.timeutil import now_seconds
@@ -36,6 +38,9 @@ from chalicelib.models.realms import Realm, UniqueName, group_name_key
 from chalicelib.models.streams import Stream, get_stream, stream_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, name_key
+
+# A direct message's recipients are looked up in batches; a list has a bound.
+MAX_DIRECT_RECIPIENTS = 1000
 
 
 def check_content(content: str) -> str:
@@ -80,10 +85,15 @@ def topics_policy(realm: Realm, stream: Stream | None) -> str:
 
 
 def _parse_to(to: str) -> Any:
+    """`to` is JSON (an id, a name, a list) or plain text (a name, emails)."""
     try:
-        return json.loads(to)
+        value = json.loads(to)
+    except RecursionError:
+        raise too_deep("to") from None
     except ValueError:
         return to
+    check_storable("to", value)
+    return value
 
 
 @dataclass
@@ -250,6 +260,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
                        skip_stream_access_check: bool = False) -> SendMessageResult:
     """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
     mentioned (`to` is then a channel id), as the reference allows."""
+    # `to` is checked before anything is read: it may name a thousand people.
+    direct = None if message_type in ("stream", "channel") else parse_direct_target(to)
     rendered = render_content(caller.realm_id, content)
     realm = get_realm(caller.realm_id)
     sender = User.get(caller.realm_id, caller.user_id)
@@ -267,7 +279,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         triggers = triggered_bots(sender, content=rendered.content,
                                   mentioned=rendered.resolved.users.values())
     else:
-        recipients = direct_recipient_users(caller, to)
+        assert direct is not None
+        recipients = direct_recipient_users(caller, direct)
         participants = {u.user_id for u in recipients} | {caller.user_id}
         triggers = triggered_bots(sender, participants=recipients)
         message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
@@ -292,10 +305,16 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
 
 def after_channel_message(stream: Stream, message: Message) -> None:
     """Derived records a new channel message updates (outside its transaction: both
-    are recomputable, and a lost race only means another message got there first)."""
+    are recomputable, and a lost race only means another message got there first).
+
+    The message is sent once its transaction committed: a throttled derived write is
+    retried here, and if it still fails it is logged, never answered as a failed send
+    (a client retrying that would send the message twice)."""
     if stream.first_message_id is None:
-        _set_first_message(stream, message.message_id)
-    note_topic_message(message.realm_id, stream.stream_id, message.topic, message.message_id)
+        best_effort(lambda: _set_first_message(stream, message.message_id),
+                    "channel's first message")
+    best_effort(lambda: note_topic_message(message.realm_id, stream.stream_id, message.topic,
+                                           message.message_id), "topic's latest message")
 
 
 def _channel_target(caller: Principal, to: str) -> Stream:
@@ -303,7 +322,7 @@ def _channel_target(caller: Principal, to: str) -> Stream:
     if isinstance(target, list) and len(target) == 1:
         target = target[0]
     if isinstance(target, int) and not isinstance(target, bool):
-        stream, _ = access_stream_by_id(caller, target)
+        stream, _ = access_stream_by_id(caller, check_json("to", target, int))
     elif isinstance(target, str) and target.strip():
         stream, _ = access_stream_by_name(caller, target.strip())
     else:
@@ -322,17 +341,33 @@ def _direct_recipients(caller: Principal, to: str) -> set[int]:
     return {u.user_id for u in direct_recipient_users(caller, to)}
 
 
-def direct_recipient_users(caller: Principal, to: str) -> list[User]:
+@dataclass
+class DirectTarget:
+    """The recipients a direct message's `to` names, checked before any is looked up."""
+
+    ids: set[int]
+    emails: list[str]
+
+
+def parse_direct_target(to: str) -> DirectTarget:
     target = _parse_to(to)
     if isinstance(target, (int, str)) and not isinstance(target, bool):
         target = [t.strip() for t in str(target).split(",") if t.strip()] if isinstance(
             target, str) else [target]
     if not isinstance(target, list) or not target:
         raise ApiError("Invalid 'to': give a list of user ids or emails.")
-    ids = {t for t in target if isinstance(t, int) and not isinstance(t, bool)}
+    if len(target) > MAX_DIRECT_RECIPIENTS:   # before any of them is looked up
+        raise ApiError(f"Too many recipients in 'to' (limit: {MAX_DIRECT_RECIPIENTS}).")
+    numbers = [t for t in target if isinstance(t, int) and not isinstance(t, bool)]
     emails = [t for t in target if isinstance(t, str)]
-    if len(ids) + len(emails) != len(target):
+    if len(numbers) + len(emails) != len(target):
         raise ApiError("Invalid 'to': give a list of user ids or emails.")
+    return DirectTarget({check_json("to", t, int) for t in numbers}, emails)
+
+
+def direct_recipient_users(caller: Principal, to: str | DirectTarget) -> list[User]:
+    parsed = to if isinstance(to, DirectTarget) else parse_direct_target(to)
+    ids, emails = parsed.ids, parsed.emails
     users = list(User.batch_get([(caller.realm_id, i) for i in ids]))
     missing = ids - {u.user_id for u in users}
     for email in emails:

@@ -108,7 +108,11 @@ def enqueue_jobs(jobs: list[tuple[str, dict[str, Any]]]) -> set[str]:
     batches within SQS's limits (10 messages, 256 KB); returns the sequence numbers
     that failed, for the stream to offer again (the worker's claim absorbs repeats)."""
     sqs = aws_clients.client("sqs")
-    queue_url = aws_clients.queue_url(config.webhook_queue_name())
+    try:
+        queue_url = aws_clients.queue_url(config.webhook_queue_name())
+    except Exception:  # noqa: BLE001 - every job is reported failed, retried by the stream
+        logger.exception("webhook queue lookup failed")
+        return {sequence for sequence, _ in jobs}
     failed: set[str] = set()
     for chunk in _sqs_batches([(sequence, job_body(event)) for sequence, event in jobs]):
         entries = [{"Id": str(i), "MessageBody": body} for i, (_, body) in enumerate(chunk)]

@@ -81,6 +81,8 @@ def realm_emoji_state(realm_id: int) -> dict[str, RealmEmojiDict]:
 
 
 def active_emoji_id(realm_id: int, name: str) -> int | None:
+    if len(name) > MAX_EMOJI_NAME_LENGTH:   # no emoji has it; DynamoDB refuses such keys
+        return None
     claim = UniqueName.get_or_none(*emoji_name_key(realm_id, name))
     return None if claim is None else int(claim.target_id)
 

@@ -37,8 +37,10 @@ class RealmSettingChanges(TypedDict, total=False):
 
     allow_message_editing: bool
     message_content_edit_limit_seconds: int | None   # null: unlimited
+    message_content_delete_limit_seconds: int | None
     move_messages_within_stream_limit_seconds: int | None
     move_messages_between_streams_limit_seconds: int | None
+    message_edit_history_visibility_policy: str
     empty_topic_display_name: str
     topics_policy: str
     can_resolve_topics_group: GroupSettingValue
@@ -49,6 +51,8 @@ class RealmSettingChanges(TypedDict, total=False):
     can_invite_users_group: GroupSettingValue
     create_multiuse_invite_group: GroupSettingValue
     can_add_subscribers_group: GroupSettingValue
+    can_delete_any_message_group: GroupSettingValue
+    can_delete_own_message_group: GroupSettingValue
 
 
 class RealmUpdateDictEvent(TypedDict):

@@ -56,6 +56,8 @@ def do_create_realm(name: str, subdomain: str, owner: NewUser) -> tuple[Realm, i
 
 
 def get_realm_by_subdomain(subdomain: str) -> Realm | None:
+    if not SUBDOMAIN_RE.match(subdomain.lower()):   # no realm has it: no lookup (key size)
+        return None
     scope, key = subdomain_key(subdomain)
     claim = UniqueName.get_or_none(scope, key)
     return None if claim is None else Realm.get_or_none(claim.target_id)

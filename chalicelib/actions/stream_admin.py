@@ -29,6 +29,7 @@ from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.stream_update import StreamUpdate, StreamUpdateEvent
 from chalicelib.actions.streams import (
+    channel_already_exists,
     get_subscription,
     stream_create_event,
     stream_id_by_name,
@@ -129,7 +130,7 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
             raise ApiError("Channel already has that name.")
         if new_name.lower() != stream.name.lower() and stream_id_by_name(
                 caller.realm_id, new_name) is not None:
-            raise ApiError("Channel name already in use.")
+            raise channel_already_exists(new_name)
         update.set("name", new_name)
     if "description" in requested:
         # Channel descriptions are one line, as the reference keeps them.
@@ -246,7 +247,7 @@ def _write(caller: Principal, stream: Stream, update: StreamUpdate) -> None:
         if not is_condition_failure(error):
             raise
         if renamed and stream_id_by_name(realm_id, after.name) not in (None, stream_id):
-            raise ApiError("Channel name already in use.") from None
+            raise channel_already_exists(after.name) from None
         if "folder_id" in update.values and after.folder_id is not None:
             get_usable_folder(realm_id, after.folder_id)   # archived meanwhile: say so
         raise ConflictError("The channel changed at the same time; try again.") from None

@@ -112,6 +112,12 @@ def stream_id_by_name(realm_id: int, name: str) -> int | None:
     return None if claim is None else claim.target_id
 
 
+def channel_already_exists(name: str) -> ApiError:
+    """A channel of that name exists: a conflict with the organization's state."""
+    return ApiError(f"Channel '{name}' already exists", code="CHANNEL_ALREADY_EXISTS",
+                    http_status=409)
+
+
 def access_stream_by_name(caller: Principal, name: str, *, require_content_access: bool = True
                           ) -> tuple[Stream, Subscription | None]:
     stream_id = stream_id_by_name(caller.realm_id, name)

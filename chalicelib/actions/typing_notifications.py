@@ -9,25 +9,20 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Literal, TypedDict
 
+from chalicelib.actions.message_edit import access_message_to_edit
+from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
-from chalicelib.actions.streams import (
-    access_stream_by_id,
-    can_read_message,
-    get_subscription,
-)
+from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import transaction
-from chalicelib.models.messages import Message
-from chalicelib.models.streams import Stream
 from chalicelib.models.users import User
 
 # A typing record is useless once clients have stopped showing it (15 s); keep a margin
 # for a slow stream, then let TTL remove it.
 TYPING_RECORD_TTL = timedelta(minutes=5)
-NO_TOPIC = "(no topic)"
 TypingOp = Literal["start", "stop"]
 
 
@@ -113,11 +108,11 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
         raise ApiError("Missing channel ID")
     if topic is None:
         raise ApiError("Missing topic")
+    realm = get_realm(caller.realm_id)
+    # Length and characters as for a message's topic, before the channel is read.
+    topic = check_topic(topic, realm, enforce_policy=False)
     stream, _ = access_stream_by_id(caller, stream_id)
-    display_name = empty_topic_display_name(get_realm(caller.realm_id))
-    topic = topic.strip()
-    if topic in (NO_TOPIC, display_name):
-        topic = ""
+    display_name = empty_topic_display_name(realm)
     event: ChannelTypingEvent = {
         "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
         "stream_id": stream.stream_id, "topic": topic}
@@ -126,9 +121,8 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
 
 
 def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> None:
-    message = Message.get_or_none(caller.realm_id, message_id)
-    if message is None or not _can_access(caller, message):
-        raise ApiError("Invalid message(s)")
+    # Only someone who may edit the message can be "editing" it.
+    message = access_message_to_edit(caller, message_id)
     if message.type == "private":
         user_ids = sorted(message.recipient_ids)
         direct: TypingEditMessageEvent = {
@@ -142,13 +136,3 @@ def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> 
             "type": "channel", "channel_id": message.stream_id, "topic": message.topic}}
     _emit(caller, {**channel, "_empty_topic_display_name": empty_topic_display_name(
         get_realm(caller.realm_id))}, {"stream": message.stream_id, "subscribers_only": True})
-
-
-def _can_access(caller: Principal, message: Message) -> bool:
-    if message.type == "private":
-        return caller.user_id in message.recipient_ids
-    stream = Stream.get_or_none(caller.realm_id, message.stream_id)
-    if stream is None:
-        return False
-    subscription = get_subscription(caller.realm_id, caller.user_id, stream.stream_id)
-    return can_read_message(stream, subscription, message.message_id, caller)

@@ -64,7 +64,6 @@ class UserDict(UserFields):
     """A user as GET /users shows it; an inaccessible one is an "Unknown user"."""
 
     delivery_email: str | None   # null for an inaccessible user
-    is_billing_admin: bool
 
 
 def user_access_audience(user_id: int) -> Audience:
@@ -106,7 +105,6 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
         "is_admin": False,
         "is_guest": False,
         "is_bot": False,
-        "is_billing_admin": False,
         "role": ROLE_MEMBER,
         "timezone": "",
         "avatar_url": INACCESSIBLE_AVATAR_URL,

@@ -112,6 +112,11 @@ def do_mute_topic(caller: Principal, stream_id: int | None, stream_name: str | N
     return {}
 
 
+def invalid_channel_name(name: str) -> ApiError:
+    """The reference's answer when the deprecated endpoint names no channel it can use."""
+    return ApiError(f"Invalid channel name '{name}'")
+
+
 def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | None,
                    policy: int) -> Stream:
     """Setting a policy needs access to the channel; removing one needs only that it
@@ -120,13 +125,15 @@ def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | 
         if stream_id is not None:
             return access_stream_by_id(caller, stream_id)[0]
         assert stream_name is not None
-        return access_stream_by_name(caller, stream_name)[0]
+        try:
+            return access_stream_by_name(caller, stream_name)[0]
+        except ApiError:
+            raise invalid_channel_name(stream_name) from None
     if stream_id is None:
         assert stream_name is not None
         stream_id = stream_id_by_name(caller.realm_id, stream_name)
         if stream_id is None:
-            raise ApiError(f"Channel '{stream_name}' does not exist",
-                           code="STREAM_DOES_NOT_EXIST", stream=stream_name)
+            raise invalid_channel_name(stream_name)
     stream = get_stream(caller.realm_id, stream_id)
     if stream is None:
         raise ApiError("Invalid channel ID")

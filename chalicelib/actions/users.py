@@ -200,7 +200,6 @@ def user_api_dict(user: User) -> UserDict:
         "is_admin": user.role <= ROLE_ADMINISTRATOR,
         "is_guest": user.role == ROLE_GUEST,
         "is_bot": user.is_bot,
-        "is_billing_admin": False,
         "role": user.role,
         "timezone": user.timezone or "",
         "avatar_url": gravatar_url(user.delivery_email, user.avatar_version),

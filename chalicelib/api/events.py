@@ -6,19 +6,12 @@ from typing import Any
 from chalicelib.events.queues import access_queue, delete_queue
 from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.events.register import RegisterResult, do_register
-from chalicelib.events.types import QueuedEvent
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
-
-
-class RegisteredEventsResult(RegisterResult):
-    """GET /events without a queue: a new queue's registration and its first events."""
-
-    events: list[QueuedEvent]
 
 
 
@@ -58,15 +51,13 @@ def get_events_backend(caller: Principal, *, queue_id: str | None = None,
                        client_capabilities: Json[dict[str, Any]] | None = None,
                        all_public_streams: bool = False, apply_markdown: bool = False,
                        client_gravatar: bool = False
-                       ) -> GetEventsResult | RegisteredEventsResult:
+                       ) -> GetEventsResult:
     if queue_id is None:
         # Registration parameters instead of a queue id register a queue (§4.5).
         registered = _register(caller, event_types, event_types, narrow, client_capabilities,
                                all_public_streams, apply_markdown, client_gravatar, False)
-        queue_id = registered["queue_id"]
-        last_event_id = registered["last_event_id"]
-        events = get_events(caller, queue_id, last_event_id, True)["events"]
-        return {**registered, "events": events}  # type: ignore[typeddict-item]
+        # The answer is that of GET /events (§4.5): the events and the new queue's id.
+        return get_events(caller, registered["queue_id"], registered["last_event_id"], True)
     return get_events(caller, queue_id, last_event_id, dont_block)
 
 

@@ -13,6 +13,7 @@ from chalicelib.actions.message_fetch import (
 )
 from chalicelib.actions.message_history import MessageHistoryResult, get_message_history
 from chalicelib.actions.message_matches import (
+    MAX_MESSAGE_IDS,
     MatchesNarrowResult,
     messages_matching_narrow,
 )
@@ -22,9 +23,17 @@ from chalicelib.actions.message_render import RenderResult, render_preview
 from chalicelib.actions.message_send import SendMessageResult, check_send_message
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.errors import confusing_arguments
 from chalicelib.http.params import ApiParam, Json
 
 bp = ApiBlueprint(__name__)
+
+
+def topic_or_subject(topic: str | None, subject: str | None) -> str | None:
+    """`subject` is the deprecated name of `topic`; a client may send one of them."""
+    if topic is not None and subject is not None:
+        raise confusing_arguments("topic", "subject")
+    return topic if topic is not None else subject
 
 
 @bp.endpoint("/messages", "POST")
@@ -35,11 +44,11 @@ def send_message(caller: Principal, *,
                  subject: str | None = None, queue_id: str | None = None,
                  local_id: str | None = None, read_by_sender: bool | None = None,
                  ) -> SendMessageResult:
-    if message_type in ("stream", "channel") and topic is None and subject is None:
+    topic = topic_or_subject(topic, subject)
+    if message_type in ("stream", "channel") and topic is None:
         topic = ""
-    return check_send_message(caller, message_type=message_type, to=to,
-                              topic=topic if topic is not None else subject, content=content,
-                              read_by_sender=read_by_sender is not False)
+    return check_send_message(caller, message_type=message_type, to=to, topic=topic,
+                              content=content, read_by_sender=read_by_sender is not False)
 
 
 @bp.endpoint("/messages", "GET")
@@ -72,7 +81,7 @@ def update_message(caller: Principal, *, message_id: int, content: str | None = 
                    prev_content_sha256: str | None = None) -> UpdateMessageResult:
     return do_update_message(caller, EditRequest(
         message_id=message_id, content=content,
-        topic=topic if topic is not None else subject, stream_id=stream_id,
+        topic=topic_or_subject(topic, subject), stream_id=stream_id,
         propagate_mode=propagate_mode,
         send_notification_to_old_thread=send_notification_to_old_thread,
         send_notification_to_new_thread=send_notification_to_new_thread,
@@ -96,6 +105,8 @@ def render_message(caller: Principal, *, content: str) -> RenderResult:
 
 
 @bp.endpoint("/messages/matches_narrow", "GET")
-def check_messages_match_narrow(caller: Principal, *, msg_ids: Json[list[int]],
-                                narrow: Json[list[Any]]) -> MatchesNarrowResult:
+def check_messages_match_narrow(
+        caller: Principal, *,
+        msg_ids: Annotated[Json[list[int]], ApiParam(max_length=MAX_MESSAGE_IDS)],
+        narrow: Json[list[Any]]) -> MatchesNarrowResult:
     return messages_matching_narrow(caller, msg_ids, narrow)

@@ -22,6 +22,7 @@ from chalicelib.models.events import EventQueue, UserQueues
 QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
 PUBLIC_WATCHERS = 0    # the UserQueues entry listing a realm's all_public_streams queues
 BATCH_GET_KEYS = 100   # DynamoDB's BatchGetItem limit
+MAX_QUEUE_ID_LENGTH = 64      # ids are UUIDs (36 characters)
 
 
 def _expiry(lifetime: timedelta = QUEUE_IDLE_LIFETIME) -> datetime:
@@ -81,7 +82,7 @@ def bad_queue(queue_id: str) -> ApiError:
 
 def access_queue(realm_id: int, user_id: int, queue_id: str) -> EventQueue:
     """The caller's live queue; unknown, foreign and expired queues look the same."""
-    if not queue_id or len(queue_id.encode()) > 200:
+    if not 0 < len(queue_id) <= MAX_QUEUE_ID_LENGTH:   # DynamoDB refuses such keys
         raise bad_queue(queue_id)
     queue = EventQueue.get_or_none(queue_id)
     if not is_live(queue) or queue.realm_id != realm_id or queue.user_id != user_id:

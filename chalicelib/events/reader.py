@@ -13,7 +13,7 @@ from chalicelib import config
 from chalicelib.events.append import append, read_chunks
 from chalicelib.events.connections import heartbeat
 from chalicelib.events.payloads import resolve
-from chalicelib.events.queues import access_queue, acknowledge
+from chalicelib.events.queues import access_queue, acknowledge, bad_queue
 from chalicelib.events.types import QueuedEvent
 from chalicelib.events.wake import ensure_wake_queue, wait_for_wake
 from chalicelib.http.auth import Principal
@@ -37,9 +37,13 @@ def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
 
 def fetch_events(queue: EventQueue, after: int) -> list[QueuedEvent]:
     """Events with id > after, oldest first, as clients receive them; acknowledges
-    `after` (no further than the queue's newest id) and extends the queue's life."""
+    `after` and extends the queue's life. An `after` beyond any id the queue gave out
+    is refused (BAD_EVENT_QUEUE_ID), as the reference does."""
     stored, newest = read_chunks(queue.queue_id, after)
-    acknowledge(queue, min(after, newest))
+    if after > max(newest, queue.acked_through):
+        # An id this queue never gave out: the client holds another queue's position.
+        raise bad_queue(queue.queue_id)
+    acknowledge(queue, after)
     return resolve(stored)
 
 

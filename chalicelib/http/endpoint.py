@@ -11,6 +11,7 @@ from chalice import Blueprint, Response
 
 from chalicelib.http.auth import authenticate
 from chalicelib.http.errors import ApiError
+from chalicelib.http.faults import error_for_exception
 from chalicelib.http.params import param_specs, parse_params
 from chalicelib.http.request import UploadedFile, request_params
 from chalicelib.http.response import json_error, json_success
@@ -55,6 +56,8 @@ class ApiBlueprint(Blueprint):
                     result = view(*args, **values)
                 except ApiError as error:
                     return json_error(error)
+                except Exception as error:  # noqa: BLE001 - answered as 503 or a logged 500
+                    return json_error(error_for_exception(error))
                 if isinstance(result, Response):
                     return result
                 return json_success(result, ignored)

@@ -14,14 +14,22 @@ class Objection(TypedDict):
     channel_id: NotRequired[int]
 
 
-class ErrorResult(TypedDict):
+# RATE_LIMIT_HIT (503 when AWS throttles): seconds to wait. A name Python cannot spell
+# as a class attribute, hence this form.
+_RetryHint = TypedDict("_RetryHint", {"retry-after": NotRequired[int]})
+
+
+class ErrorResult(_RetryHint):
     """The error envelope; the optional keys are the extra fields of particular codes."""
 
     result: Literal["error"]
     msg: str
     code: str
-    # REQUEST_VARIABLE_MISSING and invalid arguments: the parameter's wire name.
+    # REQUEST_VARIABLE_MISSING: the parameter's wire name.
     var_name: NotRequired[str]
+    # REQUEST_CONFUSING_VAR: the two parameters sent for one (e.g. topic and subject).
+    var_name1: NotRequired[str]
+    var_name2: NotRequired[str]
     # STREAM_DOES_NOT_EXIST (by name): the name asked for.
     stream: NotRequired[str]
     # BAD_EVENT_QUEUE_ID: the queue id asked for.
@@ -88,9 +96,54 @@ class ConflictError(ApiError):
         super().__init__(msg, code="CONFLICT")
 
 
+class ServiceBusyError(ApiError):
+    """AWS throttled or briefly failed a request: nothing was written, retry shortly.
+
+    Shaped like the reference's rate-limit answer (a `Retry-After` header and a
+    `retry-after` field), with 503 since it is the server's capacity, not the client's."""
+
+    code = "RATE_LIMIT_HIT"
+    http_status = 503
+
+    def __init__(self, retry_after: int = 1) -> None:
+        super().__init__(f"The server is busy; retry in {retry_after} s.",
+                         headers={"Retry-After": str(retry_after)},
+                         **{"retry-after": retry_after})
+
+
+class InternalServerError(ApiError):
+    """A bug: the request failed for a reason the API does not describe (logged)."""
+
+    code = "INTERNAL_SERVER_ERROR"
+    http_status = 500
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"Internal server error (request ID {request_id}); it has been "
+                         "logged.")
+
+
 def missing_argument(name: str) -> ApiError:
+    """The reference's one error that names its parameter in a field (`var_name`)."""
     return ApiError(f"Missing '{name}' argument", code="REQUEST_VARIABLE_MISSING", var_name=name)
 
 
 def invalid_argument(name: str, detail: str) -> ApiError:
-    return ApiError(detail, code="BAD_REQUEST", var_name=name)
+    """A bad value of parameter `name`; `detail` names it (BAD_REQUEST has no extra fields)."""
+    return ApiError(detail)
+
+
+def confusing_arguments(first: str, second: str) -> ApiError:
+    """Both a parameter and its alias were sent (e.g. `topic` and `subject`)."""
+    return ApiError(f"Can't decide between '{first}' and '{second}' arguments",
+                    code="REQUEST_CONFUSING_VAR", var_name1=first, var_name2=second)
+
+
+def expectation_mismatch(name: str) -> ApiError:
+    """A guard value (`prev_content_sha256`, a group setting's `old`) is stale."""
+    return ApiError(f"'{name}' value does not match the expected value.",
+                    code="EXPECTATION_MISMATCH")
+
+
+def principal_error(msg: str) -> ApiError:
+    """Acting above one's role (e.g. inviting an administrator as a member)."""
+    return ApiError(msg, code="UNAUTHORIZED_PRINCIPAL")

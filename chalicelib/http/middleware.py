@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 from chalice import Chalice, Response
 from chalice.app import Request
 
-from chalicelib.http.errors import ApiError, ResourceNotFoundError
+from chalicelib.http.errors import ApiError, InternalServerError, ResourceNotFoundError
+from chalicelib.http.faults import error_for_exception
 from chalicelib.http.response import json_error
 from chalicelib.lib.log import logger
 
@@ -27,14 +29,14 @@ def register_middleware(app: Chalice) -> None:
     def log_and_envelope(event: Request, get_response: Callable[[Request], Response]
                          ) -> Response:
         started = time.perf_counter()
-        logger.append_keys(request_id=getattr(event.context, "get", lambda *_: None)(
-            "requestId"), path=event.path, method=event.method)
+        # API Gateway gives each request an id; chalice local does not: make one.
+        request_id = getattr(event.context, "get", lambda *_: None)("requestId") or \
+            uuid.uuid4().hex
+        logger.append_keys(request_id=request_id, path=event.path, method=event.method)
         try:
             response = get_response(event)
-        except Exception:  # noqa: BLE001 - the last line of defence: never a bare 500
-            logger.exception("unhandled error")
-            response = json_error(ApiError("Internal server error", code="INTERNAL_SERVER_ERROR",
-                                           http_status=500))
+        except Exception as error:  # noqa: BLE001 - the last line of defence: never a bare 500
+            response = json_error(error_for_exception(error))
         response = _envelope_chalice_error(response)
         logger.info("request", extra={"status": response.status_code,
                                       "duration_ms": round((time.perf_counter() - started)
@@ -55,6 +57,10 @@ def _envelope_chalice_error(response: Response) -> Response:
             return response
     if not isinstance(body, dict) or "Code" not in body:
         return response
+    if response.status_code >= 500:
+        # Chalice caught an exception outside our views (it logged the traceback).
+        return json_error(InternalServerError(
+            str(logger.get_current_keys().get("request_id", "-"))))
     if response.status_code == 405:
         # A path some route serves, with a method none does (e.g. POST /messages/render
         # matching /messages/{message_id}): that path and method are not served, as on

@@ -4,6 +4,10 @@ A view's keyword-only parameters name what it accepts; their annotations say how
 form value is read: `int`, `str`, `bool` (JSON `true`/`false`), `Literal[...]`,
 `Json[T]` for JSON-encoded lists and objects, `X | None` for values that may be null.
 `Annotated[T, ApiParam(alias="type")]` maps a wire name that is not a Python name.
+
+Every value is bounded before a view runs: strings and lists by a maximum length
+(`ApiParam(max_length=...)`, else `MAX_STRING_LENGTH` / `MAX_LIST_LENGTH`), JSON by its
+size and depth, and no string may hold what DynamoDB cannot store (lone surrogates).
 """
 from __future__ import annotations
 
@@ -25,12 +29,23 @@ from chalicelib.http.errors import (
 T = TypeVar("T")
 
 
+# Defaults for parameters that declare no limit of their own. A view's own limits (a
+# topic's 60 characters) are checked by its action; these keep every input bounded.
+MAX_STRING_LENGTH = 100_000     # characters of a string parameter
+MAX_LIST_LENGTH = 1_000         # items of a list parameter (before any of them is read)
+MAX_JSON_LENGTH = 1_000_000     # characters of a JSON-encoded parameter
+MAX_JSON_DEPTH = 16             # nesting of lists and objects in any JSON value
+MAX_JSON_NODES = 100_000        # values in one JSON parameter or body
+
+
 @dataclass(frozen=True)
 class ApiParam:
-    """Extra facts about one parameter: its wire name and whether it is JSON-encoded."""
+    """Extra facts about one parameter: its wire name, whether it is JSON-encoded, and
+    the most characters (strings) or items (lists) it may have."""
 
     alias: str | None = None
     json: bool = False
+    max_length: int | None = None
 
 
 JSON_ENCODED = ApiParam(json=True)
@@ -48,6 +63,16 @@ class ParamSpec:
     required: bool
     default: Any
     in_path: bool
+    max_length: int | None = None   # declared limit (characters or items), if any
+
+    @property
+    def length_limit(self) -> int:
+        """The limit in force: the declared one, else the default for its type."""
+        if self.max_length is not None:
+            return self.max_length
+        base = _non_none(self.annotation)
+        return MAX_LIST_LENGTH if base is list or get_origin(base) is list else \
+            MAX_STRING_LENGTH
 
 
 def _unwrap(annotation: Any) -> tuple[Any, ApiParam]:
@@ -56,19 +81,26 @@ def _unwrap(annotation: Any) -> tuple[Any, ApiParam]:
         meta = ApiParam()
         for extra in extras:
             if isinstance(extra, ApiParam):
-                meta = ApiParam(alias=extra.alias or meta.alias, json=extra.json or meta.json)
+                meta = _merge(meta, extra)
         inner, inner_meta = _unwrap(base)
-        return inner, ApiParam(alias=meta.alias or inner_meta.alias,
-                               json=meta.json or inner_meta.json)
+        return inner, _merge(inner_meta, meta)
     if get_origin(annotation) in (Union, types.UnionType):
         # `Json[T] | None`: the marker sits inside the union.
         parts = [_unwrap(arg) for arg in get_args(annotation)]
-        if any(meta.json or meta.alias for _, meta in parts):
-            alias = next((meta.alias for _, meta in parts if meta.alias), None)
+        if any(meta != ApiParam() for _, meta in parts):
+            merged = ApiParam()
+            for _, meta in parts:
+                merged = _merge(merged, meta)
             # Built at run time from a tuple, which `X | Y` cannot spell.
-            return (Union[tuple(inner for inner, _ in parts)],  # noqa: UP007
-                    ApiParam(alias=alias, json=any(meta.json for _, meta in parts)))
+            return Union[tuple(inner for inner, _ in parts)], merged  # noqa: UP007
     return annotation, ApiParam()
+
+
+def _merge(first: ApiParam, second: ApiParam) -> ApiParam:
+    """Both markers' facts; the second's win where both say something."""
+    return ApiParam(alias=second.alias or first.alias, json=first.json or second.json,
+                    max_length=second.max_length if second.max_length is not None
+                    else first.max_length)
 
 
 def _is_optional(tp: Any) -> bool:
@@ -98,6 +130,7 @@ def param_specs(func: Any, path_names: set[str]) -> list[ParamSpec]:
             required=param.default is inspect.Parameter.empty,
             default=None if param.default is inspect.Parameter.empty else param.default,
             in_path=name in path_names,
+            max_length=meta.max_length,
         ))
     return specs
 
@@ -112,6 +145,15 @@ _INTEGER_TEXT = re.compile(r"-?[0-9]+")
 # Every integer the API takes (ids, counts, seconds, milliseconds) fits well below 2**53;
 # larger ones would only reach DynamoDB, which refuses numbers of over 38 digits.
 MAX_INTEGER = 2**53
+_MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
+
+
+def _integer_text(name: str, raw: str) -> int:
+    if not _INTEGER_TEXT.fullmatch(raw):
+        raise invalid_argument(name, f"{name} is not an integer")
+    if len(raw) > _MAX_INTEGER_DIGITS + 1:   # int() refuses over 4,300 digits anyway
+        raise invalid_argument(name, f"{name} is out of range")
+    return _bounded(name, int(raw))
 
 
 def _bounded(name: str, value: int) -> int:
@@ -120,18 +162,84 @@ def _bounded(name: str, value: int) -> int:
     return value
 
 
+def decode_json(name: str, text: str) -> Any:
+    """JSON text within the size and depth limits, its strings storable."""
+    if len(text) > MAX_JSON_LENGTH:
+        raise invalid_argument(name, f"Argument '{name}' is too long (limit: "
+                                     f"{MAX_JSON_LENGTH} characters).")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise too_deep(name) from None
+    except ValueError:
+        raise invalid_argument(name, f"Argument '{name}' is not valid JSON.") from None
+    check_storable(name, value)
+    return value
+
+
+def too_deep(name: str) -> ApiError:
+    return invalid_argument(name, f"Argument '{name}' is nested too deeply (limit: "
+                                  f"{MAX_JSON_DEPTH} levels).")
+
+
+def check_storable(name: str, value: Any) -> None:
+    """Walks a decoded JSON value (iteratively: no recursion on hostile input): at most
+    MAX_JSON_DEPTH levels and MAX_JSON_NODES values, every string and key storable."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    nodes = 0
+    while pending:
+        item, depth = pending.pop()
+        nodes += 1
+        if nodes > MAX_JSON_NODES:
+            raise invalid_argument(name, f"Argument '{name}' has too many values (limit: "
+                                         f"{MAX_JSON_NODES}).")
+        if isinstance(item, str):
+            check_text(name, item)
+        elif isinstance(item, (list, dict)):
+            if depth >= MAX_JSON_DEPTH:
+                raise too_deep(name)
+            if isinstance(item, dict):
+                for key in item:
+                    check_text(name, key)
+                pending.extend((v, depth + 1) for v in item.values())
+            else:
+                pending.extend((v, depth + 1) for v in item)
+
+
+def check_text(name: str, text: str) -> str:
+    """Refuses strings that DynamoDB cannot store: UTF-16 halves (lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise invalid_argument(name, f"{name} contains characters that cannot be stored "
+                                     "(unpaired surrogates).") from None
+    return text
+
+
+def _check_length(spec: ParamSpec, value: Any) -> None:
+    limit = spec.length_limit
+    if isinstance(value, str) and len(value) > limit:
+        raise invalid_argument(spec.wire_name, f"{spec.wire_name} is too long (limit: "
+                                               f"{limit} characters).")
+    if isinstance(value, list) and len(value) > limit:
+        raise invalid_argument(spec.wire_name, f"{spec.wire_name} has too many items "
+                                               f"(limit: {limit}).")
+
+
 def parse_value(spec: ParamSpec, raw: Any) -> Any:
     """Turn one wire value into the declared type, or raise a message naming the parameter."""
     name = spec.wire_name
     if isinstance(raw, str) and spec.json:
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            raise invalid_argument(name, f"Argument '{name}' is not valid JSON.") from None
-        return check_json(name, raw, spec.annotation)
-    if isinstance(raw, str):
+        raw = decode_json(name, raw)
+    elif isinstance(raw, str):
+        _check_length(spec, raw)
+        check_text(name, raw)
         return _parse_text(name, raw, spec.annotation)
-    # A JSON request body already carries typed values.
+    else:
+        # A JSON request body already carries typed values (checked as the body).
+        check_storable(name, raw)
+    # Lengths before types: a list of a million ids is refused before any is read.
+    _check_length(spec, raw)
     return check_json(name, raw, spec.annotation)
 
 
@@ -148,9 +256,7 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
     if tp is str or tp is Any:
         return raw
     if tp is int:
-        if not _INTEGER_TEXT.fullmatch(raw):
-            raise invalid_argument(name, f"{name} is not an integer")
-        return _bounded(name, int(raw))
+        return _integer_text(name, raw)
     if get_origin(tp) is Literal:
         if raw not in get_args(tp):
             raise invalid_argument(name, f"Invalid {name}")
@@ -178,7 +284,7 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
         return value
     if tp is int:
         if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
-            return _bounded(name, int(value))
+            return _integer_text(name, value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise invalid_argument(name, f"{name} is not an integer")
         return _bounded(name, value)

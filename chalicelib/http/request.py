@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl
 from chalice.app import Request
 
 from chalicelib.http.errors import ApiError
+from chalicelib.http.params import MAX_JSON_DEPTH, MAX_JSON_LENGTH
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,14 @@ def request_params(request: Request) -> dict[str, Any]:
 def _body_params(content_type: str, body: bytes) -> dict[str, Any]:
     kind = content_type.split(";")[0].strip().lower()
     if kind == "application/json":
+        if len(body) > MAX_JSON_LENGTH:
+            raise ApiError(f"The JSON request body is too long (limit: {MAX_JSON_LENGTH} "
+                           "bytes).")
         try:
             decoded = json.loads(body)
+        except RecursionError:
+            raise ApiError(f"The JSON request body is nested too deeply (limit: "
+                           f"{MAX_JSON_DEPTH} levels).") from None
         except ValueError:
             raise ApiError("Malformed JSON in the request body") from None
         if not isinstance(decoded, dict):

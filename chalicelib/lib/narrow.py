@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.http.errors import ApiError
+from chalicelib.http.params import check_json
 
 ALIASES = {"stream": "channel", "subject": "topic", "pm-with": "dm"}
 SUPPORTED = {"channel", "topic", "dm", "id", "is"}
@@ -29,6 +30,38 @@ class Narrow:
                 else "mentioned" if self.is_mentioned else None)
 
 
+def _id_operand(operator: str, operand: Any) -> int:
+    """An id: an integer or its digits, within the API's integer range."""
+    try:
+        return int(check_json(f"narrow operand for {operator}", operand, int))
+    except ApiError:
+        raise ApiError(f"Invalid narrow operand for {operator}") from None
+
+
+def _channel_operand(operand: Any) -> int | str:
+    """A channel id (number or digits) or a name."""
+    if isinstance(operand, int) or (isinstance(operand, str) and operand.isascii()
+                                    and operand.isdigit()):
+        return _id_operand("channel", operand)
+    if not isinstance(operand, str):
+        raise ApiError("Invalid narrow operand for channel: give an id or a name.")
+    return operand
+
+
+def _dm_operand(operand: Any) -> str | list[int | str]:
+    """Emails separated by commas, or a list of user ids or emails."""
+    if isinstance(operand, str):
+        return operand
+    if isinstance(operand, int) and not isinstance(operand, bool):
+        return [_id_operand("dm", operand)]
+    if isinstance(operand, list) and all(
+            isinstance(item, str) or (isinstance(item, int) and not isinstance(item, bool))
+            for item in operand):
+        return [item if isinstance(item, str) else _id_operand("dm", item)
+                for item in operand]
+    raise ApiError("Invalid narrow operand for dm: give user ids or emails.")
+
+
 def parse_narrow(terms: list[Any]) -> Narrow:
     narrow = Narrow()
     for term in terms:
@@ -39,20 +72,21 @@ def parse_narrow(terms: list[Any]) -> Narrow:
             (operator, operand), negated = term, False
         else:
             raise ApiError("Invalid narrow: each term needs an operator and an operand.")
+        if not isinstance(operator, str):
+            raise ApiError("Invalid narrow: an operator must be a string.")
         operator = ALIASES.get(operator, operator)
         if operator not in SUPPORTED or negated:
             raise ApiError(f"Invalid narrow operator: {operator}")
         if operator == "channel":
-            narrow.channel = operand
+            narrow.channel = _channel_operand(operand)
         elif operator == "topic":
-            narrow.topic = str(operand)
+            if not isinstance(operand, str):
+                raise ApiError("Invalid narrow operand for topic: give a string.")
+            narrow.topic = operand
         elif operator == "dm":
-            narrow.dm = operand
+            narrow.dm = _dm_operand(operand)
         elif operator == "id":
-            try:
-                narrow.message_id = int(operand)
-            except (TypeError, ValueError):
-                raise ApiError("Invalid narrow operand for id") from None
+            narrow.message_id = _id_operand("id", operand)
         elif operator == "is" and operand in ("dm", "private"):
             narrow.is_dm = True
         elif operator == "is" and operand == "unread":

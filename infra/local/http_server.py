@@ -13,6 +13,7 @@ from chalice.local import (
     LocalChalice,
     LocalDevServer,
     LocalGatewayException,
+    ThreadedHTTPServer,
 )
 
 from infra.local.environment import REPO_ROOT
@@ -35,6 +36,14 @@ class _RequestHandler(ChaliceRequestHandler):
         """The app logs each request itself (structured); stay quiet here."""
 
 
+class _Server(ThreadedHTTPServer):
+    # Each request is a new connection (HTTP/1.0): with dozens of clients the default
+    # backlog of 5 refuses connections under load.
+    request_queue_size = 128
+    # A long-poll still waiting must not keep a stopping stack alive.
+    daemon_threads = True
+
+
 def chalice_config(stage: str = "dev") -> Config:
     config_from_disk = json.loads((REPO_ROOT / ".chalice" / "config.json").read_text())
     return Config.create(chalice_stage=stage, app_name=config_from_disk["app_name"],
@@ -44,7 +53,8 @@ def chalice_config(stage: str = "dev") -> Config:
 def start_http_server(app: Any, host: str, port: int) -> LocalDevServer:
     CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
     app.__class__ = CustomLocalChalice
-    server = LocalDevServer(app, chalice_config(), host, port, handler_cls=_RequestHandler)
+    server = LocalDevServer(app, chalice_config(), host, port, handler_cls=_RequestHandler,
+                            server_cls=_Server)
     threading.Thread(target=server.server.serve_forever, name="http-server",
                      daemon=True).start()
     return server

@@ -47,11 +47,20 @@ class LocalStack:
         data = json.loads((self.state_dir / "demo-accounts.json").read_text())
         return {account["role"]: account for account in data}
 
+    def kill(self) -> None:
+        """`kill -9` of the stack's process group (the stack and its checkpoint process)."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=15)
+
     def stop(self) -> float:
         """Ctrl-C, as a developer would; returns how long the stack took to exit."""
         started = time.perf_counter()
         self.process.send_signal(signal.SIGINT)
-        self.process.wait(timeout=15)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()   # never leave a stack behind (its journal keeps its state)
+            raise
         return time.perf_counter() - started
 
 
@@ -60,10 +69,12 @@ def start_stack(state_dir: Path, port: int | None = None, timeout: float = 60,
     port = port or free_port()
     env = clean_environment(PORT=str(port), LOCAL_STATE_DIR=str(state_dir), **extra_env)
     # The child writes to it for its whole life; closing it here would cut its output.
-    log = open(state_dir.parent / f"stack-{port}.log", "w")  # noqa: SIM115
+    log = open(state_dir.parent / f"stack-{port}.log", "a")  # noqa: SIM115
     started = time.perf_counter()
+    # Its own process group, as `make run` in a terminal: kill() reaches its children too.
     process = subprocess.Popen([sys.executable, "-m", "infra.local_stack"], cwd=REPO_ROOT,
-                               env=env, stdout=log, stderr=subprocess.STDOUT)
+                               env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
     deadline = started + timeout
     while time.perf_counter() < deadline:
         if process.poll() is not None:

@@ -74,7 +74,14 @@ class StreamPoller(threading.Thread):
                 self.stop.wait(self.interval)
                 continue
             self._deliver([self._lambda_record(r, arn) for r in records])
-            self.position_file.write_text(records[-1]["dynamodb"]["SequenceNumber"])
+            self._save_position(records[-1]["dynamodb"]["SequenceNumber"])
+
+    def _save_position(self, sequence_number: str) -> None:
+        # Replaced whole: a crash mid-write must not leave an empty position (which
+        # would replay the stream from its start).
+        temporary = self.position_file.with_suffix(".tmp")
+        temporary.write_text(sequence_number)
+        os.replace(temporary, self.position_file)
 
     def _first_iterator(self, arn: str, shard_id: str) -> str:
         position = self.position_file.read_text().strip() if self.position_file.exists() else ""

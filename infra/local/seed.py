@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +67,39 @@ def seed_conversations(api_url: str, accounts: list[dict[str, Any]]) -> list[str
     return warnings
 
 
+def ensure_demo(state_dir: Path, api_url: str | None,
+                progress: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The demo accounts, created on first start (with conversations when the API is
+    served at `api_url`)."""
+    accounts = load_accounts(state_dir)
+    if accounts is None and demo_realm_exists():
+        # Killed while seeding, after the realm was written: its keys are gone (only
+        # their hashes are stored). Serve what there is; `make reset` starts afresh.
+        progress("warning: the demo accounts file is missing; `make reset` recreates it")
+        return []
+    if accounts is None:
+        accounts = seed_accounts()
+        save_accounts(state_dir, accounts)
+        if api_url is not None:
+            for warning in seed_conversations(api_url, accounts):
+                progress("warning: " + warning)
+        progress("seeded the demo organization")
+    return accounts
+
+
+def demo_realm_exists() -> bool:
+    from chalicelib.actions.realms import get_realm_by_subdomain
+
+    return get_realm_by_subdomain(DEMO_SUBDOMAIN) is not None
+
+
 def save_accounts(state_dir: Path, accounts: list[dict[str, Any]]) -> None:
+    """Written whole or not at all (a crash must not leave half a file)."""
     path = state_dir / "demo-accounts.json"
-    path.write_text(json.dumps(accounts, indent=2))
-    path.chmod(0o600)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(accounts, indent=2))
+    temporary.chmod(0o600)
+    os.replace(temporary, path)
 
 
 def load_accounts(state_dir: Path) -> list[dict[str, Any]] | None:

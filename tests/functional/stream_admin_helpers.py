@@ -26,7 +26,8 @@ def patch(account, stream_id: int, **params: Any):
 def error(response, code: str = "BAD_REQUEST") -> str:
     assert response.json["result"] == "error", response.json
     assert response.json["code"] == code, response.json
-    assert response.status == (409 if code == "CONFLICT" else 400), response.json
+    assert response.status == (409 if code in ("CONFLICT", "CHANNEL_ALREADY_EXISTS")
+                               else 400), response.json
     return response.json["msg"]
 
 

@@ -92,7 +92,9 @@ def test_content_rules(realm, message):
     assert edit(realm.member, message, content="first **draft**").json["msg"] == \
         "Nothing to change"
     stale = edit(realm.member, message, content="new", prev_content_sha256=sha("other"))
-    assert stale.status == 400 and "prev_content_sha256" in stale.json["msg"]
+    assert (stale.status, stale.json["code"], stale.json["msg"]) == (
+        400, "EXPECTATION_MISMATCH",
+        "'prev_content_sha256' value does not match the expected value.")
     assert fetch(realm.member, message)["content"] == "<p>first <strong>draft</strong></p>"
     # content and topic may change together, in one history entry
     assert edit(realm.member, message, content="both", topic="elsewhere",

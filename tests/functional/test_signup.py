@@ -110,7 +110,7 @@ def test_welcome_message_text_and_referrer_notice_follow_the_invitation(realm):
                    "Hi **there**!"),
         "silent": (realm.admin, {"welcome_message_custom_text": "",
                                  "notify_referrer_on_join": False}, None),
-        "member": (realm.member, {"welcome_message_custom_text": "ignored"}, "default"),
+        "member": (realm.member, {"welcome_message_custom_text": None}, "default"),
     }
     for name, (inviter, params, expected) in cases.items():
         assert invite(inviter, addr(realm, name), **params).ok

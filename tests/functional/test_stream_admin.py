@@ -120,7 +120,8 @@ def test_rename_moves_the_name_claim(realm, register_queue, fetch_events, drain_
         {"type": "stream", "op": "update", "stream_id": stream_id, "name": "general",
          "property": "name", "value": "lobby"}]
     # AND names stay unique (case-insensitive), while a case-only change is a rename
-    assert "already in use" in error(patch(realm.admin, stream_id, new_name="TAKEN"))
+    assert error(patch(realm.admin, stream_id, new_name="TAKEN"),
+                 "CHANNEL_ALREADY_EXISTS") == "Channel 'TAKEN' already exists"
     assert "already has that name" in error(patch(realm.admin, stream_id, new_name="lobby"))
     assert patch(realm.admin, stream_id, new_name="Lobby").ok
     assert realm.admin.get("/get_stream_id", {"stream": "lobby"}).json["stream_id"] == stream_id
@@ -137,7 +138,8 @@ def test_rename_race_is_refused_by_the_name_claim(realm, monkeypatch):
     monkeypatch.setattr(stream_admin, "stream_id_by_name",
                         lambda realm_id, name: next(checked, real(realm_id, name)))
     # WHEN renamed to it, THEN the claim's condition refuses it and nothing changed
-    assert "already in use" in error(patch(realm.admin, stream_id, new_name="lobby"))
+    assert error(patch(realm.admin, stream_id, new_name="lobby"),
+                 "CHANNEL_ALREADY_EXISTS") == "Channel 'lobby' already exists"
     assert stream(realm.admin, stream_id)["name"] == "general"
     assert realm.admin.get("/get_stream_id", {"stream": "lobby"}).json["stream_id"] == other_id
     assert realm.admin.get("/get_stream_id", {"stream": "general"}).json["stream_id"] == stream_id

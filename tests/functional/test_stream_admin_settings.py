@@ -247,8 +247,8 @@ def test_group_settings(realm, setting, register_queue, fetch_events, drain_even
     queue_id = register_queue(realm.member, event_types=["stream"])["queue_id"]
     # A stale old value is refused and changes nothing
     stale = MEMBERS if old != MEMBERS else ADMINS
-    assert "does not match" in error(patch(realm.admin, stream_id,
-                                           **{setting: {"new": MEMBERS, "old": stale}}))
+    assert error(patch(realm.admin, stream_id, **{setting: {"new": MEMBERS, "old": stale}}),
+                 "EXPECTATION_MISMATCH") == "'old' value does not match the expected value."
     # Unknown groups and users are refused
     assert "Invalid user group ID" in error(patch(realm.admin, stream_id,
                                                   **{setting: {"new": 99999}}))

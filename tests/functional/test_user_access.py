@@ -33,7 +33,7 @@ def is_placeholder(record: dict, account) -> bool:
         "user_id": account.user_id, "email": f"user{account.user_id}@{realm_host}",
         "delivery_email": None, "full_name": PLACEHOLDER_NAME,
         "date_joined": "1970-01-01T00:00:00+00:00", "is_active": True, "is_owner": False,
-        "is_admin": False, "is_guest": False, "is_bot": False, "is_billing_admin": False,
+        "is_admin": False, "is_guest": False, "is_bot": False,
         "role": 400, "timezone": "", "avatar_url": INACCESSIBLE_AVATAR_URL,
         "avatar_version": 1, "profile_data": {}}
 

@@ -132,7 +132,7 @@ def test_update_name_description_and_settings(realm, register_queue, fetch_event
                                                            "description": "Users"}).ok
     assert_error(realm.owner.patch(f"/user_groups/{group_id}", {
         "can_join_group": {"new": MEMBERS, "old": EVERYONE}}),
-        "'old' value of can_join_group does not match")
+        "'old' value does not match the expected value.", "EXPECTATION_MISMATCH")
     assert realm.owner.patch(f"/user_groups/{group_id}", {
         "can_join_group": {"new": MEMBERS, "old": NOBODY}}).ok
     # THEN the list shows it, the old name is free and the new one is taken

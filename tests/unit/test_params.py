@@ -68,3 +68,27 @@ def test_json_body_values_are_checked_too():
     assert values["ids"] == [3] and values["flag"] is True
     with pytest.raises(ApiError):
         parse_params(SPECS, {"name": "x", "flag": "true-ish"}, {"stream_id": "1"})
+
+
+def limited(caller: object, *,
+            ids: Annotated[Json[list[int]], ApiParam(max_length=3)] = [],  # noqa: B006
+            name: Annotated[str, ApiParam(max_length=5)] = "",
+            other: Json[list[int]] | None = None, text: str = "") -> None:
+    """Declared limits, and the defaults of parameters that declare none."""
+
+
+def test_length_limits_are_declared_for_the_generator_and_checked_first():
+    from chalicelib.http.params import MAX_LIST_LENGTH, MAX_STRING_LENGTH
+
+    specs = {s.name: s for s in param_specs(limited, set())}
+    assert (specs["ids"].max_length, specs["ids"].length_limit) == (3, 3)
+    assert (specs["name"].max_length, specs["name"].length_limit) == (5, 5)
+    assert (specs["other"].max_length, specs["other"].length_limit) == (None, MAX_LIST_LENGTH)
+    assert specs["text"].length_limit == MAX_STRING_LENGTH
+    for supplied, message in (({"ids": '["a", 2, 3, 4]'}, "ids has too many items"),
+                              ({"name": "abcdef"}, "name is too long"),
+                              ({"other": '[1, ' + '[' * 20 + ']' * 20 + ']'}, "too deeply"),
+                              ({"text": '\ud800'}, "cannot be stored")):
+        with pytest.raises(ApiError) as raised:
+            parse_params(list(specs.values()), supplied, {})
+        assert message in raised.value.msg

@@ -1,0 +1,91 @@
+"""`chalice local` in the repository serves the API against the local stack's backend:
+a running `make run`'s, or the embedded one it starts when none runs."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import requests
+
+from infra.local.launcher import clean_environment, free_port
+from tests.e2e.conftest import REPO_ROOT
+
+CHALICE = str(Path(sys.executable).with_name("chalice"))
+
+
+@contextmanager
+def chalice_local(state_dir: Path, log: Path) -> Iterator[str]:
+    port = free_port()
+    with open(log, "a") as output:
+        process = subprocess.Popen(
+            [CHALICE, "local", "--no-autoreload", "--port", str(port)], cwd=REPO_ROOT,
+            env=clean_environment(LOCAL_STATE_DIR=str(state_dir)), stdout=output,
+            stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, log.read_text()
+            try:
+                if requests.get(f"{url}/api/v1/server_settings", timeout=1).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def roundtrip(url: str, account: dict) -> int:
+    """Reads the profile, registers a queue, sends a message and sees its event."""
+    auth = (account["email"], account["api_key"])
+    me = requests.get(f"{url}/api/v1/users/me", auth=auth, timeout=10)
+    assert me.status_code == 200 and me.json()["email"] == account["email"], me.text
+    queue = requests.post(f"{url}/api/v1/register", auth=auth, timeout=10,
+                          data={"event_types": '["message"]'}).json()
+    sent = requests.post(f"{url}/api/v1/messages", auth=auth, timeout=10, data={
+        "type": "direct", "to": json.dumps([account["user_id"]]), "content": "via chalice"})
+    assert sent.status_code == 200, sent.text
+    events = requests.get(f"{url}/api/v1/events", auth=auth, timeout=30, params={
+        "queue_id": queue["queue_id"], "last_event_id": queue["last_event_id"]}).json()
+    assert [e["message"]["id"] for e in events["events"] if e["type"] == "message"] == [
+        sent.json()["id"]], events
+    return int(sent.json()["id"])
+
+
+def test_chalice_local_uses_the_running_stack(local_stack, tmp_path: Path):
+    member = local_stack.accounts()["member"]
+    with chalice_local(local_stack.state_dir, tmp_path / "chalice.log") as url:
+        message_id = roundtrip(url, member)
+    # The same backend: the running stack serves what chalice local wrote
+    auth = (member["email"], member["api_key"])
+    response = requests.get(f"{local_stack.url}/api/v1/messages/{message_id}", auth=auth,
+                            timeout=10)
+    assert response.status_code == 200
+
+
+def test_chalice_local_starts_the_embedded_backend(tmp_path: Path):
+    state = tmp_path / "state"
+    state.mkdir()
+    with chalice_local(state, tmp_path / "chalice.log") as url:
+        accounts = {a["role"]: a for a in json.loads(
+            (state / "demo-accounts.json").read_text())}
+        message_id = roundtrip(url, accounts["member"])
+    # Its state is kept like make run's: a second start finds the message
+    with chalice_local(state, tmp_path / "chalice.log") as url:
+        member = accounts["member"]
+        response = requests.get(f"{url}/api/v1/messages/{message_id}", timeout=10,
+                                auth=(member["email"], member["api_key"]))
+        assert response.status_code == 200, response.text
