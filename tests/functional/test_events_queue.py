@@ -229,8 +229,12 @@ def test_acknowledging_past_the_newest_event_moves_no_id(realm, drain_events):
     realm.add_user("Ann Early")
     drain_events()
     [first] = poll(realm.member, queue_id)
-    # A client claiming ids the queue never gave acknowledges only what exists.
-    assert poll(realm.member, queue_id, 10**6) == []
+    # A client claiming ids the queue never gave is refused and acknowledges nothing.
+    beyond = realm.member.get("/events", {"queue_id": queue_id, "last_event_id": 10**6,
+                                          "dont_block": True})
+    assert beyond.status == 400 and beyond.json["code"] == "BAD_EVENT_QUEUE_ID"
+    assert EventQueue.get(queue_id).acked_through == first["id"] - 1
+    assert [e["id"] for e in poll(realm.member, queue_id, first["id"])] == []
     assert EventQueue.get(queue_id).acked_through == first["id"]
     realm.add_user("Bo Later")
     drain_events()
