@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.update import Action
 
 from chalicelib import config
 from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
@@ -159,7 +160,7 @@ def add_api_key(user: User) -> str:
     for _ in range(MAX_ATTEMPTS):
         retired = _oldest_extra_key(user)
         condition = User.is_active == True
-        user_actions = [User.extra_api_key_hashes.add({key_hash})]
+        user_actions: list[Action] = [User.extra_api_key_hashes.add({key_hash})]
         if retired is not None:
             # Each login adds a key; past the cap the oldest goes, as a session expiring.
             # (One update cannot both add to and delete from a set: set it whole, over

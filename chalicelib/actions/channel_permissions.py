@@ -22,6 +22,7 @@ from chalicelib.actions.group_settings import (
     stored_group_setting,
     user_has_group_setting,
 )
+from chalicelib.events.outbox import Audience
 from chalicelib.http.auth import (
     ROLE_ADMINISTRATOR,
     ROLE_MEMBER,
@@ -127,11 +128,11 @@ def can_remove_subscribers(caller: Principal, stream: Stream, subscribed: bool) 
 # ---- event audiences -------------------------------------------------------------------
 
 def viewers_audience(stream_id: int, public: bool, *, minus_public: bool | None = None
-                     ) -> dict[str, Any]:
+                     ) -> Audience:
     """The outbox audience "everyone with metadata access to the channel, were it public
     (or private)"; `minus_public` leaves out who could see it under that visibility
     (those gaining or losing access when the privacy changes)."""
-    audience: dict[str, Any] = {"channel_viewers": stream_id, "public": public}
+    audience: Audience = {"channel_viewers": stream_id, "public": public}
     if minus_public is not None:
         audience["minus_public"] = minus_public
     return audience

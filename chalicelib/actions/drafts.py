@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -128,7 +128,8 @@ def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
 
 
 def draft_dict(draft: Draft) -> DraftDict:
-    return {"id": draft.draft_id, "type": draft.type, "to": list(draft.to or []),
+    kind = cast(Literal["", "stream", "private"], draft.type)   # checked when stored
+    return {"id": draft.draft_id, "type": kind, "to": list(draft.to or []),
             "topic": draft.topic, "content": draft.content, "timestamp": draft.timestamp}
 
 

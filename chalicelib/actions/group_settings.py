@@ -45,8 +45,8 @@ def normalize(value: Any) -> GroupSettingValue:
             members = sorted({int(v) for v in value.get("direct_members") or []})
             subgroups = sorted({int(v) for v in value.get("direct_subgroups") or []})
         except (TypeError, ValueError):
-            members = subgroups = None   # type: ignore[assignment]
-        if members is not None:
+            pass   # not ids: refused below
+        else:
             if not members and len(subgroups) <= 1:
                 return subgroups[0] if subgroups else system_group_id("role:nobody")
             return {"direct_members": members, "direct_subgroups": subgroups}
@@ -154,16 +154,16 @@ FORBIDDEN_SYSTEM_GROUPS: dict[str, set[str]] = {
 
 def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupSettingValue:
     """The value, normalized, if every group and user it names exists in the realm."""
-    value = normalize(value)
+    checked = normalize(value)
     allowed = ALLOWED_SYSTEM_GROUPS.get(setting)
     if allowed is not None:
-        if isinstance(value, dict) or not is_system_group(value) or \
-                SYSTEM_GROUPS[value - 1] not in allowed:
+        if isinstance(checked, dict) or not is_system_group(checked) or \
+                SYSTEM_GROUPS[checked - 1] not in allowed:
             raise ApiError(f"Invalid '{setting}': it must be one of the system groups "
                            + ", ".join(sorted(allowed)) + ".")
-        return value
-    group_ids = [value] if isinstance(value, int) else value["direct_subgroups"]
-    user_ids = [] if isinstance(value, int) else value["direct_members"]
+        return checked
+    group_ids = [checked] if isinstance(checked, int) else checked["direct_subgroups"]
+    user_ids = [] if isinstance(checked, int) else checked["direct_members"]
     for group_id in group_ids:
         if is_system_group(group_id) and \
                 SYSTEM_GROUPS[group_id - 1] in FORBIDDEN_SYSTEM_GROUPS.get(setting, ()):
@@ -180,7 +180,7 @@ def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupS
     for user_id in user_ids:
         if user_id not in users or not users[user_id].is_active:
             raise ApiError(f"Invalid user ID: {user_id}")
-    return value
+    return checked
 
 
 def check_group_setting_change(realm_id: int, setting: str, change: Any,

@@ -64,7 +64,7 @@ def delete_message_event(message_ids: list[int], stream_id: int | None, topic: s
                                  "message_type": "private"}
     if stream_id is None:
         return dict(event)
-    event.update(message_type="stream", stream_id=stream_id, topic=topic)
+    event["message_type"], event["stream_id"], event["topic"] = "stream", stream_id, topic
     return {**event, "_empty_topic_display_name": empty_topic_display_name(realm)}
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict, cast
 
 from chalicelib.actions.message_history import visible_edit_history
 from chalicelib.lib.avatars import gravatar_url
@@ -129,7 +129,7 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
                     "is_mirror_dummy": False} for uid in message.recipient_ids if uid in users]
     data: MessageDict = {
         "id": message.message_id,
-        "type": message.type,
+        "type": cast(Literal["stream", "private"], message.type),   # checked when sent
         "content": message.rendered_content if apply_markdown else message.content,
         "rendered_content": message.rendered_content,
         "content_type": "text/html" if apply_markdown else "text/x-markdown",
@@ -161,5 +161,5 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
     history = visible_edit_history(realm, message.edit_history) if message.edit_history \
         else None
     if history:
-        data["edit_history"] = history
+        data["edit_history"] = cast(list[EditHistoryEntry], history)   # as stored
     return data

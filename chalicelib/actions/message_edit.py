@@ -19,7 +19,7 @@ from chalicelib.actions.message_send import (
     check_wildcard_permission,
     render_content,
 )
-from chalicelib.actions.move_plan import MovePlan
+from chalicelib.actions.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
@@ -43,7 +43,7 @@ class EditRequest:
     content: str | None = None
     topic: str | None = None
     stream_id: int | None = None
-    propagate_mode: str = "change_one"
+    propagate_mode: PropagateMode = "change_one"
     send_notification_to_old_thread: bool = False
     send_notification_to_new_thread: bool = True
     prev_content_sha256: str | None = None

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from chalicelib.actions.message_access import Access
 from chalicelib.actions.message_dicts import (
     FetchedMessageDict,
     load_people_and_channels,
     message_api_dict,
 )
-from chalicelib.actions.message_range import Access, check_counts, fetch_range, resolve
+from chalicelib.actions.message_range import check_counts, fetch_range, resolve
 from chalicelib.actions.read_state import flags_of
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from chalicelib.actions.message_access import Access
 from chalicelib.actions.message_range import (
-    Access,
     check_counts,
     fetch_range,
     load_messages,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, NotRequired, TypedDict
 
+from pynamodb.attributes import Attribute
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.edit_audience import EditAudience
@@ -27,10 +28,14 @@ from chalicelib.actions.message_send import (
     mention_facts,
 )
 from chalicelib.actions.move_notifications import move_notifications
-from chalicelib.actions.move_plan import MovePlan
+from chalicelib.actions.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.topics import note_topic_message, refresh_topic
-from chalicelib.actions.uploads import AttachmentDict, plan_attachment_changes
+from chalicelib.actions.uploads import (
+    AttachmentChanges,
+    AttachmentDict,
+    plan_attachment_changes,
+)
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError, expectation_mismatch
@@ -66,7 +71,7 @@ class UpdateMessageEvent(TypedDict):
     flags: list[str]   # the receiving user's, for the edited message
     stream_id: NotRequired[int]             # channel messages: the channel before a move
     stream_name: NotRequired[str]
-    propagate_mode: NotRequired[Literal["change_one", "change_later", "change_all"]]
+    propagate_mode: NotRequired[PropagateMode]
     orig_subject: NotRequired[str]
     subject: NotRequired[str]
     topic_links: NotRequired[list[TopicLink]]
@@ -88,7 +93,8 @@ def execute_edit(caller: Principal, realm: Realm, target: Message,
         # first request stopped right after its last batch.
         _update_topics(caller.realm_id, plan, set(), [], resumed=True)
         return {"detached_uploads": []}
-    edit_timestamp = plan.edit_timestamp if resuming and plan else now_seconds()
+    edit_timestamp = plan.edit_timestamp if plan is not None and plan.edit_timestamp is not None \
+        else now_seconds()
     writer = _EditWriter(caller, realm, target, rendered, plan, edit_timestamp,
                          prev_content_sha256, stream)
     messages = plan.messages if plan is not None else [target]
@@ -139,9 +145,11 @@ class _EditWriter:
         self.rendered, self.plan = rendered, plan
         self.edit_timestamp, self.prev_content_sha256 = edit_timestamp, prev_content_sha256
         self.recorded = False
-        self.detached: list[dict[str, Any]] = []
+        self.detached: list[AttachmentDict] = []
         self.sent_notifications: list[PreparedMessage] = []
         self._notifications: list[PreparedMessage] | None = None
+        old_stream: Stream | None
+        new_stream: Stream | None
         if plan is not None:
             old_stream, new_stream = plan.old_stream, plan.new_stream
         else:
@@ -149,7 +157,7 @@ class _EditWriter:
                 else get_stream(target.realm_id, target.stream_id)
         self.old_stream = old_stream
         self.audience = EditAudience(realm.realm_id, target, old_stream, new_stream)
-        self.attachments = None
+        self.attachments: AttachmentChanges | None = None
         if rendered is not None:
             self._plan_attachments(target)
 
@@ -291,10 +299,12 @@ class _EditWriter:
                         Message.last_edit_timestamp.set(self.edit_timestamp)]
             if message.type != "stream":
                 probe.wildcard_mention = None   # wildcards mention a channel's subscribers
-            for attribute, value in ((Message.mentioned_user_ids, probe.mentioned_user_ids),
-                                     (Message.mentioned_group_ids, probe.mentioned_group_ids),
-                                     (Message.flagged_user_ids, probe.flagged_user_ids),
-                                     (Message.wildcard_mention, probe.wildcard_mention)):
+            derived: list[tuple[Attribute[Any], object]] = [
+                (Message.mentioned_user_ids, probe.mentioned_user_ids),
+                (Message.mentioned_group_ids, probe.mentioned_group_ids),
+                (Message.flagged_user_ids, probe.flagged_user_ids),
+                (Message.wildcard_mention, probe.wildcard_mention)]
+            for attribute, value in derived:
                 actions.append(attribute.set(value) if value else attribute.remove())
         if plan is not None:
             realm_id = message.realm_id

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from chalicelib.models.messages import Message
 from chalicelib.models.streams import Stream
+
+PropagateMode = Literal["change_one", "change_later", "change_all"]
 
 
 @dataclass
@@ -14,7 +16,7 @@ class MovePlan:
     new_stream: Stream
     old_topic: str
     new_topic: str
-    propagate_mode: str
+    propagate_mode: PropagateMode
     resolve_only: bool
     notify_old: bool
     notify_new: bool

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import config
 from chalicelib.actions.bots import BOT_TYPE_OUTGOING_WEBHOOK
@@ -19,6 +19,9 @@ from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger
 from chalicelib.lib.mentions import USER_MENTION
 from chalicelib.models.users import User
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs.type_defs import SendMessageBatchRequestEntryTypeDef
 
 OUTGOING_WEBHOOK_RECORD = "_outgoing_webhook"   # outbox records the fan-out sends to SQS
 SQS_BATCH_COUNT, SQS_BATCH_BYTES = 10, 250_000   # SQS: 10 messages, 256 KiB per request
@@ -107,7 +110,7 @@ def enqueue_jobs(jobs: list[tuple[str, dict[str, Any]]]) -> set[str]:
     """Sends (stream sequence number, outbox job record) pairs to the webhook queue in
     batches within SQS's limits (10 messages, 256 KB); returns the sequence numbers
     that failed, for the stream to offer again (the worker's claim absorbs repeats)."""
-    sqs = aws_clients.client("sqs")
+    sqs = aws_clients.sqs()
     try:
         queue_url = aws_clients.queue_url(config.webhook_queue_name())
     except Exception:  # noqa: BLE001 - every job is reported failed, retried by the stream
@@ -115,7 +118,8 @@ def enqueue_jobs(jobs: list[tuple[str, dict[str, Any]]]) -> set[str]:
         return {sequence for sequence, _ in jobs}
     failed: set[str] = set()
     for chunk in _sqs_batches([(sequence, job_body(event)) for sequence, event in jobs]):
-        entries = [{"Id": str(i), "MessageBody": body} for i, (_, body) in enumerate(chunk)]
+        entries: list[SendMessageBatchRequestEntryTypeDef] = [
+            {"Id": str(i), "MessageBody": body} for i, (_, body) in enumerate(chunk)]
         try:
             result = sqs.send_message_batch(QueueUrl=queue_url, Entries=entries)
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Literal, TypedDict
 
 from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
+from pynamodb.expressions.update import Action
 
 from chalicelib.actions.presence_reads import (
     UpdatePresenceResult,
@@ -116,7 +117,7 @@ def record_presence(caller: Principal, status: Status,
 
 def _write(caller: Principal, item: Presence, with_event: bool, now: float) -> bool:
     """One UpdateItem, or with the presence event one transaction; never over a marker."""
-    actions = [Presence.email.set(item.email), Presence.connected_at.set(item.connected_at),
+    actions: list[Action] = [Presence.email.set(item.email), Presence.connected_at.set(item.connected_at),
                Presence.update_id.set(item.update_id), Presence.expires_at.set(item.expires_at)]
     if item.active_at is not None:
         actions.append(Presence.active_at.set(item.active_at))

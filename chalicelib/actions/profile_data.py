@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -115,9 +116,8 @@ def _check_people(realm_id: int, user_ids: set[int]) -> None:
 
 
 def _stored_value(entry: Any) -> str | None:
-    if isinstance(entry, dict):
-        return entry.get("value")
-    return entry
+    value: str | None = entry.get("value") if isinstance(entry, dict) else entry
+    return value
 
 
 def profile_entry(field: ProfileField, value: str) -> dict[str, str]:
@@ -128,7 +128,7 @@ def profile_entry(field: ProfileField, value: str) -> dict[str, str]:
     return entry
 
 
-def check_profile_data(caller: Principal, data: list[dict[str, Any]]
+def check_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]]
                        ) -> list[tuple[ProfileField, str | None]]:
     """Each named field with the value to store (None clears), all checked."""
     if caller.is_bot:
@@ -158,7 +158,7 @@ def check_profile_data(caller: Principal, data: list[dict[str, Any]]
     return checked
 
 
-def do_update_profile_data(caller: Principal, data: list[dict[str, Any]]) -> None:
+def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]]) -> None:
     """Sets or clears the caller's values; one event per value that changed.
 
     Each field is its own document path, conditioned on the value that was read, so

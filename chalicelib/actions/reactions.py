@@ -73,7 +73,9 @@ def reaction_missing() -> ApiError:
 
 
 def _stored(message: Message) -> dict[str, dict[str, Any]]:
-    return message.reactions.as_dict() if message.reactions is not None else {}
+    stored: dict[str, dict[str, Any]] = (message.reactions.as_dict()
+                                         if message.reactions is not None else {})
+    return stored
 
 
 def _check_lengths(**values: str | None) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.events.outbox import add_event
@@ -287,7 +288,8 @@ def _flag_writer(key: str, message_id: int, flag: str, add: bool, place: str | N
                  ) -> Callable[[TransactWrite], None]:
     row = MessageFlag(key, message_id)
     has_flag = MessageFlag.flags.contains(flag)
-    actions = [MessageFlag.flags.add({flag}) if add else MessageFlag.flags.delete({flag})]
+    actions: list[Action] = [
+        MessageFlag.flags.add({flag}) if add else MessageFlag.flags.delete({flag})]
     if add and place is not None:
         actions.append(MessageFlag.topic_key.set(place))
     if flag == "starred":

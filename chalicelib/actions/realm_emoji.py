@@ -162,7 +162,7 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
     item = RealmEmoji(realm_id, emoji_id, name=name, path_id=path_id,
                       author_id=caller.user_id, deactivated=False)
     # The image first: an emoji that exists always has its image.
-    s3 = aws_clients.client("s3")
+    s3 = aws_clients.s3()
     s3.put_object(Bucket=config.upload_bucket(), Key=path_id, Body=data,
                   ContentType=content_type)
     others = [i for i in realm_emoji_items(realm_id) if i.emoji_id != emoji_id]
@@ -193,7 +193,7 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
         with transaction() as tx:
             tx.update(RealmEmoji(realm_id, emoji_id), actions=[RealmEmoji.deactivated.set(True)],
                       condition=RealmEmoji.deactivated == False)
-            release_name(tx, emoji_name_key(realm_id, name), emoji_id)
+            release_name(tx, emoji_name_key(realm_id, name), item.emoji_id)
             add_event(tx, realm_id, _update_event(after), {"realm": True})
     except TransactWriteError as error:
         if is_condition_failure(error):   # deactivated meanwhile
@@ -215,6 +215,6 @@ def emoji_image_url(caller: Principal, realm_id: int, filename: str) -> str:
             if realm_id == caller.realm_id and stem.isdigit() else None)
     if item is None or item.path_id != f"{realm_id}/emoji/images/{filename}":
         raise ApiError("File not found", code="NOT_FOUND", http_status=404)
-    return aws_clients.client("s3").generate_presigned_url(
+    return aws_clients.s3().generate_presigned_url(
         "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
         Params={"Bucket": config.upload_bucket(), "Key": item.path_id})

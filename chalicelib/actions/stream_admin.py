@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.update import Action
 
 from chalicelib import config
 from chalicelib.actions.channel_folders import get_usable_folder
@@ -305,7 +306,7 @@ def do_archive_stream(caller: Principal, stream_id: int) -> EmptyResult:
         raise ApiError("Channel is already archived.")
     realm = get_realm(caller.realm_id)
     defaults = realm_default_stream_ids(realm)
-    actions = [Stream.is_archived.set(True), Stream.is_default.set(False)]
+    actions: list[Action] = [Stream.is_archived.set(True), Stream.is_default.set(False)]
     event = {**_archived_event(stream, True), "_without_capability": {
         "capability": "archived_channels", "event": _delete_event(stream_id)}}
     try:
@@ -322,7 +323,8 @@ def do_archive_stream(caller: Principal, stream_id: int) -> EmptyResult:
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
-        if get_stream(caller.realm_id, stream_id).is_archived:
+        current = get_stream(caller.realm_id, stream_id)
+        if current is None or current.is_archived:
             raise ApiError("Channel is already archived.") from None
         raise ConflictError("The default channels changed at the same time; try again."
                             ) from None

@@ -1,6 +1,7 @@
 """One channel update: its attribute changes, the conditions that keep it atomic, its events."""
 from __future__ import annotations
 
+import builtins  # the class's own `set` method shadows the type in its body
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from pynamodb.attributes import MapAttribute
@@ -55,7 +56,7 @@ class StreamUpdate:
         self.groups[name] = value
         self._event(name, value)
 
-    def set_default(self, is_default: bool, defaults: set[int]) -> None:
+    def set_default(self, is_default: bool, defaults: builtins.set[int]) -> None:
         self.values["is_default"] = is_default
         self.old_defaults = set(defaults)
         stream_id = self.stream.stream_id

@@ -1,7 +1,7 @@
 """Channels: lookup with permission, subscribers, and their API shapes."""
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict, cast
 
 from chalicelib import config
 from chalicelib.actions.channel_permissions import (
@@ -189,7 +189,8 @@ def stream_create_event(stream: Stream) -> StreamCreateEvent:
 
 def subscription_api_dict(stream: Stream, subscription: Subscription,
                           subscribers: list[int] | None = None) -> SubscriptionDict:
-    data: SubscriptionDict = {
+    # (cast: mypy wants the optional "subscribers" spelled out in a ** literal)
+    data = cast(SubscriptionDict, {
         **stream_api_dict(stream),
         "color": subscription.color,
         "is_muted": subscription.is_muted,
@@ -201,7 +202,7 @@ def subscription_api_dict(stream: Stream, subscription: Subscription,
         "email_notifications": subscription.email_notifications,
         "wildcard_mentions_notify": subscription.wildcard_mentions_notify,
         "email_address": "",
-    }
+    })
     if subscribers is not None:
         data["subscribers"] = subscribers
     return data

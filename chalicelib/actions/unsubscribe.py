@@ -70,7 +70,8 @@ def check_unsubscribe(caller: Principal, names: list[str],
                               for user in others):
             raise ApiError("Insufficient permission")
         streams.append(stream)
-    removed, not_removed = [], []
+    removed: list[str] = []
+    not_removed: list[str] = []
     for stream in streams:
         (removed if do_remove_subscribers(caller.realm_id, stream, users) else
          not_removed).append(stream.name)

@@ -62,10 +62,6 @@ PATH_ID = re.compile(rf"\d{{1,19}}/[0-9a-f]{{24}}/{_NAME_CHAR}{{1,{MAX_NAME_LENG
 UPLOAD_LINK = re.compile(rf"/user_uploads/({PATH_ID.pattern})(?!{_NAME_CHAR})")
 
 
-def _s3() -> Any:
-    return aws_clients.client("s3")
-
-
 def sanitize_filename(name: str) -> str:
     """A name safe in a URL path and an S3 key; keeps letters, digits, dot, dash, underscore."""
     name = unicodedata.normalize("NFKD", name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1])
@@ -89,7 +85,7 @@ def do_upload_file(caller: Principal, files: list[UploadedFile]) -> UploadResult
     if len(upload.data) > MAX_UPLOAD_MIB * 1024 * 1024:
         raise ApiError(f"File too large: the limit is {MAX_UPLOAD_MIB} MiB")
     path_id = f"{caller.realm_id}/{secrets.token_hex(12)}/{sanitize_filename(upload.filename)}"
-    _s3().put_object(Bucket=config.upload_bucket(), Key=path_id, Body=upload.data,
+    aws_clients.s3().put_object(Bucket=config.upload_bucket(), Key=path_id, Body=upload.data,
                      ContentType=upload.content_type or "application/octet-stream",
                      Metadata={"owner-id": str(caller.user_id)})
     Attachment(caller.realm_id, path_id, attachment_id=allocate_id(caller.realm_id, "upload"),
@@ -109,7 +105,7 @@ def download_url(caller: Principal, path_id: str) -> str:
     if attachment is None or not _may_read(caller, attachment):
         raise ResourceNotFoundError("File not found")
     name = path_id.rsplit("/", 1)[-1]
-    return _s3().generate_presigned_url(
+    return aws_clients.s3().generate_presigned_url(
         "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
         Params={"Bucket": config.upload_bucket(), "Key": path_id,
                 "ResponseContentDisposition": f'inline; filename="{name}"'})

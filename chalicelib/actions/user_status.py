@@ -75,8 +75,9 @@ def user_status_dict(status: UserStatus | None, presence_enabled: bool) -> UserS
     if status is not None and status.status_text:
         result["status_text"] = status.status_text
     if status is not None and status.emoji_name:
-        result.update(emoji_name=status.emoji_name, emoji_code=status.emoji_code,
-                      reaction_type=status.reaction_type)
+        result["emoji_name"] = status.emoji_name
+        result["emoji_code"] = status.emoji_code
+        result["reaction_type"] = status.reaction_type
     return result
 
 

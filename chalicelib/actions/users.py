@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -216,7 +216,8 @@ def user_api_dict(user: User) -> UserDict:
 def profile_data_dict(user: User) -> dict[str, ProfileDataValue]:
     """{field id: {"value", "rendered_value"?}}, as stored when the value was set."""
     stored = user.profile_data.as_dict() if user.profile_data else {}
-    return {key: ({"value": entry} if isinstance(entry, str) else dict(entry))
+    return {key: ({"value": entry} if isinstance(entry, str)
+                  else cast(ProfileDataValue, dict(entry)))
             for key, entry in stored.items() if entry is not None}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TypedDict
 from urllib.parse import unquote
 
-from chalice import Response
+from chalice.app import Response
 
 from chalicelib.actions.realm_emoji import (
     RealmEmojiDict,

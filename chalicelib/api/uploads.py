@@ -1,7 +1,7 @@
 """File uploads: POST /user_uploads, and reading a file back through a short-lived link."""
 from __future__ import annotations
 
-from chalice import Response
+from chalice.app import Response
 
 from chalicelib.actions.uploads import UploadResult, do_upload_file, download_url
 from chalicelib.http.auth import Principal

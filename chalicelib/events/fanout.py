@@ -22,6 +22,7 @@ from aws_lambda_powertools.utilities.batch import (
     EventType,
     process_partial_response,
 )
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
     DynamoDBRecord,
 )
@@ -45,7 +46,8 @@ OUTBOX_STREAM_ARN_PLACEHOLDER = (
 APPEND_WORKERS = 16   # queues appended to in parallel; each queue's appends stay in order
 
 
-def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
+        -> PartialItemFailureResponse:
     logger.append_keys(handler="fanout",
                        request_id=getattr(context, "aws_request_id", None))
     batch = FanoutBatch()

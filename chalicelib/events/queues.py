@@ -10,9 +10,10 @@ import time
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeGuard
 
 from pynamodb.exceptions import UpdateError
+from pynamodb.expressions.update import Action
 
 from chalicelib.events.wake import delete_wake_queue
 from chalicelib.http.errors import ApiError
@@ -29,7 +30,7 @@ def _expiry(lifetime: timedelta = QUEUE_IDLE_LIFETIME) -> datetime:
     return datetime.now(UTC) + lifetime
 
 
-def is_live(queue: EventQueue | None) -> bool:
+def is_live(queue: EventQueue | None) -> TypeGuard[EventQueue]:
     # TTL deletion is lazy (and never happens on moto): check expiry on every read.
     return queue is not None and queue.expires_at > datetime.now(UTC)
 
@@ -96,7 +97,7 @@ def acknowledge(queue: EventQueue, last_event_id: int) -> None:
     Acknowledged events are not deleted (a delete costs as much as the append did):
     reads start after the acknowledged id, and the chunks expire by TTL.
     """
-    actions = [EventQueue.expires_at.set(_expiry())]
+    actions: list[Action] = [EventQueue.expires_at.set(_expiry())]
     if last_event_id > queue.acked_through:
         actions.append(EventQueue.acked_through.set(last_event_id))
     try:

@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pynamodb.exceptions import UpdateError
+from pynamodb.expressions.update import Action
 
 from chalicelib.actions.read_state import (
     READ_STATE_RECORD,
@@ -300,7 +301,7 @@ class RecipientStep:
         (not subscribed) get it marked read instead, with one update_message_flags event
         per batch of their messages."""
         losing: dict[int, list[UnreadMessage]] = defaultdict(list)
-        updates = []
+        updates: list[tuple[UnreadMessage, list[Action]]] = []
         for marker, message in placed:
             readers = self._readers(realm_id, int(message.stream_id), message.message_id)
             if marker.user_id not in readers:
@@ -409,7 +410,7 @@ def _change_lasting_flags(realm_id: int, user_id: int, message: Message, added: 
     """Adds and removes derived flags on the user's row, and keeps the unread marker's
     mention bits in step (only if the marker still exists)."""
     key, message_id = user_key(realm_id, user_id), message.message_id
-    actions = []
+    actions: list[Action] = []
     if added - removed:
         actions.append(MessageFlag.flags.add(added - removed))
         place = message_place(realm_id, message)

@@ -9,25 +9,18 @@ twice. Wake queues of gone event queues are deleted by the keepalive (events/kee
 """
 from __future__ import annotations
 
-import functools
 import math
-from typing import Any
 
-import boto3
 from botocore.exceptions import ClientError
 
 from chalicelib import config
+from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue
 
 MAX_WAIT_SECONDS = 20        # SQS's longest long poll
 MESSAGE_RETENTION = 60       # SQS's shortest retention
 HIDE_SECONDS = 43200         # received wake-ups stay hidden until they expire
-
-
-@functools.lru_cache(maxsize=1)
-def _sqs() -> Any:
-    return boto3.client("sqs", region_name=config.region())
 
 
 def wake_queue_prefix() -> str:
@@ -38,7 +31,7 @@ def ensure_wake_queue(queue: EventQueue) -> str:
     """The queue's wake URL, creating the SQS queue and recording it the first time."""
     if queue.wake_url:
         return queue.wake_url
-    url = _sqs().create_queue(QueueName=wake_queue_prefix() + queue.queue_id, Attributes={
+    url = aws_clients.sqs().create_queue(QueueName=wake_queue_prefix() + queue.queue_id, Attributes={
         "MessageRetentionPeriod": str(MESSAGE_RETENTION)})["QueueUrl"]
     queue.update(actions=[EventQueue.wake_url.set(url)],
                  condition=EventQueue.queue_id.exists())
@@ -49,7 +42,7 @@ def wait_for_wake(url: str, seconds: float) -> bool:
     """Blocks up to `seconds` (whole seconds, 1..20) for a wake-up; True if one came."""
     wait = max(1, min(MAX_WAIT_SECONDS, math.floor(seconds)))
     try:
-        messages = _sqs().receive_message(QueueUrl=url, WaitTimeSeconds=wait,
+        messages = aws_clients.sqs().receive_message(QueueUrl=url, WaitTimeSeconds=wait,
                                           MaxNumberOfMessages=10,
                                           VisibilityTimeout=HIDE_SECONDS).get("Messages", [])
     except ClientError as error:   # e.g. deleted by the sweep: the caller re-checks
@@ -61,14 +54,14 @@ def wait_for_wake(url: str, seconds: float) -> bool:
 def wake(url: str) -> None:
     """Best effort: a lost wake-up only delays delivery to the waiter's next check."""
     try:
-        _sqs().send_message(QueueUrl=url, MessageBody="1")
+        aws_clients.sqs().send_message(QueueUrl=url, MessageBody="1")
     except ClientError as error:
         logger.warning("wake-up failed", extra={"error": str(error)})
 
 
 def delete_wake_queue(url: str) -> None:
     try:
-        _sqs().delete_queue(QueueUrl=url)
+        aws_clients.sqs().delete_queue(QueueUrl=url)
     except ClientError as error:
         logger.warning("deleting a wake queue failed", extra={"error": str(error)})
 
@@ -78,6 +71,6 @@ def list_wake_queues() -> dict[str, str]:
     """Event queue id -> wake queue URL, for every wake queue of this stage."""
     prefix = wake_queue_prefix()
     urls: list[str] = []
-    for page in _sqs().get_paginator("list_queues").paginate(QueueNamePrefix=prefix):
+    for page in aws_clients.sqs().get_paginator("list_queues").paginate(QueueNamePrefix=prefix):
         urls.extend(page.get("QueueUrls", []))
     return {url.rsplit("/", 1)[-1][len(prefix):]: url for url in urls}

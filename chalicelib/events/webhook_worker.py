@@ -13,6 +13,7 @@ from aws_lambda_powertools.utilities.batch import (
     EventType,
     process_partial_response,
 )
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chalicelib.actions.outgoing_webhooks import DeliveryJob
@@ -21,7 +22,8 @@ from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
 
 
-def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) \
+        -> PartialItemFailureResponse:
     logger.append_keys(handler="outgoing_webhooks")
     # A batch where every job must wait is still answered with its failures, so the
     # visibility each one was given (its backoff) decides when it comes back.
@@ -54,5 +56,5 @@ def _handle_record(record: SQSRecord) -> None:
 
 def _delay(record: SQSRecord, seconds: int) -> None:
     queue_url = aws_clients.queue_url(record.event_source_arn.rsplit(":", 1)[-1])
-    aws_clients.client("sqs").change_message_visibility(
+    aws_clients.sqs().change_message_visibility(
         QueueUrl=queue_url, ReceiptHandle=record.receipt_handle, VisibilityTimeout=seconds)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from chalice import Blueprint, Response
+from chalice.app import Blueprint, Response
 
 from chalicelib.http.auth import authenticate
 from chalicelib.http.errors import ApiError

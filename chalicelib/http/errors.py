@@ -107,8 +107,8 @@ class ServiceBusyError(ApiError):
 
     def __init__(self, retry_after: int = 1) -> None:
         super().__init__(f"The server is busy; retry in {retry_after} s.",
-                         headers={"Retry-After": str(retry_after)},
-                         **{"retry-after": retry_after})
+                         headers={"Retry-After": str(retry_after)})
+        self.extra["retry-after"] = retry_after
 
 
 class InternalServerError(ApiError):

@@ -7,8 +7,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from chalice import Chalice, Response
-from chalice.app import Request
+from chalice.app import Chalice, Request, Response
 
 from chalicelib.http.errors import ApiError, InternalServerError, ResourceNotFoundError
 from chalicelib.http.faults import error_for_exception

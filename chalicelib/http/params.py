@@ -245,7 +245,9 @@ def parse_value(spec: ParamSpec, raw: Any) -> Any:
 
 def parse_integer(name: str, raw: Any) -> int:
     """An integer given as wire text or as a JSON value, under the API's rules."""
-    return _parse_text(name, raw, int) if isinstance(raw, str) else check_json(name, raw, int)
+    number: int = (_parse_text(name, raw, int) if isinstance(raw, str)
+                   else check_json(name, raw, int))
+    return number
 
 
 def _parse_text(name: str, raw: str, tp: Any) -> Any:

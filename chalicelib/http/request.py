@@ -28,6 +28,8 @@ def request_params(request: Request) -> dict[str, Any]:
         for key in request.query_params:
             params[key] = request.query_params[key]
     body = request.raw_body or b""
+    if isinstance(body, str):
+        body = body.encode()
     if body:
         params.update(_body_params(request.headers.get("content-type", ""), body))
     return params
@@ -66,9 +68,11 @@ def _multipart_params(content_type: str, body: bytes) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
-        if not name:
+        if not name or not isinstance(name, str):
             continue
-        payload = part.get_payload(decode=True) or b""
+        payload = part.get_payload(decode=True)
+        if not isinstance(payload, bytes):   # decode=True gives bytes for a leaf part
+            payload = b""
         filename = part.get_filename()
         if filename is not None:
             params[name] = UploadedFile(filename, part.get_content_type(), payload)

@@ -5,7 +5,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict
 
-from chalice import Response
+from chalice.app import Response
 
 from chalicelib.http.errors import ApiError
 

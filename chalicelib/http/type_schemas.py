@@ -124,7 +124,9 @@ class SchemaBuilder:
         schema = {"type": "object", "properties": properties, "required": required,
                   "additionalProperties": False if extra_items is None
                   else self.schema(extra_items)}
-        doc = inspect.getdoc(td)
+        # Only the class's own docstring: getdoc would inherit dict's for a bare TypedDict.
+        own = td.__dict__.get("__doc__")
+        doc = inspect.cleandoc(own) if isinstance(own, str) else None
         if doc and not doc.startswith(td.__name__ + "("):
             schema["description"] = doc
         return schema

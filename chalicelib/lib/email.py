@@ -14,7 +14,7 @@ def sender_address() -> str:
 
 def send_email(to: str, subject: str, body: str) -> None:
     """Sends a plain-text email; the caller decides whether a failure matters."""
-    aws_clients.client("ses").send_email(
+    aws_clients.ses().send_email(
         Source=sender_address(), Destination={"ToAddresses": [to]},
         Message={"Subject": {"Data": subject, "Charset": "UTF-8"},
                  "Body": {"Text": {"Data": body, "Charset": "UTF-8"}}})

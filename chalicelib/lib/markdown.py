@@ -28,7 +28,8 @@ def _renderer() -> MarkdownIt:
 def render_markdown(text: str) -> str:
     if not text:
         return ""
-    return _renderer().render(text).strip()
+    html: str = _renderer().render(text)
+    return html.strip()
 
 
 @dataclass

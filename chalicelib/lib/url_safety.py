@@ -63,7 +63,7 @@ def resolve_public_addresses(url: str, *, allow_loopback: bool | None = None) ->
         raise HostLookupError(f"Cannot resolve host '{parts.hostname}'.") from None
     addresses = []
     for *_, sockaddr in infos:
-        address = ipaddress.ip_address(sockaddr[0].split("%")[0])
+        address = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])
         if is_internal(address) and not (allow_loopback
                                          and embedded_ipv4(address).is_loopback):
             raise UnsafeUrlError(

@@ -1,8 +1,9 @@
 """The alert words of a realm's users, kept where the fan-out reads them in one Query."""
 from __future__ import annotations
 
-from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -14,6 +15,6 @@ class AlertWords(BaseModel):
     """
 
     Meta = table_meta("alert_words")
-    realm_id = NumberAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
-    words = ListAttribute(of=UnicodeAttribute)
+    realm_id = IntegerAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
+    words = list_of(UnicodeAttribute)

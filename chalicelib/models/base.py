@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any, Self, TypeVar
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import PynamoDBException, TransactWriteError
+from pynamodb.expressions.update import Action
 from pynamodb.models import Model
 from pynamodb.transactions import TransactGet, TransactWrite
 
@@ -30,8 +32,9 @@ class BaseModel(Model):
             return None
 
 
-def table_meta(suffix: str, **extra: Any) -> type:
-    """A Meta class for the table `<TABLE_PREFIX><suffix>`."""
+def table_meta(suffix: str, **extra: Any) -> Any:
+    """A Meta class for the table `<TABLE_PREFIX><suffix>` (typed Any: each model's Meta
+    is its own class to PynamoDB, not a subclass of BaseModel.Meta)."""
     attrs = {"table_name": config.table_name(suffix), "billing_mode": "PAY_PER_REQUEST",
              "region": config.region(), **extra}
     return type("Meta", (), attrs)
@@ -64,7 +67,7 @@ def is_condition_failure(error: TransactWriteError) -> bool:
     return "ConditionalCheckFailed" in cancellation_reasons(error)
 
 
-def update_existing(updates: list[tuple[Model, list[Any]]], condition: Any,
+def update_existing(updates: Sequence[tuple[Model, list[Action]]], condition: Any,
                     attempts: int = 5) -> int:
     """Applies each (item, update actions) where `condition` holds, in transactions of
     at most 100 items; items whose condition fails (e.g. deleted meanwhile) are skipped,

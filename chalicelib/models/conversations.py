@@ -1,8 +1,9 @@
 """Each user's direct-message conversations and their latest message, for registration."""
 from __future__ import annotations
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -18,4 +19,4 @@ class RecentConversation(BaseModel):
     Meta = table_meta("recent_conversations")
     user_key = UnicodeAttribute(hash_key=True)       # "<realm_id>#<user_id>"
     conversation = UnicodeAttribute(range_key=True)  # conversation_key(participants)
-    max_message_id = NumberAttribute()
+    max_message_id = IntegerAttribute()

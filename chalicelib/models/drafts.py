@@ -3,24 +3,23 @@ from __future__ import annotations
 
 from pynamodb.attributes import (
     JSONAttribute,
-    ListAttribute,
-    NumberAttribute,
     TTLAttribute,
     UnicodeAttribute,
 )
 
+from chalicelib.models.attributes import IntegerAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
 
 
 class Draft(BaseModel):
     Meta = table_meta("drafts")
     user_key = UnicodeAttribute(hash_key=True)        # "<realm_id>#<user_id>"
-    draft_id = NumberAttribute(range_key=True)        # allocate_id(realm_id, "draft")
+    draft_id = IntegerAttribute(range_key=True)        # allocate_id(realm_id, "draft")
     type = UnicodeAttribute()                         # "stream", "private" or ""
-    to = ListAttribute(of=NumberAttribute, default=list)
+    to = list_of(IntegerAttribute, default=list)
     topic = UnicodeAttribute(default="")
     content = UnicodeAttribute()
-    timestamp = NumberAttribute()
+    timestamp = IntegerAttribute()
 
 
 class Confirmation(BaseModel):
@@ -29,7 +28,7 @@ class Confirmation(BaseModel):
     Meta = table_meta("confirmations")
     key_hash = UnicodeAttribute(hash_key=True)
     kind = UnicodeAttribute()                         # "email_change"
-    realm_id = NumberAttribute()
-    user_id = NumberAttribute()
+    realm_id = IntegerAttribute()
+    user_id = IntegerAttribute()
     data = JSONAttribute()
     expires_at = TTLAttribute()

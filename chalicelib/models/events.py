@@ -4,13 +4,13 @@ from __future__ import annotations
 from pynamodb.attributes import (
     BooleanAttribute,
     JSONAttribute,
-    NumberAttribute,
     TTLAttribute,
     UnicodeAttribute,
     UnicodeSetAttribute,
 )
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -22,20 +22,20 @@ class Outbox(BaseModel):
 
     Meta = table_meta("outbox")
     outbox_id = UnicodeAttribute(hash_key=True)
-    realm_id = NumberAttribute()
+    realm_id = IntegerAttribute()
     event = JSONAttribute()
     audience = JSONAttribute()
-    created = NumberAttribute()
+    created = IntegerAttribute()
     expires_at = TTLAttribute()
 
 
-class QueuesByUser(GlobalSecondaryIndex):
+class QueuesByUser(GlobalSecondaryIndex["EventQueue"]):
     class Meta:
         index_name = "by_user"
         projection = AllProjection()
 
-    realm_id = NumberAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
 
 
 class EventQueue(BaseModel):
@@ -43,21 +43,21 @@ class EventQueue(BaseModel):
 
     Meta = table_meta("event_queues")
     queue_id = UnicodeAttribute(hash_key=True)
-    realm_id = NumberAttribute()
-    user_id = NumberAttribute()
+    realm_id = IntegerAttribute()
+    user_id = IntegerAttribute()
     # The highest id the client acknowledged; appends never go at or below it (a floor
     # for when the queue's newest events have expired).
-    acked_through = NumberAttribute(default=-1)
+    acked_through = IntegerAttribute(default=-1)
     options = JSONAttribute()                     # event_types, narrow, capabilities
     # The owner's setting, kept here so the fan-out filters typing events without reading
     # every recipient; PATCH /settings updates the owner's live queues.
     receives_typing_notifications = BooleanAttribute(default=True)
     # The owner's role when registering, for events only some roles may see.
-    role = NumberAttribute(null=True)
+    role = IntegerAttribute(null=True)
     # The SQS queue a waiting GET /events listens on; the fan-out sends it a wake-up
     # after each append (set by the first blocking poll).
     wake_url = UnicodeAttribute(null=True)
-    created = NumberAttribute()
+    created = IntegerAttribute()
     expires_at = TTLAttribute()
     by_user = QueuesByUser()
 
@@ -79,7 +79,7 @@ class QueueEvent(BaseModel):
     sk = UnicodeAttribute(range_key=True)
     events = JSONAttribute(null=True)
     keys = JSONAttribute(null=True)
-    written = NumberAttribute(null=True)
+    written = IntegerAttribute(null=True)
     conn = UnicodeAttribute(null=True)
     payload = JSONAttribute(null=True)
     expires_at = TTLAttribute()
@@ -93,8 +93,8 @@ class UserQueues(BaseModel):
     """
 
     Meta = table_meta("user_queues")
-    realm_id = NumberAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
     queue_ids = UnicodeSetAttribute(null=True)
 
 
@@ -104,8 +104,8 @@ class WsConnection(BaseModel):
     Meta = table_meta("ws_connections")
     connection_id = UnicodeAttribute(hash_key=True)
     queue_id = UnicodeAttribute()
-    realm_id = NumberAttribute()
-    user_id = NumberAttribute()
-    last_event_id = NumberAttribute(default=-1)   # as given when connecting
-    connected_at = NumberAttribute()
+    realm_id = IntegerAttribute()
+    user_id = IntegerAttribute()
+    last_event_id = IntegerAttribute(default=-1)   # as given when connecting
+    connected_at = IntegerAttribute()
     expires_at = TTLAttribute()

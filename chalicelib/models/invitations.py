@@ -4,12 +4,12 @@ from __future__ import annotations
 from pynamodb.attributes import (
     BooleanAttribute,
     JSONAttribute,
-    NumberAttribute,
     TTLAttribute,
     UnicodeAttribute,
     UnicodeSetAttribute,
 )
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -23,25 +23,25 @@ class Invitation(BaseModel):
     """
 
     Meta = table_meta("invitations")
-    realm_id = NumberAttribute(hash_key=True)
-    invite_id = NumberAttribute(range_key=True)      # allocate_id(realm_id, "invite")
+    realm_id = IntegerAttribute(hash_key=True)
+    invite_id = IntegerAttribute(range_key=True)      # allocate_id(realm_id, "invite")
     kind = UnicodeAttribute()                        # "email" or "multiuse"
     email = UnicodeAttribute(null=True)              # email invitations only
     key_hash = UnicodeAttribute()
-    invited_by = NumberAttribute()
-    invite_as = NumberAttribute()                    # role
+    invited_by = IntegerAttribute()
+    invite_as = IntegerAttribute()                    # role
     stream_ids = JSONAttribute(default=list)
     group_ids = JSONAttribute(default=list)
     include_realm_default_subscriptions = BooleanAttribute(default=False)
     notify_referrer_on_join = BooleanAttribute(default=True)
     welcome_message_custom_text = UnicodeAttribute(null=True)
-    created = NumberAttribute()
+    created = IntegerAttribute()
     expires_at = TTLAttribute(null=True)
     status = UnicodeAttribute(default="active")      # "active", "used", "revoked"
-    parent_id = NumberAttribute(null=True)           # kind "signup": the link it came from
+    parent_id = IntegerAttribute(null=True)           # kind "signup": the link it came from
     # Once used: the account it created, and the onboarding steps done since (channels,
     # groups, welcome, referrer), so a signup cut short resumes (actions/signup.py).
-    user_id = NumberAttribute(null=True)
+    user_id = IntegerAttribute(null=True)
     onboarding_done = UnicodeSetAttribute(null=True)
 
 
@@ -50,18 +50,18 @@ class InvitationKey(BaseModel):
 
     Meta = table_meta("invitation_keys")
     key_hash = UnicodeAttribute(hash_key=True)
-    realm_id = NumberAttribute()
-    invite_id = NumberAttribute()
+    realm_id = IntegerAttribute()
+    invite_id = IntegerAttribute()
     expires_at = TTLAttribute(null=True)             # removed by TTL with its invitation
 
 
 class ChannelFolder(BaseModel):
     Meta = table_meta("channel_folders")
-    realm_id = NumberAttribute(hash_key=True)
-    folder_id = NumberAttribute(range_key=True)      # allocate_id(realm_id, "folder")
+    realm_id = IntegerAttribute(hash_key=True)
+    folder_id = IntegerAttribute(range_key=True)      # allocate_id(realm_id, "folder")
     name = UnicodeAttribute()
     description = UnicodeAttribute(default="")
     rendered_description = UnicodeAttribute(default="")
-    creator_id = NumberAttribute(null=True)
-    date_created = NumberAttribute()
+    creator_id = IntegerAttribute(null=True)
+    date_created = IntegerAttribute()
     is_archived = BooleanAttribute(default=False)

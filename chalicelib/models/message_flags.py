@@ -17,9 +17,10 @@ flags beyond those that follow from the message unless a `MessageFlag` row lists
 """
 from __future__ import annotations
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UnicodeSetAttribute
+from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 # Flags a user may change with POST /messages/flags.
@@ -39,7 +40,7 @@ def mention_bits(flags: set[str] | list[str]) -> int:
     return sum(bit for name, bit in MENTION_BITS.items() if name in flags)
 
 
-class UnreadByTopic(GlobalSecondaryIndex):
+class UnreadByTopic(GlobalSecondaryIndex["UnreadMessage"]):
     """Unread channel markers by topic: a user's in one topic, or everyone's in a topic."""
 
     class Meta:
@@ -47,18 +48,18 @@ class UnreadByTopic(GlobalSecondaryIndex):
         projection = AllProjection()
 
     topic_key = UnicodeAttribute(hash_key=True)    # models.messages.topic_key(...)
-    user_id = NumberAttribute(range_key=True)
+    user_id = IntegerAttribute(range_key=True)
 
 
 class UnreadMessage(BaseModel):
     Meta = table_meta("unread_messages")
     user_key = UnicodeAttribute(hash_key=True)     # "<realm_id>#<user_id>"
-    message_id = NumberAttribute(range_key=True)
-    user_id = NumberAttribute()
-    sender_id = NumberAttribute()
-    mentions = NumberAttribute(default=0)          # MENTIONED_BIT | ... for unread_msgs
+    message_id = IntegerAttribute(range_key=True)
+    user_id = IntegerAttribute()
+    sender_id = IntegerAttribute()
+    mentions = IntegerAttribute(default=0)          # MENTIONED_BIT | ... for unread_msgs
     # Channel messages: where the message is now (a move rewrites the marker).
-    stream_id = NumberAttribute(null=True)
+    stream_id = IntegerAttribute(null=True)
     topic = UnicodeAttribute(null=True)
     topic_key = UnicodeAttribute(null=True)
     # Direct messages: every participant, sorted and comma-separated ("1,5,9").
@@ -70,16 +71,16 @@ class UnreadMessage(BaseModel):
         return [int(part) for part in (self.dm_user_ids or "").split(",") if part]
 
 
-class StarredByUser(GlobalSecondaryIndex):
+class StarredByUser(GlobalSecondaryIndex["MessageFlag"]):
     class Meta:
         index_name = "starred"
         projection = KeysOnlyProjection()
 
     starred_key = UnicodeAttribute(hash_key=True)  # the row's user_key, only when starred
-    message_id = NumberAttribute(range_key=True)
+    message_id = IntegerAttribute(range_key=True)
 
 
-class FlagsByTopic(GlobalSecondaryIndex):
+class FlagsByTopic(GlobalSecondaryIndex["MessageFlag"]):
     """Channel messages' flag rows by topic: everyone's rows for the messages a move or a
     deletion touches, without reading any user's others."""
 
@@ -88,13 +89,13 @@ class FlagsByTopic(GlobalSecondaryIndex):
         projection = KeysOnlyProjection()
 
     topic_key = UnicodeAttribute(hash_key=True)
-    message_id = NumberAttribute(range_key=True)
+    message_id = IntegerAttribute(range_key=True)
 
 
 class MessageFlag(BaseModel):
     Meta = table_meta("message_flags")
     user_key = UnicodeAttribute(hash_key=True)     # "<realm_id>#<user_id>"
-    message_id = NumberAttribute(range_key=True)
+    message_id = IntegerAttribute(range_key=True)
     flags = UnicodeSetAttribute(null=True)         # e.g. {"starred", "mentioned"}
     starred_key = UnicodeAttribute(null=True)
     topic_key = UnicodeAttribute(null=True)        # channel messages: where it is now

@@ -1,13 +1,9 @@
 """A record of a bulk move in progress, so a retry after a crash resumes it exactly once."""
 from __future__ import annotations
 
-from pynamodb.attributes import (
-    JSONAttribute,
-    NumberAttribute,
-    TTLAttribute,
-    UnicodeAttribute,
-)
+from pynamodb.attributes import JSONAttribute, TTLAttribute, UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -20,10 +16,10 @@ class MessageMove(BaseModel):
     """
 
     Meta = table_meta("message_moves")
-    realm_id = NumberAttribute(hash_key=True)
-    message_id = NumberAttribute(range_key=True)
-    user_id = NumberAttribute()
-    edit_timestamp = NumberAttribute()
+    realm_id = IntegerAttribute(hash_key=True)
+    message_id = IntegerAttribute(range_key=True)
+    user_id = IntegerAttribute()
+    edit_timestamp = IntegerAttribute()
     plan = JSONAttribute()             # source and destination, propagate mode, notifications
     status = UnicodeAttribute(default="moving")   # "moving" or "done"
     expires_at = TTLAttribute()

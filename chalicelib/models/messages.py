@@ -1,24 +1,25 @@
 """Messages, with indexes for the channel, topic and direct-conversation narrows."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from pynamodb.attributes import (
     BooleanAttribute,
     JSONAttribute,
-    ListAttribute,
     MapAttribute,
-    NumberAttribute,
-    NumberSetAttribute,
     UnicodeAttribute,
 )
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
+from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
 
 
-def _index(name: str, hash_attr: str) -> type[GlobalSecondaryIndex]:
+def _index(name: str, hash_attr: str) -> type[GlobalSecondaryIndex[Message]]:
     meta = type("Meta", (), {"index_name": name, "projection": AllProjection()})
     attrs = {"Meta": meta, hash_attr: UnicodeAttribute(hash_key=True),
-             "message_id": NumberAttribute(range_key=True)}
+             "message_id": IntegerAttribute(range_key=True)}
     return type(f"MessagesBy_{name}", (GlobalSecondaryIndex,), attrs)
 
 
@@ -26,7 +27,7 @@ def topic_key(realm_id: int, stream_id: int, topic: str) -> str:
     return f"{realm_id}#{stream_id}#{topic.lower()}"
 
 
-def dm_key(realm_id: int, user_ids: set[int] | list[int]) -> str:
+def dm_key(realm_id: int, user_ids: Iterable[int]) -> str:
     return f"{realm_id}#" + ",".join(str(u) for u in sorted(set(user_ids)))
 
 
@@ -43,38 +44,38 @@ def parse_reaction_key(key: str) -> tuple[str, str, int]:
 
 class Message(BaseModel):
     Meta = table_meta("messages")
-    realm_id = NumberAttribute(hash_key=True)
-    message_id = NumberAttribute(range_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
+    message_id = IntegerAttribute(range_key=True)
     type = UnicodeAttribute()                      # "stream" or "private"
-    sender_id = NumberAttribute()
-    stream_id = NumberAttribute(null=True)
+    sender_id = IntegerAttribute()
+    stream_id = IntegerAttribute(null=True)
     stream_key = UnicodeAttribute(null=True)       # channel messages only
     topic = UnicodeAttribute(default="")
     topic_key = UnicodeAttribute(null=True)        # channel messages only
     dm_key = UnicodeAttribute(null=True)           # direct messages only
-    recipient_ids = ListAttribute(of=NumberAttribute, default=list)  # direct: every participant
-    recipient_id = NumberAttribute()
+    recipient_ids = list_of(IntegerAttribute, default=list)  # direct: every participant
+    recipient_id = IntegerAttribute()
     content = UnicodeAttribute()
     rendered_content = UnicodeAttribute()
     content_sha256 = UnicodeAttribute()
-    date_sent = NumberAttribute()
+    date_sent = IntegerAttribute()
     client = UnicodeAttribute(default="API")
     is_me_message = BooleanAttribute(default=False)
     # Mentions written aloud (a silent "@_" mention is rendered, never flagged).
-    mentioned_user_ids = NumberSetAttribute(null=True)
-    mentioned_group_ids = NumberSetAttribute(null=True)
+    mentioned_user_ids = IntegerSetAttribute(null=True)
+    mentioned_group_ids = IntegerSetAttribute(null=True)
     # Who gets the `mentioned` flag: the users above and the groups' members when the
     # message was written, kept so an edit knows whose flags it changes.
-    flagged_user_ids = NumberSetAttribute(null=True)
+    flagged_user_ids = IntegerSetAttribute(null=True)
     wildcard_mention = UnicodeAttribute(null=True)  # "stream" or "topic"
-    last_edit_timestamp = NumberAttribute(null=True)
-    last_moved_timestamp = NumberAttribute(null=True)
+    last_edit_timestamp = IntegerAttribute(null=True)
+    last_moved_timestamp = IntegerAttribute(null=True)
     edit_history = JSONAttribute(null=True)
     # {reaction_key(...): {"emoji_name": str, "at": ms}}: on the message, so a page of
     # messages reads its reactions with it, and one conditional write adds one. Absent
     # until the first reaction.
-    reactions = MapAttribute(null=True)
-    version = NumberAttribute(default=0)
+    reactions: MapAttribute[str, Any] = MapAttribute(null=True)
+    version = IntegerAttribute(default=0)
     by_stream = _index("by_stream", "stream_key")()
     by_topic = _index("by_topic", "topic_key")()
     by_dm = _index("by_dm", "dm_key")()

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from pynamodb.attributes import (
-    BooleanAttribute,
-    NumberAttribute,
-    TTLAttribute,
-    UnicodeAttribute,
-)
+from pynamodb.attributes import BooleanAttribute, TTLAttribute, UnicodeAttribute
 from pynamodb.exceptions import DeleteError
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, is_write_condition_failure, table_meta
 
 PRESENCE_RETENTION = timedelta(days=14)
@@ -26,12 +22,12 @@ PRESENCE_RETENTION = timedelta(days=14)
 
 class Presence(BaseModel):
     Meta = table_meta("presence")
-    realm_id = NumberAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
     email = UnicodeAttribute(attr_name="e", null=True)           # the API email, for legacy keys
-    active_at = NumberAttribute(attr_name="a", null=True)        # last reported active (s)
-    connected_at = NumberAttribute(attr_name="c", null=True)     # last report of any kind (s)
-    update_id = NumberAttribute(attr_name="u", null=True)        # write time (ms), see actions
+    active_at = IntegerAttribute(attr_name="a", null=True)        # last reported active (s)
+    connected_at = IntegerAttribute(attr_name="c", null=True)     # last report of any kind (s)
+    update_id = IntegerAttribute(attr_name="u", null=True)        # write time (ms), see actions
     hidden = BooleanAttribute(attr_name="h", null=True)          # presence_enabled is false
     expires_at = TTLAttribute(attr_name="x", null=True)
 

@@ -1,25 +1,21 @@
 """Custom profile fields an organization defines (values live on the user, profile_data)."""
 from __future__ import annotations
 
-from pynamodb.attributes import (
-    BooleanAttribute,
-    JSONAttribute,
-    NumberAttribute,
-    UnicodeAttribute,
-)
+from pynamodb.attributes import BooleanAttribute, JSONAttribute, UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
 class ProfileField(BaseModel):
     Meta = table_meta("profile_fields")
-    realm_id = NumberAttribute(hash_key=True)
-    field_id = NumberAttribute(range_key=True)        # allocate_id(realm_id, "profile_field")
+    realm_id = IntegerAttribute(hash_key=True)
+    field_id = IntegerAttribute(range_key=True)        # allocate_id(realm_id, "profile_field")
     name = UnicodeAttribute()
     hint = UnicodeAttribute(default="")
-    field_type = NumberAttribute()                   # the reference's type numbers
+    field_type = IntegerAttribute()                   # the reference's type numbers
     field_data = JSONAttribute(null=True)            # choices / external account settings
-    order = NumberAttribute(default=0)
+    order = IntegerAttribute(default=0)
     display_in_profile_summary = BooleanAttribute(default=False)
     required = BooleanAttribute(default=False)
     editable_by_user = BooleanAttribute(default=True)   # admins may always edit

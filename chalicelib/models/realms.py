@@ -1,33 +1,30 @@
 """Organizations, unique names within them, and their id counters."""
 from __future__ import annotations
 
-from pynamodb.attributes import (
-    BooleanAttribute,
-    MapAttribute,
-    NumberAttribute,
-    NumberSetAttribute,
-    UnicodeAttribute,
-)
+from typing import Any
+
+from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
 class Realm(BaseModel):
     Meta = table_meta("realms")
-    realm_id = NumberAttribute(hash_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
     name = UnicodeAttribute()
     subdomain = UnicodeAttribute()
     description = UnicodeAttribute(default="")
-    date_created = NumberAttribute()
+    date_created = IntegerAttribute()
     deactivated = BooleanAttribute(default=False)
     # Organization settings (§2.8) that differ from the defaults in lib/realm_settings.py.
-    settings = MapAttribute(default=dict)
+    settings: MapAttribute[str, Any] = MapAttribute(default=dict)
     # The default channels (new users join them), changed with the channels themselves.
-    default_stream_ids = NumberSetAttribute(null=True)
+    default_stream_ids = IntegerSetAttribute(null=True)
     # Bumped by every subgroup addition, which is conditioned on it: additions are
     # serialized per realm, so two concurrent ones cannot close a cycle of subgroups.
-    group_graph_version = NumberAttribute(null=True)
+    group_graph_version = IntegerAttribute(null=True)
 
 
 class UniqueName(BaseModel):
@@ -40,7 +37,7 @@ class UniqueName(BaseModel):
     Meta = table_meta("names")
     scope = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute(range_key=True)
-    target_id = NumberAttribute()
+    target_id = IntegerAttribute()
 
 
 GLOBAL_SCOPE = "global"
@@ -86,18 +83,18 @@ class Counter(BaseModel):
 
     Meta = table_meta("counters")
     scope = UnicodeAttribute(hash_key=True)
-    realm = NumberAttribute(null=True)
-    user = NumberAttribute(null=True)
-    stream = NumberAttribute(null=True)
-    message = NumberAttribute(null=True)
-    group = NumberAttribute(null=True)
-    snippet = NumberAttribute(null=True)
-    playground = NumberAttribute(null=True)
-    upload = NumberAttribute(null=True)
-    emoji = NumberAttribute(null=True)
-    draft = NumberAttribute(null=True)
-    profile_field = NumberAttribute(null=True)
-    invite = NumberAttribute(null=True)
-    folder = NumberAttribute(null=True)
+    realm = IntegerAttribute(null=True)
+    user = IntegerAttribute(null=True)
+    stream = IntegerAttribute(null=True)
+    message = IntegerAttribute(null=True)
+    group = IntegerAttribute(null=True)
+    snippet = IntegerAttribute(null=True)
+    playground = IntegerAttribute(null=True)
+    upload = IntegerAttribute(null=True)
+    emoji = IntegerAttribute(null=True)
+    draft = IntegerAttribute(null=True)
+    profile_field = IntegerAttribute(null=True)
+    invite = IntegerAttribute(null=True)
+    folder = IntegerAttribute(null=True)
     # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.
-    invitations_sent = NumberAttribute(null=True)
+    invitations_sent = IntegerAttribute(null=True)

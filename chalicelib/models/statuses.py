@@ -1,8 +1,9 @@
 """User statuses (§4.9, §4.10) and the organization's custom emoji."""
 from __future__ import annotations
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import BooleanAttribute, UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -10,22 +11,22 @@ class UserStatus(BaseModel):
     """A user's status; absent when cleared. `away` lives in the presence_enabled setting."""
 
     Meta = table_meta("user_statuses")
-    realm_id = NumberAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
     status_text = UnicodeAttribute(default="")
     emoji_name = UnicodeAttribute(default="")
     emoji_code = UnicodeAttribute(default="")
     reaction_type = UnicodeAttribute(default="")
-    timestamp = NumberAttribute()
+    timestamp = IntegerAttribute()
 
 
 class RealmEmoji(BaseModel):
     """A custom emoji; its image is in the uploads bucket under `path_id`."""
 
     Meta = table_meta("realm_emoji")
-    realm_id = NumberAttribute(hash_key=True)
-    emoji_id = NumberAttribute(range_key=True)       # allocate_id(realm_id, "emoji")
+    realm_id = IntegerAttribute(hash_key=True)
+    emoji_id = IntegerAttribute(range_key=True)       # allocate_id(realm_id, "emoji")
     name = UnicodeAttribute()
     path_id = UnicodeAttribute()
-    author_id = NumberAttribute(null=True)
+    author_id = IntegerAttribute(null=True)
     deactivated = BooleanAttribute(default=False)

@@ -1,21 +1,19 @@
 """Channels ("streams" on the wire) and who is subscribed to them."""
 from __future__ import annotations
 
-from pynamodb.attributes import (
-    BooleanAttribute,
-    MapAttribute,
-    NumberAttribute,
-    UnicodeAttribute,
-)
+from typing import Any
+
+from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
 class Stream(BaseModel):
     Meta = table_meta("streams")
-    realm_id = NumberAttribute(hash_key=True)
-    stream_id = NumberAttribute(range_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
+    stream_id = IntegerAttribute(range_key=True)
     name = UnicodeAttribute()
     description = UnicodeAttribute(default="")
     rendered_description = UnicodeAttribute(default="")
@@ -24,15 +22,15 @@ class Stream(BaseModel):
     history_public_to_subscribers = BooleanAttribute(default=True)
     is_default = BooleanAttribute(default=False)
     is_archived = BooleanAttribute(default=False)
-    date_created = NumberAttribute()
-    creator_id = NumberAttribute(null=True)
-    first_message_id = NumberAttribute(null=True)
-    message_retention_days = NumberAttribute(null=True)
-    folder_id = NumberAttribute(null=True)
+    date_created = IntegerAttribute()
+    creator_id = IntegerAttribute(null=True)
+    first_message_id = IntegerAttribute(null=True)
+    message_retention_days = IntegerAttribute(null=True)
+    folder_id = IntegerAttribute(null=True)
     topics_policy = UnicodeAttribute(default="inherit")
     # Group-setting values (§2.7), stored as given: an int or a members/subgroups map.
-    group_settings = MapAttribute(default=dict)
-    subscriber_count = NumberAttribute(default=0)
+    group_settings: MapAttribute[str, Any] = MapAttribute(default=dict)
+    subscriber_count = IntegerAttribute(default=0)
 
 
 def stream_key(realm_id: int, stream_id: int) -> str:
@@ -43,26 +41,26 @@ def user_key(realm_id: int, user_id: int) -> str:
     return f"{realm_id}#{user_id}"
 
 
-class SubscribersByStream(GlobalSecondaryIndex):
+class SubscribersByStream(GlobalSecondaryIndex["Subscription"]):
     class Meta:
         index_name = "by_stream"
         projection = AllProjection()
 
     stream_key = UnicodeAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    user_id = IntegerAttribute(range_key=True)
 
 
 class Subscription(BaseModel):
     Meta = table_meta("subscriptions")
     user_key = UnicodeAttribute(hash_key=True)
-    stream_id = NumberAttribute(range_key=True)
+    stream_id = IntegerAttribute(range_key=True)
     stream_key = UnicodeAttribute()
-    realm_id = NumberAttribute()
-    user_id = NumberAttribute()
+    realm_id = IntegerAttribute()
+    user_id = IntegerAttribute()
     active = BooleanAttribute(default=True)
-    date_subscribed = NumberAttribute()
+    date_subscribed = IntegerAttribute()
     # The first message id the user may read in a channel with protected history.
-    first_visible_message_id = NumberAttribute(default=0)
+    first_visible_message_id = IntegerAttribute(default=0)
     color = UnicodeAttribute(default="#76ce90")
     is_muted = BooleanAttribute(default=False)
     pin_to_top = BooleanAttribute(default=False)

@@ -1,8 +1,9 @@
 """Channel topics (for the topic list) and each user's per-topic visibility (muting)."""
 from __future__ import annotations
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -29,7 +30,7 @@ class Topic(BaseModel):
     stream_key = UnicodeAttribute(hash_key=True)     # "<realm_id>#<stream_id>"
     topic_key = UnicodeAttribute(range_key=True)     # topic_item_key(name)
     name = UnicodeAttribute()                        # as written in the latest message
-    max_id = NumberAttribute()
+    max_id = IntegerAttribute()
 
 
 # Topic visibility policies (POST /user_topics); INHERIT means no item.
@@ -46,7 +47,7 @@ class UserTopic(BaseModel):
     Meta = table_meta("user_topics")
     user_key = UnicodeAttribute(hash_key=True)        # "<realm_id>#<user_id>"
     topic_key = UnicodeAttribute(range_key=True)      # user_topic_key(stream_id, topic)
-    stream_id = NumberAttribute()
+    stream_id = IntegerAttribute()
     topic_name = UnicodeAttribute()
-    visibility_policy = NumberAttribute()
-    last_updated = NumberAttribute()
+    visibility_policy = IntegerAttribute()
+    last_updated = IntegerAttribute()

@@ -1,8 +1,9 @@
 """Uploaded files: the S3 object's metadata and the messages that reference it."""
 from __future__ import annotations
 
-from pynamodb.attributes import NumberAttribute, NumberSetAttribute, UnicodeAttribute
+from pynamodb.attributes import UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -10,12 +11,12 @@ class Attachment(BaseModel):
     """One uploaded file. `path_id` is the S3 key and the URL path after /user_uploads/."""
 
     Meta = table_meta("attachments")
-    realm_id = NumberAttribute(hash_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
     path_id = UnicodeAttribute(range_key=True)       # "<realm_id>/<random>/<safe name>"
-    attachment_id = NumberAttribute()
-    owner_id = NumberAttribute()
+    attachment_id = IntegerAttribute()
+    owner_id = IntegerAttribute()
     name = UnicodeAttribute()
-    size = NumberAttribute()
+    size = IntegerAttribute()
     content_type = UnicodeAttribute(default="application/octet-stream")
-    create_time = NumberAttribute()                  # UNIX milliseconds (§2.3)
-    message_ids = NumberSetAttribute(null=True)      # messages whose content links it
+    create_time = IntegerAttribute()                  # UNIX milliseconds (§2.3)
+    message_ids = IntegerSetAttribute(null=True)      # messages whose content links it

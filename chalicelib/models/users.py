@@ -5,19 +5,17 @@ from typing import Any
 
 from pynamodb.attributes import (
     BooleanAttribute,
-    ListAttribute,
     MapAttribute,
-    NumberAttribute,
-    NumberSetAttribute,
     UnicodeAttribute,
     UnicodeSetAttribute,
 )
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 
+from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
 
 
-class UsersByName(GlobalSecondaryIndex):
+class UsersByName(GlobalSecondaryIndex["User"]):
     """Resolves `@**Full Name**` mentions without reading the whole realm."""
 
     class Meta:
@@ -25,10 +23,10 @@ class UsersByName(GlobalSecondaryIndex):
         projection = AllProjection()
 
     name_key = UnicodeAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    user_id = IntegerAttribute(range_key=True)
 
 
-class BotsByOwner(GlobalSecondaryIndex):
+class BotsByOwner(GlobalSecondaryIndex["User"]):
     """A user's bots (a sparse index: only bots with an owner carry the key)."""
 
     class Meta:
@@ -36,10 +34,10 @@ class BotsByOwner(GlobalSecondaryIndex):
         projection = AllProjection()
 
     bot_owner_key = UnicodeAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    user_id = IntegerAttribute(range_key=True)
 
 
-class UsersByRole(GlobalSecondaryIndex):
+class UsersByRole(GlobalSecondaryIndex["User"]):
     """A realm's human users of one role, e.g. its owners (bots carry no key)."""
 
     class Meta:
@@ -47,7 +45,7 @@ class UsersByRole(GlobalSecondaryIndex):
         projection = IncludeProjection(["is_active"])
 
     role_key = UnicodeAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    user_id = IntegerAttribute(range_key=True)
 
 
 def role_key(realm_id: int, role: int) -> str:
@@ -64,23 +62,23 @@ def name_key(realm_id: int, full_name: str) -> str:
 
 class User(BaseModel):
     Meta = table_meta("users")
-    realm_id = NumberAttribute(hash_key=True)
-    user_id = NumberAttribute(range_key=True)
+    realm_id = IntegerAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
     email = UnicodeAttribute()
     delivery_email = UnicodeAttribute()
     full_name = UnicodeAttribute()
     name_key = UnicodeAttribute()
-    role = NumberAttribute(default=400)
+    role = IntegerAttribute(default=400)
     # Humans only: role_key(realm, role); whatever changes a role changes it too.
     role_key = UnicodeAttribute(null=True)
     is_active = BooleanAttribute(default=True)
     is_bot = BooleanAttribute(default=False)
-    bot_type = NumberAttribute(null=True)
-    bot_owner_id = NumberAttribute(null=True)
+    bot_type = IntegerAttribute(null=True)
+    bot_owner_id = IntegerAttribute(null=True)
     bot_owner_key = UnicodeAttribute(null=True)   # bots only: bot_owner_key(realm, owner)
     timezone = UnicodeAttribute(default="")
-    date_joined = NumberAttribute()
-    avatar_version = NumberAttribute(default=1)
+    date_joined = IntegerAttribute()
+    avatar_version = IntegerAttribute(default=1)
     api_key_hash = UnicodeAttribute()
     # Further keys issued by POST /fetch_api_key; each has an ApiKey record like the first.
     extra_api_key_hashes = UnicodeSetAttribute(null=True)
@@ -88,17 +86,17 @@ class User(BaseModel):
     # The (non-system) user groups the user is a direct member of: written in the same
     # transaction as the group's members (actions/group_membership.py), so deactivation
     # finds them without reading the realm's groups. System groups follow from the role.
-    group_ids = NumberSetAttribute(null=True)
+    group_ids = IntegerSetAttribute(null=True)
     # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.
-    settings = MapAttribute(default=dict)
+    settings: MapAttribute[str, Any] = MapAttribute(default=dict)
     # Words and phrases that highlight a message for this user, as the user wrote them.
-    alert_words = ListAttribute(of=UnicodeAttribute, null=True)
+    alert_words = list_of(UnicodeAttribute, null=True)
     # Custom profile field values: {"<field id>": "<value>"}.
-    profile_data = MapAttribute(default=dict)
+    profile_data: MapAttribute[str, Any] = MapAttribute(default=dict)
     # Outgoing-webhook bots: where to post, and the fixed token the receiver checks.
     service_url = UnicodeAttribute(null=True)
     service_token = UnicodeAttribute(null=True)
-    service_interface = NumberAttribute(null=True)
+    service_interface = IntegerAttribute(null=True)
     by_name = UsersByName()
     by_bot_owner = BotsByOwner()
     by_role = UsersByRole()
@@ -118,13 +116,13 @@ class ApiKey(BaseModel):
 
     Meta = table_meta("api_keys")
     key_hash = UnicodeAttribute(hash_key=True)
-    realm_id = NumberAttribute()
-    user_id = NumberAttribute()
+    realm_id = IntegerAttribute()
+    user_id = IntegerAttribute()
     email = UnicodeAttribute()
-    role = NumberAttribute()
+    role = IntegerAttribute()
     is_bot = BooleanAttribute(default=False)
     is_active = BooleanAttribute(default=True)
     realm_active = BooleanAttribute(default=True)
     # When the key was issued, in UNIX nanoseconds (absent on keys older than this field): the oldest
     # extra key is the one POST /fetch_api_key retires when a user holds too many.
-    created = NumberAttribute(null=True)
+    created = IntegerAttribute(null=True)

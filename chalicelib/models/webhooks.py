@@ -1,8 +1,9 @@
 """Outgoing-webhook deliveries: one item per (message, bot), so a delivery happens once."""
 from __future__ import annotations
 
-from pynamodb.attributes import NumberAttribute, TTLAttribute, UnicodeAttribute
+from pynamodb.attributes import TTLAttribute, UnicodeAttribute
 
+from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -17,8 +18,8 @@ class WebhookDelivery(BaseModel):
 
     Meta = table_meta("webhook_deliveries")
     message_key = UnicodeAttribute(hash_key=True)    # delivery_key(realm_id, message_id)
-    bot_id = NumberAttribute(range_key=True)
+    bot_id = IntegerAttribute(range_key=True)
     status = UnicodeAttribute()
-    claimed_at = NumberAttribute()
-    attempts = NumberAttribute(default=0)
+    claimed_at = IntegerAttribute()
+    attempts = IntegerAttribute(default=0)
     expires_at = TTLAttribute()

@@ -193,7 +193,7 @@ def test_a_failed_enqueue_fails_the_stream_record_until_it_succeeds(realm, recei
     webhooks.drain_events()
     send(realm.owner, "talk", "t", "@**Echo Bot** eventually")
     records = webhooks.drain_events.read()
-    sqs = aws_clients.client("sqs")
+    sqs = aws_clients.sqs()
 
     def refuse(**kwargs):
         raise RuntimeError("SQS is unavailable")

@@ -3,29 +3,40 @@ channels they could join (`subscription`), the channels they can see (`stream`),
 the organization's default channels (`default_streams`)."""
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import NotRequired, TypedDict, cast
 
 from chalicelib.actions.channel_permissions import (
     has_metadata_access,
     realm_default_stream_ids,
 )
-from chalicelib.actions.streams import stream_api_dict, subscription_api_dict
+from chalicelib.actions.streams import (
+    StreamDict,
+    SubscriptionDict,
+    stream_api_dict,
+    subscription_api_dict,
+)
 from chalicelib.events.state.context import StateContext
 from chalicelib.models.streams import Stream, subscriber_ids
+
+
+class NeverSubscribedDict(StreamDict):
+    """A visible channel the caller never joined; subscribers as include_subscribers asks."""
+
+    subscribers: NotRequired[list[int]]
 
 
 class SubscriptionState(TypedDict, total=False):
     """Present when `subscription` is among the fetch types (then every key is)."""
 
-    subscriptions: list[dict[str, Any]]
-    unsubscribed: list[dict[str, Any]]        # channels the caller left, still visible
-    never_subscribed: list[dict[str, Any]]    # visible channels never joined
+    subscriptions: list[SubscriptionDict]
+    unsubscribed: list[SubscriptionDict]        # channels the caller left, still visible
+    never_subscribed: list[NeverSubscribedDict]   # visible channels never joined
 
 
 class StreamState(TypedDict, total=False):
     """Present when `stream` is among the fetch types."""
 
-    streams: list[dict[str, Any]]
+    streams: list[StreamDict]
 
 
 class DefaultStreamsState(TypedDict, total=False):
@@ -63,7 +74,7 @@ def subscription_state(ctx: StateContext) -> SubscriptionState:
         if stream.stream_id in known or not _shown(ctx, stream):
             continue
         if has_metadata_access(ctx.caller, stream, False):
-            data = stream_api_dict(stream)
+            data = cast(NeverSubscribedDict, stream_api_dict(stream))
             subscribers = _subscribers(ctx, stream.stream_id)
             if subscribers is not None:
                 data["subscribers"] = subscribers

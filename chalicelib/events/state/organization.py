@@ -4,24 +4,27 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from chalicelib.actions.channel_folders import ChannelFolderDict
 from chalicelib.actions.channel_folders import channel_folders_state as realm_folders
+from chalicelib.actions.playgrounds import PlaygroundDict
 from chalicelib.actions.playgrounds import realm_playgrounds_state as realm_playgrounds
 from chalicelib.actions.profile_fields import profile_fields_state
+from chalicelib.actions.realm_emoji import RealmEmojiDict
 from chalicelib.actions.realm_emoji import realm_emoji_state as realm_emoji
-from chalicelib.actions.user_groups import user_groups_state
+from chalicelib.actions.user_groups import UserGroupDict, user_groups_state
 from chalicelib.events.state.context import StateContext
 
 
 class RealmEmojiState(TypedDict, total=False):
     """Present when `realm_emoji` is among the fetch types: custom emoji by id."""
 
-    realm_emoji: dict[str, dict[str, Any]]
+    realm_emoji: dict[str, RealmEmojiDict]
 
 
 class RealmPlaygroundsState(TypedDict, total=False):
     """Present when `realm_playgrounds` is among the fetch types."""
 
-    realm_playgrounds: list[dict[str, Any]]
+    realm_playgrounds: list[PlaygroundDict]
 
 
 class CustomProfileFieldsState(TypedDict, total=False):
@@ -34,13 +37,13 @@ class CustomProfileFieldsState(TypedDict, total=False):
 class RealmUserGroupsState(TypedDict, total=False):
     """Present when `realm_user_groups` is among the fetch types."""
 
-    realm_user_groups: list[dict[str, Any]]
+    realm_user_groups: list[UserGroupDict]
 
 
 class ChannelFoldersState(TypedDict, total=False):
     """Present when `channel_folder` (or `channel_folders`) is among the fetch types."""
 
-    channel_folders: list[dict[str, Any]]
+    channel_folders: list[ChannelFolderDict]
 
 
 def realm_emoji_state(ctx: StateContext) -> RealmEmojiState:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from chalicelib.actions.drafts import DraftDict
 from chalicelib.actions.drafts import drafts_state as user_drafts
 from chalicelib.actions.realm_settings import empty_topic_display_name
+from chalicelib.actions.saved_snippets import SavedSnippetDict
 from chalicelib.actions.saved_snippets import saved_snippets_state as user_snippets
+from chalicelib.actions.user_status import UserStatusDict
 from chalicelib.actions.user_status import user_status_state as visible_statuses
 from chalicelib.actions.user_topics import (
     muted_topic_triples,
@@ -35,7 +38,7 @@ class MutedUsersState(TypedDict, total=False):
 class UserStatusState(TypedDict, total=False):
     """Present when `user_status` is among the fetch types: by user id, what is set."""
 
-    user_status: dict[str, dict[str, Any]]
+    user_status: dict[str, UserStatusDict]
 
 
 class UserTopicState(TypedDict, total=False):
@@ -54,13 +57,13 @@ class MutedTopicsState(TypedDict, total=False):
 class SavedSnippetsState(TypedDict, total=False):
     """Present when `saved_snippets` is among the fetch types."""
 
-    saved_snippets: list[dict[str, Any]]
+    saved_snippets: list[SavedSnippetDict]
 
 
 class DraftsState(TypedDict, total=False):
     """Present when `drafts` is among the fetch types."""
 
-    drafts: list[dict[str, Any]]
+    drafts: list[DraftDict]
 
 
 def alert_words_state(ctx: StateContext) -> AlertWordsState:

@@ -9,6 +9,7 @@ from chalicelib.actions.bots import RealmBotDict, administered_bots
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.system_bots import is_system_bot
+from chalicelib.actions.user_access import UserDict
 from chalicelib.actions.users import realm_user_dicts, user_api_dict
 from chalicelib.events.state.context import StateContext
 from chalicelib.http.auth import ROLE_MODERATOR, ROLE_OWNER
@@ -21,8 +22,8 @@ AVATAR_SOURCE_GRAVATAR = "G"
 class RealmUserState(TypedDict, total=False):
     """Present when `realm_user` is among the fetch types (then every key is)."""
 
-    realm_users: list[dict[str, Any]]
-    realm_non_active_users: list[dict[str, Any]]
+    realm_users: list[UserDict]
+    realm_non_active_users: list[UserDict]
     # The server's own bots (notification and welcome bots), each with is_system_bot.
     cross_realm_bots: list[dict[str, Any]]
     user_id: int
