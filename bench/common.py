@@ -162,3 +162,24 @@ def api_caller(client: Any) -> Callable[..., dict[str, Any]]:
         assert response.status_code == 200, (path, response.body[:300])
         return json.loads(response.body)
     return call
+
+
+OWNER_EMAIL = "o@bench.example.com"
+MEMBER_EMAIL = "m@bench.example.com"
+
+
+def bench_realm() -> tuple[Any, int, str]:
+    """The benchmarks' organization "bench" and its owner (OWNER_EMAIL), inside
+    moto_backend(): the realm, the owner's user id and API key."""
+    from chalicelib.actions.realms import do_create_realm
+    from chalicelib.actions.users import NewUser
+
+    return do_create_realm("Bench", "bench", NewUser(
+        email=OWNER_EMAIL, full_name="Owner", role=100))
+
+
+def bench_member(realm_id: int) -> tuple[Any, str]:
+    """A member (MEMBER_EMAIL) of the benchmarks' organization: the user and API key."""
+    from chalicelib.actions.users import NewUser, do_create_user
+
+    return do_create_user(realm_id, NewUser(email=MEMBER_EMAIL, full_name="Member"))

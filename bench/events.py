@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import os
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, bench_realm, moto_backend
 from bench.event_costs import cost_tables, idle_longpoll, idle_push, return_poll
 from bench.event_delay import delivery_delays
 from bench.event_fanout import Channel, chunk_sizes, fanout_figures, per_event_figures
@@ -41,12 +41,9 @@ def in_process_figures() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
-        from chalicelib.actions.users import NewUser
         from infra.local.stream_drain import OutboxDrain
 
-        realm, _, owner_key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        realm, _, owner_key = bench_realm()
         owner = _auth("o@bench.example.com", owner_key)
         drain = OutboxDrain()
         with Client(app) as client:

@@ -10,7 +10,7 @@ import os
 import re
 from urllib.parse import urlencode
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, bench_realm, moto_backend
 
 
 def main() -> None:
@@ -22,13 +22,11 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.users import NewUser, do_create_user
 
         boto3.client("ses", region_name="us-east-1").verify_email_identity(
             EmailAddress="noreply@localhost")
-        realm, _, owner_key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        realm, _, owner_key = bench_realm()
         for n in range(50):
             do_create_user(realm.realm_id, NewUser(email=f"taken{n}@bench.example.com",
                                                    full_name=f"Taken {n}"))

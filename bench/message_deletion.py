@@ -11,7 +11,13 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench.common import RequestCounter, api_caller, form_headers, moto_backend
+from bench.common import (
+    RequestCounter,
+    api_caller,
+    bench_realm,
+    form_headers,
+    moto_backend,
+)
 
 READERS = 5   # users with a live queue who read the channel
 
@@ -24,14 +30,12 @@ def main(topic_size: int) -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.users import NewUser, do_create_user
         from chalicelib.models.messages import Message
         from infra.local.stream_drain import OutboxDrain
         from tests.functional.edit_helpers import bulk_messages
 
-        realm, owner_id, owner_key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        realm, owner_id, owner_key = bench_realm()
         readers = [do_create_user(realm.realm_id, NewUser(
             email=f"r{n}@bench.example.com", full_name=f"Reader {n}")) for n in range(READERS)]
 

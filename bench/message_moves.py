@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, bench_realm, moto_backend
 
 WRITE_OPERATIONS = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
                     "TransactWriteItems"}
@@ -49,17 +49,14 @@ def main(sizes: list[int]) -> None:
 
         from app import app
         from chalicelib.actions.message_edit import EditRequest, do_update_message
-        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.streams import stream_id_by_name
         from chalicelib.actions.subscriptions import check_subscribe
         from chalicelib.actions.system_bots import notification_bot
-        from chalicelib.actions.users import NewUser
         from chalicelib.http.auth import Principal
         from chalicelib.models.messages import Message
         from tests.functional.edit_helpers import bulk_messages
 
-        realm, owner_id, key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        realm, owner_id, key = bench_realm()
         owner = Principal(realm.realm_id, owner_id, "o@bench.example.com", 100, False)
         check_subscribe(owner, [{"name": "general"}], None, False, None, False)
         stream_id = stream_id_by_name(realm.realm_id, "general")

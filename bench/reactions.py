@@ -10,6 +10,8 @@ from __future__ import annotations
 from bench.common import (
     RequestCounter,
     api_caller,
+    bench_member,
+    bench_realm,
     form_headers,
     median_ms,
     moto_backend,
@@ -25,13 +27,9 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
-        from chalicelib.actions.users import NewUser, do_create_user
 
-        realm, _owner_id, owner_key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
-        member, member_key = do_create_user(realm.realm_id, NewUser(
-            email="m@bench.example.com", full_name="Member"))
+        realm, _owner_id, owner_key = bench_realm()
+        member, member_key = bench_member(realm.realm_id)
 
 
         owner = form_headers("o@bench.example.com", owner_key)

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 from urllib.parse import urlencode
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, bench_realm, moto_backend
 
 
 class Api:
@@ -62,7 +62,6 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.subscriptions import do_add_subscribers
         from chalicelib.actions.users import NewUser, do_create_user
         from chalicelib.models.message_flags import UnreadMessage
@@ -70,8 +69,7 @@ def main() -> None:
         from chalicelib.models.streams import Stream, user_key
         from infra.local.stream_drain import OutboxDrain
 
-        realm, owner_id, key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        realm, owner_id, key = bench_realm()
         realm_id = realm.realm_id
         print("creating 1,000 users ...", flush=True)
         created = [do_create_user(realm_id, NewUser(email=f"u{n}@bench.example.com",

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from bench.common import RequestCounter, median_ms, moto_backend
+from bench.common import RequestCounter, bench_realm, median_ms, moto_backend
 
 
 def main() -> None:
@@ -19,11 +19,9 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.users import NewUser, do_create_user
 
-        _, _owner_id, key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        _, _owner_id, key = bench_realm()
         for n in range(50):   # an organization of some size: figures must not depend on it
             do_create_user(1, NewUser(email=f"u{n}@bench.example.com", full_name=f"User {n}"))
         auth = {"Authorization": "Basic " + base64.b64encode(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, bench_realm, moto_backend
 
 USERS = 50   # an organization of some size: single-user figures must not depend on it
 
@@ -18,12 +18,10 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.users import NewUser, do_create_user
         from chalicelib.lib.realm_settings import system_group_id
 
-        realm, _owner_id, owner_key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        realm, _owner_id, owner_key = bench_realm()
         accounts = {"owner": ("o@bench.example.com", owner_key)}
         ids = {}
         for name, role in (("member", 400), ("guest", 600), ("peer", 400)):

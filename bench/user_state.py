@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 from urllib.parse import urlencode
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, bench_member, bench_realm, moto_backend
 
 # Each differs from its default and from the one-setting case, so all ten change.
 TEN_SETTINGS = {"twenty_four_hour_time": "true", "color_scheme": "2", "emojiset": "twitter",
@@ -26,14 +26,10 @@ def main() -> None:
 
         from app import app
         from chalicelib.actions.ids import allocate_id
-        from chalicelib.actions.realms import do_create_realm
-        from chalicelib.actions.users import NewUser, do_create_user
         from chalicelib.models.user_groups import UserGroup
 
-        realm, owner_id, owner_key = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
-        member, member_key = do_create_user(realm.realm_id, NewUser(
-            email="m@bench.example.com", full_name="Member"))
+        realm, owner_id, owner_key = bench_realm()
+        member, member_key = bench_member(realm.realm_id)
         from chalicelib.models.users import User
         group_ids = {allocate_id(realm.realm_id, "group") for _ in range(50)}
         for n, group_id in enumerate(sorted(group_ids)):

@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, bench_realm, moto_backend
 
 DELIVERIES = 20
 
@@ -61,7 +61,6 @@ def requests_per_delivery() -> None:
         from chalicelib import config
         from chalicelib.actions.bots import do_create_bot
         from chalicelib.actions.message_send import check_send_message
-        from chalicelib.actions.realms import do_create_realm
         from chalicelib.actions.subscriptions import check_subscribe
         from chalicelib.actions.users import NewUser, do_create_user
         from chalicelib.events.webhook_worker import handle_webhook_batch
@@ -70,8 +69,7 @@ def requests_per_delivery() -> None:
         from infra.local.pollers import SqsPoller
         from infra.local.stream_drain import OutboxDrain
 
-        realm, owner_id, _ = do_create_realm("Bench", "bench", NewUser(
-            email="o@bench.example.com", full_name="Owner", role=100))
+        realm, owner_id, _ = bench_realm()
         owner = Principal(realm.realm_id, owner_id, "o@bench.example.com", 100, False)
         check_subscribe(owner, [{"name": "general"}], None, False, None, False)
         do_create_user(realm.realm_id, NewUser(email="ann@bench.example.com", full_name="Ann"))
