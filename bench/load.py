@@ -279,15 +279,15 @@ def saturation(meter: CpuMeter | None, delays: list[float], stats: Stats,
     parts.append(f"delivery delay p95 {percentile(delays, .95) * 1000:.0f} ms against send "
                  f"p95 {percentile(send, .95) * 1000:.0f} ms")
     waits = len(stats.latencies.get("GET /events", []))
-    interval = float(os.environ.get("LONGPOLL_POLL_INTERVAL_MS", "50")) / 1000
-    parts.append(f"{waiters} waiting clients re-read their queue item every "
-                 f"{interval * 1000:.0f} ms: up to {waiters / interval:,.0f} GetItem/s "
+    check = float(os.environ.get("LONGPOLL_CHECK_SECONDS", "5"))
+    parts.append(f"{waiters} waiting clients sleep on their wake queues (SQS), each woken "
+                 f"by an append and re-checking its queue every {check:g} s otherwise "
                  f"({waits} long-polls answered)")
-    verdict = ("event delivery (the fan-out and the waiting clients' re-reads): events "
-               "wait far longer than sends take"
+    verdict = ("event delivery (the fan-out into every waiting queue, then each woken "
+               "client's read): events wait far longer than sends take"
                if percentile(delays, .95) > 2 * percentile(send, .95) else
                "the stack's single Python process (CPU bound under the GIL: moto, the "
-               "app, the pollers and the long-polls' re-reads share one interpreter)"
+               "app, the pollers and the fan-out share one interpreter)"
                if meter and meter.samples and max(meter.samples) > 0.85 else
                "request handling (sends slow down before delivery does)")
     parts.append(f"machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
