@@ -27,7 +27,7 @@ import chalicelib
 from chalicelib import config
 from chalicelib.http.endpoint import FILES_PARAM, PATH_PARAM
 from chalicelib.http.errors import ErrorResult
-from chalicelib.http.params import ParamSpec, param_specs
+from chalicelib.http.params import ParamSpec, non_none, param_specs
 from chalicelib.http.response import SuccessEnvelope
 from chalicelib.http.type_schemas import (
     QUEUE_EVENT_COMPONENT,
@@ -222,10 +222,8 @@ class DocumentBuilder:
         """`X | None = None` means "optional": None stands for "not sent", so the
         schema is X's; a null the client may send has another default (a marker)."""
         annotation = spec.annotation
-        if not spec.required and spec.default is None and get_origin(annotation) in (
-                Union, types.UnionType) and type(None) in get_args(annotation):
-            rest = tuple(a for a in get_args(annotation) if a is not type(None))
-            annotation = rest[0] if len(rest) == 1 else Union[rest]  # noqa: UP007
+        if not spec.required and spec.default is None:
+            annotation = non_none(annotation)
         return self._with_default(self.types.schema(annotation), spec)
 
     def _parameter(self, spec: ParamSpec, location: str) -> JsonSchema:

@@ -67,12 +67,15 @@ class ParamSpec:
 
     @property
     def length_limit(self) -> int:
-        """The limit in force: the declared one, else the default for its type."""
+        """The limit in force: the declared one, else the default for its type (a list
+        type, or a union of list types, has the list default)."""
+        return self.limit_for(_is_list_type(non_none(self.annotation)))
+
+    def limit_for(self, is_list: bool) -> int:
+        """The declared limit, else the default for a list or a string value."""
         if self.max_length is not None:
             return self.max_length
-        base = _non_none(self.annotation)
-        return MAX_LIST_LENGTH if base is list or get_origin(base) is list else \
-            MAX_STRING_LENGTH
+        return MAX_LIST_LENGTH if is_list else MAX_STRING_LENGTH
 
 
 def _unwrap(annotation: Any) -> tuple[Any, ApiParam]:
@@ -103,11 +106,22 @@ def _merge(first: ApiParam, second: ApiParam) -> ApiParam:
                     else first.max_length)
 
 
+def _is_union(tp: Any) -> bool:
+    return get_origin(tp) in (Union, types.UnionType)
+
+
 def _is_optional(tp: Any) -> bool:
-    return get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp)
+    return _is_union(tp) and type(None) in get_args(tp)
 
 
-def _non_none(tp: Any) -> Any:
+def _is_list_type(tp: Any) -> bool:
+    if _is_union(tp):
+        return all(_is_list_type(member) for member in get_args(tp))
+    return tp is list or get_origin(tp) is list
+
+
+def non_none(tp: Any) -> Any:
+    """`X | None` -> X (the union of the rest); any other type as it is."""
     if not _is_optional(tp):
         return tp
     rest = [a for a in get_args(tp) if a is not type(None)]
@@ -121,7 +135,7 @@ def param_specs(func: Any, path_names: set[str]) -> list[ParamSpec]:
         if param.kind not in (param.KEYWORD_ONLY,):
             continue
         base, meta = _unwrap(hints[name])
-        json_encoded = meta.json or _needs_json(_non_none(base))
+        json_encoded = meta.json or _needs_json(non_none(base))
         specs.append(ParamSpec(
             name=name,
             wire_name=meta.alias or name,
@@ -217,7 +231,8 @@ def check_text(name: str, text: str) -> str:
 
 
 def _check_length(spec: ParamSpec, value: Any) -> None:
-    limit = spec.length_limit
+    # By the value's kind: a parameter that takes a list or a string has both limits.
+    limit = spec.limit_for(isinstance(value, list))
     if isinstance(value, str) and len(value) > limit:
         raise invalid_argument(spec.wire_name, f"{spec.wire_name} is too long (limit: "
                                                f"{limit} characters).")
@@ -254,7 +269,7 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
     if _is_optional(tp):
         if raw == "null":
             return None
-        tp = _non_none(tp)
+        tp = non_none(tp)
     if tp is str or tp is Any:
         return raw
     if tp is int:
@@ -278,7 +293,7 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
     if tp is Any:
         return value
     if _is_optional(tp):
-        return None if value is None else check_json(name, value, _non_none(tp))
+        return None if value is None else check_json(name, value, non_none(tp))
     origin = get_origin(tp)
     if tp is bool:
         if not isinstance(value, bool):

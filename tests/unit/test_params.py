@@ -92,3 +92,20 @@ def test_length_limits_are_declared_for_the_generator_and_checked_first():
         with pytest.raises(ApiError) as raised:
             parse_params(list(specs.values()), supplied, {})
         assert message in raised.value.msg
+
+
+def either(caller: object, *, principals: Json[list[int] | list[str]] | None = None,
+           to: Json[list[int]] | str = "") -> None:
+    """A union of list types, and a parameter that takes a list or a string."""
+
+
+def test_a_union_of_lists_has_the_list_limit_and_a_list_value_the_list_default():
+    from chalicelib.http.params import MAX_LIST_LENGTH
+
+    specs = {s.name: s for s in param_specs(either, set())}
+    assert specs["principals"].length_limit == MAX_LIST_LENGTH
+    for name, too_long in (("principals", list(range(MAX_LIST_LENGTH + 1))),
+                           ("to", list(range(MAX_LIST_LENGTH + 1)))):
+        with pytest.raises(ApiError) as raised:
+            parse_params(list(specs.values()), {name: too_long}, {})
+        assert f"{name} has too many items (limit: {MAX_LIST_LENGTH})" in raised.value.msg
