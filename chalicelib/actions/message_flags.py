@@ -31,7 +31,6 @@ from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.message_flags import ALL_FLAGS, EDITABLE_FLAGS
 from chalicelib.models.messages import Message
 
-MAX_FLAG_MESSAGES = 5000        # ids in one POST /messages/flags
 MAX_NARROW_FLAG_MESSAGES = 1000  # each side of the anchor: "the server may decrease this"
 INVALID_MESSAGES = "Invalid message(s)"
 
@@ -63,8 +62,6 @@ def check_flag(flag: str) -> None:
 def do_update_message_flags(caller: Principal, message_ids: list[int], op: Op, flag: str
                             ) -> UpdateMessageFlagsResult:
     check_flag(flag)
-    if len(message_ids) > MAX_FLAG_MESSAGES:
-        raise ApiError(f"Too many messages: at most {MAX_FLAG_MESSAGES} at a time.")
     ids = list(dict.fromkeys(message_ids))
     result: UpdateMessageFlagsResult = {"messages": ids}
     if flag == "read" and op == "add":

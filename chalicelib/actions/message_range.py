@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from chalicelib import config
 from chalicelib.actions.message_access import Access
-from chalicelib.actions.message_send import _direct_recipients
+from chalicelib.actions.message_send import direct_recipient_users
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
@@ -92,8 +93,8 @@ def resolve(caller: Principal, narrow: Narrow) -> Target:
             target.stream, _ = access_stream_by_name(caller, narrow.channel)
     if narrow.dm is not None:
         operand = narrow.dm if isinstance(narrow.dm, str) else json.dumps(narrow.dm)
-        target.dm_participants = frozenset(_direct_recipients(caller, operand)
-                                           | {caller.user_id})
+        users = direct_recipient_users(caller, operand)
+        target.dm_participants = frozenset({u.user_id for u in users} | {caller.user_id})
     return target
 
 
@@ -147,6 +148,8 @@ def _candidates(caller: Principal, target: Target, bound: Bound, limit: int
     if target.stream is not None:
         stream_id = target.stream.stream_id
         if narrow.topic is not None:
+            if len(narrow.topic) > config.MAX_TOPIC_LENGTH:
+                return   # no message has one; a long enough topic would exceed a key's size
             yield from Message.by_topic.query(topic_key(caller.realm_id, stream_id,
                                                         narrow.topic), condition,
                                               scan_index_forward=bound.forward,

@@ -337,10 +337,6 @@ def _channel_by_id(realm_id: int, to: str) -> Stream:
     return stream
 
 
-def _direct_recipients(caller: Principal, to: str) -> set[int]:
-    return {u.user_id for u in direct_recipient_users(caller, to)}
-
-
 @dataclass
 class DirectTarget:
     """The recipients a direct message's `to` names, checked before any is looked up."""

@@ -156,3 +156,24 @@ def test_unsubscribe_others_needs_permission(realm, register_queue, fetch_events
     subscribed = {s["name"] for s in realm.member.get("/users/me/subscriptions").json[
         "subscriptions"]}
     assert "room" not in subscribed
+
+
+def test_a_topic_narrow_longer_than_any_topic_reads_no_index(realm, monkeypatch):
+    from chalicelib.models.messages import Message
+
+    stream_id = channel(realm.owner, "long", [realm.owner, realm.member])
+    send(realm.owner, "long", "t")
+
+    def refuse(*args, **kwargs):   # DynamoDB refuses keys over 2 KB
+        raise AssertionError("the topic index was queried")
+    monkeypatch.setattr(Message.by_topic, "query", refuse)
+    narrow = [{"operator": "channel", "operand": stream_id},
+              {"operator": "topic", "operand": "t" * 3000}]
+    response = realm.member.post("/messages/flags/narrow", {
+        "anchor": "oldest", "num_before": 0, "num_after": 10, "narrow": narrow,
+        "op": "add", "flag": "read"})
+    assert response.ok, response.json
+    assert response.json["processed_count"] == 0
+    fetched = realm.member.get("/messages", {"anchor": "newest", "num_before": 10,
+                                             "num_after": 0, "narrow": narrow})
+    assert fetched.ok and fetched.json["messages"] == []
