@@ -14,21 +14,14 @@ On the local stack `make run` starts (a subprocess):
 """
 from __future__ import annotations
 
-import base64
 import os
 
-from bench.common import RequestCounter, bench_realm, moto_backend
+from bench.common import RequestCounter, bench_realm, form_headers, moto_backend
 from bench.event_costs import cost_tables, idle_longpoll, idle_push, return_poll
 from bench.event_delay import delivery_delays
 from bench.event_fanout import Channel, chunk_sizes, fanout_figures, per_event_figures
 
 SIZES = (10, 100, 1000)
-
-
-def _auth(email: str, key: str) -> dict[str, str]:
-    token = base64.b64encode(f"{email}:{key}".encode()).decode()
-    return {"Authorization": f"Basic {token}",
-            "Content-Type": "application/x-www-form-urlencoded"}
 
 
 def in_process_figures() -> None:
@@ -44,7 +37,7 @@ def in_process_figures() -> None:
         from infra.local.stream_drain import OutboxDrain
 
         realm, _, owner_key = bench_realm()
-        owner = _auth("o@bench.example.com", owner_key)
+        owner = form_headers("o@bench.example.com", owner_key)
         drain = OutboxDrain()
         with Client(app) as client:
             http = client.http

@@ -43,7 +43,7 @@ def start(state: Path) -> tuple[object, object, str]:
 
     from infra import moto_patches
     from infra.local import environment, snapshot
-    from infra.local.backend import free_port
+    from infra.local.environment import free_port
     from infra.resources import create_all
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -9,11 +9,10 @@ Run: .venv/bin/python -m bench.register   (part of `make bench`)
 """
 from __future__ import annotations
 
-import base64
 import json
 from urllib.parse import urlencode
 
-from bench.common import RequestCounter, moto_backend
+from bench.common import RequestCounter, form_headers, moto_backend
 
 FETCH_TYPES = [
     "realm_user", "user_settings", "realm", "subscription", "message", "update_message_flags",
@@ -25,12 +24,6 @@ FETCH_TYPES = [
 CHANNELS = 5
 BOTS = 3
 SIZES = (10, 200)
-
-
-def _auth(email: str, key: str) -> dict[str, str]:
-    token = base64.b64encode(f"{email}:{key}".encode()).decode()
-    return {"Authorization": f"Basic {token}",
-            "Content-Type": "application/x-www-form-urlencoded"}
 
 
 def _organization(size: int) -> dict[str, dict[str, str]]:
@@ -67,7 +60,7 @@ def _organization(size: int) -> dict[str, dict[str, str]]:
     for b in range(BOTS):
         do_create_bot(realm.realm_id, owner_user, f"Bot {b}", f"bot{b}")
     do_create_user_group(owner, "Leads", "", [owner_id], [], {})
-    return {role: _auth(*creds) for role, creds in keys.items()}
+    return {role: form_headers(*creds) for role, creds in keys.items()}
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ import sys
 import time
 
 from infra.local import environment
-from infra.local.backend import free_port
+from infra.local.environment import free_port
 
 _started = time.perf_counter()
 

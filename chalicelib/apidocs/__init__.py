@@ -12,6 +12,9 @@ from pathlib import Path
 
 from chalice.app import Blueprint, Response
 
+from chalicelib.http.errors import ResourceNotFoundError
+from chalicelib.http.response import json_error
+
 HERE = Path(__file__).parent
 DOCUMENT = HERE / "openapi.json"
 STATIC = HERE / "static"
@@ -50,11 +53,6 @@ PAGE = """<!doctype html>
 """
 
 
-def _not_found(what: str) -> Response:
-    return Response(body={"result": "error", "msg": f"{what} not found", "code": "NOT_FOUND"},
-                    status_code=404, headers={"Content-Type": "application/json"})
-
-
 @bp.route("/api/v1/openapi.json", methods=["GET"])
 def serve_openapi_document() -> Response:
     return Response(body=DOCUMENT.read_text(encoding="utf-8"), status_code=200,
@@ -71,6 +69,6 @@ def docs_page() -> Response:
 def docs_asset(asset: str) -> Response:
     path = STATIC / asset
     if asset not in ASSETS or not path.is_file():   # not built: `make docs-assets`
-        return _not_found(f"Documentation file '{asset}'")
+        return json_error(ResourceNotFoundError(f"Documentation file '{asset}' not found"))
     return Response(body=path.read_text(encoding="utf-8"), status_code=200,
                     headers={"Content-Type": ASSETS[asset], **CACHE})

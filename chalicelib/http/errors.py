@@ -127,11 +127,6 @@ def missing_argument(name: str) -> ApiError:
     return ApiError(f"Missing '{name}' argument", code="REQUEST_VARIABLE_MISSING", var_name=name)
 
 
-def invalid_argument(name: str, detail: str) -> ApiError:
-    """A bad value of parameter `name`; `detail` names it (BAD_REQUEST has no extra fields)."""
-    return ApiError(detail)
-
-
 def confusing_arguments(first: str, second: str) -> ApiError:
     """Both a parameter and its alias were sent (e.g. `topic` and `subject`)."""
     return ApiError(f"Can't decide between '{first}' and '{second}' arguments",

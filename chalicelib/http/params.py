@@ -22,7 +22,6 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 from chalicelib.http.errors import (
     ApiError,
     ResourceNotFoundError,
-    invalid_argument,
     missing_argument,
 )
 
@@ -164,36 +163,36 @@ _MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
 
 def _integer_text(name: str, raw: str) -> int:
     if not _INTEGER_TEXT.fullmatch(raw):
-        raise invalid_argument(name, f"{name} is not an integer")
+        raise ApiError(f"{name} is not an integer")
     if len(raw) > _MAX_INTEGER_DIGITS + 1:   # int() refuses over 4,300 digits anyway
-        raise invalid_argument(name, f"{name} is out of range")
+        raise ApiError(f"{name} is out of range")
     return _bounded(name, int(raw))
 
 
 def _bounded(name: str, value: int) -> int:
     if not -MAX_INTEGER < value < MAX_INTEGER:
-        raise invalid_argument(name, f"{name} is out of range")
+        raise ApiError(f"{name} is out of range")
     return value
 
 
 def decode_json(name: str, text: str) -> Any:
     """JSON text within the size and depth limits, its strings storable."""
     if len(text) > MAX_JSON_LENGTH:
-        raise invalid_argument(name, f"Argument '{name}' is too long (limit: "
-                                     f"{MAX_JSON_LENGTH} characters).")
+        raise ApiError(f"Argument '{name}' is too long (limit: "
+                       f"{MAX_JSON_LENGTH} characters).")
     try:
         value = json.loads(text)
     except RecursionError:
         raise too_deep(name) from None
     except ValueError:
-        raise invalid_argument(name, f"Argument '{name}' is not valid JSON.") from None
+        raise ApiError(f"Argument '{name}' is not valid JSON.") from None
     check_storable(name, value)
     return value
 
 
 def too_deep(name: str) -> ApiError:
-    return invalid_argument(name, f"Argument '{name}' is nested too deeply (limit: "
-                                  f"{MAX_JSON_DEPTH} levels).")
+    return ApiError(f"Argument '{name}' is nested too deeply (limit: "
+                    f"{MAX_JSON_DEPTH} levels).")
 
 
 def check_storable(name: str, value: Any) -> None:
@@ -205,8 +204,8 @@ def check_storable(name: str, value: Any) -> None:
         item, depth = pending.pop()
         nodes += 1
         if nodes > MAX_JSON_NODES:
-            raise invalid_argument(name, f"Argument '{name}' has too many values (limit: "
-                                         f"{MAX_JSON_NODES}).")
+            raise ApiError(f"Argument '{name}' has too many values (limit: "
+                           f"{MAX_JSON_NODES}).")
         if isinstance(item, str):
             check_text(name, item)
         elif isinstance(item, (list, dict)):
@@ -225,8 +224,8 @@ def check_text(name: str, text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise invalid_argument(name, f"{name} contains characters that cannot be stored "
-                                     "(unpaired surrogates).") from None
+        raise ApiError(f"{name} contains characters that cannot be stored "
+                       "(unpaired surrogates).") from None
     return text
 
 
@@ -234,11 +233,11 @@ def _check_length(spec: ParamSpec, value: Any) -> None:
     # By the value's kind: a parameter that takes a list or a string has both limits.
     limit = spec.limit_for(isinstance(value, list))
     if isinstance(value, str) and len(value) > limit:
-        raise invalid_argument(spec.wire_name, f"{spec.wire_name} is too long (limit: "
-                                               f"{limit} characters).")
+        raise ApiError(f"{spec.wire_name} is too long (limit: "
+                       f"{limit} characters).")
     if isinstance(value, list) and len(value) > limit:
-        raise invalid_argument(spec.wire_name, f"{spec.wire_name} has too many items "
-                                               f"(limit: {limit}).")
+        raise ApiError(f"{spec.wire_name} has too many items "
+                       f"(limit: {limit}).")
 
 
 def parse_value(spec: ParamSpec, raw: Any) -> Any:
@@ -276,7 +275,7 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
         return _integer_text(name, raw)
     if get_origin(tp) is Literal:
         if raw not in get_args(tp):
-            raise invalid_argument(name, f"Invalid {name}")
+            raise ApiError(f"Invalid {name}")
         return raw
     if get_origin(tp) in (Union, types.UnionType):
         for option in get_args(tp):
@@ -284,7 +283,7 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
                 return _parse_text(name, raw, option)
             except ApiError:
                 continue
-        raise invalid_argument(name, f"Invalid {name}")
+        raise ApiError(f"Invalid {name}")
     raise TypeError(f"unsupported parameter type {tp!r} for {name}")
 
 
@@ -297,30 +296,30 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
     origin = get_origin(tp)
     if tp is bool:
         if not isinstance(value, bool):
-            raise invalid_argument(name, f"{name} is not a boolean")
+            raise ApiError(f"{name} is not a boolean")
         return value
     if tp is int:
         if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
             return _integer_text(name, value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise invalid_argument(name, f"{name} is not an integer")
+            raise ApiError(f"{name} is not an integer")
         return _bounded(name, value)
     if tp is str:
         if not isinstance(value, str):
-            raise invalid_argument(name, f"{name} is not a string")
+            raise ApiError(f"{name} is not a string")
         return value
     if origin is Literal:
         if value not in get_args(tp):
-            raise invalid_argument(name, f"Invalid {name}")
+            raise ApiError(f"Invalid {name}")
         return value
     if origin is list or tp is list:
         if not isinstance(value, list):
-            raise invalid_argument(name, f"{name} is not a list")
+            raise ApiError(f"{name} is not a list")
         (item_tp,) = get_args(tp) or (Any,)
         return [check_json(f"{name}[{i}]", item, item_tp) for i, item in enumerate(value)]
     if origin is dict or tp is dict:
         if not isinstance(value, dict):
-            raise invalid_argument(name, f"{name} is not a dict")
+            raise ApiError(f"{name} is not a dict")
         _, value_tp = get_args(tp) or (str, Any)
         return {k: check_json(f"{name}[\"{k}\"]", v, value_tp) for k, v in value.items()}
     if origin in (Union, types.UnionType):
@@ -329,7 +328,7 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
                 return check_json(name, value, option)
             except ApiError:
                 continue
-        raise invalid_argument(name, f"{name} is not an allowed value")
+        raise ApiError(f"{name} is not an allowed value")
     if typing.is_typeddict(tp):
         return _check_typeddict(name, value, tp)
     raise TypeError(f"unsupported JSON type {tp!r} for {name}")
@@ -337,11 +336,11 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
 
 def _check_typeddict(name: str, value: Any, tp: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise invalid_argument(name, f"{name} is not a dict")
+        raise ApiError(f"{name} is not a dict")
     hints = typing.get_type_hints(tp)
     for key in tp.__required_keys__:
         if key not in value:
-            raise invalid_argument(name, f"{name} is missing key '{key}'")
+            raise ApiError(f"{name} is missing key '{key}'")
     return {key: check_json(f"{name}[\"{key}\"]", v, hints[key])
             for key, v in value.items() if key in hints}
 

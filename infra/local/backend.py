@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,12 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.local import environment
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from infra.local.environment import free_port
 
 
 @dataclass

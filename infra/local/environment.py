@@ -3,11 +3,19 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PREFIX = "teamchat-local-"
 REGION = "us-east-1"
+
+
+def free_port() -> int:
+    """A TCP port on the loopback interface that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def state_dir() -> Path:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,17 +12,11 @@ from pathlib import Path
 
 import requests
 
-from infra.local.environment import REPO_ROOT
+from infra.local.environment import REPO_ROOT, free_port
 
 # Variables that would point the child at something other than its own moto backend.
 _INHERITED_AWS = ("AWS_ENDPOINT_URL", "TABLE_PREFIX", "AWS_ACCESS_KEY_ID",
                   "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def clean_environment(**extra: str) -> dict[str, str]:

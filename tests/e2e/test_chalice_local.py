@@ -13,7 +13,8 @@ from pathlib import Path
 
 import requests
 
-from infra.local.launcher import clean_environment, free_port
+from infra.local.environment import free_port
+from infra.local.launcher import clean_environment
 from tests.e2e.conftest import REPO_ROOT
 
 CHALICE = str(Path(sys.executable).with_name("chalice"))

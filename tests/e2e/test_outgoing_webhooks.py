@@ -12,8 +12,7 @@ from typing import Any
 import boto3
 import requests
 
-from infra.local.environment import REPO_ROOT
-from infra.local.launcher import free_port
+from infra.local.environment import REPO_ROOT, free_port
 
 
 def wait_for(predicate, seconds: float, interval: float = 0.3):
