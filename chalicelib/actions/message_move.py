@@ -229,10 +229,9 @@ class _EditWriter:
         event = self._event(batch)
         if content:
             assert self.rendered is not None
-            probe = Message(self.target.realm_id, self.target.message_id)
+            probe = Message(self.target.realm_id, self.target.message_id,
+                            type=self.target.type)
             self.rendered.apply_to(probe)
-            if self.target.type != "stream":
-                probe.wildcard_mention = None
             # For the fan-out, which moves the mentioned flags of the users concerned.
             event["_mentions"] = {"before": mention_facts(self.target),
                                   "after": mention_facts(probe)}
@@ -290,15 +289,13 @@ class _EditWriter:
         if rendered is not None and message.message_id == self.target.message_id:
             entry["prev_content"] = message.content
             entry["prev_rendered_content"] = message.rendered_content
-            probe = Message(message.realm_id, message.message_id)
+            probe = Message(message.realm_id, message.message_id, type=message.type)
             rendered.apply_to(probe)
             actions += [Message.content.set(probe.content),
                         Message.rendered_content.set(probe.rendered_content),
                         Message.content_sha256.set(probe.content_sha256),
                         Message.is_me_message.set(probe.is_me_message),
                         Message.last_edit_timestamp.set(self.edit_timestamp)]
-            if message.type != "stream":
-                probe.wildcard_mention = None   # wildcards mention a channel's subscribers
             derived: list[tuple[Attribute[Any], object]] = [
                 (Message.mentioned_user_ids, probe.mentioned_user_ids),
                 (Message.mentioned_group_ids, probe.mentioned_group_ids),

@@ -13,7 +13,6 @@ from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.message_dicts import (
     MessageDict,
-    load_people_and_channels,
     message_api_dict,
     recipient_id_for,
 )
@@ -168,8 +167,10 @@ class RenderedContent:
         message.mentioned_user_ids = self.resolved.loud_user_ids or None
         message.mentioned_group_ids = self.resolved.loud_group_ids or None
         message.flagged_user_ids = self.resolved.flagged_user_ids or None
-        message.wildcard_mention = ("stream" if self.mentions.channel_wildcard else "topic"
-                                    if self.mentions.topic_wildcard else None)
+        # Wildcards mention a channel's subscribers: a direct message has none.
+        message.wildcard_mention = None if message.type != "stream" else (
+            "stream" if self.mentions.channel_wildcard else "topic"
+            if self.mentions.topic_wildcard else None)
 
 
 def content_sha256(content: str) -> str:
@@ -221,17 +222,20 @@ def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str
     return message
 
 
-def prepare_message(realm: Realm, sender: User, message: Message, audience: dict[str, Any],
-                    *, read_by_sender: bool = True) -> PreparedMessage:
+def prepare_message(realm: Realm, message: Message, audience: dict[str, Any], *,
+                    people: list[User], stream: Stream | None,
+                    read_by_sender: bool = True) -> PreparedMessage:
     """Gives the message its id and builds the message event for its audience.
 
     The event carries, for the fan-out only, what each recipient's flags follow from
     (`_mentions`); the fan-out writes their unread markers and flags
-    (events/recipients.py) and gives each queue its owner's flags.
+    (events/recipients.py) and gives each queue its owner's flags. `people` (the sender
+    and, for a direct message, its recipients) and `stream` are what the caller read to
+    check the message, so nothing is read again here.
     """
     message.message_id = allocate_id(realm.realm_id, "message")
-    users, streams = load_people_and_channels(realm.realm_id, [message])
-    users[sender.user_id] = sender
+    users = {user.user_id: user for user in people}
+    streams = {stream.stream_id: stream} if stream is not None else {}
     event: MessageEvent = {"type": "message",
                            "message": message_api_dict(message, users, streams, realm),
                            "flags": []}
@@ -276,6 +280,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         if rendered.mentions.channel_wildcard or rendered.mentions.topic_wildcard:
             check_wildcard_permission(caller, realm, stream, rendered.mentions)
         audience = channel_audience(stream)
+        people = [sender]
         triggers = triggered_bots(sender, content=rendered.content,
                                   mentioned=rendered.resolved.users.values())
     else:
@@ -286,12 +291,12 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
                           date_sent=now_seconds(), client=client, recipient_id=0)
         rendered.apply_to(message)
-        message.wildcard_mention = None
         message.recipient_ids = sorted(participants)
         message.dm_key = dm_key(caller.realm_id, participants)
         message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
         audience = {"users": sorted(participants)}
-    prepared = prepare_message(realm, sender, message, audience,
+        people = [sender, *recipients]
+    prepared = prepare_message(realm, message, audience, people=people, stream=stream,
                                read_by_sender=read_by_sender)
     links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:

@@ -41,5 +41,6 @@ def move_notifications(realm: Realm, actor_id: int, plan: MovePlan,
         rendered = render_content(realm.realm_id, text)
         message = new_channel_message(realm, bot.user_id, stream, topic, rendered,
                                       client="Internal")
-        prepared.append(prepare_message(realm, bot, message, channel_audience(stream)))
+        prepared.append(prepare_message(realm, message, channel_audience(stream),
+                                        people=[bot], stream=stream))
     return prepared
