@@ -11,7 +11,11 @@ from typing import TypedDict
 
 from chalicelib import config
 from chalicelib.actions.message_send import check_topic
-from chalicelib.actions.read_state import FLAGS_PER_TRANSACTION, mark_read
+from chalicelib.actions.read_state import (
+    FLAGS_PER_TRANSACTION,
+    mark_channel_read,
+    mark_read,
+)
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.http.auth import Principal
@@ -45,9 +49,7 @@ def do_mark_all_as_read(caller: Principal) -> MarkAllAsReadResult:
 
 def do_mark_stream_as_read(caller: Principal, stream_id: int) -> None:
     access_stream_by_id(caller, stream_id)
-    markers = list(UnreadMessage.query(user_key(caller.realm_id, caller.user_id),
-                                       filter_condition=UnreadMessage.stream_id == stream_id))
-    mark_read(caller.realm_id, caller.user_id, markers)
+    mark_channel_read(caller.realm_id, caller.user_id, stream_id)
 
 
 def do_mark_topic_as_read(caller: Principal, stream_id: int, topic_name: str) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions.message_access import Access
+from chalicelib.actions.message_access import access_message
 from chalicelib.actions.message_dicts import (
     FetchedMessageDict,
     load_people_and_channels,
@@ -14,7 +14,6 @@ from chalicelib.actions.read_state import flags_of
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.messages import Message
 
@@ -65,9 +64,7 @@ def render(caller: Principal, messages: list[Message], apply_markdown: bool,
 
 def get_message(caller: Principal, message_id: int, apply_markdown: bool,
                 allow_empty_topic_name: bool) -> GetMessageResult:
-    message = Message.get_or_none(caller.realm_id, message_id)
-    if message is None or not Access(caller).may_read(message):
-        raise ApiError("Invalid message(s)")
+    message = access_message(caller, message_id).message
     rendered = render(caller, [message], apply_markdown, allow_empty_topic_name)[0]
     return {"message": rendered, "raw_content": message.content}
 

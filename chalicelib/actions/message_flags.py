@@ -18,12 +18,11 @@ from chalicelib.actions.message_range import (
 )
 from chalicelib.actions.read_state import (
     flag_rows,
-    mark_read,
+    mark_ids_read,
     mark_unread,
     mentions_of,
     message_place,
     set_lasting_flag,
-    unread_markers,
 )
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
@@ -65,8 +64,7 @@ def do_update_message_flags(caller: Principal, message_ids: list[int], op: Op, f
     ids = list(dict.fromkeys(message_ids))
     result: UpdateMessageFlagsResult = {"messages": ids}
     if flag == "read" and op == "add":
-        markers = unread_markers(caller.realm_id, caller.user_id, ids)
-        mark_read(caller.realm_id, caller.user_id, list(markers.values()))
+        mark_ids_read(caller.realm_id, caller.user_id, ids)
     elif op == "remove" and flag != "read":
         set_lasting_flag(caller.realm_id, caller.user_id, flag, False, ids)
     else:
@@ -98,8 +96,7 @@ def _apply_to_messages(caller: Principal, messages: list[Message], op: Op, flag:
         targets.append(message)
     ids = [m.message_id for m in targets]
     if flag == "read" and op == "add":
-        markers = unread_markers(caller.realm_id, caller.user_id, ids)
-        changed = mark_read(caller.realm_id, caller.user_id, list(markers.values()))
+        changed = mark_ids_read(caller.realm_id, caller.user_id, ids)
     elif flag == "read":
         rows = flag_rows(caller.realm_id, caller.user_id, ids)
         changed = mark_unread(caller.realm_id, caller.user_id, targets, lambda m: mentions_of(

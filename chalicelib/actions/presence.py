@@ -30,6 +30,7 @@ from chalicelib.lib import presence as presence_rules
 from chalicelib.lib.presence import (
     BACK_ONLINE_SECONDS,
     MIN_UPDATE_SECONDS,
+    LegacyClientPresence,
     Status,
     legacy_event_status,
 )
@@ -43,15 +44,8 @@ from chalicelib.models.presence import Presence, presence_expiry
 from chalicelib.models.users import User
 
 
-class PresenceEventClient(TypedDict):
-    client: str
-    status: Status
-    timestamp: int
-    pushable: bool
-
-
 class PresenceEventDetail(TypedDict):
-    website: PresenceEventClient
+    website: LegacyClientPresence
 
 
 class PresenceEvent(TypedDict):

@@ -23,6 +23,7 @@ from chalicelib.models.base import (
     cancellation_reasons,
     transaction,
 )
+from chalicelib.models.conversations import conversation_key
 from chalicelib.models.message_flags import (
     MENTION_BITS,
     MessageFlag,
@@ -137,7 +138,7 @@ def new_marker(realm_id: int, user_id: int, message: Message, mentions: int) -> 
         marker.topic = message.topic
         marker.topic_key = topic_key(realm_id, int(message.stream_id), message.topic)
     else:
-        marker.dm_user_ids = ",".join(str(u) for u in sorted(set(message.recipient_ids)))
+        marker.dm_user_ids = conversation_key(message.recipient_ids)
     return marker
 
 
@@ -213,6 +214,19 @@ def flags_event(flag: str, op: Literal["add", "remove"], message_ids: list[int],
         event["message_details"] = {str(i): (details or {})[i] for i in ids
                                     if i in (details or {})}
     return event
+
+
+def mark_ids_read(realm_id: int, user_id: int, message_ids: Iterable[int]) -> list[int]:
+    """Marks these messages read for the user: deletes the unread markers there are."""
+    markers = unread_markers(realm_id, user_id, message_ids)
+    return mark_read(realm_id, user_id, list(markers.values()))
+
+
+def mark_channel_read(realm_id: int, user_id: int, stream_id: int) -> list[int]:
+    """Marks every message of the channel read for the user (from their own markers)."""
+    markers = list(UnreadMessage.query(user_key(realm_id, user_id),
+                                       filter_condition=UnreadMessage.stream_id == stream_id))
+    return mark_read(realm_id, user_id, markers)
 
 
 def mark_read(realm_id: int, user_id: int, markers: list[UnreadMessage]) -> list[int]:

@@ -64,6 +64,13 @@ class SubscriptionPeerAddEvent(TypedDict):
 COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd"]
 
 
+
+def peer_audience(stream: Stream) -> Audience:
+    """Who hears of a channel's subscribers changing: the realm for a public channel,
+    else the channel's subscribers."""
+    return {"realm": True} if not stream.invite_only else \
+        {"stream": stream.stream_id, "public": False}
+
 def check_stream_name(name: str) -> str:
     return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)
 
@@ -188,8 +195,7 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
                                                "subscriptions": [
                                                    subscription_api_dict(stream, subscription)]}
                 add_event(tx, realm_id, added, {"users": [user.user_id]})
-            peers: Audience = ({"realm": True} if not stream.invite_only
-                                     else {"stream": stream.stream_id, "public": False})
+            peers = peer_audience(stream)
             peer_add: SubscriptionPeerAddEvent = {"type": "subscription", "op": "peer_add",
                                                   "stream_ids": [stream.stream_id],
                                                   "user_ids": [u.user_id for u in chunk]}

@@ -106,7 +106,7 @@ def unread_msgs_state(realm_id: int, user_id: int, empty_topic_name: str | None,
         if len(participants) <= 2:
             direct[others[0] if others else user_id].append(message_id)
         else:
-            groups[",".join(str(u) for u in participants)].append(message_id)
+            groups[marker.dm_user_ids or ""].append(message_id)   # the sorted participants
         count += 1
         if marker.mentions:
             mentions.append(message_id)

@@ -14,8 +14,8 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.actions.channel_permissions import can_remove_subscribers
 from chalicelib.actions.read_state import unsubscribed_record
 from chalicelib.actions.streams import access_stream_by_id, stream_id_by_name
-from chalicelib.actions.subscriptions import principal_users
-from chalicelib.events.outbox import Audience, add_event
+from chalicelib.actions.subscriptions import peer_audience, principal_users
+from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.models.base import is_condition_failure, transaction
@@ -123,8 +123,7 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User]) -> None:
             add_event(tx, realm_id, event, {"users": [user.user_id]})
             add_event(tx, realm_id, unsubscribed_record(user.user_id, stream.stream_id),
                       {"users": [user.user_id]})
-        peers: Audience = ({"realm": True} if not stream.invite_only
-                           else {"stream": stream.stream_id, "public": False})
+        peers = peer_audience(stream)
         peer_remove: SubscriptionPeerRemoveEvent = {
             "type": "subscription", "op": "peer_remove", "stream_ids": [stream.stream_id],
             "user_ids": [u.user_id for u in users]}

@@ -26,6 +26,7 @@ from pynamodb.expressions.update import Action
 from chalicelib.actions.read_state import (
     READ_STATE_RECORD,
     flags_of_users,
+    mark_channel_read,
     mark_read,
     message_place,
     new_marker,
@@ -201,9 +202,7 @@ class RecipientStep:
         for realm_id, event in self.deletions:
             _forget_deleted(realm_id, event)
         for realm_id, user_id, stream_id in self.unsubscribes:
-            markers = [m for m in UnreadMessage.query(
-                user_key(realm_id, user_id), filter_condition=UnreadMessage.stream_id == stream_id)]
-            mark_read(realm_id, user_id, markers)
+            mark_channel_read(realm_id, user_id, stream_id)
 
     def _flush_deliveries(self) -> None:
         if not self.deliveries:
