@@ -72,22 +72,25 @@ def do_update_message_flags(caller: Principal, message_ids: list[int], op: Op, f
         messages = load_messages(caller.realm_id, ids)
         if len(messages) != len(ids):
             raise ApiError(INVALID_MESSAGES)
-        ignored = _apply_to_messages(caller, messages, op, flag, checked=False)[1]
+        ignored = _apply_to_messages(caller, messages, op, flag, checked=None)[1]
         if flag == "read":
             result["ignored_because_not_subscribed_channels"] = ignored
     return result
 
 
 def _apply_to_messages(caller: Principal, messages: list[Message], op: Op, flag: str, *,
-                       checked: bool) -> tuple[list[int], list[int]]:
+                       checked: Access | None) -> tuple[list[int], list[int]]:
     """Changes the flag on these messages; returns (ids changed, channels skipped when
-    marking unread). `checked`: the caller is known to be able to read them all."""
-    access = Access(caller)
-    access.load(messages)
+    marking unread). `checked`: the Access that found the caller can read them all (its
+    channels and subscriptions already read), or None to check them here."""
+    access = checked
+    if access is None:
+        access = Access(caller)
+        access.load(messages)
     ignored: set[int] = set()
     targets = []
     for message in messages:
-        if not checked and not access.may_read(message):
+        if checked is None and not access.may_read(message):
             raise ApiError(INVALID_MESSAGES)
         if flag == "read" and op == "remove" and message.type == "stream" and \
                 not access.subscribed(message):
@@ -118,7 +121,8 @@ def do_update_message_flags_for_narrow(caller: Principal, *, anchor: str | int,
     found = fetch_range(caller, target, anchor, include_anchor,
                         min(num_before, MAX_NARROW_FLAG_MESSAGES),
                         min(num_after, MAX_NARROW_FLAG_MESSAGES))
-    changed, ignored = _apply_to_messages(caller, found.messages, op, flag, checked=True)
+    changed, ignored = _apply_to_messages(caller, found.messages, op, flag,
+                                          checked=found.access)
     ids = [m.message_id for m in found.messages]
     result: UpdateMessageFlagsForNarrowResult = {
         "processed_count": len(ids),

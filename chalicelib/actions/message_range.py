@@ -195,6 +195,7 @@ class MessageRange:
     found_anchor: bool
     found_oldest: bool
     found_newest: bool
+    access: Access   # what was read to check the messages: their channels, subscriptions
 
 
 def first_unread_id(caller: Principal, target: Target) -> int | None:
@@ -259,4 +260,5 @@ def fetch_range(caller: Principal, target: Target, anchor: str | int, include_an
     if anchor_id is None:
         anchor_id = (messages[-1] if anchor != "oldest" else messages[0]).message_id \
             if messages else 0
-    return MessageRange(messages, anchor_id, found_anchor, found_oldest, found_newest)
+    return MessageRange(messages, anchor_id, found_anchor, found_oldest, found_newest,
+                        access)
