@@ -95,7 +95,7 @@ class ReactionDict(TypedDict):
 
 def reaction_dicts(message: Message) -> list[ReactionDict]:
     """The message's reactions, oldest first."""
-    stored = message.reactions.as_dict() if message.reactions is not None else {}
+    stored = message.reaction_map()
     result: list[tuple[int, str, ReactionDict]] = []
     for key, value in stored.items():
         reaction_type, emoji_code, user_id = parse_reaction_key(key)

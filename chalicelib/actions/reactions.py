@@ -72,12 +72,6 @@ def reaction_missing() -> ApiError:
     return ApiError("Reaction doesn't exist.", code="REACTION_DOES_NOT_EXIST")
 
 
-def _stored(message: Message) -> dict[str, dict[str, Any]]:
-    stored: dict[str, dict[str, Any]] = (message.reactions.as_dict()
-                                         if message.reactions is not None else {})
-    return stored
-
-
 def _check_lengths(**values: str | None) -> None:
     for name, value in values.items():
         if value is not None and len(value) > MAX_EMOJI_TEXT_LENGTH:
@@ -98,7 +92,7 @@ def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
         raise ApiError("Invalid emoji type.")
     person = _reaction_user(caller)
     for _ in range(MAX_ATTEMPTS):
-        stored = _stored(accessed.message)
+        stored = accessed.message.reaction_map()
         key = reaction_key(reaction_type, emoji_code, caller.user_id)
         if key in stored:
             raise reaction_exists()
@@ -131,7 +125,7 @@ def check_remove_reaction(caller: Principal, message_id: int, emoji_name: str | 
     key = reaction_key(reaction_type, emoji_code, caller.user_id)
     person = _reaction_user(caller)
     for _ in range(MAX_ATTEMPTS):
-        entry = _stored(accessed.message).get(key)
+        entry = accessed.message.reaction_map().get(key)
         if entry is None:
             raise reaction_missing()
         if _write(caller, accessed, key, entry, "remove", person):

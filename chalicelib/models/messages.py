@@ -79,3 +79,9 @@ class Message(BaseModel):
     by_stream = _index("by_stream", "stream_key")()
     by_topic = _index("by_topic", "topic_key")()
     by_dm = _index("by_dm", "dm_key")()
+
+    def reaction_map(self) -> dict[str, dict[str, Any]]:
+        """The stored reactions, {"type:code:user_id": {"emoji_name", "at"}}; {} if none."""
+        stored: dict[str, dict[str, Any]] = (self.reactions.as_dict()
+                                             if self.reactions is not None else {})
+        return stored
