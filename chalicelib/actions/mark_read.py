@@ -10,7 +10,6 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.read_state import (
     FLAGS_PER_TRANSACTION,
     mark_channel_read,
@@ -18,6 +17,7 @@ from chalicelib.actions.read_state import (
 )
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
+from chalicelib.actions.topics import check_topic
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.message_flags import UnreadMessage

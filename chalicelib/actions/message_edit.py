@@ -15,7 +15,6 @@ from chalicelib.actions.message_access import access_message
 from chalicelib.actions.message_move import UpdateMessageResult, execute_edit
 from chalicelib.actions.message_send import (
     check_content,
-    check_topic,
     check_wildcard_permission,
     render_content,
 )
@@ -24,6 +23,7 @@ from chalicelib.actions.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, can_read_message
+from chalicelib.actions.topics import check_topic
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, expectation_mismatch
 from chalicelib.lib.timeutil import now_seconds

@@ -20,7 +20,7 @@ from chalicelib.actions.outgoing_webhooks import add_webhook_triggers, triggered
 from chalicelib.actions.realm_settings import empty_topic_display_name, realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
-from chalicelib.actions.topics import note_topic_message
+from chalicelib.actions.topics import check_topic, note_topic_message
 from chalicelib.actions.uploads import plan_links
 from chalicelib.actions.users import get_user_by_email
 from chalicelib.events.outbox import add_event
@@ -48,39 +48,6 @@ def check_content(content: str) -> str:
     if len(content) > config.MAX_MESSAGE_LENGTH:
         raise ApiError(f"Message too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
     return content.rstrip()
-
-
-def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None, *,
-                enforce_policy: bool = True) -> str:
-    """The topic as stored: stripped, the empty topic's names read as "", within limits;
-    and allowed by the topics policy unless only an existing topic is being named."""
-    if topic is None:
-        topic = ""
-    topic = topic.strip()
-    display = empty_topic_display_name(realm)
-    if topic in ("(no topic)", display):
-        topic = ""
-    if len(topic) > config.MAX_TOPIC_LENGTH:
-        raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
-    if any(ord(ch) < 32 for ch in topic):
-        raise ApiError("Invalid character in topic")
-    if not enforce_policy:
-        return topic
-    policy = topics_policy(realm, stream)
-    if topic == "" and policy == "disable_empty_topic":
-        raise ApiError("Topics are required in this channel." if stream is not None and
-                       stream.topics_policy != "inherit" else
-                       "Topics are required in this organization.")
-    if topic != "" and policy == "empty_topic_only":
-        raise ApiError(f"Only the \"{display}\" topic is allowed in this channel.")
-    return topic
-
-
-def topics_policy(realm: Realm, stream: Stream | None) -> str:
-    """The channel's own policy, or the organization's when the channel inherits it."""
-    if stream is not None and stream.topics_policy and stream.topics_policy != "inherit":
-        return stream.topics_policy
-    return str(realm_setting(realm, "realm_topics_policy"))
 
 
 def _parse_to(to: str) -> Any:

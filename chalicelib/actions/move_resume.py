@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.streams import can_read_message, get_subscription
+from chalicelib.actions.topics import check_topic
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.message_moves import MessageMove

@@ -22,9 +22,9 @@ from chalicelib.actions.message_delete import (
     forget_deleted,
     link_items_at_most,
 )
-from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, can_read_message
+from chalicelib.actions.topics import check_topic
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS

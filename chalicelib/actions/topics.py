@@ -1,21 +1,57 @@
-"""Channel topics: the per-channel topic list (§4.12) and keeping it in step with messages."""
+"""Channel topics: what a topic may be (length, characters, the topics policy), the
+per-channel topic list (§4.12) and keeping it in step with messages."""
 from __future__ import annotations
 
 from typing import TypedDict
 
 from pynamodb.exceptions import DeleteError, UpdateError
 
-from chalicelib.actions.realm_settings import empty_topic_display_name
+from chalicelib import config
+from chalicelib.actions.realm_settings import empty_topic_display_name, realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.messages import Message, topic_key
-from chalicelib.models.streams import stream_key
+from chalicelib.models.realms import Realm
+from chalicelib.models.streams import Stream, stream_key
 from chalicelib.models.topics import Topic, topic_item_key
 
 REFRESH_ATTEMPTS = 3
+
+
+def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None, *,
+                enforce_policy: bool = True) -> str:
+    """The topic as stored: stripped, the empty topic's names read as "", within limits;
+    and allowed by the topics policy unless only an existing topic is being named."""
+    if topic is None:
+        topic = ""
+    topic = topic.strip()
+    display = empty_topic_display_name(realm)
+    if topic in ("(no topic)", display):
+        topic = ""
+    if len(topic) > config.MAX_TOPIC_LENGTH:
+        raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
+    if any(ord(ch) < 32 for ch in topic):
+        raise ApiError("Invalid character in topic")
+    if not enforce_policy:
+        return topic
+    policy = topics_policy(realm, stream)
+    if topic == "" and policy == "disable_empty_topic":
+        raise ApiError("Topics are required in this channel." if stream is not None and
+                       stream.topics_policy != "inherit" else
+                       "Topics are required in this organization.")
+    if topic != "" and policy == "empty_topic_only":
+        raise ApiError(f"Only the \"{display}\" topic is allowed in this channel.")
+    return topic
+
+
+def topics_policy(realm: Realm, stream: Stream | None) -> str:
+    """The channel's own policy, or the organization's when the channel inherits it."""
+    if stream is not None and stream.topics_policy and stream.topics_policy != "inherit":
+        return stream.topics_policy
+    return str(realm_setting(realm, "realm_topics_policy"))
 
 
 class TopicDict(TypedDict):

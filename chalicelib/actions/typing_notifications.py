@@ -10,10 +10,10 @@ from datetime import timedelta
 from typing import Literal, TypedDict
 
 from chalicelib.actions.message_edit import access_message_to_edit
-from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
+from chalicelib.actions.topics import check_topic
 from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError

@@ -9,7 +9,6 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.message_send import check_topic
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import (
@@ -17,6 +16,7 @@ from chalicelib.actions.streams import (
     access_stream_by_name,
     stream_id_by_name,
 )
+from chalicelib.actions.topics import check_topic
 from chalicelib.events.outbox import Audience, add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError
