@@ -8,7 +8,7 @@ from typing import Literal, TypedDict
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.system_bots import is_system_bot
-from chalicelib.actions.user_groups import require_member_or_admin
+from chalicelib.actions.user_group_reads import require_member_or_admin
 from chalicelib.actions.users import (
     NewUser,
     do_create_user,

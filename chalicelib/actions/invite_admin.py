@@ -18,7 +18,7 @@ from chalicelib.actions.invites import (
     new_key,
     send_invitation_email,
 )
-from chalicelib.actions.user_groups import require_member_or_admin
+from chalicelib.actions.user_group_reads import require_member_or_admin
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
 from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.http.response import EmptyResult

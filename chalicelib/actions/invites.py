@@ -18,7 +18,7 @@ from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.ids import allocate_id, allocate_ids, realm_scope
 from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.actions.user_group_members import can_add_members_to_group
-from chalicelib.actions.user_groups import require_member_or_admin
+from chalicelib.actions.user_group_reads import require_member_or_admin
 from chalicelib.actions.users import ROLES, check_email
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal

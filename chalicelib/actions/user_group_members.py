@@ -32,15 +32,17 @@ from chalicelib.actions.group_settings import (
     user_has_group_setting,
 )
 from chalicelib.actions.realms import get_realm
+from chalicelib.actions.user_group_reads import (
+    SYSTEM_GROUP_DIRECT_ROLES,
+    get_user_group,
+    require_member_or_admin,
+)
 from chalicelib.actions.user_groups import (
     MAX_SUBGROUPS_PER_REQUEST,
-    SYSTEM_GROUP_DIRECT_ROLES,
     check_mutable,
     check_subgroups,
-    get_user_group,
     has_group_permission,
     require,
-    require_member_or_admin,
 )
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal

@@ -6,13 +6,12 @@ from chalicelib.actions.user_group_members import (
     check_is_user_group_member,
     do_update_members,
 )
+from chalicelib.actions.user_group_reads import UserGroupsResult, list_user_groups
 from chalicelib.actions.user_groups import (
     CreateUserGroupResult,
-    UserGroupsResult,
     do_create_user_group,
     do_deactivate_user_group,
     do_update_user_group,
-    list_user_groups,
 )
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint

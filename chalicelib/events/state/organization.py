@@ -11,7 +11,7 @@ from chalicelib.actions.playgrounds import realm_playgrounds_state as realm_play
 from chalicelib.actions.profile_fields import profile_fields_state
 from chalicelib.actions.realm_emoji import RealmEmojiDict
 from chalicelib.actions.realm_emoji import realm_emoji_state as realm_emoji
-from chalicelib.actions.user_groups import UserGroupDict, user_groups_state
+from chalicelib.actions.user_group_reads import UserGroupDict, user_groups_state
 from chalicelib.events.state.context import StateContext
 
 

@@ -15,7 +15,7 @@ from chalicelib.actions.group_settings import (
     FORBIDDEN_SYSTEM_GROUPS,
 )
 from chalicelib.actions.uploads import MAX_UPLOAD_MIB
-from chalicelib.actions.user_groups import GROUP_PERMISSION_DEFAULTS
+from chalicelib.actions.user_group_reads import GROUP_PERMISSION_DEFAULTS
 from chalicelib.events.state.realm import NamedId
 from chalicelib.lib.presence import OFFLINE_THRESHOLD_SECONDS, PING_INTERVAL_SECONDS
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
