@@ -16,8 +16,8 @@ read a message is not decided here: callers apply access to what this yields.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 from chalicelib.models.messages import Message
 from chalicelib.models.search import SearchPosting, posting_key
