@@ -3,7 +3,8 @@
 Users' `role_key` (the `by_role` index that finds another owner), `group_ids` (the
 direct groups that deactivation leaves) and the `settings` / `profile_data` maps (whose
 per-key document paths later updates write) are written by every change or creation
-since they were added; this brings older items in line. Bulk by nature (it reads the whole realm), so it
+since they were added; this brings older items in line, and indexes for search the
+messages sent before the search index existed (search/backfill.py). Bulk by nature (it reads the whole realm), so it
 runs from the admin CLI, never on a request path. Safe to run again at any time.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, role_key
+from chalicelib.search.backfill import backfill_realm
 
 
 def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: None
@@ -29,7 +31,10 @@ def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: 
     progress(f"group links set: {links}")
     maps = _backfill_maps(realm_id)
     progress(f"users given empty settings/profile maps: {maps}")
-    return {"role_keys_set": roles, "group_links_set": links, "user_maps_set": maps}
+    search = backfill_realm(realm_id, progress)   # messages sent before the search index
+    return {"role_keys_set": roles, "group_links_set": links, "user_maps_set": maps,
+            "search_messages_indexed": search["messages_indexed"],
+            "search_postings_written": search["postings_written"]}
 
 
 def _backfill_role_keys(realm_id: int) -> int:
