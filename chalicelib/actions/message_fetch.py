@@ -26,7 +26,7 @@ from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, missing_argument
 from chalicelib.models.messages import Message
 from chalicelib.narrow import Evaluator
-from chalicelib.narrow.search_terms import highlight
+from chalicelib.narrow.search_terms import highlight_match
 
 RANGE_PARAMETERS = ("anchor", "include_anchor", "use_first_unread_anchor", "num_before",
                     "num_after")
@@ -170,7 +170,7 @@ def _found(caller: Principal, messages: list[Message], options: RenderOptions,
     if search is None:
         return rendered
     for message, data in zip(messages, rendered, strict=True):
-        data["match_content"], data["match_subject"] = highlight(
+        data["match_content"], data["match_subject"] = highlight_match(
             search, message.rendered_content,
             message.topic if message.type == "stream" else "")
     return rendered

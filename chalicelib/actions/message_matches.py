@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 from chalicelib.actions.message_access import Access
 from chalicelib.actions.message_range import load_messages, matching, resolve
 from chalicelib.http.auth import Principal
-from chalicelib.narrow.search_terms import highlight
+from chalicelib.narrow.search_terms import highlight_match
 
 MAX_MESSAGE_IDS = 1000   # msg_ids in one request, declared on the view's parameter
 
@@ -41,6 +41,6 @@ def messages_matching_narrow(caller: Principal, msg_ids: list[int], narrow_terms
             result[str(m.message_id)] = {"match_content": m.rendered_content,
                                          "match_subject": html.escape(topic)}
         else:
-            content, subject = highlight(search, m.rendered_content, topic)
+            content, subject = highlight_match(search, m.rendered_content, topic)
             result[str(m.message_id)] = {"match_content": content, "match_subject": subject}
     return {"messages": result}

@@ -106,8 +106,11 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         return
     text = narrow.search_text
     if text is not None:
-        yield from search_candidates(caller.realm_id, text, bound.on(Message.message_id),
-                                     bound.forward)
+        channel = narrow.first("channel")
+        yield from search_candidates(caller.realm_id, text, from_id=bound.value,
+                                     below=bound.op == "<", newest_first=not bound.forward,
+                                     stream_id=channel.id if channel is not None else None,
+                                     batch=page)
         return
     for flag in PERSONAL:
         if narrow.has_term("is", flag):

@@ -10,7 +10,12 @@ from typing import Any, cast, get_args
 
 from chalicelib.http.errors import ApiError
 from chalicelib.http.params import check_json
-from chalicelib.narrow.errors import bad_combination, bad_operand, bad_operator, bad_term
+from chalicelib.narrow.errors import (
+    bad_combination,
+    bad_operand,
+    bad_operator,
+    bad_term,
+)
 from chalicelib.narrow.types import (
     HasOperand,
     IsOperand,

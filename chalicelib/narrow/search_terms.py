@@ -1,49 +1,45 @@
-"""The `search` operator until the search index answers it: candidates from the realm's
-messages (newest first, bounded by the range fetch's examination cap) and a plain test:
-every word, case-folded, in the content or the topic. Highlighting wraps the words found
-in the rendered content and the escaped topic."""
+"""The `search` operator, answered by the search package (chalicelib/search): candidates
+from its index (newest or oldest first, each verified against the stored message), the
+same check for a message already read (matches_narrow, negated search), and its
+highlighting for match_content / match_subject."""
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Iterator
-from typing import Any
+from functools import lru_cache
 
 from chalicelib.models.messages import Message
 from chalicelib.narrow.evaluate import MessageFacts
+from chalicelib.search import (
+    SearchQuery,
+    highlight,
+    matches,
+    parse_search_query,
+    search_messages,
+)
 
-HIGHLIGHT = '<span class="highlight">{}</span>'
-_TAG = re.compile(r"(<[^>]*>)")
 
-
-def words_of(text: str) -> list[str]:
-    return [w for w in re.findall(r"\w+", text.casefold()) if w]
+@lru_cache(maxsize=64)
+def _query(text: str) -> SearchQuery:
+    return parse_search_query(text)
 
 
 def search_test(text: str, facts: MessageFacts) -> bool:
-    haystack = f"{facts.content}\n{facts.topic}".casefold()
-    return all(word in haystack for word in words_of(text))
+    """Whether a message already read matches the search text (content and topic)."""
+    return matches(_query(text), facts.content, facts.topic)
 
 
-def search_candidates(realm_id: int, text: str, condition: Any, forward: bool
+def search_candidates(realm_id: int, text: str, *, from_id: int, below: bool,
+                      newest_first: bool, stream_id: int | None, batch: int
                       ) -> Iterator[Message]:
-    """The realm's messages in the bound (the evaluator applies `search_test`)."""
-    yield from Message.query(realm_id, condition, scan_index_forward=forward,
-                             page_size=200)
+    """The realm's messages matching the text on one side of `from_id` (ids < from_id
+    if `below`, else ids >= from_id), nearest first; access is the caller's to apply."""
+    before_id = from_id if below else None
+    after_id = from_id - 1 if not below and from_id > 0 else None
+    yield from search_messages(realm_id, _query(text), before_id=before_id,
+                               after_id=after_id, newest_first=newest_first,
+                               stream_id=stream_id, batch=batch)
 
 
-def _mark(text: str, words: list[str]) -> str:
-    if not words:
-        return text
-    pattern = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)),
-                         re.IGNORECASE)
-    return pattern.sub(lambda m: HIGHLIGHT.format(m.group(0)), text)
-
-
-def highlight(text: str, rendered_content: str, topic: str) -> tuple[str, str]:
-    """(match_content, match_subject): the rendered content and the escaped topic with
-    each searched word wrapped in the reference's highlight span (text outside tags)."""
-    words = words_of(text)
-    content = "".join(part if part.startswith("<") else _mark(part, words)
-                      for part in _TAG.split(rendered_content))
-    return content, _mark(html.escape(topic), words)
+def highlight_match(text: str, rendered_content: str, topic: str) -> tuple[str, str]:
+    """(match_content, match_subject) with the reference's highlight markup."""
+    return highlight(_query(text), rendered_content, topic)
