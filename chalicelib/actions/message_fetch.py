@@ -112,9 +112,8 @@ def _anchor(caller: Principal, request: RangeRequest) -> str | int:
     """The anchor asked for: `date` becomes the first message sent since anchor_date."""
     anchor = request.anchor
     if request.use_first_unread_anchor:
-        if anchor is not None:
-            raise ApiError("Unsupported parameter combination: anchor, "
-                           "use_first_unread_anchor")
+        # The deprecated form wins over any anchor sent with it (older clients, such as
+        # the terminal client, send anchor=0 beside it).
         return "first_unread"
     if anchor is None:
         return "newest"

@@ -228,3 +228,22 @@ def test_invalid_narrows(realm, narrow, code, fragment):
         assert response.status == 400, response.json
         assert response.json["code"] == code and fragment in response.json["msg"], \
             response.json
+
+
+def test_the_terminal_client_search(realm, world, drain_events):
+    # GIVEN the request the official terminal client sends for its "/" search: legacy
+    # pairs, anchor 0 with use_first_unread_anchor, JSON booleans
+    later = send(realm.owner, "beta", "news", "Planning the uploads for tomorrow")
+    drain_events()
+    assert realm.member.post("/messages/flags", {"messages": [world.m2], "op": "add",
+                                                 "flag": "read"}).ok
+    for narrow, expected in (([["search", "uploads"]], [world.m2, later]),
+                             ([["stream", "alpha"], ["search", "upload"]], [world.m2])):
+        response = realm.member.get("/messages", {
+            "anchor": 0, "num_before": 30, "num_after": 10, "apply_markdown": True,
+            "use_first_unread_anchor": True, "client_gravatar": True, "narrow": narrow})
+        # THEN it finds the messages (words match their inflections), highlighted
+        assert response.ok, response.json
+        assert [m["id"] for m in response.json["messages"]] == expected
+        assert all('<span class="highlight">' in m["match_content"]
+                   for m in response.json["messages"])
