@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions import users as actions
-from chalicelib.actions.user_access import UserDict
-from chalicelib.actions.users import OwnUserResult
+from chalicelib.actions.users import users as actions
+from chalicelib.actions.users.reads.access import UserDict
+from chalicelib.actions.users.users import OwnUserResult
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
