@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlencode
 
+from chalicelib import config
+
 os.environ.update({
     "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
     "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
@@ -21,6 +23,8 @@ os.environ.update({
 })
 for _name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
     os.environ.pop(_name, None)
+# Models bind their tables on first use; bind them to the bench's before any request.
+config.bound_table_prefix()
 
 
 class RequestCounter:

@@ -35,7 +35,7 @@ def configure_environment() -> None:
 
 
 def _realm(subdomain: str) -> Any:
-    from chalicelib.actions.realm.realms import get_realm_by_subdomain
+    from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
 
     realm = get_realm_by_subdomain(subdomain)
     if realm is None:
@@ -67,7 +67,7 @@ def create_user(args: argparse.Namespace) -> dict[str, Any]:
 
 def create_bot(args: argparse.Namespace) -> dict[str, Any]:
     from chalicelib.actions.users.bots import do_create_bot
-    from chalicelib.actions.users.users import get_user_by_email
+    from chalicelib.actions.users.reads.users import get_user_by_email
 
     realm = _realm(args.realm)
     owner = get_user_by_email(realm.realm_id, args.owner_email)

@@ -25,12 +25,12 @@ from pynamodb.expressions.update import Action
 
 from chalicelib.actions.read_state.markers import (
     READ_STATE_RECORD,
-    flags_of_users,
     mark_channel_read,
     mark_read,
     message_place,
     new_marker,
 )
+from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing

@@ -16,10 +16,3 @@ class SavedSnippet(BaseModel):
     date_created = IntegerAttribute()
 
 
-class Playground(BaseModel):
-    Meta = table_meta("playgrounds")
-    realm_id = IntegerAttribute(hash_key=True)
-    playground_id = IntegerAttribute(range_key=True)   # allocate_id(realm_id, "playground")
-    name = UnicodeAttribute()
-    pygments_language = UnicodeAttribute()
-    url_template = UnicodeAttribute()

@@ -1,7 +1,7 @@
 """User statuses (§4.9, §4.10) and the organization's custom emoji."""
 from __future__ import annotations
 
-from pynamodb.attributes import BooleanAttribute, UnicodeAttribute
+from pynamodb.attributes import UnicodeAttribute
 
 from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
@@ -20,13 +20,3 @@ class UserStatus(BaseModel):
     timestamp = IntegerAttribute()
 
 
-class RealmEmoji(BaseModel):
-    """A custom emoji; its image is in the uploads bucket under `path_id`."""
-
-    Meta = table_meta("realm_emoji")
-    realm_id = IntegerAttribute(hash_key=True)
-    emoji_id = IntegerAttribute(range_key=True)       # allocate_id(realm_id, "emoji")
-    name = UnicodeAttribute()
-    path_id = UnicodeAttribute()
-    author_id = IntegerAttribute(null=True)
-    deactivated = BooleanAttribute(default=False)

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from chalicelib.actions.channels import folders as channel_folders
-from chalicelib.models.invitations import ChannelFolder
+from chalicelib.models.channel_folders import ChannelFolder
 from tests.functional.conftest import Account
 
 FOLDER_FIELDS = {"id", "name", "description", "rendered_description", "creator_id",

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from chalicelib.models.saved_snippets import Playground
+from chalicelib.models.playgrounds import Playground
 from tests.functional.conftest import Account
 
 PYTHON = {"name": "Python playground", "pygments_language": "Python",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.channels import Stream
-from chalicelib.models.invitations import ChannelFolder
 from chalicelib.models.realms import Realm
 from tests.functional.edit_helpers import channel, send
 from tests.functional.stream_admin_helpers import (

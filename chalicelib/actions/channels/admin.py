@@ -34,16 +34,16 @@ from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
     check_group_setting_change,
 )
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import realm_setting
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.channels import Stream, get_stream, stream_key
-from chalicelib.models.invitations import ChannelFolder
 from chalicelib.models.realms import Realm, move_name, stream_name_key
 from chalicelib.models.topics import Topic, topic_item_key
 

@@ -13,7 +13,7 @@ from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.invitations import ChannelFolder
+from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.realms import UniqueName, claim_name
 
 MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder

@@ -17,8 +17,8 @@ from chalicelib.actions.channels.reads.channels import (
 )
 from chalicelib.actions.channels.reads.permissions import can_add_subscribers
 from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.users.users import get_user_by_email
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
@@ -34,7 +34,8 @@ from chalicelib.models.channels import (
     subscriber_ids,
     user_key,
 )
-from chalicelib.models.realms import Counter, claim_name, stream_name_key
+from chalicelib.models.counters import Counter
+from chalicelib.models.realms import claim_name, stream_name_key
 from chalicelib.models.users import User
 
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer event

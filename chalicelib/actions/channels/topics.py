@@ -8,8 +8,11 @@ from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import empty_topic_display_name, realm_setting
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import (
+    empty_topic_display_name,
+    realm_setting,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import is_write_condition_failure

@@ -15,8 +15,8 @@ from chalicelib.actions.channels.reads.channels import (
     stream_id_by_name,
 )
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import empty_topic_display_name
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult

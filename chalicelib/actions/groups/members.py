@@ -43,7 +43,7 @@ from chalicelib.actions.groups.user_groups import (
     has_group_permission,
     require,
 )
-from chalicelib.actions.realm.realms import get_realm
+from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult

@@ -45,7 +45,7 @@ from chalicelib.actions.groups.reads.user_groups import (
     user_group_dict,
 )
 from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.realm.realms import get_realm
+from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult

@@ -34,8 +34,9 @@ from chalicelib.models.base import (
     transact_get,
     transaction,
 )
+from chalicelib.models.counters import Counter
 from chalicelib.models.invitations import Invitation, InvitationKey
-from chalicelib.models.realms import Counter, Realm, UniqueName, email_key
+from chalicelib.models.realms import Realm, UniqueName, email_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 

@@ -38,13 +38,13 @@ from chalicelib.actions.users.account import (
     MIN_PASSWORD_LENGTH,
     add_api_key,
 )
+from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.system_bots import notification_bot, welcome_bot
 from chalicelib.actions.users.users import (
     NewUser,
     check_email,
     check_full_name,
     do_create_user,
-    get_user_by_email,
 )
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal

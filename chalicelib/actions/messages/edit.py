@@ -22,13 +22,10 @@ from chalicelib.actions.messages.move import UpdateMessageResult, execute_edit
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.messages.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.messages.reads.access import access_message
-from chalicelib.actions.messages.send import (
-    check_content,
-    check_wildcard_permission,
-    render_content,
-)
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import realm_setting
+from chalicelib.actions.messages.reads.rendering import check_content, render_content
+from chalicelib.actions.messages.send import check_wildcard_permission
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.lib.timeutil import now_seconds

@@ -25,17 +25,14 @@ from chalicelib.actions.messages.reads.dicts import (
     TopicLink,
     recipient_id_for,
 )
-from chalicelib.actions.messages.send import (
-    PreparedMessage,
-    RenderedContent,
-    mention_facts,
-)
+from chalicelib.actions.messages.reads.rendering import RenderedContent
+from chalicelib.actions.messages.send import PreparedMessage, mention_facts
 from chalicelib.actions.messages.uploads import (
     AttachmentChanges,
     AttachmentDict,
     plan_attachment_changes,
 )
-from chalicelib.actions.realm.settings import empty_topic_display_name
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from chalicelib.actions.messages.move_plan import MovePlan
+from chalicelib.actions.messages.reads.rendering import render_content
 from chalicelib.actions.messages.send import (
     PreparedMessage,
     channel_audience,
     new_channel_message,
     prepare_message,
-    render_content,
 )
 from chalicelib.actions.users.system_bots import notification_bot
 from chalicelib.models.realms import Realm

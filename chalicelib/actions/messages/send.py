@@ -1,14 +1,11 @@
 """POST /messages: channel and direct messages, with mentions, in one transaction."""
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import UpdateError
 
-from chalicelib import config
 from chalicelib.actions.channels.reads.channels import (
     access_stream_by_id,
     access_stream_by_name,
@@ -21,138 +18,31 @@ from chalicelib.actions.messages.reads.dicts import (
     message_api_dict,
     recipient_id_for,
 )
+from chalicelib.actions.messages.reads.recipients import (
+    _parse_to,
+    direct_recipient_users,
+    parse_direct_target,
+)
+from chalicelib.actions.messages.reads.rendering import RenderedContent, render_content
 from chalicelib.actions.messages.uploads import plan_links
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import empty_topic_display_name, realm_setting
-from chalicelib.actions.users.users import get_user_by_email
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import (
+    empty_topic_display_name,
+    realm_setting,
+)
 from chalicelib.actions.webhooks.triggers import add_webhook_triggers, triggered_bots
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.aws_errors import best_effort
-from chalicelib.lib.json_values import check_json, check_storable, too_deep
-from chalicelib.lib.markdown import MentionTargets, render_message
-from chalicelib.lib.mentions import Mentions, find_mentions
+from chalicelib.lib.json_values import check_json
+from chalicelib.lib.mentions import Mentions
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
 from chalicelib.models.messages import Message, dm_key, topic_key
-from chalicelib.models.realms import Realm, UniqueName, group_name_key
-from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User, name_key
-
-# A direct message's recipients are looked up in batches; a list has a bound.
-MAX_DIRECT_RECIPIENTS = 1000
-
-
-def check_content(content: str) -> str:
-    if not content.strip():
-        raise ApiError("Message must not be empty")
-    if len(content) > config.MAX_MESSAGE_LENGTH:
-        raise ApiError(f"Message too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
-    return content.rstrip()
-
-
-def _parse_to(to: str) -> Any:
-    """`to` is JSON (an id, a name, a list) or plain text (a name, emails)."""
-    try:
-        value = json.loads(to)
-    except RecursionError:
-        raise too_deep("to") from None
-    except ValueError:
-        return to
-    check_storable("to", value)
-    return value
-
-
-@dataclass
-class Resolved:
-    targets: MentionTargets
-    user_ids: set[int]
-    group_ids: set[int]
-    group_members: set[int]
-    users: dict[int, User] = field(default_factory=dict)   # the mentioned people
-    # Mentioned aloud (not with "@_"): the users and groups that get the mentioned flag.
-    loud_user_ids: set[int] = field(default_factory=set)
-    loud_group_ids: set[int] = field(default_factory=set)
-    loud_group_members: set[int] = field(default_factory=set)
-
-    @property
-    def flagged_user_ids(self) -> set[int]:
-        """Who gets the `mentioned` flag: loud mentions of them or of their group."""
-        return self.loud_user_ids | self.loud_group_members
-
-
-def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
-    """Looks up mentioned people and groups: a fixed number of batched reads per name."""
-    targets = MentionTargets()
-    by_id = {u.user_id: u for u in User.batch_get([(realm_id, i) for i in mentions.ids])}
-    people: dict[int, User] = {}
-    for user in by_id.values():
-        if user.is_active:
-            targets.users_by_id[user.user_id] = user.full_name
-            people[user.user_id] = user
-    loud_user_ids = {i for i in mentions.loud_ids if i in targets.users_by_id}
-    for name in mentions.names:
-        matches = [u for u in User.by_name.query(name_key(realm_id, name)) if u.is_active]
-        if len(matches) == 1:   # ambiguous names need the |id form, as the reference says
-            targets.users_by_name[name.lower()] = (matches[0].user_id, matches[0].full_name)
-            people[matches[0].user_id] = matches[0]
-            if name in mentions.loud_names:
-                loud_user_ids.add(matches[0].user_id)
-    group_ids: set[int] = set()
-    members: set[int] = set()
-    loud_group_ids: set[int] = set()
-    loud_members: set[int] = set()
-    for name in mentions.groups:
-        claim = UniqueName.get_or_none(*group_name_key(realm_id, name))
-        group = UserGroup.get_or_none(realm_id, claim.target_id) if claim else None
-        if group is None or group.deactivated or group.is_system_group:
-            continue
-        targets.groups_by_name[name.lower()] = (group.group_id, group.name)
-        group_ids.add(group.group_id)
-        members |= set(group.direct_members or ())
-        if name in mentions.loud_groups:
-            loud_group_ids.add(group.group_id)
-            loud_members |= set(group.direct_members or ())
-    user_ids = set(targets.users_by_id) | {i for i, _ in targets.users_by_name.values()}
-    return Resolved(targets, user_ids, group_ids, members, people, loud_user_ids,
-                    loud_group_ids, loud_members)
-
-
-@dataclass
-class RenderedContent:
-    """Message content with its mentions looked up and its HTML rendered."""
-
-    content: str
-    rendered: str
-    mentions: Mentions
-    resolved: Resolved
-
-    def apply_to(self, message: Message) -> None:
-        message.content = self.content
-        message.rendered_content = self.rendered
-        message.content_sha256 = content_sha256(self.content)
-        message.is_me_message = self.content.startswith("/me ")
-        message.mentioned_user_ids = self.resolved.loud_user_ids or None
-        message.mentioned_group_ids = self.resolved.loud_group_ids or None
-        message.flagged_user_ids = self.resolved.flagged_user_ids or None
-        # Wildcards mention a channel's subscribers: a direct message has none.
-        message.wildcard_mention = None if message.type != "stream" else (
-            "stream" if self.mentions.channel_wildcard else "topic"
-            if self.mentions.topic_wildcard else None)
-
-
-def content_sha256(content: str) -> str:
-    return hashlib.sha256(content.encode()).hexdigest()
-
-
-def render_content(realm_id: int, content: str) -> RenderedContent:
-    content = check_content(content)
-    mentions = find_mentions(content)
-    resolved = resolve_mentions(realm_id, mentions)
-    return RenderedContent(content, render_message(content, resolved.targets), mentions,
-                           resolved)
+from chalicelib.models.realms import Realm
+from chalicelib.models.users import User
 
 
 class MessageEvent(TypedDict):
@@ -310,48 +200,6 @@ def _channel_by_id(realm_id: int, to: str) -> Stream:
     if stream is None:
         raise ApiError(f"Channel with ID '{to}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST)
     return stream
-
-
-@dataclass
-class DirectTarget:
-    """The recipients a direct message's `to` names, checked before any is looked up."""
-
-    ids: set[int]
-    emails: list[str]
-
-
-def parse_direct_target(to: str) -> DirectTarget:
-    target = _parse_to(to)
-    if isinstance(target, (int, str)) and not isinstance(target, bool):
-        target = [t.strip() for t in str(target).split(",") if t.strip()] if isinstance(
-            target, str) else [target]
-    if not isinstance(target, list) or not target:
-        raise ApiError("Invalid 'to': give a list of user ids or emails.")
-    if len(target) > MAX_DIRECT_RECIPIENTS:   # before any of them is looked up
-        raise ApiError(f"Too many recipients in 'to' (limit: {MAX_DIRECT_RECIPIENTS}).")
-    numbers = [t for t in target if isinstance(t, int) and not isinstance(t, bool)]
-    emails = [t for t in target if isinstance(t, str)]
-    if len(numbers) + len(emails) != len(target):
-        raise ApiError("Invalid 'to': give a list of user ids or emails.")
-    return DirectTarget({check_json("to", t, int) for t in numbers}, emails)
-
-
-def direct_recipient_users(caller: Principal, to: str | DirectTarget) -> list[User]:
-    parsed = to if isinstance(to, DirectTarget) else parse_direct_target(to)
-    ids, emails = parsed.ids, parsed.emails
-    users = list(User.batch_get([(caller.realm_id, i) for i in ids]))
-    missing = ids - {u.user_id for u in users}
-    for email in emails:
-        user = get_user_by_email(caller.realm_id, email)
-        if user is None:
-            raise ApiError(f"Invalid email '{email}'")
-        users.append(user)
-    if missing:
-        raise ApiError(f"Invalid user ID {min(missing)}")
-    for user in users:
-        if not user.is_active:
-            raise ApiError(f"'{user.email}' is no longer using this organization.")
-    return users
 
 
 def check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,

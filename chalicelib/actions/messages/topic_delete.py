@@ -27,7 +27,7 @@ from chalicelib.actions.messages.delete import (
     forget_deleted,
     link_items_at_most,
 )
-from chalicelib.actions.realm.realms import get_realm
+from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS

@@ -12,8 +12,8 @@ from typing import Literal, TypedDict
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.edit import access_message_to_edit
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import empty_topic_display_name
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event

@@ -17,13 +17,13 @@ from chalicelib.actions.messages.reads.range import (
     resolve,
 )
 from chalicelib.actions.read_state.markers import (
-    flag_rows,
     mark_ids_read,
     mark_unread,
     mentions_of,
     message_place,
     set_lasting_flag,
 )
+from chalicelib.actions.read_state.reads.flags import flag_rows
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import parse_narrow

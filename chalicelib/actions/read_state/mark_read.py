@@ -17,7 +17,7 @@ from chalicelib.actions.read_state.markers import (
     mark_channel_read,
     mark_read,
 )
-from chalicelib.actions.realm.realms import get_realm
+from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_key, user_key

@@ -29,8 +29,8 @@ from chalicelib.lib.emoji import (
     is_builtin_emoji_name,
 )
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.realm_emoji import RealmEmoji
 from chalicelib.models.realms import UniqueName, claim_name, release_name
-from chalicelib.models.user_status import RealmEmoji
 
 MAX_EMOJI_FILE_SIZE_MIB = 5
 MAX_EMOJI_NAME_LENGTH = 60

@@ -17,8 +17,8 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.url_template import UrlTemplateError, check_playground_url_template
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.playgrounds import Playground
 from chalicelib.models.realms import claim_name, release_name
-from chalicelib.models.saved_snippets import Playground
 
 MAX_NAME_LENGTH = 100             # the claim's key holds it (DynamoDB keys: 1 KB)
 MAX_PYGMENTS_LANGUAGE_LENGTH = 40

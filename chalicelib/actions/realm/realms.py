@@ -1,21 +1,19 @@
 """Creating organizations and finding them by subdomain."""
 from __future__ import annotations
 
-import re
-
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.ids import GLOBAL_COUNTER, allocate_ids, realm_scope
+from chalicelib.actions.realm.reads.realms import SUBDOMAIN_RE, get_realm_by_subdomain
 from chalicelib.actions.users.users import NewUser, user_items
 from chalicelib.core.errors import ApiError
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.realms import Realm, UniqueName, claim_name, subdomain_key
+from chalicelib.models.realms import Realm, claim_name, subdomain_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User
 
-SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
 RESERVED_SUBDOMAINS = {"www", "api", "admin", "static", "mail"}
 def check_subdomain(subdomain: str) -> str:
     subdomain = subdomain.strip().lower()
@@ -53,21 +51,6 @@ def do_create_realm(name: str, subdomain: str, owner: NewUser) -> tuple[Realm, i
             raise ApiError(f"Subdomain '{subdomain}' is already in use.") from None
         raise
     return realm, owner_id, api_key
-
-
-def get_realm_by_subdomain(subdomain: str) -> Realm | None:
-    if not SUBDOMAIN_RE.match(subdomain.lower()):   # no realm has it: no lookup (key size)
-        return None
-    scope, key = subdomain_key(subdomain)
-    claim = UniqueName.get_or_none(scope, key)
-    return None if claim is None else Realm.get_or_none(claim.target_id)
-
-
-def get_realm(realm_id: int) -> Realm:
-    realm = Realm.get_or_none(realm_id)
-    if realm is None:
-        raise ApiError("Invalid organization")
-    return realm
 
 
 def do_deactivate_realm(realm: Realm) -> int:

@@ -11,7 +11,10 @@ from chalicelib.actions.groups.reads.settings import (
     check_group_setting_change,
     realm_group_setting,
 )
-from chalicelib.actions.realm.realms import get_realm
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import (
+    STORED_NAMES,
+)
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -26,9 +29,6 @@ TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
                        "move_messages_within_stream_limit_seconds",
                        "move_messages_between_streams_limit_seconds")
 TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
-# PATCH /realm names that are stored (and shown by POST /register) with a realm_ prefix.
-STORED_NAMES = {"empty_topic_display_name": "realm_empty_topic_display_name",
-                "topics_policy": "realm_topics_policy"}
 MAX_ATTEMPTS = 5
 
 
@@ -60,16 +60,6 @@ class RealmUpdateDictEvent(TypedDict):
     op: Literal["update_dict"]
     property: Literal["default"]
     data: RealmSettingChanges
-
-
-def realm_setting(realm: Realm, name: str) -> Any:
-    stored = realm.settings.as_dict() if realm.settings else {}
-    return stored.get(name, DEFAULTS[name])
-
-
-def empty_topic_display_name(realm: Realm) -> str:
-    """What clients without the empty_topic_name capability see for the empty topic."""
-    return str(realm_setting(realm, "realm_empty_topic_display_name"))
 
 
 def _check_plain(name: str, value: Any) -> Any:

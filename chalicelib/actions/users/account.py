@@ -11,10 +11,11 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 
 from chalicelib import config
-from chalicelib.actions.realm.realms import get_realm, get_realm_by_subdomain
+from chalicelib.actions.realm.reads.realms import get_realm, get_realm_by_subdomain
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
-from chalicelib.actions.users.users import check_email, get_user_by_email
+from chalicelib.actions.users.reads.users import get_user_by_email
+from chalicelib.actions.users.users import check_email
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.delivery.outbox import add_event
@@ -22,7 +23,7 @@ from chalicelib.lib.email import send_email
 from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.drafts import Confirmation
+from chalicelib.models.confirmations import Confirmation
 from chalicelib.models.realms import email_key, move_name
 from chalicelib.models.users import ApiKey, User, name_key
 

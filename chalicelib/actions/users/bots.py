@@ -8,13 +8,9 @@ from typing import Literal, TypedDict
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
+from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.system_bots import is_system_bot
-from chalicelib.actions.users.users import (
-    NewUser,
-    do_create_user,
-    get_own_user,
-    get_user_by_email,
-)
+from chalicelib.actions.users.users import NewUser, do_create_user, get_own_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.avatars import gravatar_url

@@ -19,10 +19,10 @@ from chalicelib.actions.groups.membership import (
     lost_race,
     removed_members_event,
 )
-from chalicelib.actions.realm.realms import get_realm
+from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
-from chalicelib.actions.users.users import access_user_by_id
+from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult

@@ -13,8 +13,9 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
 from chalicelib.actions.users.reads.access import UserAccess, user_access_audience
+from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.actions.users.settings import settings_event
-from chalicelib.actions.users.users import access_user_by_id, list_realm_users
+from chalicelib.actions.users.users import list_realm_users
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult

@@ -2,7 +2,8 @@
 the welcome bot (greets new users)."""
 from __future__ import annotations
 
-from chalicelib.actions.users.users import NewUser, do_create_user, get_user_by_email
+from chalicelib.actions.users.reads.users import get_user_by_email
+from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.core.errors import ApiError
 from chalicelib.models.users import User
 

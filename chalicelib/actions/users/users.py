@@ -16,10 +16,10 @@ from chalicelib.actions.users.reads.access import (
     UserAccess,
     UserDict,
     UserFields,
-    load_user_for,
     user_access_audience,
     viewer_access,
 )
+from chalicelib.actions.users.reads.users import MAX_EMAIL_BYTES, get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
@@ -40,15 +40,14 @@ from chalicelib.models.base import (
     transact_get,
     transaction,
 )
-from chalicelib.models.realms import Counter, UniqueName, email_key
+from chalicelib.models.counters import Counter
+from chalicelib.models.realms import UniqueName, email_key
 from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
 
 ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
 ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
               "moderator": ROLE_MODERATOR, "member": ROLE_MEMBER, "guest": ROLE_GUEST}
 EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
-# RFC 5321's limit, in bytes; it also keeps the email claim's key under DynamoDB's 1 KB.
-MAX_EMAIL_BYTES = 254
 BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
 
 
@@ -159,25 +158,6 @@ def do_create_user(realm_id: int, new: NewUser,
             raise ApiError(f"Email '{new.email.strip()}' already in use") from None
         raise
     return user, api_key
-
-
-def get_user_by_email(realm_id: int, email: str) -> User | None:
-    if len(email.strip().encode()) > MAX_EMAIL_BYTES:
-        return None   # no account has one; DynamoDB would refuse the key (1 KB)
-    scope, key = email_key(realm_id, email)
-    claim = UniqueName.get_or_none(scope, key)
-    return None if claim is None else User.get_or_none(realm_id, claim.target_id)
-
-
-def access_user_by_id(caller: Principal, user_id: int, *, allow_deactivated: bool = True,
-                      allow_bots: bool = True) -> User:
-    """The user of the caller's realm with this id; missing, forbidden and inaccessible
-    (can_access_all_users_group) look the same."""
-    user = load_user_for(caller, user_id)
-    if user is None or (not allow_deactivated and not user.is_active) or (
-            not allow_bots and user.is_bot):
-        raise ApiError("No such user")
-    return user
 
 
 def get_own_user(caller: Principal) -> User:

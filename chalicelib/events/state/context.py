@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from chalicelib.actions.realm.realms import get_realm
+from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.access import UserAccess, viewer_access
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, user_key

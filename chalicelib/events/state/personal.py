@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib.actions.channels.user_topics import muted_topic_triples, user_topic_dict
-from chalicelib.actions.realm.settings import empty_topic_display_name
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.actions.users.drafts import DraftDict
 from chalicelib.actions.users.drafts import drafts_state as user_drafts
 from chalicelib.actions.users.saved_snippets import SavedSnippetDict

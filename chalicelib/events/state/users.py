@@ -6,7 +6,7 @@ from typing import Any, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
-from chalicelib.actions.realm.settings import realm_setting
+from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.actions.users.bots import RealmBotDict, administered_bots
 from chalicelib.actions.users.reads.access import UserDict
 from chalicelib.actions.users.system_bots import is_system_bot

@@ -10,9 +10,9 @@ from chalicelib.actions.messages.reads.dicts import (
     message_api_dict,
 )
 from chalicelib.actions.messages.reads.range import check_counts, fetch_range, resolve
-from chalicelib.actions.read_state.markers import flags_of
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import empty_topic_display_name
+from chalicelib.actions.read_state.reads.flags import flags_of
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.messages import Message

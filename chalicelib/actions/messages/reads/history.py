@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib.actions.messages.reads.access import access_message
-from chalicelib.actions.realm.realms import get_realm
-from chalicelib.actions.realm.settings import empty_topic_display_name, realm_setting
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import (
+    empty_topic_display_name,
+    realm_setting,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.html_diff import highlight_html_differences

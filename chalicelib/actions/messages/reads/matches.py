@@ -13,7 +13,7 @@ from typing import Any, TypedDict
 
 from chalicelib.actions.messages.reads.access import Access
 from chalicelib.actions.messages.reads.range import Target, load_messages, resolve
-from chalicelib.actions.read_state.markers import flags_of
+from chalicelib.actions.read_state.reads.flags import flags_of
 from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.message_flags import MENTION_FLAGS

@@ -18,7 +18,7 @@ from chalicelib.actions.channels.reads.channels import (
     access_stream_by_name,
 )
 from chalicelib.actions.messages.reads.access import Access
-from chalicelib.actions.messages.send import direct_recipient_users
+from chalicelib.actions.messages.reads.recipients import direct_recipient_users
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import Narrow

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.messages.send import render_content
+from chalicelib.actions.messages.reads.rendering import render_content
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import NotRequired, TypedDict
 
 from chalicelib.actions.users.reads.access import viewer_access
-from chalicelib.actions.users.users import access_user_by_id, get_user_by_email
+from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib import presence_rules

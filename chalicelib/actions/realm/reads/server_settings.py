@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import NotRequired, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.realm.realms import get_realm_by_subdomain
+from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
 from chalicelib.lib.markdown import render_markdown
 
 
