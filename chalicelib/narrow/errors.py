@@ -3,13 +3,13 @@ for an operator, an `is:`/`has:`/`channels:` operand, a channel or a user that i
 known; BAD_REQUEST for a term whose shape or operand type is wrong."""
 from __future__ import annotations
 
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError, ErrorCode
 
 
 class BadNarrowError(ApiError):
     """A narrow term that names no operator, an invalid operand, or something unknown."""
 
-    code = "BAD_NARROW"
+    code = ErrorCode.BAD_NARROW
 
 
 def bad_operator(description: str) -> BadNarrowError:

@@ -1,6 +1,6 @@
 """Narrows of event queues, evaluated on each message event by the same evaluator
-(resolved once at registration: resolve.queue_narrow). Imports no action, so the
-fan-out can use it."""
+(resolved once at registration: queue_narrow in actions/messages/reads/narrow.py).
+Imports no action, so the fan-out can use it."""
 from __future__ import annotations
 
 from typing import Any

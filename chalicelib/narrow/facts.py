@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from chalicelib.models.channels import Stream
 from chalicelib.models.messages import Message
-from chalicelib.models.streams import Stream
 from chalicelib.narrow.evaluate import MessageFacts
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, cast, get_args
 
-from chalicelib.http.errors import ApiError
-from chalicelib.http.params import check_json
+from chalicelib.core.errors import ApiError
+from chalicelib.lib.json_values import check_json
 from chalicelib.narrow.errors import (
     bad_combination,
     bad_operand,
