@@ -140,11 +140,11 @@ def build_realm(size: int, corpus: Corpus) -> tuple[int, list[int]]:
     from moto.dynamodb.models import dynamodb_backends
 
     from chalicelib.actions.ids import allocate_ids, realm_scope
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser
+    from chalicelib.models.channels import stream_key
     from chalicelib.models.messages import Message, topic_key
     from chalicelib.models.search import SearchPosting, posting_key
-    from chalicelib.models.streams import stream_key
     from chalicelib.search.terms import message_terms
 
     backend = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
