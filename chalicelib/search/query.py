@@ -3,10 +3,13 @@
 Cost follows the result. Each term's posting list is a Query on its own partition, read
 in pages from the anchor. After a first page of every term, the sparsest list (the
 one whose page reached furthest, or an exhausted one with the fewest ids) drives: its
-ids are the candidates, dropped where another term's page already shows they lack it,
-and each candidate is read (BatchGetItem, consistent) and checked against the query.
-So a rare word costs one Query and one BatchGetItem per 100 matches, whatever the size
-of the realm; a common word pages through its list; an AND walks its rarest term.
+ids are the candidates. Another term's list is read on as far as the candidates go when
+that is cheaper than reading them (a page of postings costs what one message does), so
+a candidate lacking that term is dropped without being read; the rest are read
+(BatchGetItem, consistent) and checked against the query. So a rare word costs one
+Query and one BatchGetItem per 100 matches, whatever the size of the realm; a common
+word pages through its list; an AND walks its rarest term; a phrase of two common words
+reads their two lists, and only the messages holding both.
 
 The check against the stored message makes the answer exact even while the index lags
 a change: an edited message no longer matching, a moved one outside the channel asked
@@ -27,6 +30,9 @@ from chalicelib.search.text import SearchQuery, matches
 FIRST_PAGE = 100        # postings in a term's first page (a few hundred bytes of keys)
 MAX_PAGE = 1000
 MAX_BATCH_GET = 100     # DynamoDB's limit on keys per BatchGetItem
+# A posting is ~40 bytes, a message ~1 KB: reading 100 postings of another term costs
+# about what reading one candidate message does (a read unit per 4 KB).
+POSTINGS_PER_MESSAGE = 100
 
 
 @dataclass
@@ -64,6 +70,32 @@ class _Postings:
         self.ids.extend(page)
         self.members.update(page)
         self.exhausted = len(page) < count
+
+    def covers(self, message_id: int) -> bool:
+        """Whether the pages read so far tell if the term is in the message."""
+        if self.exhausted or message_id in self.members:
+            return True
+        if not self.ids:
+            return False
+        last = self.ids[-1]
+        return message_id >= last if self.newest_first else message_id <= last
+
+    def _expected(self, target: int) -> float:
+        """About how many postings lie between the last one read and `target`."""
+        if len(self.ids) < 2:
+            return float(FIRST_PAGE)
+        density = len(self.ids) / (abs(self.ids[0] - self.ids[-1]) or 1)
+        return density * abs(target - self.ids[-1])
+
+    def worth_extending(self, target: int, unknown: int) -> bool:
+        """Whether reading this list on to `target` costs less than reading the `unknown`
+        candidates' messages (about POSTINGS_PER_MESSAGE postings cost one message)."""
+        return self._expected(target) <= unknown * POSTINGS_PER_MESSAGE
+
+    def extend_to(self, target: int) -> None:
+        """Reads pages until the list covers `target` (or ends)."""
+        while not self.covers(target):
+            self.load(max(FIRST_PAGE, min(MAX_PAGE, int(self._expected(target) * 1.2) + 1)))
 
     def may_contain(self, message_id: int) -> bool:
         """False only where the pages read so far show the term is not in the message."""
@@ -120,6 +152,13 @@ def search_messages(realm_id: int, query: SearchQuery, *, before_id: int | None 
         position += len(chunk)
         size = min(size * 2, MAX_BATCH_GET)
         candidates = [m for m in chunk if all(p.may_contain(m) for p in others)]
+        for postings in others:
+            # Another term's list, read on as far as the candidates go, rules them out
+            # more cheaply than their messages would, unless it is far denser.
+            unknown = [m for m in candidates if not postings.covers(m)]
+            if unknown and postings.worth_extending(unknown[-1], len(unknown)):
+                postings.extend_to(unknown[-1])
+                candidates = [m for m in candidates if postings.may_contain(m)]
         if candidates:
             yield from _verified(realm_id, query, candidates, stream_id)
 

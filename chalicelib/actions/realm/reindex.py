@@ -4,8 +4,8 @@ Users' `role_key` (the `by_role` index that finds another owner), `group_ids` (t
 direct groups that deactivation leaves) and the `settings` / `profile_data` maps (whose
 per-key document paths later updates write) are written by every change or creation
 since they were added; this brings older items in line, and indexes for search the
-messages sent before the search index existed (search/backfill.py). Bulk by nature (it reads the whole realm), so it
-runs from the admin CLI, never on a request path. Safe to run again at any time.
+messages sent before the search index existed (search/backfill.py). Bulk by nature (it
+reads the whole realm), so it runs from the admin CLI, never on a request path. Safe to run again at any time.
 """
 from __future__ import annotations
 
