@@ -147,3 +147,21 @@ def test_found_flags_when_the_narrow_filters_most_candidates(realm, six, drain_e
         [mine], mine, (True, True, True))
     assert get(realm.member, anchor=str(six[0]), num_before=5, num_after=5,
                narrow=narrow) == ([mine], six[0], (False, True, True))
+
+
+def test_a_side_stopped_by_the_examination_cap_does_not_claim_the_end(realm, six,
+                                                                      monkeypatch):
+    from chalicelib.actions.messages.reads import range as message_range
+
+    # GIVEN a narrow that only the realm's messages answer, and a cap of four candidates
+    monkeypatch.setattr(message_range, "MAX_EXAMINED", 4)
+    narrow = [{"operator": "sender", "operand": "me"}]   # the member sent none of them
+    # THEN the newest side reports what it saw without claiming the oldest was reached
+    assert get(realm.member, anchor="newest", num_before=10, num_after=0,
+               narrow=narrow) == ([], 0, (False, False, True))
+    assert get(realm.member, anchor="oldest", num_before=0, num_after=10,
+               narrow=narrow) == ([], 0, (False, True, False))
+    # AND without the cap the same narrow reaches both ends
+    monkeypatch.setattr(message_range, "MAX_EXAMINED", 5000)
+    assert get(realm.member, anchor="newest", num_before=10, num_after=0,
+               narrow=narrow) == ([], 0, (False, True, True))
