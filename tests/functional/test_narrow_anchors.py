@@ -155,13 +155,47 @@ def test_a_side_stopped_by_the_examination_cap_does_not_claim_the_end(realm, six
 
     # GIVEN a narrow that only the realm's messages answer, and a cap of four candidates
     monkeypatch.setattr(message_range, "MAX_EXAMINED", 4)
-    narrow = [{"operator": "sender", "operand": "me"}]   # the member sent none of them
-    # THEN the newest side reports what it saw without claiming the oldest was reached
-    assert get(realm.member, anchor="newest", num_before=10, num_after=0,
+    narrow = [{"operator": "has", "operand": "reaction"}]   # none has a reaction
+    # THEN a side that stops there does not claim to have reached the end
+    assert get(realm.member, anchor="newest", num_before=1, num_after=0,
                narrow=narrow) == ([], 0, (False, False, True))
-    assert get(realm.member, anchor="oldest", num_before=0, num_after=10,
+    assert get(realm.member, anchor="oldest", num_before=0, num_after=1,
                narrow=narrow) == ([], 0, (False, True, False))
     # AND without the cap the same narrow reaches both ends
     monkeypatch.setattr(message_range, "MAX_EXAMINED", 5000)
-    assert get(realm.member, anchor="newest", num_before=10, num_after=0,
+    assert get(realm.member, anchor="newest", num_before=1, num_after=0,
                narrow=narrow) == ([], 0, (False, True, True))
+
+
+def test_a_sender_narrow_reads_only_that_senders_messages(realm, six, monkeypatch,
+                                                         drain_events):
+    from chalicelib.actions.messages.reads import range as message_range
+
+    # GIVEN the member's one message after the owner's six, and a cap of two candidates
+    mine = send(realm.member, "feed", "t", "mine")
+    drain_events()
+    monkeypatch.setattr(message_range, "MAX_EXAMINED", 2)
+    # THEN the sender index lists just it: both ends are reached within the cap
+    for operand in ("me", realm.member.user_id, realm.member.email):
+        narrow = [{"operator": "sender", "operand": operand}]
+        assert get(realm.member, anchor="newest", num_before=10, num_after=0,
+                   narrow=narrow) == ([mine], mine, (True, True, True))
+    owner = [{"operator": "sender", "operand": realm.owner.user_id}]
+    assert get(realm.member, anchor=str(six[2]), num_before=1, num_after=1,
+               narrow=owner) == (six[1:4], six[2], (True, False, False))
+
+
+def test_reindex_keys_messages_sent_before_the_sender_index(realm, six):
+    from chalicelib.actions.realm.reindex import do_reindex_realm
+    from chalicelib.models.messages import Message
+
+    # GIVEN messages stored without a sender key, as before the index existed
+    for message_id in six[:3]:
+        Message(realm.realm_id, message_id).update(actions=[Message.sender_key.remove()])
+    narrow = [{"operator": "sender", "operand": realm.owner.user_id}]
+    assert get(realm.member, anchor="newest", num_before=10, num_after=0,
+               narrow=narrow)[0] == six[3:]
+    # WHEN the realm is reindexed THEN the sender narrow finds them again
+    assert do_reindex_realm(realm.realm_id)["sender_keys_set"] == 3
+    assert get(realm.member, anchor="newest", num_before=10, num_after=0,
+               narrow=narrow)[0] == six

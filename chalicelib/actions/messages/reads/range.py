@@ -2,8 +2,8 @@
 
 Candidates come from the narrowest source that lists them: one message for `id`; the
 caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`; a
-message index for a channel, a topic or a direct conversation; the search index for
-`search`; the realm's messages otherwise. Each page of candidates is checked for access
+message index for a channel, a topic, a direct conversation or a sender; the search
+index for `search`; the realm's messages otherwise. Each page of candidates is checked for access
 (channels and subscriptions read once per request) and against the whole narrow by the
 narrow package's one evaluator. A request examines at most `MAX_EXAMINED` candidates a
 side; when it stops there, the found_* flag of that side stays false.
@@ -23,7 +23,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_key, user_key
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
-from chalicelib.models.messages import Message, dm_key, topic_key
+from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
 from chalicelib.narrow import Evaluator, Narrow, Term, message_facts, parse_narrow
 from chalicelib.narrow.search_terms import search_candidates, search_test
 
@@ -137,6 +137,12 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         yield from Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
                                        scan_index_forward=bound.forward, page_size=page)
         return
+    sender = narrow.first("sender")
+    if sender is not None and isinstance(sender.operand, int):
+        yield from Message.by_sender.query(sender_key(caller.realm_id, sender.operand),
+                                           condition, scan_index_forward=bound.forward,
+                                           page_size=page)
+        return
     yield from Message.query(caller.realm_id, condition, scan_index_forward=bound.forward,
                              page_size=PAGE_SIZE if narrow.terms else page)
 
@@ -168,6 +174,8 @@ def fetch(caller: Principal, ev: Evaluator, bound: Bound, limit: int,
             del side.messages[limit:]
             side.exhausted = False
             return side
+        if len(chunk) < chunk_size:
+            return side   # the source ran out
         if examined >= MAX_EXAMINED:
             side.exhausted = False
             return side
