@@ -59,6 +59,9 @@ class _Postings:
                 lower = self.ids[-1]
         condition: Any = None   # a Between or a Comparison
         if upper is not None and lower is not None:
+            if upper - lower <= 1:   # no id between them (DynamoDB refuses such a range)
+                self.exhausted = True
+                return
             condition = SearchPosting.message_id.between(lower + 1, upper - 1)
         elif upper is not None:
             condition = SearchPosting.message_id < upper

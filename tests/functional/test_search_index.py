@@ -49,6 +49,8 @@ def test_a_sent_message_is_found_by_its_words_topic_and_inflections(realm, drain
     assert found(realm, "pizza") == [*reversed(channel_ids), second]
     assert found(realm, "pizza", before_id=channel_ids[1]) == [channel_ids[0], second]
     assert found(realm, "pizza", after_id=second, newest_first=False) == channel_ids
+    assert found(realm, "pizza", after_id=second, before_id=channel_ids[2]) == channel_ids[1::-1]
+    assert found(realm, "pizza", after_id=channel_ids[0], before_id=channel_ids[1]) == []
 
 
 def test_an_edit_reindexes_and_removes_stale_postings(realm, drain_events):
