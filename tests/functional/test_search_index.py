@@ -162,6 +162,10 @@ def test_cost_follows_the_result_not_the_realm(realm, drain_events):
         assert found(realm, "okapi") == rare[::-1]
     # THEN one Query of its postings and one read of its two messages
     assert dict(calls.calls) == {"dynamodb.Query": 1, "dynamodb.BatchGetItem": 1}
+    # AND the same in one channel (the channel's list is not read: the messages say)
+    with counting() as calls:
+        assert found(realm, "okapi", stream_id=stream_id) == rare[::-1]
+    assert dict(calls.calls) == {"dynamodb.Query": 1, "dynamodb.BatchGetItem": 1}
     # WHEN a common word is AND-ed with a rare one, or in a phrase with one
     with counting() as calls:
         assert found(realm, "bulk okapi") == rare[::-1]   # the topic counts too
