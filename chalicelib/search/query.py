@@ -33,6 +33,7 @@ MAX_BATCH_GET = 100     # DynamoDB's limit on keys per BatchGetItem
 # A posting is ~40 bytes, a message ~1 KB: reading 100 postings of another term costs
 # about what reading one candidate message does (a read unit per 4 KB).
 POSTINGS_PER_MESSAGE = 100
+FEW = 20                # a term with at most this many matches drives alone
 
 
 @dataclass
@@ -59,6 +60,9 @@ class _Postings:
                 lower = self.ids[-1]
         condition: Any = None   # a Between or a Comparison
         if upper is not None and lower is not None:
+            if upper - lower <= 1:   # no id between them (DynamoDB refuses such a range)
+                self.exhausted = True
+                return
             condition = SearchPosting.message_id.between(lower + 1, upper - 1)
         elif upper is not None:
             condition = SearchPosting.message_id < upper
@@ -133,11 +137,17 @@ def search_messages(realm_id: int, query: SearchQuery, *, before_id: int | None 
     terms = sorted(query.terms)
     if stream_id is not None:
         terms.append(channel_term(stream_id))
-    lists = [_Postings(realm_id, term, before_id, after_id, newest_first) for term in terms]
-    for postings in lists:
+    lists: list[_Postings] = []
+    for term in terms:
+        postings = _Postings(realm_id, term, before_id, after_id, newest_first)
         postings.load(FIRST_PAGE)
         if postings.exhausted and not postings.ids:
             return   # a term no message has: nothing matches
+        lists.append(postings)
+        if postings.exhausted and len(postings.ids) <= FEW:
+            # So rare that checking its few messages costs less than reading the other
+            # terms' lists: the check against the message covers them.
+            break
     driver = _driver(lists, newest_first)
     others = [p for p in lists if p is not driver]
     page, position, size = FIRST_PAGE, 0, max(1, min(batch, MAX_BATCH_GET))

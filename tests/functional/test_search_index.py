@@ -49,6 +49,8 @@ def test_a_sent_message_is_found_by_its_words_topic_and_inflections(realm, drain
     assert found(realm, "pizza") == [*reversed(channel_ids), second]
     assert found(realm, "pizza", before_id=channel_ids[1]) == [channel_ids[0], second]
     assert found(realm, "pizza", after_id=second, newest_first=False) == channel_ids
+    assert found(realm, "pizza", after_id=second, before_id=channel_ids[2]) == channel_ids[1::-1]
+    assert found(realm, "pizza", after_id=channel_ids[0], before_id=channel_ids[1]) == []
 
 
 def test_an_edit_reindexes_and_removes_stale_postings(realm, drain_events):
@@ -144,3 +146,34 @@ def test_a_common_word_pages_and_an_and_walks_the_rarer_term(realm, drain_events
     # AND running it again writes nothing
     assert main(["reindex", "--realm", realm.subdomain]) == 0
     assert last_json(capsys.readouterr().out)["search_messages_indexed"] == 0
+
+
+def test_cost_follows_the_result_not_the_realm(realm, drain_events):
+    from tests.functional.aws_hooks import counting
+
+    stream_id = channel(realm.owner, "bulk", [realm.owner])
+    ids = bulk_messages(realm.realm_id, realm.owner.user_id, stream_id, "bulk", 300)
+    rare = [send(realm.owner, "bulk", "bulk", "an okapi sighting"),
+            send(realm.owner, "bulk", "bulk", "two okapis, and bulk")]
+    drain_events()
+    assert main(["reindex", "--realm", realm.subdomain]) == 0
+    # WHEN a rare word is searched among 302 messages
+    with counting() as calls:
+        assert found(realm, "okapi") == rare[::-1]
+    # THEN one Query of its postings and one read of its two messages
+    assert dict(calls.calls) == {"dynamodb.Query": 1, "dynamodb.BatchGetItem": 1}
+    # AND the same in one channel (the channel's list is not read: the messages say)
+    with counting() as calls:
+        assert found(realm, "okapi", stream_id=stream_id) == rare[::-1]
+    assert dict(calls.calls) == {"dynamodb.Query": 1, "dynamodb.BatchGetItem": 1}
+    # WHEN a common word is AND-ed with a rare one, or in a phrase with one
+    with counting() as calls:
+        assert found(realm, "bulk okapi") == rare[::-1]   # the topic counts too
+        assert found(realm, '"and bulk"') == [rare[1]]
+    # THEN the rare word's list drives: only its messages are read
+    assert calls.calls["dynamodb.BatchGetItem"] == 2
+    # AND a common word's first page reads one page of postings and of messages
+    with counting() as calls:
+        first = matching_message_ids(realm.realm_id, parse_search_query("bulk"), limit=20)
+    assert first == [*rare[::-1], *ids[::-1][:18]]
+    assert dict(calls.calls) == {"dynamodb.Query": 1, "dynamodb.BatchGetItem": 1}
