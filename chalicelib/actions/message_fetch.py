@@ -55,7 +55,8 @@ def render(caller: Principal, messages: list[Message], apply_markdown: bool,
         return []
     realm = get_realm(caller.realm_id)
     users, streams = load_people_and_channels(caller.realm_id, messages)
-    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages])
+    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages],
+                     messages)
     empty = None if allow_empty_topic_name else empty_topic_display_name(realm)
     return [{**message_api_dict(message, users, streams, realm, apply_markdown=apply_markdown,
                                 empty_topic_name=empty),

@@ -50,7 +50,8 @@ def _with_personal_flag(caller: Principal, target: Target, messages: list[Messag
     personal = target.narrow.personal
     if personal is None or not messages:
         return messages
-    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages])
+    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages],
+                     messages)
 
     def has(message_id: int) -> bool:
         mine = set(flags[message_id])

@@ -7,6 +7,7 @@ then checked for access with the channels and subscriptions read once per reques
 """
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any, Literal
 from chalicelib import config
 from chalicelib.actions.message_access import Access
 from chalicelib.actions.message_send import direct_recipient_users
+from chalicelib.actions.pending_reads import Recipient, unread_in_flight
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError
@@ -113,10 +115,15 @@ def _personal_ids(caller: Principal, target: Target, bound: Bound) -> Iterator[i
     key = user_key(caller.realm_id, caller.user_id)
     flag = target.narrow.personal
     if flag == "unread":
-        for marker in UnreadMessage.query(key, bound.on(UnreadMessage.message_id),
-                                          scan_index_forward=bound.forward):
-            if target.matches_marker(marker):
-                yield int(marker.message_id)
+        # Messages in flight first (pending_reads.py), merged into the markers' order.
+        early = {m.message_id for m, _ in unread_in_flight(
+            Recipient(caller.realm_id, caller.user_id),
+            lambda m: bound.admits(m.message_id) and target.matches(m))}
+        stored = (int(marker.message_id) for marker in UnreadMessage.query(
+            key, bound.on(UnreadMessage.message_id), scan_index_forward=bound.forward)
+            if target.matches_marker(marker) and marker.message_id not in early)
+        yield from heapq.merge(sorted(early, reverse=not bound.forward), stored,
+                               reverse=not bound.forward)
     elif flag == "starred":
         for row in MessageFlag.starred.query(key, bound.on(MessageFlag.message_id),
                                              scan_index_forward=bound.forward):

@@ -17,6 +17,7 @@ from chalicelib.actions.message_dicts import (
     recipient_id_for,
 )
 from chalicelib.actions.outgoing_webhooks import add_webhook_triggers, triggered_bots
+from chalicelib.actions.pending_reads import pending_record
 from chalicelib.actions.realm_settings import empty_topic_display_name, realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
@@ -173,6 +174,8 @@ class PreparedMessage:
 
     def add_to(self, tx: Any) -> None:
         tx.save(self.message, condition=Message.message_id.does_not_exist())
+        # Unread for its recipients until the fan-out has written their markers.
+        tx.save(pending_record(self.message, bool(self.event.get("_read_by_sender", True))))
         add_event(tx, self.message.realm_id, self.event, self.audience)  # type: ignore[arg-type]
 
 
