@@ -18,6 +18,7 @@ from chalicelib.api import (
     invites,
     message_flags,
     messages,
+    muted_users,
     playgrounds,
     presence,
     profile_fields,
@@ -79,6 +80,7 @@ for area in (
     stream_admin,
     channel_folders,
     invites,
+    muted_users,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)

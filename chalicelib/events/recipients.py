@@ -27,6 +27,7 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
+from chalicelib.actions.muted_users import MUTED_RECORD_OP, mark_sender_read
 from chalicelib.actions.pending_reads import settle_delivery
 from chalicelib.actions.read_state import (
     READ_STATE_RECORD,
@@ -91,6 +92,7 @@ class RecipientStep:
         self.mention_changes: list[_MentionChange] = []
         self.moves: list[tuple[int, dict[str, Any]]] = []
         self.unsubscribes: list[tuple[int, int, int]] = []
+        self.mutes: list[tuple[int, int, int]] = []
         self.deletions: list[tuple[int, dict[str, Any]]] = []
 
     # -- reads shared by the batch ------------------------------------------------------
@@ -124,6 +126,8 @@ class RecipientStep:
     def collect_internal(self, realm_id: int, event: dict[str, Any]) -> None:
         if event.get("op") == "unsubscribed":
             self.unsubscribes.append((realm_id, int(event["user_id"]), int(event["stream_id"])))
+        elif event.get("op") == MUTED_RECORD_OP:
+            self.mutes.append((realm_id, int(event["user_id"]), int(event["sender_id"])))
 
     def user_flags(self, realm_id: int, outbox_id: str, event: dict[str, Any],
                    queue_owners: set[int]) -> dict[str, list[str]]:
@@ -219,6 +223,8 @@ class RecipientStep:
             _forget_deleted(realm_id, event)
         for realm_id, user_id, stream_id in self.unsubscribes:
             mark_channel_read(realm_id, user_id, stream_id)
+        for realm_id, user_id, sender_id in self.mutes:
+            mark_sender_read(realm_id, user_id, sender_id)
 
     def _flush_deliveries(self) -> None:
         if not self.deliveries:

@@ -18,7 +18,7 @@ def muted_key(realm_id: int, user_id: int) -> str:
     return f"{realm_id}#muted#{user_id}"
 
 
-class MutedUser(BaseModel):
+class UserMute(BaseModel):
     Meta = table_meta("muted_users")
     owner_key = UnicodeAttribute(hash_key=True)    # muter_key(...) or muted_key(...)
     user_id = IntegerAttribute(range_key=True)     # the other side of the mute
@@ -28,10 +28,10 @@ class MutedUser(BaseModel):
 def muted_user_ids(realm_id: int, user_id: int) -> dict[int, int]:
     """Whom the user muted: {muted user id: timestamp} (one Query)."""
     return {int(m.user_id): int(m.timestamp)
-            for m in MutedUser.query(muter_key(realm_id, user_id), consistent_read=True)}
+            for m in UserMute.query(muter_key(realm_id, user_id), consistent_read=True)}
 
 
 def muted_by(realm_id: int, user_id: int) -> set[int]:
     """Who muted the user (one Query)."""
     return {int(m.user_id)
-            for m in MutedUser.query(muted_key(realm_id, user_id), consistent_read=True)}
+            for m in UserMute.query(muted_key(realm_id, user_id), consistent_read=True)}

@@ -6,6 +6,7 @@ from typing import Any, TypedDict
 
 from chalicelib.actions.drafts import DraftDict
 from chalicelib.actions.drafts import drafts_state as user_drafts
+from chalicelib.actions.muted_users import MutedUser, muted_users_list
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.saved_snippets import SavedSnippetDict
 from chalicelib.actions.saved_snippets import saved_snippets_state as user_snippets
@@ -16,11 +17,6 @@ from chalicelib.actions.user_topics import (
     user_topic_dict,
 )
 from chalicelib.events.state.context import StateContext
-
-
-class MutedUser(TypedDict):
-    id: int
-    timestamp: int
 
 
 class AlertWordsState(TypedDict, total=False):
@@ -71,8 +67,7 @@ def alert_words_state(ctx: StateContext) -> AlertWordsState:
 
 
 def muted_users_state(ctx: StateContext) -> MutedUsersState:
-    # Muting users does not exist yet: nobody is muted.
-    return {"muted_users": []}
+    return {"muted_users": muted_users_list(ctx.caller.realm_id, ctx.caller.user_id)}
 
 
 def user_status_state(ctx: StateContext) -> UserStatusState:
