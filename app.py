@@ -43,6 +43,7 @@ from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
 from chalicelib.events.keepalive import run_keepalive
 from chalicelib.events.webhook_worker import handle_webhook_batch
+from chalicelib.http.method_not_allowed import add_method_fallbacks
 from chalicelib.http.middleware import register_middleware
 
 app = Chalice(app_name="teamchat")
@@ -89,6 +90,8 @@ app.register_blueprint(invites.links)
 app.register_blueprint(apidocs.bp)
 
 register_middleware(app)
+# Last, once every route exists: the methods a path does not serve answer 405.
+add_method_fallbacks(app)
 
 
 @app.on_dynamodb_record(stream_arn=OUTBOX_STREAM_ARN_PLACEHOLDER, name="fanout",

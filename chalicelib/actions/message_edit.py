@@ -18,6 +18,7 @@ from chalicelib.actions.message_send import (
     check_wildcard_permission,
     render_content,
 )
+from chalicelib.actions.move_notifications import RESOLVED_TOPIC_PREFIX
 from chalicelib.actions.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.realm_settings import realm_setting
@@ -31,7 +32,7 @@ from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream, Subscription
 
-RESOLVED_PREFIX = "✔ "
+RESOLVED_PREFIX = RESOLVED_TOPIC_PREFIX
 # Grace period after the content edit limit, for a user who started editing in time.
 EDIT_LIMIT_BUFFER_SECONDS = 20
 NO_PERMISSION = "You don't have permission to edit this message"

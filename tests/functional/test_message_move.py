@@ -326,7 +326,7 @@ def test_the_stricter_limit_applies_to_a_move_of_topic_and_channel(realm, topic)
                 send_notification_to_new_thread=False).ok
 
 
-def test_resolving_sends_no_notices_and_needs_only_its_own_permission(realm, topic):
+def test_resolving_posts_its_notice_and_needs_only_its_own_permission(realm, topic):
     # GIVEN a member who may not move topics but may resolve them
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_topics_group": {"new": MODERATORS}}).ok
@@ -336,9 +336,17 @@ def test_resolving_sends_no_notices_and_needs_only_its_own_permission(realm, top
     assert move(realm.member, topic[0], topic="✔ plans", propagate_mode="change_all",
                 send_notification_to_old_thread=True,
                 send_notification_to_new_thread=True).ok
-    # THEN no notification message, no last_moved_timestamp, and the history has it
-    assert notification_texts(realm.member, "talk", "✔ plans") == []
+    # THEN no move notices but the reference's resolve notice, from the notification
+    # bot; no last_moved_timestamp, and the history has it
+    who = f"@_**{realm.member.full_name}|{realm.member.user_id}**"
+    assert notification_texts(realm.member, "talk", "✔ plans") == [
+        f"{who} has marked this topic as resolved."]
     assert notification_texts(realm.member, "talk", "plans") == []
+    # AND unresolving posts its own notice in the topic
+    assert move(realm.member, topic[0], topic="plans", propagate_mode="change_all").ok
+    assert notification_texts(realm.member, "talk", "plans") == [
+        f"{who} has marked this topic as resolved.", f"{who} has marked this topic as unresolved."]
+    assert move(realm.member, topic[0], topic="✔ plans", propagate_mode="change_all").ok
     message = fetch(realm.member, topic[2])
     assert "last_moved_timestamp" not in message
     assert (message["edit_history"][0]["prev_topic"], message["edit_history"][0]["topic"]) \
