@@ -7,6 +7,7 @@ from chalicelib import local_dev
 local_dev.configure()
 
 from chalicelib import apidocs, config
+from chalicelib.actions.scheduled_messages import deliver_scheduled_message
 from chalicelib.api import (
     accounts,
     alert_words,
@@ -26,6 +27,7 @@ from chalicelib.api import (
     realm,
     realm_emoji,
     saved_snippets,
+    scheduled_messages,
     server,
     settings,
     stream_admin,
@@ -82,6 +84,7 @@ for area in (
     channel_folders,
     invites,
     muted_users,
+    scheduled_messages,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)
@@ -120,6 +123,13 @@ def ws_message(event):  # type: ignore[no-untyped-def]
 @app.on_ws_disconnect()
 def ws_disconnect(event):  # type: ignore[no-untyped-def]
     websocket.on_disconnect(event.to_dict())
+
+
+# A scheduled message's one-time schedule invokes this at its time (EventBridge
+# Scheduler; locally infra/local/schedules.py fires the due ones).
+@app.lambda_function(name="scheduled_messages")
+def scheduled_messages_delivery(event, context):  # type: ignore[no-untyped-def]
+    return deliver_scheduled_message(event)
 
 
 # Heartbeats for push connections (API Gateway drops a connection idle for 10 minutes)

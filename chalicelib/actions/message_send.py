@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -231,9 +232,11 @@ def channel_audience(stream: Stream) -> dict[str, Any]:
 
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
                        content: str, client: str = "API", read_by_sender: bool = True,
-                       skip_stream_access_check: bool = False) -> SendMessageResult:
+                       skip_stream_access_check: bool = False,
+                       also: Callable[[Any, int], None] | None = None) -> SendMessageResult:
     """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
-    mentioned (`to` is then a channel id), as the reference allows."""
+    mentioned (`to` is then a channel id), as the reference allows. `also(tx, id)` adds
+    the caller's own writes to the message's transaction (a scheduled message's claim)."""
     # `to` is checked before anything is read: it may name a thousand people.
     direct = None if message_type in ("stream", "channel") else parse_direct_target(to)
     rendered = render_content(caller.realm_id, content)
@@ -273,6 +276,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         prepared.add_to(tx)
         links.apply(tx)
         add_webhook_triggers(tx, caller.realm_id, prepared.event["message"], triggers)
+        if also is not None:
+            also(tx, message.message_id)
     if stream is not None:
         after_channel_message(stream, message)
     return {"id": message.message_id}

@@ -10,6 +10,10 @@ from chalicelib.actions.muted_users import MutedUser, muted_users_list
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.saved_snippets import SavedSnippetDict
 from chalicelib.actions.saved_snippets import saved_snippets_state as user_snippets
+from chalicelib.actions.scheduled_messages import ScheduledMessageDict
+from chalicelib.actions.scheduled_messages import (
+    scheduled_messages_state as user_scheduled_messages,
+)
 from chalicelib.actions.user_status import UserStatusDict
 from chalicelib.actions.user_status import user_status_state as visible_statuses
 from chalicelib.actions.user_topics import (
@@ -95,6 +99,17 @@ def user_topic_state(ctx: StateContext) -> dict[str, Any]:
 
 def saved_snippets_state(ctx: StateContext) -> SavedSnippetsState:
     return {"saved_snippets": user_snippets(ctx.caller.realm_id, ctx.caller.user_id)}
+
+
+class ScheduledMessagesState(TypedDict, total=False):
+    """Present when `scheduled_messages` is among the fetch types."""
+
+    scheduled_messages: list[ScheduledMessageDict]
+
+
+def scheduled_messages_state(ctx: StateContext) -> ScheduledMessagesState:
+    return {"scheduled_messages": user_scheduled_messages(ctx.caller.realm_id,
+                                                          ctx.caller.user_id)}
 
 
 def drafts_state(ctx: StateContext) -> DraftsState:
