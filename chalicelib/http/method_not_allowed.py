@@ -7,11 +7,13 @@ routes, such as TRACE on the local server) is given the same envelope by the mid
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from chalice.app import Chalice, Request, Response
 
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, ResourceNotFoundError
+from chalicelib.http.params import ParamSpec, param_specs, parse_value
 from chalicelib.http.response import json_error
 
 FALLBACK_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -37,6 +39,16 @@ def served_methods(request: Request) -> list[str]:
     return _SERVED.get(path, [])
 
 
+def _path_specs(path: str, entries: dict[str, Any]) -> list[ParamSpec]:
+    """The path parameters as a served view of the path types them."""
+    names = set(re.findall(r"{(\w+)}", path))
+    for entry in entries.values():
+        view = getattr(entry.view_function, "__wrapped__", None)
+        if view is not None and names:
+            return [s for s in param_specs(view, names) if s.in_path]
+    return []
+
+
 def add_method_fallbacks(app: Chalice) -> int:
     """Routes every method a served path lacks to a 405; returns how many it added."""
     added = 0
@@ -47,7 +59,17 @@ def add_method_fallbacks(app: Chalice) -> int:
         if not missing or not path.startswith("/api/"):
             continue
 
-        def view(*_: Any, allowed: list[str] = served, **__: Any) -> Response:
+        typed = _path_specs(path, entries)
+
+        def view(*_: Any, allowed: list[str] = served, specs: list[ParamSpec] = typed,
+                 **values: Any) -> Response:
+            # A path parameter not of its type ("/messages/render" as a message id)
+            # means no route serves the path at all: 404, as for the served methods.
+            try:
+                for spec in specs:
+                    parse_value(spec, values[spec.name])
+            except (ApiError, KeyError):
+                return json_error(ResourceNotFoundError())
             return method_not_allowed(allowed)
 
         view.__name__ = "method_not_allowed_" + str(added)

@@ -66,12 +66,22 @@ def test_methods_chalice_never_routes_answer_405(chalice_client):
 
 @pytest.mark.parametrize("method, path", [
     ("POST", "/messages/unknown"), ("GET", "/messages/abc"), ("PATCH", "/messages/12x"),
-    ("GET", "/streams/general"), ("DELETE", "/drafts/one"), ("POST", "/users/12"),
-    ("GET", "/users/me/status"),
+    ("GET", "/streams/general"), ("DELETE", "/drafts/one"),
     ("GET", "/messages/99999999999999999999"),
 ])
 def test_unknown_paths_under_served_prefixes_are_404(realm, method, path):
     _assert_not_found(realm.member.call(method, path))
+
+
+@pytest.mark.parametrize("method, path, route", [
+    ("POST", "/users/12", "/api/v1/users/{user_id}"),
+    ("GET", "/users/me/status", "/api/v1/users/me/status"),   # a path of its own
+])
+def test_served_paths_with_other_methods_are_405(realm, method, path, route):
+    response = realm.member.call(method, path)
+    allowed = sorted(dict(_served())[route])
+    assert method not in allowed
+    assert response.status == 405 and response.json["allowed_methods"] == allowed
 
 
 def _integer_path_routes() -> list[tuple[str, str]]:
