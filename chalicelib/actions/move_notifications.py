@@ -29,7 +29,10 @@ def move_notifications(realm: Realm, actor_id: int, plan: MovePlan,
                        count: int) -> list[PreparedMessage]:
     """The messages to send, as the reference words them: where the messages went and
     came from, and in the topic, whether it was marked resolved or unresolved."""
-    resolution = topic_resolution(plan.old_topic, plan.new_topic)
+    # As the reference: a topic resolved or unresolved where it is; a move to another
+    # channel is told by the move notices.
+    resolution = (None if plan.channel_changed
+                  else topic_resolution(plan.old_topic, plan.new_topic))
     if not (plan.notify_old or plan.notify_new or resolution):
         return []
     actor = User.get(realm.realm_id, actor_id)
