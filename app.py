@@ -1,5 +1,5 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
-from chalice import Chalice, Rate
+from chalice.app import Chalice, Rate
 
 from chalicelib import local_dev
 
@@ -7,12 +7,14 @@ from chalicelib import local_dev
 local_dev.configure()
 
 from chalicelib import apidocs, config
-from chalicelib.actions.scheduled_messages import deliver_scheduled_message
+from chalicelib.actions.messages.scheduled_messages import deliver_scheduled_message
 from chalicelib.api import (
     accounts,
     alert_words,
     bots,
+    channel_admin,
     channel_folders,
+    channels,
     deactivation,
     drafts,
     events,
@@ -30,8 +32,6 @@ from chalicelib.api import (
     scheduled_messages,
     server,
     settings,
-    stream_admin,
-    streams,
     subscriptions,
     topics,
     typing_notifications,
@@ -56,7 +56,7 @@ app.api.binary_types = ["application/octet-stream", "multipart/form-data",
 for area in (
     server,
     users,
-    streams,
+    channels,
     subscriptions,
     messages,
     message_flags,
@@ -80,7 +80,7 @@ for area in (
     saved_snippets,
     playgrounds,
     user_groups,
-    stream_admin,
+    channel_admin,
     channel_folders,
     invites,
     muted_users,

@@ -41,7 +41,7 @@ def main() -> None:
 
             call("post", "/users/me/subscriptions", {"subscriptions": [{"name": "general"}]})
             drain()
-            from chalicelib.models.streams import Stream
+            from chalicelib.models.channels import Stream
             stream_id = next(s.stream_id for s in Stream.query(realm.realm_id))
             at = int(time.time()) + 3600
             rows = []

@@ -1,10 +1,10 @@
 """Muted users: POST and DELETE /users/me/muted_users/{muted_user_id}."""
 from __future__ import annotations
 
-from chalicelib.actions.muted_users import do_mute_user, do_unmute_user
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users.muted_users import do_mute_user, do_unmute_user
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from chalicelib.actions.scheduled_messages import (
+from chalicelib.actions.messages.scheduled_messages import (
     CreateScheduledMessageResult,
     GetScheduledMessagesResult,
     check_create_scheduled_message,
@@ -11,10 +11,10 @@ from chalicelib.actions.scheduled_messages import (
     do_delete_scheduled_message,
     get_scheduled_messages,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import ApiParam
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

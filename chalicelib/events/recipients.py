@@ -4,11 +4,11 @@ A new message's recipients get their flags here, not in the sending request, so 
 send costs the same whatever the channel's size: the fan-out writes one unread marker
 per recipient (and a flag row for the few with lasting flags) in BatchWriteItem
 batches, before the message event reaches any queue. Until then the message is unread
-for its recipients through its pending item (actions/pending_reads.py), and a user who
-marks it read meanwhile is listed there: once the markers are written, those users'
-markers are deleted and the pending item with them (settle_delivery). A mark per outbox
-record makes a redelivered record skip those writes (a re-put would bring back a marker
-its user already read). A recipient who muted the sender gets the message read.
+for its recipients through its pending item (actions/read_state/reads/pending.py), and a
+user who marks it read meanwhile is listed there: once the markers are written, those
+users' markers are deleted and the pending item with them (settle_delivery). A mark per
+outbox record makes a redelivered record skip those writes (a re-put would bring back a
+marker its user already read). A recipient who muted the sender gets the message read.
 
 Edits and moves change recipients' state too: a mention added or removed moves the
 `mentioned` flag; a move rewrites the unread markers of the moved messages (found
@@ -27,19 +27,20 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.muted_users import MUTED_RECORD_OP, mark_sender_read
-from chalicelib.actions.pending_reads import settle_delivery
-from chalicelib.actions.read_state import (
+from chalicelib.actions.read_state.markers import (
     READ_STATE_RECORD,
-    flags_of_users,
     mark_channel_read,
     mark_read,
     message_place,
-    new_marker,
 )
+from chalicelib.actions.read_state.pending import settle_delivery
+from chalicelib.actions.read_state.reads.flags import flags_of_users
+from chalicelib.actions.read_state.reads.pending import new_marker
+from chalicelib.actions.users.muted_users import MUTED_RECORD_OP, mark_sender_read
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
+from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.conversations import RecentConversation, conversation_key
 from chalicelib.models.fanout_marks import FanoutMark
 from chalicelib.models.message_flags import (
@@ -50,7 +51,6 @@ from chalicelib.models.message_flags import (
 )
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.muted_users import muted_by
-from chalicelib.models.streams import Subscription, user_key
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record

@@ -12,7 +12,7 @@ from typing import Any
 
 from chalice.app import Chalice, Request, Response
 
-from chalicelib.http.errors import ApiError, ResourceNotFoundError
+from chalicelib.core.errors import ApiError, ResourceNotFoundError
 from chalicelib.http.params import ParamSpec, param_specs, parse_value
 from chalicelib.http.response import json_error
 

@@ -9,7 +9,11 @@ from typing import Any
 
 from chalice.app import Chalice, Request, Response
 
-from chalicelib.http.errors import ApiError, InternalServerError
+from chalicelib.core.errors import (
+    ApiError,
+    ErrorCode,
+    InternalServerError,
+)
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.method_not_allowed import method_not_allowed, served_methods
 from chalicelib.http.response import json_error
@@ -17,10 +21,10 @@ from chalicelib.lib.log import logger
 
 # Chalice's error codes and the envelope codes a client of this API expects.
 _CHALICE_ERRORS = {
-    404: ("NOT_FOUND", "Endpoint not found"),
-    415: ("BAD_REQUEST", "Unsupported media type"),
-    413: ("BAD_REQUEST", "Request entity too large"),
-    400: ("BAD_REQUEST", "Bad request"),
+    404: (ErrorCode.NOT_FOUND, "Endpoint not found"),
+    415: (ErrorCode.BAD_REQUEST, "Unsupported media type"),
+    413: (ErrorCode.BAD_REQUEST, "Request entity too large"),
+    400: (ErrorCode.BAD_REQUEST, "Bad request"),
 }
 
 
@@ -73,7 +77,7 @@ def _envelope_chalice_error(response: Response) -> Response:
         # Chalice caught an exception outside our views (it logged the traceback).
         return json_error(InternalServerError(
             str(logger.get_current_keys().get("request_id", "-"))))
-    code, msg = _CHALICE_ERRORS.get(response.status_code, ("BAD_REQUEST", "Bad request"))
+    code, msg = _CHALICE_ERRORS.get(response.status_code, (ErrorCode.BAD_REQUEST, "Bad request"))
     detail = body.get("Message")
     return json_error(ApiError(f"{msg}: {detail}" if detail else msg, code=code,
                                http_status=response.status_code))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.lib.realm_settings import system_group_id
-from chalicelib.models.streams import Stream
+from chalicelib.models.channels import Stream
 from tests.functional.edit_helpers import channel, fetch, make_old, send, topic_ids
 
 ADMINS = system_group_id("role:administrators")
@@ -359,7 +359,7 @@ def test_resolving_posts_its_notice_and_needs_only_its_own_permission(realm, top
                 propagate_mode="change_all").ok
     assert fetch(realm.member, topic[0])["last_moved_timestamp"]
     moved = [t for t in notification_texts(realm.member, "elsewhere", "plans")
-             if "moved here" in t or "marked this topic" in t and "Olivia" in t]
+             if "moved here" in t or ("marked this topic" in t and "Olivia" in t)]
     assert len(moved) == 1 and "moved here" in moved[0]
 
 

@@ -202,7 +202,7 @@ def test_fails_when_the_sender_is_deactivated(realm, kind):
                           content="x", scheduled_delivery_timestamp=at)
     assert realm.owner.delete(f"/users/{realm.member.user_id}").ok
     assert _fire(realm, at) == ["failed"]
+    from chalicelib.models.channels import user_key
     from chalicelib.models.scheduled_messages import ScheduledMessage
-    from chalicelib.models.streams import user_key
     item = ScheduledMessage.get(user_key(realm.realm_id, realm.member.user_id), scheduled)
     assert item.failed and item.delivered_message_id is None
