@@ -150,12 +150,12 @@ def test_mark_read_by_narrow_before_the_fanout(realm, drain_events):
 def test_mark_read_while_the_fanout_writes_markers(realm, drain_events, monkeypatch):
     """A mark-read that lands after the markers are written but before the message
     leaves flight: the fan-out's settling round finds it and deletes the marker."""
-    from chalicelib.actions import pending_reads
+    from chalicelib.models.pending_deliveries import PendingDelivery
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     with drain_events.paused():
         message_id = send(realm.owner, "general", "t")
-    original = pending_reads.PendingDelivery.get_or_none
+    original = PendingDelivery.get_or_none
     calls = {"n": 0}
 
     def get_then_read(*args, **kwargs):
@@ -164,7 +164,7 @@ def test_mark_read_while_the_fanout_writes_markers(realm, drain_events, monkeypa
             assert set_flags(realm.member, [message_id], "add", "read").ok
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(pending_reads.PendingDelivery, "get_or_none", get_then_read)
+    monkeypatch.setattr(PendingDelivery, "get_or_none", get_then_read)
     drain_events()
     monkeypatch.undo()
     assert calls["n"] >= 1

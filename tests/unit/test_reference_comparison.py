@@ -85,7 +85,7 @@ NOT_SUPPORTED_YET = {
         "realm_default_stream_groups", "realm_domains", "realm_embedded_bots",
         "realm_filters", "realm_incoming_webhook_bots", "realm_linkifiers",
         "realm_user_settings_defaults", "receives_typing_notifications",
-        "scheduled_messages", "stop_words")),
+        "stop_words")),
     "GET /messages: parameter only in the reference: message_ids",
     # The reference needs them only without message_ids, which is not supported yet.
     "GET /messages: parameter num_after: required here True, in the reference False",
