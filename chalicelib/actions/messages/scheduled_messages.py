@@ -27,7 +27,7 @@ from chalicelib.actions.messages.send import check_send_message
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.lib.log import logger
 from chalicelib.lib.scheduler import delete_schedule, put_schedule
 from chalicelib.lib.timeutil import now_seconds
@@ -193,7 +193,7 @@ def check_create_scheduled_message(caller: Principal, *, message_type: str, to: 
     try:
         with transaction() as tx:
             tx.save(item, condition=ScheduledMessage.scheduled_message_id.does_not_exist())
-            add_event(tx, caller.realm_id, event, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
     except Exception:
         delete_schedule(schedule_name(item))
         raise
@@ -232,7 +232,7 @@ def check_edit_scheduled_message(caller: Principal, scheduled_message_id: int, *
         with transaction() as tx:
             tx.save(item, condition=(ScheduledMessage.version == version)
                     & ScheduledMessage.delivered_message_id.does_not_exist())
-            add_event(tx, caller.realm_id, event, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("The scheduled message changed meanwhile; try again."
@@ -255,7 +255,7 @@ def do_delete_scheduled_message(caller: Principal, scheduled_message_id: int) ->
     try:
         with transaction() as tx:
             tx.delete(item, condition=ScheduledMessage.delivered_message_id.does_not_exist())
-            add_event(tx, caller.realm_id, event, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(NOT_FOUND, http_status=404) from error
@@ -283,7 +283,7 @@ def deliver_scheduled_message(payload: dict[str, Any]) -> str:
         tx.update(item, actions=[ScheduledMessage.delivered_message_id.set(message_id)],
                   condition=ScheduledMessage.delivered_message_id.does_not_exist()
                   & (ScheduledMessage.version == item.version))
-        add_event(tx, realm_id, removed, {"users": [user_id]})
+        add_event(tx, realm_id, removed, to_users([user_id]))
 
     try:
         if sender is None or not sender.is_active:
@@ -318,7 +318,7 @@ def _fail(item: ScheduledMessage, reason: str) -> None:
                                      ScheduledMessage.failure.set(reason)],
                       condition=ScheduledMessage.delivered_message_id.does_not_exist()
                       & (ScheduledMessage.version == item.version))
-            add_event(tx, item.realm_id, event, {"users": [item.sender_id]})
+            add_event(tx, item.realm_id, event, to_users([item.sender_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise

@@ -25,7 +25,7 @@ from chalicelib.actions.read_state.reads.pending import (
     unread_in_flight,
 )
 from chalicelib.core.errors import ConflictError
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,
@@ -136,7 +136,7 @@ def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add
                         change.write(tx)
                     add_event(tx, realm_id, flags_event(
                         flag, op, [c.message_id for c in batch], details, all_messages),
-                              {"users": [user_id]})
+                              to_users([user_id]))
             except TransactWriteError as error:
                 reasons = cancellation_reasons(error)
                 if not any(reasons) or reread is None:

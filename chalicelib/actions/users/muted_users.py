@@ -17,7 +17,7 @@ from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_fli
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
@@ -69,9 +69,9 @@ def do_mute_user(caller: Principal, muted_user_id: int) -> None:
                     condition=UserMute.user_id.does_not_exist())
             tx.save(UserMute(muted_key(realm_id, muted_user_id), caller.user_id, timestamp=at))
             add_event(tx, realm_id, _event({**muted, muted_user_id: at}),
-                      {"users": [caller.user_id]})
+                      to_users([caller.user_id]))
             add_event(tx, realm_id, muted_record(caller.user_id, muted_user_id),
-                      {"users": [caller.user_id]})
+                      to_users([caller.user_id]))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("This user is muted already") from error
@@ -90,7 +90,7 @@ def do_unmute_user(caller: Principal, muted_user_id: int) -> None:
             tx.delete(UserMute(muter_key(realm_id, caller.user_id), muted_user_id),
                       condition=UserMute.user_id.exists())
             tx.delete(UserMute(muted_key(realm_id, muted_user_id), caller.user_id))
-            add_event(tx, realm_id, _event(muted), {"users": [caller.user_id]})
+            add_event(tx, realm_id, _event(muted), to_users([caller.user_id]))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("This user is not muted") from error
