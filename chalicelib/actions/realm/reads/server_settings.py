@@ -5,6 +5,7 @@ from typing import NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
+from chalicelib.core.errors import ApiError
 from chalicelib.lib.markdown import render_markdown
 
 
@@ -68,6 +69,10 @@ def server_settings(host: str, scheme: str) -> ServerSettingsResult:
     }
     subdomain = subdomain_of(host)
     realm = get_realm_by_subdomain(subdomain) if subdomain else None
+    if subdomain and realm is None:
+        # As the reference: a subdomain no organization has is an error, the root
+        # domain is not.
+        raise ApiError("There is no organization at this subdomain.")
     if realm is not None and not realm.deactivated:
         url = f"{scheme}://{host}"
         settings.update({
