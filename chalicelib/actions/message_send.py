@@ -11,6 +11,7 @@ from pynamodb.exceptions import UpdateError
 from chalicelib import config
 from chalicelib.actions.group_settings import caller_has_realm_permission
 from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.linkifiers import linkifier_rules
 from chalicelib.actions.message_dicts import (
     MessageDict,
     message_api_dict,
@@ -148,8 +149,8 @@ def render_content(realm_id: int, content: str) -> RenderedContent:
     content = check_content(content)
     mentions = find_mentions(content)
     resolved = resolve_mentions(realm_id, mentions)
-    return RenderedContent(content, render_message(content, resolved.targets), mentions,
-                           resolved)
+    rendered = render_message(content, resolved.targets, linkifier_rules(realm_id))
+    return RenderedContent(content, rendered, mentions, resolved)
 
 
 class MessageEvent(TypedDict):

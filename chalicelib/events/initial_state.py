@@ -55,6 +55,12 @@ from chalicelib.events.state.read_state import (
     unread_msgs_state,
 )
 from chalicelib.events.state.realm import RealmState, realm_state
+from chalicelib.events.state.realm_config import (
+    RealmFiltersState,
+    RealmLinkifiersState,
+    realm_filters_state,
+    realm_linkifiers_state,
+)
 from chalicelib.events.state.server import ServerState, server_state
 from chalicelib.events.state.settings import (
     LegacyDisplaySettingsState,
@@ -80,7 +86,8 @@ class InitialState(
     StarredMessagesState, RecentPrivateConversationsState, PresenceState,
     AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
     SavedSnippetsState, DraftsState, RealmEmojiState, RealmPlaygroundsState,
-    CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState, total=False):
+    CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
+    RealmLinkifiersState, RealmFiltersState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -132,6 +139,8 @@ PARTS: tuple[Part, ...] = (
     Part(realm_user_groups_state, ("realm_user_groups",)),
     # The event type is channel_folder; the state key's name is accepted as well.
     Part(channel_folders_state, any_of=("channel_folder", "channel_folders")),
+    Part(realm_linkifiers_state, ("realm_linkifiers",)),
+    Part(realm_filters_state, ("realm_filters",)),
 )
 
 

@@ -96,5 +96,7 @@ class Counter(BaseModel):
     profile_field = IntegerAttribute(null=True)
     invite = IntegerAttribute(null=True)
     folder = IntegerAttribute(null=True)
+    linkifier = IntegerAttribute(null=True)
+    export = IntegerAttribute(null=True)
     # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.
     invitations_sent = IntegerAttribute(null=True)
