@@ -10,6 +10,7 @@ from chalicelib import apidocs, config
 from chalicelib.api import (
     accounts,
     alert_words,
+    attachments,
     bots,
     channel_folders,
     deactivation,
@@ -76,6 +77,7 @@ for area in (
     realm_emoji,
     linkifiers,
     default_channels,
+    attachments,
     profile_fields,
     saved_snippets,
     playgrounds,

@@ -31,11 +31,8 @@ from chalicelib.actions.move_notifications import move_notifications
 from chalicelib.actions.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.topics import note_topic_message, refresh_topic
-from chalicelib.actions.uploads import (
-    AttachmentChanges,
-    AttachmentDict,
-    plan_attachment_changes,
-)
+from chalicelib.actions.upload_space import AttachmentDict
+from chalicelib.actions.uploads import AttachmentChanges, plan_attachment_changes
 from chalicelib.events.outbox import add_event
 from chalicelib.http.auth import Principal
 from chalicelib.http.errors import ApiError, ConflictError, expectation_mismatch
