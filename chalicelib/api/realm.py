@@ -27,6 +27,7 @@ def update_realm(
     message_edit_history_visibility_policy: EditHistoryPolicy | None = None,
     empty_topic_display_name: str | None = None,
     topics_policy: str | None = None,
+    enable_read_receipts: bool | None = None,
     can_resolve_topics_group: GroupChange | None = None,
     can_move_messages_between_channels_group: GroupChange | None = None,
     can_move_messages_between_topics_group: GroupChange | None = None,
