@@ -45,6 +45,9 @@ class ErrorResult(_RetryHint):
     license_limit_reached: NotRequired[bool]
     # CANNOT_DEACTIVATE_GROUP_IN_USE: what still uses the group.
     objections: NotRequired[list[Objection]]
+    # CANNOT_DEACTIVATE_LAST_USER: who the caller is the last of.
+    entity: NotRequired[str]
+    is_last_owner: NotRequired[bool]
 
 
 class ApiError(Exception):
