@@ -58,8 +58,10 @@ from chalicelib.events.state.realm import RealmState, realm_state
 from chalicelib.events.state.realm_config import (
     RealmFiltersState,
     RealmLinkifiersState,
+    RealmUserSettingsDefaultsState,
     realm_filters_state,
     realm_linkifiers_state,
+    user_settings_defaults_state,
 )
 from chalicelib.events.state.server import ServerState, server_state
 from chalicelib.events.state.settings import (
@@ -87,7 +89,7 @@ class InitialState(
     AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
     SavedSnippetsState, DraftsState, RealmEmojiState, RealmPlaygroundsState,
     CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
-    RealmLinkifiersState, RealmFiltersState, total=False):
+    RealmLinkifiersState, RealmFiltersState, RealmUserSettingsDefaultsState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -141,6 +143,7 @@ PARTS: tuple[Part, ...] = (
     Part(channel_folders_state, any_of=("channel_folder", "channel_folders")),
     Part(realm_linkifiers_state, ("realm_linkifiers",)),
     Part(realm_filters_state, ("realm_filters",)),
+    Part(user_settings_defaults_state, ("realm_user_settings_defaults",)),
 )
 
 

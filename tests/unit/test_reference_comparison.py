@@ -83,8 +83,7 @@ NOT_SUPPORTED_YET = {
         "demo_organization_scheduled_deletion_date", "giphy_api_key", "has_zoom_token",
         "navigation_tour_video_url", "onboarding_steps", "realm_billing",
         "realm_default_stream_groups", "realm_domains", "realm_embedded_bots",
-        "realm_incoming_webhook_bots",
-        "realm_user_settings_defaults", "receives_typing_notifications",
+        "realm_incoming_webhook_bots", "receives_typing_notifications",
         "scheduled_messages", "stop_words")),
     "GET /messages: parameter only in the reference: message_ids",
     # The reference needs them only without message_ids, which is not supported yet.

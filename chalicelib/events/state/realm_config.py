@@ -1,10 +1,12 @@
 """POST /register's organization configuration added with the remaining reference
-operations: linkifiers (and the legacy, always empty `realm_filters`)."""
+operations: linkifiers (and the legacy, always empty `realm_filters`) and the settings new
+users start with."""
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from chalicelib.actions.linkifiers import CAPABILITY, LinkifierDict, linkifiers_state
+from chalicelib.actions.realm_user_defaults import realm_user_settings_defaults
 from chalicelib.events.state.context import StateContext
 
 
@@ -29,3 +31,13 @@ def realm_linkifiers_state(ctx: StateContext) -> RealmLinkifiersState:
 
 def realm_filters_state(ctx: StateContext) -> RealmFiltersState:
     return {"realm_filters": []}
+
+
+class RealmUserSettingsDefaultsState(TypedDict, total=False):
+    """Present when `realm_user_settings_defaults` is among the fetch types."""
+
+    realm_user_settings_defaults: dict[str, Any]
+
+
+def user_settings_defaults_state(ctx: StateContext) -> RealmUserSettingsDefaultsState:
+    return {"realm_user_settings_defaults": realm_user_settings_defaults(ctx.realm)}
