@@ -6,6 +6,7 @@ queue through the queue's redrive policy.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import (
@@ -17,6 +18,7 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chalicelib.actions.outgoing_webhooks import DeliveryJob
+from chalicelib.actions.realm_export import run_background_job
 from chalicelib.actions.webhook_delivery import RetryLater, deliver
 from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
@@ -37,6 +39,9 @@ def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) \
 
 
 def _handle_record(record: SQSRecord) -> None:
+    if record.body.startswith('{"job"'):   # other background jobs (realm exports)
+        run_background_job(json.loads(record.body))
+        return
     job = DeliveryJob.from_body(record.body)
     receive_count = int(record.attributes.approximate_receive_count or 1)
     try:
