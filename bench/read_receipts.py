@@ -21,10 +21,10 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.subscriptions import do_add_subscribers
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.channels.subscriptions import do_add_subscribers
+        from chalicelib.actions.users.users import NewUser, do_create_user
+        from chalicelib.models.channels import Stream, user_key
         from chalicelib.models.message_flags import UnreadMessage
-        from chalicelib.models.streams import Stream, user_key
         from infra.local.stream_drain import OutboxDrain
 
         realm, _owner_id, key = bench_realm()

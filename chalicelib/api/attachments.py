@@ -1,11 +1,11 @@
 """A user's uploads: GET /attachments, DELETE /attachments/{attachment_id}."""
 from __future__ import annotations
 
-from chalicelib.actions import attachments as actions
-from chalicelib.actions.attachments import AttachmentsResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.messages import attachments as actions
+from chalicelib.actions.messages.attachments import AttachmentsResult
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

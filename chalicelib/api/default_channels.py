@@ -1,10 +1,10 @@
 """Default channels: POST /default_streams, DELETE /default_streams."""
 from __future__ import annotations
 
-from chalicelib.actions.default_channels import do_set_default_channel
-from chalicelib.http.auth import Principal
+from chalicelib.actions.channels.default_channels import do_set_default_channel
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -1,12 +1,12 @@
 """Linkifiers: GET/PATCH /realm/linkifiers and the legacy-named /realm/filters writes."""
 from __future__ import annotations
 
-from chalicelib.actions import linkifiers as actions
-from chalicelib.actions.linkifiers import AddLinkifierResult, LinkifiersResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.realm import linkifiers as actions
+from chalicelib.actions.realm.linkifiers import AddLinkifierResult, LinkifiersResult
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import member_lists as actions
-from chalicelib.actions import subscription_batch
-from chalicelib.actions.dev_and_calls import ChannelEmailResult, get_channel_email
-from chalicelib.actions.member_lists import (
+from chalicelib.actions.channels import member_lists as actions
+from chalicelib.actions.channels import subscription_batch
+from chalicelib.actions.channels.member_lists import (
     GroupMembersResult,
     GroupSubgroupsResult,
     SubscribersResult,
     SubscriptionStatusResult,
 )
-from chalicelib.actions.subscription_batch import UpdateSubscriptionsResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.channels.subscription_batch import UpdateSubscriptionsResult
+from chalicelib.actions.realm.unconfigured import ChannelEmailResult, get_channel_email
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 

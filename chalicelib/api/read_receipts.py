@@ -1,9 +1,9 @@
 """Read receipts: GET /messages/{message_id}/read_receipts."""
 from __future__ import annotations
 
-from chalicelib.actions import read_receipts as actions
-from chalicelib.actions.read_receipts import ReadReceiptsResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.read_state import read_receipts as actions
+from chalicelib.actions.read_state.read_receipts import ReadReceiptsResult
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -1,13 +1,13 @@
 """Organization exports: POST/GET /export/realm, GET /export/realm/consents."""
 from __future__ import annotations
 
-from chalicelib.actions import realm_export as actions
-from chalicelib.actions.realm_export import (
+from chalicelib.actions.realm import export as actions
+from chalicelib.actions.realm.export import (
     ExportConsentsResult,
     ExportCreatedResult,
     ExportsResult,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -1,11 +1,11 @@
 """PATCH /realm/user_settings_defaults: the settings new users of the organization start with."""
 from __future__ import annotations
 
-from chalicelib.actions.realm_user_defaults import do_update_user_settings_defaults
-from chalicelib.http.auth import Principal
+from chalicelib.actions.realm.user_defaults import do_update_user_settings_defaults
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import sent_values
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

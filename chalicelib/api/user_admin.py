@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.account import FetchApiKeyResult
-from chalicelib.actions.deactivation import do_deactivate_own_user
-from chalicelib.actions.dev_and_calls import (
+from chalicelib.actions.realm.reads.server_settings import subdomain_of
+from chalicelib.actions.realm.unconfigured import (
     CallUrlResult,
     create_bigbluebutton_call,
     do_dev_fetch_api_key,
 )
-from chalicelib.actions.server_settings import subdomain_of
-from chalicelib.actions.user_admin import do_update_user
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users.account import FetchApiKeyResult
+from chalicelib.actions.users.admin import do_update_user
+from chalicelib.actions.users.deactivation import do_deactivate_own_user
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 from chalicelib.http.request import request_host
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

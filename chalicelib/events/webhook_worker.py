@@ -17,9 +17,9 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from chalicelib.actions.outgoing_webhooks import DeliveryJob
-from chalicelib.actions.realm_export import run_background_job
-from chalicelib.actions.webhook_delivery import RetryLater, deliver
+from chalicelib.actions.realm.export import run_background_job
+from chalicelib.actions.webhooks.delivery import RetryLater, deliver
+from chalicelib.actions.webhooks.triggers import DeliveryJob
 from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
 

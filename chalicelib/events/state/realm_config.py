@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions.linkifiers import CAPABILITY, LinkifierDict, linkifiers_state
-from chalicelib.actions.realm_user_defaults import realm_user_settings_defaults
+from chalicelib.actions.realm.reads.linkifiers import CAPABILITY, LinkifierDict, linkifiers_state
+from chalicelib.actions.realm.user_defaults import realm_user_settings_defaults
 from chalicelib.events.state.context import StateContext
 
 
