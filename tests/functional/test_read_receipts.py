@@ -1,7 +1,9 @@
 """GET /messages/{id}/read_receipts: readers derived from the read state."""
 from __future__ import annotations
 
-from tests.functional.edit_helpers import channel, make_old, send
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.channels import Subscription, user_key
+from tests.functional.edit_helpers import channel, send
 from tests.functional.read_state_helpers import set_flags
 
 
@@ -13,6 +15,12 @@ def readers(account, message_id: int) -> list[int]:
     response = receipts(account, message_id)
     assert response.ok, response.json
     return response.json["user_ids"]
+
+
+def joined_later(realm, user_id: int, stream_id: int) -> None:
+    """Test setup only: the subscription dates from seconds after the message."""
+    Subscription(user_key(realm.realm_id, user_id), stream_id).update(
+        actions=[Subscription.date_subscribed.set(now_seconds() + 5)])
 
 
 def enable(realm) -> None:
@@ -35,8 +43,8 @@ def test_channel_readers_are_recipients_without_a_marker(realm, drain_events):
     assert readers(realm.member, message_id) == [realm.admin.user_id]
     assert readers(realm.owner, message_id) == [realm.admin.user_id]
     # WHEN a later subscriber joins (they never received it) and the owner reads it
-    make_old(realm.realm_id, [message_id], 5)   # sent seconds before they join
-    channel(realm.owner, "team", members=[realm.guest])
+    team = channel(realm.owner, "team", members=[realm.guest])
+    joined_later(realm, realm.guest.user_id, team)
     assert set_flags(realm.owner, [message_id], "add", "read").ok
     assert readers(realm.guest, message_id) == sorted([realm.admin.user_id,
                                                        realm.owner.user_id])
