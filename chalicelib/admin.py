@@ -1,4 +1,5 @@
-"""`python -m chalicelib.admin`: create organizations, users and bots; list users; reindex.
+"""`python -m chalicelib.admin`: create organizations, users and bots; list users; reindex;
+import an organization export.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -109,6 +110,28 @@ def reindex(args: argparse.Namespace) -> dict[str, Any]:
         realm.realm_id, progress=lambda line: print(line, file=sys.stderr))}
 
 
+def import_realm(args: argparse.Namespace) -> dict[str, Any]:
+    """Loads an export (a file, or `s3://<key>` in the uploads bucket) as a new realm."""
+    from chalicelib import config
+    from chalicelib.actions.realm.import_realm import import_realm as load
+    from chalicelib.lib import aws_clients
+
+    source: str = args.source
+    if source.startswith("s3://"):
+        body = aws_clients.s3().get_object(Bucket=config.upload_bucket(),
+                                           Key=source.removeprefix("s3://"))["Body"].read()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise AdminError(f"No export file at {source}")
+        body = path.read_bytes()
+    try:
+        document = json.loads(body)
+    except ValueError:
+        raise AdminError(f"{source} is not a JSON export") from None
+    return dict(load(document, args.subdomain))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.admin", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -142,6 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
         " by older versions")
     command.add_argument("--realm", required=True)
     command.set_defaults(run=reindex)
+    command = commands.add_parser(
+        "import-realm", help="load an organization export into a new organization")
+    command.add_argument("--source", required=True,
+                         help="the export's file, or s3://<key> in the uploads bucket")
+    command.add_argument("--subdomain", required=True, help="the new organization's")
+    command.set_defaults(run=import_realm)
     return parser
 
 

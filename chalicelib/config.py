@@ -69,6 +69,11 @@ def allow_private_webhook_hosts() -> bool:
     return _env("ALLOW_PRIVATE_WEBHOOK_HOSTS", "") in {"1", "true", "loopback"}
 
 
+def dev_fetch_api_key_enabled() -> bool:
+    """Local development only: POST /dev_fetch_api_key issues keys without a password."""
+    return _env("DEV_FETCH_API_KEY", "") in {"1", "true"}
+
+
 def webhook_queue_name() -> str:
     return table_prefix() + "outgoing-webhooks"
 

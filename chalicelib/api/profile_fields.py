@@ -5,6 +5,7 @@ from typing import Any, TypedDict
 
 from chalicelib.actions.users import profile_fields as actions
 from chalicelib.actions.users.profile_data import do_update_profile_data
+from chalicelib.actions.users.profile_field_order import do_reorder_profile_fields
 from chalicelib.actions.users.profile_fields import ProfileFieldDict
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -45,6 +46,11 @@ def create_custom_profile_field(caller: Principal, *, field_type: int, name: str
         display_in_profile_summary=display_in_profile_summary, required=required,
         editable_by_user=editable_by_user)
     return {"id": field_id}
+
+
+@bp.endpoint("/realm/profile_fields", "PATCH")
+def reorder_custom_profile_fields(caller: Principal, *, order: Json[list[int]]) -> EmptyResult:
+    return do_reorder_profile_fields(caller, order)
 
 
 @bp.endpoint("/realm/profile_fields/{field_id}", "DELETE")

@@ -27,6 +27,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     message_edit_history_visibility_policy: EditHistoryPolicy
     empty_topic_display_name: str
     topics_policy: str
+    enable_read_receipts: bool
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange

@@ -14,6 +14,7 @@ class ErrorCode(StrEnum):
     BAD_NARROW = "BAD_NARROW"
     BAD_REQUEST = "BAD_REQUEST"
     CANNOT_DEACTIVATE_GROUP_IN_USE = "CANNOT_DEACTIVATE_GROUP_IN_USE"
+    CANNOT_DEACTIVATE_LAST_USER = "CANNOT_DEACTIVATE_LAST_USER"
     CHANNEL_ALREADY_EXISTS = "CHANNEL_ALREADY_EXISTS"
     CONFLICT = "CONFLICT"
     EXPECTATION_MISMATCH = "EXPECTATION_MISMATCH"
@@ -79,6 +80,9 @@ class ErrorResult(_RetryHint):
     allowed_methods: NotRequired[list[str]]
     # CANNOT_DEACTIVATE_GROUP_IN_USE: what still uses the group.
     objections: NotRequired[list[Objection]]
+    # CANNOT_DEACTIVATE_LAST_USER: who the caller is the last of.
+    entity: NotRequired[str]
+    is_last_owner: NotRequired[bool]
 
 
 class ApiError(Exception):

@@ -98,7 +98,10 @@ def _forms(event: dict[str, Any], queue: EventQueue,
         return forms
     fallback = event.get("_without_capability")
     if fallback is not None and not caps.get(fallback["capability"]):
-        # Clients without the capability get the older form (e.g. archived_channels).
+        # Clients without the capability get the older form (e.g. archived_channels),
+        # or nothing when there is none (linkifiers).
+        if fallback["event"] is None:
+            return []
         event, kind = fallback["event"], fallback["event"]["type"]
     if not wants_type(options, kind) or not _narrow_allows(options, event, queue.user_id,
                                                               user_flags):

@@ -58,6 +58,14 @@ from chalicelib.events.state.read_state import (
     unread_msgs_state,
 )
 from chalicelib.events.state.realm import RealmState, realm_state
+from chalicelib.events.state.realm_config import (
+    RealmFiltersState,
+    RealmLinkifiersState,
+    RealmUserSettingsDefaultsState,
+    realm_filters_state,
+    realm_linkifiers_state,
+    user_settings_defaults_state,
+)
 from chalicelib.events.state.server import ServerState, server_state
 from chalicelib.events.state.settings import (
     LegacyDisplaySettingsState,
@@ -81,8 +89,9 @@ class InitialState(
     StreamState, DefaultStreamsState, MessageState, UnreadMsgsState,
     StarredMessagesState, RecentPrivateConversationsState, PresenceState,
     AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
-    SavedSnippetsState, ScheduledMessagesState, DraftsState, RealmEmojiState, RealmPlaygroundsState,
-    CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState, total=False):
+    SavedSnippetsState, ScheduledMessagesState, DraftsState, RealmEmojiState,
+    RealmPlaygroundsState, CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
+    RealmLinkifiersState, RealmFiltersState, RealmUserSettingsDefaultsState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -135,6 +144,9 @@ PARTS: tuple[Part, ...] = (
     Part(realm_user_groups_state, ("realm_user_groups",)),
     # The event type is channel_folder; the state key's name is accepted as well.
     Part(channel_folders_state, any_of=("channel_folder", "channel_folders")),
+    Part(realm_linkifiers_state, ("realm_linkifiers",)),
+    Part(realm_filters_state, ("realm_filters",)),
+    Part(user_settings_defaults_state, ("realm_user_settings_defaults",)),
 )
 
 

@@ -6,6 +6,7 @@ queue through the queue's redrive policy.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import (
@@ -16,6 +17,7 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from chalicelib.actions.realm.export import run_background_job
 from chalicelib.actions.webhooks.delivery import RetryLater, deliver
 from chalicelib.actions.webhooks.triggers import DeliveryJob
 from chalicelib.lib import aws_clients
@@ -37,6 +39,9 @@ def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) \
 
 
 def _handle_record(record: SQSRecord) -> None:
+    if record.body.startswith('{"job"'):   # other background jobs (realm exports)
+        run_background_job(json.loads(record.body))
+        return
     job = DeliveryJob.from_body(record.body)
     receive_count = int(record.attributes.approximate_receive_count or 1)
     try:

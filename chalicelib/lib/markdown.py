@@ -1,4 +1,5 @@
-"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled), plus mentions."""
+"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled), plus mentions
+and the realm's linkifiers."""
 from __future__ import annotations
 
 import html
@@ -8,7 +9,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 
+from chalicelib.lib.linkifiers import LinkifierRule, linkify
 from chalicelib.lib.mentions import (
     CHANNEL_WILDCARDS,
     GROUP_MENTION,
@@ -22,13 +26,55 @@ def _renderer() -> MarkdownIt:
     # html=False escapes raw HTML; markdown-it also refuses javascript:/data: links.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
+    md.core.ruler.push("linkifiers", _apply_linkifiers)
     return md
 
 
-def render_markdown(text: str) -> str:
+def _apply_linkifiers(state: StateCore) -> None:
+    """Text outside links and code becomes links where a linkifier matches; mention
+    placeholders (env["protected"]) are left whole."""
+    rules: list[LinkifierRule] = state.env.get("linkifiers") or []
+    if not rules:
+        return
+    protected: re.Pattern[str] | None = state.env.get("protected")
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        children: list[Token] = []
+        depth = 0
+        for token in block.children:
+            depth += token.type == "link_open"
+            depth -= token.type == "link_close"
+            if token.type != "text" or depth > 0:
+                children.append(token)
+                continue
+            segments = protected.split(token.content) if protected else [token.content]
+            for segment in segments:
+                if protected and protected.fullmatch(segment):
+                    children.append(_text(segment))
+                    continue
+                for piece, url in linkify(segment, rules):
+                    if url is None:
+                        children.append(_text(piece))
+                        continue
+                    opening = Token("link_open", "a", 1)
+                    opening.attrs = {"href": url}
+                    children += [opening, _text(piece), Token("link_close", "a", -1)]
+        block.children = children
+
+
+def _text(content: str) -> Token:
+    token = Token("text", "", 0)
+    token.content = content
+    return token
+
+
+def render_markdown(text: str, linkifiers: list[LinkifierRule] | None = None,
+                    protected: re.Pattern[str] | None = None) -> str:
     if not text:
         return ""
-    html: str = _renderer().render(text)
+    env = {"linkifiers": linkifiers or [], "protected": protected}
+    html: str = _renderer().render(text, env)
     return html.strip()
 
 
@@ -41,8 +87,10 @@ class MentionTargets:
     groups_by_name: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
-def render_message(content: str, targets: MentionTargets) -> str:
-    """Renders a message; known mentions become spans, unknown ones stay text."""
+def render_message(content: str, targets: MentionTargets,
+                   linkifiers: list[LinkifierRule] | None = None) -> str:
+    """Renders a message; known mentions become spans, unknown ones stay text, and the
+    realm's linkifiers link what they match."""
     spans: dict[str, str] = {}
     nonce = secrets.token_hex(4)
 
@@ -82,7 +130,8 @@ def render_message(content: str, targets: MentionTargets) -> str:
 
     text = USER_MENTION.sub(user, content)
     text = GROUP_MENTION.sub(group, text)
-    rendered = render_markdown(text)
+    protected = re.compile(f"(tcmention{nonce}x[0-9]+)")
+    rendered = render_markdown(text, linkifiers, protected)
     for key, markup in spans.items():
         rendered = rendered.replace(key, markup)
     return rendered

@@ -47,6 +47,7 @@ DEFAULTS: dict[str, Any] = {
     "invite_required": True,
     "email_address_visibility": 1,
     "message_retention_days": -1,
+    "enable_read_receipts": False,   # GET /messages/{id}/read_receipts answers when True
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {
@@ -99,7 +100,6 @@ UNCHANGEABLE_DEFAULTS: dict[str, Any] = {
     "giphy_rating": 2,
     "waiting_period_threshold": 0,
     "default_code_block_language": "",
-    "enable_read_receipts": False,           # no read receipts yet
     "enable_guest_user_dm_warning": True,
     "enable_guest_user_indicator": True,
     "presence_disabled": False,

@@ -26,5 +26,9 @@ class Counter(BaseModel):
     invite = IntegerAttribute(null=True)
     folder = IntegerAttribute(null=True)
     scheduled_message = IntegerAttribute(null=True)
+    linkifier = IntegerAttribute(null=True)
+    export = IntegerAttribute(null=True)
+    # Not an id: the bytes of the realm's uploads (GET /attachments' upload_space_used).
+    upload_space = IntegerAttribute(null=True)
     # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.
     invitations_sent = IntegerAttribute(null=True)

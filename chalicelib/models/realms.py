@@ -25,6 +25,9 @@ class Realm(BaseModel):
     # Bumped by every subgroup addition, which is conditioned on it: additions are
     # serialized per realm, so two concurrent ones cannot close a cycle of subgroups.
     group_graph_version = IntegerAttribute(null=True)
+    # The personal settings new users start with, where they differ from the defaults
+    # (PATCH /realm/user_settings_defaults).
+    user_settings_defaults: MapAttribute[str, Any] = MapAttribute(null=True)
 
 
 class UniqueName(BaseModel):

@@ -2,9 +2,21 @@
 from __future__ import annotations
 
 from pynamodb.attributes import UnicodeAttribute
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
+
+
+class AttachmentsByOwner(GlobalSecondaryIndex["Attachment"]):
+    """A user's uploads: owner ids are per realm, so the realm is the sort key."""
+
+    class Meta:
+        index_name = "by_owner"
+        projection = AllProjection()
+
+    owner_id = IntegerAttribute(hash_key=True)
+    realm_id = IntegerAttribute(range_key=True)
 
 
 class Attachment(BaseModel):
@@ -20,3 +32,4 @@ class Attachment(BaseModel):
     content_type = UnicodeAttribute(default="application/octet-stream")
     create_time = IntegerAttribute()                  # UNIX milliseconds (§2.3)
     message_ids = IntegerSetAttribute(null=True)      # messages whose content links it
+    by_owner = AttachmentsByOwner()

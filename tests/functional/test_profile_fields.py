@@ -514,3 +514,29 @@ def test_limited_access_keeps_values_from_guests(realm, register_queue, fetch_ev
     assert fetch_events(realm.guest, guest) == []
     assert [e["person"]["custom_profile_field"]["value"]
             for e in fetch_events(realm.member, member)] == ["123"]
+
+
+def test_reorder_fields_with_event(realm, register_queue, fetch_events, drain_events):
+    first = field_id(realm.admin, "Team", 1)
+    second = field_id(realm.admin, "Phone", 1)
+    third = field_id(realm.admin, "Office", 1)
+    drain_events()   # the creations' events reach no queue registered after them
+    queue = register_queue(realm.member, event_types=["custom_profile_fields"])["queue_id"]
+    # WHEN an administrator puts them in a new order
+    assert realm.admin.patch("/realm/profile_fields",
+                             {"order": [third, first, second]}).ok
+    # THEN they are listed in it, and the realm heard the new list
+    assert [f["id"] for f in custom_fields(realm.member)] == [third, first, second]
+    drain_events()
+    [event] = fetch_events(realm.member, queue)
+    assert event["type"] == "custom_profile_fields"
+    assert [(f["id"], f["order"]) for f in event["fields"]] == [(third, 0), (first, 1),
+                                                               (second, 2)]
+    # AND an order that is not exactly the fields, or from a non-administrator, is refused
+    for order in ([third, first], [third, first, second, 999999], [first, first, second]):
+        assert error(realm.admin.patch("/realm/profile_fields", {"order": order})) == \
+            "Invalid order mapping."
+    assert error(realm.member.patch("/realm/profile_fields",
+                                    {"order": [first, second, third]})) == \
+        "Must be an organization administrator"
+    assert [f["id"] for f in custom_fields(realm.member)] == [third, first, second]

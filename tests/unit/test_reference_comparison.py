@@ -85,8 +85,7 @@ NOT_SUPPORTED_YET = {
         "demo_organization_scheduled_deletion_date", "giphy_api_key", "has_zoom_token",
         "navigation_tour_video_url", "onboarding_steps", "realm_billing",
         "realm_default_stream_groups", "realm_domains", "realm_embedded_bots",
-        "realm_filters", "realm_incoming_webhook_bots", "realm_linkifiers",
-        "realm_user_settings_defaults", "receives_typing_notifications",
+        "realm_incoming_webhook_bots", "receives_typing_notifications",
         "stop_words")),
     *(f"GET /streams: parameter only in the reference: {name}" for name in (
         "include_all", "include_can_access_content", "include_owner_subscribed")),
@@ -130,3 +129,32 @@ def test_the_comparison_covers_the_seed_operations(found):
     missing = [op for op in SEED_OPERATIONS if op not in compared]
     # The reference has no POST /users/{user_id}/status (new in 11.0, §4.9).
     assert missing == ["POST /users/{user_id}/status"]
+
+
+# Reference operations this server does not declare under the reference's path, each with
+# its reason. Only shrinks: an operation served since fails the test too.
+NOT_SERVED = {
+    # Mobile push registration belongs to the notifications issue.
+    "POST /users/me/android_gcm_reg_id", "DELETE /users/me/android_gcm_reg_id",
+    "POST /users/me/apns_device_token", "DELETE /users/me/apns_device_token",
+    "POST /mobile_push/test_notification",
+    # Not operations: the reference documents concepts and the bots' side under paths.
+    "POST /real-time", "POST /rest-error-handling", "POST /service-outgoing-webhook",
+    # Served under another spelling of the same path: /users/{user_id} (ids; emails are
+    # not accepted there yet), /users/{user_id}/presence, and the upload path with its
+    # random segment as a parameter of its own.
+    "GET /users/{email}", "PATCH /users/{email}", "GET /users/{user_id_or_email}/presence",
+    "GET /user_uploads/{realm_id_str}/{filename}",
+}
+
+
+def _operations(document: dict, prefix: str = "") -> set[str]:
+    return {f"{method.upper()} {path.removeprefix(prefix)}"
+            for path, item in document["paths"].items() for method in item
+            if method in ("get", "post", "put", "patch", "delete")}
+
+
+def test_every_reference_operation_is_served_or_listed(ours):
+    missing = _operations(load_reference()) - _operations(ours, "/api/v1")
+    assert sorted(missing - NOT_SERVED) == [], "reference operations not served"
+    assert sorted(NOT_SERVED - missing) == [], "served now: remove them from NOT_SERVED"

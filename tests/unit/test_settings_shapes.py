@@ -2,8 +2,6 @@
 parameters PATCH /settings accepts, and the deprecated copies all agree."""
 from __future__ import annotations
 
-import inspect
-
 from chalicelib.api.settings import update_settings
 from chalicelib.delivery.filters import (
     LEGACY_DISPLAY_SETTINGS,
@@ -13,6 +11,7 @@ from chalicelib.events.state.settings import (
     LegacyDisplaySettingsState,
     LegacyNotificationSettingsState,
 )
+from chalicelib.http.params import param_specs
 from chalicelib.lib.setting_choices import INT_CHOICES, INT_RANGES, STR_CHOICES
 from chalicelib.lib.user_settings import DEFAULTS, UserSettings, own_settings
 
@@ -24,8 +23,9 @@ def test_defaults_cover_the_declared_shape():
 
 
 def test_patch_settings_accepts_every_setting_clients_see():
-    parameters = set(inspect.signature(update_settings.__wrapped__).parameters)
-    assert parameters - ACCOUNT_PARAMETERS == set(DEFAULTS)
+    # One optional wire parameter per key of UserSettings (changes_of), besides the account's.
+    specs = param_specs(update_settings.__wrapped__, set())
+    assert {spec.wire_name for spec in specs} - ACCOUNT_PARAMETERS == set(DEFAULTS)
 
 
 def test_every_choice_table_names_a_setting_and_allows_its_default():

@@ -27,11 +27,8 @@ from chalicelib.actions.messages.reads.dicts import (
 )
 from chalicelib.actions.messages.reads.rendering import RenderedContent
 from chalicelib.actions.messages.send import PreparedMessage, mention_facts
-from chalicelib.actions.messages.uploads import (
-    AttachmentChanges,
-    AttachmentDict,
-    plan_attachment_changes,
-)
+from chalicelib.actions.messages.upload_space import AttachmentDict
+from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal

@@ -21,11 +21,18 @@ from chalicelib.actions.channels.reads.channels import (
     get_subscription,
 )
 from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.messages.upload_space import (
+    AttachmentDict,
+    add_attachment_event,
+    change_space,
+    check_upload_quota,
+)
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
 from chalicelib.core.files import UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import transaction
 from chalicelib.models.channels import get_stream
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment
@@ -35,22 +42,6 @@ class UploadResult(TypedDict):
     uri: str   # deprecated name of `url`
     url: str
     filename: str
-
-
-class AttachmentMessage(TypedDict):
-    id: int
-    date_sent: int   # UNIX milliseconds
-
-
-class AttachmentDict(TypedDict):
-    """An uploaded file (§2.3), with the messages that link it."""
-
-    id: int
-    name: str
-    path_id: str
-    size: int
-    create_time: int   # UNIX milliseconds
-    messages: list[AttachmentMessage]
 
 
 MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
@@ -87,15 +78,22 @@ def do_upload_file(caller: Principal, files: list[UploadedFile]) -> UploadResult
         raise ApiError("The uploaded file needs a name")
     if len(upload.data) > MAX_UPLOAD_MIB * 1024 * 1024:
         raise ApiError(f"File too large: the limit is {MAX_UPLOAD_MIB} MiB")
+    used = check_upload_quota(caller.realm_id, len(upload.data))
     path_id = f"{caller.realm_id}/{secrets.token_hex(12)}/{sanitize_filename(upload.filename)}"
     aws_clients.s3().put_object(Bucket=config.upload_bucket(), Key=path_id, Body=upload.data,
                      ContentType=upload.content_type or "application/octet-stream",
                      Metadata={"owner-id": str(caller.user_id)})
-    Attachment(caller.realm_id, path_id, attachment_id=allocate_id(caller.realm_id, "upload"),
-               owner_id=caller.user_id, name=upload.filename.strip(), size=len(upload.data),
-               content_type=upload.content_type or "application/octet-stream",
-               create_time=now_seconds() * 1000).save(
-        condition=Attachment.path_id.does_not_exist())
+    attachment = Attachment(
+        caller.realm_id, path_id, attachment_id=allocate_id(caller.realm_id, "upload"),
+        owner_id=caller.user_id, name=upload.filename.strip(), size=len(upload.data),
+        content_type=upload.content_type or "application/octet-stream",
+        create_time=now_seconds() * 1000)
+    # The file, its space and the uploader's event in one transaction.
+    with transaction() as tx:
+        tx.save(attachment, condition=Attachment.path_id.does_not_exist())
+        change_space(tx, caller.realm_id, attachment.size)
+        add_attachment_event(tx, caller.realm_id, caller.user_id,
+                             attachment_dict(attachment, []), used + attachment.size)
     uri = f"/user_uploads/{path_id}"
     return {"uri": uri, "url": uri, "filename": upload.filename.strip()}
 

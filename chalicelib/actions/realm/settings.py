@@ -41,6 +41,7 @@ class RealmSettingChanges(TypedDict, total=False):
     message_edit_history_visibility_policy: str
     empty_topic_display_name: str
     topics_policy: str
+    enable_read_receipts: bool
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue

@@ -23,7 +23,7 @@ from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import access_user_by_id
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
@@ -208,3 +208,41 @@ def _notify(realm: Realm, user: User, comment: str) -> None:
         send_email(user.delivery_email, f"Your account in {realm.name} was deactivated", body)
     except Exception:  # noqa: BLE001 - the deactivation stands; the log says what failed
         logger.exception("deactivation email failed", extra={"user_id": user.user_id})
+
+
+def do_deactivate_own_user(caller: Principal) -> EmptyResult:
+    """DELETE /users/me: anyone may leave, except the organization's last owner (who is
+    told whether other users remain, as the reference tells)."""
+    for _ in range(MAX_ATTEMPTS):
+        target = access_user_by_id(caller, caller.user_id)
+        try:
+            if target.role == ROLE_OWNER:
+                _deactivate_owner(target)
+            else:
+                _set_active(target, False)
+            break
+        except _UserChanged:
+            continue
+        except ApiError:
+            if target.role != ROLE_OWNER or _other_active_owner(
+                    caller.realm_id, caller.user_id) is not None:
+                raise
+            if _others_active(target):
+                raise ApiError("Cannot deactivate the only organization owner",
+                               code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
+                               entity="organization owner", is_last_owner=True) from None
+            raise ApiError("Cannot deactivate the only user.", code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
+                           entity="user", is_last_owner=False) from None
+    else:
+        raise ConflictError("Your account changed meanwhile; try again.")
+    _finish_deactivation(target)
+    return {}
+
+
+def _others_active(user: User) -> bool:
+    """Whether another active human is in the realm (one small Query per role at most)."""
+    for role in (200, 300, 400, 600):
+        for other in User.by_role.query(role_key(user.realm_id, role)):
+            if other.is_active and other.user_id != user.user_id:
+                return True
+    return False

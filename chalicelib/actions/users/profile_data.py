@@ -128,10 +128,11 @@ def profile_entry(field: ProfileField, value: str) -> dict[str, str]:
     return entry
 
 
-def check_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]]
+def check_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
+                       target_is_bot: bool | None = None
                        ) -> list[tuple[ProfileField, str | None]]:
     """Each named field with the value to store (None clears), all checked."""
-    if caller.is_bot:
+    if caller.is_bot if target_is_bot is None else target_is_bot:
         raise ApiError("Bots cannot have custom profile fields")
     if not data:
         raise ApiError("No profile data given")
@@ -158,16 +159,19 @@ def check_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]]
     return checked
 
 
-def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]]) -> None:
+def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
+                           target: User | None = None) -> None:
     """Sets or clears the caller's values; one event per value that changed.
 
     Each field is its own document path, conditioned on the value that was read, so
     concurrent changes to different fields both stick. (Every user is created with the
     profile_data map that these paths need.)
     """
-    checked = check_profile_data(caller, data)
+    # `target`: another user, whose values an administrator sets (PATCH /users/{id}).
+    user_id = caller.user_id if target is None else target.user_id
+    checked = check_profile_data(caller, data, None if target is None else target.is_bot)
     for _ in range(MAX_ATTEMPTS):
-        user = User.get_or_none(caller.realm_id, caller.user_id)
+        user = User.get_or_none(caller.realm_id, user_id)
         if user is None or not user.is_active:
             raise ApiError("No such user")
         stored = user.profile_data.as_dict() if user.profile_data else {}

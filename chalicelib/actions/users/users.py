@@ -34,6 +34,7 @@ from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
+from chalicelib.lib.user_settings import DEFAULTS as SETTING_DEFAULTS
 from chalicelib.models.base import (
     BaseModel,
     is_condition_failure,
@@ -41,7 +42,7 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.counters import Counter
-from chalicelib.models.realms import UniqueName, email_key
+from chalicelib.models.realms import Realm, UniqueName, email_key
 from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
 
 ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
@@ -99,6 +100,15 @@ def check_full_name(full_name: str) -> str:
     return full_name
 
 
+def _new_user_settings(realm_id: int) -> dict[str, Any]:
+    """The organization's defaults for new users (PATCH /realm/user_settings_defaults);
+    none for a realm being created."""
+    realm = Realm.get_or_none(realm_id)
+    stored = realm.user_settings_defaults.as_dict() if realm is not None and \
+        realm.user_settings_defaults else {}
+    return {k: v for k, v in stored.items() if k in SETTING_DEFAULTS}
+
+
 def user_items(realm_id: int, user_id: int, new: NewUser
                ) -> tuple[list[tuple[BaseModel, Any]], str]:
     """The items that make a user (user, API key, email claim) and the new API key."""
@@ -116,7 +126,9 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                                if new.is_bot and new.bot_owner_id is not None else None),
                 api_key_hash=key_hash, password_hash=new.password_hash,
                 service_url=new.service_url, service_token=new.service_token,
-                service_interface=new.service_interface)
+                service_interface=new.service_interface,
+                # The organization's defaults for new users (none yet for a new realm).
+                settings=_new_user_settings(realm_id))
     record = ApiKey(key_hash, realm_id=realm_id, user_id=user_id, email=email, role=new.role,
                     is_bot=new.is_bot)
     scope, key = email_key(realm_id, email)

@@ -102,6 +102,8 @@ class DeliveryJob:
 
 def job_body(record_event: dict[str, Any]) -> str:
     """The SQS message body for an outbox job record (UTF-8: half the size of escapes)."""
+    if "job" in record_event:   # another background job sharing the queue (realm exports)
+        return json.dumps({k: v for k, v in record_event.items() if k != "type"})
     return json.dumps({k: record_event[k] for k in DeliveryJob.__dataclass_fields__},
                       ensure_ascii=False)
 

@@ -5,6 +5,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from chalicelib import config
+from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.core.errors import ApiError
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
@@ -100,8 +101,8 @@ def render_content(realm_id: int, content: str) -> RenderedContent:
     content = check_content(content)
     mentions = find_mentions(content)
     resolved = resolve_mentions(realm_id, mentions)
-    return RenderedContent(content, render_message(content, resolved.targets), mentions,
-                           resolved)
+    rendered = render_message(content, resolved.targets, linkifier_rules(realm_id))
+    return RenderedContent(content, rendered, mentions, resolved)
 
 
 def check_content(content: str) -> str:

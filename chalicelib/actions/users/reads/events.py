@@ -30,6 +30,11 @@ class PersonActive(TypedDict):
     is_active: bool
 
 
+class PersonRole(TypedDict):
+    user_id: int
+    role: int
+
+
 class CustomProfileFieldValue(TypedDict):
     id: int
     value: str | None
@@ -42,7 +47,7 @@ class PersonCustomProfileField(TypedDict):
 
 
 Person = (PersonFullName | PersonTimezone | PersonNewEmail | PersonDeliveryEmail
-          | PersonActive | PersonCustomProfileField)
+          | PersonActive | PersonCustomProfileField | PersonRole)
 
 
 class RealmUserUpdateEvent(TypedDict):

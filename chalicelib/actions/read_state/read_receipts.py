@@ -1,0 +1,62 @@
+"""GET /messages/{id}/read_receipts: who has read a message, derived from the read state.
+
+Read state is stored by exception (models/message_flags.py): a recipient has read the
+message unless an unread marker says otherwise. So the readers are the message's
+recipients (a direct message's participants; a channel's subscribers who were there
+when it was sent and may see its history) without a marker, which costs batched reads
+of the recipients' markers and user items, and no write per reader. As the reference
+does, the sender, deactivated users, and users who turned `send_read_receipts` off are
+never listed.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypedDict
+
+from chalicelib.actions.messages.reads.access import access_message
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import realm_setting
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.lib.user_settings import effective_settings
+from chalicelib.models.channels import Subscription, stream_key, user_key
+from chalicelib.models.message_flags import UnreadMessage
+from chalicelib.models.messages import Message
+from chalicelib.models.users import User
+
+
+class ReadReceiptsResult(TypedDict):
+    user_ids: list[int]
+
+
+def get_read_receipts(caller: Principal, message_id: int) -> ReadReceiptsResult:
+    if not realm_setting(get_realm(caller.realm_id), "enable_read_receipts"):
+        raise ApiError("Read receipts are disabled in this organization.")
+    message = access_message(caller, message_id).message
+    candidates = _recipients(caller.realm_id, message) - {message.sender_id}
+    candidates = _sharing_receipts(caller.realm_id, candidates)
+    unread = _with_marker(caller.realm_id, candidates, message_id)
+    return {"user_ids": sorted(candidates - unread)}
+
+
+def _recipients(realm_id: int, message: Message) -> set[int]:
+    if message.type == "private":
+        return set(message.recipient_ids)
+    # Subscribers since before the message (one Query, paged): later ones never
+    # received it, and a protected history hides older messages from them.
+    return {int(s.user_id) for s in Subscription.by_stream.query(
+                stream_key(realm_id, int(message.stream_id)))
+            if s.active and s.date_subscribed <= message.date_sent
+            and s.first_visible_message_id <= message.message_id}
+
+
+def _sharing_receipts(realm_id: int, user_ids: Iterable[int]) -> set[int]:
+    """The active users among these who share read receipts (BatchGet, 100 keys each)."""
+    users = User.batch_get([(realm_id, u) for u in sorted(user_ids)])
+    return {int(u.user_id) for u in users
+            if u.is_active and effective_settings(u.stored_settings())["send_read_receipts"]}
+
+
+def _with_marker(realm_id: int, user_ids: set[int], message_id: int) -> set[int]:
+    keys = [(user_key(realm_id, u), message_id) for u in sorted(user_ids)]
+    return {int(m.user_id) for m in UnreadMessage.batch_get(keys, consistent_read=True)}

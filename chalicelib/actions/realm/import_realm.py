@@ -1,0 +1,233 @@
+"""Loads an organization export (actions/realm_export.py, docs/realm-export.md) into a new
+organization: `python -m chalicelib.admin import-realm`.
+
+Ids are allocated afresh in the new realm and every reference is mapped (senders,
+recipients, reactions, subscriptions, default channels, upload links in contents).
+Messages are rendered again in the new realm (mentions resolve to the new ids) and
+written in batches; imported messages are read for everyone. Users get new API keys and
+no password (they set one, or an administrator fetches a key for them).
+"""
+from __future__ import annotations
+
+import base64
+import re
+import secrets
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+from chalicelib import config
+from chalicelib.actions.channels.subscriptions import do_add_subscribers
+from chalicelib.actions.channels.topics import note_topic_message
+from chalicelib.actions.ids import allocate_ids, realm_scope
+from chalicelib.actions.messages.reads.dicts import recipient_id_for
+from chalicelib.actions.messages.reads.rendering import (
+    RenderedContent,
+    check_content,
+    resolve_mentions,
+)
+from chalicelib.actions.messages.send import new_channel_message
+from chalicelib.actions.messages.uploads import sanitize_filename
+from chalicelib.actions.realm.export import EXPORT_FORMAT, EXPORT_VERSION
+from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.realms import do_create_realm
+from chalicelib.actions.users.users import NewUser, do_create_user
+from chalicelib.core.errors import ApiError
+from chalicelib.lib import aws_clients
+from chalicelib.lib.markdown import render_message
+from chalicelib.lib.mentions import find_mentions
+from chalicelib.models.base import transaction
+from chalicelib.models.channels import Stream
+from chalicelib.models.messages import Message, dm_key
+from chalicelib.models.realms import Realm, claim_name, stream_name_key
+from chalicelib.models.uploads import Attachment
+from chalicelib.models.users import ApiKey, User
+
+_UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{24}/[^\s)\]\"'<>?#]+)")
+
+
+class ImportResult(TypedDict):
+    realm_id: int
+    subdomain: str
+    owner_email: str
+    owner_api_key: str
+    users: int
+    channels: int
+    messages: int
+    uploads: int
+
+
+def import_realm(document: Mapping[str, Any], subdomain: str) -> ImportResult:
+    if document.get("format") != EXPORT_FORMAT or document.get("version") != EXPORT_VERSION:
+        raise ApiError("Not an organization export this server can read.")
+    exported = document["realm"]
+    people = sorted(document["users"], key=lambda u: u["user_id"])
+    owner = next((u for u in people if u["role"] == 100 and u["is_active"]
+                  and not u["is_bot"]), None)
+    if owner is None:
+        raise ApiError("The export has no active owner.")
+    realm, owner_id, owner_key = do_create_realm(
+        exported["name"], subdomain,
+        NewUser(email=owner["email"], full_name=owner["full_name"], role=100))
+    realm_id = realm.realm_id
+    users = {owner["user_id"]: owner_id}
+    # Humans first, so bots find their owners.
+    for person in sorted(people, key=lambda u: (u["is_bot"], u["user_id"])):
+        if person["user_id"] in users:
+            continue
+        user, _ = do_create_user(realm_id, NewUser(
+            email=person["email"], full_name=person["full_name"], role=person["role"],
+            is_bot=person["is_bot"], bot_type=person.get("bot_type"),
+            bot_owner_id=users.get(person.get("bot_owner_id") or -1)))
+        users[person["user_id"]] = user.user_id
+    for person in people:
+        _restore_user(realm_id, users[person["user_id"]], person)
+    channels = _import_channels(realm_id, owner_id, document["channels"])
+    _import_subscriptions(realm_id, channels, users, document["subscriptions"])
+    Realm(realm_id).update(actions=[
+        Realm.description.set(exported.get("description") or ""),
+        Realm.settings.set(exported.get("settings") or {}),
+        *([Realm.default_stream_ids.set({channels[i] for i in exported["default_stream_ids"]
+                                         if i in channels})]
+          if any(i in channels for i in exported.get("default_stream_ids", [])) else [])])
+    uploads = _import_uploads(realm_id, users, document["uploads"])
+    count = _import_messages(realm_id, users, channels, uploads, document["messages"])
+    return {"realm_id": realm_id, "subdomain": realm.subdomain,
+            "owner_email": owner["email"], "owner_api_key": owner_key, "users": len(users),
+            "channels": len(channels), "messages": count, "uploads": len(uploads)}
+
+
+def _restore_user(realm_id: int, user_id: int, person: Mapping[str, Any]) -> None:
+    actions: list[Any] = [User.timezone.set(person.get("timezone") or "")]
+    if person.get("settings"):
+        actions.append(User.settings.set(person["settings"]))
+    user = User.get(realm_id, user_id)
+    with transaction() as tx:
+        if not person["is_active"]:
+            actions.append(User.is_active.set(False))
+            for key_hash in [user.api_key_hash, *sorted(user.extra_api_key_hashes or ())]:
+                tx.update(ApiKey(key_hash), actions=[ApiKey.is_active.set(False)])
+        tx.update(User(realm_id, user_id), actions=actions)
+
+
+def _import_channels(realm_id: int, owner_id: int, records: list[Mapping[str, Any]]
+                     ) -> dict[int, int]:
+    ids = iter(allocate_ids(realm_scope(realm_id), "stream", max(1, len(records))))
+    mapping: dict[int, int] = {}
+    for record in records:
+        stream = Stream(realm_id, next(ids), name=record["name"],
+                        description=record.get("description") or "",
+                        rendered_description=record.get("description") or "",
+                        invite_only=record["invite_only"],
+                        history_public_to_subscribers=record["history_public_to_subscribers"],
+                        is_archived=record.get("is_archived", False),
+                        date_created=record["date_created"], creator_id=owner_id)
+        with transaction() as tx:
+            tx.save(stream, condition=Stream.stream_id.does_not_exist())
+            claim_name(tx, stream_name_key(realm_id, record["name"]), stream.stream_id)
+        mapping[record["stream_id"]] = stream.stream_id
+    return mapping
+
+
+def _import_subscriptions(realm_id: int, channels: dict[int, int], users: dict[int, int],
+                          records: list[Mapping[str, Any]]) -> None:
+    by_channel: dict[int, list[int]] = {}
+    for record in records:
+        if record["stream_id"] in channels and record["user_id"] in users:
+            by_channel.setdefault(channels[record["stream_id"]], []).append(
+                users[record["user_id"]])
+    for stream_id, user_ids in by_channel.items():
+        stream = Stream.get(realm_id, stream_id)
+        members = list(User.batch_get([(realm_id, u) for u in user_ids]))
+        do_add_subscribers(realm_id, stream, members)
+
+
+def _import_uploads(realm_id: int, users: dict[int, int], records: list[Mapping[str, Any]]
+                    ) -> dict[str, Attachment]:
+    """Old path id -> the new attachment (its file stored again under the new realm)."""
+    found: dict[str, Attachment] = {}
+    ids = iter(allocate_ids(realm_scope(realm_id), "upload", max(1, len(records))))
+    s3 = aws_clients.s3()
+    for record in records:
+        if record["owner_id"] not in users:
+            continue
+        path_id = (f"{realm_id}/{secrets.token_hex(12)}/"
+                   f"{sanitize_filename(record['path_id'].rsplit('/', 1)[-1])}")
+        s3.put_object(Bucket=config.upload_bucket(), Key=path_id,
+                      Body=base64.b64decode(record["data_base64"]),
+                      ContentType=record.get("content_type") or "application/octet-stream")
+        attachment = Attachment(realm_id, path_id, attachment_id=next(ids),
+                                owner_id=users[record["owner_id"]], name=record["name"],
+                                size=record["size"], content_type=record.get("content_type"),
+                                create_time=record["create_time"])
+        attachment.save()
+        found[record["path_id"]] = attachment
+    return found
+
+
+def _import_messages(realm_id: int, users: dict[int, int], channels: dict[int, int],
+                     uploads: dict[str, Attachment], records: list[Mapping[str, Any]]) -> int:
+    realm = get_realm(realm_id)
+    rules = linkifier_rules(realm_id)
+    streams = {s.stream_id: s for s in Stream.query(realm_id)}
+    records = [r for r in sorted(records, key=lambda r: r["id"])
+               if r["sender_id"] in users and (r["type"] != "stream"
+                                               or r["stream_id"] in channels)]
+    ids = iter(allocate_ids(realm_scope(realm_id), "message", max(1, len(records))))
+    latest: dict[tuple[int, str], int] = {}
+    links: dict[str, set[int]] = {}
+    with Message.batch_write() as batch:
+        for record in records:
+            content = _UPLOAD_LINK.sub(
+                lambda m: f"/user_uploads/{uploads[m.group(1)].path_id}"
+                if m.group(1) in uploads else m.group(0), record["content"])
+            rendered = _render(realm_id, content, rules)
+            sender = users[record["sender_id"]]
+            if record["type"] == "stream":
+                stream = streams[channels[record["stream_id"]]]
+                message = new_channel_message(realm, sender, stream, record["topic"],
+                                              rendered, record.get("client") or "API")
+            else:
+                participants = {users[u] for u in record["recipient_ids"] if u in users}
+                message = Message(realm_id, 0, sender_id=sender, type="private",
+                                  date_sent=record["date_sent"], recipient_id=0,
+                                  client=record.get("client") or "API")
+                rendered.apply_to(message)
+                message.recipient_ids = sorted(participants)
+                message.dm_key = dm_key(realm_id, participants)
+                message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
+            message.message_id = next(ids)
+            message.date_sent = record["date_sent"]
+            message.last_edit_timestamp = record.get("last_edit_timestamp")
+            reactions = _reactions(record.get("reactions") or {}, users)
+            if reactions:
+                message.reactions = reactions
+            if record["type"] == "stream":
+                latest[(message.stream_id, record["topic"])] = message.message_id
+            for attachment in uploads.values():
+                if f"/user_uploads/{attachment.path_id}" in content:
+                    links.setdefault(attachment.path_id, set()).add(message.message_id)
+            batch.save(message)
+    for (stream_id, topic), message_id in latest.items():
+        note_topic_message(realm_id, stream_id, topic, message_id)
+    for path_id, message_ids in links.items():
+        Attachment(realm_id, path_id).update(actions=[Attachment.message_ids.add(message_ids)])
+    return len(records)
+
+
+def _render(realm_id: int, content: str, rules: Any) -> RenderedContent:
+    content = check_content(content)
+    mentions = find_mentions(content)
+    resolved = resolve_mentions(realm_id, mentions)
+    return RenderedContent(content, render_message(content, resolved.targets, rules),
+                           mentions, resolved)
+
+
+def _reactions(stored: Mapping[str, Any], users: dict[int, int]) -> dict[str, Any]:
+    """{"type:code:user_id": {...}} with the user ids mapped."""
+    mapped = {}
+    for key, value in stored.items():
+        kind, code, user_id = key.rsplit(":", 2)
+        if int(user_id) in users:
+            mapped[f"{kind}:{code}:{users[int(user_id)]}"] = value
+    return mapped

@@ -1,0 +1,90 @@
+"""The personal settings new users of an organization start with: administrators change
+them (PATCH /realm/user_settings_defaults), POST /register shows them
+(`realm_user_settings_defaults`), and user creation copies them.
+
+Each changed setting is its own document path on the realm item, conditioned on the value
+that was read, written with one `realm_user_settings_defaults` event per setting.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.condition import Condition
+
+from chalicelib.actions.users.settings import check_setting
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS
+from chalicelib.lib.user_settings import DEFAULTS as SETTING_DEFAULTS
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.realms import Realm
+
+DEFAULTS: dict[str, Any] = dict(SETTING_DEFAULTS)
+# Settings that describe a user rather than a preference: never a realm default.
+_NOT_DEFAULTS = frozenset({"timezone"})
+
+
+class RealmUserSettingsDefaultsEvent(TypedDict):
+    """One changed default, to the whole organization."""
+
+    type: Literal["realm_user_settings_defaults"]
+    op: Literal["update"]
+    property: str
+    value: bool | int | str
+
+
+def stored_defaults(realm: Realm | None) -> dict[str, Any]:
+    """The realm's changed defaults (what a new user's settings map starts as)."""
+    if realm is None or not realm.user_settings_defaults:
+        return {}
+    return {k: v for k, v in realm.user_settings_defaults.as_dict().items() if k in DEFAULTS}
+
+
+def realm_user_settings_defaults(realm: Realm) -> dict[str, Any]:
+    """The state's shape: every default, with the choices clients show beside them."""
+    values: dict[str, Any] = {k: v for k, v in DEFAULTS.items() if k not in _NOT_DEFAULTS}
+    for name, value in stored_defaults(realm).items():
+        values[name] = int(value) if type(DEFAULTS[name]) is int else value
+    return {**values, "emojiset_choices": list(EMOJISET_CHOICES),
+            "available_notification_sounds": list(NOTIFICATION_SOUNDS)}
+
+
+def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any]
+                                     ) -> EmptyResult:
+    if not caller.is_admin:
+        raise ApiError("Must be an organization administrator")
+    for name, value in requested.items():
+        check_setting(name, value)
+    realm = Realm.get(caller.realm_id)
+    current = {**DEFAULTS, **stored_defaults(realm)}
+    changed = {n: v for n, v in requested.items() if current.get(n) != v}
+    if not changed:
+        return {}
+    has_map = realm.user_settings_defaults is not None
+    stored = stored_defaults(realm)
+    condition: Condition
+    if has_map:
+        actions = [Realm.user_settings_defaults[n].set(v) for n, v in changed.items()]
+        condition = Realm.user_settings_defaults.exists()
+        for name in changed:
+            path = Realm.user_settings_defaults[name]
+            condition &= (path == stored[name]) if name in stored else path.does_not_exist()
+    else:
+        actions = [Realm.user_settings_defaults.set(changed)]
+        condition = Realm.user_settings_defaults.does_not_exist()
+    try:
+        with transaction() as tx:
+            tx.update(Realm(caller.realm_id), actions=actions, condition=condition)
+            for name, value in changed.items():
+                event: RealmUserSettingsDefaultsEvent = {
+                    "type": "realm_user_settings_defaults", "op": "update",
+                    "property": name, "value": value}
+                add_event(tx, caller.realm_id, event, {"realm": True})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ConflictError("The defaults changed at the same time; try again.") from None
+        raise
+    return {}

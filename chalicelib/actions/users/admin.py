@@ -1,0 +1,142 @@
+"""Administrators changing another user: PATCH /users/{id} (name, role, profile data).
+
+A role change writes, in one transaction, the user's role (and its index key),
+conditioned on the role that was read, the role on each of the user's API-key records,
+with the realm_user event and the membership events of the role-based system groups
+the user leaves and joins (their members are derived from roles, so no group item
+changes). Demoting an owner checks in the same transaction that another owner stays
+active, so two owners cannot demote each other.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.groups.membership import EVERYONE, removed_members_event
+from chalicelib.actions.groups.reads.user_groups import SYSTEM_GROUP_DIRECT_ROLES
+from chalicelib.actions.users.account import full_name_writes
+from chalicelib.actions.users.deactivation import key_hashes
+from chalicelib.actions.users.profile_data import do_update_profile_data
+from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
+from chalicelib.actions.users.reads.users import access_user_by_id
+from chalicelib.actions.users.users import check_full_name
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import (
+    ROLE_ADMINISTRATOR,
+    ROLE_GUEST,
+    ROLE_MEMBER,
+    ROLE_MODERATOR,
+    ROLE_OWNER,
+    Principal,
+)
+from chalicelib.core.results import EmptyResult
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.models.base import (
+    cancellation_reasons,
+    is_condition_failure,
+    transaction,
+)
+from chalicelib.models.users import ApiKey, User, role_key
+
+ROLES = (ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST)
+MAX_ATTEMPTS = 3
+
+
+def do_update_user(caller: Principal, user_id: int, *, full_name: str | None,
+                   role: int | None, profile_data: Sequence[Mapping[str, Any]] | None
+                   ) -> EmptyResult:
+    if not caller.is_admin:
+        raise ApiError("Insufficient permission")
+    target = access_user_by_id(caller, user_id)
+    if role is not None:
+        _check_role_change(caller, target, role)
+    name = check_full_name(full_name) if full_name is not None else None
+    if profile_data is not None:
+        do_update_profile_data(caller, profile_data, target)   # checked before any write
+    if name is not None:
+        _change_name(caller, target, name)
+    if role is not None and role != target.role:
+        _change_role(target, role)
+    return {}
+
+
+def _check_role_change(caller: Principal, target: User, role: int) -> None:
+    if role not in ROLES:
+        raise ApiError("Invalid role")
+    if ROLE_OWNER in (role, target.role) and role != target.role and not caller.is_owner:
+        raise ApiError("Must be an organization owner")
+    if target.role == ROLE_OWNER and role != ROLE_OWNER and \
+            _other_active_owner(target) is None:
+        raise ApiError("The owner permission cannot be removed from the only organization "
+                       "owner.")
+
+
+def _other_active_owner(target: User) -> int | None:
+    for owner in User.by_role.query(role_key(target.realm_id, ROLE_OWNER)):
+        if owner.user_id != target.user_id and owner.is_active:
+            return int(owner.user_id)
+    return None
+
+
+def _change_name(caller: Principal, target: User, name: str) -> None:
+    actions, events = full_name_writes(caller, target, name)
+    if not actions:
+        return
+    try:
+        with transaction() as tx:
+            tx.update(User(target.realm_id, target.user_id), actions=actions,
+                      condition=User.full_name == target.full_name)
+            for event in events:
+                add_event(tx, target.realm_id, event, user_access_audience(target.user_id))
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ConflictError("The user changed meanwhile; reload and try again.") from None
+        raise
+
+
+def _system_group_of(role: int) -> int:
+    name = next(n for n, roles in SYSTEM_GROUP_DIRECT_ROLES.items() if role in roles)
+    return system_group_id(name)
+
+
+def _change_role(target: User, role: int) -> None:
+    realm_id, user_id = target.realm_id, target.user_id
+    for _ in range(MAX_ATTEMPTS):
+        keep = _other_active_owner(target) if target.role == ROLE_OWNER else None
+        actions: list[Any] = [User.role.set(role)]
+        if not target.is_bot:
+            actions.append(User.role_key.set(role_key(realm_id, role)))
+        event: RealmUserUpdateEvent = {"type": "realm_user", "op": "update",
+                                       "person": {"user_id": user_id, "role": role}}
+        old_group, new_group = _system_group_of(target.role), _system_group_of(role)
+        try:
+            with transaction() as tx:
+                if keep is not None:   # condition checks are a transaction's first items
+                    tx.condition_check(User, realm_id, keep, condition=(
+                        (User.role == ROLE_OWNER) & (User.is_active == True)))
+                tx.update(User(realm_id, user_id), actions=actions,
+                          condition=User.role == target.role)
+                for key_hash in key_hashes(target):   # authorization reads the role there
+                    tx.update(ApiKey(key_hash), actions=[ApiKey.role.set(role)],
+                              condition=ApiKey.key_hash.exists())
+                add_event(tx, realm_id, event, user_access_audience(user_id))
+                if target.is_active and old_group != new_group:
+                    add_event(tx, realm_id, removed_members_event(old_group, [user_id]),
+                              EVERYONE)
+                    add_event(tx, realm_id, {"type": "user_group", "op": "add_members",
+                                             "group_id": new_group, "user_ids": [user_id]},
+                              EVERYONE)
+            return
+        except TransactWriteError as error:
+            reasons = cancellation_reasons(error)
+            if keep is not None and reasons and reasons[0] == "ConditionalCheckFailed":
+                continue   # that owner went meanwhile: look for another
+            if is_condition_failure(error):
+                raise ConflictError("The user's role changed meanwhile; reload and try "
+                                    "again.") from None
+            raise
+    raise ApiError("The owner permission cannot be removed from the only organization owner.")

@@ -1,0 +1,28 @@
+"""Organization exports: POST/GET /export/realm, GET /export/realm/consents."""
+from __future__ import annotations
+
+from chalicelib.actions.realm import export as actions
+from chalicelib.actions.realm.export import (
+    ExportConsentsResult,
+    ExportCreatedResult,
+    ExportsResult,
+)
+from chalicelib.core.principal import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/export/realm", "POST")
+def export_realm(caller: Principal, *, export_type: int = 1) -> ExportCreatedResult:
+    return actions.do_start_export(caller, export_type)
+
+
+@bp.endpoint("/export/realm", "GET")
+def get_realm_exports(caller: Principal) -> ExportsResult:
+    return actions.get_exports(caller)
+
+
+@bp.endpoint("/export/realm/consents", "GET")
+def get_realm_export_consents(caller: Principal) -> ExportConsentsResult:
+    return actions.get_export_consents(caller)

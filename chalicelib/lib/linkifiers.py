@@ -1,0 +1,129 @@
+"""Linkifiers: checking a (pattern, URL template) pair and turning matches in text into links.
+
+A pattern is a Python regular expression whose named groups fill the RFC 6570 template's
+variables. As the reference does, a match must start the text or follow whitespace or one
+of `'"(,:<`, and must not be followed by a word character, so `#12` links in "see #12"
+and not inside "abc#12x".
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from chalicelib.lib.url_template import UrlTemplateError, template_variables
+
+MAX_PATTERN_LENGTH = 1000
+MAX_URL_TEMPLATE_LENGTH = 1024
+_EXPRESSION = re.compile(r"\{([^{}]*)\}")
+_OPERATORS = "+#./;?&"
+# RFC 6570 §3.2.1: what each operator puts first and between values, whether it names
+# the variables, and whether reserved characters pass unencoded.
+_OPERATOR_RULES: dict[str, tuple[str, str, bool, bool]] = {
+    "": ("", ",", False, False), "+": ("", ",", False, True), "#": ("#", ",", False, True),
+    ".": (".", ".", False, False), "/": ("/", "/", False, False),
+    ";": (";", ";", True, False), "?": ("?", "&", True, False), "&": ("&", "&", True, False),
+}
+_UNRESERVED = "-._~"
+_RESERVED = ":/?#[]@!$&'()*+,;="
+
+
+class LinkifierError(ValueError):
+    """A pattern or URL template a linkifier cannot have; the message says why."""
+
+
+@dataclass(frozen=True)
+class LinkifierRule:
+    """One linkifier, compiled for the renderer."""
+
+    regex: re.Pattern[str]
+    url_template: str
+
+
+def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
+    """The pair, if the pattern compiles and its named groups are the template's variables."""
+    if not pattern:
+        raise LinkifierError("Linkifier pattern cannot be empty.")
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise LinkifierError(f"pattern is too long (limit: {MAX_PATTERN_LENGTH} characters)")
+    if len(url_template) > MAX_URL_TEMPLATE_LENGTH:
+        raise LinkifierError(f"url_template is too long "
+                             f"(limit: {MAX_URL_TEMPLATE_LENGTH} characters)")
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise LinkifierError(f"Bad regular expression: {error}") from None
+    try:
+        variables = template_variables(url_template)
+    except UrlTemplateError:
+        raise LinkifierError("Invalid URL template.") from None
+    if not url_template.lower().startswith(("http://", "https://", "/")):
+        raise LinkifierError("Invalid URL template.")
+    groups = set(compiled.groupindex)
+    for name in variables:
+        if name not in groups:
+            raise LinkifierError(f"Group '{name}' in URL template is not present in "
+                                 f"linkifier pattern.")
+    for name in sorted(groups - set(variables)):
+        raise LinkifierError(f"Group '{name}' in linkifier pattern is not present in "
+                             f"URL template.")
+    return pattern, url_template
+
+
+def compile_rules(pairs: Iterable[tuple[str, str]]) -> list[LinkifierRule]:
+    """Rules for the renderer; a stored pattern that no longer compiles is skipped."""
+    rules = []
+    for pattern, url_template in pairs:
+        try:
+            regex = re.compile(rf"(?<![^\s'\"(,:<])(?:{pattern})(?!\w)")
+        except re.error:
+            continue
+        rules.append(LinkifierRule(regex, url_template))
+    return rules
+
+
+def expand_url_template(template: str, values: Mapping[str, str | None]) -> str:
+    """RFC 6570 expansion of string values (prefix modifiers honoured, explode a no-op)."""
+    def expression(match: re.Match[str]) -> str:
+        body = match.group(1)
+        operator = body[0] if body[:1] in _OPERATORS else ""
+        first, separator, named, reserved = _OPERATOR_RULES[operator]
+        parts = []
+        for varspec in body[len(operator):].split(","):
+            name, _, prefix = varspec.rstrip("*").partition(":")
+            value = values.get(name)
+            if value is None:
+                continue
+            if prefix:
+                value = value[:int(prefix)]
+            encoded = quote(value, safe=_UNRESERVED + (_RESERVED if reserved else ""))
+            if named:
+                parts.append(f"{name}={encoded}" if encoded or operator != ";" else name)
+            else:
+                parts.append(encoded)
+        return first + separator.join(parts) if parts else ""
+    return _EXPRESSION.sub(expression, template)
+
+
+def linkify(text: str, rules: list[LinkifierRule]) -> list[tuple[str, str | None]]:
+    """The text as pieces (text, url or None): the first rule that matches a piece wins,
+    and later rules only see the text earlier ones left."""
+    pieces: list[tuple[str, str | None]] = [(text, None)]
+    for rule in rules:
+        result: list[tuple[str, str | None]] = []
+        for piece, url in pieces:
+            if url is not None:
+                result.append((piece, url))
+                continue
+            position = 0
+            for match in rule.regex.finditer(piece):
+                if not match.group(0):
+                    continue
+                result.append((piece[position:match.start()], None))
+                result.append((match.group(0),
+                               expand_url_template(rule.url_template, match.groupdict())))
+                position = match.end()
+            result.append((piece[position:], None))
+        pieces = [(p, u) for p, u in result if p]
+    return pieces

@@ -1,0 +1,172 @@
+"""Linkifiers: GET/PATCH /realm/linkifiers, POST /realm/filters, PATCH/DELETE
+/realm/filters/{id}, their events and state, and the renderer applying them."""
+from __future__ import annotations
+
+from tests.functional.edit_helpers import channel, send
+
+ISSUES = {"pattern": "#(?P<id>[0-9]+)",
+          "url_template": "https://github.com/example/repo/issues/{id}"}
+TICKETS = {"pattern": "T-(?P<ticket>[A-Z]+)",
+           "url_template": "https://tickets.example.com/view{?ticket}"}
+CAPABLE = {"linkifier_url_template": True}
+
+
+def add(account, spec):
+    return account.post("/realm/filters", spec)
+
+
+def listed(account):
+    response = account.get("/realm/linkifiers")
+    assert response.ok, response.json
+    return response.json["linkifiers"]
+
+
+def error_of(response) -> str:
+    assert response.status == 400, response.json
+    assert response.json["code"] == "BAD_REQUEST"
+    return response.json["msg"]
+
+
+def test_add_update_reorder_remove_with_events_and_state(realm, register_queue,
+                                                         fetch_events, drain_events):
+    # GIVEN a client with the capability and one without it
+    capable = register_queue(realm.member, event_types=["realm_linkifiers"],
+                             client_capabilities=CAPABLE)["queue_id"]
+    legacy = register_queue(realm.guest, event_types=["realm_linkifiers"])["queue_id"]
+    # WHEN an administrator adds two linkifiers
+    first, second = add(realm.admin, ISSUES), add(realm.owner, TICKETS)
+    assert first.ok and second.ok, (first.json, second.json)
+    one, two = {**ISSUES, "id": first.json["id"]}, {**TICKETS, "id": second.json["id"]}
+    # THEN everyone lists them in the order added
+    assert listed(realm.guest) == [one, two]
+    # WHEN the order is reversed, the first changed, and then removed
+    assert realm.admin.patch("/realm/linkifiers",
+                             {"ordered_linkifier_ids": [two["id"], one["id"]]}).ok
+    assert listed(realm.member) == [two, one]
+    changed = {"pattern": "GH(?P<id>[0-9]+)", "url_template": ISSUES["url_template"]}
+    assert realm.admin.patch(f"/realm/filters/{one['id']}", changed).ok
+    assert listed(realm.member) == [two, {**changed, "id": one["id"]}]
+    assert realm.admin.delete(f"/realm/filters/{one['id']}").ok
+    assert listed(realm.member) == [two]
+    # THEN the capable client got each change as the full ordered list
+    drain_events()
+    events = [{k: v for k, v in e.items() if k != "id"}
+              for e in fetch_events(realm.member, capable)]
+    assert events == [
+        {"type": "realm_linkifiers", "realm_linkifiers": [one]},
+        {"type": "realm_linkifiers", "realm_linkifiers": [one, two]},
+        {"type": "realm_linkifiers", "realm_linkifiers": [two, one]},
+        {"type": "realm_linkifiers", "realm_linkifiers": [two, {**changed, "id": one["id"]}]},
+        {"type": "realm_linkifiers", "realm_linkifiers": [two]},
+    ]
+    # AND the client without it none (as the reference: templates it would misread)
+    assert fetch_events(realm.guest, legacy) == []
+    # AND the registration state: the list for capable clients, empty otherwise, and
+    # the deprecated realm_filters always empty
+    state = register_queue(realm.member, fetch_event_types=["realm_linkifiers",
+                                                            "realm_filters"],
+                           client_capabilities=CAPABLE)
+    assert state["realm_linkifiers"] == [two] and state["realm_filters"] == []
+    assert register_queue(realm.member, fetch_event_types=["realm_linkifiers"]
+                          )["realm_linkifiers"] == []
+    assert "realm_linkifiers" not in register_queue(realm.member, event_types=["alert_words"])
+
+
+def test_messages_render_linkifiers_in_order_outside_code_and_links(realm):
+    assert add(realm.admin, ISSUES).ok
+    assert add(realm.admin, TICKETS).ok
+    channel(realm.member, "dev")
+    content = ("Fixes #12, see (#7) and T-ABC; not abc#3 nor #4x; `#5` "
+               "[#6](https://example.com/six) @**Max Member**")
+    message_id = send(realm.member, "dev", "links", content)
+    rendered = realm.member.get(f"/messages/{message_id}").json["message"]["content"]
+    assert '<a href="https://github.com/example/repo/issues/12">#12</a>' in rendered
+    assert '(<a href="https://github.com/example/repo/issues/7">#7</a>)' in rendered
+    assert '<a href="https://tickets.example.com/view?ticket=ABC">T-ABC</a>' in rendered
+    assert "abc#3" in rendered and "#4x" in rendered and "<code>#5</code>" in rendered
+    assert '<a href="https://example.com/six">#6</a>' in rendered
+    assert "issues/3" not in rendered and "issues/4" not in rendered
+    assert "issues/5" not in rendered and "issues/6" not in rendered
+    assert f'data-user-id="{realm.member.user_id}">@Max Member</span>' in rendered
+    # The preview renders the same way
+    preview = realm.member.post("/messages/render", {"content": "see #99"}).json["rendered"]
+    assert preview == ('<p>see <a href="https://github.com/example/repo/issues/99">#99</a>'
+                       "</p>")
+
+
+def test_values_are_percent_encoded_in_the_url(realm):
+    assert add(realm.admin, {"pattern": r"wiki:(?P<page>\S+)",
+                             "url_template": "https://wiki.example.com/{page}"}).ok
+    preview = realm.member.post("/messages/render", {"content": "wiki:a&b?c"}).json
+    assert 'href="https://wiki.example.com/a%26b%3Fc"' in preview["rendered"]
+
+
+def test_only_administrators_change_linkifiers(realm):
+    added = add(realm.admin, ISSUES).json["id"]
+    for account in (realm.moderator, realm.member, realm.guest):
+        assert error_of(add(account, TICKETS)) == "Must be an organization administrator"
+        assert error_of(account.patch(f"/realm/filters/{added}", TICKETS)) == \
+            "Must be an organization administrator"
+        assert error_of(account.delete(f"/realm/filters/{added}")) == \
+            "Must be an organization administrator"
+        assert error_of(account.patch("/realm/linkifiers",
+                                      {"ordered_linkifier_ids": [added]})) == \
+            "Must be an organization administrator"
+    assert listed(realm.member) == [{**ISSUES, "id": added}]
+
+
+def test_invalid_linkifiers_are_refused(realm):
+    for spec, message in [
+        ({"pattern": "#(?P<id>[0-9+", "url_template": ISSUES["url_template"]},
+         "Bad regular expression: "),
+        ({"pattern": ISSUES["pattern"], "url_template": "https://x.example.com/{id"},
+         "Invalid URL template."),
+        ({"pattern": ISSUES["pattern"], "url_template": "javascript:alert({id})"},
+         "Invalid URL template."),
+        ({"pattern": ISSUES["pattern"], "url_template": "https://x.example.com/{num}"},
+         "Group 'num' in URL template is not present in linkifier pattern."),
+        ({"pattern": "#(?P<id>[0-9]+)(?P<x>z)", "url_template": ISSUES["url_template"]},
+         "Group 'x' in linkifier pattern is not present in URL template."),
+        ({"pattern": "", "url_template": ISSUES["url_template"]},
+         "Linkifier pattern cannot be empty."),
+    ]:
+        assert error_of(add(realm.admin, spec)).startswith(message), spec
+    assert listed(realm.admin) == []
+    # Missing parameters are the framework's error
+    assert realm.admin.post("/realm/filters", {"pattern": "x"}).json["code"] == \
+        "REQUEST_VARIABLE_MISSING"
+
+
+def test_duplicates_unknown_ids_and_bad_orders_are_refused(realm):
+    first = add(realm.admin, ISSUES).json["id"]
+    second = add(realm.admin, TICKETS).json["id"]
+    assert error_of(add(realm.admin, ISSUES)) == \
+        "A linkifier with this pattern and URL template already exists."
+    assert error_of(realm.admin.patch(f"/realm/filters/{second}", ISSUES)) == \
+        "A linkifier with this pattern and URL template already exists."
+    for missing in (999999, 0, -1):
+        assert error_of(realm.admin.delete(f"/realm/filters/{missing}")) == \
+            "Linkifier not found."
+        assert error_of(realm.admin.patch(f"/realm/filters/{missing}", TICKETS)) == \
+            "Linkifier not found."
+    reorder = "/realm/linkifiers"
+    assert error_of(realm.admin.patch(reorder, {"ordered_linkifier_ids": [first, first]})) \
+        == "The ordered list must not contain duplicated linkifiers"
+    for ids in ([first], [first, second, 999999]):
+        assert error_of(realm.admin.patch(reorder, {"ordered_linkifier_ids": ids})) == \
+            "The ordered list must enumerate all existing linkifiers exactly once"
+    # Unchanged after every refusal; a removed pair may be added again
+    assert [x["id"] for x in listed(realm.admin)] == [first, second]
+    assert realm.admin.delete(f"/realm/filters/{first}").ok
+    assert add(realm.admin, ISSUES).ok
+
+
+def test_linkifiers_belong_to_their_realm(realm, chalice_client):
+    from tests.functional.conftest import make_realm
+
+    other = make_realm(chalice_client)
+    theirs = add(other.admin, ISSUES).json["id"]
+    assert listed(realm.admin) == []
+    assert error_of(realm.admin.delete(f"/realm/filters/{theirs}")) == "Linkifier not found."
+    preview = realm.member.post("/messages/render", {"content": "#1"}).json["rendered"]
+    assert "href" not in preview

@@ -1,0 +1,90 @@
+"""GET /messages/{id}/read_receipts: readers derived from the read state."""
+from __future__ import annotations
+
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.channels import Subscription, user_key
+from tests.functional.edit_helpers import channel, send
+from tests.functional.read_state_helpers import set_flags
+
+
+def receipts(account, message_id: int):
+    return account.get(f"/messages/{message_id}/read_receipts")
+
+
+def readers(account, message_id: int) -> list[int]:
+    response = receipts(account, message_id)
+    assert response.ok, response.json
+    return response.json["user_ids"]
+
+
+def joined_later(realm, user_id: int, stream_id: int) -> None:
+    """Test setup only: the subscription dates from seconds after the message."""
+    Subscription(user_key(realm.realm_id, user_id), stream_id).update(
+        actions=[Subscription.date_subscribed.set(now_seconds() + 5)])
+
+
+def enable(realm) -> None:
+    assert realm.owner.patch("/realm", {"enable_read_receipts": True}).ok
+
+
+def test_channel_readers_are_recipients_without_a_marker(realm, drain_events):
+    enable(realm)
+    members = [realm.owner, realm.admin, realm.moderator, realm.member]
+    channel(realm.owner, "team", members=members)
+    message_id = send(realm.member, "team", "t", "hello")
+    drain_events()   # the fan-out writes the recipients' unread markers
+    # GIVEN nobody has read it yet (the sender is never listed)
+    assert readers(realm.admin, message_id) == []
+    # WHEN two recipients read it, one of whom does not share read receipts
+    assert realm.moderator.patch("/settings", {"send_read_receipts": False}).ok
+    for account in (realm.admin, realm.moderator):
+        assert set_flags(account, [message_id], "add", "read").ok
+    # THEN only the one who shares them is listed, to any reader of the message
+    assert readers(realm.member, message_id) == [realm.admin.user_id]
+    assert readers(realm.owner, message_id) == [realm.admin.user_id]
+    # WHEN a later subscriber joins (they never received it) and the owner reads it
+    team = channel(realm.owner, "team", members=[realm.guest])
+    joined_later(realm, realm.guest.user_id, team)
+    assert set_flags(realm.owner, [message_id], "add", "read").ok
+    assert readers(realm.guest, message_id) == sorted([realm.admin.user_id,
+                                                       realm.owner.user_id])
+    # AND marking it unread again takes the reader off the list
+    assert set_flags(realm.admin, [message_id], "remove", "read").ok
+    assert readers(realm.member, message_id) == [realm.owner.user_id]
+
+
+def test_direct_message_readers(realm, drain_events):
+    enable(realm)
+    response = realm.member.post("/messages", {
+        "type": "direct", "to": [realm.admin.user_id, realm.guest.user_id],
+        "content": "hi both"})
+    assert response.ok, response.json
+    message_id = response.json["id"]
+    drain_events()
+    assert readers(realm.member, message_id) == []
+    assert set_flags(realm.guest, [message_id], "add", "read").ok
+    assert readers(realm.admin, message_id) == [realm.guest.user_id]
+    # Not a participant: not a message they can see
+    assert receipts(realm.owner, message_id).json["msg"] == "Invalid message(s)"
+
+
+def test_refusals(realm, drain_events):
+    channel(realm.owner, "secret", members=[realm.owner, realm.admin], invite_only=True)
+    message_id = send(realm.owner, "secret", "t", "private words")
+    # Disabled (the default): refused for every message, even a readable one
+    response = receipts(realm.owner, message_id)
+    assert response.status == 400
+    assert response.json["msg"] == "Read receipts are disabled in this organization."
+    enable(realm)
+    drain_events()
+    assert readers(realm.admin, message_id) == []
+    for missing in (999999, 0):
+        assert receipts(realm.owner, missing).json["msg"] == "Invalid message(s)"
+    # A private channel's message is invisible to non-subscribers
+    response = receipts(realm.member, message_id)
+    assert (response.status, response.json["msg"]) == (400, "Invalid message(s)")
+    # The setting is shown and changed as the other organization settings are
+    state = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
+    assert state["realm_enable_read_receipts"] is True
+    assert realm.member.patch("/realm", {"enable_read_receipts": False}).json["msg"] == \
+        "Must be an organization administrator"

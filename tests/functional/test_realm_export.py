@@ -1,0 +1,161 @@
+"""Organization exports: POST/GET /export/realm, GET /export/realm/consents, the worker that
+writes them, and `admin import-realm` loading one into a new organization (round trip)."""
+from __future__ import annotations
+
+import json
+
+import boto3
+
+from chalicelib import config
+from chalicelib.admin import main
+from tests.functional.conftest import Account
+from tests.functional.edit_helpers import channel, send
+
+
+def error_of(response) -> str:
+    assert response.status == 400 and response.json["code"] == "BAD_REQUEST", response.json
+    return response.json["msg"]
+
+
+def exports(account) -> list[dict]:
+    response = account.get("/export/realm")
+    assert response.ok, response.json
+    return response.json["exports"]
+
+
+def stored_export(realm_id: int, export: dict) -> dict:
+    s3 = boto3.client("s3", region_name=config.region())
+    keys = [o["Key"] for o in s3.list_objects_v2(
+        Bucket=config.upload_bucket(), Prefix=f"{realm_id}/exports/{export['id']}/")
+        .get("Contents", [])]
+    [key] = keys
+    assert key.rsplit("/", 1)[-1] in export["export_url"]
+    return {"key": key, "document": json.loads(s3.get_object(
+        Bucket=config.upload_bucket(), Key=key)["Body"].read())}
+
+
+def populate(realm) -> dict:
+    general = channel(realm.owner, "general", members=[realm.admin, realm.member, realm.guest])
+    channel(realm.owner, "secret", members=[realm.owner, realm.member], invite_only=True)
+    upload = realm.member.upload([("file", "plan.txt", b"the plan")])
+    path = upload.json["url"]
+    first = send(realm.member, "general", "hello", f"Hi @**Adam Admin**, see [plan]({path})")
+    assert realm.admin.post(f"/messages/{first}/reactions", {"emoji_name": "smile"}).ok
+    send(realm.admin, "general", "other", "second topic")
+    send(realm.member, "secret", "quiet", "consented private words")
+    send(realm.owner, "secret", "quiet", "unconsented private words")
+    dm = realm.member.post("/messages", {"type": "direct", "to": [realm.admin.user_id],
+                                         "content": "a direct message"})
+    assert dm.ok, dm.json
+    assert realm.admin.post("/default_streams", {"stream_id": general}).ok
+    return {"general": general, "first": first, "path": path}
+
+
+def test_export_writes_the_realm_and_tells_the_requester(realm, register_queue, fetch_events,
+                                                         webhooks):
+    populate(realm)
+    # GIVEN the member consents to exporting their private data, the owner does not
+    assert realm.member.patch("/settings", {"allow_private_data_export": True}).ok
+    consents = realm.admin.get("/export/realm/consents").json["export_consents"]
+    assert {c["user_id"]: c["consented"] for c in consents}[realm.member.user_id] is True
+    assert {c["user_id"]: c["consented"] for c in consents}[realm.owner.user_id] is False
+    queue = register_queue(realm.admin, event_types=["realm_export"])["queue_id"]
+    # WHEN an administrator asks for a standard export
+    response = realm.admin.post("/export/realm", {"export_type": 2})
+    assert response.ok, response.json
+    export_id = response.json["id"]
+    [pending] = exports(realm.admin)
+    assert (pending["id"], pending["pending"], pending["export_url"]) == (export_id, True, None)
+    assert pending["acting_user_id"] == realm.admin.user_id and pending["export_type"] == 2
+    # AND the worker runs (outbox -> queue -> worker)
+    webhooks.run()
+    # THEN the export is done, with a link to the object in the uploads bucket
+    [done] = exports(realm.admin)
+    assert done["pending"] is False and done["failed_timestamp"] is None
+    assert done["export_url"].startswith("http") and "Signature" in done["export_url"]
+    document = stored_export(realm.realm_id, done)["document"]
+    assert document["format"] == "teamchat-realm-export" and document["version"] == 1
+    assert {u["email"] for u in document["users"]} >= {realm.owner.email, realm.member.email}
+    assert {c["name"] for c in document["channels"]} == {"general", "secret"}
+    contents = {m["content"] for m in document["messages"]}
+    # Private data only of the consenting user: their private-channel message and DM
+    assert "consented private words" in contents and "a direct message" in contents
+    assert "unconsented private words" not in contents
+    assert [u["name"] for u in document["uploads"]] == ["plan.txt"]
+    # AND the requester heard of it twice (pending, then done)
+    events = [e for e in fetch_events(realm.admin, queue) if e["type"] == "realm_export"]
+    assert [e["exports"][0]["pending"] for e in events] == [True, False]
+    # AND running the job again changes nothing (a redelivered job)
+    webhooks.run()
+    [again] = exports(realm.admin)
+    assert {**again, "export_url": None} == {**done, "export_url": None}
+
+
+def test_public_export_has_no_private_data(realm, webhooks):
+    populate(realm)
+    assert realm.member.patch("/settings", {"allow_private_data_export": True}).ok
+    assert realm.owner.post("/export/realm").ok   # export_type defaults to public
+    webhooks.run()
+    [done] = exports(realm.owner)
+    document = stored_export(realm.realm_id, done)["document"]
+    assert done["export_type"] == 1
+    assert {c["name"] for c in document["channels"]} == {"general"}
+    assert all(m["type"] == "stream" for m in document["messages"])
+    assert all(u["settings"] == {} for u in document["users"])
+
+
+def test_refusals(realm):
+    for account in (realm.moderator, realm.member, realm.guest):
+        assert error_of(account.post("/export/realm")) == \
+            "Must be an organization administrator"
+        assert error_of(account.get("/export/realm")) == "Must be an organization administrator"
+        assert error_of(account.get("/export/realm/consents")) == \
+            "Must be an organization administrator"
+    assert error_of(realm.admin.post("/export/realm", {"export_type": 3})) == \
+        "Invalid export_type"
+    assert exports(realm.admin) == []
+
+
+def test_an_export_round_trips_into_a_new_organization(realm, webhooks, capsys, drain_events):
+    facts = populate(realm)
+    assert realm.member.patch("/settings", {"allow_private_data_export": True}).ok
+    assert realm.admin.post("/export/realm", {"export_type": 2}).ok
+    webhooks.run()
+    [done] = exports(realm.admin)
+    key = stored_export(realm.realm_id, done)["key"]
+    # WHEN the operator imports it under a new subdomain
+    code = main(["import-realm", "--source", f"s3://{key}",
+                 "--subdomain", f"{realm.subdomain}copy"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    result = json.loads(captured.out.strip().splitlines()[-1])   # after the metrics lines
+    assert result["messages"] == 4 and result["uploads"] == 1   # not the unconsented one
+    owner = Account(realm.client, result["realm_id"], 0, result["owner_email"],
+                    result["owner_api_key"], "Olivia Owner", 100)
+    drain_events()
+    # THEN the new organization has the users, channels, subscriptions and messages
+    users = {u["email"]: u for u in owner.get("/users").json["members"]}
+    assert users[realm.member.email]["full_name"] == "Max Member"
+    assert users[realm.guest.email]["role"] == 600
+    streams = {s["name"]: s for s in owner.get("/streams", {"include_all_active": True}
+                                              ).json["streams"]}
+    assert set(streams) == {"general", "secret"}
+    general = streams["general"]["stream_id"]
+    members = owner.get(f"/streams/{general}/members").json["subscribers"]
+    assert users[realm.member.email]["user_id"] in members
+    assert owner.post("/register", {"fetch_event_types": ["default_streams"]}).json[
+        "realm_default_streams"] == [general]
+    messages = owner.get("/messages", {
+        "anchor": "oldest", "num_before": 0, "num_after": 50,
+        "narrow": [{"operator": "channel", "operand": "general"}]}).json["messages"]
+    assert [(m["subject"], m["sender_email"]) for m in messages] == [
+        ("hello", realm.member.email), ("other", realm.admin.email)]
+    first = messages[0]
+    # Mentions resolve to the new ids; reactions carry the new user ids
+    admin_id = users[realm.admin.email]["user_id"]
+    assert f'data-user-id="{admin_id}"' in first["content"]
+    assert [r["user_id"] for r in first["reactions"]] == [admin_id]
+    # AND the upload is there under the new organization, linked from the message
+    [link] = [part for part in first["content"].split('"') if "/user_uploads/" in part]
+    assert link != facts["path"] and link.startswith(f"/user_uploads/{result['realm_id']}/")
+    assert owner.call("GET", link.removeprefix("/api/v1")).status == 302

@@ -1,0 +1,119 @@
+"""PATCH /users/{id} (name, role, profile data), DELETE /users/me, and the operations
+answered as the reference answers when unconfigured (POST /dev_fetch_api_key,
+GET /calls/bigbluebutton/create)."""
+from __future__ import annotations
+
+from chalicelib.lib.realm_settings import system_group_id
+
+
+def error_of(response, code: str = "BAD_REQUEST") -> str:
+    assert response.status == 400, response.json
+    assert response.json["code"] == code, response.json
+    return response.json["msg"]
+
+
+def person(account, user_id: int) -> dict:
+    response = account.get(f"/users/{user_id}", {"include_custom_profile_fields": True})
+    assert response.ok, response.json
+    return response.json["user"]
+
+
+def test_admin_changes_name_role_and_profile_data_with_events(realm, register_queue,
+                                                              fetch_events, drain_events):
+    field = realm.admin.post("/realm/profile_fields", {"name": "Team", "field_type": 1,
+                                                       "editable_by_user": False})
+    assert field.ok, field.json
+    field_id = field.json["id"]
+    queue = register_queue(realm.member, event_types=["realm_user", "user_group"])["queue_id"]
+    target = realm.member.user_id
+    # WHEN an administrator renames the member, sets a field users may not edit, and
+    # makes them a moderator
+    response = realm.admin.patch(f"/users/{target}", {
+        "full_name": "Maxine Member", "role": 300,
+        "profile_data": [{"id": field_id, "value": "Platform"}]})
+    assert response.ok, response.json
+    # THEN everyone sees the changes
+    shown = person(realm.guest, target)
+    assert (shown["full_name"], shown["role"]) == ("Maxine Member", 300)
+    assert shown["profile_data"][str(field_id)]["value"] == "Platform"
+    groups = {g["name"]: g for g in realm.member.get("/user_groups").json["user_groups"]}
+    assert target in groups["role:moderators"]["members"]
+    assert target not in groups["role:fullmembers"]["members"]
+    # AND heard of each, including the system groups the user left and joined
+    drain_events()
+    events = [{k: v for k, v in e.items() if k != "id"} for e in fetch_events(realm.member,
+                                                                               queue)]
+    assert {"type": "realm_user", "op": "update",
+            "person": {"user_id": target, "full_name": "Maxine Member"}} in events
+    assert {"type": "realm_user", "op": "update",
+            "person": {"user_id": target, "role": 300}} in events
+    assert {"type": "user_group", "op": "remove_members",
+            "group_id": system_group_id("role:fullmembers"), "user_ids": [target]} in events
+    assert {"type": "user_group", "op": "add_members",
+            "group_id": system_group_id("role:moderators"), "user_ids": [target]} in events
+    assert any(e["type"] == "realm_user" and "custom_profile_field" in e["person"]
+               for e in events)
+    # AND an unchanged value changes nothing
+    assert realm.admin.patch(f"/users/{target}", {"role": 300}).ok
+
+
+def test_role_rules(realm):
+    target = realm.member.user_id
+    for account in (realm.moderator, realm.member, realm.guest):
+        assert error_of(account.patch(f"/users/{target}", {"role": 200})) == \
+            "Insufficient permission"
+    assert error_of(realm.admin.patch(f"/users/{target}", {"role": 250})) == "Invalid role"
+    # Only owners make or unmake owners
+    assert error_of(realm.admin.patch(f"/users/{target}", {"role": 100})) == \
+        "Must be an organization owner"
+    assert error_of(realm.admin.patch(f"/users/{realm.owner.user_id}", {"role": 400})) == \
+        "Must be an organization owner"
+    # The only owner stays one
+    assert error_of(realm.owner.patch(f"/users/{realm.owner.user_id}", {"role": 200})) == \
+        "The owner permission cannot be removed from the only organization owner."
+    assert realm.owner.patch(f"/users/{realm.admin.user_id}", {"role": 100}).ok
+    assert realm.admin.patch(f"/users/{realm.owner.user_id}", {"role": 400}).ok
+    assert person(realm.member, realm.owner.user_id)["role"] == 400
+    # Unknown users, bad names
+    assert error_of(realm.admin.patch("/users/999999", {"role": 400})) == "No such user"
+    assert error_of(realm.admin.patch(f"/users/{target}", {"full_name": " "})) == \
+        "Name cannot be empty."
+    assert error_of(realm.admin.patch(f"/users/{target}", {
+        "profile_data": [{"id": 999999, "value": "x"}]})) == "Field id 999999 not found."
+    assert person(realm.member, target)["full_name"] == "Max Member"
+
+
+def test_leaving_the_organization(realm, drain_events):
+    # A member leaves: their key stops working
+    assert realm.member.delete("/users/me").ok
+    assert realm.member.get("/users/me").status == 401
+    assert person(realm.admin, realm.member.user_id)["is_active"] is False
+    # The only owner cannot, while others remain
+    response = realm.owner.delete("/users/me")
+    assert error_of(response, "CANNOT_DEACTIVATE_LAST_USER") == \
+        "Cannot deactivate the only organization owner"
+    assert (response.json["entity"], response.json["is_last_owner"]) == \
+        ("organization owner", True)
+    # Once everyone else left, the owner is told they are the only user
+    for account in (realm.admin, realm.moderator, realm.guest):
+        assert account.delete("/users/me").ok
+    response = realm.owner.delete("/users/me")
+    assert error_of(response, "CANNOT_DEACTIVATE_LAST_USER") == "Cannot deactivate the only user."
+    assert (response.json["entity"], response.json["is_last_owner"]) == ("user", False)
+    assert realm.owner.get("/users/me").ok
+
+
+def test_unconfigured_operations_answer_as_the_reference(realm, anonymous, monkeypatch):
+    host = {"Host": f"{realm.subdomain}.localhost"}
+    assert error_of(anonymous("POST", "/dev_fetch_api_key", {"username": realm.member.email},
+                              host)) == "Endpoint not available in production."
+    response = realm.member.get("/calls/bigbluebutton/create", {"meeting_name": "standup"})
+    assert error_of(response) == "BigBlueButton is not configured."
+    # On a development stack (DEV_FETCH_API_KEY=1) it issues a working key
+    monkeypatch.setenv("DEV_FETCH_API_KEY", "1")
+    response = anonymous("POST", "/dev_fetch_api_key", {"username": realm.member.email}, host)
+    assert response.ok, response.json
+    assert (response.json["email"], response.json["user_id"]) == (realm.member.email,
+                                                                 realm.member.user_id)
+    refused = anonymous("POST", "/dev_fetch_api_key", {"username": "nobody@x.org"}, host)
+    assert refused.status == 401 and refused.json["code"] == "AUTHENTICATION_FAILED"
