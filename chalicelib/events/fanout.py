@@ -37,6 +37,7 @@ from chalicelib.events.payloads import PayloadStore
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
+from chalicelib.notifications.pending import NotificationStep
 
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
 # with the outbox table's real stream ARN (infra/template.json), and the local stack's
@@ -106,6 +107,9 @@ class FanoutBatch:
         # Flags, unread markers, conversations; it reads channels' subscriptions through
         # the batch's audience reads.
         self.recipients = RecipientStep(self.audience)
+        # Missed-message email and push: told of new messages and of reads.
+        self.notifications = NotificationStep(self.audience.subscriptions)
+        self.recipients.on_delivered = self.notifications.delivered
         self.collected: set[str] = set()
 
     def collect(self, record: DynamoDBRecord) -> None:
@@ -125,6 +129,7 @@ class FanoutBatch:
         if self.recipients.is_internal(event):
             self.recipients.collect_internal(outbox.realm_id, event)
             return
+        self.notifications.note_flags(outbox.realm_id, event, audience)
         since = commit_time_ms(raw, outbox)
         queues = [q for q in self.audience.queues(outbox.realm_id, audience)
                   if role_may_see(q, audience)]
@@ -152,6 +157,7 @@ class FanoutBatch:
         try:
             self.recipients.flush()
             self.payloads.write()
+            self.notifications.flush()
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
             logger.exception("recipient state or payloads failed")
             self.pending = {}

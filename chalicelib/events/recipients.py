@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -44,6 +45,7 @@ from chalicelib.models.message_flags import (
 )
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.streams import Subscription, user_key
+from chalicelib.notifications.pending import Delivered
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
@@ -85,6 +87,9 @@ class RecipientStep:
         self.moves: list[tuple[int, dict[str, Any]]] = []
         self.unsubscribes: list[tuple[int, int, int]] = []
         self.deletions: list[tuple[int, dict[str, Any]]] = []
+        # Told of the batch's new messages once their markers exist, before the marks
+        # (chalicelib/notifications/pending.py: who was away, what to notify).
+        self.on_delivered: Callable[[list[Delivered]], None] | None = None
 
     # -- reads shared by the batch ------------------------------------------------------
 
@@ -233,6 +238,13 @@ class RecipientStep:
             if message is not None and message.type == "private":
                 _raise_conversations(delivery.realm_id, message)
         self._follow_moves_meanwhile(pending, messages)
+        if self.on_delivered is not None:
+            self.on_delivered([
+                Delivered(d.realm_id, d.message_id, m.type, int(m.sender_id),
+                          None if m.stream_id is None else int(m.stream_id), m.topic or "",
+                          d.flags)
+                for d in pending
+                if (m := messages.get((d.realm_id, d.message_id))) is not None])
         expires = datetime.now(UTC) + MARK_RETENTION
         with FanoutMark.batch_write() as marks:
             for delivery in pending:
