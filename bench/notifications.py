@@ -46,8 +46,8 @@ def main() -> None:
 
         from app import app
         from chalicelib import config
-        from chalicelib.actions.users import NewUser, do_create_user
-        from chalicelib.lib import presence
+        from chalicelib.actions.users.users import NewUser, do_create_user
+        from chalicelib.lib import presence_rules as presence
         from chalicelib.notifications.notifier import handle_notifier_batch
         from infra.local.pollers import SqsPoller
         from infra.local.stream_drain import OutboxDrain

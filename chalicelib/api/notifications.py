@@ -3,9 +3,9 @@
 /mobile_push/test_notification) and the email's unsubscribe link (public)."""
 from __future__ import annotations
 
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 from chalicelib.notifications.push import (
     do_add_push_device,
     do_remove_push_device,

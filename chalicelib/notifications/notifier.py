@@ -34,6 +34,7 @@ from chalicelib.lib.email import send_message
 from chalicelib.lib.log import logger, metrics
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.channels import Stream, user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import Message
 from chalicelib.models.notifications import (
@@ -54,7 +55,6 @@ from chalicelib.models.notifications import (
     push_item,
 )
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream, user_key
 from chalicelib.models.users import User
 from chalicelib.notifications import push
 from chalicelib.notifications.email_render import MissedMessage, render

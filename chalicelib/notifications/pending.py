@@ -28,9 +28,10 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
-from chalicelib.lib import presence
+from chalicelib.lib import presence_rules as presence
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.notifications import (
     PENDING_RETENTION,
     PERIOD_ITEM,
@@ -43,7 +44,6 @@ from chalicelib.models.notifications import (
     push_item,
 )
 from chalicelib.models.presence import Presence
-from chalicelib.models.streams import Subscription, user_key
 from chalicelib.models.topics import UserTopic, user_topic_key
 from chalicelib.models.users import User
 from chalicelib.notifications.jobs import (

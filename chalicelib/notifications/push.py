@@ -14,9 +14,9 @@ from typing import Any, Literal, TypedDict
 from botocore.exceptions import ClientError
 
 from chalicelib import config
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
-from chalicelib.http.response import EmptyResult
+from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger
 from chalicelib.models.notifications import (
@@ -148,7 +148,7 @@ def do_test_notification(caller: Principal, token: str | None) -> EmptyResult:
     if token is not None:
         devices = [d for d in devices if d.token == token]
     if not devices:
-        raise ApiError("Device not recognized", code="INVALID_PUSH_DEVICE_TOKEN")
+        raise ApiError("Device not recognized", code=ErrorCode.INVALID_PUSH_DEVICE_TOKEN)
     realm = Realm.get(caller.realm_id)
     payload: PushPayload = {**base_payload(realm, caller.user_id), "event": "test",
                             "alert": "This is a test notification."}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.settings import do_update_settings
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.actions.users.settings import do_update_settings
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.users import User
 from chalicelib.notifications.tokens import EMAIL_TYPES, read_token
 
