@@ -30,6 +30,7 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 
+from chalicelib.lib import presence_rules
 from chalicelib.lib.email import send_message
 from chalicelib.lib.log import logger, metrics
 from chalicelib.lib.user_settings import effective_settings
@@ -54,6 +55,7 @@ from chalicelib.models.notifications import (
     owner_key,
     push_item,
 )
+from chalicelib.models.presence import Presence
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
 from chalicelib.notifications import push
@@ -172,6 +174,9 @@ def _send(realm_id: int, user_id: int, pending: list[PendingNotification]) -> in
     user = User.get_or_none(realm_id, user_id)
     if user is None or not user.is_active or not user.delivery_email:
         return 0
+    if _active_now(realm_id, user_id):
+        logger.info("the user came back during the period: no email")
+        return 0
     settings = effective_settings(user.stored_settings())
     ukey = user_key(realm_id, user_id)
     unread = {int(m.message_id) for m in UnreadMessage.batch_get(
@@ -192,6 +197,13 @@ def _send(realm_id: int, user_id: int, pending: list[PendingNotification]) -> in
                         realm_id=realm_id, user_id=user_id, settings=settings,
                         messages=messages))
     return len(messages)
+
+
+def _active_now(realm_id: int, user_id: int) -> bool:
+    """The user reported activity within the presence timeout: they are here to read."""
+    item = Presence.get_or_none(realm_id, user_id, consistent_read=False)
+    return item is not None and not item.hidden and item.active_at is not None and \
+        int(item.active_at) >= clock_ms() / 1000 - presence_rules.OFFLINE_THRESHOLD_SECONDS
 
 
 def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedMessage]:

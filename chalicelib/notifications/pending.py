@@ -7,7 +7,9 @@ each new message, except its sender and bots:
 
 1. away? one BatchGetItem of the recipients' presence items per 100 recipients: a user
    whose last active report is within the presence timeout of the message is active;
-2. settings: one BatchGetItem of the away recipients' user items (per 100), and for a
+2. settings: one BatchGetItem of the away recipients' user items (per 100; the active
+   ones' too when push is configured: enable_online_push_notifications pushes to them
+   as the reference does), and for a
    channel message their topic policies (followed, muted: user_topics, per 100); the
    subscriptions come from the fan-out's own reads of the channel;
 3. for email: a pending item per (user, message), and the user's batching period opened
@@ -28,7 +30,7 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
-from chalicelib.lib import presence_rules as presence
+from chalicelib.lib import presence_rules
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Subscription, user_key
@@ -96,8 +98,11 @@ class NotificationStep:
         arrived = now_ms / 1000
         candidates = {(d.realm_id, u) for d in deliveries for u in d.flags
                       if u != d.sender_id}
-        away = candidates - _active(candidates, arrived)
-        users = {(u.realm_id, u.user_id): u for u in _batch_get(User, sorted(away))
+        active = _active(candidates, arrived)
+        # Active users get no email; with push configured, they may get a push
+        # (enable_online_push_notifications), so their settings are read too.
+        wanted = candidates if push_configured() else candidates - active
+        users = {(u.realm_id, u.user_id): u for u in _batch_get(User, sorted(wanted))
                  if u.is_active and not u.is_bot}
         policies = self._topic_policies(deliveries, set(users))
         emails: list[PendingNotification] = []
@@ -115,12 +120,15 @@ class NotificationStep:
                     subscription=subscriptions.get(user_id),
                     topic_policy=policies.get((delivery.realm_id, user_id,
                                                delivery.message_id), 0))
-                reason = reason_for(recipient, "email")
+                is_active = (delivery.realm_id, user_id) in active
+                reason = None if is_active else reason_for(recipient, "email")
                 if reason is not None and user.delivery_email:
                     emails.append(_pending(delivery, user_id, reason, now_ms))
                     periods[(delivery.realm_id, user_id)] = int(
                         recipient.settings["email_notifications_batching_period_seconds"])
                 push_reason: Reason | None = reason_for(recipient, "push")
+                if is_active and not recipient.settings["enable_online_push_notifications"]:
+                    push_reason = None
                 if push_reason is not None and push_configured():
                     pushes[(delivery.realm_id, user_id)].append(
                         (delivery.message_id, push_reason))
@@ -205,7 +213,7 @@ class NotificationStep:
 
 def _active(candidates: set[tuple[int, int]], arrived: float) -> set[tuple[int, int]]:
     """The candidates who reported activity within the presence timeout of `arrived`."""
-    threshold = arrived - presence.OFFLINE_THRESHOLD_SECONDS
+    threshold = arrived - presence_rules.OFFLINE_THRESHOLD_SECONDS
     return {(p.realm_id, p.user_id) for p in _batch_get(Presence, sorted(candidates))
             if not p.hidden and p.active_at is not None and int(p.active_at) >= threshold}
 

@@ -162,6 +162,15 @@ def test_an_active_recipient_gets_no_email(realm, notifier, clock):
     assert sent_mail(realm.admin.email) == []
 
 
+def test_a_recipient_back_before_the_period_ends_gets_no_email(realm, notifier, clock):
+    send_dm(realm.member, [realm.admin])
+    notifier.run()
+    clock.advance(PERIOD - 10)
+    assert realm.admin.post("/users/me/presence", {"status": "active"}).ok
+    end_period(clock, notifier, seconds=11)
+    assert sent_mail(realm.admin.email) == []
+
+
 def test_a_recipient_active_long_ago_is_away(realm, notifier, clock):
     assert realm.admin.post("/users/me/presence", {"status": "active"}).ok
     clock.advance(presence_rules.OFFLINE_THRESHOLD_SECONDS + 10)
@@ -304,7 +313,7 @@ def test_push_is_published_at_once_and_removed_when_read(realm, notifier, clock,
                               {"token": "phone-1"}).json["msg"] == "Token does not exist"
 
 
-def test_no_push_when_the_setting_is_off_or_the_user_active(realm, notifier, clock, fcm_app):
+def test_push_settings_offline_and_online(realm, notifier, clock, fcm_app):
     assert realm.admin.post("/users/me/android_gcm_reg_id", {"token": "phone-2"}).ok
     endpoint = _endpoint(fcm_app, "phone-2")
     assert realm.admin.patch("/settings", {"enable_offline_push_notifications": False}).ok
@@ -312,10 +321,17 @@ def test_no_push_when_the_setting_is_off_or_the_user_active(realm, notifier, clo
     notifier.run()
     assert endpoint_messages(endpoint) == []
     assert realm.admin.patch("/settings", {"enable_offline_push_notifications": True}).ok
+    # An active user is pushed to (enable_online_push_notifications, on by default) but
+    # not emailed; with the online setting off, not pushed either.
     assert realm.admin.post("/users/me/presence", {"status": "active"}).ok
-    send_dm(realm.member, [realm.admin])
+    online = send_dm(realm.member, [realm.admin], "while online")
     notifier.run()
-    assert endpoint_messages(endpoint) == []
+    assert [m["zulip_message_id"] for m in endpoint_messages(endpoint)] == [online]
+    assert realm.admin.patch("/settings", {"enable_online_push_notifications": False}).ok
+    send_dm(realm.member, [realm.admin], "online, no push")
+    end_period(clock, notifier, seconds=30)
+    assert len(endpoint_messages(endpoint)) == 1
+    assert sent_mail(realm.admin.email) == []
 
 
 def test_a_disabled_endpoint_is_forgotten(realm, notifier, clock, fcm_app):
