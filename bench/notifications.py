@@ -115,7 +115,35 @@ def main() -> None:
                             pushes, email)
                     if (phone, size) == (False, 1):
                         worst = (fanout, email)
+            _channel_message(client, sender, realm.realm_id, counter, drain)
             _cost(*worst)
+
+
+def _channel_message(client: Any, sender: dict[str, str], realm_id: int,
+                     counter: RequestCounter, drain: Any) -> None:
+    """What the notification step adds to the fan-out of a channel message nobody is
+    notified of (no mention, channel email off): it still reads each recipient."""
+    from chalicelib.actions.users.users import NewUser, do_create_user
+
+    ids = [do_create_user(realm_id, NewUser(email=f"c{n}@bench.example.com",
+                                            full_name=f"Channel {n}"))[0].user_id
+           for n in range(50)]
+    body = f'subscriptions=[{{"name":"big"}}]&principals={json.dumps(ids)}'.encode()
+    assert client.http.post("/api/v1/users/me/subscriptions", headers=sender,
+                            body=body).status_code == 200
+    drain()
+    for label, push_on in (("push configured", True), ("push not configured", False)):
+        if not push_on:
+            os.environ.pop("SNS_FCM_PLATFORM_ARN")
+        assert client.http.post("/api/v1/messages", headers=sender,
+                                body=b"type=stream&to=big&topic=t&content=hi").status_code \
+            == 200
+        step = _measure(counter, drain)
+        notification = {(t, k): v for (t, k), v in step["units"].items()
+                        if t in NOTIFICATION_TABLES}
+        print(f"\nchannel message to 51 subscribers, nobody notified ({label}):")
+        print(f"  notification tables: {notification}")
+        print(f"  whole fan-out: {_summary(step)}")
 
 
 def _measure(counter: RequestCounter, action: Any) -> dict[str, Any]:
