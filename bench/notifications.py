@@ -178,11 +178,11 @@ def _report(label: str, size: int, fanout: dict[str, Any], pushes: dict[str, Any
     print(f"    email job:  {_summary(email)}")
     sent = sum(n for (svc, op), n in email["calls"].items() if svc == "ses")
     print(f"    SES calls: {sent} for {size} message(s)")
-    totals = collections.Counter()
+    totals: collections.Counter[str] = collections.Counter()
     for step in (pushes, email):
-        for (table, kind), value in step["units"].items():
+        for (_table, kind), value in step["units"].items():
             totals[kind] += value
-    for (table, kind), value in units.items():
+    for (_table, kind), value in units.items():
         totals[kind] += value
     print(f"    per notified message (notification tables + notifier): "
           f"WRU {totals['write'] / size:.2f}, RRU {totals['read'] / size:.2f}")
@@ -195,7 +195,7 @@ def _cost(fanout: dict[str, Any], email: dict[str, Any]) -> None:
     for (table, kind), value in fanout["units"].items():
         if table in NOTIFICATION_TABLES:
             units[kind] += value
-    for (table, kind), value in email["units"].items():
+    for (_table, kind), value in email["units"].items():
         units[kind] += value
     bill = Bill()
     emails = 1000
