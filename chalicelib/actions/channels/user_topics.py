@@ -20,7 +20,7 @@ from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream, user_key
@@ -143,7 +143,7 @@ def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | 
 def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
                 policy: int) -> None:
     key = (user_key(caller.realm_id, caller.user_id), user_topic_key(stream.stream_id, topic))
-    audience: Audience = {"users": [caller.user_id]}
+    audience: Audience = to_users([caller.user_id])
     for _ in range(MAX_ATTEMPTS):
         current = UserTopic.get_or_none(*key)
         if (current.visibility_policy if current else INHERIT) == policy:

@@ -18,7 +18,7 @@ from chalicelib.actions.realm.reads.settings import (
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
@@ -139,4 +139,4 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
             event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
                                            "property": "default",
                                            "data": cast(RealmSettingChanges, {name: value})}
-            add_event(tx, realm.realm_id, event, {"realm": True})
+            add_event(tx, realm.realm_id, event, to_realm())

@@ -19,7 +19,7 @@ from chalicelib.actions.users.users import list_realm_users
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_condition_failure, transaction
@@ -218,4 +218,4 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
               condition=User.user_id.exists() & read)
     set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
     add_event(tx, caller.realm_id, settings_event(caller, "presence_enabled", value),
-              {"users": [caller.user_id]})
+              to_users([caller.user_id]))
