@@ -23,7 +23,7 @@ messages among them that were pushed (PushSent items, one BatchGetItem per 100) 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,14 +184,14 @@ class NotificationStep:
 
     # -- reads elsewhere ----------------------------------------------------------------
 
-    def note_flags(self, realm_id: int, event: dict[str, Any], audience: dict[str, Any]
-                   ) -> None:
+    def note_flags(self, realm_id: int, event: dict[str, Any],
+                   audience: Mapping[str, object]) -> None:
         """A user's messages marked read: their pushes are to be removed."""
         if event.get("type") != "update_message_flags" or event.get("op") != "add" or \
                 event.get("flag") != "read" or not push_configured():
             return
-        users = audience.get("users") or []
-        if len(users) == 1:
+        users = audience.get("users")
+        if isinstance(users, list) and len(users) == 1:
             self.reads[(realm_id, int(users[0]))] |= {int(i) for i in event.get("messages", [])}
 
     def flush(self) -> None:
