@@ -26,6 +26,7 @@ from chalicelib.api import (
     message_flags,
     messages,
     muted_users,
+    notifications,
     playgrounds,
     presence,
     profile_fields,
@@ -55,6 +56,8 @@ from chalicelib.events.keepalive import run_keepalive
 from chalicelib.events.webhook_worker import handle_webhook_batch
 from chalicelib.http.method_not_allowed import add_method_fallbacks
 from chalicelib.http.middleware import register_middleware
+from chalicelib.notifications.bounces import record_mail_event
+from chalicelib.notifications.notifier import handle_notifier_batch
 
 app = Chalice(app_name="teamchat")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
@@ -101,10 +104,12 @@ for area in (
     invites,
     muted_users,
     scheduled_messages,
+    notifications,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)
 app.register_blueprint(invites.links)
+app.register_blueprint(notifications.links)
 # The generated OpenAPI document and its docs page: public, outside the API's endpoints.
 app.register_blueprint(apidocs.bp)
 
@@ -122,6 +127,19 @@ def fanout(event):  # type: ignore[no-untyped-def]
 @app.on_sqs_message(queue=config.webhook_queue_name(), name="outgoing_webhooks", batch_size=5)
 def outgoing_webhooks(event):  # type: ignore[no-untyped-def]
     return handle_webhook_batch(event.to_dict(), event.context)
+
+
+# Missed-message email and mobile push (chalicelib/notifications/): the fan-out records
+# what is pending; this queue's messages wake the notifier when a batching period ends.
+@app.on_sqs_message(queue=config.notification_queue_name(), name="notifier", batch_size=10)
+def notifier(event):  # type: ignore[no-untyped-def]
+    return handle_notifier_batch(event.to_dict(), event.context)
+
+
+# SES bounces and complaints, through the configuration set's SNS topic.
+@app.on_sns_message(topic=config.mail_events_topic_name(), name="mail_events")
+def mail_events(event):  # type: ignore[no-untyped-def]
+    record_mail_event(event.message)
 
 
 # The push channel (chalicelib/events/websocket.py); Chalice names these functions

@@ -146,3 +146,41 @@ def scheduled_messages_target_arn() -> str:
 def scheduler_role_arn() -> str:
     """The role EventBridge Scheduler assumes to invoke it (set by the template)."""
     return _env("SCHEDULER_ROLE_ARN", "arn:aws:iam::000000000000:role/teamchat-scheduler")
+
+
+# -- Notifications for people who are away (chalicelib/notifications/) ----------------------
+
+def notification_queue_name() -> str:
+    """The notifier's queue: email wake-ups (delayed by the batching period) and pushes."""
+    return table_prefix() + "notifications"
+
+
+def ses_configuration_set() -> str:
+    """The SES configuration set every email is sent with (bounce/complaint events)."""
+    return _env("SES_CONFIGURATION_SET", table_prefix() + "mail")
+
+
+def sns_apns_platform_arn() -> str:
+    """The SNS platform application for iOS phones (APNs); empty: not configured."""
+    return _env("SNS_APNS_PLATFORM_ARN", "")
+
+
+def sns_fcm_platform_arn() -> str:
+    """The SNS platform application for Android phones (FCM); empty: not configured."""
+    return _env("SNS_FCM_PLATFORM_ARN", "")
+
+
+def notification_signing_key() -> bytes:
+    """Signs unsubscribe links (HMAC-SHA256). On AWS a Secrets Manager secret of the
+    template; the fallback is for the local stack and tests only."""
+    return _env("NOTIFICATION_SIGNING_KEY", "teamchat-local-notification-key").encode()
+
+
+def local_mail_dir() -> str:
+    """Local stack only: where every email sent is also written as an .eml file."""
+    return _env("LOCAL_MAIL_DIR", "")
+
+
+def mail_events_topic_name() -> str:
+    """The SNS topic the SES configuration set publishes bounces and complaints to."""
+    return table_prefix() + "mail-events"

@@ -38,6 +38,7 @@ from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
+from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep
 
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
@@ -108,6 +109,9 @@ class FanoutBatch:
         # Flags, unread markers, conversations; it reads channels' subscriptions through
         # the batch's audience reads.
         self.recipients = RecipientStep(self.audience)
+        # Missed-message email and push: told of new messages and of reads.
+        self.notifications = NotificationStep(self.audience.subscriptions)
+        self.recipients.on_delivered = self.notifications.delivered
         self.collected: set[str] = set()
         self.search = SearchIndexStep()   # the full-text index, after the appends
 
@@ -129,6 +133,7 @@ class FanoutBatch:
         if self.recipients.is_internal(event):
             self.recipients.collect_internal(outbox.realm_id, event)
             return
+        self.notifications.note_flags(outbox.realm_id, event, audience)
         since = commit_time_ms(raw, outbox)
         queues = [q for q in self.audience.queues(outbox.realm_id, audience)
                   if role_may_see(q, audience)]
@@ -156,6 +161,7 @@ class FanoutBatch:
         try:
             self.recipients.flush()
             self.payloads.write()
+            self.notifications.flush()
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
             logger.exception("recipient state or payloads failed")
             self.pending = {}

@@ -51,6 +51,7 @@ from chalicelib.models.message_flags import (
 )
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.muted_users import muted_by
+from chalicelib.notifications.pending import Delivered
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
@@ -94,6 +95,9 @@ class RecipientStep:
         self.unsubscribes: list[tuple[int, int, int]] = []
         self.mutes: list[tuple[int, int, int]] = []
         self.deletions: list[tuple[int, dict[str, Any]]] = []
+        # Told of the batch's new messages once their markers exist, before the marks
+        # (chalicelib/notifications/pending.py: who was away, what to notify).
+        self.on_delivered: Callable[[list[Delivered]], None] | None = None
 
     # -- reads shared by the batch ------------------------------------------------------
 
@@ -258,6 +262,13 @@ class RecipientStep:
         for delivery in pending:   # after every marker is written and placed
             settle_delivery(delivery.realm_id, delivery.message_id,
                             _restorer(delivery, messages))
+        if self.on_delivered is not None:
+            self.on_delivered([
+                Delivered(d.realm_id, d.message_id, m.type, int(m.sender_id),
+                          None if m.stream_id is None else int(m.stream_id), m.topic or "",
+                          d.flags)
+                for d in pending
+                if (m := messages.get((d.realm_id, d.message_id))) is not None])
         expires = datetime.now(UTC) + MARK_RETENTION
         with FanoutMark.batch_write() as marks:
             for delivery in pending:

@@ -13,6 +13,7 @@ from chalicelib import config
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_ses import SESClient
+    from mypy_boto3_sns import SNSClient
     from mypy_boto3_sqs import SQSClient
 
 
@@ -29,6 +30,11 @@ def sqs() -> SQSClient:
 @functools.cache
 def ses() -> SESClient:
     return boto3.client("ses", region_name=config.region())
+
+
+@functools.cache
+def sns() -> SNSClient:
+    return boto3.client("sns", region_name=config.region())
 
 
 @functools.cache

@@ -54,6 +54,8 @@ def start_backend(prefix: str, progress: Callable[[str], None]) -> Backend:
     state = environment.state_dir()
     state.mkdir(parents=True, exist_ok=True)
     environment.remove_endpoint_file()   # a killed stack's: it names a dead moto
+    # Every email sent is also written here as an .eml file (chalicelib/lib/email.py).
+    os.environ.setdefault("LOCAL_MAIL_DIR", str(state / "mail"))
 
     from moto.server import ThreadedMotoServer
 
@@ -89,4 +91,18 @@ def _create_side_resources() -> None:
     bucket = config.upload_bucket()
     if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:
         s3.create_bucket(Bucket=bucket)
-    boto3.client("ses").verify_email_identity(EmailAddress="noreply@localhost")
+    ses = boto3.client("ses")
+    ses.verify_email_identity(EmailAddress="noreply@localhost")
+    configuration_sets = {c["Name"] for c in ses.list_configuration_sets().get(
+        "ConfigurationSets", [])}
+    if config.ses_configuration_set() not in configuration_sets:
+        ses.create_configuration_set(ConfigurationSet={"Name": config.ses_configuration_set()})
+    # Mobile push: moto's SNS platform applications (published messages are recorded,
+    # and the notifier prints one line per push under the local stack).
+    sns = boto3.client("sns")
+    for kind, platform, variable in (("apns", "APNS", "SNS_APNS_PLATFORM_ARN"),
+                                     ("fcm", "GCM", "SNS_FCM_PLATFORM_ARN")):
+        arn = sns.create_platform_application(
+            Name=f"teamchat-local-{kind}", Platform=platform,
+            Attributes={"PlatformCredential": "local"})["PlatformApplicationArn"]
+        os.environ.setdefault(variable, arn)

@@ -266,8 +266,10 @@ def sent_emails(to: str) -> list[dict[str, Any]]:
     from moto.ses.models import ses_backends
 
     backend = ses_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
+    # Raw messages (missed-message email) are read with notification_helpers.sent_mail.
     return [{"subject": m.subject, "body": m.body} for m in backend.sent_messages
-            if to in m.destinations.get("ToAddresses", [])]
+            if isinstance(m.destinations, dict)
+            and to in m.destinations.get("ToAddresses", [])]
 
 
 def stream_record(outbox: Any, sequence_number: int, event_name: str = "INSERT"

@@ -134,10 +134,6 @@ def test_the_comparison_covers_the_seed_operations(found):
 # Reference operations this server does not declare under the reference's path, each with
 # its reason. Only shrinks: an operation served since fails the test too.
 NOT_SERVED = {
-    # Mobile push registration belongs to the notifications issue.
-    "POST /users/me/android_gcm_reg_id", "DELETE /users/me/android_gcm_reg_id",
-    "POST /users/me/apns_device_token", "DELETE /users/me/apns_device_token",
-    "POST /mobile_push/test_notification",
     # Not operations: the reference documents concepts and the bots' side under paths.
     "POST /real-time", "POST /rest-error-handling", "POST /service-outgoing-webhook",
     # Served under another spelling of the same path: /users/{user_id} (ids; emails are
