@@ -10,6 +10,7 @@ from chalicelib import apidocs, config
 from chalicelib.api import (
     accounts,
     alert_words,
+    api_keys,
     bots,
     channel_folders,
     deactivation,
@@ -79,6 +80,7 @@ for area in (
     stream_admin,
     channel_folders,
     invites,
+    api_keys,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)

@@ -115,3 +115,18 @@ def mark_all_as_read_seconds() -> float:
     """How long POST /mark_all_as_read works before answering `complete: false` (the
     client repeats it): well under API Gateway's 29 s."""
     return float(_env("MARK_ALL_AS_READ_SECONDS", "10"))
+
+
+def rate_limits() -> str:
+    """Overrides of the default rate limits (lib/rate_limits.py), e.g.
+    `api_by_user=200/60,auth_failures_by_username=5/1800`; `name=off` turns one off."""
+    return _env("RATE_LIMITS", "")
+
+
+def realm_limits_cache_seconds() -> float:
+    """How long a process keeps an organization's own rate limits before reading them again."""
+    return float(_env("REALM_LIMITS_CACHE_SECONDS", "60"))
+
+
+def metrics_namespace() -> str:
+    return _env("POWERTOOLS_METRICS_NAMESPACE", "teamchat")

@@ -25,6 +25,9 @@ class Realm(BaseModel):
     # Bumped by every subgroup addition, which is conditioned on it: additions are
     # serialized per realm, so two concurrent ones cannot close a cycle of subgroups.
     group_graph_version = IntegerAttribute(null=True)
+    # This organization's rate limits where they differ from the deployment's RATE_LIMITS
+    # (`name=limit/seconds,...`, lib/rate_limits.py); set with the admin CLI.
+    rate_limits = UnicodeAttribute(null=True)
 
 
 class UniqueName(BaseModel):

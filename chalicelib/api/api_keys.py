@@ -1,0 +1,17 @@
+"""API keys: POST /users/me/api_key/regenerate (the reference server's endpoint; see
+README, "API keys")."""
+from __future__ import annotations
+
+from chalicelib.actions.api_keys import RegenerateApiKeyResult, do_regenerate_api_key
+from chalicelib.http.auth import Principal
+from chalicelib.http.endpoint import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.endpoint("/users/me/api_key/regenerate", "POST")
+def regenerate_api_key(caller: Principal) -> RegenerateApiKeyResult:
+    """Replaces all of the caller's API keys by one new key, returned once. Every old key
+    stops working at once: open event connections are closed and waiting long-polls end
+    with the authentication error."""
+    return do_regenerate_api_key(caller)
