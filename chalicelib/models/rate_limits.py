@@ -44,6 +44,11 @@ class RateCounter(BaseModel):
     expires_at = TTLAttribute()
 
 
+def clock() -> float:
+    """The time windows are counted in (UNIX seconds); tests move it."""
+    return time.time()
+
+
 def subject_key(text: str) -> str:
     """Usernames, addresses and IPs are counted under a digest, never stored as given."""
     return hashlib.sha256(text.strip().lower().encode()).hexdigest()[:32]
@@ -83,7 +88,7 @@ def hit(name: str, subject: str, realm_id: int | None = None) -> Verdict | None:
     rule = rule_for(name, realm_id)
     if not rule.enabled:
         return None
-    now = time.time()
+    now = clock()
     item = RateCounter(bucket_key(name, subject, rule, now))
     verdict = Verdict(rule, rule.limit + 1, now)
     expires = datetime.fromtimestamp(verdict.reset + EXPIRY_GRACE_SECONDS, UTC)
@@ -107,7 +112,7 @@ def blocked(checks: list[tuple[str, str]], realm_id: int | None = None) -> Verdi
     """Without counting: the verdict of the first (rule, subject) whose window is already
     full, else None. One BatchGetItem (for limits counted only on failure, such as wrong
     passwords, which must be refused before the password is even checked)."""
-    now = time.time()
+    now = clock()
     rules = {name: rule_for(name, realm_id) for name, _ in checks}
     keys = {bucket_key(name, subject, rules[name], now): name for name, subject in checks
             if rules[name].enabled}
