@@ -52,7 +52,7 @@ def main(sizes: list[int]) -> None:
         from chalicelib.actions.streams import stream_id_by_name
         from chalicelib.actions.subscriptions import check_subscribe
         from chalicelib.actions.system_bots import notification_bot
-        from chalicelib.http.auth import Principal
+        from chalicelib.core.principal import Principal
         from chalicelib.models.messages import Message
         from tests.functional.edit_helpers import bulk_messages
 

@@ -34,7 +34,7 @@ def _organization(size: int) -> dict[str, dict[str, str]]:
     from chalicelib.actions.subscriptions import check_subscribe, do_add_subscribers
     from chalicelib.actions.user_groups import do_create_user_group
     from chalicelib.actions.users import NewUser, do_create_user
-    from chalicelib.http.auth import Principal
+    from chalicelib.core.principal import Principal
     from chalicelib.models.streams import Stream
     from chalicelib.models.users import User
 

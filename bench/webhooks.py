@@ -63,8 +63,8 @@ def requests_per_delivery() -> None:
         from chalicelib.actions.message_send import check_send_message
         from chalicelib.actions.subscriptions import check_subscribe
         from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.core.principal import Principal
         from chalicelib.events.webhook_worker import handle_webhook_batch
-        from chalicelib.http.auth import Principal
         from chalicelib.models.users import User
         from infra.local.pollers import SqsPoller
         from infra.local.stream_drain import OutboxDrain

@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from chalicelib.http.errors import ApiError
+    from chalicelib.core.errors import ApiError
 
     args = build_parser().parse_args(argv)
     try:

@@ -15,9 +15,9 @@ from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
 from chalicelib.actions.realms import get_realm, get_realm_by_subdomain
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import check_email, get_user_by_email
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, UnauthorizedError
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
-from chalicelib.http.errors import ApiError, ConflictError, UnauthorizedError
 from chalicelib.lib.email import send_email
 from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
@@ -152,13 +152,13 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str,
     user = get_user_by_email(realm.realm_id, username)
     if realm.deactivated:
         raise UnauthorizedError("This organization has been deactivated",
-                                code="REALM_DEACTIVATED")
+                                code=ErrorCode.REALM_DEACTIVATED)
     if user is None or user.is_bot or not check_password(password, user.password_hash):
         record_auth_failure(username, source_ip)
         raise UnauthorizedError("Your username or password is incorrect",
-                                code="AUTHENTICATION_FAILED")
+                                code=ErrorCode.AUTHENTICATION_FAILED)
     if not user.is_active:
-        raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED")
+        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
     return {"api_key": add_api_key(user), "email": user.email, "user_id": user.user_id}
 
 
@@ -191,7 +191,7 @@ def add_api_key(user: User) -> str:
                 raise
             user = User.get(user.realm_id, user.user_id)   # another login retired it first
             if not user.is_active:
-                raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED") \
+                raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED) \
                     from None
             continue
         return api_key

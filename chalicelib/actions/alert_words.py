@@ -8,9 +8,9 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.users import User

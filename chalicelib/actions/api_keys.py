@@ -14,13 +14,13 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 
 from chalicelib.actions.realms import get_realm
+from chalicelib.core.errors import ConflictError
+from chalicelib.core.principal import Principal
 from chalicelib.events import push
 from chalicelib.events.append import read_tail
 from chalicelib.events.connections import forget
 from chalicelib.events.queues import queues_of_users
 from chalicelib.events.wake import wake
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ConflictError
 from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.models.base import is_condition_failure, transaction

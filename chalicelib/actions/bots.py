@@ -15,8 +15,8 @@ from chalicelib.actions.users import (
     get_own_user,
     get_user_by_email,
 )
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.secrets import random_alphanumeric
 from chalicelib.lib.url_safety import UnsafeUrlError, check_url_syntax

@@ -6,9 +6,9 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.ids import allocate_id
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds

@@ -22,14 +22,14 @@ from chalicelib.actions.group_settings import (
     stored_group_setting,
     user_has_group_setting,
 )
-from chalicelib.events.outbox import Audience
-from chalicelib.http.auth import (
+from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
     ROLE_MEMBER,
     ROLE_MODERATOR,
     ROLE_OWNER,
     Principal,
 )
+from chalicelib.events.outbox import Audience
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream, get_stream

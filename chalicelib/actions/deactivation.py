@@ -23,11 +23,11 @@ from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import access_user_by_id
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import ROLE_OWNER, Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
 from chalicelib.events.queues import delete_queue, queues_of_users
-from chalicelib.http.auth import ROLE_OWNER, Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
 from chalicelib.models.base import (

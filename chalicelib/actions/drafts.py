@@ -11,10 +11,10 @@ from chalicelib import config
 from chalicelib.actions.ids import allocate_ids, realm_scope
 from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.actions.users import get_own_user
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import (

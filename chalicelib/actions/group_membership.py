@@ -18,8 +18,8 @@ from typing import Any, Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.events.outbox import Audience, add_event
-from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,

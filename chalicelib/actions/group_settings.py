@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, TypedDict
 
-from chalicelib.http.errors import ApiError, expectation_mismatch
+from chalicelib.core.errors import ApiError, expectation_mismatch
 from chalicelib.lib.realm_settings import (
     GROUP_SETTING_DEFAULTS,
     SYSTEM_GROUP_MAX_ROLE,

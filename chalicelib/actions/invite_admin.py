@@ -19,9 +19,9 @@ from chalicelib.actions.invites import (
     send_invitation_email,
 )
 from chalicelib.actions.user_group_reads import require_member_or_admin
-from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.users import User

@@ -20,10 +20,10 @@ from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.actions.user_group_members import can_add_members_to_group
 from chalicelib.actions.user_group_reads import require_member_or_admin
 from chalicelib.actions.users import ROLES, check_email
+from chalicelib.core.errors import ApiError, ErrorCode, principal_error
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
-from chalicelib.http.errors import ApiError, principal_error
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
 from chalicelib.lib.rate_limits import RateLimitedError
@@ -89,7 +89,7 @@ def new_key() -> tuple[str, str]:
 
 def invitation_failed(msg: str, errors: list[list[Any]], sent: bool,
                       daily_limit_reached: bool = False) -> ApiError:
-    return ApiError(msg, code="INVITATION_FAILED", errors=errors, sent_invitations=sent,
+    return ApiError(msg, code=ErrorCode.INVITATION_FAILED, errors=errors, sent_invitations=sent,
                     daily_limit_reached=daily_limit_reached, license_limit_reached=False)
 
 

@@ -18,8 +18,8 @@ from chalicelib.actions.read_state import (
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.actions.topics import check_topic
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import topic_key
 from chalicelib.models.streams import stream_key, user_key

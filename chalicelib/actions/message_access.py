@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from chalicelib.actions.streams import can_read_message, get_subscription
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.messages import Message
 from chalicelib.models.streams import Stream, Subscription, get_stream, user_key
 

@@ -25,9 +25,9 @@ from chalicelib.actions.realm_settings import empty_topic_display_name, realm_se
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.topics import forget_topic_messages
 from chalicelib.actions.uploads import plan_deleted_links, upload_path_ids
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import Audience, add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.messages import Message

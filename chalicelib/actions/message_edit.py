@@ -24,8 +24,8 @@ from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, can_read_message
 from chalicelib.actions.topics import check_topic
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, expectation_mismatch
+from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch
+from chalicelib.core.principal import Principal
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
@@ -210,7 +210,7 @@ def _check_topic_time_limit(messages: list[Message], limit: int, now: int) -> No
         return
     raise ApiError(
         f"You only have permission to move the {len(allowed)}/{len(messages)} most recent "
-        "messages in this topic.", code="MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+        "messages in this topic.", code=ErrorCode.MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
         first_message_id_allowed_to_move=allowed[0].message_id if allowed else None,
         total_messages_allowed_to_move=len(allowed), total_messages_in_topic=len(messages))
 

@@ -13,7 +13,7 @@ from chalicelib.actions.message_range import check_counts, fetch_range, resolve
 from chalicelib.actions.read_state import flags_of
 from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.messages import Message
 

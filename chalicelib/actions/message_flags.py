@@ -24,8 +24,8 @@ from chalicelib.actions.read_state import (
     message_place,
     set_lasting_flag,
 )
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.message_flags import ALL_FLAGS, EDITABLE_FLAGS
 from chalicelib.models.messages import Message

@@ -13,8 +13,8 @@ from typing import Any, NotRequired, TypedDict
 from chalicelib.actions.message_access import access_message
 from chalicelib.actions.realm_settings import empty_topic_display_name, realm_setting
 from chalicelib.actions.realms import get_realm
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.html_diff import highlight_html_differences
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm

@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 from chalicelib.actions.message_access import Access
 from chalicelib.actions.message_range import Target, load_messages, resolve
 from chalicelib.actions.read_state import flags_of
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.message_flags import MENTION_FLAGS
 from chalicelib.models.messages import Message

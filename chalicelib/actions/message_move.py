@@ -36,9 +36,9 @@ from chalicelib.actions.uploads import (
     AttachmentDict,
     plan_attachment_changes,
 )
+from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction

@@ -16,8 +16,8 @@ from chalicelib import config
 from chalicelib.actions.message_access import Access
 from chalicelib.actions.message_send import direct_recipient_users
 from chalicelib.actions.streams import access_stream_by_id, access_stream_by_name
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.narrow import Narrow
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
 from chalicelib.models.messages import Message, dm_key, topic_key

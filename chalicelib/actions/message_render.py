@@ -5,8 +5,8 @@ from typing import TypedDict
 
 from chalicelib import config
 from chalicelib.actions.message_send import render_content
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 
 
 class RenderResult(TypedDict):

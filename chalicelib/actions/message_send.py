@@ -23,11 +23,11 @@ from chalicelib.actions.streams import access_stream_by_id, access_stream_by_nam
 from chalicelib.actions.topics import check_topic, note_topic_message
 from chalicelib.actions.uploads import plan_links
 from chalicelib.actions.users import get_user_by_email
+from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
-from chalicelib.http.params import check_json, check_storable, too_deep
 from chalicelib.lib.aws_errors import best_effort
+from chalicelib.lib.json_values import check_json, check_storable, too_deep
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.lib.timeutil import now_seconds
@@ -305,7 +305,7 @@ def _channel_target(caller: Principal, to: str) -> Stream:
 def _channel_by_id(realm_id: int, to: str) -> Stream:
     stream = get_stream(realm_id, int(to))
     if stream is None:
-        raise ApiError(f"Channel with ID '{to}' does not exist", code="STREAM_DOES_NOT_EXIST")
+        raise ApiError(f"Channel with ID '{to}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST)
     return stream
 
 
@@ -359,9 +359,9 @@ def check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,
         return
     if mentions.channel_wildcard:
         raise ApiError("You do not have permission to use channel wildcard mentions in this "
-                       "channel.", code="STREAM_WILDCARD_MENTION_NOT_ALLOWED")
+                       "channel.", code=ErrorCode.STREAM_WILDCARD_MENTION_NOT_ALLOWED)
     raise ApiError("You do not have permission to use topic wildcard mentions in this topic.",
-                   code="TOPIC_WILDCARD_MENTION_NOT_ALLOWED")
+                   code=ErrorCode.TOPIC_WILDCARD_MENTION_NOT_ALLOWED)
 
 
 def _set_first_message(stream: Stream, message_id: int) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 from chalicelib.actions.move_plan import MovePlan
 from chalicelib.actions.streams import can_read_message, get_subscription
 from chalicelib.actions.topics import check_topic
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm

@@ -11,10 +11,10 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.ids import allocate_id
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.url_template import UrlTemplateError, check_playground_url_template
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import claim_name, release_name

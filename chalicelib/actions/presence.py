@@ -23,9 +23,9 @@ from chalicelib.actions.presence_reads import (
     read_realm_presence,
 )
 from chalicelib.actions.user_access import user_access_audience
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.lib import presence as presence_rules
 from chalicelib.lib.presence import (
     BACK_ONLINE_SECONDS,

@@ -15,8 +15,8 @@ from typing import NotRequired, TypedDict
 
 from chalicelib.actions.user_access import viewer_access
 from chalicelib.actions.users import access_user_by_id, get_user_by_email
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib import presence as presence_rules
 from chalicelib.lib.presence import (
     OFFLINE_THRESHOLD_SECONDS,

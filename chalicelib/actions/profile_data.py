@@ -27,9 +27,9 @@ from chalicelib.actions.profile_fields import (
     realm_profile_fields,
 )
 from chalicelib.actions.user_access import user_access_audience
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,

@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib.actions.ids import allocate_id
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.models.base import (
     is_condition_failure,
     is_write_condition_failure,

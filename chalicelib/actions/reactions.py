@@ -15,9 +15,9 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.actions.edit_audience import readers_audience
 from chalicelib.actions.message_access import AccessedMessage, access_message
 from chalicelib.actions.realm_emoji import check_emoji_request, emoji_data
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.lib.emoji import REACTION_TYPES, UNICODE_EMOJI
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.messages import Message, parse_reaction_key, reaction_key
@@ -65,11 +65,11 @@ class ReactionResult(TypedDict):
 
 
 def reaction_exists() -> ApiError:
-    return ApiError("Reaction already exists.", code="REACTION_ALREADY_EXISTS")
+    return ApiError("Reaction already exists.", code=ErrorCode.REACTION_ALREADY_EXISTS)
 
 
 def reaction_missing() -> ApiError:
-    return ApiError("Reaction doesn't exist.", code="REACTION_DOES_NOT_EXIST")
+    return ApiError("Reaction doesn't exist.", code=ErrorCode.REACTION_DOES_NOT_EXIST)
 
 
 def _check_lengths(**values: str | None) -> None:

@@ -16,8 +16,8 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.core.errors import ConflictError
 from chalicelib.events.outbox import add_event
-from chalicelib.http.errors import ConflictError
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,

@@ -14,11 +14,11 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.uploads import DOWNLOAD_URL_SECONDS
+from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.files import UploadedFile
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
-from chalicelib.http.request import UploadedFile
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib import aws_clients
 from chalicelib.lib.emoji import (
     CustomEmoji,
@@ -214,7 +214,7 @@ def emoji_image_url(caller: Principal, realm_id: int, filename: str) -> str:
     item = (RealmEmoji.get_or_none(realm_id, int(stem))
             if realm_id == caller.realm_id and stem.isdigit() else None)
     if item is None or item.path_id != f"{realm_id}/emoji/images/{filename}":
-        raise ApiError("File not found", code="NOT_FOUND", http_status=404)
+        raise ApiError("File not found", code=ErrorCode.NOT_FOUND, http_status=404)
     return aws_clients.s3().generate_presigned_url(
         "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
         Params={"Bucket": config.upload_bucket(), "Key": item.path_id})

@@ -12,10 +12,10 @@ from chalicelib.actions.group_settings import (
     realm_group_setting,
 )
 from chalicelib.actions.realms import get_realm
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm

@@ -7,7 +7,7 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.ids import GLOBAL_COUNTER, allocate_ids, realm_scope
 from chalicelib.actions.users import NewUser, user_items
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction

@@ -11,10 +11,10 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.snippets import SavedSnippet

@@ -17,11 +17,11 @@ from chalicelib.actions.drafts import delete_all_drafts
 from chalicelib.actions.realm_user_events import RealmUserUpdateEvent
 from chalicelib.actions.user_access import user_access_audience
 from chalicelib.actions.users import check_full_name, get_own_user
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import Audience, add_event
 from chalicelib.events.queues import set_receives_typing_notifications
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.setting_choices import (
     INT_CHOICES,

@@ -46,8 +46,8 @@ from chalicelib.actions.users import (
     do_create_user,
     get_user_by_email,
 )
-from chalicelib.http.auth import ROLE_ADMINISTRATOR, Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.lib.log import logger
 from chalicelib.lib.passwords import check_password, hash_password
 from chalicelib.models.base import is_condition_failure, transaction

@@ -36,10 +36,10 @@ from chalicelib.actions.streams import (
     stream_id_by_name,
 )
 from chalicelib.actions.subscriptions import check_stream_name
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import ROLE_MEMBER, Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import ROLE_MEMBER, Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import ChannelFolder

@@ -10,8 +10,8 @@ from chalicelib.actions.channel_permissions import (
     has_metadata_access,
 )
 from chalicelib.actions.group_settings import GroupSettingValue
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.realms import UniqueName, stream_name_key
 from chalicelib.models.streams import (
@@ -114,7 +114,7 @@ def stream_id_by_name(realm_id: int, name: str) -> int | None:
 
 def channel_already_exists(name: str) -> ApiError:
     """A channel of that name exists: a conflict with the organization's state."""
-    return ApiError(f"Channel '{name}' already exists", code="CHANNEL_ALREADY_EXISTS",
+    return ApiError(f"Channel '{name}' already exists", code=ErrorCode.CHANNEL_ALREADY_EXISTS,
                     http_status=409)
 
 
@@ -122,13 +122,13 @@ def access_stream_by_name(caller: Principal, name: str, *, require_content_acces
                           ) -> tuple[Stream, Subscription | None]:
     stream_id = stream_id_by_name(caller.realm_id, name)
     if stream_id is None:
-        raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST",
+        raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
                        stream=name)
     try:
         return access_stream_by_id(caller, stream_id,
                                    require_content_access=require_content_access)
     except ApiError:
-        raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST",
+        raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
                        stream=name) from None
 
 

@@ -6,9 +6,9 @@ from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import Audience, add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.streams import Stream, Subscription, user_key
 

@@ -19,9 +19,9 @@ from chalicelib.actions.streams import (
     subscription_api_dict,
 )
 from chalicelib.actions.users import get_user_by_email
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import Audience, add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds

@@ -3,7 +3,7 @@ the welcome bot (greets new users)."""
 from __future__ import annotations
 
 from chalicelib.actions.users import NewUser, do_create_user, get_user_by_email
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
 from chalicelib.models.users import User
 
 NOTIFICATION_BOT_EMAIL = "notification-bot@system.teamchat.invalid"

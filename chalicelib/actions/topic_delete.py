@@ -25,8 +25,8 @@ from chalicelib.actions.message_delete import (
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id, can_read_message
 from chalicelib.actions.topics import check_topic
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.principal import Principal
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
@@ -47,7 +47,7 @@ class DeleteTopicResult(TypedDict):
 def check_delete_topic(caller: Principal, stream_id: int, topic_name: str
                        ) -> DeleteTopicResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator", code="UNAUTHORIZED_PRINCIPAL")
+        raise ApiError("Must be an organization administrator", code=ErrorCode.UNAUTHORIZED_PRINCIPAL)
     if len(topic_name.strip()) > config.MAX_TOPIC_LENGTH:   # no topic has such a name
         raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
     stream, subscription = access_stream_by_id(caller, stream_id)

@@ -10,8 +10,8 @@ from chalicelib import config
 from chalicelib.actions.realm_settings import empty_topic_display_name, realm_setting
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm

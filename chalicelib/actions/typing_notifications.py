@@ -14,9 +14,9 @@ from chalicelib.actions.realm_settings import empty_topic_display_name
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.streams import access_stream_by_id
 from chalicelib.actions.topics import check_topic
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import Audience, add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.models.base import transaction
 from chalicelib.models.users import User
 

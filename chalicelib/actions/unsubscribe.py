@@ -15,9 +15,9 @@ from chalicelib.actions.channel_permissions import can_remove_subscribers
 from chalicelib.actions.read_state import unsubscribed_record
 from chalicelib.actions.streams import access_stream_by_id, stream_id_by_name
 from chalicelib.actions.subscriptions import peer_audience, principal_users
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.principal import Principal
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.streams import Stream, Subscription, user_key
 from chalicelib.models.users import User
@@ -62,7 +62,7 @@ def check_unsubscribe(caller: Principal, names: list[str],
     for name in dict.fromkeys(n.strip() for n in names):
         stream_id = stream_id_by_name(caller.realm_id, name)
         if stream_id is None:
-            raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST",
+            raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
                            stream=name)
         stream, subscription = access_stream_by_id(caller, stream_id,
                                                    require_content_access=False)

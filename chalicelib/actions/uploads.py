@@ -18,9 +18,9 @@ from pynamodb.expressions.condition import size
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.streams import can_read_message, get_subscription
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ResourceNotFoundError
-from chalicelib.http.request import UploadedFile
+from chalicelib.core.errors import ApiError, ResourceNotFoundError
+from chalicelib.core.files import UploadedFile
+from chalicelib.core.principal import Principal
 from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.messages import Message

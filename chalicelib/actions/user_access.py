@@ -17,9 +17,9 @@ from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.group_settings import realm_group_setting
+from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.events.filters import capabilities
 from chalicelib.events.outbox import Audience
-from chalicelib.http.auth import ROLE_MEMBER, Principal
 from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.lib.timeutil import iso_from_seconds
 from chalicelib.models.base import transact_get

@@ -44,10 +44,10 @@ from chalicelib.actions.user_groups import (
     has_group_permission,
     require,
 )
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup

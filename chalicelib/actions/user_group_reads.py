@@ -11,8 +11,8 @@ from chalicelib.actions.group_settings import (
     GroupSettingValue,
     stored_group_setting,
 )
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User

@@ -46,10 +46,10 @@ from chalicelib.actions.user_group_reads import (
     require_member_or_admin,
     user_group_dict,
 )
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError, Objection
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.realm_settings import (
     GROUP_SETTING_DEFAULTS,
 )
@@ -290,7 +290,7 @@ def do_deactivate_user_group(caller: Principal, group_id: int) -> EmptyResult:
     objections = _objections(realm, group_id)
     if objections:
         raise ApiError("Cannot deactivate user group in use.",
-                       code="CANNOT_DEACTIVATE_GROUP_IN_USE", objections=objections)
+                       code=ErrorCode.CANNOT_DEACTIVATE_GROUP_IN_USE, objections=objections)
     # Clients with include_deactivated_groups keep the group; others remove it.
     removed: UserGroupRemoveEvent = {"type": "user_group", "op": "remove",
                                      "group_id": group_id}

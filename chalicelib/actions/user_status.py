@@ -15,10 +15,10 @@ from chalicelib.actions.realm_emoji import check_emoji_request, emoji_data
 from chalicelib.actions.settings import settings_event
 from chalicelib.actions.user_access import UserAccess, user_access_audience
 from chalicelib.actions.users import access_user_by_id, list_realm_users
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_condition_failure, transaction

@@ -17,10 +17,10 @@ from chalicelib.actions.streams import (
     stream_id_by_name,
 )
 from chalicelib.actions.topics import check_topic
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.events.outbox import Audience, add_event
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError, ConflictError
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm

@@ -20,8 +20,8 @@ from chalicelib.actions.user_access import (
     user_access_audience,
     viewer_access,
 )
-from chalicelib.events.outbox import add_event
-from chalicelib.http.auth import (
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
     ROLE_GUEST,
     ROLE_MEMBER,
@@ -29,7 +29,7 @@ from chalicelib.http.auth import (
     ROLE_OWNER,
     Principal,
 )
-from chalicelib.http.errors import ApiError
+from chalicelib.events.outbox import add_event
 from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key

@@ -16,8 +16,8 @@ from pynamodb.exceptions import UpdateError
 from chalicelib import config
 from chalicelib.actions.message_send import check_send_message
 from chalicelib.actions.outgoing_webhooks import DeliveryJob, is_outgoing_webhook_bot
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib import webhook_client
 from chalicelib.lib.log import logger
 from chalicelib.lib.timeutil import now_seconds

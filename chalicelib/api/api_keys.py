@@ -3,7 +3,7 @@ README, "API keys")."""
 from __future__ import annotations
 
 from chalicelib.actions.api_keys import RegenerateApiKeyResult, do_regenerate_api_key
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

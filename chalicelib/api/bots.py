@@ -10,7 +10,7 @@ from chalicelib.actions.bots import (
     check_create_bot,
     get_own_bots,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

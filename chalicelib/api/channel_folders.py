@@ -9,7 +9,7 @@ from chalicelib.actions.channel_folders import (
     do_create_channel_folder,
     get_channel_folders,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -5,10 +5,10 @@ from typing import Any
 
 from chalicelib.actions import drafts as actions
 from chalicelib.actions.drafts import CreateDraftsResult, DraftsResult
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -25,10 +25,10 @@ from chalicelib.actions.signup import (
     do_join_with_link,
     do_register,
 )
-from chalicelib.http.auth import ROLE_MEMBER, Principal
+from chalicelib.core.principal import ROLE_MEMBER, Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 from chalicelib.lib.rate_limits import INVITES_BY_USER
 
 bp = ApiBlueprint(__name__)

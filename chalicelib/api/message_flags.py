@@ -16,10 +16,10 @@ from chalicelib.actions.message_flags import (
     do_update_message_flags_for_narrow,
 )
 from chalicelib.actions.message_range import parse_anchor
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -21,9 +21,9 @@ from chalicelib.actions.message_move import UpdateMessageResult
 from chalicelib.actions.message_range import parse_anchor
 from chalicelib.actions.message_render import RenderResult, render_preview
 from chalicelib.actions.message_send import SendMessageResult, check_send_message
-from chalicelib.http.auth import Principal
+from chalicelib.core.errors import confusing_arguments
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.errors import confusing_arguments
 from chalicelib.http.params import ApiParam, Json
 
 bp = ApiBlueprint(__name__)

@@ -6,9 +6,9 @@ from chalicelib.actions.playgrounds import (
     check_add_realm_playground,
     do_remove_realm_playground,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

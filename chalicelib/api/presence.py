@@ -11,7 +11,7 @@ from chalicelib.actions.presence_reads import (
     get_realm_presence,
     get_user_presence,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -6,7 +6,7 @@ from chalicelib.actions.reactions import (
     check_add_reaction,
     check_remove_reaction,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -13,10 +13,10 @@ from chalicelib.actions.realm_emoji import (
     emoji_image_url,
     realm_emoji_state,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.files import UploadedFile
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.request import UploadedFile
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -5,9 +5,9 @@ from typing import TypedDict
 
 from chalicelib.actions import saved_snippets as actions
 from chalicelib.actions.saved_snippets import CreateSavedSnippetResult, SavedSnippetDict
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from chalicelib.actions.stream_admin import do_archive_stream, do_update_stream
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import GroupSettingParam, sent_values
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

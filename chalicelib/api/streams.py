@@ -10,7 +10,7 @@ from chalicelib.actions.streams import (
     stream_api_dict,
 )
 from chalicelib.actions.subscriptions import get_streams
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -11,9 +11,9 @@ from chalicelib.actions.subscription_properties import (
 )
 from chalicelib.actions.subscriptions import SubscribeResult
 from chalicelib.actions.unsubscribe import UnsubscribeResult, check_unsubscribe
-from chalicelib.http.auth import Principal
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.errors import ApiError
 from chalicelib.http.params import Json
 
 bp = ApiBlueprint(__name__)

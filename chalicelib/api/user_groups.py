@@ -13,10 +13,10 @@ from chalicelib.actions.user_groups import (
     do_deactivate_user_group,
     do_update_user_group,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import GroupSettingParam, Json, sent_values
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

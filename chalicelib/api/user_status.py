@@ -8,9 +8,9 @@ from chalicelib.actions.user_status import (
     check_update_user_status,
     get_user_status,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -6,7 +6,7 @@ from typing import TypedDict
 from chalicelib.actions import users as actions
 from chalicelib.actions.user_access import UserDict
 from chalicelib.actions.users import OwnUserResult
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -15,8 +15,8 @@ from typing import Any, TypeGuard
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
+from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.events.wake import delete_wake_queue
-from chalicelib.http.errors import ApiError
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.events import EventQueue, UserQueues
 
@@ -77,7 +77,7 @@ def wait_until_indexed(queue: EventQueue, timeout: float = 2.0) -> bool:
 
 
 def bad_queue(queue_id: str) -> ApiError:
-    return ApiError(f"Bad event queue ID: {queue_id}", code="BAD_EVENT_QUEUE_ID",
+    return ApiError(f"Bad event queue ID: {queue_id}", code=ErrorCode.BAD_EVENT_QUEUE_ID,
                     queue_id=queue_id)
 
 

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from typing import TypedDict
 
 from chalicelib import config
+from chalicelib.core.principal import Principal
 from chalicelib.events.append import append, read_chunks
 from chalicelib.events.connections import heartbeat
 from chalicelib.events.payloads import resolve
 from chalicelib.events.queues import access_queue, acknowledge, bad_queue
 from chalicelib.events.types import QueuedEvent
 from chalicelib.events.wake import ensure_wake_queue, wait_for_wake
-from chalicelib.http.auth import Principal
 from chalicelib.models.events import EventQueue
 
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chalicelib.core.errors import ApiError
 from chalicelib.events import push
 from chalicelib.events.connections import attach, forget, push_events
 from chalicelib.events.queues import access_queue, acknowledge
 from chalicelib.events.reader import fetch_events
-from chalicelib.http.errors import ApiError
 from chalicelib.http.params import parse_integer
 from chalicelib.http.rate_limits import (
     authenticate_limited,

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.http.auth import Principal, authenticate, parse_basic_auth
-from chalicelib.http.errors import UnauthorizedError
+from chalicelib.core.errors import UnauthorizedError
+from chalicelib.core.principal import Principal
+from chalicelib.http.auth import authenticate, parse_basic_auth
 from chalicelib.lib.rate_limits import API_BY_USER, RateLimitedError
 from chalicelib.models.rate_limits import hit, record_auth_failure
 

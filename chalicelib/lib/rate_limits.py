@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError, ErrorCode
 
 API_BY_USER = "api_by_user"
 AUTH_FAILURES_BY_USERNAME = "auth_failures_by_username"
@@ -128,7 +128,7 @@ class Verdict:
 class RateLimitedError(ApiError):
     """Over a rate limit: 429 with `retry-after` in the body and the Retry-After header."""
 
-    code = "RATE_LIMIT_HIT"
+    code = ErrorCode.RATE_LIMIT_HIT
     http_status = 429
 
     def __init__(self, verdict: Verdict, msg: str = "API usage exceeded rate limit") -> None:

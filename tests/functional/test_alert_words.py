@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 
 from chalicelib.actions.alert_words import add_alert_words
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 
 
 def test_add_list_remove(realm, register_queue, fetch_events, drain_events):

@@ -80,7 +80,7 @@ def test_a_group_joined_while_deactivating_is_left_too(realm, monkeypatch):
     between its read and its write makes it read the user again."""
     from chalicelib.actions import deactivation
     from chalicelib.actions.user_group_members import do_update_members
-    from chalicelib.http.auth import Principal
+    from chalicelib.core.principal import Principal
 
     first = add_groups(realm, realm.member.user_id, 1)[0]
     late = create_ok(realm.owner, "late group")

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.events.outbox import add_event
 from chalicelib.events.queues import access_queue
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.models.base import transaction
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import UniqueName

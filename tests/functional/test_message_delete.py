@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from chalicelib.actions.message_delete import check_delete_message
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.messages import Message
 from chalicelib.models.streams import Stream

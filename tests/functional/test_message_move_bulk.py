@@ -13,7 +13,7 @@ from chalicelib.actions import message_move
 from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.move_resume import find_resumable_move
 from chalicelib.actions.realms import get_realm
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.models.base import transaction
 from chalicelib.models.events import Outbox
 from chalicelib.models.message_moves import MessageMove

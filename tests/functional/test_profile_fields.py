@@ -9,7 +9,7 @@ import types
 import pytest
 
 from chalicelib.actions.profile_data import do_update_profile_data
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 
 _other_numbers = itertools.count(1)
 CHOICES = {"vim": {"text": "Vim", "order": "1"}, "emacs": {"text": "Emacs", "order": "2"}}

@@ -7,8 +7,8 @@ import pytest
 
 from chalicelib import config
 from chalicelib.actions.saved_snippets import do_edit_saved_snippet
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.snippets import SavedSnippet
 from chalicelib.models.streams import user_key
 from tests.functional.conftest import Account

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from chalicelib.actions.settings import do_update_settings
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.lib.setting_choices import INT_CHOICES, STR_CHOICES
 
 MODERN = {"user_settings_object": True}

@@ -12,7 +12,7 @@ from chalicelib import config
 from chalicelib.actions import uploads
 from chalicelib.actions.message_edit import EditRequest, do_update_message
 from chalicelib.actions.uploads import plan_attachment_changes
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.models.base import transaction
 from chalicelib.models.uploads import Attachment
 from tests.functional.conftest import Account

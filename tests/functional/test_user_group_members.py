@@ -223,7 +223,7 @@ def test_more_users_than_one_transaction_holds(realm, register_queue, fetch_even
 
 def test_a_member_added_while_being_deactivated_is_refused(realm, monkeypatch):
     from chalicelib.actions import deactivation, user_group_members
-    from chalicelib.http.auth import Principal
+    from chalicelib.core.principal import Principal
 
     group_id = create_ok(realm.member, "Race", [realm.member.user_id])
     target = realm.add_user("Soon Gone").user_id

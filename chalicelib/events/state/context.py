@@ -8,7 +8,7 @@ from typing import Any
 
 from chalicelib.actions.realms import get_realm
 from chalicelib.actions.user_access import UserAccess, viewer_access
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.models.realms import Realm
 from chalicelib.models.streams import Stream, Subscription, user_key
 from chalicelib.models.topics import UserTopic

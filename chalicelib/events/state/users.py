@@ -11,8 +11,8 @@ from chalicelib.actions.realm_settings import realm_setting
 from chalicelib.actions.system_bots import is_system_bot
 from chalicelib.actions.user_access import UserDict
 from chalicelib.actions.users import realm_user_dicts, user_api_dict
+from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.events.state.context import StateContext
-from chalicelib.http.auth import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.lib.avatars import gravatar_url
 
 # Avatars here always come from Gravatar (no uploads yet).

@@ -1,7 +1,38 @@
 """The one error type the API raises, and its named subclasses."""
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, Literal, NotRequired, TypedDict
+
+
+class ErrorCode(StrEnum):
+    """Every machine-readable code the API answers with, declared once (the reference's
+    codes; their meanings are in the API specification)."""
+
+    AUTHENTICATION_FAILED = "AUTHENTICATION_FAILED"
+    BAD_EVENT_QUEUE_ID = "BAD_EVENT_QUEUE_ID"
+    BAD_REQUEST = "BAD_REQUEST"
+    CANNOT_DEACTIVATE_GROUP_IN_USE = "CANNOT_DEACTIVATE_GROUP_IN_USE"
+    CHANNEL_ALREADY_EXISTS = "CHANNEL_ALREADY_EXISTS"
+    CONFLICT = "CONFLICT"
+    EXPECTATION_MISMATCH = "EXPECTATION_MISMATCH"
+    INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
+    INVALID_API_KEY = "INVALID_API_KEY"
+    INVITATION_FAILED = "INVITATION_FAILED"
+    MOVE_MESSAGES_TIME_LIMIT_EXCEEDED = "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
+    NOT_FOUND = "NOT_FOUND"
+    RATE_LIMIT_HIT = "RATE_LIMIT_HIT"
+    REACTION_ALREADY_EXISTS = "REACTION_ALREADY_EXISTS"
+    REACTION_DOES_NOT_EXIST = "REACTION_DOES_NOT_EXIST"
+    REALM_DEACTIVATED = "REALM_DEACTIVATED"
+    REQUEST_CONFUSING_VAR = "REQUEST_CONFUSING_VAR"
+    REQUEST_VARIABLE_MISSING = "REQUEST_VARIABLE_MISSING"
+    STREAM_DOES_NOT_EXIST = "STREAM_DOES_NOT_EXIST"
+    STREAM_WILDCARD_MENTION_NOT_ALLOWED = "STREAM_WILDCARD_MENTION_NOT_ALLOWED"
+    TOPIC_WILDCARD_MENTION_NOT_ALLOWED = "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
+    UNAUTHORIZED = "UNAUTHORIZED"
+    UNAUTHORIZED_PRINCIPAL = "UNAUTHORIZED_PRINCIPAL"
+    USER_DEACTIVATED = "USER_DEACTIVATED"
 
 
 class Objection(TypedDict):
@@ -50,10 +81,10 @@ class ErrorResult(_RetryHint):
 class ApiError(Exception):
     """An error the client sees: message, machine code, HTTP status and extra fields."""
 
-    code = "BAD_REQUEST"
+    code: ErrorCode = ErrorCode.BAD_REQUEST
     http_status = 400
 
-    def __init__(self, msg: str, *, code: str | None = None, http_status: int | None = None,
+    def __init__(self, msg: str, *, code: ErrorCode | None = None, http_status: int | None = None,
                  headers: dict[str, str] | None = None, **extra: Any) -> None:
         super().__init__(msg)
         self.msg = msg
@@ -71,10 +102,10 @@ class ApiError(Exception):
 class UnauthorizedError(ApiError):
     """Missing or wrong credentials, or a deactivated account or organization."""
 
-    code = "UNAUTHORIZED"
+    code: ErrorCode = ErrorCode.UNAUTHORIZED
     http_status = 401
 
-    def __init__(self, msg: str, *, code: str | None = None) -> None:
+    def __init__(self, msg: str, *, code: ErrorCode | None = None) -> None:
         super().__init__(msg, code=code, headers={"WWW-Authenticate": 'Basic realm="teamchat"'})
 
 
@@ -84,7 +115,7 @@ class ResourceNotFoundError(ApiError):
     http_status = 404
 
     def __init__(self, msg: str = "Endpoint not found") -> None:
-        super().__init__(msg, code="NOT_FOUND")
+        super().__init__(msg, code=ErrorCode.NOT_FOUND)
 
 
 class ConflictError(ApiError):
@@ -93,7 +124,7 @@ class ConflictError(ApiError):
     http_status = 409
 
     def __init__(self, msg: str) -> None:
-        super().__init__(msg, code="CONFLICT")
+        super().__init__(msg, code=ErrorCode.CONFLICT)
 
 
 class ServiceBusyError(ApiError):
@@ -102,7 +133,7 @@ class ServiceBusyError(ApiError):
     Shaped like the reference's rate-limit answer (a `Retry-After` header and a
     `retry-after` field), with 503 since it is the server's capacity, not the client's."""
 
-    code = "RATE_LIMIT_HIT"
+    code: ErrorCode = ErrorCode.RATE_LIMIT_HIT
     http_status = 503
 
     def __init__(self, retry_after: int = 1) -> None:
@@ -114,7 +145,7 @@ class ServiceBusyError(ApiError):
 class InternalServerError(ApiError):
     """A bug: the request failed for a reason the API does not describe (logged)."""
 
-    code = "INTERNAL_SERVER_ERROR"
+    code: ErrorCode = ErrorCode.INTERNAL_SERVER_ERROR
     http_status = 500
 
     def __init__(self, request_id: str) -> None:
@@ -124,21 +155,21 @@ class InternalServerError(ApiError):
 
 def missing_argument(name: str) -> ApiError:
     """The reference's one error that names its parameter in a field (`var_name`)."""
-    return ApiError(f"Missing '{name}' argument", code="REQUEST_VARIABLE_MISSING", var_name=name)
+    return ApiError(f"Missing '{name}' argument", code=ErrorCode.REQUEST_VARIABLE_MISSING, var_name=name)
 
 
 def confusing_arguments(first: str, second: str) -> ApiError:
     """Both a parameter and its alias were sent (e.g. `topic` and `subject`)."""
     return ApiError(f"Can't decide between '{first}' and '{second}' arguments",
-                    code="REQUEST_CONFUSING_VAR", var_name1=first, var_name2=second)
+                    code=ErrorCode.REQUEST_CONFUSING_VAR, var_name1=first, var_name2=second)
 
 
 def expectation_mismatch(name: str) -> ApiError:
     """A guard value (`prev_content_sha256`, a group setting's `old`) is stale."""
     return ApiError(f"'{name}' value does not match the expected value.",
-                    code="EXPECTATION_MISMATCH")
+                    code=ErrorCode.EXPECTATION_MISMATCH)
 
 
 def principal_error(msg: str) -> ApiError:
     """Acting above one's role (e.g. inviting an administrator as a member)."""
-    return ApiError(msg, code="UNAUTHORIZED_PRINCIPAL")
+    return ApiError(msg, code=ErrorCode.UNAUTHORIZED_PRINCIPAL)
