@@ -22,6 +22,7 @@ from chalicelib.events import push
 from chalicelib.events.connections import attach, forget, push_events
 from chalicelib.events.queues import access_queue, acknowledge
 from chalicelib.events.reader import fetch_events
+from chalicelib.http.auth import authenticate
 from chalicelib.http.params import parse_integer
 from chalicelib.http.rate_limits import (
     authenticate_limited,
@@ -49,12 +50,27 @@ def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
         last_event_id = _event_id(params.get("last_event_id", "-1"))
         acknowledge(queue, -1)   # extends its life; get_events acknowledges
         replaced = attach(queue, connection_id, last_event_id)
+        _recheck_key(headers.get("authorization"), queue, connection_id, replaced)
     except ApiError as error:
         return {"statusCode": error.http_status, "body": json.dumps(error.to_dict())}
     if replaced:
         push.close(replaced)
     logger.info("websocket connected", extra={"queue_id": queue.queue_id})
     return {"statusCode": 200}
+
+
+def _recheck_key(header: str | None, queue: EventQueue, connection_id: str,
+                 replaced: str | None) -> None:
+    """Authenticates again once attached: a key rotation that ran meanwhile may have
+    looked for the queue's connection before this one was attached (actions/api_keys.py
+    closes those it finds after deleting the keys), so this closes that gap."""
+    try:
+        authenticate(header)
+    except ApiError:
+        forget(queue, connection_id)
+        if replaced:
+            push.close(replaced)
+        raise
 
 
 def on_message(raw: dict[str, Any]) -> None:

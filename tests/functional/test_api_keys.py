@@ -115,3 +115,23 @@ def test_a_push_connection_with_the_old_key_is_closed(realm, register_queue,
     realm.member.api_key = new_key
     _, new = connect(realm.member, queue_id)
     assert new == {"statusCode": 200}
+
+
+def test_a_connection_made_while_the_key_is_rotated_is_refused(realm, register_queue,
+                                                               sockets, monkeypatch):  # noqa: F811
+    from chalicelib.events import websocket
+
+    queue_id = register_queue(realm.member)["queue_id"]
+    real_attach = websocket.attach
+
+    def attach_then_rotate(queue, connection_id, last_event_id):
+        # the rotation runs after this connect authenticated, and looks for connections
+        # before this one is attached
+        do_rotate_api_key(realm.member.realm_id, realm.member.user_id)
+        return real_attach(queue, connection_id, last_event_id)
+
+    monkeypatch.setattr(websocket, "attach", attach_then_rotate)
+    connection, answer = connect(realm.member, queue_id)
+    assert answer["statusCode"] == 401
+    assert json.loads(answer["body"])["code"] == "INVALID_API_KEY"
+    assert WsConnection.get_or_none(connection) is None
