@@ -14,7 +14,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 
 from chalicelib.actions.realms import get_realm
-from chalicelib.core.errors import ConflictError
+from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.events import push
 from chalicelib.events.append import read_tail
@@ -36,6 +36,20 @@ class RegenerateApiKeyResult(TypedDict):
 def do_regenerate_api_key(caller: Principal) -> RegenerateApiKeyResult:
     """POST /users/me/api_key/regenerate: a new key for the caller; all others end."""
     api_key = do_rotate_api_key(caller.realm_id, caller.user_id)
+    assert api_key is not None
+    return {"api_key": api_key}
+
+
+def do_regenerate_bot_api_key(caller: Principal, bot_id: int) -> RegenerateApiKeyResult:
+    """POST /bots/{bot_id}/api_key/regenerate: for the bot's owner or an administrator
+    (anyone else is told there is no such bot, as for a bot that does not exist)."""
+    bot = User.get_or_none(caller.realm_id, bot_id)
+    if bot is None or not bot.is_bot or not (
+            caller.is_admin or bot.bot_owner_id == caller.user_id):
+        raise ApiError("No such bot")
+    if not bot.is_active:
+        raise ApiError("The bot is deactivated; reactivate it first.")
+    api_key = do_rotate_api_key(caller.realm_id, bot_id)
     assert api_key is not None
     return {"api_key": api_key}
 

@@ -135,3 +135,22 @@ def test_a_connection_made_while_the_key_is_rotated_is_refused(realm, register_q
     assert answer["statusCode"] == 401
     assert json.loads(answer["body"])["code"] == "INVALID_API_KEY"
     assert WsConnection.get_or_none(connection) is None
+
+
+def test_a_bots_owner_or_an_administrator_regenerates_its_key(realm, anonymous):
+    created = realm.member.post("/bots", {"full_name": "Helper", "short_name": "helper"})
+    assert created.ok, created.json
+    bot_id, old_key = created.json["user_id"], created.json["api_key"]
+    bot_email = realm.member.get(f"/users/{bot_id}").json["user"]["email"]
+    # Neither another member nor a missing bot
+    for caller, target in ((realm.moderator, bot_id), (realm.member, 10**9),
+                           (realm.member, realm.owner.user_id)):
+        response = caller.post(f"/bots/{target}/api_key/regenerate")
+        assert response.status == 400 and response.json["msg"] == "No such bot"
+    # The owner, then an administrator: each time only the newest key works
+    first = realm.member.post(f"/bots/{bot_id}/api_key/regenerate").json["api_key"]
+    assert refused(anonymous, bot_email, old_key)
+    second = realm.admin.post(f"/bots/{bot_id}/api_key/regenerate").json["api_key"]
+    assert refused(anonymous, bot_email, first)
+    assert anonymous("GET", "/users/me", None, basic(bot_email, second)).json[
+        "user_id"] == bot_id
