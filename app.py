@@ -28,8 +28,6 @@ from chalicelib.api import (
     saved_snippets,
     server,
     settings,
-    stream_admin,
-    streams,
     subscriptions,
     topics,
     typing_notifications,
@@ -38,6 +36,12 @@ from chalicelib.api import (
     user_status,
     user_topics,
     users,
+)
+from chalicelib.api import (
+    channel_admin as stream_admin,
+)
+from chalicelib.api import (
+    channels as streams,
 )
 from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch

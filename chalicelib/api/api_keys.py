@@ -2,7 +2,7 @@
 (the reference server's endpoints; see README, "API keys")."""
 from __future__ import annotations
 
-from chalicelib.actions.api_keys import (
+from chalicelib.actions.users.api_keys import (
     RegenerateApiKeyResult,
     do_regenerate_api_key,
     do_regenerate_bot_api_key,

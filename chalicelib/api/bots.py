@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import TypedDict
 
-from chalicelib.actions.bots import (
+from chalicelib.actions.users.bots import (
     BotDict,
     CreateBotResult,
     check_create_bot,

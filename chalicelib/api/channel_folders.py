@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.channel_folders import (
+from chalicelib.actions.channels.folders import (
     ChannelFolderDict,
     CreateChannelFolderResult,
     do_create_channel_folder,

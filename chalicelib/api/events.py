@@ -5,7 +5,7 @@ from typing import Any
 
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.events.queues import access_queue, delete_queue
+from chalicelib.delivery.queues import access_queue, delete_queue
 from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.events.register import RegisterResult, do_register
 from chalicelib.http.auth import authenticate

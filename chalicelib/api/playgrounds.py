@@ -1,7 +1,7 @@
 """Code playgrounds: POST /realm/playgrounds, DELETE /realm/playgrounds/{playground_id}."""
 from __future__ import annotations
 
-from chalicelib.actions.playgrounds import (
+from chalicelib.actions.realm.playgrounds import (
     AddPlaygroundResult,
     check_add_realm_playground,
     do_remove_realm_playground,

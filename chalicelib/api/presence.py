@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from chalicelib.actions.presence import update_own_presence
-from chalicelib.actions.presence_reads import (
+from chalicelib.actions.presence.reads.snapshot import (
     RealmPresenceResult,
     UpdatePresenceResult,
     UserPresenceResult,
     get_realm_presence,
     get_user_presence,
 )
+from chalicelib.actions.presence.report import update_own_presence
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 

@@ -1,7 +1,7 @@
 """Emoji reactions: POST and DELETE /messages/{message_id}/reactions."""
 from __future__ import annotations
 
-from chalicelib.actions.reactions import (
+from chalicelib.actions.messages.reactions import (
     ReactionResult,
     check_add_reaction,
     check_remove_reaction,

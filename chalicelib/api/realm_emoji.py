@@ -6,7 +6,7 @@ from urllib.parse import unquote
 
 from chalice.app import Response
 
-from chalicelib.actions.realm_emoji import (
+from chalicelib.actions.realm.emoji import (
     RealmEmojiDict,
     check_add_realm_emoji,
     do_deactivate_realm_emoji,

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions import saved_snippets as actions
-from chalicelib.actions.saved_snippets import CreateSavedSnippetResult, SavedSnippetDict
+from chalicelib.actions.users import saved_snippets as actions
+from chalicelib.actions.users.saved_snippets import (
+    CreateSavedSnippetResult,
+    SavedSnippetDict,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint

@@ -3,10 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from chalicelib.actions.typing_notifications import (
-    check_send_edit_typing,
-    check_send_typing,
-)
+from chalicelib.actions.messages.typing import check_send_edit_typing, check_send_typing
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint

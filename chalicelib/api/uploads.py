@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from chalice.app import Response
 
-from chalicelib.actions.uploads import UploadResult, do_upload_file, download_url
+from chalicelib.actions.messages.uploads import (
+    UploadResult,
+    do_upload_file,
+    download_url,
+)
 from chalicelib.core.files import UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint

@@ -1,13 +1,16 @@
 """User groups: create, list, edit, deactivate, members and subgroups (§4.13, §4.14)."""
 from __future__ import annotations
 
-from chalicelib.actions.user_group_members import (
+from chalicelib.actions.groups.members import (
     IsUserGroupMemberResult,
     check_is_user_group_member,
     do_update_members,
 )
-from chalicelib.actions.user_group_reads import UserGroupsResult, list_user_groups
-from chalicelib.actions.user_groups import (
+from chalicelib.actions.groups.reads.user_groups import (
+    UserGroupsResult,
+    list_user_groups,
+)
+from chalicelib.actions.groups.user_groups import (
     CreateUserGroupResult,
     do_create_user_group,
     do_deactivate_user_group,

@@ -1,7 +1,7 @@
 """User statuses: POST /users/me/status, POST and GET /users/{user_id}/status (§4.9, §4.10)."""
 from __future__ import annotations
 
-from chalicelib.actions.user_status import (
+from chalicelib.actions.users.status import (
     StatusChange,
     UserStatusResult,
     check_update_own_status,

@@ -18,9 +18,9 @@ import json
 from typing import Any
 
 from chalicelib.core.errors import ApiError
-from chalicelib.events import push
-from chalicelib.events.connections import attach, forget, push_events
-from chalicelib.events.queues import access_queue, acknowledge
+from chalicelib.delivery import push
+from chalicelib.delivery.connections import attach, forget, push_events
+from chalicelib.delivery.queues import access_queue, acknowledge
 from chalicelib.events.reader import fetch_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.params import parse_integer
@@ -62,7 +62,7 @@ def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
 def _recheck_key(header: str | None, queue: EventQueue, connection_id: str,
                  replaced: str | None) -> None:
     """Authenticates again once attached: a key rotation that ran meanwhile may have
-    looked for the queue's connection before this one was attached (actions/api_keys.py
+    looked for the queue's connection before this one was attached (actions/users/api_keys.py
     closes those it finds after deleting the keys), so this closes that gap."""
     try:
         authenticate(header)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from chalicelib.actions.alert_words import add_alert_words
+from chalicelib.actions.users.alert_words import add_alert_words
 from chalicelib.core.principal import Principal
 
 

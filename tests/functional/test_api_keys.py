@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-from chalicelib.actions.api_keys import do_rotate_api_key
+from chalicelib.actions.users.api_keys import do_rotate_api_key
 from chalicelib.admin import main as admin
 from chalicelib.models.events import EventQueue, WsConnection
 from tests.functional.test_account import fetch_key, set_password

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from chalicelib.core.principal import Principal
-from chalicelib.events import audience, queues, reader
+from chalicelib.delivery import queues
+from chalicelib.events import audience, reader
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.events.reader import get_events
 from chalicelib.models.events import EventQueue, QueueEvent

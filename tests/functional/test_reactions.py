@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions.reactions import check_add_reaction
+from chalicelib.actions.messages.reactions import check_add_reaction
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.messages import Message

@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
-from chalicelib.actions import realm_settings
-from chalicelib.actions.realm_settings import do_update_realm
+from chalicelib.actions.realm import settings as realm_settings
+from chalicelib.actions.realm.settings import do_update_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
