@@ -154,3 +154,34 @@ def test_a_bots_owner_or_an_administrator_regenerates_its_key(realm, anonymous):
     assert refused(anonymous, bot_email, first)
     assert anonymous("GET", "/users/me", None, basic(bot_email, second)).json[
         "user_id"] == bot_id
+
+
+def test_a_waiting_long_poll_notices_a_revoked_key_at_its_next_check(realm, register_queue,
+                                                                     monkeypatch):
+    # GIVEN a waiting GET /events that checks every 2 s and is not woken by the revocation
+    # (as when its wake queue appeared just after the revocation looked for it)
+    from chalicelib.actions.users import api_keys
+
+    monkeypatch.setenv("LONGPOLL_WAIT_SECONDS", "20")
+    monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "2")
+    monkeypatch.setattr(api_keys, "end_sessions", lambda realm_id, user_id: 0)
+    queue_id = register_queue(realm.member)["queue_id"]
+    result: dict[str, Any] = {}
+
+    def wait() -> None:
+        result["response"] = realm.member.get("/events", {"queue_id": queue_id,
+                                                          "last_event_id": -1})
+        result["at"] = time.monotonic()
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    deadline = time.monotonic() + 10
+    while EventQueue.get(queue_id).wake_url is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # WHEN the key is revoked
+    do_rotate_api_key(realm.member.realm_id, realm.member.user_id, issue=False)
+    revoked = time.monotonic()
+    waiter.join(timeout=25)
+    # THEN the request ends with the auth error at its next check, not after its wait
+    assert result["response"].status == 401
+    assert result["at"] - revoked < 2 + 3

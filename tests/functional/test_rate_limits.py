@@ -233,3 +233,18 @@ def test_concurrent_hits_never_pass_the_limit(aws, monkeypatch):
     assert allowed == list(range(1, 11))
     item = rate_limits.RateCounter.get(bucket_key(API_BY_USER, subject, Rule(10, 3600), START))
     assert item.hits == 10
+
+
+def test_an_invitation_email_over_its_recipients_limit_is_reported_not_sent(realm, limits):
+    from tests.functional.test_invites import invite
+
+    limits("emails_by_recipient=1/86400")
+    first, second = (f"{n}.invitee@{realm.subdomain}.example.com" for n in ("one", "two"))
+    assert invite(realm.admin, first).ok
+    # WHEN the same address is invited again (by someone else) along with a new one
+    response = invite(realm.owner, f"{first}, {second}")
+    # THEN the new one is sent, and the over-limit one is reported as not sent
+    assert response.status == 400 and response.json["code"] == "INVITATION_FAILED"
+    assert response.json["sent_invitations"] is True
+    assert [entry[0] for entry in response.json["errors"]] == [first]
+    assert len(sent_emails(first)) == 1 and len(sent_emails(second)) == 1
