@@ -1,5 +1,5 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
-from chalice import Chalice, Rate
+from chalice.app import Chalice, Rate
 
 from chalicelib import local_dev
 
@@ -12,7 +12,9 @@ from chalicelib.api import (
     alert_words,
     api_keys,
     bots,
+    channel_admin,
     channel_folders,
+    channels,
     deactivation,
     drafts,
     events,
@@ -37,12 +39,6 @@ from chalicelib.api import (
     user_topics,
     users,
 )
-from chalicelib.api import (
-    channel_admin as stream_admin,
-)
-from chalicelib.api import (
-    channels as streams,
-)
 from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
 from chalicelib.events.keepalive import run_keepalive
@@ -57,7 +53,7 @@ app.api.binary_types = ["application/octet-stream", "multipart/form-data",
 for area in (
     server,
     users,
-    streams,
+    channels,
     subscriptions,
     messages,
     message_flags,
@@ -81,7 +77,7 @@ for area in (
     saved_snippets,
     playgrounds,
     user_groups,
-    stream_admin,
+    channel_admin,
     channel_folders,
     invites,
     api_keys,

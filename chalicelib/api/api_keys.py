@@ -1,5 +1,5 @@
 """API keys: POST /users/me/api_key/regenerate and POST /bots/{bot_id}/api_key/regenerate
-(the reference server's endpoints; see README, "API keys")."""
+(the reference server's endpoints; see docs/rate-limits.md)."""
 from __future__ import annotations
 
 from chalicelib.actions.users.api_keys import (
