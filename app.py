@@ -11,6 +11,7 @@ from chalicelib.actions.messages.scheduled_messages import deliver_scheduled_mes
 from chalicelib.api import (
     accounts,
     alert_words,
+    api_keys,
     attachments,
     bots,
     channel_admin,
@@ -105,6 +106,7 @@ for area in (
     muted_users,
     scheduled_messages,
     notifications,
+    api_keys,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)

@@ -1,5 +1,5 @@
-"""`python -m chalicelib.admin`: create organizations, users and bots; list users; reindex;
-import an organization export.
+"""`python -m chalicelib.admin`: create organizations, users and bots; list users; rotate
+and revoke API keys; set an organization's rate limits; reindex; import an organization export.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -102,6 +102,51 @@ def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
     return {"realm_id": realm.realm_id, "deactivated": True, "api_keys_revoked": count}
 
 
+def _user(realm: Any, email: str) -> Any:
+    from chalicelib.actions.users.reads.users import get_user_by_email
+
+    user = get_user_by_email(realm.realm_id, email)
+    if user is None:
+        raise AdminError(f"No user '{email}' in '{realm.subdomain}': check the address "
+                         "(`list-users` shows them).")
+    return user
+
+
+def rotate_key(args: argparse.Namespace) -> dict[str, Any]:
+    from chalicelib.actions.users.api_keys import do_rotate_api_key
+
+    realm = _realm(args.realm)
+    user = _user(realm, args.email)
+    api_key = do_rotate_api_key(realm.realm_id, user.user_id)
+    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.email,
+            "api_key": api_key}
+
+
+def revoke_key(args: argparse.Namespace) -> dict[str, Any]:
+    from chalicelib.actions.users.api_keys import do_rotate_api_key
+
+    realm = _realm(args.realm)
+    user = _user(realm, args.email)
+    do_rotate_api_key(realm.realm_id, user.user_id, issue=False)
+    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.email,
+            "revoked": True}
+
+
+def set_rate_limits(args: argparse.Namespace) -> dict[str, Any]:
+    from chalicelib.lib.rate_limits import RateLimitSpecError, format_rules, parse_rules
+    from chalicelib.models.realms import Realm
+
+    realm = _realm(args.realm)
+    try:
+        rules = parse_rules(args.limits)
+    except RateLimitSpecError as error:
+        raise AdminError(f"--limits: {error}") from None
+    spec = format_rules(rules) or None
+    realm.update(actions=[Realm.rate_limits.set(spec) if spec else Realm.rate_limits.remove()])
+    return {"realm_id": realm.realm_id, "rate_limits": spec or "",
+            "note": "running functions use it within REALM_LIMITS_CACHE_SECONDS"}
+
+
 def reindex(args: argparse.Namespace) -> dict[str, Any]:
     from chalicelib.actions.realm.reindex import do_reindex_realm
 
@@ -160,6 +205,22 @@ def build_parser() -> argparse.ArgumentParser:
     command = commands.add_parser("deactivate-realm", help="deactivate an organization")
     command.add_argument("--realm", required=True)
     command.set_defaults(run=deactivate_realm)
+    command = commands.add_parser(
+        "rotate-key", help="replace all of a user's or bot's API keys by a new one (printed)")
+    command.add_argument("--realm", required=True)
+    command.add_argument("--email", required=True)
+    command.set_defaults(run=rotate_key)
+    command = commands.add_parser(
+        "revoke-key", help="end all of a user's or bot's API keys, issuing none")
+    command.add_argument("--realm", required=True)
+    command.add_argument("--email", required=True)
+    command.set_defaults(run=revoke_key)
+    command = commands.add_parser(
+        "set-rate-limits", help="an organization's own rate limits, e.g. "
+        "'api_by_user=500/60,invites_by_user=off' ('' goes back to the deployment's)")
+    command.add_argument("--realm", required=True)
+    command.add_argument("--limits", required=True)
+    command.set_defaults(run=set_rate_limits)
     command = commands.add_parser(
         "reindex", help="backfill index attributes and the search index for data written"
         " by older versions")

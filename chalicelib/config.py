@@ -184,3 +184,18 @@ def local_mail_dir() -> str:
 def mail_events_topic_name() -> str:
     """The SNS topic the SES configuration set publishes bounces and complaints to."""
     return table_prefix() + "mail-events"
+
+
+def rate_limits() -> str:
+    """Overrides of the default rate limits (lib/rate_limits.py), e.g.
+    `api_by_user=200/60,auth_failures_by_username=5/1800`; `name=off` turns one off."""
+    return _env("RATE_LIMITS", "")
+
+
+def realm_limits_cache_seconds() -> float:
+    """How long a process keeps an organization's own rate limits before reading them again."""
+    return float(_env("REALM_LIMITS_CACHE_SECONDS", "60"))
+
+
+def metrics_namespace() -> str:
+    return _env("POWERTOOLS_METRICS_NAMESPACE", "teamchat")

@@ -10,6 +10,7 @@ from chalicelib.actions.users.account import (
     do_fetch_api_key,
 )
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.rate_limits import source_ip
 from chalicelib.http.request import request_host
 
 bp = ApiBlueprint(__name__)
@@ -17,7 +18,9 @@ bp = ApiBlueprint(__name__)
 
 @bp.endpoint("/fetch_api_key", "POST", public=True)
 def fetch_api_key(*, username: str, password: str) -> FetchApiKeyResult:
-    return do_fetch_api_key(subdomain_of(request_host(bp.current_request)), username, password)
+    request = bp.current_request
+    return do_fetch_api_key(subdomain_of(request_host(request)), username, password,
+                            source_ip(request.context))
 
 
 # Registered without the /api/v1 prefix: it is the link in the confirmation email.

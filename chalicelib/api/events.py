@@ -9,6 +9,7 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.queues import access_queue, delete_queue
 from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.events.register import RegisterResult, do_register
+from chalicelib.http.auth import authenticate
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 
@@ -62,7 +63,9 @@ def get_events_backend(caller: Principal, *, queue_id: str | None = None,
                                all_public_streams, apply_markdown, client_gravatar, False)
         # The answer is that of GET /events (§4.5): the events and the new queue's id.
         return get_events(caller, registered["queue_id"], registered["last_event_id"], True)
-    return get_events(caller, queue_id, last_event_id, dont_block)
+    header = bp.current_request.headers.get("authorization")
+    return get_events(caller, queue_id, last_event_id, dont_block,
+                      reauthenticate=lambda: authenticate(header))
 
 
 @bp.endpoint("/events", "DELETE")

@@ -7,6 +7,7 @@ net, instead of polling the queue.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TypedDict
 
 from chalicelib import config
@@ -26,13 +27,17 @@ class GetEventsResult(TypedDict):
 
 
 def get_events(caller: Principal, queue_id: str, last_event_id: int | None,
-               dont_block: bool) -> GetEventsResult:
+               dont_block: bool, reauthenticate: Callable[[], object] | None = None,
+               ) -> GetEventsResult:
+    """`reauthenticate` checks the caller's credentials again (raising the auth error):
+    a waiting request calls it whenever it wakes, so a rotated or revoked key, or a
+    deactivated account, ends the wait within LONGPOLL_CHECK_SECONDS."""
     queue = access_queue(caller.realm_id, caller.user_id, queue_id)
     after = -1 if last_event_id is None else last_event_id
     events = fetch_events(queue, after)
     if events or dont_block:
         return {"events": events, "queue_id": queue_id}
-    return {"events": _wait_for_events(queue, after), "queue_id": queue_id}
+    return {"events": _wait_for_events(queue, after, reauthenticate), "queue_id": queue_id}
 
 
 def fetch_events(queue: EventQueue, after: int) -> list[QueuedEvent]:
@@ -52,12 +57,15 @@ def read_events(queue_id: str, after: int) -> list[QueuedEvent]:
     return resolve(read_chunks(queue_id, after)[0])
 
 
-def _wait_for_events(queue: EventQueue, after: int) -> list[QueuedEvent]:
+def _wait_for_events(queue: EventQueue, after: int,
+                     reauthenticate: Callable[[], object] | None) -> list[QueuedEvent]:
     deadline = time.monotonic() + config.longpoll_wait_seconds()
     if deadline - time.monotonic() >= 1:
         url = ensure_wake_queue(queue)
         while (remaining := deadline - time.monotonic()) >= 1:
             wait_for_wake(url, min(remaining, config.longpoll_check_seconds()))
+            if reauthenticate is not None:
+                reauthenticate()
             events = read_events(queue.queue_id, after)
             if events:
                 return events

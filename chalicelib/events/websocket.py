@@ -24,6 +24,12 @@ from chalicelib.delivery.queues import access_queue, acknowledge
 from chalicelib.events.reader import fetch_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.params import parse_integer
+from chalicelib.http.rate_limits import (
+    authenticate_limited,
+    limit_connection_message,
+    limit_request,
+    source_ip,
+)
 from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, WsConnection
 
@@ -35,17 +41,36 @@ def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
     headers = {k.lower(): v for k, v in (raw.get("headers") or {}).items()}
     params = raw.get("queryStringParameters") or {}
     try:
-        caller = authenticate(headers.get("authorization"))
+        # Limited by connection: connecting counts as a request, as does each message
+        # the client sends; pushes and the time connected do not.
+        caller = authenticate_limited(headers.get("authorization"),
+                                      source_ip(raw["requestContext"]))
+        limit_request(caller)
         queue = access_queue(caller.realm_id, caller.user_id, str(params.get("queue_id") or ""))
         last_event_id = _event_id(params.get("last_event_id", "-1"))
         acknowledge(queue, -1)   # extends its life; get_events acknowledges
         replaced = attach(queue, connection_id, last_event_id)
+        _recheck_key(headers.get("authorization"), queue, connection_id, replaced)
     except ApiError as error:
         return {"statusCode": error.http_status, "body": json.dumps(error.to_dict())}
     if replaced:
         push.close(replaced)
     logger.info("websocket connected", extra={"queue_id": queue.queue_id})
     return {"statusCode": 200}
+
+
+def _recheck_key(header: str | None, queue: EventQueue, connection_id: str,
+                 replaced: str | None) -> None:
+    """Authenticates again once attached: a key rotation that ran meanwhile may have
+    looked for the queue's connection before this one was attached (actions/users/api_keys.py
+    closes those it finds after deleting the keys), so this closes that gap."""
+    try:
+        authenticate(header)
+    except ApiError:
+        forget(queue, connection_id)
+        if replaced:
+            push.close(replaced)
+        raise
 
 
 def on_message(raw: dict[str, Any]) -> None:
@@ -55,6 +80,7 @@ def on_message(raw: dict[str, Any]) -> None:
         push.close(connection_id)
         return
     try:
+        limit_connection_message(connection.realm_id, connection.user_id)
         request = _parse(raw.get("body"))
         queue = access_queue(connection.realm_id, connection.user_id, connection.queue_id)
         if request.get("op") != "get_events":

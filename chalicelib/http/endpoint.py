@@ -11,9 +11,13 @@ from chalice.app import Blueprint, Response
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.files import UploadedFile
-from chalicelib.http.auth import authenticate
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.params import param_specs, parse_params
+from chalicelib.http.rate_limits import (
+    authenticate_limited,
+    limit_request,
+    source_ip,
+)
 from chalicelib.http.request import request_params
 from chalicelib.http.response import json_error, json_success
 from chalicelib.lib.log import logger
@@ -30,7 +34,10 @@ class ApiBlueprint(Blueprint):
     """A Chalice blueprint with `endpoint`, which wires a typed view to a route."""
 
     def endpoint(self, path: str, method: str, *, public: bool = False,
+                 rate_limit: str | None = None,
                  ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
+        """`rate_limit` names a rule (lib/rate_limits.py) counted per caller besides the
+        API limit, for requests that cost more (e.g. invitations)."""
         path_names = set(PATH_PARAM.findall(path))
 
         def decorate(view: Callable[..., Any]) -> Callable[..., Response]:
@@ -40,11 +47,14 @@ class ApiBlueprint(Blueprint):
 
             @functools.wraps(view)
             def handler(**path_values: str) -> Response:
+                limit_headers: dict[str, str] = {}
                 try:
                     request = self.current_request
-                    caller = None if public else authenticate(request.headers.get("authorization"))
+                    caller = None if public else authenticate_limited(
+                        request.headers.get("authorization"), source_ip(request.context))
                     if caller is not None:
                         logger.append_keys(realm_id=caller.realm_id, user_id=caller.user_id)
+                        limit_headers = limit_request(caller, rate_limit)
                     supplied = request_params(request)
                     if takes_files:
                         files = [v for v in supplied.values() if isinstance(v, UploadedFile)]
@@ -56,12 +66,15 @@ class ApiBlueprint(Blueprint):
                     args = (caller,) if takes_caller else ()
                     result = view(*args, **values)
                 except ApiError as error:
-                    return json_error(error)
+                    response = json_error(error)
                 except Exception as error:  # noqa: BLE001 - answered as 503 or a logged 500
-                    return json_error(error_for_exception(error))
-                if isinstance(result, Response):
-                    return result
-                return json_success(result, ignored)
+                    response = json_error(error_for_exception(error))
+                else:
+                    response = result if isinstance(result, Response) else \
+                        json_success(result, ignored)
+                for name, value in limit_headers.items():   # an error's own headers win
+                    response.headers.setdefault(name, value)
+                return response
 
             handler.__signature__ = inspect.Signature()  # type: ignore[attr-defined]
             # Read by the OpenAPI generator, with the view itself (`__wrapped__`).

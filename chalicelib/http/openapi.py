@@ -38,6 +38,16 @@ from chalicelib.http.type_schemas import (
 )
 from chalicelib.lib.json_values import non_none
 
+# Announced on every authenticated answer (http/rate_limits.py); a 429 adds Retry-After.
+RATE_LIMIT_HEADERS: JsonSchema = {
+    "X-RateLimit-Limit": {"description": "Requests the caller may make in the current window.",
+                          "schema": {"type": "integer"}},
+    "X-RateLimit-Remaining": {"description": "Requests left in the current window.",
+                              "schema": {"type": "integer"}},
+    "X-RateLimit-Reset": {"description": "When the window ends (UNIX seconds).",
+                          "schema": {"type": "integer"}},
+}
+
 
 class OpenApiError(Exception):
     """The views or types cannot be described: every problem found, one per line."""
@@ -172,6 +182,7 @@ class DocumentBuilder:
             "paths": paths,
             "components": {
                 "schemas": dict(sorted(components.schemas.items())),
+                "headers": RATE_LIMIT_HEADERS,
                 "securitySchemes": {"basicAuth": {
                     "type": "http", "scheme": "basic",
                     "description": "The account's email as user name, its API key as "
@@ -217,6 +228,11 @@ class DocumentBuilder:
         if parameters:
             operation["parameters"] = parameters
         operation["responses"] = self._responses(op.view, where)
+        if not op.public:
+            for response in operation["responses"].values():
+                response["headers"] = {**response.get("headers", {}), **{
+                    name: {"$ref": f"#/components/headers/{name}"}
+                    for name in RATE_LIMIT_HEADERS}}
         return operation
 
     def _param_schema(self, spec: ParamSpec) -> JsonSchema:

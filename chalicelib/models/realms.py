@@ -28,6 +28,9 @@ class Realm(BaseModel):
     # The personal settings new users start with, where they differ from the defaults
     # (PATCH /realm/user_settings_defaults).
     user_settings_defaults: MapAttribute[str, Any] = MapAttribute(null=True)
+    # This organization's rate limits where they differ from the deployment's RATE_LIMITS
+    # (`name=limit/seconds,...`, lib/rate_limits.py); set with the admin CLI.
+    rate_limits = UnicodeAttribute(null=True)
 
 
 class UniqueName(BaseModel):

@@ -26,6 +26,7 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
+from chalicelib.lib.rate_limits import RateLimitedError
 from chalicelib.lib.secrets import random_alphanumeric
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import (
@@ -36,6 +37,7 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.counters import Counter
 from chalicelib.models.invitations import Invitation, InvitationKey
+from chalicelib.models.rate_limits import check_email_allowed
 from chalicelib.models.realms import Realm, UniqueName, email_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
@@ -288,7 +290,12 @@ def email_link(realm: Realm, invitation: Invitation, key: str, *, subject: str,
             f"(API clients: POST key, full_name and password to {base}/accounts/register, "
             "where key is the last part of the link.)\n")
     try:
+        check_email_allowed(invitation.email or "")
         send_email(invitation.email or "", subject, body)
+    except RateLimitedError:
+        logger.warning("invitation email over the recipient's limit",
+                       extra={"invite_id": invitation.invite_id})
+        return False
     except (ClientError, BotoCoreError):
         logger.exception("invitation email not sent", extra={"invite_id": invitation.invite_id})
         return False

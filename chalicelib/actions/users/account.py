@@ -24,6 +24,11 @@ from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.confirmations import Confirmation
+from chalicelib.models.rate_limits import (
+    check_email_allowed,
+    check_login_allowed,
+    record_auth_failure,
+)
 from chalicelib.models.realms import email_key, move_name
 from chalicelib.models.users import ApiKey, User, name_key
 
@@ -81,6 +86,7 @@ def check_email_change(caller: Principal, user: User, new_email: str) -> str:
 
 def start_email_change(caller: Principal, user: User, new_email: str) -> None:
     """Sends a confirmation link to the new address; the change happens when it is used."""
+    check_email_allowed(new_email)
     key = random_alphanumeric(40)
     Confirmation(hashlib.sha256(key.encode()).hexdigest(), kind="email_change",
                  realm_id=caller.realm_id, user_id=user.user_id,
@@ -135,18 +141,21 @@ def do_confirm_email_change(key: str) -> ConfirmEmailChangeResult:
     return {"email": new_email}
 
 
-def do_fetch_api_key(subdomain: str | None, username: str, password: str
-                     ) -> FetchApiKeyResult:
-    """A new API key for the account (keys are stored hashed, so the old one can't be shown)."""
+def do_fetch_api_key(subdomain: str | None, username: str, password: str,
+                     source_ip: str = "") -> FetchApiKeyResult:
+    """A new API key for the account (keys are stored hashed, so the old one can't be shown).
+    Wrong passwords are limited per username and per source address (429 once used up)."""
     realm = get_realm_by_subdomain(subdomain) if subdomain else None
     if realm is None:
         raise ApiError("Log in at your organization's address "
                        f"(https://<subdomain>.{config.root_domain()}).")
+    check_login_allowed(username, source_ip)
     user = get_user_by_email(realm.realm_id, username)
     if realm.deactivated:
         raise UnauthorizedError("This organization has been deactivated",
                                 code=ErrorCode.REALM_DEACTIVATED)
     if user is None or user.is_bot or not check_password(password, user.password_hash):
+        record_auth_failure(username, source_ip)
         raise UnauthorizedError("Your username or password is incorrect",
                                 code=ErrorCode.AUTHENTICATION_FAILED)
     if not user.is_active:

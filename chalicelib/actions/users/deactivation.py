@@ -36,6 +36,7 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.presence import forget_presence
+from chalicelib.models.rate_limits import check_email_allowed
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
@@ -205,6 +206,7 @@ def _notify(realm: Realm, user: User, comment: str) -> None:
     if comment:
         body += f"\nA message from the administrator:\n\n{comment}\n"
     try:
+        check_email_allowed(user.delivery_email)
         send_email(user.delivery_email, f"Your account in {realm.name} was deactivated", body)
     except Exception:  # noqa: BLE001 - the deactivation stands; the log says what failed
         logger.exception("deactivation email failed", extra={"user_id": user.user_id})

@@ -1,0 +1,111 @@
+"""API key rotation and revocation: every key of the user stops working at once, open
+push connections are closed and waiting long-polls are woken to see it.
+
+Keys are stored hashed (one ApiKey item per key, lib/secrets.py), so rotating deletes
+the user's key items and writes one for the new key in one transaction: the next
+request with an old key finds no item (authentication is that one GetItem).
+"""
+from __future__ import annotations
+
+import time
+from typing import TypedDict
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.update import Action
+
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.delivery import push
+from chalicelib.delivery.append import read_tail
+from chalicelib.delivery.connections import forget
+from chalicelib.delivery.queues import queues_of_users
+from chalicelib.delivery.wake import wake
+from chalicelib.lib.log import logger
+from chalicelib.lib.secrets import hash_api_key, new_api_key
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.users import ApiKey, User
+
+MAX_ATTEMPTS = 5
+
+
+class RegenerateApiKeyResult(TypedDict):
+    api_key: str
+
+
+def do_regenerate_api_key(caller: Principal) -> RegenerateApiKeyResult:
+    """POST /users/me/api_key/regenerate: a new key for the caller; all others end."""
+    api_key = do_rotate_api_key(caller.realm_id, caller.user_id)
+    assert api_key is not None
+    return {"api_key": api_key}
+
+
+def do_regenerate_bot_api_key(caller: Principal, bot_id: int) -> RegenerateApiKeyResult:
+    """POST /bots/{bot_id}/api_key/regenerate: for the bot's owner or an administrator
+    (anyone else is told there is no such bot, as for a bot that does not exist)."""
+    bot = User.get_or_none(caller.realm_id, bot_id)
+    if bot is None or not bot.is_bot or not (
+            caller.is_admin or bot.bot_owner_id == caller.user_id):
+        raise ApiError("No such bot")
+    if not bot.is_active:
+        raise ApiError("The bot is deactivated; reactivate it first.")
+    api_key = do_rotate_api_key(caller.realm_id, bot_id)
+    assert api_key is not None
+    return {"api_key": api_key}
+
+
+def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str | None:
+    """Replaces every API key of the user by one new key (returned), or by none when
+    `issue` is false (revocation: the user gets a key again by logging in with a
+    password, or from an administrator's rotation)."""
+    realm = get_realm(realm_id)
+    for _ in range(MAX_ATTEMPTS):
+        user = User.get(realm_id, user_id)
+        held = set(user.extra_api_key_hashes or ())
+        api_key = new_api_key()
+        key_hash = hash_api_key(api_key)
+        condition = User.api_key_hash == user.api_key_hash
+        condition &= (User.extra_api_key_hashes == held) if held else \
+            User.extra_api_key_hashes.does_not_exist()
+        actions: list[Action] = [User.api_key_hash.set(key_hash)]
+        if held:
+            actions.append(User.extra_api_key_hashes.remove())
+        try:
+            with transaction() as tx:
+                for old_hash in [user.api_key_hash, *sorted(held)]:
+                    tx.delete(ApiKey(old_hash))
+                if issue:
+                    # Revoked, the user keeps a hash no key matches and no item.
+                    tx.save(ApiKey(key_hash, realm_id=realm_id, user_id=user_id,
+                                   email=user.email, role=user.role, is_bot=user.is_bot,
+                                   is_active=user.is_active,
+                                   realm_active=not realm.deactivated,
+                                   created=time.time_ns()),
+                            condition=ApiKey.key_hash.does_not_exist())
+                tx.update(user, actions=actions, condition=condition)
+        except TransactWriteError as error:
+            if is_condition_failure(error):   # a login added a key meanwhile: again
+                continue
+            raise
+        end_sessions(realm_id, user_id)
+        logger.info("api keys rotated" if issue else "api keys revoked",
+                    extra={"realm_id": realm_id, "user_id": user_id, "revoked": 1 + len(held)})
+        return api_key if issue else None
+    raise ConflictError("The user's keys changed meanwhile; try again.")
+
+
+def end_sessions(realm_id: int, user_id: int) -> int:
+    """Closes the user's push connections and wakes their waiting long-polls, which then
+    check their key again (events/reader.py) and answer with the auth error. The queues
+    stay: a client with the new key goes on with its queue. Returns connections closed."""
+    closed = 0
+    for queue in queues_of_users(realm_id, [user_id]):
+        connection_id = read_tail(queue.queue_id, None).conn
+        if connection_id:
+            if push.enabled():
+                push.close(connection_id)
+            forget(queue, connection_id)
+            closed += 1
+        if queue.wake_url:
+            wake(queue.wake_url)
+    return closed
