@@ -41,7 +41,8 @@ USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer 
 
 
 class SubscribeResult(TypedDict):
-    """By email: the names of the channels subscribed now, and of those already."""
+    """By user id (a string key, as JSON has them; feature level 289): the names of the
+    channels subscribed now, and of those already."""
 
     subscribed: dict[str, list[str]]
     already_subscribed: dict[str, list[str]]
@@ -161,7 +162,7 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
         added = do_add_subscribers(caller.realm_id, stream, users)
         for user in users:
             target = subscribed if user.user_id in added else already
-            target.setdefault(user.email, []).append(stream.name)
+            target.setdefault(str(user.user_id), []).append(stream.name)
     result: SubscribeResult = {"subscribed": subscribed, "already_subscribed": already}
     if unauthorized:
         result["unauthorized"] = unauthorized

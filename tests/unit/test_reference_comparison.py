@@ -58,13 +58,8 @@ EXTENSIONS = {
     # A bot reading its own record learns its type and owner, as GET /users/{id} shows.
     "GET /users/me: response field only here: bot_type",
     "GET /users/me: response field only here: bot_owner_id",
-    # The changes applied, echoed back (what the reference's clients ignore).
-    "POST /users/me/subscriptions/properties: response field only here: subscription_data",
-    # 11.0's channel folders (a fetch type newer than the reference), and two realm
-    # settings this server keeps (lib/realm_settings.DEFAULTS), shown like the others.
+    # 11.0's channel folders (a fetch type newer than the reference).
     "POST /register: response field only here: channel_folders",
-    "POST /register: response field only here: realm_email_address_visibility",
-    "POST /register: response field only here: realm_wildcard_mention_large_stream_threshold",
     # Issue 14: where the push channel is served (README, "Real-time events over a
     # WebSocket"); null where it is not.
     "GET /server_settings: response field only here: event_queue_websocket_url",
