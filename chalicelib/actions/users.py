@@ -30,7 +30,7 @@ from chalicelib.http.auth import (
     Principal,
 )
 from chalicelib.http.errors import ApiError
-from chalicelib.lib.avatars import gravatar_url
+from chalicelib.lib.avatars import for_client, gravatar_url
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
@@ -178,6 +178,26 @@ def access_user_by_id(caller: Principal, user_id: int, *, allow_deactivated: boo
             not allow_bots and user.is_bot):
         raise ApiError("No such user")
     return user
+
+
+def access_user_by_id_or_email(caller: Principal, id_or_email: str) -> User:
+    """GET /users/{user_id} and GET /users/{email} share one route: digits are an id."""
+    if id_or_email.isascii() and id_or_email.isdigit() and len(id_or_email) < 16:
+        return access_user_by_id(caller, int(id_or_email))
+    user = get_user_by_email(caller.realm_id, id_or_email)
+    if user is None:
+        raise ApiError("No such user")
+    return access_user_by_id(caller, user.user_id)
+
+
+def as_requested(shown: UserDict, client_gravatar: bool,
+                 include_custom_profile_fields: bool) -> UserDict:
+    """A user record as GET /users asked for it: Gravatar URLs left to the client
+    (the reference's default since level 92), profile data only when asked."""
+    data: UserDict = {**shown, "avatar_url": for_client(shown["avatar_url"], client_gravatar)}
+    if not include_custom_profile_fields:
+        data.pop("profile_data", None)
+    return data
 
 
 def get_own_user(caller: Principal) -> User:

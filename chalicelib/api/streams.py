@@ -12,6 +12,7 @@ from chalicelib.actions.streams import (
 from chalicelib.actions.subscriptions import get_streams
 from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.errors import ApiError
 
 bp = ApiBlueprint(__name__)
 
@@ -45,5 +46,9 @@ def get_stream_by_id(caller: Principal, *, stream_id: int) -> StreamResult:
 
 @bp.endpoint("/get_stream_id", "GET")
 def get_stream_id(caller: Principal, *, stream: str) -> StreamIdResult:
-    found, _ = access_stream_by_name(caller, stream, require_content_access=False)
+    try:
+        found, _ = access_stream_by_name(caller, stream, require_content_access=False)
+    except ApiError:
+        # Here the reference answers BAD_REQUEST, not STREAM_DOES_NOT_EXIST.
+        raise ApiError(f"No channel is named '{stream}'") from None
     return {"stream_id": found.stream_id}

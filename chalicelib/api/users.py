@@ -32,13 +32,18 @@ def get_own_user(caller: Principal) -> OwnUserResult:
 @bp.endpoint("/users", "GET")
 def get_users(caller: Principal, *, client_gravatar: bool = True,
               include_custom_profile_fields: bool = False) -> UsersResult:
-    return {"members": actions.get_members(caller)}
+    return {"members": [actions.as_requested(user, client_gravatar,
+                                             include_custom_profile_fields)
+                        for user in actions.get_members(caller)]}
 
 
 @bp.endpoint("/users/{user_id}", "GET")
-def get_user(caller: Principal, *, user_id: int, client_gravatar: bool = True,
+def get_user(caller: Principal, *, user_id: str, client_gravatar: bool = True,
              include_custom_profile_fields: bool = False) -> UserResult:
-    return {"user": actions.user_api_dict(actions.access_user_by_id(caller, user_id))}
+    # Also the reference's GET /users/{email}: one route, an id or an email address.
+    user = actions.access_user_by_id_or_email(caller, user_id)
+    return {"user": actions.as_requested(actions.user_api_dict(user), client_gravatar,
+                                         include_custom_profile_fields)}
 
 
 @bp.endpoint("/users", "POST")

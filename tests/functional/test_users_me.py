@@ -33,7 +33,7 @@ def test_missing_credentials_are_401_with_challenge(anonymous):
 def test_wrong_api_key_is_401(realm, anonymous):
     token = base64.b64encode(f"{realm.member.email}:wrongkey".encode()).decode()
     response = anonymous("GET", "/users/me", headers={"Authorization": f"Basic {token}"})
-    assert response.status == 401 and response.json["code"] == "INVALID_API_KEY"
+    assert response.status == 401 and response.json["code"] == "UNAUTHORIZED"
 
 
 def test_key_of_another_email_is_401(realm, anonymous):
