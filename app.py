@@ -11,6 +11,7 @@ from chalicelib.api import (
     accounts,
     alert_words,
     bots,
+    channel_create,
     channel_folders,
     deactivation,
     drafts,
@@ -18,6 +19,7 @@ from chalicelib.api import (
     invites,
     message_flags,
     messages,
+    navigation_views,
     playgrounds,
     presence,
     profile_fields,
@@ -37,6 +39,7 @@ from chalicelib.api import (
     user_status,
     user_topics,
     users,
+    welcome_bot,
 )
 from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
@@ -79,6 +82,9 @@ for area in (
     stream_admin,
     channel_folders,
     invites,
+    navigation_views,
+    channel_create,
+    welcome_bot,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)

@@ -16,6 +16,10 @@ from chalicelib.events.state.channels import (
     subscription_state,
 )
 from chalicelib.events.state.context import PresenceOptions, StateContext
+from chalicelib.events.state.navigation import (
+    NavigationViewsState,
+    user_navigation_views_state,
+)
 from chalicelib.events.state.organization import (
     ChannelFoldersState,
     CustomProfileFieldsState,
@@ -80,7 +84,8 @@ class InitialState(
     StarredMessagesState, RecentPrivateConversationsState, PresenceState,
     AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
     SavedSnippetsState, DraftsState, RealmEmojiState, RealmPlaygroundsState,
-    CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState, total=False):
+    CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
+    NavigationViewsState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -132,6 +137,7 @@ PARTS: tuple[Part, ...] = (
     Part(realm_user_groups_state, ("realm_user_groups",)),
     # The event type is channel_folder; the state key's name is accepted as well.
     Part(channel_folders_state, any_of=("channel_folder", "channel_folders")),
+    Part(user_navigation_views_state, ("navigation_view",)),
 )
 
 
