@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 
 SERVICE_VERSION = "11.0-teamchat"
-SERVICE_FEATURE_LEVEL = 420
 SERVICE_MERGE_BASE = ""
 
 MAX_MESSAGE_LENGTH = 10000

@@ -34,6 +34,7 @@ def update_settings(
     display_emoji_reaction_users: bool | None = None,
     default_language: str | None = None,
     web_home_view: str | None = None,
+    resolved_topic_notice_auto_read_policy: str | None = None,
     web_escape_navigates_to_home_view: bool | None = None,
     left_side_userlist: bool | None = None,
     emojiset: str | None = None,
