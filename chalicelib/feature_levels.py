@@ -137,9 +137,11 @@ CHANGES: tuple[Change, ...] = (
            "actions/topics.py, actions/stream_admin.py (POST /users/me/subscriptions "
            "topics_policy is REPORTED)",
            "tests/functional/test_stream_admin_settings.py::test_topics_policy"),
-    Change(393, "message_ids sorted in delete_message and update_message events", "", "",
-           NOT_HONOURED),
-    Change(394, "subscriber_count in Stream and Subscription objects", "", "", NOT_HONOURED),
+    Change(393, "message_ids sorted in delete_message and update_message events",
+           "actions/message_delete.py, actions/message_move.py",
+           f"{_DOC}::test_moved_message_ids_are_sorted"),
+    Change(394, "subscriber_count in Stream and Subscription objects", "actions/streams.py",
+           f"{_DOC}::test_subscriber_count_in_channel_objects"),
     Change(395, "Markdown: no Dropbox album previews", "no previews of that kind here", "",
            NOT_OFFERED),
     Change(396, "can_move_messages_within_channel_group / can_move_messages_out_of_channel_"

@@ -216,7 +216,8 @@ def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[Subs
 
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,
-                include_all_active: bool) -> list[StreamDict]:
+                include_all_active: bool, include_default: bool = False,
+                exclude_archived: bool = True) -> list[StreamDict]:
     if include_all_active and not caller.is_admin:
         raise ApiError("User not authorized for this query")
     subscribed = {s.stream_id for s in Subscription.query(
@@ -227,6 +228,9 @@ def get_streams(caller: Principal, include_public: bool, include_subscribed: boo
         visible = (include_all_active
                    or (include_subscribed and stream.stream_id in subscribed)
                    or (include_public and not stream.invite_only and not caller.is_guest))
-        if visible and not stream.is_archived:
-            result.append(stream_api_dict(stream))
+        if visible and not (exclude_archived and stream.is_archived):
+            shown = stream_api_dict(stream)
+            if include_default:
+                shown["is_default"] = bool(stream.is_default)
+            result.append(shown)
     return result

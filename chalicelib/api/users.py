@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from typing import TypedDict
+from urllib.parse import unquote
 
 from chalicelib.actions import users as actions
 from chalicelib.actions.user_access import UserDict
@@ -46,7 +47,7 @@ def get_users(caller: Principal, *, client_gravatar: bool = True,
 def get_user(caller: Principal, *, user_id: str, client_gravatar: bool = True,
              include_custom_profile_fields: bool = False) -> UserResult:
     # Also the reference's GET /users/{email}: one route, an id or an email address.
-    user = actions.access_user_by_id_or_email(caller, user_id)
+    user = actions.access_user_by_id_or_email(caller, unquote(user_id))
     return {"user": actions.as_requested(actions.user_api_dict(user), client_gravatar,
                                          include_custom_profile_fields)}
 
