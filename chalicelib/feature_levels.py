@@ -190,8 +190,9 @@ CHANGES: tuple[Change, ...] = (
 )
 
 
-def advertised_level(changes: tuple[Change, ...] = CHANGES) -> int:
+def advertised_level(changes: tuple[Change, ...] | None = None) -> int:
     """The highest level the table reaches with no NOT_HONOURED change at or below it."""
+    changes = CHANGES if changes is None else changes
     walked = max(change.level for change in changes)
     broken = [change.level for change in changes if change.status == NOT_HONOURED]
     return min([walked, *(level - 1 for level in broken)])

@@ -61,9 +61,19 @@ EXTENSIONS = {
     # 11.0's channel folders (a fetch type newer than the reference).
     "POST /register: response field only here: channel_folders",
     # Issue 14: where the push channel is served (README, "Real-time events over a
-    # WebSocket"); null where it is not.
+    # WebSocket"); null where it is not. Issue 27: sent only to a client that asks, with
+    # the client capability teamchat_websocket or include_teamchat_extensions.
     "GET /server_settings: response field only here: event_queue_websocket_url",
+    "GET /server_settings: parameter only here: include_teamchat_extensions",
     "POST /register: response field only here: event_queue_websocket_url",
+    # Newer than the reference document (docs/feature-levels.md): GET /users user_ids
+    # (384), resolved_topic_notice_auto_read_policy (385), navigation views (390).
+    "GET /users: parameter only here: user_ids",
+    "PATCH /settings: parameter only here: resolved_topic_notice_auto_read_policy",
+    "POST /register: response field only here: navigation_views",
+    # One route serves GET /users/{user_id} and GET /users/{email}.
+    "GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "
+    "reference",
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }
