@@ -12,6 +12,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.user_access import (
+    INACCESSIBLE_AVATAR_URL,
     ProfileDataValue,
     UserAccess,
     UserDict,
@@ -194,7 +195,9 @@ def as_requested(shown: UserDict, client_gravatar: bool,
                  include_custom_profile_fields: bool) -> UserDict:
     """A user record as GET /users asked for it: Gravatar URLs left to the client
     (the reference's default since level 92), profile data only when asked."""
-    data: UserDict = {**shown, "avatar_url": for_client(shown["avatar_url"], client_gravatar)}
+    data: UserDict = {**shown}
+    if shown["avatar_url"] != INACCESSIBLE_AVATAR_URL:   # the "Unknown user" keeps its picture
+        data["avatar_url"] = for_client(shown["avatar_url"], client_gravatar)
     if not include_custom_profile_fields:
         data.pop("profile_data", None)
     return data
@@ -252,10 +255,9 @@ def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
         "is_guest": shown["is_guest"], "is_bot": shown["is_bot"],
         "is_active": shown["is_active"], "timezone": shown["timezone"],
         "date_joined": shown["date_joined"], "max_message_id": max_message_id}
-    if user.is_bot:   # a bot also learns its type and owner, as in GET /users/{id}
-        data["bot_type"] = user.bot_type
-        data["bot_owner_id"] = user.bot_owner_id
-    else:
+    # A bot's type and owner are not in the reference's GET /users/me (a bot reads them
+    # from GET /users/{id}); users see their profile data.
+    if not user.is_bot:
         data["profile_data"] = profile_data_dict(user)
     return data
 

@@ -55,9 +55,6 @@ EXTENSIONS = {
     # §4.8, §4.11: welcome_message_custom_text is new in 11.0 (416).
     "POST /invites: parameter only here: welcome_message_custom_text",
     "POST /invites/multiuse: parameter only here: welcome_message_custom_text",
-    # A bot reading its own record learns its type and owner, as GET /users/{id} shows.
-    "GET /users/me: response field only here: bot_type",
-    "GET /users/me: response field only here: bot_owner_id",
     # 11.0's channel folders (a fetch type newer than the reference).
     "POST /register: response field only here: channel_folders",
     # Issue 14: where the push channel is served (README, "Real-time events over a
@@ -66,14 +63,18 @@ EXTENSIONS = {
     "GET /server_settings: response field only here: event_queue_websocket_url",
     "GET /server_settings: parameter only here: include_teamchat_extensions",
     "POST /register: response field only here: event_queue_websocket_url",
+    # Declared by the user record type GET /users/me shares, but never sent there (a bot
+    # reads its type and owner from GET /users/{id}, as in the reference).
+    "GET /users/me: response field only here: bot_type",
+    "GET /users/me: response field only here: bot_owner_id",
     # Newer than the reference document (docs/feature-levels.md): GET /users user_ids
     # (384), resolved_topic_notice_auto_read_policy (385), navigation views (390).
     "GET /users: parameter only here: user_ids",
     "PATCH /settings: parameter only here: resolved_topic_notice_auto_read_policy",
     "POST /register: response field only here: navigation_views",
     # One route serves GET /users/{user_id} and GET /users/{email}.
-    "GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "
-    "reference",
+    ("GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "
+     "reference"),
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }
