@@ -29,8 +29,6 @@ from chalicelib.api import (
     saved_snippets,
     server,
     settings,
-    stream_admin,
-    streams,
     subscriptions,
     topics,
     typing_notifications,
@@ -40,6 +38,12 @@ from chalicelib.api import (
     user_topics,
     users,
     welcome_bot,
+)
+from chalicelib.api import (
+    channel_admin as stream_admin,
+)
+from chalicelib.api import (
+    channels as streams,
 )
 from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch

@@ -1,6 +1,7 @@
 """Settings from the environment, read at call time so tests and stages can differ."""
 from __future__ import annotations
 
+import functools
 import os
 
 SERVICE_VERSION = "11.0-teamchat"
@@ -21,8 +22,16 @@ def table_prefix() -> str:
     return _env("TABLE_PREFIX", "teamchat-dev-")
 
 
+@functools.cache
+def bound_table_prefix() -> str:
+    """The prefix of the tables this process uses, read once, on first use (not at
+    import): a test client that patches the environment per request cannot move the
+    models to another stage's tables half way through."""
+    return table_prefix()
+
+
 def table_name(suffix: str) -> str:
-    return table_prefix() + suffix
+    return bound_table_prefix() + suffix
 
 
 def region() -> str:

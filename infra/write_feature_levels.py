@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from chalicelib.feature_levels import (
+from chalicelib.core.feature_levels import (
     CHANGES,
     EXTENSIONS_PARAMETER,
     HONOURED,

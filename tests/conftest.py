@@ -19,3 +19,9 @@ os.environ.update({
 for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",
               "AWS_PROFILE"):
     os.environ.pop(_name, None)
+
+# Bind the tables to this prefix now: models read it on first use, and the chalice test
+# client applies the dev stage's environment inside each request.
+from chalicelib import config
+
+config.bound_table_prefix()

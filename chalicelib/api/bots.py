@@ -4,13 +4,13 @@ from __future__ import annotations
 import json
 from typing import TypedDict
 
-from chalicelib.actions.bots import (
+from chalicelib.actions.users.bots import (
     BotDict,
     CreateBotResult,
     check_create_bot,
     get_own_bots,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -1,8 +1,8 @@
 """POST /channels/create (feature level 417)."""
 from __future__ import annotations
 
-from chalicelib.actions.channel_create import CreateChannelResult, do_create_channel
-from chalicelib.http.auth import Principal
+from chalicelib.actions.channels.create import CreateChannelResult, do_create_channel
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 

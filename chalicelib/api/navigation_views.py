@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from chalicelib.actions import navigation_views as actions
-from chalicelib.actions.navigation_views import NavigationViewsResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users import navigation_views as actions
+from chalicelib.actions.users.navigation_views import NavigationViewsResult
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

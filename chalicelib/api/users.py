@@ -4,10 +4,14 @@ from __future__ import annotations
 from typing import TypedDict
 from urllib.parse import unquote
 
-from chalicelib.actions import users as actions
-from chalicelib.actions.user_access import UserDict
-from chalicelib.actions.users import OwnUserResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users import users as actions
+from chalicelib.actions.users.reads.access import UserDict
+from chalicelib.actions.users.reads.shown import (
+    access_user_by_id_or_email,
+    as_requested,
+)
+from chalicelib.actions.users.users import OwnUserResult
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 
@@ -37,8 +41,7 @@ def get_users(caller: Principal, *, client_gravatar: bool = True,
               user_ids: Json[list[int]] | None = None) -> UsersResult:
     # user_ids (level 384): only those users, of the ones the caller can see.
     wanted = None if user_ids is None else set(user_ids)
-    return {"members": [actions.as_requested(user, client_gravatar,
-                                             include_custom_profile_fields)
+    return {"members": [as_requested(user, client_gravatar, include_custom_profile_fields)
                         for user in actions.get_members(caller)
                         if wanted is None or user["user_id"] in wanted]}
 
@@ -47,9 +50,9 @@ def get_users(caller: Principal, *, client_gravatar: bool = True,
 def get_user(caller: Principal, *, user_id: str, client_gravatar: bool = True,
              include_custom_profile_fields: bool = False) -> UserResult:
     # Also the reference's GET /users/{email}: one route, an id or an email address.
-    user = actions.access_user_by_id_or_email(caller, unquote(user_id))
-    return {"user": actions.as_requested(actions.user_api_dict(user), client_gravatar,
-                                         include_custom_profile_fields)}
+    user = access_user_by_id_or_email(caller, unquote(user_id))
+    return {"user": as_requested(actions.user_api_dict(user), client_gravatar,
+                                 include_custom_profile_fields)}
 
 
 @bp.endpoint("/users", "POST")

@@ -1,11 +1,11 @@
 """POST /realm/test_welcome_bot_custom_message (feature level 416)."""
 from __future__ import annotations
 
-from chalicelib.actions.welcome_bot import (
+from chalicelib.actions.realm.welcome_bot import (
     TestWelcomeMessageResult,
     do_send_test_welcome_message,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

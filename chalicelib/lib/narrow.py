@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.http.errors import ApiError
-from chalicelib.http.params import check_json
+from chalicelib.core.errors import ApiError
+from chalicelib.lib.json_values import check_json
 
 ALIASES = {"stream": "channel", "subject": "topic", "pm-with": "dm"}
 SUPPORTED = {"channel", "topic", "dm", "id", "is"}

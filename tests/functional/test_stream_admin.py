@@ -130,7 +130,7 @@ def test_rename_moves_the_name_claim(realm, register_queue, fetch_events, drain_
 
 def test_rename_race_is_refused_by_the_name_claim(realm, monkeypatch):
     # GIVEN another channel takes the name after this request checked it was free
-    from chalicelib.actions import stream_admin
+    from chalicelib.actions.channels import admin as stream_admin
     stream_id = channel(realm.admin, "general")
     other_id = channel(realm.admin, "lobby")
     checked = iter([None])

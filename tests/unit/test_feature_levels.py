@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib import feature_levels
 from chalicelib.api.server import get_server_settings
-from chalicelib.feature_levels import (
+from chalicelib.core import feature_levels
+from chalicelib.core.feature_levels import (
     CHANGES,
     EXTENSIONS_PARAMETER,
     HONOURED,
@@ -56,7 +56,7 @@ def test_the_advertised_level_stops_below_the_first_change_not_honoured():
 
 def test_the_level_is_not_a_typed_constant(monkeypatch):
     from chalicelib import config
-    from chalicelib.actions.server_settings import server_settings
+    from chalicelib.actions.realm.reads.server_settings import server_settings
 
     assert not hasattr(config, "SERVICE_FEATURE_LEVEL")
     # A row not honoured lowers what the server advertises

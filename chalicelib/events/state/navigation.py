@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.navigation_views import (
+from chalicelib.actions.users.navigation_views import (
     NavigationViewDict,
     navigation_views_state,
 )
