@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from typing import Any
 
@@ -63,6 +64,20 @@ class ReferenceShapeError(AssertionError):
     """A response or event with a key, type or value the reference does not allow."""
 
 
+# A survey of what strictness everywhere would refuse: with REFERENCE_SURVEY=<file>, every
+# operation and event type is checked and each problem is appended to the file instead of
+# failing the test (docs/feature-levels.md, "Strict shapes").
+SURVEY = os.environ.get("REFERENCE_SURVEY")
+
+
+def _refuse(message: str) -> None:
+    if SURVEY:
+        with open(SURVEY, "a", encoding="utf-8") as handle:
+            handle.write(message.replace("\n", " || ") + "\n")
+        return
+    raise ReferenceShapeError(message)
+
+
 def strict_problems(value: Any, schema: dict[str, Any], path: str) -> list[str]:
     """What in `value` the schema refuses: a missing required key, a value of another
     type or outside an enumeration, or a key the schema does not list (extensions
@@ -82,8 +97,10 @@ def strict_problems(value: Any, schema: dict[str, Any], path: str) -> list[str]:
         kind = "object"
     if kind is not None and not _has_type(value, kind):
         return [f"{path}: {type(value).__name__} {value!r:.60}, expected {kind}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{path}: {value!r:.60} not among {schema['enum']}"]
+    # Values follow the naming rule too (zulip_extra_emoji is service_extra_emoji here).
+    allowed = [renamed(v) if isinstance(v, str) else v for v in schema.get("enum", ())]
+    if "enum" in schema and value not in allowed:
+        return [f"{path}: {value!r:.60} not among {allowed}"]
     problems: list[str] = []
     if isinstance(value, list) and "items" in schema:
         for index, item in enumerate(value):
@@ -133,7 +150,7 @@ def check_reference_response(method: str, url: str, status: int, body: bytes) ->
     if status != 200:
         return
     operation = reference_operation(method, url)
-    if operation is None or operation not in STRICT_OPERATIONS:
+    if operation is None or (operation not in STRICT_OPERATIONS and not SURVEY):
         return
     verb, template = operation.split(" ", 1)
     content = _document()["paths"][template][verb.lower()]["responses"]["200"]
@@ -141,7 +158,7 @@ def check_reference_response(method: str, url: str, status: int, body: bytes) ->
     schema = content["content"]["application/json"]["schema"]
     problems = strict_problems(json.loads(body), schema, "response")
     if problems:
-        raise ReferenceShapeError(f"{operation} -> {status}: " + "\n".join(problems[:10]))
+        _refuse(f"{operation} -> {status}: " + "\n".join(problems[:10]))
 
 
 @functools.cache
@@ -153,7 +170,7 @@ def _event_alternatives() -> list[dict[str, Any]]:
 
 def check_reference_event(event: dict[str, Any], what: str) -> None:
     """An event as a client receives it (with its `id`)."""
-    if event.get("type") not in STRICT_EVENTS:
+    if event.get("type") not in STRICT_EVENTS and not SURVEY:
         return
     candidates = [a for a in _event_alternatives()
                   if event["type"] in folded(a["properties"]["type"]).get("enum", ())]
@@ -162,4 +179,4 @@ def check_reference_event(event: dict[str, Any], what: str) -> None:
     found = [strict_problems(event, alternative, "event") for alternative in candidates]
     if not any(not problems for problems in found):
         best = min(found, key=len)
-        raise ReferenceShapeError(f"{what}: " + "\n".join(best[:10]))
+        _refuse(f"{what}: " + "\n".join(best[:10]))
