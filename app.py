@@ -1,5 +1,5 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
-from chalice import Chalice, Rate
+from chalice.app import Chalice, Rate
 
 from chalicelib import local_dev
 
@@ -11,8 +11,10 @@ from chalicelib.api import (
     accounts,
     alert_words,
     bots,
+    channel_admin,
     channel_create,
     channel_folders,
+    channels,
     deactivation,
     drafts,
     events,
@@ -39,12 +41,6 @@ from chalicelib.api import (
     users,
     welcome_bot,
 )
-from chalicelib.api import (
-    channel_admin as stream_admin,
-)
-from chalicelib.api import (
-    channels as streams,
-)
 from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
 from chalicelib.events.keepalive import run_keepalive
@@ -59,7 +55,7 @@ app.api.binary_types = ["application/octet-stream", "multipart/form-data",
 for area in (
     server,
     users,
-    streams,
+    channels,
     subscriptions,
     messages,
     message_flags,
@@ -83,7 +79,7 @@ for area in (
     saved_snippets,
     playgrounds,
     user_groups,
-    stream_admin,
+    channel_admin,
     channel_folders,
     invites,
     navigation_views,

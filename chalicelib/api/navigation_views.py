@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from chalicelib.actions.users import navigation_views as actions
-from chalicelib.actions.users.navigation_views import NavigationViewsResult
+from chalicelib.actions.users.navigation_views import (
+    NavigationViewsResult,
+    do_add_navigation_view,
+    do_remove_navigation_view,
+    do_update_navigation_view,
+    navigation_views_state,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
@@ -16,13 +21,13 @@ bp = ApiBlueprint(__name__)
 
 @bp.endpoint("/navigation_views", "GET")
 def get_navigation_views(caller: Principal) -> NavigationViewsResult:
-    return {"navigation_views": actions.navigation_views_state(caller.realm_id, caller.user_id)}
+    return {"navigation_views": navigation_views_state(caller.realm_id, caller.user_id)}
 
 
 @bp.endpoint("/navigation_views", "POST")
 def add_navigation_view(caller: Principal, *, fragment: str, is_pinned: Json[bool],
                         name: str | None = None) -> EmptyResult:
-    return actions.do_add_navigation_view(caller, fragment, is_pinned, name)
+    return do_add_navigation_view(caller, fragment, is_pinned, name)
 
 
 # A fragment such as "narrow/is/starred" comes percent-encoded in the path.
@@ -30,9 +35,9 @@ def add_navigation_view(caller: Principal, *, fragment: str, is_pinned: Json[boo
 def edit_navigation_view(caller: Principal, *, fragment: str,
                          is_pinned: Json[bool] | None = None,
                          name: str | None = None) -> EmptyResult:
-    return actions.do_update_navigation_view(caller, unquote(fragment), is_pinned, name)
+    return do_update_navigation_view(caller, unquote(fragment), is_pinned, name)
 
 
 @bp.endpoint("/navigation_views/{fragment}", "DELETE")
 def remove_navigation_view(caller: Principal, *, fragment: str) -> EmptyResult:
-    return actions.do_remove_navigation_view(caller, unquote(fragment))
+    return do_remove_navigation_view(caller, unquote(fragment))

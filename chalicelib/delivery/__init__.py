@@ -1,1 +1,2 @@
-"""Delivery: what actions write events to (the outbox) and how events reach a client's queue (append, payloads, wake-ups, push). Below the actions; imports none of them."""
+"""Delivery: the outbox actions write events to, and how an event reaches a client's queue
+(append, payloads, wake-ups, push). Below the actions; imports none of them."""

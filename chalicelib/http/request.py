@@ -29,7 +29,7 @@ def request_params(request: Request) -> dict[str, Any]:
 
 
 def _body_params(content_type: str, body: bytes) -> dict[str, Any]:
-    kind = content_type.split(";")[0].strip().lower()
+    kind = content_type.split(";", maxsplit=1)[0].strip().lower()
     if kind == "application/json":
         if len(body) > MAX_JSON_LENGTH:
             raise ApiError(f"The JSON request body is too long (limit: {MAX_JSON_LENGTH} "

@@ -6,6 +6,7 @@ import json
 import re
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Literal, Union, get_args, get_origin
 
 from chalicelib.core.errors import ApiError
@@ -121,35 +122,17 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
         return value
     if is_optional(tp):
         return None if value is None else check_json(name, value, non_none(tp))
+    if tp in _SCALAR_CHECKS:
+        return _SCALAR_CHECKS[tp](name, value)
     origin = get_origin(tp)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise ApiError(f"{name} is not a boolean")
-        return value
-    if tp is int:
-        if isinstance(value, str) and INTEGER_TEXT.fullmatch(value):
-            return integer_text(name, value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ApiError(f"{name} is not an integer")
-        return _bounded(name, value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise ApiError(f"{name} is not a string")
-        return value
     if origin is Literal:
         if value not in get_args(tp):
             raise ApiError(f"Invalid {name}")
         return value
     if origin is list or tp is list:
-        if not isinstance(value, list):
-            raise ApiError(f"{name} is not a list")
-        (item_tp,) = get_args(tp) or (Any,)
-        return [check_json(f"{name}[{i}]", item, item_tp) for i, item in enumerate(value)]
+        return _check_list(name, value, tp)
     if origin is dict or tp is dict:
-        if not isinstance(value, dict):
-            raise ApiError(f"{name} is not a dict")
-        _, value_tp = get_args(tp) or (str, Any)
-        return {k: check_json(f"{name}[\"{k}\"]", v, value_tp) for k, v in value.items()}
+        return _check_dict(name, value, tp)
     if origin in (Union, types.UnionType):
         for option in get_args(tp):
             try:
@@ -160,6 +143,44 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
     if typing.is_typeddict(tp):
         return _check_typeddict(name, value, tp)
     raise TypeError(f"unsupported JSON type {tp!r} for {name}")
+
+
+def _check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ApiError(f"{name} is not a boolean")
+    return value
+
+
+def _check_int(name: str, value: Any) -> int:
+    if isinstance(value, str) and INTEGER_TEXT.fullmatch(value):
+        return integer_text(name, value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError(f"{name} is not an integer")
+    return _bounded(name, value)
+
+
+def _check_str(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ApiError(f"{name} is not a string")
+    return value
+
+
+_SCALAR_CHECKS: dict[Any, Callable[[str, Any], Any]] = {
+    bool: _check_bool, int: _check_int, str: _check_str}
+
+
+def _check_list(name: str, value: Any, tp: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise ApiError(f"{name} is not a list")
+    (item_tp,) = get_args(tp) or (Any,)
+    return [check_json(f"{name}[{i}]", item, item_tp) for i, item in enumerate(value)]
+
+
+def _check_dict(name: str, value: Any, tp: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ApiError(f"{name} is not a dict")
+    _, value_tp = get_args(tp) or (str, Any)
+    return {k: check_json(f"{name}[\"{k}\"]", v, value_tp) for k, v in value.items()}
 
 
 def _check_typeddict(name: str, value: Any, tp: Any) -> dict[str, Any]:

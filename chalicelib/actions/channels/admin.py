@@ -112,6 +112,31 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
     if not requested:
         raise ApiError("No channel properties to change were given.")
     stream, subscribed = access_stream_for_administering(caller, stream_id)
+    _check_update_allowed(caller, stream, subscribed, requested)
+    realm = get_realm(caller.realm_id) if any(
+        n in requested for n in (*PRIVACY, "is_default_stream")) else None
+    update = StreamUpdate(stream)
+    _update_name(caller, stream, requested, update)
+    _update_description(stream, requested, update)
+    if realm is not None:
+        _check_privacy(caller, realm, stream, requested, update)
+        _check_default(stream, requested, update, realm)
+    _update_retention_and_archival(stream, requested, update)
+    _update_folder_and_topics(caller, stream, requested, update)
+    for name in CHANNEL_GROUP_SETTINGS:
+        if name in requested:
+            current = channel_group_setting(stream, name)
+            new = check_group_setting_change(caller.realm_id, name, requested[name], current)
+            if new != current:
+                update.set_group_setting(name, new)
+    if update.changed:
+        _write(caller, stream, update)
+    return {}
+
+
+def _check_update_allowed(caller: Principal, stream: Stream, subscribed: bool,
+                          requested: dict[str, Any]) -> None:
+    """The role each requested property needs, before anything is read for it."""
     if any(n in CONTENT_ACCESS for n in requested) and not has_content_access(
             caller, stream, subscribed):
         raise ApiError(CONTENT_ACCESS_REQUIRED)
@@ -122,30 +147,38 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
     if requested.get("is_archived") is True:
         raise ApiError("Channels are archived with DELETE /streams/{stream_id}; only "
                        "unarchiving is supported here.")
-    realm = get_realm(caller.realm_id) if any(
-        n in requested for n in (*PRIVACY, "is_default_stream")) else None
-    update = StreamUpdate(stream)
-    if "new_name" in requested:
-        new_name = check_stream_name(requested["new_name"])
-        if new_name == stream.name:
-            raise ApiError("Channel already has that name.")
-        if new_name.lower() != stream.name.lower() and stream_id_by_name(
-                caller.realm_id, new_name) is not None:
-            raise channel_already_exists(new_name)
-        update.set("name", new_name)
-    if "description" in requested:
-        # Channel descriptions are one line, as the reference keeps them.
-        description = requested["description"].replace("\n", " ").strip()
-        if len(description) > config.MAX_STREAM_DESCRIPTION_LENGTH:
-            raise ApiError("Channel description too long (limit: "
-                           f"{config.MAX_STREAM_DESCRIPTION_LENGTH} characters).")
-        if description != stream.description:
-            rendered = render_markdown(description)
-            update.set("description", description, rendered_description=rendered)
-            update.values["rendered_description"] = rendered
-    if realm is not None:
-        _check_privacy(caller, realm, stream, requested, update)
-        _check_default(stream, requested, update, realm)
+
+
+def _update_name(caller: Principal, stream: Stream, requested: dict[str, Any],
+                 update: StreamUpdate) -> None:
+    if "new_name" not in requested:
+        return
+    new_name = check_stream_name(requested["new_name"])
+    if new_name == stream.name:
+        raise ApiError("Channel already has that name.")
+    if new_name.lower() != stream.name.lower() and stream_id_by_name(
+            caller.realm_id, new_name) is not None:
+        raise channel_already_exists(new_name)
+    update.set("name", new_name)
+
+
+def _update_description(stream: Stream, requested: dict[str, Any],
+                        update: StreamUpdate) -> None:
+    if "description" not in requested:
+        return
+    # Channel descriptions are one line, as the reference keeps them.
+    description = requested["description"].replace("\n", " ").strip()
+    if len(description) > config.MAX_STREAM_DESCRIPTION_LENGTH:
+        raise ApiError("Channel description too long (limit: "
+                       f"{config.MAX_STREAM_DESCRIPTION_LENGTH} characters).")
+    if description != stream.description:
+        rendered = render_markdown(description)
+        update.set("description", description, rendered_description=rendered)
+        update.values["rendered_description"] = rendered
+
+
+def _update_retention_and_archival(stream: Stream, requested: dict[str, Any],
+                                   update: StreamUpdate) -> None:
     if "message_retention_days" in requested:
         days = _retention_days(requested["message_retention_days"])
         if days != stream.message_retention_days:
@@ -154,6 +187,10 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
         if not stream.is_archived:
             raise ApiError("Channel is not archived.")
         update.unarchive()
+
+
+def _update_folder_and_topics(caller: Principal, stream: Stream, requested: dict[str, Any],
+                              update: StreamUpdate) -> None:
     if "folder_id" in requested:
         folder_id = requested["folder_id"]
         if folder_id is not None:
@@ -166,15 +203,6 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
             raise ApiError("To enable this configuration, all messages in this channel must "
                            "be in the empty topic. Consider renaming or deleting other topics.")
         update.set("topics_policy", policy)
-    for name in CHANNEL_GROUP_SETTINGS:
-        if name in requested:
-            current = channel_group_setting(stream, name)
-            new = check_group_setting_change(caller.realm_id, name, requested[name], current)
-            if new != current:
-                update.set_group_setting(name, new)
-    if update.changed:
-        _write(caller, stream, update)
-    return {}
 
 
 def _check_privacy(caller: Principal, realm: Realm, stream: Stream,

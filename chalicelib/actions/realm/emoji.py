@@ -170,7 +170,7 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
         with transaction() as tx:
             claim_name(tx, emoji_name_key(realm_id, name), emoji_id)
             tx.save(item, condition=RealmEmoji.emoji_id.does_not_exist())
-            add_event(tx, realm_id, _update_event(others + [item]), {"realm": True})
+            add_event(tx, realm_id, _update_event([*others, item]), {"realm": True})
     except TransactWriteError as error:
         s3.delete_object(Bucket=config.upload_bucket(), Key=path_id)
         if is_condition_failure(error):

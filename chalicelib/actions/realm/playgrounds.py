@@ -113,7 +113,7 @@ def do_add_realm_playground(realm_id: int, name: str, language: str, url_templat
         with transaction() as tx:
             claim_name(tx, playground_name_key(realm_id, language, name), item.playground_id)
             tx.save(item, condition=Playground.playground_id.does_not_exist())
-            add_event(tx, realm_id, _list_event(others + [item]), {"realm": True})
+            add_event(tx, realm_id, _list_event([*others, item]), {"realm": True})
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("A playground with this name already exists "

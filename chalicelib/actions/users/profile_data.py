@@ -71,7 +71,7 @@ def check_profile_value(field: ProfileField, value: Any) -> str | None:
 
     Person values are checked against the realm's users by the caller.
     """
-    if value is None or value == "" or value == []:
+    if value is None or value in ("", []):
         return None
     kind = field.field_type
     if kind == USER:

@@ -42,7 +42,7 @@ class ServerSettingsResult(TypedDict):
 
 def subdomain_of(host: str) -> str | None:
     """The realm subdomain named by a Host header, or None on the root domain."""
-    hostname = host.split(":")[0].strip(".").lower()
+    hostname = host.split(":", maxsplit=1)[0].strip(".").lower()
     root = config.root_domain().lower()
     if hostname == root or not hostname.endswith("." + root):
         return None
