@@ -24,8 +24,10 @@ def test_defaults_cover_the_declared_shape():
 
 
 def test_patch_settings_accepts_every_setting_clients_see():
-    parameters = set(inspect.signature(update_settings.__wrapped__).parameters)
-    assert parameters - ACCOUNT_PARAMETERS == set(DEFAULTS)
+    # PATCH /settings takes the settings as one family declared by UserSettings itself
+    parameters = inspect.signature(update_settings.__wrapped__).parameters
+    assert set(parameters) - ACCOUNT_PARAMETERS == {"settings"}
+    assert "changes_of(UserSettings)" in str(parameters["settings"].annotation)
 
 
 def test_every_choice_table_names_a_setting_and_allows_its_default():
