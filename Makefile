@@ -102,6 +102,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.register
 	@$(BIN)/python -m bench.read_state
 	@$(BIN)/python -m bench.persistence
+	@$(BIN)/python -m bench.search 10000
 
 ## load: a bounded load run on its own local stack (20 senders, 50 waiting clients, 60 s)
 load: $(STAMP)

@@ -138,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--realm", required=True)
     command.set_defaults(run=deactivate_realm)
     command = commands.add_parser(
-        "reindex", help="backfill index attributes of data written by older versions")
+        "reindex", help="backfill index attributes and the search index for data written"
+        " by older versions")
     command.add_argument("--realm", required=True)
     command.set_defaults(run=reindex)
     return parser

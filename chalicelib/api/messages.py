@@ -9,6 +9,8 @@ from chalicelib.actions.messages.move import UpdateMessageResult
 from chalicelib.actions.messages.reads.fetch import (
     GetMessageResult,
     GetMessagesResult,
+    RangeRequest,
+    RenderOptions,
     get_message,
     get_messages,
 )
@@ -55,16 +57,25 @@ def send_message(caller: Principal, *,
 
 
 @bp.endpoint("/messages", "GET")
-def fetch_messages(caller: Principal, *, anchor: str = "newest", include_anchor: bool = True,
-                   num_before: int, num_after: int,
+def fetch_messages(caller: Principal, *, anchor: str | None = None,
+                   include_anchor: bool | None = None,
+                   num_before: int | None = None, num_after: int | None = None,
                    narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
+                   message_ids: Json[list[int]] | None = None,
+                   anchor_date: str | None = None,
                    apply_markdown: bool = True, client_gravatar: bool = True,
-                   allow_empty_topic_name: bool = False, use_first_unread_anchor: bool = False,
+                   allow_empty_topic_name: bool = False,
+                   use_first_unread_anchor: bool | None = None,
                    ) -> GetMessagesResult:
-    return get_messages(caller, anchor=parse_anchor(anchor), include_anchor=include_anchor,
-                        num_before=num_before, num_after=num_after, narrow_terms=narrow,
-                        apply_markdown=apply_markdown,
-                        allow_empty_topic_name=allow_empty_topic_name)
+    return get_messages(
+        caller, narrow_terms=narrow, message_ids=message_ids,
+        request=RangeRequest(anchor=parse_anchor(anchor) if anchor is not None else None,
+                             include_anchor=include_anchor, num_before=num_before,
+                             num_after=num_after,
+                             use_first_unread_anchor=use_first_unread_anchor,
+                             anchor_date=anchor_date),
+        options=RenderOptions(apply_markdown=apply_markdown, client_gravatar=client_gravatar,
+                              allow_empty_topic_name=allow_empty_topic_name))
 
 
 @bp.endpoint("/messages/{message_id}", "GET")

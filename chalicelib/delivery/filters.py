@@ -5,6 +5,7 @@ import copy
 from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib.models.events import EventQueue
+from chalicelib.narrow.events import event_matches
 
 # Settings that the deprecated events carried, as the reference split them; settings
 # added after the user_settings event exist only in that event.
@@ -57,25 +58,13 @@ def wants_type(options: dict[str, Any], event_type: str) -> bool:
     return event_type == "heartbeat" or types is None or event_type in types
 
 
-def _narrow_allows(options: dict[str, Any], event: dict[str, Any]) -> bool:
+def _narrow_allows(options: dict[str, Any], event: dict[str, Any], user_id: int,
+                   user_flags: dict[str, list[str]]) -> bool:
     """Narrowed queues get only matching message events (and every non-message event)."""
     narrow = options.get("narrow") or []
     if event["type"] != "message" or not narrow:
         return True
-    message = event["message"]
-    for operator, operand in narrow:
-        if operator in ("stream", "channel"):
-            if message.get("type") != "stream" or str(operand).lower() not in (
-                    str(message.get("display_recipient", "")).lower(),
-                    str(message.get("stream_id"))):
-                return False
-        elif operator in ("topic", "subject"):
-            if message.get("subject", "").lower() != str(operand).lower():
-                return False
-        elif operator == "is" and operand in ("dm", "private") and \
-                message.get("type") != "private":
-            return False
-    return True
+    return event_matches(narrow, user_id, event["message"], user_flags.get(str(user_id), []))
 
 
 def forms_for_queue(event: dict[str, Any], queue: EventQueue,
@@ -111,7 +100,8 @@ def _forms(event: dict[str, Any], queue: EventQueue,
     if fallback is not None and not caps.get(fallback["capability"]):
         # Clients without the capability get the older form (e.g. archived_channels).
         event, kind = fallback["event"], fallback["event"]["type"]
-    if not wants_type(options, kind) or not _narrow_allows(options, event):
+    if not wants_type(options, kind) or not _narrow_allows(options, event, queue.user_id,
+                                                              user_flags):
         return []
     if kind in TYPING_TYPES:
         return _typing_for_queue(event, queue, caps)

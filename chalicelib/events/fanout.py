@@ -38,6 +38,7 @@ from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox
+from chalicelib.search.indexing import SearchIndexStep
 
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
 # with the outbox table's real stream ARN (infra/template.json), and the local stack's
@@ -108,6 +109,7 @@ class FanoutBatch:
         # the batch's audience reads.
         self.recipients = RecipientStep(self.audience)
         self.collected: set[str] = set()
+        self.search = SearchIndexStep()   # the full-text index, after the appends
 
     def collect(self, record: DynamoDBRecord) -> None:
         raw = record.raw_event
@@ -123,6 +125,7 @@ class FanoutBatch:
             self.webhook_jobs.append((sequence_number, event))
             return
         self.collected.add(sequence_number)
+        self.search.collect(outbox.realm_id, sequence_number, event)
         if self.recipients.is_internal(event):
             self.recipients.collect_internal(outbox.realm_id, event)
             return
@@ -157,7 +160,8 @@ class FanoutBatch:
             logger.exception("recipient state or payloads failed")
             self.pending = {}
             return set(self.collected) | self._flush_webhook_jobs()
-        return self._flush_webhook_jobs() | self._flush_queues()
+        failed = self._flush_webhook_jobs() | self._flush_queues()
+        return failed | self.search.flush()
 
     def _flush_webhook_jobs(self) -> set[str]:
         """Sends the batch's webhook jobs to SQS; returns the records that failed."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
+from chalicelib.actions.messages.reads.narrow import queue_narrow
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import WEBSOCKET_CAPABILITY, advertised_level
 from chalicelib.core.principal import Principal
@@ -13,11 +14,11 @@ from chalicelib.events.state.context import PresenceOptions
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.events import EventQueue
 from chalicelib.models.users import User
+from chalicelib.narrow import parse_narrow
 
 TYPING_STARTED_WAIT_MS = 10000
 TYPING_STOPPED_WAIT_MS = 5000
 TYPING_STARTED_EXPIRY_MS = 15000
-KNOWN_NARROW_OPERATORS = {"stream", "channel", "topic", "subject", "is"}
 # Bounds on what the queue item stores (DynamoDB refuses items over 400 KB); the
 # reference knows a few dozen event types and capabilities.
 MAX_TYPES = 200
@@ -75,21 +76,18 @@ def check_capabilities(capabilities: dict[str, Any]) -> None:
         raise ApiError("Invalid client_capabilities: each value must be a boolean.")
 
 
-def check_narrow(narrow: list[Any]) -> list[list[str]]:
+def check_narrow(caller: Principal, narrow: list[Any]) -> list[dict[str, object]]:
+    """The narrow as the queue stores it: parsed, resolved to ids, and limited to what a
+    message event can tell."""
     if len(narrow) > MAX_NARROW_TERMS:
         raise ApiError(f"Invalid narrow: at most {MAX_NARROW_TERMS} terms.")
-    pairs = []
     for term in narrow:
-        if isinstance(term, dict):
-            term = [term.get("operator"), term.get("operand")]
-        if (not isinstance(term, list) or len(term) != 2
-                or term[0] not in KNOWN_NARROW_OPERATORS):
-            raise ApiError(f"Invalid narrow term: {term!r:.100}")
-        if len(str(term[1])) > MAX_NARROW_OPERAND_LENGTH:
+        operand = term.get("operand") if isinstance(term, dict) else (
+            term[1] if isinstance(term, list) and len(term) == 2 else None)
+        if len(str(operand)) > MAX_NARROW_OPERAND_LENGTH:
             raise ApiError(f"Invalid narrow term: operands are at most "
                            f"{MAX_NARROW_OPERAND_LENGTH} characters.")
-        pairs.append([str(term[0]), str(term[1])])
-    return pairs
+    return queue_narrow(caller, parse_narrow(narrow))
 
 
 def do_register(caller: Principal, *, event_types: list[str] | None,
@@ -105,7 +103,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
     check_capabilities(client_capabilities)
     options = {
         "event_types": event_types,
-        "narrow": check_narrow(narrow),
+        "narrow": check_narrow(caller, narrow),
         "client_capabilities": client_capabilities,
         "all_public_streams": all_public_streams,
         "apply_markdown": apply_markdown,

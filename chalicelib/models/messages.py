@@ -27,6 +27,11 @@ def topic_key(realm_id: int, stream_id: int, topic: str) -> str:
     return f"{realm_id}#{stream_id}#{topic.lower()}"
 
 
+def sender_key(realm_id: int, sender_id: int) -> str:
+    """The by_sender index's key: a realm's messages from one sender."""
+    return f"{realm_id}#{sender_id}"
+
+
 def dm_key(realm_id: int, user_ids: Iterable[int]) -> str:
     return f"{realm_id}#" + ",".join(str(u) for u in sorted(set(user_ids)))
 
@@ -53,6 +58,9 @@ class Message(BaseModel):
     topic = UnicodeAttribute(default="")
     topic_key = UnicodeAttribute(null=True)        # channel messages only
     dm_key = UnicodeAttribute(null=True)           # direct messages only
+    # sender_key(realm_id, sender_id): every message since the by_sender index exists
+    # (older ones: `admin reindex`).
+    sender_key = UnicodeAttribute(null=True)
     recipient_ids = list_of(IntegerAttribute, default=list)  # direct: every participant
     recipient_id = IntegerAttribute()
     content = UnicodeAttribute()
@@ -79,6 +87,7 @@ class Message(BaseModel):
     by_stream = _index("by_stream", "stream_key")()
     by_topic = _index("by_topic", "topic_key")()
     by_dm = _index("by_dm", "dm_key")()
+    by_sender = _index("by_sender", "sender_key")()
 
     def reaction_map(self) -> dict[str, dict[str, Any]]:
         """The stored reactions, {"type:code:user_id": {"emoji_name", "at"}}; {} if none."""

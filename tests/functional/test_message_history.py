@@ -156,9 +156,10 @@ def test_matches_narrow_with_the_callers_flags(realm, drain_events):
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"msg_ids": "[1]", "narrow": '[{"operator": "sender", "operand": 1}]'},
-     "Invalid narrow operator: sender"),
-    ({"msg_ids": "[1]", "narrow": '[["channel", "nowhere"]]'}, "Channel 'nowhere' does not exist"),
+    ({"msg_ids": "[1]", "narrow": '[{"operator": "color", "operand": 1}]'},
+     "Invalid narrow operator: unknown operator 'color'"),
+    ({"msg_ids": "[1]", "narrow": '[["channel", "nowhere"]]'},
+     "Invalid narrow operator: unknown channel"),
     ({"msg_ids": "not json", "narrow": "[]"}, "Argument 'msg_ids' is not valid JSON."),
     # the list's declared limit, checked before any read
     ({"msg_ids": str(list(range(1001))), "narrow": "[]"},

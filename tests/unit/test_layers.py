@@ -1,6 +1,7 @@
 """The house's layers run one way: each package imports only the layers below it.
 
-core -> lib, models -> delivery -> actions (reads below commands) -> events -> api, http.
+core -> lib, models -> search, narrow -> delivery -> actions (reads below commands)
+-> events -> api, http.
 A violation here is an arrow that runs back up; the message names the file and import.
 """
 from __future__ import annotations
@@ -18,9 +19,14 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"core"},
     "lib": {"core", "lib", "config"},
     "models": {"core", "lib", "models", "config"},
-    "delivery": {"core", "lib", "models", "delivery", "config"},
-    "actions": {"core", "lib", "models", "delivery", "actions", "config"},
-    "events": {"core", "lib", "models", "delivery", "actions", "events", "config", "http"},
+    # The full-text index (tokenizing, postings, queries): over the models only.
+    "search": {"core", "lib", "models", "search", "config"},
+    # The narrow language (parsing, evaluating facts): over the models and search.
+    "narrow": {"core", "lib", "models", "search", "narrow", "config"},
+    "delivery": {"core", "lib", "models", "search", "narrow", "delivery", "config"},
+    "actions": {"core", "lib", "models", "search", "narrow", "delivery", "actions", "config"},
+    "events": {"core", "lib", "models", "search", "narrow", "delivery", "actions", "events",
+               "config", "http"},
 }
 # The WebSocket handlers are an entry point beside the HTTP views: they parse a request.
 ENTRY_POINTS_USING_HTTP = {"chalicelib/events/websocket.py", "chalicelib/events/register.py",

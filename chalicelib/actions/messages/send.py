@@ -40,7 +40,7 @@ from chalicelib.lib.mentions import Mentions
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
-from chalicelib.models.messages import Message, dm_key, topic_key
+from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
 
@@ -72,7 +72,8 @@ class PreparedMessage:
 def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str,
                         rendered: RenderedContent, client: str = "API") -> Message:
     message = Message(realm.realm_id, 0, sender_id=sender_id, date_sent=now_seconds(),
-                      client=client, recipient_id=0, type="stream")
+                      client=client, recipient_id=0, type="stream",
+                      sender_key=sender_key(realm.realm_id, sender_id))
     rendered.apply_to(message)
     message.stream_id = stream.stream_id
     message.stream_key = stream_key(realm.realm_id, stream.stream_id)
@@ -149,7 +150,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         participants = {u.user_id for u in recipients} | {caller.user_id}
         triggers = triggered_bots(sender, participants=recipients)
         message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
-                          date_sent=now_seconds(), client=client, recipient_id=0)
+                          date_sent=now_seconds(), client=client, recipient_id=0,
+                          sender_key=sender_key(caller.realm_id, caller.user_id))
         rendered.apply_to(message)
         message.recipient_ids = sorted(participants)
         message.dm_key = dm_key(caller.realm_id, participants)

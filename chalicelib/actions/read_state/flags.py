@@ -26,7 +26,6 @@ from chalicelib.actions.read_state.markers import (
 from chalicelib.actions.read_state.reads.flags import flag_rows
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.message_flags import ALL_FLAGS, EDITABLE_FLAGS
 from chalicelib.models.messages import Message
 
@@ -117,8 +116,8 @@ def do_update_message_flags_for_narrow(caller: Principal, *, anchor: str | int,
                                        flag: str) -> UpdateMessageFlagsForNarrowResult:
     check_flag(flag)
     check_counts(num_before, num_after)
-    target = resolve(caller, parse_narrow(narrow_terms))
-    found = fetch_range(caller, target, anchor, include_anchor,
+    ev = resolve(caller, narrow_terms)
+    found = fetch_range(caller, ev, anchor, include_anchor,
                         min(num_before, MAX_NARROW_FLAG_MESSAGES),
                         min(num_after, MAX_NARROW_FLAG_MESSAGES))
     changed, ignored = _apply_to_messages(caller, found.messages, op, flag,

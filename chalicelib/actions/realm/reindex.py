@@ -3,8 +3,10 @@
 Users' `role_key` (the `by_role` index that finds another owner), `group_ids` (the
 direct groups that deactivation leaves) and the `settings` / `profile_data` maps (whose
 per-key document paths later updates write) are written by every change or creation
-since they were added; this brings older items in line. Bulk by nature (it reads the whole realm), so it
-runs from the admin CLI, never on a request path. Safe to run again at any time.
+since they were added, like messages' `sender_key` (the `by_sender` index of the
+`sender` narrow); this brings older items in line, and indexes for search the
+messages sent before the search index existed (search/backfill.py). Bulk by nature (it
+reads the whole realm), so it runs from the admin CLI, never on a request path. Safe to run again at any time.
 """
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ from chalicelib.models.base import (
     is_write_condition_failure,
     transaction,
 )
+from chalicelib.models.messages import Message, sender_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, role_key
+from chalicelib.search.backfill import backfill_realm
 
 
 def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: None
@@ -29,7 +33,30 @@ def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: 
     progress(f"group links set: {links}")
     maps = _backfill_maps(realm_id)
     progress(f"users given empty settings/profile maps: {maps}")
-    return {"role_keys_set": roles, "group_links_set": links, "user_maps_set": maps}
+    senders = _backfill_sender_keys(realm_id)
+    progress(f"messages given their sender key: {senders}")
+    search = backfill_realm(realm_id, progress)   # messages sent before the search index
+    return {"role_keys_set": roles, "group_links_set": links, "user_maps_set": maps,
+            "sender_keys_set": senders,
+            "search_messages_indexed": search["messages_indexed"],
+            "search_postings_written": search["postings_written"]}
+
+
+def _backfill_sender_keys(realm_id: int) -> int:
+    """Messages sent before the by_sender index (a Query of the realm's messages)."""
+    changed = 0
+    for message in Message.query(realm_id, filter_condition=Message.sender_key.does_not_exist(),
+                                 attributes_to_get=["realm_id", "message_id", "sender_id"]):
+        try:
+            # A message deleted meanwhile stays deleted.
+            message.update(actions=[Message.sender_key.set(
+                sender_key(realm_id, message.sender_id))],
+                condition=Message.message_id.exists())
+            changed += 1
+        except UpdateError as error:
+            if not is_write_condition_failure(error):
+                raise
+    return changed
 
 
 def _backfill_role_keys(realm_id: int) -> int:

@@ -1,26 +1,47 @@
 """GET /messages and GET /messages/{id}: the range a narrow holds, rendered with flags."""
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, NotRequired, TypedDict, cast
 
-from chalicelib.actions.messages.reads.access import access_message
+from chalicelib.actions.messages.reads.access import Access, access_message
 from chalicelib.actions.messages.reads.dicts import (
     FetchedMessageDict,
     load_people_and_channels,
     message_api_dict,
 )
-from chalicelib.actions.messages.reads.range import check_counts, fetch_range, resolve
+from chalicelib.actions.messages.reads.range import (
+    MAX_BATCH,
+    date_anchor,
+    fetch_range,
+    load_messages,
+    matching,
+    resolve,
+)
 from chalicelib.actions.read_state.reads.flags import flags_of
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
+from chalicelib.core.errors import ApiError, missing_argument
 from chalicelib.core.principal import Principal
-from chalicelib.lib.narrow import parse_narrow
 from chalicelib.models.messages import Message
+from chalicelib.narrow import Evaluator
+from chalicelib.narrow.search_terms import highlight_match
+
+RANGE_PARAMETERS = ("anchor", "include_anchor", "use_first_unread_anchor", "num_before",
+                    "num_after")
+
+
+class FoundMessageDict(FetchedMessageDict):
+    """A message of GET /messages; a search narrow adds where the words matched."""
+
+    match_content: NotRequired[str]
+    match_subject: NotRequired[str]
 
 
 class GetMessagesResult(TypedDict):
-    messages: list[FetchedMessageDict]
-    anchor: int
+    messages: list[FoundMessageDict]
+    anchor: NotRequired[int]   # absent when message_ids named the messages
     found_anchor: bool
     found_oldest: bool
     found_newest: bool
@@ -32,14 +53,53 @@ class GetMessageResult(TypedDict):
     raw_content: str
 
 
-def get_messages(caller: Principal, *, anchor: str | int, include_anchor: bool,
-                 num_before: int, num_after: int, narrow_terms: list[Any],
-                 apply_markdown: bool, allow_empty_topic_name: bool) -> GetMessagesResult:
-    check_counts(num_before, num_after)
-    target = resolve(caller, parse_narrow(narrow_terms))
-    found = fetch_range(caller, target, anchor, include_anchor, num_before, num_after)
+@dataclass(frozen=True)
+class RangeRequest:
+    """The parameters that pick a range around an anchor (None: not sent)."""
+
+    anchor: str | int | None
+    include_anchor: bool | None
+    num_before: int | None
+    num_after: int | None
+    use_first_unread_anchor: bool | None
+    anchor_date: str | None
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    apply_markdown: bool = True
+    client_gravatar: bool = False
+    allow_empty_topic_name: bool = False
+
+
+def get_messages(caller: Principal, *, narrow_terms: list[Any], request: RangeRequest,
+                 message_ids: list[int] | None, options: RenderOptions) -> GetMessagesResult:
+    ev = resolve(caller, narrow_terms)
+    if message_ids is not None:
+        sent = [name for name in RANGE_PARAMETERS if getattr(request, name) is not None]
+        if sent:
+            raise ApiError("Unsupported parameter combination: " + ", ".join(
+                ["message_ids", *sent]))
+        access = Access(caller)
+        listed = matching(caller, ev, load_messages(caller.realm_id,
+                                                    sorted(set(message_ids))), access)
+        return {"messages": _found(caller, listed, options, ev),
+                "found_anchor": False, "found_oldest": False, "found_newest": False,
+                "history_limited": False}
+    if request.num_before is None:
+        raise missing_argument("num_before")
+    if request.num_after is None:
+        raise missing_argument("num_after")
+    num_before, num_after = request.num_before, request.num_after
+    if num_before < 0 or num_after < 0:
+        raise ApiError("num_before and num_after cannot be negative")
+    if num_before + num_after > MAX_BATCH:
+        raise ApiError(f"Too many messages requested (maximum {MAX_BATCH}).")
+    anchor = _anchor(caller, request)
+    found = fetch_range(caller, ev, anchor, request.include_anchor is not False,
+                        num_before, num_after)
     return {
-        "messages": render(caller, found.messages, apply_markdown, allow_empty_topic_name),
+        "messages": _found(caller, found.messages, options, ev),
         "anchor": found.anchor,
         "found_anchor": found.found_anchor,
         "found_oldest": found.found_oldest,
@@ -48,23 +108,77 @@ def get_messages(caller: Principal, *, anchor: str | int, include_anchor: bool,
     }
 
 
-def render(caller: Principal, messages: list[Message], apply_markdown: bool,
-           allow_empty_topic_name: bool) -> list[FetchedMessageDict]:
+def _anchor(caller: Principal, request: RangeRequest) -> str | int:
+    """The anchor asked for: `date` becomes the first message sent since anchor_date."""
+    anchor = request.anchor
+    if request.use_first_unread_anchor:
+        # The deprecated form wins over any anchor sent with it (older clients, such as
+        # the terminal client, send anchor=0 beside it).
+        return "first_unread"
+    if anchor is None:
+        return "newest"
+    if anchor != "date":
+        if request.anchor_date is not None:
+            raise ApiError("anchor_date is only for anchor=date")
+        return anchor
+    if request.anchor_date is None:
+        raise missing_argument("anchor_date")
+    found = date_anchor(caller, _parse_date(request.anchor_date))
+    return "newest" if found is None else found
+
+
+def _parse_date(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ApiError("Invalid anchor_date: give an ISO 8601 date and time") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def render(caller: Principal, messages: list[Message], options: RenderOptions
+           ) -> list[FoundMessageDict]:
     """The messages in the API's shape, each with the caller's flags (batched reads)."""
     if not messages:
         return []
     realm = get_realm(caller.realm_id)
     users, streams = load_people_and_channels(caller.realm_id, messages)
     flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages])
-    empty = None if allow_empty_topic_name else empty_topic_display_name(realm)
-    return [{**message_api_dict(message, users, streams, realm, apply_markdown=apply_markdown,
-                                empty_topic_name=empty),
-             "flags": flags[message.message_id]} for message in messages]
+    empty = None if options.allow_empty_topic_name else empty_topic_display_name(realm)
+    rendered: list[FoundMessageDict] = []
+    for message in messages:
+        fetched: FetchedMessageDict = {
+            **message_api_dict(message, users, streams, realm,
+                               apply_markdown=options.apply_markdown,
+                               empty_topic_name=empty),
+            "flags": flags[message.message_id]}
+        # A FetchedMessageDict is a FoundMessageDict without its optional match fields.
+        data = cast(FoundMessageDict, fetched)
+        if options.client_gravatar:
+            # Every avatar here is a Gravatar and every email visible: clients that
+            # compute Gravatar URLs get null, as the reference gives them.
+            data["avatar_url"] = None
+        rendered.append(data)
+    return rendered
+
+
+def _found(caller: Principal, messages: list[Message], options: RenderOptions,
+           ev: Evaluator) -> list[FoundMessageDict]:
+    """Rendered; for a search narrow, with where the words matched."""
+    rendered = render(caller, messages, options)
+    search = ev.narrow.search_text
+    if search is None:
+        return rendered
+    for message, data in zip(messages, rendered, strict=True):
+        data["match_content"], data["match_subject"] = highlight_match(
+            search, message.rendered_content,
+            message.topic if message.type == "stream" else "")
+    return rendered
 
 
 def get_message(caller: Principal, message_id: int, apply_markdown: bool,
                 allow_empty_topic_name: bool) -> GetMessageResult:
     message = access_message(caller, message_id).message
-    rendered = render(caller, [message], apply_markdown, allow_empty_topic_name)[0]
+    rendered = render(caller, [message], RenderOptions(
+        apply_markdown=apply_markdown, allow_empty_topic_name=allow_empty_topic_name))[0]
     return {"message": rendered, "raw_content": message.content}
 

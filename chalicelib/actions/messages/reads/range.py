@@ -1,35 +1,36 @@
 """Which messages a narrow holds around an anchor, and whether the caller may read them.
 
-Candidates come from the narrowest source that lists them: the caller's own rows for
-`is:unread`, `is:starred` and `is:mentioned`; a message index for a channel, topic or
-direct conversation; the realm's messages (with a page cap) otherwise. Messages are
-then checked for access with the channels and subscriptions read once per request.
+Candidates come from the narrowest source that lists them: one message for `id`; the
+caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`; a
+message index for a channel, a topic, a direct conversation or a sender; the search
+index for `search`; the realm's messages otherwise. Each page of candidates is checked for access
+(channels and subscriptions read once per request) and against the whole narrow by the
+narrow package's one evaluator. A request examines at most `MAX_EXAMINED` candidates a
+side; when it stops there, the found_* flag of that side stays false.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    access_stream_by_name,
-)
 from chalicelib.actions.messages.reads.access import Access
-from chalicelib.actions.messages.reads.recipients import direct_recipient_users
+from chalicelib.actions.messages.reads.narrow import resolve_narrow
+from chalicelib.actions.read_state.reads.flags import flags_of
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.narrow import Narrow
-from chalicelib.models.channels import Stream, stream_key, user_key
+from chalicelib.models.channels import stream_key, user_key
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
-from chalicelib.models.messages import Message, dm_key, topic_key
-from chalicelib.models.topics import topic_sort_key
+from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
+from chalicelib.narrow import Evaluator, Narrow, Term, message_facts, parse_narrow
+from chalicelib.narrow.search_terms import search_candidates, search_test
 
-MAX_BATCH = 5000
-UNNARROWED_PAGE_CAP = 10   # Query pages read for the unnarrowed view before giving up
+MAX_BATCH = 5000           # messages one GET /messages may ask for (num_before + num_after)
+MAX_EXAMINED = 5000        # candidates read on one side of the anchor before giving up
 MESSAGES_PER_READ = 100    # BatchGetItem's limit
+PAGE_SIZE = 200            # Query page for sources the narrow filters further
 
 
 @dataclass(frozen=True)
@@ -48,57 +49,9 @@ class Bound:
         return message_id >= self.value if self.op == ">=" else message_id < self.value
 
 
-@dataclass
-class Target:
-    """A narrow with its channel and conversation resolved (and access-checked)."""
-
-    narrow: Narrow
-    stream: Stream | None = None
-    dm_participants: frozenset[int] | None = None
-
-    def matches(self, message: Message) -> bool:
-        narrow = self.narrow
-        if narrow.is_dm and message.type != "private":
-            return False
-        if self.stream is not None and (message.type != "stream"
-                                        or message.stream_id != self.stream.stream_id):
-            return False
-        if narrow.topic is not None and topic_sort_key(message.topic) != topic_sort_key(
-                narrow.topic):
-            return False
-        if self.dm_participants is not None and (
-                message.type != "private"
-                or frozenset(message.recipient_ids) != self.dm_participants):
-            return False
-        return narrow.message_id is None or message.message_id == narrow.message_id
-
-    def matches_marker(self, marker: UnreadMessage) -> bool:
-        """The same test on an unread marker, which knows where its message is."""
-        if self.narrow.is_dm and marker.dm_user_ids is None:
-            return False
-        if self.stream is not None and marker.stream_id != self.stream.stream_id:
-            return False
-        if self.narrow.topic is not None and topic_sort_key(marker.topic or "") != \
-                topic_sort_key(self.narrow.topic):
-            return False
-        if self.dm_participants is not None and \
-                frozenset(marker.participant_ids) != self.dm_participants:
-            return False
-        return self.narrow.message_id is None or marker.message_id == self.narrow.message_id
-
-
-def resolve(caller: Principal, narrow: Narrow) -> Target:
-    target = Target(narrow)
-    if narrow.channel is not None:
-        if isinstance(narrow.channel, int):   # parse_narrow made ids ints, bounded
-            target.stream, _ = access_stream_by_id(caller, narrow.channel)
-        else:
-            target.stream, _ = access_stream_by_name(caller, narrow.channel)
-    if narrow.dm is not None:
-        operand = narrow.dm if isinstance(narrow.dm, str) else json.dumps(narrow.dm)
-        users = direct_recipient_users(caller, operand)
-        target.dm_participants = frozenset({u.user_id for u in users} | {caller.user_id})
-    return target
+def resolve(caller: Principal, terms: Any) -> Evaluator:
+    """The wire narrow, parsed and resolved for the caller."""
+    return resolve_narrow(caller, parse_narrow(terms), search_test)
 
 
 def load_messages(realm_id: int, message_ids: list[int]) -> list[Message]:
@@ -111,84 +64,136 @@ def load_messages(realm_id: int, message_ids: list[int]) -> list[Message]:
     return [found[i] for i in message_ids if i in found]
 
 
-def _personal_ids(caller: Principal, target: Target, bound: Bound) -> Iterator[int]:
-    """The ids the caller's own rows list for is:unread / is:starred / is:mentioned."""
+def _personal_ids(caller: Principal, flag: str, bound: Bound) -> Iterator[int]:
+    """The ids the caller's own rows list for is:unread/starred/mentioned/alerted."""
     key = user_key(caller.realm_id, caller.user_id)
-    flag = target.narrow.personal
     if flag == "unread":
         for marker in UnreadMessage.query(key, bound.on(UnreadMessage.message_id),
                                           scan_index_forward=bound.forward):
-            if target.matches_marker(marker):
-                yield int(marker.message_id)
+            yield int(marker.message_id)
     elif flag == "starred":
         for row in MessageFlag.starred.query(key, bound.on(MessageFlag.message_id),
                                              scan_index_forward=bound.forward):
             yield int(row.message_id)
     else:
-        mentioned = MessageFlag.flags.contains(MENTION_FLAGS[0])
-        for name in MENTION_FLAGS[1:]:
-            mentioned = mentioned | MessageFlag.flags.contains(name)
+        names = MENTION_FLAGS if flag == "mentioned" else ("has_alert_word",)
+        wanted = MessageFlag.flags.contains(names[0])
+        for name in names[1:]:
+            wanted = wanted | MessageFlag.flags.contains(name)
         for row in MessageFlag.query(key, bound.on(MessageFlag.message_id),
-                                     filter_condition=mentioned,
+                                     filter_condition=wanted,
                                      scan_index_forward=bound.forward):
             yield int(row.message_id)
 
 
-def _candidates(caller: Principal, target: Target, bound: Bound, limit: int
+def _by_ids(caller: Principal, ids: Iterator[int]) -> Iterator[Message]:
+    while chunk := [i for _, i in zip(range(MESSAGES_PER_READ), ids, strict=False)]:
+        yield from load_messages(caller.realm_id, chunk)
+
+
+PERSONAL = ("unread", "starred", "mentioned", "alerted")
+
+
+def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
                 ) -> Iterator[Message]:
-    narrow = target.narrow
-    if narrow.message_id is not None:   # one message: read it, whatever else narrows
-        message_id = narrow.message_id
-        if bound.admits(message_id):
-            yield from load_messages(caller.realm_id, [message_id])
+    """The messages that may match, nearest the anchor first, from one source."""
+    narrow = ev.narrow
+    page = max(min(limit * 2, PAGE_SIZE), 10)
+    one = narrow.first("id")
+    if one is not None:   # one message: read it, whatever else narrows
+        if bound.admits(one.id):
+            yield from load_messages(caller.realm_id, [one.id])
         return
-    if narrow.personal is not None:
-        ids = _personal_ids(caller, target, bound)
-        while chunk := [i for _, i in zip(range(MESSAGES_PER_READ), ids, strict=False)]:
-            yield from load_messages(caller.realm_id, chunk)
+    text = narrow.search_text
+    if text is not None:
+        channel = narrow.first("channel")
+        yield from search_candidates(caller.realm_id, text, from_id=bound.value,
+                                     below=bound.op == "<", newest_first=not bound.forward,
+                                     stream_id=channel.id if channel is not None else None,
+                                     batch=page)
         return
+    for flag in PERSONAL:
+        if narrow.has_term("is", flag):
+            yield from _by_ids(caller, _personal_ids(caller, flag, bound))
+            return
     condition = bound.on(Message.message_id)
-    if target.stream is not None:
-        stream_id = target.stream.stream_id
-        if narrow.topic is not None:
-            if len(narrow.topic) > config.MAX_TOPIC_LENGTH:
+    channel, topic = narrow.first("channel"), narrow.first("topic")
+    if channel is not None:
+        stream_id = channel.id
+        if topic is not None:
+            if len(str(topic.operand)) > config.MAX_TOPIC_LENGTH:
                 return   # no message has one; a long enough topic would exceed a key's size
-            yield from Message.by_topic.query(topic_key(caller.realm_id, stream_id,
-                                                        narrow.topic), condition,
-                                              scan_index_forward=bound.forward,
-                                              limit=limit * 2)
+            yield from Message.by_topic.query(
+                topic_key(caller.realm_id, stream_id, str(topic.operand)), condition,
+                scan_index_forward=bound.forward, page_size=page)
         else:
             yield from Message.by_stream.query(stream_key(caller.realm_id, stream_id),
                                                condition, scan_index_forward=bound.forward,
-                                               limit=limit * 2)
+                                               page_size=page)
         return
-    if target.dm_participants is not None:
-        yield from Message.by_dm.query(dm_key(caller.realm_id, target.dm_participants),
-                                       condition, scan_index_forward=bound.forward,
-                                       limit=limit * 2)
+    dm = narrow.first("dm")
+    if dm is not None and isinstance(dm.operand, tuple):
+        participants = {int(u) for u in dm.operand} | {caller.user_id}
+        yield from Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
+                                       scan_index_forward=bound.forward, page_size=page)
         return
-    for examined, message in enumerate(Message.query(
-            caller.realm_id, condition, scan_index_forward=bound.forward, page_size=200),
-            start=1):
-        yield message
-        if examined >= UNNARROWED_PAGE_CAP * 200:
-            return
+    sender = narrow.first("sender")
+    if sender is not None and isinstance(sender.operand, int):
+        yield from Message.by_sender.query(sender_key(caller.realm_id, sender.operand),
+                                           condition, scan_index_forward=bound.forward,
+                                           page_size=page)
+        return
+    yield from Message.query(caller.realm_id, condition, scan_index_forward=bound.forward,
+                             page_size=PAGE_SIZE if narrow.terms else page)
 
 
-def fetch(caller: Principal, target: Target, bound: Bound, limit: int,
-          access: Access | None = None) -> list[Message]:
-    """Up to `limit` readable messages of the narrow on one side of the anchor, nearest
-    first."""
+@dataclass
+class Side:
+    """The readable matches on one side of the anchor, nearest first, and whether the
+    source ran out (rather than the limit or the examination cap stopping the read)."""
+
+    messages: list[Message] = field(default_factory=list)
+    exhausted: bool = True
+
+
+def fetch(caller: Principal, ev: Evaluator, bound: Bound, limit: int,
+          access: Access | None = None) -> Side:
+    """Up to `limit` readable messages of the narrow on one side of the anchor."""
+    side = Side()
     if limit <= 0:
-        return []
+        side.exhausted = False
+        return side
     access = access or Access(caller)
-    found: list[Message] = []
-    for message in _candidates(caller, target, bound, limit):
-        if target.matches(message) and access.may_read(message):
-            found.append(message)
-            if len(found) >= limit:
-                break
-    return found
+    source = _candidates(caller, ev, bound, limit)
+    examined = 0
+    chunk_size = min(MESSAGES_PER_READ, limit + 1)
+    while chunk := [m for _, m in zip(range(chunk_size), source, strict=False)]:
+        examined += len(chunk)
+        side.messages.extend(matching(caller, ev, chunk, access))
+        if len(side.messages) >= limit:
+            del side.messages[limit:]
+            side.exhausted = False
+            return side
+        if len(chunk) < chunk_size:
+            return side   # the source ran out
+        if examined >= MAX_EXAMINED:
+            side.exhausted = False
+            return side
+        chunk_size = MESSAGES_PER_READ
+    return side
+
+
+def matching(caller: Principal, ev: Evaluator, messages: list[Message], access: Access
+             ) -> list[Message]:
+    """The messages the caller may read and the narrow holds (flags read in one batch,
+    only if the narrow needs them)."""
+    access.load(messages)
+    readable = [m for m in messages if access.may_read(m)]
+    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in readable]) \
+        if ev.needs_flags and readable else {}
+    return [m for m in readable if ev.matches(message_facts(
+        m, access.channel(int(m.stream_id))[0] if m.type == "stream" else None,
+        flags.get(m.message_id) if ev.needs_flags else None))]
 
 
 @dataclass
@@ -201,19 +206,39 @@ class MessageRange:
     access: Access   # what was read to check the messages: their channels, subscriptions
 
 
-def first_unread_id(caller: Principal, target: Target) -> int | None:
-    """The oldest unread message of the narrow, from the caller's markers alone."""
-    ids = _personal_ids(caller, Target(Narrow(is_unread=True, channel=target.narrow.channel,
-                                              topic=target.narrow.topic,
-                                              is_dm=target.narrow.is_dm),
-                                       target.stream, target.dm_participants),
-                        Bound(">=", 0, forward=True))
-    return next(ids, None)
+def first_unread_id(caller: Principal, ev: Evaluator) -> int | None:
+    """The oldest unread message of the narrow the caller may read."""
+    unread = Evaluator(Narrow((*ev.narrow.terms, Term("is", "unread"))), ev.reader,
+                       ev.search_test)
+    found = fetch(caller, unread, Bound(">=", 0, forward=True), 1).messages
+    return found[0].message_id if found else None
+
+
+def date_anchor(caller: Principal, anchor_date: datetime) -> int | None:
+    """The first message of the realm sent at or after the date (ids grow with time):
+    a binary search of a few single-item Queries; None if every message is older."""
+    moment = int(anchor_date.timestamp())
+    newest = next(iter(Message.query(caller.realm_id, scan_index_forward=False, limit=1)),
+                  None)
+    if newest is None or newest.date_sent < moment:
+        return None
+    low, high = 0, newest.message_id   # the answer is in (low, high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        probe = next(iter(Message.query(caller.realm_id, Message.message_id >= middle,
+                                        limit=1)), None)
+        if probe is None or probe.message_id > high:
+            low = middle
+        elif probe.date_sent >= moment:
+            high = probe.message_id
+        else:
+            low = probe.message_id
+    return high
 
 
 def parse_anchor(anchor: str) -> str | int:
-    """`newest`, `oldest`, `first_unread`, or a message id."""
-    if anchor in ("newest", "oldest", "first_unread"):
+    """`newest`, `oldest`, `first_unread`, `date`, or a message id."""
+    if anchor in ("newest", "oldest", "first_unread", "date"):
         return anchor
     if not anchor.lstrip("-").isdigit() or len(anchor) > 20:
         raise ApiError("Invalid anchor")
@@ -225,40 +250,43 @@ def check_counts(num_before: int, num_after: int, maximum: int = MAX_BATCH) -> N
         raise ApiError(f"num_before and num_after must be between 0 and {maximum}")
 
 
-def fetch_range(caller: Principal, target: Target, anchor: str | int, include_anchor: bool,
+def fetch_range(caller: Principal, ev: Evaluator, anchor: str | int, include_anchor: bool,
                 num_before: int, num_after: int) -> MessageRange:
     """The messages around the anchor (`newest`, `oldest`, `first_unread` or an id)."""
     if anchor == "first_unread":
-        unread = first_unread_id(caller, target)
+        unread = first_unread_id(caller, ev)
         anchor = unread if unread is not None else "newest"
     access = Access(caller)
     anchor_id: int | None = None
     if anchor == "newest":
         # The newest message is the anchor: it and num_before older ones.
-        before = fetch(caller, target, Bound(">=", 0, forward=False), num_before + 1,
-                       access)[::-1]
-        after: list[Message] = []
+        # One extra row tells whether the history goes on.
+        side = fetch(caller, ev, Bound(">=", 0, forward=False), num_before + 2, access)
+        before, after = side.messages[:num_before + 1][::-1], []
         found_anchor, found_newest = bool(before), True
-        found_oldest = len(before) < num_before + 1
+        found_oldest = side.exhausted and len(side.messages) <= num_before + 1
     elif anchor == "oldest":
-        before = []
-        after = fetch(caller, target, Bound(">=", 0, forward=True), num_after + 1, access)
+        side = fetch(caller, ev, Bound(">=", 0, forward=True), num_after + 2, access)
+        before, after = [], side.messages[:num_after + 1]
         found_anchor, found_oldest = bool(after), True
-        found_newest = len(after) < num_after + 1
+        found_newest = side.exhausted and len(side.messages) <= num_after + 1
     else:
         anchor_id = int(anchor)
         # One extra row each way tells whether the history goes on.
-        before = fetch(caller, target, Bound("<", anchor_id, forward=False), num_before + 1,
-                       access)[::-1]
-        found_oldest = len(before) <= num_before
-        before = before[-num_before:] if num_before else []
-        after = fetch(caller, target, Bound(">=", anchor_id, forward=True), num_after + 2,
-                       access)
+        older = fetch(caller, ev, Bound("<", anchor_id, forward=False), num_before + 1,
+                      access)
+        found_oldest = older.exhausted and len(older.messages) <= num_before
+        before = older.messages[:num_before][::-1]
+        newer = fetch(caller, ev, Bound(">=", anchor_id, forward=True), num_after + 2,
+                      access)
+        after = newer.messages
         found_anchor = bool(after) and after[0].message_id == anchor_id
-        found_newest = len(after) < num_after + (2 if found_anchor else 1)
+        extra = 1 if found_anchor else 0
+        found_newest = newer.exhausted and len(after) <= num_after + extra
         if found_anchor and not include_anchor:
             after = after[1:]
         after = after[:num_after + (1 if found_anchor and include_anchor else 0)]
+        found_anchor = found_anchor and include_anchor
     messages = before + after
     if anchor_id is None:
         anchor_id = (messages[-1] if anchor != "oldest" else messages[0]).message_id \

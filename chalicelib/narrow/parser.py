@@ -1,0 +1,150 @@
+"""Parses a narrow from its wire forms into a typed, validated `Narrow`.
+
+Accepted: a list of `{"operator", "operand", "negated"}` objects, or legacy
+`[operator, operand]` pairs; aliases (`stream`, `streams`, `subject`, `pm-with`,
+`group-pm-with`, `is:private`) become the current names.
+"""
+from __future__ import annotations
+
+from typing import Any, cast, get_args
+
+from chalicelib.core.errors import ApiError
+from chalicelib.lib.json_values import check_json
+from chalicelib.narrow.errors import (
+    bad_combination,
+    bad_operand,
+    bad_operator,
+    bad_term,
+)
+from chalicelib.narrow.types import (
+    HasOperand,
+    IsOperand,
+    Narrow,
+    Operand,
+    Operator,
+    Term,
+    UserRef,
+)
+
+ALIASES = {"stream": "channel", "streams": "channels", "subject": "topic", "pm-with": "dm",
+           "group-pm-with": "dm-including"}
+OPERATORS: frozenset[str] = frozenset(get_args(Operator))
+IS_OPERANDS: frozenset[str] = frozenset(get_args(IsOperand))
+IS_ALIASES = {"private": "dm"}
+HAS_OPERANDS: frozenset[str] = frozenset(get_args(HasOperand))
+CHANNELS_OPERANDS = ("public", "web-public")
+NOT_NEGATABLE = frozenset({"near", "with"})   # positions, not conditions
+TERM_KEYS = frozenset({"operator", "operand", "negated"})
+MAX_TERMS = 50
+
+
+def parse_narrow(raw: Any) -> Narrow:
+    """The narrow, or BAD_NARROW naming the first term that is not one."""
+    if not isinstance(raw, list):
+        raise bad_term("a narrow is a list of terms")
+    if len(raw) > MAX_TERMS:
+        raise bad_term(f"a narrow has at most {MAX_TERMS} terms")
+    narrow = Narrow(tuple(parse_term(term) for term in raw))
+    if len(narrow.positive("with")) > 1:
+        raise bad_combination("more than one 'with'")
+    return narrow
+
+
+def parse_term(term: Any) -> Term:
+    if isinstance(term, dict):
+        if not {"operator", "operand"} <= term.keys() or not term.keys() <= TERM_KEYS:
+            raise bad_term("a term has an operator, an operand and maybe negated")
+        operator, operand, negated = term["operator"], term["operand"], term.get(
+            "negated", False)
+    elif isinstance(term, list) and len(term) == 2:
+        (operator, operand), negated = term, False
+    else:
+        raise bad_term("each term needs an operator and an operand")
+    if not isinstance(operator, str):
+        raise bad_term("an operator is a string")
+    if not isinstance(negated, bool):
+        raise bad_term("negated is true or false")
+    name = ALIASES.get(operator, operator)
+    if name not in OPERATORS:
+        raise bad_operator(f"unknown operator {operator[:50]!r}")
+    if negated and name in NOT_NEGATABLE:
+        raise bad_operator(f"{name} cannot be negated")
+    canonical = cast(Operator, name)
+    return Term(canonical, _operand(canonical, operand), negated)
+
+
+def _operand(operator: Operator, operand: Any) -> Operand:
+    if operator == "channel":
+        if _is_id(operand):
+            return _id(operator, operand)
+        return _text(operator, operand)
+    if operator == "channels":
+        if operand not in CHANNELS_OPERANDS:
+            raise bad_operator(f"unknown 'channels' operand {str(operand)[:50]!r}")
+        return str(operand)
+    if operator in ("topic", "search"):
+        if not isinstance(operand, str):
+            raise bad_operand(operator, "give a string")
+        return operand
+    if operator in ("id", "near", "with"):
+        return _id(operator, operand)
+    if operator == "is":
+        value = IS_ALIASES.get(operand, operand) if isinstance(operand, str) else operand
+        if value not in IS_OPERANDS:
+            raise bad_operator(f"unknown 'is' operand {str(operand)[:50]!r}")
+        return str(value)
+    if operator == "has":
+        if operand not in HAS_OPERANDS:
+            raise bad_operator(f"unknown 'has' operand {str(operand)[:50]!r}")
+        return str(operand)
+    if operator == "dm":
+        return _users(operator, operand)
+    users = _users(operator, operand)   # sender, dm-including: one user
+    if len(users) != 1:
+        raise bad_operand(operator, "give one user")
+    if users[0] == "me" and operator != "sender":
+        raise bad_operand(operator, "give a user id or an email")
+    return users[0]
+
+
+def _is_id(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, str) and value.isascii() and value.isdigit())
+
+
+def _id(operator: str, value: Any) -> int:
+    """An id: an integer or its digits, within the API's integer range."""
+    try:
+        number = int(check_json(f"narrow operand for {operator}", value, int))
+    except ApiError:
+        raise bad_operand(operator, "give an id") from None
+    if number < 0:
+        raise bad_operand(operator, "give an id")
+    return number
+
+
+def _text(operator: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise bad_operand(operator, "give an id or a name")
+    return value
+
+
+def _users(operator: str, operand: Any) -> tuple[UserRef, ...]:
+    """User ids or emails: a list, one id, or emails (or digits) separated by commas."""
+    if isinstance(operand, str):
+        items: list[Any] = [part.strip() for part in operand.split(",")]
+    elif isinstance(operand, list):
+        items = operand
+    else:
+        items = [operand]
+    users: list[UserRef] = []
+    for item in items:
+        if _is_id(item):
+            users.append(_id(operator, item))
+        elif isinstance(item, str) and item and (item == "me" or "@" in item):
+            users.append(item)
+        else:
+            raise bad_operand(operator, "give user ids or emails")
+    if not users:
+        raise bad_operand(operator, "give user ids or emails")
+    return tuple(dict.fromkeys(users))

@@ -1,0 +1,168 @@
+"""Writing the index: a message's postings follow its stored state.
+
+Every message, update_message and delete_message outbox record names messages; the
+fan-out's search step (`SearchIndexStep`) re-indexes each from what is stored now, not
+from the record: stream records of different outbox items arrive in any order, and a
+redelivery is then harmless. For each message: its terms now (`message_terms`) against
+the terms its `SearchDoc` says it is indexed under; the postings of new terms are put,
+those of terms it lost are deleted, then the doc is written on condition it did not
+change meanwhile (else that message is indexed again, putting all its terms, so a
+concurrent indexing of an older state cannot leave a term missing). A message that is
+gone loses all its postings and its doc.
+
+Writes use BatchWriteItem (25 items a request): one posting is one write unit.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pynamodb.exceptions import DeleteError, PutError
+
+from chalicelib.lib.log import logger
+from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.messages import Message
+from chalicelib.models.search import SearchDoc, SearchPosting, posting_key
+from chalicelib.search.terms import message_terms
+
+MAX_BATCH_GET = 100
+MAX_ATTEMPTS = 4
+
+
+@dataclass
+class IndexStats:
+    """What an indexing run wrote (figures for the benchmark and the admin's backfill)."""
+
+    messages: int = 0
+    postings_put: int = 0
+    postings_deleted: int = 0
+    docs_written: int = 0
+    docs_deleted: int = 0
+
+    def add(self, other: IndexStats) -> None:
+        self.messages += other.messages
+        self.postings_put += other.postings_put
+        self.postings_deleted += other.postings_deleted
+        self.docs_written += other.docs_written
+        self.docs_deleted += other.docs_deleted
+
+
+def index_messages(realm_id: int, message_ids: Iterable[int]) -> IndexStats:
+    """Brings the index of these messages in line with their stored state."""
+    stats = IndexStats()
+    pending = sorted(set(message_ids))
+    full: set[int] = set()
+    for _ in range(MAX_ATTEMPTS):
+        conflicted: list[int] = []
+        for start in range(0, len(pending), MAX_BATCH_GET):
+            chunk = pending[start:start + MAX_BATCH_GET]
+            conflicted += _index_chunk(realm_id, chunk, full, stats)
+        if not conflicted:
+            return stats
+        pending, full = conflicted, full | set(conflicted)
+    raise RuntimeError(f"search index of realm {realm_id} kept conflicting: {pending[:10]}")
+
+
+def _index_chunk(realm_id: int, message_ids: list[int], full: set[int],
+                 stats: IndexStats) -> list[int]:
+    """Indexes up to 100 messages; returns those whose doc changed meanwhile."""
+    keys = [(realm_id, message_id) for message_id in message_ids]
+    messages = {m.message_id: m for m in Message.batch_get(keys, consistent_read=True)}
+    docs = {d.message_id: d for d in SearchDoc.batch_get(keys, consistent_read=True)}
+    puts: list[SearchPosting] = []
+    deletes: list[SearchPosting] = []
+    changes: list[tuple[int, Message | None, SearchDoc | None, set[str]]] = []
+    for message_id in message_ids:
+        message, doc = messages.get(message_id), docs.get(message_id)
+        if message is None and doc is None:
+            continue
+        old = set(doc.terms or ()) if doc is not None else set()
+        if message is not None and doc is not None and doc.version > message.version:
+            continue   # a newer state was indexed after this message was read
+        new = message_terms(message) if message is not None else set()
+        redo = message_id in full
+        if not redo and doc is not None and message is not None \
+                and doc.version == message.version and old == new:
+            continue   # already indexed (a redelivery, or a change of no term)
+        stats.messages += 1
+        puts += [SearchPosting(posting_key(realm_id, term), message_id)
+                 for term in sorted(new if redo else new - old)]
+        deletes += [SearchPosting(posting_key(realm_id, term), message_id)
+                    for term in sorted(old - new)]
+        changes.append((message_id, message, doc, new))
+    if puts or deletes:
+        with SearchPosting.batch_write() as batch:
+            for posting in puts:
+                batch.save(posting)
+            for posting in deletes:
+                batch.delete(posting)
+    stats.postings_put += len(puts)
+    stats.postings_deleted += len(deletes)
+    conflicted: list[int] = []
+    for message_id, message, doc, new in changes:
+        if not _write_doc(realm_id, message_id, message, doc, new, stats):
+            conflicted.append(message_id)
+    return conflicted
+
+
+def _write_doc(realm_id: int, message_id: int, message: Message | None,
+               doc: SearchDoc | None, terms: set[str], stats: IndexStats) -> bool:
+    """Records what the message is indexed under now; False if the doc changed since
+    it was read (another indexing ran meanwhile)."""
+    unchanged: Any = (SearchDoc.message_id.does_not_exist() if doc is None
+                      else SearchDoc.version == doc.version)
+    try:
+        if message is None:
+            SearchDoc(realm_id, message_id).delete(condition=unchanged)
+            stats.docs_deleted += 1
+        else:
+            SearchDoc(realm_id, message_id, terms=terms or None,
+                      version=message.version).save(condition=unchanged)
+            stats.docs_written += 1
+    except (PutError, DeleteError) as error:
+        if not is_write_condition_failure(error):
+            raise
+        return False
+    return True
+
+
+INDEXED_EVENTS = ("message", "update_message", "delete_message")
+
+
+def event_message_ids(event: dict[str, Any]) -> list[int]:
+    """The messages an outbox record changes, for the index."""
+    kind = event.get("type")
+    if kind == "message":
+        return [int(event["message"]["id"])]
+    if kind in ("update_message", "delete_message"):
+        return [int(m) for m in event.get("message_ids") or ()]
+    return []
+
+
+class SearchIndexStep:
+    """The fan-out's search step: collects a batch's messages, indexes them after the
+    queue appends (a client's events never wait for the index). Safe to run twice."""
+
+    def __init__(self) -> None:
+        self.messages: dict[int, set[int]] = {}
+        self.records: dict[int, set[str]] = {}
+
+    def collect(self, realm_id: int, sequence_number: str, event: dict[str, Any]) -> None:
+        message_ids = event_message_ids(event)
+        if message_ids:
+            self.messages.setdefault(realm_id, set()).update(message_ids)
+            self.records.setdefault(realm_id, set()).add(sequence_number)
+
+    def flush(self) -> set[str]:
+        """Indexes what was collected; returns the records of realms that failed."""
+        failed: set[str] = set()
+        messages, self.messages = self.messages, {}
+        for realm_id, message_ids in messages.items():
+            try:
+                index_messages(realm_id, message_ids)
+            except Exception:  # noqa: BLE001 - reported as failed records, retried
+                logger.exception("search indexing failed", extra={"realm_id": realm_id})
+                failed |= self.records.get(realm_id, set())
+        self.records = {}
+        return failed
