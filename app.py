@@ -7,6 +7,7 @@ from chalicelib import local_dev
 local_dev.configure()
 
 from chalicelib import apidocs, config
+from chalicelib.actions.messages.scheduled_messages import deliver_scheduled_message
 from chalicelib.api import (
     accounts,
     alert_words,
@@ -21,6 +22,7 @@ from chalicelib.api import (
     invites,
     message_flags,
     messages,
+    muted_users,
     navigation_views,
     playgrounds,
     presence,
@@ -29,6 +31,7 @@ from chalicelib.api import (
     realm,
     realm_emoji,
     saved_snippets,
+    scheduled_messages,
     server,
     settings,
     subscriptions,
@@ -45,6 +48,7 @@ from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
 from chalicelib.events.keepalive import run_keepalive
 from chalicelib.events.webhook_worker import handle_webhook_batch
+from chalicelib.http.method_not_allowed import add_method_fallbacks
 from chalicelib.http.middleware import register_middleware
 
 app = Chalice(app_name="teamchat")
@@ -82,6 +86,8 @@ for area in (
     channel_admin,
     channel_folders,
     invites,
+    muted_users,
+    scheduled_messages,
     navigation_views,
     channel_create,
     welcome_bot,
@@ -93,6 +99,8 @@ app.register_blueprint(invites.links)
 app.register_blueprint(apidocs.bp)
 
 register_middleware(app)
+# Last, once every route exists: the methods a path does not serve answer 405.
+add_method_fallbacks(app)
 
 
 @app.on_dynamodb_record(stream_arn=OUTBOX_STREAM_ARN_PLACEHOLDER, name="fanout",
@@ -121,6 +129,13 @@ def ws_message(event):  # type: ignore[no-untyped-def]
 @app.on_ws_disconnect()
 def ws_disconnect(event):  # type: ignore[no-untyped-def]
     websocket.on_disconnect(event.to_dict())
+
+
+# A scheduled message's one-time schedule invokes this at its time (EventBridge
+# Scheduler; locally infra/local/schedules.py fires the due ones).
+@app.lambda_function(name="scheduled_messages")
+def scheduled_messages_delivery(event, context):  # type: ignore[no-untyped-def]
+    return deliver_scheduled_message(event)
 
 
 # Heartbeats for push connections (API Gateway drops a connection idle for 10 minutes)

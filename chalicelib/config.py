@@ -123,3 +123,20 @@ def mark_all_as_read_seconds() -> float:
     """How long POST /mark_all_as_read works before answering `complete: false` (the
     client repeats it): well under API Gateway's 29 s."""
     return float(_env("MARK_ALL_AS_READ_SECONDS", "10"))
+
+
+def schedule_group() -> str:
+    """The EventBridge Scheduler group of this stage's one-time schedules."""
+    return _env("SCHEDULE_GROUP", "default")
+
+
+def scheduled_messages_target_arn() -> str:
+    """The function a scheduled message's schedule invokes (set by the template)."""
+    return _env("SCHEDULED_MESSAGES_TARGET_ARN",
+                "arn:aws:lambda:us-east-1:000000000000:function:"
+                + table_prefix() + "scheduled-messages")
+
+
+def scheduler_role_arn() -> str:
+    """The role EventBridge Scheduler assumes to invoke it (set by the template)."""
+    return _env("SCHEDULER_ROLE_ARN", "arn:aws:iam::000000000000:role/teamchat-scheduler")

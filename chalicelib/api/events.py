@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.queues import access_queue, delete_queue
@@ -53,8 +54,11 @@ def get_events_backend(caller: Principal, *, queue_id: str | None = None,
                        client_gravatar: bool = False
                        ) -> GetEventsResult:
     if queue_id is None:
-        # Registration parameters instead of a queue id register a queue (§4.5).
-        registered = _register(caller, event_types, event_types, narrow, client_capabilities,
+        # As the reference: without a queue id, only a non-blocking call may allocate a
+        # queue, from the registration parameters it carries (no initial state).
+        if not dont_block:
+            raise ApiError("A queue_id is needed unless dont_block is true.")
+        registered = _register(caller, event_types, [], narrow, client_capabilities,
                                all_public_streams, apply_markdown, client_gravatar, False)
         # The answer is that of GET /events (§4.5): the events and the new queue's id.
         return get_events(caller, registered["queue_id"], registered["last_event_id"], True)

@@ -75,6 +75,8 @@ class ErrorResult(_RetryHint):
     sent_invitations: NotRequired[bool]
     daily_limit_reached: NotRequired[bool]
     license_limit_reached: NotRequired[bool]
+    # 405 (a method the path does not serve): the methods it does.
+    allowed_methods: NotRequired[list[str]]
     # CANNOT_DEACTIVATE_GROUP_IN_USE: what still uses the group.
     objections: NotRequired[list[Objection]]
 

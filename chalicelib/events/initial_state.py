@@ -39,12 +39,14 @@ from chalicelib.events.state.personal import (
     MutedTopicsState,
     MutedUsersState,
     SavedSnippetsState,
+    ScheduledMessagesState,
     UserStatusState,
     UserTopicState,
     alert_words_state,
     drafts_state,
     muted_users_state,
     saved_snippets_state,
+    scheduled_messages_state,
     user_status_state,
     user_topic_state,
 )
@@ -83,9 +85,9 @@ class InitialState(
     StreamState, DefaultStreamsState, MessageState, UnreadMsgsState,
     StarredMessagesState, RecentPrivateConversationsState, PresenceState,
     AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
-    SavedSnippetsState, DraftsState, RealmEmojiState, RealmPlaygroundsState,
-    CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
-    NavigationViewsState, total=False):
+    SavedSnippetsState, ScheduledMessagesState, DraftsState, RealmEmojiState,
+    RealmPlaygroundsState, CustomProfileFieldsState, RealmUserGroupsState,
+    ChannelFoldersState, NavigationViewsState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -131,6 +133,7 @@ PARTS: tuple[Part, ...] = (
     Part(user_topic_state, any_of=("user_topic", "muted_topics")),
     Part(saved_snippets_state, ("saved_snippets",)),
     Part(drafts_state, ("drafts",)),
+    Part(scheduled_messages_state, ("scheduled_messages",)),
     Part(realm_emoji_state, ("realm_emoji",)),
     Part(realm_playgrounds_state, ("realm_playgrounds",)),
     Part(custom_profile_fields_state, ("custom_profile_fields",)),

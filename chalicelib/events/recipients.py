@@ -3,9 +3,12 @@
 A new message's recipients get their flags here, not in the sending request, so that a
 send costs the same whatever the channel's size: the fan-out writes one unread marker
 per recipient (and a flag row for the few with lasting flags) in BatchWriteItem
-batches, before the message event reaches any queue, so no client can mark a message
-read before its marker exists. A mark per outbox record makes a redelivered record skip
-those writes (a re-put would bring back a marker its user already read).
+batches, before the message event reaches any queue. Until then the message is unread
+for its recipients through its pending item (actions/read_state/reads/pending.py), and a
+user who marks it read meanwhile is listed there: once the markers are written, those
+users' markers are deleted and the pending item with them (settle_delivery). A mark per
+outbox record makes a redelivered record skip those writes (a re-put would bring back a
+marker its user already read). A recipient who muted the sender gets the message read.
 
 Edits and moves change recipients' state too: a mention added or removed moves the
 `mentioned` flag; a move rewrites the unread markers of the moved messages (found
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -28,9 +32,11 @@ from chalicelib.actions.read_state.markers import (
     mark_channel_read,
     mark_read,
     message_place,
-    new_marker,
 )
+from chalicelib.actions.read_state.pending import settle_delivery
 from chalicelib.actions.read_state.reads.flags import flags_of_users
+from chalicelib.actions.read_state.reads.pending import new_marker
+from chalicelib.actions.users.muted_users import MUTED_RECORD_OP, mark_sender_read
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
@@ -44,6 +50,7 @@ from chalicelib.models.message_flags import (
     mention_bits,
 )
 from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.muted_users import muted_by
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
@@ -80,10 +87,12 @@ class RecipientStep:
         """`audience`: the batch's audience reads, so each channel is read once a batch."""
         self.audience = audience
         self._alert_words: dict[int, dict[int, list[str]]] = {}
+        self._muted_by: dict[tuple[int, int], set[int]] = {}
         self.deliveries: list[_Delivery] = []
         self.mention_changes: list[_MentionChange] = []
         self.moves: list[tuple[int, dict[str, Any]]] = []
         self.unsubscribes: list[tuple[int, int, int]] = []
+        self.mutes: list[tuple[int, int, int]] = []
         self.deletions: list[tuple[int, dict[str, Any]]] = []
 
     # -- reads shared by the batch ------------------------------------------------------
@@ -96,6 +105,12 @@ class RecipientStep:
         # first_visible_message_id is 0 unless the channel's history is protected.
         return {s.user_id for s in self.subscriptions(realm_id, stream_id)
                 if s.first_visible_message_id <= message_id}
+
+    def _muting(self, realm_id: int, sender_id: int) -> set[int]:
+        """Who muted the sender (one Query per sender and batch)."""
+        if (realm_id, sender_id) not in self._muted_by:
+            self._muted_by[realm_id, sender_id] = muted_by(realm_id, sender_id)
+        return self._muted_by[realm_id, sender_id]
 
     def _words(self, realm_id: int) -> dict[int, list[str]]:
         if realm_id not in self._alert_words:
@@ -111,6 +126,8 @@ class RecipientStep:
     def collect_internal(self, realm_id: int, event: dict[str, Any]) -> None:
         if event.get("op") == "unsubscribed":
             self.unsubscribes.append((realm_id, int(event["user_id"]), int(event["stream_id"])))
+        elif event.get("op") == MUTED_RECORD_OP:
+            self.mutes.append((realm_id, int(event["user_id"]), int(event["sender_id"])))
 
     def user_flags(self, realm_id: int, outbox_id: str, event: dict[str, Any],
                    queue_owners: set[int]) -> dict[str, list[str]]:
@@ -159,6 +176,7 @@ class RecipientStep:
         mentioned = set(facts.get("users") or ())
         wildcard = WILDCARD_FLAGS.get(facts.get("wildcard") or "")
         words = self._words(realm_id)
+        muting = self._muting(realm_id, sender_id)
         content = str(message.get("_raw_content", ""))
         flags: dict[int, set[str]] = {}
         for user_id in recipients | {sender_id}:
@@ -166,6 +184,8 @@ class RecipientStep:
             if user_id == sender_id and (event.get("_read_by_sender", True)
                                          or user_id not in recipients):
                 user_flags.add("read")
+            if user_id != sender_id and user_id in muting:
+                user_flags.add("read")   # as the reference: a muted sender's messages
             if user_id in mentioned:
                 user_flags.add("mentioned")
             if wildcard and user_id in recipients:
@@ -203,6 +223,8 @@ class RecipientStep:
             _forget_deleted(realm_id, event)
         for realm_id, user_id, stream_id in self.unsubscribes:
             mark_channel_read(realm_id, user_id, stream_id)
+        for realm_id, user_id, sender_id in self.mutes:
+            mark_sender_read(realm_id, user_id, sender_id)
 
     def _flush_deliveries(self) -> None:
         if not self.deliveries:
@@ -233,6 +255,9 @@ class RecipientStep:
             if message is not None and message.type == "private":
                 _raise_conversations(delivery.realm_id, message)
         self._follow_moves_meanwhile(pending, messages)
+        for delivery in pending:   # after every marker is written and placed
+            settle_delivery(delivery.realm_id, delivery.message_id,
+                            _restorer(delivery, messages))
         expires = datetime.now(UTC) + MARK_RETENTION
         with FanoutMark.batch_write() as marks:
             for delivery in pending:
@@ -375,6 +400,17 @@ def _forget_deleted(realm_id: int, event: dict[str, Any]) -> None:
             unread.delete(marker)
         for row in rows:
             flags.delete(row)
+
+
+def _restorer(delivery: _Delivery, messages: dict[tuple[int, int], Message]
+              ) -> Callable[[int], UnreadMessage | None]:
+    def marker_of(user_id: int) -> UnreadMessage | None:
+        message = messages.get((delivery.realm_id, delivery.message_id))
+        flags = delivery.flags.get(user_id)
+        if message is None or flags is None or "read" in flags:
+            return None
+        return new_marker(delivery.realm_id, user_id, message, mention_bits(flags))
+    return marker_of
 
 
 def _mark(outbox_id: str) -> str:

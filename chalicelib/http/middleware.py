@@ -13,9 +13,9 @@ from chalicelib.core.errors import (
     ApiError,
     ErrorCode,
     InternalServerError,
-    ResourceNotFoundError,
 )
 from chalicelib.http.faults import error_for_exception
+from chalicelib.http.method_not_allowed import method_not_allowed, served_methods
 from chalicelib.http.response import json_error
 from chalicelib.lib.log import logger
 
@@ -41,12 +41,24 @@ def register_middleware(app: Chalice) -> None:
             response = get_response(event)
         except Exception as error:  # noqa: BLE001 - the last line of defence: never a bare 500
             response = json_error(error_for_exception(error))
+        if response.status_code == 405 and _is_chalice_error(response):
+            response = method_not_allowed(served_methods(event))
         response = _envelope_chalice_error(response)
         logger.info("request", extra={"status": response.status_code,
                                       "duration_ms": round((time.perf_counter() - started)
                                                            * 1000, 1)})
         logger.remove_keys(["realm_id", "user_id", "request_id", "path", "method"])
         return response
+
+
+def _is_chalice_error(response: Response) -> bool:
+    body: Any = response.body
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return False
+    return isinstance(body, dict) and "Code" in body
 
 
 def _envelope_chalice_error(response: Response) -> Response:
@@ -65,11 +77,6 @@ def _envelope_chalice_error(response: Response) -> Response:
         # Chalice caught an exception outside our views (it logged the traceback).
         return json_error(InternalServerError(
             str(logger.get_current_keys().get("request_id", "-"))))
-    if response.status_code == 405:
-        # A path some route serves, with a method none does (e.g. POST /messages/render
-        # matching /messages/{message_id}): that path and method are not served, as on
-        # AWS, where API Gateway answers both through the NOT_FOUND gateway response.
-        return json_error(ResourceNotFoundError())
     code, msg = _CHALICE_ERRORS.get(response.status_code, (ErrorCode.BAD_REQUEST, "Bad request"))
     detail = body.get("Message")
     return json_error(ApiError(f"{msg}: {detail}" if detail else msg, code=code,

@@ -25,5 +25,6 @@ class Counter(BaseModel):
     profile_field = IntegerAttribute(null=True)
     invite = IntegerAttribute(null=True)
     folder = IntegerAttribute(null=True)
+    scheduled_message = IntegerAttribute(null=True)
     # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.
     invitations_sent = IntegerAttribute(null=True)

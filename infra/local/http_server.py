@@ -32,6 +32,11 @@ class _RequestHandler(ChaliceRequestHandler):
             return
         super()._send_error_response(error)
 
+    # Methods API Gateway would not route reach the app, which answers 405 for them
+    # (http/method_not_allowed.py) instead of http.server's 501.
+    do_TRACE = ChaliceRequestHandler._generic_handle
+    do_CONNECT = ChaliceRequestHandler._generic_handle
+
     def log_message(self, format: str, *args: Any) -> None:
         """The app logs each request itself (structured); stay quiet here."""
 

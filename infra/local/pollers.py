@@ -220,6 +220,9 @@ def start_pollers(app: Any, prefix: str, state: Path, stop: threading.Event
         elif isinstance(source, ScheduledEventConfig):
             threads.append(ScheduleRunner(handler, source.name,
                                           rate_seconds(source.schedule_expression), stop))
+    if "scheduled_messages" in app.handler_map:   # one-time schedules (moto never fires)
+        from infra.local.schedules import DueScheduleRunner
+        threads.append(DueScheduleRunner(app.handler_map["scheduled_messages"], stop))
     for thread in threads:
         thread.start()
     return threads

@@ -1,6 +1,8 @@
 """Feeds the outbox stream to the fan-out handler synchronously, for tests and benchmarks."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import boto3
@@ -20,6 +22,7 @@ class OutboxDrain:
         self.arn = table["LatestStreamArn"]
         shard = self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"][
             "Shards"][0]
+        self.held = False
         self.iterator = self.streams.get_shard_iterator(
             StreamArn=self.arn, ShardId=shard["ShardId"],
             ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
@@ -41,9 +44,21 @@ class OutboxDrain:
         from chalicelib.events.fanout import handle_stream_batch
 
         result: dict[str, Any] = {"batchItemFailures": []}
+        if self.held:
+            return result
         for _ in range(rounds):
             records = self.read()
             if not records:
                 break
             result = handle_stream_batch({"Records": records})
         return result
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Holds the stream consumer back: records committed meanwhile wait (calls do
+        nothing) until the block ends; the next call fans them out in order."""
+        self.held = True
+        try:
+            yield
+        finally:
+            self.held = False

@@ -156,9 +156,21 @@ def test_blocking_poll_returns_a_heartbeat(realm, monkeypatch):
     assert again.json["events"][0]["id"] > heartbeat_id
 
 
-def test_get_events_with_registration_parameters_registers(realm):
-    response = realm.member.get("/events", {"event_types": ["realm_user"]})
+def test_get_events_with_registration_parameters_registers_only_without_blocking(
+        realm, drain_events):
+    # WHEN no queue_id and dont_block THEN a queue is allocated from the parameters
+    response = realm.member.get("/events", {"event_types": ["realm_user"],
+                                            "dont_block": True})
     assert response.ok and response.json["queue_id"] and response.json["events"] == []
+    # AND it is a working queue of those event types
+    realm.add_user("Nia New")
+    drain_events()
+    events = realm.member.get("/events", {"queue_id": response.json["queue_id"],
+                                          "last_event_id": -1, "dont_block": True}).json
+    assert [e["type"] for e in events["events"]] == ["realm_user"]
+    # WHEN no queue_id and blocking (the default) THEN refused, as the reference
+    refused = realm.member.get("/events", {"event_types": ["realm_user"]})
+    assert refused.status == 400 and refused.json["code"] == "BAD_REQUEST"
 
 
 def test_redelivered_batch_is_not_appended_twice(realm, drain_events):

@@ -71,13 +71,15 @@ def test_moves_send_notifications_from_the_notification_bot(realm, topic):
 def test_resolving_and_unresolving(realm, topic):
     resolved = "✔ plans"
     assert move(realm.member, topic[0], topic=resolved, propagate_mode="change_all").ok
-    assert topic_ids(realm.member, "talk", resolved) == topic
+    # the topic's messages, then the notification bot's notice
+    assert topic_ids(realm.member, "talk", resolved)[:-1] == topic
     message = fetch(realm.member, topic[0])
     assert "last_moved_timestamp" not in message
     assert message["edit_history"][0]["topic"] == resolved
-    assert notification_texts(realm.member, "talk", resolved) == []   # none for resolving
+    assert notification_texts(realm.member, "talk", resolved) == [
+        f"@_**Max Member|{realm.member.user_id}** has marked this topic as resolved."]
     assert move(realm.member, topic[0], topic="plans", propagate_mode="change_all").ok
-    assert topic_ids(realm.member, "talk", "plans") == topic
+    assert topic_ids(realm.member, "talk", "plans")[:len(topic)] == topic
     # resolving has its own permission, and no time limit
     make_old(realm.realm_id, topic, 30 * DAY)
     assert move(realm.member, topic[0], topic=resolved, propagate_mode="change_all").ok
@@ -326,7 +328,7 @@ def test_the_stricter_limit_applies_to_a_move_of_topic_and_channel(realm, topic)
                 send_notification_to_new_thread=False).ok
 
 
-def test_resolving_sends_no_notices_and_needs_only_its_own_permission(realm, topic):
+def test_resolving_posts_its_notice_and_needs_only_its_own_permission(realm, topic):
     # GIVEN a member who may not move topics but may resolve them
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_topics_group": {"new": MODERATORS}}).ok
@@ -336,9 +338,17 @@ def test_resolving_sends_no_notices_and_needs_only_its_own_permission(realm, top
     assert move(realm.member, topic[0], topic="✔ plans", propagate_mode="change_all",
                 send_notification_to_old_thread=True,
                 send_notification_to_new_thread=True).ok
-    # THEN no notification message, no last_moved_timestamp, and the history has it
-    assert notification_texts(realm.member, "talk", "✔ plans") == []
+    # THEN no move notices but the reference's resolve notice, from the notification
+    # bot; no last_moved_timestamp, and the history has it
+    who = f"@_**{realm.member.full_name}|{realm.member.user_id}**"
+    assert notification_texts(realm.member, "talk", "✔ plans") == [
+        f"{who} has marked this topic as resolved."]
     assert notification_texts(realm.member, "talk", "plans") == []
+    # AND unresolving posts its own notice in the topic
+    assert move(realm.member, topic[0], topic="plans", propagate_mode="change_all").ok
+    assert notification_texts(realm.member, "talk", "plans") == [
+        f"{who} has marked this topic as resolved.", f"{who} has marked this topic as unresolved."]
+    assert move(realm.member, topic[0], topic="✔ plans", propagate_mode="change_all").ok
     message = fetch(realm.member, topic[2])
     assert "last_moved_timestamp" not in message
     assert (message["edit_history"][0]["prev_topic"], message["edit_history"][0]["topic"]) \
@@ -348,7 +358,9 @@ def test_resolving_sends_no_notices_and_needs_only_its_own_permission(realm, top
     assert move(realm.owner, topic[0], topic="plans", stream_id=other,
                 propagate_mode="change_all").ok
     assert fetch(realm.member, topic[0])["last_moved_timestamp"]
-    assert len(notification_texts(realm.member, "elsewhere", "plans")) == 1
+    moved = [t for t in notification_texts(realm.member, "elsewhere", "plans")
+             if "moved here" in t or ("marked this topic" in t and "Olivia" in t)]
+    assert len(moved) == 1 and "moved here" in moved[0]
 
 
 def test_a_move_of_topic_and_channel_records_every_history_field(realm, topic):

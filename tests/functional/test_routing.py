@@ -1,9 +1,11 @@
-"""Paths and methods the API does not serve answer 404 in the error envelope, under every
-prefix: a method no route of that path has, and a path parameter that is not of its type.
+"""Paths the API does not serve answer 404 in the error envelope, under every prefix (a
+path parameter that is not of its type too); a method no route of a served path has
+answers 405 with the methods it serves, as the reference.
 (Paths no route matches at all never reach the app: the local stack's HTTP server and
 API Gateway's NOT_FOUND response answer them; tests/e2e covers that.)"""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -13,11 +15,6 @@ from chalicelib.http.params import param_specs
 
 METHODS = ("GET", "POST", "PATCH", "DELETE", "PUT")
 _PARAM = re.compile(r"{(\w+)}")
-
-
-def _served() -> list[tuple[str, set[str]]]:
-    return [(path, set(entries)) for path, entries in app.routes.items()
-            if path.startswith("/api/v1/")]
 
 
 def _concrete(path: str, value: str = "1") -> str:
@@ -30,29 +27,61 @@ def _assert_not_found(response) -> None:
                              "code": "NOT_FOUND"}
 
 
-def test_every_route_answers_404_for_methods_it_does_not_serve(realm):
+def _served() -> list[tuple[str, set[str]]]:
+    """Every API path with the methods its views serve (the 405 fallbacks left out)."""
+    from chalicelib.http.method_not_allowed import _SERVED
+    return [(path, set(methods)) for path, methods in _SERVED.items()
+            if path.startswith("/api/v1/")]
+
+
+def test_every_route_answers_405_for_methods_it_does_not_serve(realm, anonymous):
     # GIVEN every route of the API, with the methods it serves
     checked = 0
     for path, methods in _served():
         for method in METHODS:
             if method in methods:
                 continue
-            # WHEN called with another method
+            # WHEN called with another method (with or without credentials)
             response = realm.member.call(method, _concrete(path))
-            # THEN a 404 in the envelope, before authentication or parameters matter
-            _assert_not_found(response)
+            # THEN a 405 listing the methods it serves, before authentication or
+            # parameters matter
+            assert response.status == 405, (method, path, response.json)
+            assert response.json["result"] == "error"
+            assert response.json["allowed_methods"] == sorted(methods)
+            assert response.headers["Allow"] == ", ".join(sorted(methods))
             checked += 1
     assert checked > 100   # positive control: the loop saw the whole API
+    response = anonymous("DELETE", "/server_settings")
+    assert response.status == 405 and response.json["allowed_methods"] == ["GET"]
+
+
+def test_methods_chalice_never_routes_answer_405(chalice_client):
+    # WHEN a method no route can have (as TRACE on the local server) reaches the app
+    response = chalice_client.http.request("TRACE", "/api/v1/messages")
+    # THEN the same 405 envelope
+    assert response.status_code == 405
+    body = json.loads(response.body)
+    assert body["allowed_methods"] == ["GET", "POST"]
 
 
 @pytest.mark.parametrize("method, path", [
     ("POST", "/messages/unknown"), ("GET", "/messages/abc"), ("PATCH", "/messages/12x"),
-    ("GET", "/streams/general"), ("DELETE", "/drafts/one"), ("POST", "/users/12"),
-    ("GET", "/users/me/status"),
+    ("GET", "/streams/general"), ("DELETE", "/drafts/one"),
     ("GET", "/messages/99999999999999999999"),
 ])
 def test_unknown_paths_under_served_prefixes_are_404(realm, method, path):
     _assert_not_found(realm.member.call(method, path))
+
+
+@pytest.mark.parametrize("method, path, route", [
+    ("POST", "/users/12", "/api/v1/users/{user_id}"),
+    ("GET", "/users/me/status", "/api/v1/users/me/status"),   # a path of its own
+])
+def test_served_paths_with_other_methods_are_405(realm, method, path, route):
+    response = realm.member.call(method, path)
+    allowed = sorted(dict(_served())[route])
+    assert method not in allowed
+    assert response.status == 405 and response.json["allowed_methods"] == allowed
 
 
 def _integer_path_routes() -> list[tuple[str, str]]:

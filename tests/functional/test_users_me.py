@@ -63,11 +63,19 @@ def test_unsupported_parameters_are_listed(realm):
     assert response.ok and response.json["ignored_parameters_unsupported"] == ["bogus"]
 
 
-def test_wrong_method_is_404_in_envelope(realm):
-    # As API Gateway answers a method the path does not serve (tests/functional/test_routing.py).
+def test_wrong_method_is_405_in_envelope(realm):
+    # As the reference answers a method the path does not serve (test_routing.py).
     response = realm.member.call("DELETE", "/server_settings")
-    assert response.status == 404
-    assert response.json["code"] == "NOT_FOUND"
+    assert response.status == 405
+    assert response.json["allowed_methods"] == ["GET"]
+
+
+def test_server_settings_unknown_subdomain_is_refused(anonymous):
+    # WHEN the Host names a subdomain no organization has
+    response = anonymous("GET", "/server_settings", headers={"Host": "nosuchorg.localhost:8000"})
+    # THEN an error, as the reference; the root domain still answers
+    assert response.status == 400 and response.json["code"] == "BAD_REQUEST"
+    assert anonymous("GET", "/server_settings", headers={"Host": "localhost:8000"}).ok
 
 
 OWN_RECORD_FIELDS = {"user_id", "email", "delivery_email", "full_name", "avatar_url",

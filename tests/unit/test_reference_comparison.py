@@ -93,7 +93,7 @@ NOT_SUPPORTED_YET = {
         "realm_default_stream_groups", "realm_domains", "realm_embedded_bots",
         "realm_filters", "realm_incoming_webhook_bots", "realm_linkifiers",
         "realm_user_settings_defaults", "receives_typing_notifications",
-        "scheduled_messages", "stop_words")),
+        "stop_words")),
     *(f"GET /streams: parameter only in the reference: {name}" for name in (
         "include_all", "include_can_access_content", "include_owner_subscribed")),
     *(f"POST /users/me/subscriptions: parameter only in the reference: {name}" for name in (

@@ -19,6 +19,7 @@ from chalicelib.actions.channels.reads.permissions import (
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.move import UpdateMessageResult, execute_edit
+from chalicelib.actions.messages.move_notifications import RESOLVED_TOPIC_PREFIX
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.messages.move_resume import MOVE_ATTRIBUTES, find_resumable_move
 from chalicelib.actions.messages.reads.access import access_message
@@ -33,7 +34,7 @@ from chalicelib.models.channels import Stream, Subscription
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm
 
-RESOLVED_PREFIX = "✔ "
+RESOLVED_PREFIX = RESOLVED_TOPIC_PREFIX
 # Grace period after the content edit limit, for a user who started editing in time.
 EDIT_LIMIT_BUFFER_SECONDS = 20
 NO_PERMISSION = "You don't have permission to edit this message"

@@ -13,11 +13,27 @@ from chalicelib.actions.users.system_bots import notification_bot
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
 
+RESOLVED_TOPIC_PREFIX = "✔ "
+
+
+def topic_resolution(old_topic: str, new_topic: str) -> str | None:
+    """"resolved" or "unresolved" when the new name only adds or removes the prefix."""
+    if new_topic == RESOLVED_TOPIC_PREFIX + old_topic:
+        return "resolved"
+    if old_topic == RESOLVED_TOPIC_PREFIX + new_topic:
+        return "unresolved"
+    return None
+
 
 def move_notifications(realm: Realm, actor_id: int, plan: MovePlan,
                        count: int) -> list[PreparedMessage]:
-    """The messages to send (none for resolving), as the reference words them."""
-    if not (plan.notify_old or plan.notify_new):
+    """The messages to send, as the reference words them: where the messages went and
+    came from, and in the topic, whether it was marked resolved or unresolved."""
+    # As the reference: a topic resolved or unresolved where it is; a move to another
+    # channel is told by the move notices.
+    resolution = (None if plan.channel_changed
+                  else topic_resolution(plan.old_topic, plan.new_topic))
+    if not (plan.notify_old or plan.notify_new or resolution):
         return []
     actor = User.get(realm.realm_id, actor_id)
     who = f"@_**{actor.full_name}|{actor.user_id}**"
@@ -35,6 +51,9 @@ def move_notifications(realm: Realm, actor_id: int, plan: MovePlan,
                 f"A message was moved from this topic to {new} by {who}." if count == 1
                 else f"{count} messages were moved from this topic to {new} by {who}.")
         texts.append((plan.old_stream, plan.old_topic, text))
+    if resolution:
+        texts.append((plan.new_stream, plan.new_topic,
+                      f"{who} has marked this topic as {resolution}."))
     bot = notification_bot(realm.realm_id)
     prepared = []
     for stream, topic, text in texts:

@@ -1,6 +1,7 @@
 """POST /messages: channel and direct messages, with mentions, in one transaction."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -25,6 +26,7 @@ from chalicelib.actions.messages.reads.recipients import (
 )
 from chalicelib.actions.messages.reads.rendering import RenderedContent, render_content
 from chalicelib.actions.messages.uploads import plan_links
+from chalicelib.actions.read_state.reads.pending import pending_record
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.reads.settings import (
     empty_topic_display_name,
@@ -66,6 +68,8 @@ class PreparedMessage:
 
     def add_to(self, tx: Any) -> None:
         tx.save(self.message, condition=Message.message_id.does_not_exist())
+        # Unread for its recipients until the fan-out has written their markers.
+        tx.save(pending_record(self.message, bool(self.event.get("_read_by_sender", True))))
         add_event(tx, self.message.realm_id, self.event, self.audience)
 
 
@@ -122,9 +126,11 @@ def channel_audience(stream: Stream) -> Audience:
 
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
                        content: str, client: str = "API", read_by_sender: bool = True,
-                       skip_stream_access_check: bool = False) -> SendMessageResult:
+                       skip_stream_access_check: bool = False,
+                       also: Callable[[Any, int], None] | None = None) -> SendMessageResult:
     """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
-    mentioned (`to` is then a channel id), as the reference allows."""
+    mentioned (`to` is then a channel id), as the reference allows. `also(tx, id)` adds
+    the caller's own writes to the message's transaction (a scheduled message's claim)."""
     # `to` is checked before anything is read: it may name a thousand people.
     direct = None if message_type in ("stream", "channel") else parse_direct_target(to)
     rendered = render_content(caller.realm_id, content)
@@ -165,6 +171,8 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         prepared.add_to(tx)
         links.apply(tx)
         add_webhook_triggers(tx, caller.realm_id, prepared.event["message"], triggers)
+        if also is not None:
+            also(tx, message.message_id)
     if stream is not None:
         after_channel_message(stream, message)
     return {"id": message.message_id}

@@ -17,13 +17,14 @@ from chalicelib.actions.read_state.markers import (
     mark_channel_read,
     mark_read,
 )
+from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_key, user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import topic_key
-from chalicelib.models.topics import Topic, topic_item_key
+from chalicelib.models.topics import Topic, topic_item_key, topic_sort_key
 
 # Markers read per round of mark_all_as_read: ten transactions' worth.
 MARK_ALL_PAGE = 10 * FLAGS_PER_TRANSACTION
@@ -38,11 +39,14 @@ def do_mark_all_as_read(caller: Principal) -> MarkAllAsReadResult:
     into the gateway's timeout; the client repeats it, as the reference asks."""
     deadline = time.monotonic() + config.mark_all_as_read_seconds()
     key = user_key(caller.realm_id, caller.user_id)
+    # Messages in flight once, before the first markers are read (reads/pending.py).
+    in_flight = unread_in_flight(Recipient(caller.realm_id, caller.user_id))
     while True:
         markers = list(UnreadMessage.query(key, scan_index_forward=False, limit=MARK_ALL_PAGE))
-        if not markers:
+        if not markers and not in_flight:
             return {"complete": True}
-        mark_read(caller.realm_id, caller.user_id, markers)
+        mark_read(caller.realm_id, caller.user_id, markers, in_flight, all_messages=True)
+        in_flight = []
         if time.monotonic() >= deadline:
             return {"complete": not UnreadMessage.count(key, limit=1)}
 
@@ -57,6 +61,10 @@ def do_mark_topic_as_read(caller: Principal, stream_id: int, topic_name: str) ->
     topic = check_topic(topic_name, get_realm(caller.realm_id), stream, enforce_policy=False)
     if Topic.get_or_none(stream_key(caller.realm_id, stream_id), topic_item_key(topic)) is None:
         raise ApiError(f"No such topic '{topic_name}'")
+    in_flight = unread_in_flight(
+        Recipient(caller.realm_id, caller.user_id),
+        lambda m: m.type == "stream" and m.stream_id == stream_id
+        and topic_sort_key(m.topic) == topic_sort_key(topic))
     markers = list(UnreadMessage.by_topic.query(topic_key(caller.realm_id, stream_id, topic),
                                                 UnreadMessage.user_id == caller.user_id))
-    mark_read(caller.realm_id, caller.user_id, markers)
+    mark_read(caller.realm_id, caller.user_id, markers, in_flight)

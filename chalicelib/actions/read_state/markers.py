@@ -16,7 +16,14 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.actions.read_state.pending import read_in_flight
 from chalicelib.actions.read_state.reads.flags import flag_rows, unread_markers
+from chalicelib.actions.read_state.reads.pending import (
+    Recipient,
+    new_marker,
+    pending_of,
+    unread_in_flight,
+)
 from chalicelib.core.errors import ConflictError
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import (
@@ -25,7 +32,6 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.channels import user_key
-from chalicelib.models.conversations import conversation_key
 from chalicelib.models.message_flags import (
     MENTION_BITS,
     MessageFlag,
@@ -33,6 +39,7 @@ from chalicelib.models.message_flags import (
     mention_bits,
 )
 from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.pending_deliveries import PendingDelivery
 
 # Internal outbox records for the fan-out's read-state step (never sent to clients).
 READ_STATE_RECORD = "_read_state"
@@ -84,19 +91,6 @@ def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
         yield items[start:start + size]
 
 
-def new_marker(realm_id: int, user_id: int, message: Message, mentions: int) -> UnreadMessage:
-    """The unread marker of a message for one of its recipients."""
-    marker = UnreadMessage(user_key(realm_id, user_id), message.message_id, user_id=user_id,
-                           sender_id=message.sender_id, mentions=mentions)
-    if message.type == "stream":
-        marker.stream_id = message.stream_id
-        marker.topic = message.topic
-        marker.topic_key = topic_key(realm_id, int(message.stream_id), message.topic)
-    else:
-        marker.dm_user_ids = conversation_key(message.recipient_ids)
-    return marker
-
-
 def marker_details(marker: UnreadMessage, user_id: int) -> UnreadMessageDetails:
     """`message_details` of an update_message_flags remove event, from the marker."""
     details: UnreadMessageDetails
@@ -124,8 +118,8 @@ class FlagChange:
 def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add", "remove"],
                         changes: list[FlagChange],
                         details: dict[int, UnreadMessageDetails] | None = None,
-                        reread: Callable[[list[int]], list[FlagChange]] | None = None
-                        ) -> list[int]:
+                        reread: Callable[[list[int]], list[FlagChange]] | None = None,
+                        all_messages: bool = False) -> list[int]:
     """Writes the changes in transactions, each with its event; returns the ids changed.
 
     A transaction cancelled because some item's condition failed (another client got
@@ -141,7 +135,8 @@ def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add
                     for change in batch:
                         change.write(tx)
                     add_event(tx, realm_id, flags_event(
-                        flag, op, [c.message_id for c in batch], details), to_users([user_id]))
+                        flag, op, [c.message_id for c in batch], details, all_messages),
+                              to_users([user_id]))
             except TransactWriteError as error:
                 reasons = cancellation_reasons(error)
                 if not any(reasons) or reread is None:
@@ -156,12 +151,15 @@ def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add
 
 
 def flags_event(flag: str, op: Literal["add", "remove"], message_ids: list[int],
-                details: dict[int, UnreadMessageDetails] | None = None
+                details: dict[int, UnreadMessageDetails] | None = None,
+                all_messages: bool = False
                 ) -> UpdateMessageFlagsAddEvent | UpdateMessageFlagsRemoveEvent:
+    """`all_messages`: mark_all_as_read's form, which lists no messages (as the
+    reference: the client marks everything it has read)."""
     ids = sorted(message_ids)
     if op == "add":
         return {"type": "update_message_flags", "op": "add", "operation": "add", "flag": flag,
-                "messages": ids, "all": False}
+                "messages": [] if all_messages else ids, "all": all_messages}
     event: UpdateMessageFlagsRemoveEvent = {
         "type": "update_message_flags", "op": "remove", "operation": "remove", "flag": flag,
         "messages": ids, "all": False}
@@ -172,28 +170,50 @@ def flags_event(flag: str, op: Literal["add", "remove"], message_ids: list[int],
 
 
 def mark_ids_read(realm_id: int, user_id: int, message_ids: Iterable[int]) -> list[int]:
-    """Marks these messages read for the user: deletes the unread markers there are."""
-    markers = unread_markers(realm_id, user_id, message_ids)
-    return mark_read(realm_id, user_id, list(markers.values()))
+    """Marks these messages read for the user: deletes the unread markers there are, and
+    records the reader on those the fan-out has not reached."""
+    ids = list(message_ids)
+    in_flight = unread_in_flight(Recipient(realm_id, user_id), message_ids=ids)
+    early = {m.message_id for m, _ in in_flight}
+    markers = unread_markers(realm_id, user_id, [i for i in ids if i not in early])
+    return mark_read(realm_id, user_id, list(markers.values()), in_flight)
 
 
 def mark_channel_read(realm_id: int, user_id: int, stream_id: int) -> list[int]:
-    """Marks every message of the channel read for the user (from their own markers)."""
+    """Marks every message of the channel read for the user (from their own markers, and
+    the channel's messages in flight)."""
+    in_flight = unread_in_flight(Recipient(realm_id, user_id),
+                                 lambda m: m.type == "stream" and m.stream_id == stream_id)
     markers = list(UnreadMessage.query(user_key(realm_id, user_id),
                                        filter_condition=UnreadMessage.stream_id == stream_id))
-    return mark_read(realm_id, user_id, markers)
+    return mark_read(realm_id, user_id, markers, in_flight)
 
 
-def mark_read(realm_id: int, user_id: int, markers: list[UnreadMessage]) -> list[int]:
-    """Deletes these unread markers (each only if still there), with their events."""
+def mark_read(realm_id: int, user_id: int, markers: list[UnreadMessage],
+              in_flight: list[tuple[Message, PendingDelivery]] | None = None,
+              all_messages: bool = False) -> list[int]:
+    """Deletes these unread markers (each only if still there) and records the user as a
+    reader of these messages in flight (each only while in flight), with their events.
+    A message whose fan-out finished meanwhile is marked read through its marker."""
+    early = {p.message_id: p for _, p in in_flight or ()}
+
     def changes(found: list[UnreadMessage]) -> list[FlagChange]:
-        return [FlagChange(m.message_id, _deleter(m)) for m in found]
+        return [FlagChange(m.message_id, _deleter(m)) for m in found
+                if m.message_id not in early]
 
     def reread(ids: list[int]) -> list[FlagChange]:
-        return changes(list(unread_markers(realm_id, user_id, ids).values()))
+        still = {m.message_id: p for m, p in unread_in_flight(
+            Recipient(realm_id, user_id), message_ids=[i for i in ids if i in early])}
+        found = [FlagChange(i, read_in_flight(p, user_id, True)) for i, p in still.items()]
+        markers = unread_markers(realm_id, user_id, [i for i in ids if i not in still])
+        return sorted(found + [FlagChange(m.message_id, _deleter(m))
+                               for m in markers.values()], key=lambda c: c.message_id)
 
-    return commit_flag_changes(realm_id, user_id, "read", "add", changes(markers),
-                               reread=reread)
+    first = changes(markers) + [FlagChange(i, read_in_flight(p, user_id, True))
+                                for i, p in early.items()]
+    return commit_flag_changes(realm_id, user_id, "read", "add",
+                               sorted(first, key=lambda c: c.message_id), reread=reread,
+                               all_messages=all_messages)
 
 
 def _deleter(marker: UnreadMessage) -> Callable[[TransactWrite], None]:
@@ -204,12 +224,24 @@ def _deleter(marker: UnreadMessage) -> Callable[[TransactWrite], None]:
 
 def mark_unread(realm_id: int, user_id: int, messages: list[Message],
                 mentions: Callable[[Message], int]) -> list[int]:
-    """Puts unread markers on these messages (each only if absent), with their events."""
+    """Puts unread markers on these messages (each only if absent), with their events; a
+    message in flight the user marked read takes the user off its early readers."""
     by_id = {m.message_id: m for m in messages}
     markers = {m.message_id: new_marker(realm_id, user_id, m, mentions(m)) for m in messages}
 
     def changes(ids: Iterable[int]) -> list[FlagChange]:
-        return [FlagChange(i, _creator(markers[i])) for i in sorted(ids)]
+        ids = sorted(ids)
+        recipient = Recipient(realm_id, user_id)
+        found: list[FlagChange] = []
+        pending = pending_of(realm_id, ids)
+        for message_id in ids:
+            item = pending.get(message_id)
+            if item is not None and recipient.unread_by_default(by_id[message_id], item):
+                if user_id in (item.read_by or ()):
+                    found.append(FlagChange(message_id, read_in_flight(item, user_id, False)))
+                continue   # else unread already
+            found.append(FlagChange(message_id, _creator(markers[message_id])))
+        return found
 
     def reread(ids: list[int]) -> list[FlagChange]:
         return changes(set(ids) - set(unread_markers(realm_id, user_id, ids)))

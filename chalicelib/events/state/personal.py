@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib.actions.channels.user_topics import muted_topic_triples, user_topic_dict
+from chalicelib.actions.messages.scheduled_messages import ScheduledMessageDict
+from chalicelib.actions.messages.scheduled_messages import (
+    scheduled_messages_state as user_scheduled_messages,
+)
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.actions.users.drafts import DraftDict
 from chalicelib.actions.users.drafts import drafts_state as user_drafts
+from chalicelib.actions.users.muted_users import MutedUser, muted_users_list
 from chalicelib.actions.users.saved_snippets import SavedSnippetDict
 from chalicelib.actions.users.saved_snippets import (
     saved_snippets_state as user_snippets,
@@ -15,11 +20,6 @@ from chalicelib.actions.users.saved_snippets import (
 from chalicelib.actions.users.status import UserStatusDict
 from chalicelib.actions.users.status import user_status_state as visible_statuses
 from chalicelib.events.state.context import StateContext
-
-
-class MutedUser(TypedDict):
-    id: int
-    timestamp: int
 
 
 class AlertWordsState(TypedDict, total=False):
@@ -70,8 +70,7 @@ def alert_words_state(ctx: StateContext) -> AlertWordsState:
 
 
 def muted_users_state(ctx: StateContext) -> MutedUsersState:
-    # Muting users does not exist yet: nobody is muted.
-    return {"muted_users": []}
+    return {"muted_users": muted_users_list(ctx.caller.realm_id, ctx.caller.user_id)}
 
 
 def user_status_state(ctx: StateContext) -> UserStatusState:
@@ -99,6 +98,17 @@ def user_topic_state(ctx: StateContext) -> dict[str, Any]:
 
 def saved_snippets_state(ctx: StateContext) -> SavedSnippetsState:
     return {"saved_snippets": user_snippets(ctx.caller.realm_id, ctx.caller.user_id)}
+
+
+class ScheduledMessagesState(TypedDict, total=False):
+    """Present when `scheduled_messages` is among the fetch types."""
+
+    scheduled_messages: list[ScheduledMessageDict]
+
+
+def scheduled_messages_state(ctx: StateContext) -> ScheduledMessagesState:
+    return {"scheduled_messages": user_scheduled_messages(ctx.caller.realm_id,
+                                                          ctx.caller.user_id)}
 
 
 def drafts_state(ctx: StateContext) -> DraftsState:

@@ -142,7 +142,8 @@ def render(caller: Principal, messages: list[Message], options: RenderOptions
         return []
     realm = get_realm(caller.realm_id)
     users, streams = load_people_and_channels(caller.realm_id, messages)
-    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages])
+    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages],
+                     messages)
     empty = None if options.allow_empty_topic_name else empty_topic_display_name(realm)
     rendered: list[FoundMessageDict] = []
     for message in messages:

@@ -10,6 +10,7 @@ side; when it stops there, the found_* flag of that side stays false.
 """
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,6 +20,7 @@ from chalicelib import config
 from chalicelib.actions.messages.reads.access import Access
 from chalicelib.actions.messages.reads.narrow import resolve_narrow
 from chalicelib.actions.read_state.reads.flags import flags_of
+from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_key, user_key
@@ -68,9 +70,15 @@ def _personal_ids(caller: Principal, flag: str, bound: Bound) -> Iterator[int]:
     """The ids the caller's own rows list for is:unread/starred/mentioned/alerted."""
     key = user_key(caller.realm_id, caller.user_id)
     if flag == "unread":
-        for marker in UnreadMessage.query(key, bound.on(UnreadMessage.message_id),
-                                          scan_index_forward=bound.forward):
-            yield int(marker.message_id)
+        # Messages in flight first (read_state/reads/pending.py), merged into the
+        # markers' order; the narrow's evaluator filters both afterwards.
+        early = {m.message_id for m, _ in unread_in_flight(
+            Recipient(caller.realm_id, caller.user_id), lambda m: bound.admits(m.message_id))}
+        stored = (int(marker.message_id) for marker in UnreadMessage.query(
+            key, bound.on(UnreadMessage.message_id), scan_index_forward=bound.forward)
+            if marker.message_id not in early)
+        yield from heapq.merge(sorted(early, reverse=not bound.forward), stored,
+                               reverse=not bound.forward)
     elif flag == "starred":
         for row in MessageFlag.starred.query(key, bound.on(MessageFlag.message_id),
                                              scan_index_forward=bound.forward):
@@ -189,7 +197,8 @@ def matching(caller: Principal, ev: Evaluator, messages: list[Message], access: 
     only if the narrow needs them)."""
     access.load(messages)
     readable = [m for m in messages if access.may_read(m)]
-    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in readable]) \
+    flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in readable],
+                     readable) \
         if ev.needs_flags and readable else {}
     return [m for m in readable if ev.matches(message_facts(
         m, access.channel(int(m.stream_id))[0] if m.type == "stream" else None,

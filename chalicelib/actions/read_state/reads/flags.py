@@ -4,11 +4,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypeVar
 
+from chalicelib.actions.read_state.reads.pending import Recipient, load, pending_of
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import (
     MessageFlag,
     UnreadMessage,
 )
+from chalicelib.models.messages import Message
 
 R = TypeVar("R", UnreadMessage, MessageFlag)
 
@@ -31,13 +33,32 @@ def flag_rows(realm_id: int, user_id: int, message_ids: Iterable[int]
     return _rows(MessageFlag, realm_id, user_id, message_ids)
 
 
-def flags_of(realm_id: int, user_id: int, message_ids: list[int]) -> dict[int, list[str]]:
+def flags_of(realm_id: int, user_id: int, message_ids: list[int],
+             messages: Iterable[Message] = ()) -> dict[int, list[str]]:
     """Each message's flags for the user: `read` unless a marker says otherwise, plus the
-    lasting flags of its row. Two batched reads, whatever the number of messages."""
+    lasting flags of its row; for a message the fan-out has not reached yet, as the
+    fan-out will write them (reads/pending.py). Three batched reads, whatever the number
+    of messages (`messages`: those already read, so they are not read again)."""
+    pending = pending_of(realm_id, message_ids)   # first: once gone, markers are final
     markers = unread_markers(realm_id, user_id, message_ids)
     rows = flag_rows(realm_id, user_id, message_ids)
-    return {message_id: _flags(message_id in markers, rows.get(message_id))
-            for message_id in message_ids}
+    flags = {message_id: _flags(message_id in markers, rows.get(message_id))
+             for message_id in message_ids}
+    if pending:
+        given = {m.message_id: m for m in messages}
+        found = {**load(realm_id, set(pending) - set(given)), **given}
+        recipient = Recipient(realm_id, user_id)
+        for message_id, item in pending.items():
+            message = found.get(message_id)
+            if message is None or not recipient.unread_by_default(message, item):
+                continue   # the marker alone decides, as for a delivered message
+            shown = set(flags[message_id]) | recipient.derived_flags(message)
+            if recipient.unread(message, item):
+                shown.discard("read")
+            else:
+                shown.add("read")
+            flags[message_id] = sorted(shown)
+    return flags
 
 
 def flags_of_users(realm_id: int, user_ids: Iterable[int], message_id: int

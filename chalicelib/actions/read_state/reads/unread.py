@@ -2,7 +2,8 @@
 
 `unread_msgs` is built from one Query of the user's unread markers (newest first, at most
 `MAX_UNREAD_MESSAGES`, as the reference), plus the user's subscriptions and topic
-visibility policies for what counts and what is muted: a fixed number of Queries, paged.
+visibility policies for what counts and what is muted: a fixed number of Queries, paged;
+messages the fan-out has not reached yet come from the realm's pending items.
 """
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TypedDict
 
+from chalicelib.actions.read_state.reads.pending import (
+    Recipient,
+    new_marker,
+    unread_in_flight,
+)
 from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.message_flags import (
     MENTIONED_BIT,
@@ -76,10 +82,17 @@ def unread_msgs_state(realm_id: int, user_id: int, empty_topic_name: str | None,
     The user's subscriptions and topic policies are read here unless given (registration
     has read them already)."""
     key = user_key(realm_id, user_id)
-    markers = list(UnreadMessage.query(key, scan_index_forward=False,
-                                       limit=MAX_UNREAD_MESSAGES))
-    visibility = _Visibility(Subscription.query(key) if subscriptions is None else subscriptions,
-                             UserTopic.query(key) if topics is None else topics)
+    subscriptions = list(Subscription.query(key) if subscriptions is None else subscriptions)
+    # Messages in flight first: once their pending item is gone, their markers exist.
+    recipient = Recipient(realm_id, user_id, subscriptions)
+    in_flight = [new_marker(realm_id, user_id, message, recipient.mention_bits(message))
+                 for message, _ in unread_in_flight(recipient)]
+    stored = list(UnreadMessage.query(key, scan_index_forward=False,
+                                      limit=MAX_UNREAD_MESSAGES))
+    early = {m.message_id for m in in_flight}
+    markers = sorted([*in_flight, *(m for m in stored if m.message_id not in early)],
+                     key=lambda m: -m.message_id)[:MAX_UNREAD_MESSAGES]
+    visibility = _Visibility(subscriptions, UserTopic.query(key) if topics is None else topics)
     direct: dict[int, list[int]] = defaultdict(list)
     groups: dict[str, list[int]] = defaultdict(list)
     channels: dict[tuple[int, str], tuple[str, list[int]]] = {}
@@ -119,7 +132,7 @@ def unread_msgs_state(realm_id: int, user_id: int, empty_topic_name: str | None,
         "huddles": [{"user_ids_string": users, "unread_message_ids": sorted(ids)}
                     for users, ids in sorted(groups.items())],
         "mentions": sorted(mentions),
-        "old_unreads_missing": len(markers) == MAX_UNREAD_MESSAGES,
+        "old_unreads_missing": len(stored) == MAX_UNREAD_MESSAGES,
     }
 
 

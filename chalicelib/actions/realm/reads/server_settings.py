@@ -5,6 +5,7 @@ from typing import NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
+from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import advertised_level
 from chalicelib.lib.markdown import render_markdown
 
@@ -72,6 +73,10 @@ def server_settings(host: str, scheme: str, include_extensions: bool = False
         settings["event_queue_websocket_url"] = config.websocket_url()
     subdomain = subdomain_of(host)
     realm = get_realm_by_subdomain(subdomain) if subdomain else None
+    if subdomain and realm is None:
+        # As the reference: a subdomain no organization has is an error, the root
+        # domain is not.
+        raise ApiError("There is no organization at this subdomain.")
     if realm is not None and not realm.deactivated:
         url = f"{scheme}://{host}"
         settings.update({

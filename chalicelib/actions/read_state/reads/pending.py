@@ -1,0 +1,149 @@
+"""Read state of messages the fan-out has not reached yet (models/pending_deliveries.py);
+the writes are in actions/read_state/pending.py.
+
+A message with a `PendingDelivery` is unread for each of its recipients (`unread_by_default`)
+who has not marked it read (`read_by`), whether or not their marker exists yet; for
+anyone else (its sender, as the fan-out decides, or a user who muted the sender) the
+marker alone decides, as for any delivered message. Every reader asks here first and
+reads markers after: once a pending item is gone its markers are final, so that order
+never shows a message read that is not.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from chalicelib.models.channels import Subscription, user_key
+from chalicelib.models.conversations import conversation_key
+from chalicelib.models.message_flags import (
+    MENTIONED_BIT,
+    STREAM_WILDCARD_BIT,
+    TOPIC_WILDCARD_BIT,
+    UnreadMessage,
+)
+from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.muted_users import muted_user_ids
+from chalicelib.models.pending_deliveries import PendingDelivery
+
+MESSAGES_PER_READ = 100
+WILDCARD_BITS = {"stream": STREAM_WILDCARD_BIT, "topic": TOPIC_WILDCARD_BIT}
+WILDCARD_FLAGS = {"stream": "stream_wildcard_mentioned", "topic": "topic_wildcard_mentioned"}
+
+
+def pending_record(message: Message, read_by_sender: bool) -> PendingDelivery:
+    """What a send writes beside its message (events/recipients.py deletes it)."""
+    return PendingDelivery(message.realm_id, message.message_id,
+                           read_by_sender=read_by_sender)
+
+
+def pending_between(realm_id: int, low: int | None = None, high: int | None = None
+                    ) -> dict[int, PendingDelivery]:
+    """The realm's messages in flight (with ids in [low, high]): one consistent Query,
+    of a partition that holds only what the fan-out has not reached (usually nothing)."""
+    condition = None
+    if low is not None and high is not None:
+        condition = PendingDelivery.message_id.between(low, high)
+    return {int(p.message_id): p for p in PendingDelivery.query(
+        realm_id, condition, consistent_read=True)}
+
+
+def pending_of(realm_id: int, message_ids: Iterable[int]) -> dict[int, PendingDelivery]:
+    ids = set(message_ids)
+    if not ids:
+        return {}
+    found = pending_between(realm_id, min(ids), max(ids))
+    return {i: p for i, p in found.items() if i in ids}
+
+
+def load(realm_id: int, message_ids: Iterable[int]) -> dict[int, Message]:
+    ids = sorted(set(message_ids))
+    found: dict[int, Message] = {}
+    for start in range(0, len(ids), MESSAGES_PER_READ):
+        found.update((m.message_id, m) for m in Message.batch_get(
+            [(realm_id, i) for i in ids[start:start + MESSAGES_PER_READ]]))
+    return found
+
+
+class Recipient:
+    """One user as a reader of messages in flight: their subscriptions and mutes, read
+    once, and only when a message in flight needs them."""
+
+    def __init__(self, realm_id: int, user_id: int,
+                 subscriptions: Iterable[Subscription] | None = None) -> None:
+        self.realm_id, self.user_id = realm_id, user_id
+        self._subscriptions: dict[int, Subscription | None] = (
+            {} if subscriptions is None else {s.stream_id: s for s in subscriptions})
+        self._complete = subscriptions is not None
+        self._muted: set[int] | None = None
+
+    def _subscription(self, stream_id: int) -> Subscription | None:
+        if stream_id not in self._subscriptions and not self._complete:
+            self._subscriptions[stream_id] = Subscription.get_or_none(
+                user_key(self.realm_id, self.user_id), stream_id)
+        return self._subscriptions.get(stream_id)
+
+    def muted(self, sender_id: int) -> bool:
+        if self._muted is None:
+            self._muted = set(muted_user_ids(self.realm_id, self.user_id))
+        return sender_id in self._muted
+
+    def receives(self, message: Message) -> bool:
+        """Whether the fan-out gives the user this message (as events/recipients.py)."""
+        if message.type == "stream":
+            sub = self._subscription(int(message.stream_id))
+            return sub is not None and sub.active and \
+                sub.first_visible_message_id <= message.message_id
+        return self.user_id in message.recipient_ids
+
+    def unread_by_default(self, message: Message, pending: PendingDelivery) -> bool:
+        """Whether the fan-out writes this user's marker (whoever marks it read first)."""
+        receives = self.receives(message)
+        if message.sender_id == self.user_id:
+            return receives and not pending.read_by_sender
+        return receives and not self.muted(message.sender_id)
+
+    def unread(self, message: Message, pending: PendingDelivery) -> bool:
+        return self.unread_by_default(message, pending) and \
+            self.user_id not in (pending.read_by or ())
+
+    def mention_bits(self, message: Message) -> int:
+        bits = MENTIONED_BIT if self.user_id in (message.flagged_user_ids or ()) else 0
+        if message.wildcard_mention and self.receives(message):
+            bits |= WILDCARD_BITS.get(message.wildcard_mention, 0)
+        return bits
+
+    def derived_flags(self, message: Message) -> set[str]:
+        """The mention flags the fan-out will write (alert words come with it)."""
+        flags = {"mentioned"} if self.user_id in (message.flagged_user_ids or ()) else set()
+        if message.wildcard_mention and self.receives(message):
+            flags.add(WILDCARD_FLAGS.get(message.wildcard_mention, "wildcard_mentioned"))
+        return flags
+
+
+def unread_in_flight(recipient: Recipient, where: Callable[[Message], bool] | None = None,
+                     message_ids: Iterable[int] | None = None
+                     ) -> list[tuple[Message, PendingDelivery]]:
+    """The messages in flight that are unread for the user (and match `where`), with
+    their pending items; those of `message_ids` only, if given."""
+    if message_ids is None:
+        pending = pending_between(recipient.realm_id)
+    else:
+        pending = pending_of(recipient.realm_id, message_ids)
+    if not pending:
+        return []
+    messages = load(recipient.realm_id, pending)
+    return [(messages[i], p) for i, p in sorted(pending.items()) if i in messages
+            and (where is None or where(messages[i])) and recipient.unread(messages[i], p)]
+
+
+def new_marker(realm_id: int, user_id: int, message: Message, mentions: int) -> UnreadMessage:
+    """The unread marker of a message for one of its recipients (written by the fan-out,
+    or shown for a message in flight)."""
+    marker = UnreadMessage(user_key(realm_id, user_id), message.message_id, user_id=user_id,
+                           sender_id=message.sender_id, mentions=mentions)
+    if message.type == "stream":
+        marker.stream_id = message.stream_id
+        marker.topic = message.topic
+        marker.topic_key = topic_key(realm_id, int(message.stream_id), message.topic)
+    else:
+        marker.dm_user_ids = conversation_key(message.recipient_ids)
+    return marker
