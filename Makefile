@@ -15,7 +15,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: run test test-fast reset package lint bench load clean openapi docs-assets browser fuzz
+.PHONY: run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -49,6 +49,10 @@ browser:
 ## openapi: write the OpenAPI document generated from the views (commit the result)
 openapi: $(STAMP)
 	@$(BIN)/python -m infra.write_openapi
+
+## feature-levels: write docs/feature-levels.md from chalicelib/feature_levels.py
+feature-levels: $(STAMP)
+	@$(BIN)/python -m infra.write_feature_levels
 
 ## fuzz: a long property-based run against the document (FUZZ_SECONDS, default 600)
 fuzz: $(STAMP)

@@ -15,6 +15,7 @@ from chalicelib.api import (
     attachments,
     bots,
     channel_admin,
+    channel_create,
     channel_folders,
     channels,
     deactivation,
@@ -27,6 +28,7 @@ from chalicelib.api import (
     message_flags,
     messages,
     muted_users,
+    navigation_views,
     notifications,
     playgrounds,
     presence,
@@ -50,6 +52,7 @@ from chalicelib.api import (
     user_status,
     user_topics,
     users,
+    welcome_bot,
 )
 from chalicelib.events import websocket
 from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
@@ -107,6 +110,9 @@ for area in (
     scheduled_messages,
     notifications,
     api_keys,
+    navigation_views,
+    channel_create,
+    welcome_bot,
 ):
     app.register_blueprint(area.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)

@@ -67,7 +67,8 @@ def push_delays(stack: LocalStack, rounds: int) -> list[float]:
     member, owner = accounts["member"], accounts["owner"]
     registered = requests.post(f"{stack.url}/api/v1/register", timeout=10,
                                auth=(member["email"], member["api_key"]),
-                               data={"event_types": '["message"]'}).json()
+                               data={"event_types": '["message"]', "client_capabilities":
+                                     '{"teamchat_websocket": true}'}).json()
     token = base64.b64encode(f"{member['email']}:{member['api_key']}".encode()).decode()
     url = f"{registered['event_queue_websocket_url']}?queue_id={registered['queue_id']}"
     delays: list[float] = []

@@ -5,7 +5,6 @@ import functools
 import os
 
 SERVICE_VERSION = "11.0-teamchat"
-SERVICE_FEATURE_LEVEL = 420
 SERVICE_MERGE_BASE = ""
 
 MAX_MESSAGE_LENGTH = 10000

@@ -10,6 +10,7 @@ from chalicelib.actions.channels.reads.channels import (
     stream_api_dict,
 )
 from chalicelib.actions.channels.subscriptions import get_streams
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
@@ -34,7 +35,7 @@ def list_streams(caller: Principal, *, include_public: bool = True,
                  include_default: bool = False, include_web_public: bool = False,
                  exclude_archived: bool = True) -> StreamsResult:
     return {"streams": get_streams(caller, include_public, include_subscribed,
-                                   include_all_active)}
+                                   include_all_active, include_default, exclude_archived)}
 
 
 @bp.endpoint("/streams/{stream_id}", "GET")
@@ -45,5 +46,9 @@ def get_stream_by_id(caller: Principal, *, stream_id: int) -> StreamResult:
 
 @bp.endpoint("/get_stream_id", "GET")
 def get_stream_id(caller: Principal, *, stream: str) -> StreamIdResult:
-    found, _ = access_stream_by_name(caller, stream, require_content_access=False)
+    try:
+        found, _ = access_stream_by_name(caller, stream, require_content_access=False)
+    except ApiError:
+        # Here the reference answers BAD_REQUEST, not STREAM_DOES_NOT_EXIST.
+        raise ApiError(f"No channel is named '{stream}'") from None
     return {"stream_id": found.stream_id}

@@ -13,7 +13,9 @@ bp = ApiBlueprint(__name__)
 
 
 @bp.endpoint("/server_settings", "GET", public=True)
-def get_server_settings() -> ServerSettingsResult:
+def get_server_settings(*, include_teamchat_extensions: bool = False) -> ServerSettingsResult:
+    # include_teamchat_extensions (feature_levels.EXTENSIONS_PARAMETER): this server's
+    # own fields too, which a client written against the reference does not expect.
     request = bp.current_request
     scheme = request.headers.get("x-forwarded-proto") or config.external_scheme()
-    return server_settings(request_host(request), scheme)
+    return server_settings(request_host(request), scheme, include_teamchat_extensions)

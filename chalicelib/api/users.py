@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 from typing import TypedDict
+from urllib.parse import unquote
 
 from chalicelib.actions.users import users as actions
 from chalicelib.actions.users.reads.access import UserDict
-from chalicelib.actions.users.reads.users import access_user_by_id
+from chalicelib.actions.users.reads.shown import (
+    access_user_by_id_or_email,
+    as_requested,
+)
 from chalicelib.actions.users.users import OwnUserResult
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
+from chalicelib.http.params import Json
 
 bp = ApiBlueprint(__name__)
 
@@ -32,14 +37,22 @@ def get_own_user(caller: Principal) -> OwnUserResult:
 
 @bp.endpoint("/users", "GET")
 def get_users(caller: Principal, *, client_gravatar: bool = True,
-              include_custom_profile_fields: bool = False) -> UsersResult:
-    return {"members": actions.get_members(caller)}
+              include_custom_profile_fields: bool = False,
+              user_ids: Json[list[int]] | None = None) -> UsersResult:
+    # user_ids (level 384): only those users, of the ones the caller can see.
+    wanted = None if user_ids is None else set(user_ids)
+    return {"members": [as_requested(user, client_gravatar, include_custom_profile_fields)
+                        for user in actions.get_members(caller)
+                        if wanted is None or user["user_id"] in wanted]}
 
 
 @bp.endpoint("/users/{user_id}", "GET")
-def get_user(caller: Principal, *, user_id: int, client_gravatar: bool = True,
+def get_user(caller: Principal, *, user_id: str, client_gravatar: bool = True,
              include_custom_profile_fields: bool = False) -> UserResult:
-    return {"user": actions.user_api_dict(access_user_by_id(caller, user_id))}
+    # Also the reference's GET /users/{email}: one route, an id or an email address.
+    user = access_user_by_id_or_email(caller, unquote(user_id))
+    return {"user": as_requested(actions.user_api_dict(user), client_gravatar,
+                                 include_custom_profile_fields)}
 
 
 @bp.endpoint("/users", "POST")

@@ -17,6 +17,10 @@ from chalicelib.events.state.channels import (
     subscription_state,
 )
 from chalicelib.events.state.context import PresenceOptions, StateContext
+from chalicelib.events.state.navigation import (
+    NavigationViewsState,
+    user_navigation_views_state,
+)
 from chalicelib.events.state.organization import (
     ChannelFoldersState,
     CustomProfileFieldsState,
@@ -91,7 +95,8 @@ class InitialState(
     AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
     SavedSnippetsState, ScheduledMessagesState, DraftsState, RealmEmojiState,
     RealmPlaygroundsState, CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
-    RealmLinkifiersState, RealmFiltersState, RealmUserSettingsDefaultsState, total=False):
+    RealmLinkifiersState, RealmFiltersState, RealmUserSettingsDefaultsState,
+    NavigationViewsState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -147,6 +152,7 @@ PARTS: tuple[Part, ...] = (
     Part(realm_linkifiers_state, ("realm_linkifiers",)),
     Part(realm_filters_state, ("realm_filters",)),
     Part(user_settings_defaults_state, ("realm_user_settings_defaults",)),
+    Part(user_navigation_views_state, ("navigation_view",)),
 )
 
 

@@ -1,11 +1,12 @@
 """POST /register: a new event queue plus the initial state its client asked for."""
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.messages.reads.narrow import queue_narrow
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import WEBSOCKET_CAPABILITY, advertised_level
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import create_queue, wait_until_indexed
 from chalicelib.events.initial_state import InitialState, fetch_initial_state
@@ -43,8 +44,9 @@ class QueueRegistration(TypedDict):
     server_typing_stopped_wait_period_milliseconds: int
     server_typing_started_expiry_period_milliseconds: int
     event_queue_longpoll_timeout_seconds: int
-    # Extension: where the push channel is served (None when it is not).
-    event_queue_websocket_url: str | None
+    # Extension, only with the client capability feature_levels.WEBSOCKET_CAPABILITY:
+    # where the push channel is served (None when it is not).
+    event_queue_websocket_url: NotRequired[str | None]
 
 
 class RegisterResult(QueueRegistration, InitialState):
@@ -118,7 +120,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
     result: QueueRegistration = {
         "queue_id": queue.queue_id,
         "last_event_id": -1,   # a new queue is empty
-        "service_feature_level": config.SERVICE_FEATURE_LEVEL,
+        "service_feature_level": advertised_level(),
         "service_version": config.SERVICE_VERSION,
         "service_merge_base": config.SERVICE_MERGE_BASE,
         "max_message_length": config.MAX_MESSAGE_LENGTH,
@@ -129,9 +131,10 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "server_typing_stopped_wait_period_milliseconds": TYPING_STOPPED_WAIT_MS,
         "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
-        # Extension: the push channel (README, "Real-time events over a WebSocket").
-        "event_queue_websocket_url": config.websocket_url(),
     }
+    if client_capabilities.get(WEBSOCKET_CAPABILITY):
+        # Extension: the push channel (README, "Real-time events over a WebSocket").
+        result["event_queue_websocket_url"] = config.websocket_url()
     return RegisterResult(**result, **fetch_initial_state(
         caller, me, state_types, client_capabilities, include_subscribers,
         PresenceOptions(slim_presence, presence_history_limit_days)))

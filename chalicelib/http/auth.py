@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 
 from chalicelib.core.errors import ErrorCode, UnauthorizedError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.secrets import hash_api_key
 from chalicelib.models.users import ApiKey
+
+# Every key this server issues is 32 letters and digits (lib/secrets.new_api_key); the
+# reference tells a key of another form ("malformed") from a well-formed wrong one, both
+# with its generic 401 code UNAUTHORIZED.
+API_KEY_FORMAT = re.compile(r"[A-Za-z0-9]{32}")
 
 
 def parse_basic_auth(header: str | None) -> tuple[str, str]:
@@ -28,9 +34,12 @@ def parse_basic_auth(header: str | None) -> tuple[str, str]:
 
 def authenticate(header: str | None) -> Principal:
     email, api_key = parse_basic_auth(header)
+    api_key = api_key.strip()
+    if not API_KEY_FORMAT.fullmatch(api_key):
+        raise UnauthorizedError("Malformed API key: expected 32 letters and digits")
     record = ApiKey.get_or_none(hash_api_key(api_key))
     if record is None or record.email.lower() != email.strip().lower():
-        raise UnauthorizedError("Invalid API key", code=ErrorCode.INVALID_API_KEY)
+        raise UnauthorizedError("Invalid API key")
     if not record.realm_active:
         raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
     if not record.is_active:

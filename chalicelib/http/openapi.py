@@ -26,6 +26,11 @@ from chalice.app import Chalice, Response
 import chalicelib
 from chalicelib import config
 from chalicelib.core.errors import ErrorResult
+from chalicelib.core.feature_levels import (
+    EXTENSIONS_PARAMETER,
+    WEBSOCKET_CAPABILITY,
+    advertised_level,
+)
 from chalicelib.http.endpoint import FILES_PARAM, PATH_PARAM
 from chalicelib.http.params import ParamSpec, param_specs
 from chalicelib.http.response import SuccessEnvelope
@@ -169,7 +174,7 @@ class DocumentBuilder:
             "info": {
                 "title": "teamchat REST API",
                 "version": f"{config.SERVICE_VERSION} (feature level "
-                           f"{config.SERVICE_FEATURE_LEVEL})",
+                           f"{advertised_level()})",
                 "description": _DESCRIPTION,
             },
             # Relative to where the document is served ({base}/api/v1/openapi.json).
@@ -331,7 +336,7 @@ def _is_json(value: Any) -> bool:
     return True
 
 
-_DESCRIPTION = """\
+_DESCRIPTION = f"""\
 A threaded team-chat server with a JSON REST API.
 
 Parameters travel form-encoded: in the query string for GET, in the body otherwise.
@@ -342,7 +347,13 @@ JSON object: `result` is `success` (with `msg` empty and the fields below) or `e
 
 Authentication is HTTP Basic with the account's email and API key, on every endpoint
 except `GET /api/v1/server_settings` and the links that emails carry. This document is
-generated from the server's code (`make openapi`)."""
+generated from the server's code (`make openapi`).
+
+The feature level is the reference's, computed from the table in
+`docs/feature-levels.md`. This server's own extensions are sent only to a client that
+asks for them: `event_queue_websocket_url` (where the WebSocket push channel is served)
+in `POST /register` with the client capability `{WEBSOCKET_CAPABILITY}`, and in
+`GET /server_settings` with `{EXTENSIONS_PARAMETER}=true`."""
 
 
 def openapi_document(app: Chalice) -> JsonSchema:

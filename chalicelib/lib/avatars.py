@@ -7,7 +7,16 @@ import hashlib
 MEDIUM_SIZE_PX = 500
 
 
+GRAVATAR_PREFIX = "https://secure.gravatar.com/avatar/"
+
+
+def for_client(url: str | None, client_gravatar: bool) -> str | None:
+    """A client that computes Gravatar URLs itself (`client_gravatar`) gets null instead
+    of one; other avatars keep their URL."""
+    return None if client_gravatar and url and url.startswith(GRAVATAR_PREFIX) else url
+
+
 def gravatar_url(email: str, version: int, medium: bool = False) -> str:
     digest = hashlib.md5(email.strip().lower().encode("utf-8")).hexdigest()
     size = f"&s={MEDIUM_SIZE_PX}" if medium else ""
-    return f"https://secure.gravatar.com/avatar/{digest}?d=identicon{size}&version={version}"
+    return f"{GRAVATAR_PREFIX}{digest}?d=identicon{size}&version={version}"

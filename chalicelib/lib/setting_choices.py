@@ -60,6 +60,9 @@ INT_CHOICES: dict[str, frozenset[int]] = {
 }
 STR_CHOICES: dict[str, frozenset[str]] = {
     "web_home_view": frozenset({"recent_topics", "inbox", "all_messages"}),
+    # Feature level 385. This server marks no resolved-topic notice read by itself, so
+    # the setting is kept and shown for clients rather than acted on.
+    "resolved_topic_notice_auto_read_policy": frozenset({"always", "except_followed", "never"}),
     "emojiset": frozenset(choice["key"] for choice in EMOJISET_CHOICES),
     "web_animate_image_previews": frozenset({"always", "on_hover", "never"}),
 }

@@ -23,6 +23,7 @@ class UserSettings(TypedDict):
     display_emoji_reaction_users: bool
     default_language: str
     web_home_view: str
+    resolved_topic_notice_auto_read_policy: str
     web_escape_navigates_to_home_view: bool
     left_side_userlist: bool
     emojiset: str
@@ -86,6 +87,7 @@ DEFAULTS: UserSettings = {
     "display_emoji_reaction_users": True,
     "default_language": "en",
     "web_home_view": "inbox",
+    "resolved_topic_notice_auto_read_policy": "except_followed",
     "web_escape_navigates_to_home_view": True,
     "left_side_userlist": False,
     "emojiset": "google",

@@ -17,7 +17,8 @@ class Invitation(BaseModel):
     """An emailed invitation (kind "email"), a reusable link (kind "multiuse"), or the
     emailed confirmation of an address that used a link (kind "signup", `parent_id`).
 
-    The secret in the link is stored only as `key_hash`; `expires_at` is null for
+    The secret in an emailed link is stored only as `key_hash` (a reusable link's also
+    as `link_key`, to be shown again); `expires_at` is null for
     invitations that never expire. Used and revoked ones keep their status for a day
     (a clear error for their link), then TTL removes them.
     """
@@ -43,6 +44,9 @@ class Invitation(BaseModel):
     # groups, welcome, referrer), so a signup cut short resumes (actions/signup.py).
     user_id = IntegerAttribute(null=True)
     onboarding_done = UnicodeSetAttribute(null=True)
+    # Reusable links only: GET /invites shows a link again (the reference's `link_url`),
+    # so its secret is kept with it; emailed invitations keep only the hash.
+    link_key = UnicodeAttribute(null=True)
 
 
 class InvitationKey(BaseModel):

@@ -70,11 +70,14 @@ def test_push_channel_delivers_in_order_and_resumes_without_loss(local_stack):
     member, owner = accounts["member"], accounts["owner"]
     api = f"{local_stack.url}/api/v1"
     # GIVEN a registered queue; both register and server_settings name the channel's URL
+    # to a client that asks for this server's extension
     registered = requests.post(f"{api}/register", auth=(member["email"], member["api_key"]),
-                               data={"event_types": '["message"]'}, timeout=10).json()
+                               data={"event_types": '["message"]', "client_capabilities":
+                                     '{"teamchat_websocket": true}'}, timeout=10).json()
     url = registered["event_queue_websocket_url"]
     assert url.startswith("ws://127.0.0.1:")
-    assert requests.get(f"{api}/server_settings", timeout=10).json()[
+    assert requests.get(f"{api}/server_settings", params={"include_teamchat_extensions":
+                                                          "true"}, timeout=10).json()[
         "event_queue_websocket_url"] == url
     queue_id = registered["queue_id"]
     # WHEN the client connects and fetches, then three messages are sent
@@ -105,7 +108,9 @@ def test_push_channel_refuses_bad_credentials_and_foreign_queues(local_stack):
     accounts = local_stack.accounts()
     member, owner = accounts["member"], accounts["owner"]
     registered = requests.post(f"{local_stack.url}/api/v1/register", timeout=10,
-                               auth=(member["email"], member["api_key"])).json()
+                               auth=(member["email"], member["api_key"]),
+                               data={"client_capabilities": '{"teamchat_websocket": true}'}
+                               ).json()
     url, queue_id = registered["event_queue_websocket_url"], registered["queue_id"]
     with pytest.raises(InvalidStatus) as wrong_key:
         _open(url, {**member, "api_key": "not-the-key"}, queue_id, -1)

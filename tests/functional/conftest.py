@@ -21,6 +21,7 @@ from infra import moto_patches
 from infra.local.stream_drain import OutboxDrain
 from infra.resources import create_all
 from tests.contract import ContractChecker, ContractError
+from tests.reference_contract import check_reference_event, check_reference_response
 
 _realm_numbers = itertools.count(1)
 # Set when the app is loaded: the generated document's checker, and what it found in
@@ -92,6 +93,12 @@ def check_contract(method: str, url: str, response: Any) -> None:
     if CONTRACT:
         CONTRACT[0].check_response(method, url, response.status_code, response.body or b"",
                                    dict(response.headers).get("Content-Type", ""))
+    # The reference's own schemas, objects closed, for the operations and events
+    # tests/reference_contract.py lists.
+    check_reference_response(method, url, response.status_code, response.body or b"")
+    if method == "GET" and url.startswith("/api/v1/events?") and response.status_code == 200:
+        for event in json.loads(response.body).get("events", []):
+            check_reference_event(event, f"event {event.get('type')}/{event.get('op')}")
 
 
 @dataclass

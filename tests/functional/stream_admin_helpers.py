@@ -14,9 +14,18 @@ NOBODY = system_group_id("role:nobody")
 
 
 def stream(account, stream_id: int) -> dict[str, Any]:
+    """GET /streams/{id}; for administrators also `is_default`, as GET /streams shows it
+    when asked."""
     response = account.get(f"/streams/{stream_id}")
     assert response.ok, response.json
-    return response.json["stream"]
+    if account.role > 200:
+        return response.json["stream"]
+    listed = account.get("/streams", {"include_default": True, "include_all_active": True,
+                                      "exclude_archived": False})
+    assert listed.ok, listed.json
+    [default] = [s["is_default"] for s in listed.json["streams"]
+                 if s["stream_id"] == stream_id]
+    return {**response.json["stream"], "is_default": default}
 
 
 def patch(account, stream_id: int, **params: Any):

@@ -39,7 +39,9 @@ def test_create_realm_user_and_bot(aws, capsys, anonymous):
                              headers=basic(account["email"], account["api_key"]))
         assert response.ok, response.json
     me = anonymous("GET", "/users/me", headers=basic(bot["email"], bot["api_key"])).json
-    assert me["is_bot"] and me["bot_owner_id"] == realm["user_id"]
+    record = anonymous("GET", f"/users/{me['user_id']}",
+                       headers=basic(bot["email"], bot["api_key"])).json["user"]
+    assert me["is_bot"] and record["bot_owner_id"] == realm["user_id"]
     # AND list-users shows everyone without secrets
     code, listing, _ = run(capsys, "list-users", "--realm", "cliorg")
     assert code == 0 and len(listing["users"]) == 4

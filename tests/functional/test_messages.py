@@ -20,9 +20,9 @@ def test_subscribe_creates_channel_and_lists_it(realm):
     response = realm.member.post("/users/me/subscriptions", {"subscriptions": [
         {"name": "design", "description": "All things **design**"}]})
     assert response.ok, response.json
-    assert response.json["subscribed"] == {realm.member.email: ["design"]}
+    assert response.json["subscribed"] == {str(realm.member.user_id): ["design"]}
     again = subscribe(realm.member, "design")
-    assert again.json["already_subscribed"] == {realm.member.email: ["design"]}
+    assert again.json["already_subscribed"] == {str(realm.member.user_id): ["design"]}
     subs = realm.member.get("/users/me/subscriptions").json["subscriptions"]
     assert [s["name"] for s in subs] == ["design"]
     stream_id = subs[0]["stream_id"]

@@ -32,7 +32,7 @@ def test_own_record_and_permissions_follow_the_caller(realm):
     assert member["avatar_url_medium"] != member["avatar_url"]
     assert member["avatar_source"] == "G"
     assert (owner["is_owner"], owner["is_admin"], owner["is_moderator"],
-            owner["is_guest"]) == (True, True, False, False)
+            owner["is_guest"]) == (True, True, True, False)   # is_moderator: level 380
     assert register(realm.moderator, ["realm_user"])["is_moderator"] is True
     assert (guest["is_admin"], guest["is_guest"]) == (False, True)
     # AND the permissions are the realm's defaults for each role

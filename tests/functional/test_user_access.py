@@ -29,7 +29,9 @@ def is_placeholder(record: dict, account) -> bool:
     from chalicelib import config
 
     realm_host = f"{account.email.split('@')[1].split('.')[0]}.{config.root_domain()}"
-    return record == {
+    # profile_data: {} where shown (registration), absent where not asked for (GET /users)
+    shown = {**record, "profile_data": record.get("profile_data", {})}
+    return shown == {
         "user_id": account.user_id, "email": f"user{account.user_id}@{realm_host}",
         "delivery_email": None, "full_name": PLACEHOLDER_NAME,
         "date_joined": "1970-01-01T00:00:00+00:00", "is_active": True, "is_owner": False,

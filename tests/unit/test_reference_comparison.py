@@ -55,20 +55,26 @@ EXTENSIONS = {
     # §4.8, §4.11: welcome_message_custom_text is new in 11.0 (416).
     "POST /invites: parameter only here: welcome_message_custom_text",
     "POST /invites/multiuse: parameter only here: welcome_message_custom_text",
-    # A bot reading its own record learns its type and owner, as GET /users/{id} shows.
+    # 11.0's channel folders (a fetch type newer than the reference).
+    "POST /register: response field only here: channel_folders",
+    # Issue 14: where the push channel is served (README, "Real-time events over a
+    # WebSocket"); null where it is not. Issue 27: sent only to a client that asks, with
+    # the client capability teamchat_websocket or include_teamchat_extensions.
+    "GET /server_settings: response field only here: event_queue_websocket_url",
+    "GET /server_settings: parameter only here: include_teamchat_extensions",
+    "POST /register: response field only here: event_queue_websocket_url",
+    # Declared by the user record type GET /users/me shares, but never sent there (a bot
+    # reads its type and owner from GET /users/{id}, as in the reference).
     "GET /users/me: response field only here: bot_type",
     "GET /users/me: response field only here: bot_owner_id",
-    # The changes applied, echoed back (what the reference's clients ignore).
-    "POST /users/me/subscriptions/properties: response field only here: subscription_data",
-    # 11.0's channel folders (a fetch type newer than the reference), and two realm
-    # settings this server keeps (lib/realm_settings.DEFAULTS), shown like the others.
-    "POST /register: response field only here: channel_folders",
-    "POST /register: response field only here: realm_email_address_visibility",
-    "POST /register: response field only here: realm_wildcard_mention_large_stream_threshold",
-    # Issue 14: where the push channel is served (README, "Real-time events over a
-    # WebSocket"); null where it is not.
-    "GET /server_settings: response field only here: event_queue_websocket_url",
-    "POST /register: response field only here: event_queue_websocket_url",
+    # Newer than the reference document (docs/feature-levels.md): GET /users user_ids
+    # (384), resolved_topic_notice_auto_read_policy (385), navigation views (390).
+    "GET /users: parameter only here: user_ids",
+    "PATCH /settings: parameter only here: resolved_topic_notice_auto_read_policy",
+    "POST /register: response field only here: navigation_views",
+    # One route serves GET /users/{user_id} and GET /users/{email}.
+    ("GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "
+     "reference"),
     # Issue 21: anchor=date with anchor_date, newer than the reference copy here.
     "GET /messages: parameter only here: anchor_date",
     # Administrators may create an account without a password (it cannot log in with one).

@@ -40,14 +40,8 @@ def check_property(index: int, change: Any) -> tuple[int, str, Any]:
     return stream_id, name, value
 
 
-class SubscriptionPropertyChange(TypedDict):
-    stream_id: int
-    property: str
-    value: bool | str
-
-
 class SubscriptionPropertiesResult(TypedDict):
-    subscription_data: list[SubscriptionPropertyChange]
+    """The envelope alone: the echo of the request (`subscription_data`) went at level 111."""
 
 
 class SubscriptionUpdateEvent(TypedDict):
@@ -74,8 +68,7 @@ def do_update_subscription_properties(caller: Principal, changes: list[Any]
             raise ApiError(f"Not subscribed to channel ID {stream_id}")
     for start in range(0, len(checked), CHANGES_PER_TRANSACTION):
         _write(caller, checked[start:start + CHANGES_PER_TRANSACTION])
-    return {"subscription_data": [{"stream_id": s, "property": p, "value": v}
-                                  for s, p, v in checked]}
+    return {}
 
 
 def _stored(name: str, value: Any) -> tuple[Any, Any]:

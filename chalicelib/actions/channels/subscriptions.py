@@ -42,7 +42,8 @@ USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer 
 
 
 class SubscribeResult(TypedDict):
-    """By email: the names of the channels subscribed now, and of those already."""
+    """By user id (a string key, as JSON has them; feature level 289): the names of the
+    channels subscribed now, and of those already."""
 
     subscribed: dict[str, list[str]]
     already_subscribed: dict[str, list[str]]
@@ -162,7 +163,7 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
         added = do_add_subscribers(caller.realm_id, stream, users)
         for user in users:
             target = subscribed if user.user_id in added else already
-            target.setdefault(user.email, []).append(stream.name)
+            target.setdefault(str(user.user_id), []).append(stream.name)
     result: SubscribeResult = {"subscribed": subscribed, "already_subscribed": already}
     if unauthorized:
         result["unauthorized"] = unauthorized
@@ -216,7 +217,8 @@ def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[Subs
 
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,
-                include_all_active: bool) -> list[StreamDict]:
+                include_all_active: bool, include_default: bool = False,
+                exclude_archived: bool = True) -> list[StreamDict]:
     if include_all_active and not caller.is_admin:
         raise ApiError("User not authorized for this query")
     subscribed = {s.stream_id for s in Subscription.query(
@@ -227,6 +229,9 @@ def get_streams(caller: Principal, include_public: bool, include_subscribed: boo
         visible = (include_all_active
                    or (include_subscribed and stream.stream_id in subscribed)
                    or (include_public and not stream.invite_only and not caller.is_guest))
-        if visible and not stream.is_archived:
-            result.append(stream_api_dict(stream))
+        if visible and not (exclude_archived and stream.is_archived):
+            shown = stream_api_dict(stream)
+            if include_default:
+                shown["is_default"] = bool(stream.is_default)
+            result.append(shown)
     return result

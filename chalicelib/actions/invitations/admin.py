@@ -14,6 +14,7 @@ from chalicelib.actions.invitations.invites import (
     add_daily_count,
     add_invites_changed,
     invitation_failed,
+    invite_link,
     is_expired,
     load_realm_and_user,
     new_key,
@@ -24,6 +25,7 @@ from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.invitations import Invitation, InvitationKey
+from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
 
 LISTED_KINDS = ("email", "multiuse")   # "signup" confirmations belong to their link
@@ -38,15 +40,15 @@ class InviteDict(TypedDict):
     notify_referrer_on_join: bool
     is_multiuse: bool
     email: NotRequired[str]   # emailed invitations only
+    link_url: NotRequired[str]   # reusable links only
 
 
 class InvitesResult(TypedDict):
     invites: list[InviteDict]
 
 
-def invite_api_dict(invitation: Invitation) -> InviteDict:
-    """An invitation as GET /invites shows it (the reference's Invite, without `link_url`:
-    only the hash of a link's secret is stored)."""
+def invite_api_dict(invitation: Invitation, realm: Realm) -> InviteDict:
+    """An invitation as GET /invites shows it (the reference's Invite)."""
     data: InviteDict = {
         "id": invitation.invite_id,
         "invited_by_user_id": invitation.invited_by,
@@ -59,6 +61,8 @@ def invite_api_dict(invitation: Invitation) -> InviteDict:
     }
     if invitation.kind == "email":
         data["email"] = invitation.email
+    elif invitation.link_key is not None:   # links made before link_key have none to show
+        data["link_url"] = invite_link(realm, invitation, invitation.link_key)
     return data
 
 
@@ -70,7 +74,8 @@ def get_invites(caller: Principal) -> InvitesResult:
         condition &= Invitation.invited_by == caller.user_id
     # Pending invitations are bounded by the daily limit and expire: one Query, paged.
     invitations = Invitation.query(caller.realm_id, filter_condition=condition)
-    return {"invites": [invite_api_dict(i) for i in invitations if not is_expired(i)]}
+    realm = Realm.get(caller.realm_id)
+    return {"invites": [invite_api_dict(i, realm) for i in invitations if not is_expired(i)]}
 
 
 def access_invite_by_id(caller: Principal, invite_id: int, kind: str) -> Invitation:

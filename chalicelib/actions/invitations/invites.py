@@ -373,6 +373,7 @@ def do_create_multiuse_invite(caller: Principal, **terms: Any) -> InviteLinkResu
     invitation, key_record, key = new_invitation(
         caller.realm_id, allocate_id(caller.realm_id, "invite"), "multiuse", caller.user_id,
         checked)
+    invitation.link_key = key
     with transaction() as tx:
         save_new(tx, invitation, key_record)
         add_invites_changed(tx, caller.realm_id, caller.user_id, caller.is_admin)

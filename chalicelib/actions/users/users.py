@@ -224,10 +224,9 @@ def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
         "is_guest": shown["is_guest"], "is_bot": shown["is_bot"],
         "is_active": shown["is_active"], "timezone": shown["timezone"],
         "date_joined": shown["date_joined"], "max_message_id": max_message_id}
-    if user.is_bot:   # a bot also learns its type and owner, as in GET /users/{id}
-        data["bot_type"] = user.bot_type
-        data["bot_owner_id"] = user.bot_owner_id
-    else:
+    # A bot's type and owner are not in the reference's GET /users/me (a bot reads them
+    # from GET /users/{id}); users see their profile data.
+    if not user.is_bot:
         data["profile_data"] = profile_data_dict(user)
     return data
 

@@ -79,9 +79,11 @@ def add_webhook_triggers(tx: Any, realm_id: int, event_message: dict[str, Any],
 
 
 def receiver_message(event_message: dict[str, Any]) -> dict[str, Any]:
-    """The message as receivers get it (§2.1): raw Markdown in `content`, HTML kept."""
+    """The message as receivers get it (§2.1): raw Markdown in `content`, and the HTML
+    (the event's `content`) in `rendered_content`, which only this payload carries."""
     message = {k: v for k, v in event_message.items() if not k.startswith("_")}
-    message.update(content=event_message["_raw_content"], content_type="text/x-markdown")
+    message.update(content=event_message["_raw_content"], content_type="text/x-markdown",
+                   rendered_content=event_message["content"])
     return message
 
 

@@ -89,9 +89,7 @@ class RealmState(TypedDict, total=False):
     realm_empty_topic_display_name: str
     realm_topics_policy: str
     realm_enable_spectator_access: bool
-    realm_wildcard_mention_large_stream_threshold: int
     realm_invite_required: bool
-    realm_email_address_visibility: int
     realm_message_retention_days: int
     realm_message_content_delete_limit_seconds: int | None
     realm_message_edit_history_visibility_policy: str
@@ -162,6 +160,12 @@ class RealmState(TypedDict, total=False):
     realm_direct_message_permission_group: GroupSettingValue
 
 
+# Kept by this server but not shown: the reference removed the realm's
+# email_address_visibility at feature level 163 (a user setting now), and has no
+# wildcard_mention_large_stream_threshold in its registration state.
+NOT_SHOWN = frozenset({"email_address_visibility", "wildcard_mention_large_stream_threshold"})
+
+
 def _api_name(name: str) -> str:
     return name if name.startswith("realm_") else f"realm_{name}"
 
@@ -175,7 +179,7 @@ def realm_settings_state(realm: Realm) -> RealmState:
     stored = realm.settings.as_dict() if realm.settings else {}
     state: dict[str, Any] = {_api_name(name): value for name, value in
                              {**UNCHANGEABLE_DEFAULTS, **DEFAULTS, **stored}.items()
-                             if name not in GROUP_SETTING_DEFAULTS}
+                             if name not in GROUP_SETTING_DEFAULTS and name not in NOT_SHOWN}
     groups = {name: realm_group_setting(realm, name) for name in GROUP_SETTING_DEFAULTS}
     state.update({_api_name(name): value for name, value in groups.items()})
     for name, (setting, policies) in DEPRECATED_POLICIES.items():

@@ -74,7 +74,7 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
         "avatar_url_medium": gravatar_url(me.delivery_email, me.avatar_version, medium=True),
         "is_admin": ctx.caller.is_admin,
         "is_owner": me.role == ROLE_OWNER,
-        "is_moderator": me.role == ROLE_MODERATOR,
+        "is_moderator": me.role <= ROLE_MODERATOR,   # administrators too (level 380)
         "is_guest": ctx.caller.is_guest,
     }
     state.update(_permissions(ctx))

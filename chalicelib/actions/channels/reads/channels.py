@@ -38,7 +38,7 @@ class StreamDict(TypedDict):
     subscriber_count: int
     folder_id: int | None
     topics_policy: str
-    is_default: bool
+    is_default: NotRequired[bool]   # GET /streams with include_default only
     can_add_subscribers_group: GroupSettingValue
     can_remove_subscribers_group: GroupSettingValue
     can_administer_channel_group: GroupSettingValue
@@ -62,7 +62,6 @@ class SubscriptionDict(StreamDict):
     push_notifications: bool | None
     email_notifications: bool | None
     wildcard_mentions_notify: bool | None
-    email_address: str
     subscribers: NotRequired[list[int]]   # only when asked for
 
 
@@ -156,7 +155,6 @@ def stream_api_dict(stream: Stream) -> StreamDict:
         "subscriber_count": stream.subscriber_count,
         "folder_id": stream.folder_id,
         "topics_policy": stream.topics_policy,
-        "is_default": stream.is_default,
         "can_add_subscribers_group": channel_group_setting(stream, "can_add_subscribers_group"),
         "can_remove_subscribers_group": channel_group_setting(
             stream, "can_remove_subscribers_group"),
@@ -196,7 +194,6 @@ def subscription_api_dict(stream: Stream, subscription: Subscription,
         "push_notifications": subscription.push_notifications,
         "email_notifications": subscription.email_notifications,
         "wildcard_mentions_notify": subscription.wildcard_mentions_notify,
-        "email_address": "",
     })
     if subscribers is not None:
         data["subscribers"] = subscribers

@@ -51,7 +51,6 @@ class MessageDict(TypedDict):
     id: int
     type: Literal["stream", "private"]
     content: str
-    rendered_content: str
     content_type: Literal["text/html", "text/x-markdown"]
     recipient_id: int
     sender_id: int
@@ -131,7 +130,6 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         "id": message.message_id,
         "type": cast(Literal["stream", "private"], message.type),   # checked when sent
         "content": message.rendered_content if apply_markdown else message.content,
-        "rendered_content": message.rendered_content,
         "content_type": "text/html" if apply_markdown else "text/x-markdown",
         "recipient_id": message.recipient_id,
         "sender_id": message.sender_id,

@@ -6,6 +6,7 @@ from typing import NotRequired, TypedDict
 from chalicelib import config
 from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import advertised_level
 from chalicelib.lib.markdown import render_markdown
 
 
@@ -29,8 +30,9 @@ class ServerSettingsResult(TypedDict):
     is_incompatible: bool
     email_auth_enabled: bool
     require_email_format_usernames: bool
-    # Extension: where the push channel is served (None when it is not).
-    event_queue_websocket_url: str | None
+    # Extension, only with feature_levels.EXTENSIONS_PARAMETER: where the push channel
+    # is served (None when it is not).
+    event_queue_websocket_url: NotRequired[str | None]
     realm_uri: NotRequired[str]
     realm_url: NotRequired[str]
     realm_name: NotRequired[str]
@@ -49,7 +51,8 @@ def subdomain_of(host: str) -> str | None:
     return subdomain if subdomain and "." not in subdomain else None
 
 
-def server_settings(host: str, scheme: str) -> ServerSettingsResult:
+def server_settings(host: str, scheme: str, include_extensions: bool = False
+                    ) -> ServerSettingsResult:
     settings: ServerSettingsResult = {
         "authentication_methods": {
             "password": True, "dev": False, "email": True, "ldap": False,
@@ -57,16 +60,17 @@ def server_settings(host: str, scheme: str) -> ServerSettingsResult:
             "apple": False, "google": False, "saml": False, "openid connect": False,
         },
         "external_authentication_methods": [],
-        "service_feature_level": config.SERVICE_FEATURE_LEVEL,
+        "service_feature_level": advertised_level(),
         "service_version": config.SERVICE_VERSION,
         "service_merge_base": config.SERVICE_MERGE_BASE,
         "push_notifications_enabled": False,
         "is_incompatible": False,
         "email_auth_enabled": True,
         "require_email_format_usernames": True,
-        # Extension: where the push channel is served (None when it is not).
-        "event_queue_websocket_url": config.websocket_url(),
     }
+    if include_extensions:
+        # Extension: where the push channel is served (None when it is not).
+        settings["event_queue_websocket_url"] = config.websocket_url()
     subdomain = subdomain_of(host)
     realm = get_realm_by_subdomain(subdomain) if subdomain else None
     if subdomain and realm is None:

@@ -53,7 +53,7 @@ class UserFields(TypedDict):
     is_bot: bool
     role: int
     timezone: str
-    avatar_url: str
+    avatar_url: str | None   # null: a Gravatar the client computes (client_gravatar)
     avatar_version: int
     bot_type: NotRequired[int | None]       # bots only
     bot_owner_id: NotRequired[int | None]   # bots only

@@ -1,0 +1,41 @@
+"""POST /channels/create (feature level 417): a new channel and its first subscribers, apart
+from subscribing (POST /users/me/subscriptions also creates channels, as before)."""
+from __future__ import annotations
+
+from typing import TypedDict
+
+from chalicelib.actions.channels.reads.channels import (
+    channel_already_exists,
+    stream_id_by_name,
+)
+from chalicelib.actions.channels.subscriptions import (
+    _create_stream,
+    check_stream_name,
+    do_add_subscribers,
+    principal_users,
+)
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+
+
+class CreateChannelResult(TypedDict):
+    id: int
+
+
+def do_create_channel(caller: Principal, *, name: str, subscribers: list[int],
+                      description: str, invite_only: bool,
+                      history_public_to_subscribers: bool | None) -> CreateChannelResult:
+    name = check_stream_name(name)
+    if stream_id_by_name(caller.realm_id, name) is not None:
+        raise channel_already_exists(name)
+    if not all(isinstance(s, int) and not isinstance(s, bool) for s in subscribers):
+        raise ApiError("subscribers is not a list of user IDs.")
+    # Unlike subscribing, an empty list subscribes nobody (not even the creator).
+    users = principal_users(caller, subscribers) if subscribers else []
+    stream = _create_stream(caller, name, description, invite_only,
+                            bool(history_public_to_subscribers))
+    if stream.creator_id != caller.user_id or stream.name != name:
+        raise channel_already_exists(name)   # another request created it meanwhile
+    if users:
+        do_add_subscribers(caller.realm_id, stream, users)
+    return {"id": stream.stream_id}

@@ -1,0 +1,32 @@
+"""Users as a request asks to see them: by id or email (one route), and with the
+reference's defaults for Gravatar URLs and profile data."""
+from __future__ import annotations
+
+from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
+from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.lib.avatars import for_client
+from chalicelib.models.users import User
+
+
+def access_user_by_id_or_email(caller: Principal, id_or_email: str) -> User:
+    """GET /users/{user_id} and GET /users/{email} share one route: digits are an id."""
+    if id_or_email.isascii() and id_or_email.isdigit() and len(id_or_email) < 16:
+        return access_user_by_id(caller, int(id_or_email))
+    user = get_user_by_email(caller.realm_id, id_or_email)
+    if user is None:
+        raise ApiError("No such user")
+    return access_user_by_id(caller, user.user_id)
+
+
+def as_requested(shown: UserDict, client_gravatar: bool,
+                 include_custom_profile_fields: bool) -> UserDict:
+    """A user record as GET /users asked for it: Gravatar URLs left to the client
+    (the reference's default since level 92), profile data only when asked."""
+    data: UserDict = {**shown}
+    if shown["avatar_url"] != INACCESSIBLE_AVATAR_URL:   # the "Unknown user" keeps its picture
+        data["avatar_url"] = for_client(shown["avatar_url"], client_gravatar)
+    if not include_custom_profile_fields:
+        data.pop("profile_data", None)
+    return data

@@ -1,0 +1,197 @@
+"""The level table: what the reference changed, level by level, and where this server
+honours it. The advertised `service_feature_level` is computed here from the table
+(docs/feature-levels.md is generated from it: `make feature-levels`).
+
+The promise a level makes (docs/feature-levels.md, "What a level promises"): for every
+change at or below it, the server answers in that level's shape and behaviour
+(HONOURED), or has no such endpoint or fetch type at all (NOT_OFFERED: 404, or the key
+absent, as from a server without the feature), or lists a parameter it does not apply
+in `ignored_parameters_unsupported` (REPORTED, the reference's own way to say so since
+level 167). One NOT_HONOURED change caps the advertised level just below it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Status = Literal["honoured", "not offered", "reported", "not honoured"]
+HONOURED: Status = "honoured"
+NOT_OFFERED: Status = "not offered"
+REPORTED: Status = "reported"
+NOT_HONOURED: Status = "not honoured"
+
+# The reference document this server's shapes are checked against describes this level;
+# the changes after it come from the reference's published changelog.
+REFERENCE_DOCUMENT_LEVEL = 378
+
+# This server's own extensions: sent only to a client that asks for them.
+WEBSOCKET_CAPABILITY = "teamchat_websocket"            # POST /register client_capabilities
+EXTENSIONS_PARAMETER = "include_teamchat_extensions"   # GET /server_settings
+
+
+@dataclass(frozen=True)
+class Change:
+    level: int
+    change: str
+    where: str     # the module or endpoint that honours it, or why not
+    test: str      # tests/<path>::<test> proving it ("" where nothing is served)
+    status: Status = HONOURED
+
+
+_DOC = "tests/functional/test_conformance.py"
+
+CHANGES: tuple[Change, ...] = (
+    # ---- up to the reference document's level: checked against that document as a whole
+    Change(REFERENCE_DOCUMENT_LEVEL,
+           "Every shape the reference document (level 378) gives for the operations both "
+           "declare: parameters and response fields",
+           "all of chalicelib/api; the listed differences are extensions or REPORTED rows",
+           "tests/unit/test_reference_comparison.py::test_seed_endpoints_differ_only_as_documented"),
+    Change(REFERENCE_DOCUMENT_LEVEL,
+           "Responses and events of the strictly checked operations carry no key the "
+           "reference does not list",
+           "tests/reference_contract.py STRICT_OPERATIONS / STRICT_EVENTS, on every "
+           "functional test's calls", f"{_DOC}::test_strict_checker_refuses_an_unlisted_key"),
+    Change(17, "POST /users/me/subscriptions: message_retention_days",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(92, "GET /users, GET /users/{id}: client_gravatar defaults to true "
+               "(avatar_url null for Gravatar avatars)",
+           "api/users.py, lib/avatars.for_client", f"{_DOC}::test_users_client_gravatar_default"),
+    Change(111, "POST /users/me/subscriptions/properties: no subscription_data echo",
+           "actions/subscription_properties.py",
+           f"{_DOC}::test_subscription_properties_answer_is_the_envelope"),
+    Change(163, "POST /register: realm_email_address_visibility removed",
+           "events/state/realm.py NOT_SHOWN", f"{_DOC}::test_register_has_no_removed_realm_keys"),
+    Change(200, "POST /users/me/subscriptions: is_default_stream",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(289, "POST /users/me/subscriptions: subscribed/already_subscribed keyed by user id",
+           "actions/subscriptions.py", f"{_DOC}::test_subscribe_results_are_keyed_by_user_id"),
+    Change(300, "GET /messages: message_ids (and num_before/num_after optional with it)",
+           "actions/messages (issue 21)", f"{_DOC}::test_messages_by_ids"),
+    Change(333, "PATCH /streams/{id}, POST /users/me/subscriptions: can_send_message_group",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(342, "POST /users/me/subscriptions: can_add_subscribers_group",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(349, "POST /users/me/subscriptions: can_administer_channel_group, "
+                "can_remove_subscribers_group",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(356, "GET /streams: include_all, include_can_access_content",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(357, "PATCH /streams/{id}, POST /users/me/subscriptions: can_subscribe_group",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(REFERENCE_DOCUMENT_LEVEL, "GET /messages/{id}: the message has no rendered_content "
+           "(only outgoing-webhook payloads carry it)",
+           "actions/message_dicts.py, actions/outgoing_webhooks.receiver_message",
+           f"{_DOC}::test_fetched_message_has_no_rendered_content"),
+    Change(REFERENCE_DOCUMENT_LEVEL, "GET /invites: link_url for reusable invitation links",
+           "actions/invite_admin.py, models/invitations.link_key",
+           f"{_DOC}::test_invites_list_the_link_url"),
+    Change(REFERENCE_DOCUMENT_LEVEL, "GET /users/{email}", "api/users.get_user (one route)",
+           f"{_DOC}::test_get_user_by_email"),
+    Change(REFERENCE_DOCUMENT_LEVEL, "GET /get_stream_id: an unknown name is BAD_REQUEST",
+           "api/streams.get_stream_id", f"{_DOC}::test_get_stream_id_unknown_name"),
+    Change(REFERENCE_DOCUMENT_LEVEL, "Authentication: a malformed API key and a wrong one "
+           "are both 401 UNAUTHORIZED, told apart by the message",
+           "http/auth.authenticate", f"{_DOC}::test_malformed_and_wrong_api_keys"),
+    # ---- after the reference document: the published changelog, level by level
+    Change(379, "PATCH /messages/{id}: prev_content_sha256", "actions/message_edit.py",
+           "tests/functional/test_message_edit.py::"
+           "test_sender_edits_content_and_history_records_it"),
+    Change(380, "POST /register: is_moderator true for administrators and owners",
+           "events/state/users.py", f"{_DOC}::test_is_moderator_covers_administrators"),
+    Change(381, "POST /reminders", "no reminders here", "", NOT_OFFERED),
+    Change(382, "POST /messages/{id}/report", "no message reports here", "", NOT_OFFERED),
+    Change(383, "web_channel_default_view: option 3 (inbox-style list)",
+           "lib/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
+    Change(384, "GET /users: user_ids", "api/users.get_users",
+           f"{_DOC}::test_users_filtered_by_user_ids"),
+    Change(385, "User setting resolved_topic_notice_auto_read_policy",
+           "lib/user_settings.py (kept and shown; no notice is marked read automatically)",
+           f"{_DOC}::test_new_setting_values_are_accepted"),
+    Change(386, "PATCH /user_groups/{id}: deactivated=false reactivates a group",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(387, "GET /users without authentication in organizations with public access",
+           "no organization here enables public access (PATCH /realm does not take "
+           "enable_spectator_access), so authentication stays required as the reference "
+           "requires it there", f"{_DOC}::test_get_users_needs_authentication"),
+    Change(388, "PATCH /streams/{id}: is_archived=false unarchives", "actions/stream_admin.py",
+           "tests/functional/test_stream_admin_settings.py::test_archive_and_unarchive"),
+    Change(389, "Channel folders: endpoints, channel_folders state and events, folder_id",
+           "actions/channel_folders.py",
+           "tests/functional/test_channel_folders.py::test_create_list_with_event_and_state"),
+    Change(390, "Navigation views: endpoints, navigation_views state, navigation_view events",
+           "actions/navigation_views.py",
+           f"{_DOC}::test_navigation_views_lifecycle_with_events_and_state"),
+    Change(391, "Adding members and subgroups to a deactivated group is allowed",
+           "actions/user_groups.check_mutable still refuses", "", NOT_HONOURED),
+    Change(392, "topics_policy on channels and the realm; mandatory_topics deprecated",
+           "actions/topics.py, actions/stream_admin.py (POST /users/me/subscriptions "
+           "topics_policy is REPORTED)",
+           "tests/functional/test_stream_admin_settings.py::test_topics_policy"),
+    Change(393, "message_ids sorted in delete_message and update_message events",
+           "actions/message_delete.py, actions/message_move.py",
+           f"{_DOC}::test_moved_message_ids_are_sorted"),
+    Change(394, "subscriber_count in Stream and Subscription objects", "actions/streams.py",
+           f"{_DOC}::test_subscriber_count_in_channel_objects"),
+    Change(395, "Markdown: no Dropbox album previews", "no previews of that kind here", "",
+           NOT_OFFERED),
+    Change(396, "can_move_messages_within_channel_group / can_move_messages_out_of_channel_"
+                "group", "", "", NOT_HONOURED),
+    Change(397, "POST /users/me/subscriptions: send_new_subscription_messages; "
+                "max_bulk_new_subscription_messages", "", "", NOT_HONOURED),
+    Change(398, "User setting web_left_sidebar_unreads_count_summary", "", "", NOT_HONOURED),
+    Change(399, "Reminders: events, GET /reminders, DELETE /reminders/{id}",
+           "no reminders here", "", NOT_OFFERED),
+    Change(400, "Markdown: topic permalinks prefer the latest message", "", "", NOT_HONOURED),
+    Change(401, "web_channel_default_view: option 4 (top unread topic)",
+           "lib/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
+    Change(402, "can_resolve_topics_group on channels", "", "", NOT_HONOURED),
+    Change(403, "realm_incoming_webhook_bots url_options", "no incoming webhook bots list",
+           "", NOT_OFFERED),
+    Change(404, "topics_policy option empty_topic_only", "actions/stream_admin.py",
+           "tests/functional/test_stream_admin_settings.py::"
+           "test_empty_topic_only_needs_every_message_in_the_empty_topic"),
+    Change(405, "Markdown: audio player for uploaded audio files", "", "", NOT_HONOURED),
+    Change(406, "push_devices, push_device events, POST /mobile_push/register",
+           "the notifications issue's work", "", NOT_OFFERED),
+    Change(407, "Channel can_delete_any_message_group / can_delete_own_message_group, "
+                "can_set_delete_message_policy_group, POST /users/{id}/status",
+           "actions/stream_admin.py, actions/user_status.py "
+           "(can_set_delete_message_policy_group missing)", "", NOT_HONOURED),
+    Change(409, "Realm setting require_e2ee_push_notifications", "", "", NOT_HONOURED),
+    Change(410, "max_channel_folder_name_length, max_channel_folder_description_length", "", "",
+           NOT_HONOURED),
+    Change(411, "User setting web_left_sidebar_show_channel_folders", "", "", NOT_HONOURED),
+    Change(412, "include_subscribers=partial, partial_subscribers", "", "", NOT_HONOURED),
+    Change(413, "Mobile push payload changes", "no mobile push here", "", NOT_OFFERED),
+    Change(414, "Channel folder order, PATCH /channel_folders", "", "", NOT_HONOURED),
+    Change(415, "Reminder note, max_reminder_note_length", "no reminders here", "",
+           NOT_OFFERED),
+    Change(416, "welcome_message_custom_text on invitations and the realm; "
+                "POST /realm/test_welcome_bot_custom_message",
+           "actions/invites.py, actions/welcome_bot.py (the realm setting is missing)",
+           f"{_DOC}::test_welcome_bot_custom_message", NOT_HONOURED),
+    Change(417, "POST /channels/create", "actions/channel_create.py",
+           f"{_DOC}::test_create_channel"),
+    Change(418, "channel_folder reorder event", "", "", NOT_HONOURED),
+    Change(419, "simplified_presence_events client capability", "", "", NOT_HONOURED),
+    Change(420, "POST /mobile_push/e2ee/test_notification", "no mobile push here", "",
+           NOT_OFFERED),
+    Change(421, "No changes (the 11.0 release)", "", "", HONOURED),
+)
+
+
+def advertised_level(changes: tuple[Change, ...] | None = None) -> int:
+    """The highest level the table reaches with no NOT_HONOURED change at or below it."""
+    changes = CHANGES if changes is None else changes
+    walked = max(change.level for change in changes)
+    broken = [change.level for change in changes if change.status == NOT_HONOURED]
+    return min([walked, *(level - 1 for level in broken)])
