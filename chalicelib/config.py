@@ -1,6 +1,7 @@
 """Settings from the environment, read at call time so tests and stages can differ."""
 from __future__ import annotations
 
+import json
 import os
 
 SERVICE_VERSION = "11.0-teamchat"
@@ -23,7 +24,20 @@ def table_prefix() -> str:
 
 
 def table_name(suffix: str) -> str:
-    return table_prefix() + suffix
+    """The table a model uses: TABLE_PREFIX + suffix, unless TABLE_NAME_OVERRIDES (a JSON
+    object, suffix -> full name; set by the restore drill, docs/operations.md) names another."""
+    override = table_name_overrides().get(suffix)
+    return override if override else table_prefix() + suffix
+
+
+def table_name_overrides() -> dict[str, str]:
+    raw = _env("TABLE_NAME_OVERRIDES", "").strip()
+    if not raw:
+        return {}
+    parsed = json.loads(raw)
+    if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
+        raise ValueError("TABLE_NAME_OVERRIDES must be a JSON object of table names")
+    return {str(k): v for k, v in parsed.items()}
 
 
 def region() -> str:
