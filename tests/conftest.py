@@ -19,3 +19,6 @@ os.environ.update({
 for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",
               "AWS_PROFILE"):
     os.environ.pop(_name, None)
+
+# Records each Lambda function's AWS calls for tests/unit/test_least_privilege.py.
+pytest_plugins = ("tests.iam_recorder",)
