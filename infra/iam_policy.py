@@ -24,6 +24,8 @@ Call = tuple[str, str]     # (action, resource ARN)
 
 _DYNAMODB_TRANSACT = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem",
                       "ConditionCheck": "ConditionCheckItem", "Get": "GetItem"}
+_SQS_BATCHES = {"SendMessageBatch": "SendMessage", "DeleteMessageBatch": "DeleteMessage",
+                "ChangeMessageVisibilityBatch": "ChangeMessageVisibility"}
 _S3_ACTIONS = {"HeadObject": "GetObject", "CreateMultipartUpload": "PutObject",
                "UploadPart": "PutObject", "CompleteMultipartUpload": "PutObject",
                "ListObjectsV2": "ListBucket", "ListObjects": "ListBucket",
@@ -54,7 +56,9 @@ def calls_of(service: str, operation: str, params: dict[str, Any],
     if service == "sqs":
         if operation == "ListQueues":
             return [("sqs:ListQueues", "*")]
-        return [(f"sqs:{operation}", queue_arn(_queue_name(params)))]
+        # batch operations are authorized as their single-message action
+        action = _SQS_BATCHES.get(operation, operation)
+        return [(f"sqs:{action}", queue_arn(_queue_name(params)))]
     if service == "s3":
         action = _S3_ACTIONS.get(operation, operation)
         bucket = params.get("Bucket", "*")
@@ -82,9 +86,9 @@ def calls_of(service: str, operation: str, params: dict[str, Any],
         stage = url.path.strip("/").split("/", 1)[0] or "chat"
         method = {"PostToConnection": "POST", "GetConnection": "GET",
                   "DeleteConnection": "DELETE"}.get(operation, "*")
-        return [("execute-api:ManageConnections",
-                 f"arn:{PARTITION}:execute-api:{REGION}:{ACCOUNT}:{api}/{stage}/{method}/"
-                 f"@connections/{params.get('ConnectionId', '*')}")]
+        connection = params.get("ConnectionId", "*")
+        arn = f"arn:{PARTITION}:execute-api:{REGION}:{ACCOUNT}:{api}/{stage}/{method}"
+        return [("execute-api:ManageConnections", f"{arn}/@connections/{connection}")]
     return [(f"{service}:{operation}", "*")]
 
 
@@ -106,16 +110,10 @@ def _dynamodb(operation: str, params: dict[str, Any]) -> list[Call]:
     return [(f"dynamodb:{operation}", arn)]
 
 
-@lru_cache(maxsize=512)
-def _pattern(glob: str) -> re.Pattern[str]:
-    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c)
-                              for c in glob) + r"\Z", re.IGNORECASE)
-
-
-def _matches(glob: str, value: str, *, case: bool = True) -> bool:
-    if case:
-        return re.match(_pattern(glob).pattern, value) is not None
-    return _pattern(glob).match(value) is not None
+@lru_cache(maxsize=1024)
+def _pattern(glob: str, ignore_case: bool) -> re.Pattern[str]:
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in glob)
+    return re.compile(body + r"\Z", re.IGNORECASE if ignore_case else 0)
 
 
 @dataclass(frozen=True)
@@ -125,8 +123,9 @@ class Statement:
     resources: tuple[str, ...]
 
     def allows(self, action: str, resource: str) -> bool:
-        return (any(_matches(a, action, case=False) for a in self.actions)
-                and any(_matches(r, resource) for r in self.resources))
+        # action names are case-insensitive in IAM; ARNs are not
+        return (any(_pattern(a, True).match(action) for a in self.actions)
+                and any(_pattern(r, False).match(resource) for r in self.resources))
 
 
 def allowed(statements: list[Statement], call: Call) -> Statement | None:

@@ -154,6 +154,9 @@ def test_calls_map_to_the_actions_iam_checks():
     assert calls_of("sqs", "SendMessage", {
         "QueueUrl": "https://sqs.us-east-1.amazonaws.com/123456789012/q1"}) == [
         ("sqs:SendMessage", queue_arn("q1"))]
+    assert calls_of("sqs", "SendMessageBatch", {
+        "QueueUrl": "https://sqs.us-east-1.amazonaws.com/123456789012/q1"}) == [
+        ("sqs:SendMessage", queue_arn("q1"))]
     assert calls_of("s3", "HeadObject", {"Bucket": "b", "Key": "k/1"}) == [
         ("s3:GetObject", "arn:aws:s3:::b/k/1")]
     assert calls_of("apigatewaymanagementapi", "PostToConnection", {"ConnectionId": "c1"},
