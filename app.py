@@ -1,5 +1,5 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
-from chalice import Chalice, Rate
+from chalice.app import Chalice, Rate
 
 from chalicelib import local_dev
 
@@ -11,7 +11,9 @@ from chalicelib.api import (
     accounts,
     alert_words,
     bots,
+    channel_admin,
     channel_folders,
+    channels,
     deactivation,
     drafts,
     events,
@@ -27,8 +29,6 @@ from chalicelib.api import (
     saved_snippets,
     server,
     settings,
-    stream_admin,
-    streams,
     subscriptions,
     topics,
     typing_notifications,
@@ -52,7 +52,7 @@ app.api.binary_types = ["application/octet-stream", "multipart/form-data",
 for area in (
     server,
     users,
-    streams,
+    channels,
     subscriptions,
     messages,
     message_flags,
@@ -76,7 +76,7 @@ for area in (
     saved_snippets,
     playgrounds,
     user_groups,
-    stream_admin,
+    channel_admin,
     channel_folders,
     invites,
 ):

@@ -48,10 +48,10 @@ def _headers(email: str, key: str) -> dict[str, str]:
 
 def _organization(size: int, number: int) -> tuple[dict[str, str], list[int], int, int]:
     """A realm of `size` users all subscribed to one channel, and an empty group."""
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.subscriptions import do_add_subscribers
-    from chalicelib.actions.users import NewUser, do_create_user
-    from chalicelib.models.streams import Stream
+    from chalicelib.actions.channels.subscriptions import do_add_subscribers
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.models.channels import Stream
     from chalicelib.models.users import User
 
     domain = f"org{number}.example.com"

@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlencode
 
+from chalicelib import config
+
 os.environ.update({
     "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
     "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
@@ -21,6 +23,8 @@ os.environ.update({
 })
 for _name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
     os.environ.pop(_name, None)
+# Models bind their tables on first use; bind them to the bench's before any request.
+config.bound_table_prefix()
 
 
 class RequestCounter:
@@ -171,8 +175,8 @@ MEMBER_EMAIL = "m@bench.example.com"
 def bench_realm() -> tuple[Any, int, str]:
     """The benchmarks' organization "bench" and its owner (OWNER_EMAIL), inside
     moto_backend(): the realm, the owner's user id and API key."""
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser
 
     return do_create_realm("Bench", "bench", NewUser(
         email=OWNER_EMAIL, full_name="Owner", role=100))
@@ -180,6 +184,6 @@ def bench_realm() -> tuple[Any, int, str]:
 
 def bench_member(realm_id: int) -> tuple[Any, str]:
     """A member (MEMBER_EMAIL) of the benchmarks' organization: the user and API key."""
-    from chalicelib.actions.users import NewUser, do_create_user
+    from chalicelib.actions.users.users import NewUser, do_create_user
 
     return do_create_user(realm_id, NewUser(email=MEMBER_EMAIL, full_name="Member"))

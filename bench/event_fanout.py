@@ -68,9 +68,9 @@ class Channel:
 
     def __init__(self, http: Any, owner: dict[str, str], realm_id: int, name: str,
                  subscribers: int, first_user_id: int, connect: bool) -> None:
-        from chalicelib.events.connections import attach
-        from chalicelib.events.queues import create_queue
-        from chalicelib.models.streams import Subscription, stream_key, user_key
+        from chalicelib.delivery.connections import attach
+        from chalicelib.delivery.queues import create_queue
+        from chalicelib.models.channels import Subscription, stream_key, user_key
 
         self.http, self.owner, self.realm_id, self.name = http, owner, realm_id, name
         response = http.post("/api/v1/users/me/subscriptions", headers=owner,

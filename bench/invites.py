@@ -22,7 +22,7 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.users.users import NewUser, do_create_user
 
         boto3.client("ses", region_name="us-east-1").verify_email_identity(
             EmailAddress="noreply@localhost")

@@ -18,8 +18,8 @@ from typing import Any
 import boto3
 
 import bench.common  # noqa: F401 - the bench environment, before the models read it
+from chalicelib.models.channels import Stream, Subscription, stream_key
 from chalicelib.models.events import EventQueue, QueueEvent
-from chalicelib.models.streams import Stream, Subscription, stream_key
 
 EVENTS_PER_TRANSACTION = 49
 POLL_INTERVAL = 0.05

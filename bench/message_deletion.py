@@ -30,7 +30,7 @@ def main(topic_size: int) -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.users.users import NewUser, do_create_user
         from chalicelib.models.messages import Message
         from infra.local.stream_drain import OutboxDrain
         from tests.functional.edit_helpers import bulk_messages

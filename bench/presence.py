@@ -44,9 +44,9 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realms import do_create_realm
-        from chalicelib.actions.users import NewUser, do_create_user
-        from chalicelib.lib import presence as presence_rules
+        from chalicelib.actions.realm.realms import do_create_realm
+        from chalicelib.actions.users.users import NewUser, do_create_user
+        from chalicelib.lib import presence_rules
         from chalicelib.models.presence import Presence, presence_expiry
 
         clock = {"now": time.time()}

@@ -62,11 +62,11 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.subscriptions import do_add_subscribers
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.channels.subscriptions import do_add_subscribers
+        from chalicelib.actions.users.users import NewUser, do_create_user
+        from chalicelib.models.channels import Stream, user_key
         from chalicelib.models.message_flags import UnreadMessage
         from chalicelib.models.messages import topic_key
-        from chalicelib.models.streams import Stream, user_key
         from infra.local.stream_drain import OutboxDrain
 
         realm, owner_id, key = bench_realm()
@@ -160,7 +160,7 @@ def main() -> None:
 
 
 def _topic_exists(realm_id: int, stream_id: int, topic: str, max_id: int) -> None:
-    from chalicelib.actions.topics import note_topic_message
+    from chalicelib.actions.channels.topics import note_topic_message
 
     note_topic_message(realm_id, stream_id, topic, max_id)
 

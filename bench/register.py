@@ -29,13 +29,16 @@ SIZES = (10, 200)
 def _organization(size: int) -> dict[str, dict[str, str]]:
     """A realm of `size` users (owner and guest included) in CHANNELS channels, with
     BOTS bots and one user group; returns the headers of an owner, member and guest."""
-    from chalicelib.actions.bots import do_create_bot
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.subscriptions import check_subscribe, do_add_subscribers
-    from chalicelib.actions.user_groups import do_create_user_group
-    from chalicelib.actions.users import NewUser, do_create_user
-    from chalicelib.http.auth import Principal
-    from chalicelib.models.streams import Stream
+    from chalicelib.actions.channels.subscriptions import (
+        check_subscribe,
+        do_add_subscribers,
+    )
+    from chalicelib.actions.groups.user_groups import do_create_user_group
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.bots import do_create_bot
+    from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.core.principal import Principal
+    from chalicelib.models.channels import Stream
     from chalicelib.models.users import User
 
     sub = f"r{size}"

@@ -19,7 +19,7 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.users.users import NewUser, do_create_user
 
         _, _owner_id, key = bench_realm()
         for n in range(50):   # an organization of some size: figures must not depend on it

@@ -18,7 +18,7 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.users.users import NewUser, do_create_user
         from chalicelib.lib.realm_settings import system_group_id
 
         realm, _owner_id, owner_key = bench_realm()

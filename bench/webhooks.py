@@ -59,12 +59,12 @@ def requests_per_delivery() -> None:
     receiver = Receiver()
     with moto_backend():
         from chalicelib import config
-        from chalicelib.actions.bots import do_create_bot
-        from chalicelib.actions.message_send import check_send_message
-        from chalicelib.actions.subscriptions import check_subscribe
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.channels.subscriptions import check_subscribe
+        from chalicelib.actions.messages.send import check_send_message
+        from chalicelib.actions.users.bots import do_create_bot
+        from chalicelib.actions.users.users import NewUser, do_create_user
+        from chalicelib.core.principal import Principal
         from chalicelib.events.webhook_worker import handle_webhook_batch
-        from chalicelib.http.auth import Principal
         from chalicelib.models.users import User
         from infra.local.pollers import SqsPoller
         from infra.local.stream_drain import OutboxDrain

@@ -35,7 +35,7 @@ def configure_environment() -> None:
 
 
 def _realm(subdomain: str) -> Any:
-    from chalicelib.actions.realms import get_realm_by_subdomain
+    from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
 
     realm = get_realm_by_subdomain(subdomain)
     if realm is None:
@@ -45,8 +45,8 @@ def _realm(subdomain: str) -> Any:
 
 
 def create_realm(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser
 
     realm, owner_id, api_key = do_create_realm(
         args.name, args.subdomain,
@@ -56,7 +56,7 @@ def create_realm(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def create_user(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.users import NewUser, do_create_user, role_from_name
+    from chalicelib.actions.users.users import NewUser, do_create_user, role_from_name
 
     realm = _realm(args.realm)
     user, api_key = do_create_user(realm.realm_id, NewUser(
@@ -66,8 +66,8 @@ def create_user(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def create_bot(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.bots import do_create_bot
-    from chalicelib.actions.users import get_user_by_email
+    from chalicelib.actions.users.bots import do_create_bot
+    from chalicelib.actions.users.reads.users import get_user_by_email
 
     realm = _realm(args.realm)
     owner = get_user_by_email(realm.realm_id, args.owner_email)
@@ -84,7 +84,7 @@ def create_bot(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def list_users(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.users import list_realm_users
+    from chalicelib.actions.users.users import list_realm_users
 
     realm = _realm(args.realm)
     return {"realm_id": realm.realm_id, "users": [
@@ -94,7 +94,7 @@ def list_users(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realms import do_deactivate_realm
+    from chalicelib.actions.realm.realms import do_deactivate_realm
 
     realm = _realm(args.realm)
     count = do_deactivate_realm(realm)
@@ -102,7 +102,7 @@ def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def reindex(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.reindex import do_reindex_realm
+    from chalicelib.actions.realm.reindex import do_reindex_realm
 
     realm = _realm(args.realm)
     return {"realm_id": realm.realm_id, **do_reindex_realm(
@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from chalicelib.http.errors import ApiError
+    from chalicelib.core.errors import ApiError
 
     args = build_parser().parse_args(argv)
     try:

@@ -1,6 +1,7 @@
 """Settings from the environment, read at call time so tests and stages can differ."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -23,11 +24,20 @@ def table_prefix() -> str:
     return _env("TABLE_PREFIX", "teamchat-dev-")
 
 
+@functools.cache
+def bound_table_prefix() -> str:
+    """The prefix of the tables this process uses, read once, on first use (not at
+    import): a test client that patches the environment per request cannot move the
+    models to another stage's tables half way through."""
+    return table_prefix()
+
+
 def table_name(suffix: str) -> str:
-    """The table a model uses: TABLE_PREFIX + suffix, unless TABLE_NAME_OVERRIDES (a JSON
-    object, suffix -> full name; set by the restore drill, docs/operations.md) names another."""
+    """The table a model uses: the bound prefix + suffix, unless TABLE_NAME_OVERRIDES (a
+    JSON object, suffix -> full name; the restore drill sets it, docs/operations.md) names
+    another."""
     override = table_name_overrides().get(suffix)
-    return override if override else table_prefix() + suffix
+    return override if override else bound_table_prefix() + suffix
 
 
 def table_name_overrides() -> dict[str, str]:

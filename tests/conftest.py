@@ -20,5 +20,11 @@ for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL
               "AWS_PROFILE"):
     os.environ.pop(_name, None)
 
+# Bind the tables to this prefix now: models read it on first use, and the chalice test
+# client applies the dev stage's environment inside each request.
+from chalicelib import config
+
+config.bound_table_prefix()
+
 # Records each Lambda function's AWS calls for tests/unit/test_least_privilege.py.
 pytest_plugins = ("tests.iam_recorder",)

@@ -1,7 +1,7 @@
 """Integer ids from per-realm atomic counters (one UpdateItem ADD each)."""
 from __future__ import annotations
 
-from chalicelib.models.realms import Counter
+from chalicelib.models.counters import Counter
 
 GLOBAL_COUNTER = "global"
 

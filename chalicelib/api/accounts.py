@@ -2,13 +2,13 @@
 in an emailed confirmation link."""
 from __future__ import annotations
 
-from chalicelib.actions.account import (
+from chalicelib.actions.realm.reads.server_settings import subdomain_of
+from chalicelib.actions.users.account import (
     ConfirmEmailChangeResult,
     FetchApiKeyResult,
     do_confirm_email_change,
     do_fetch_api_key,
 )
-from chalicelib.actions.server_settings import subdomain_of
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.request import request_host
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions import alert_words as actions
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users import alert_words as actions
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 

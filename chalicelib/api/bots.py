@@ -1,16 +1,17 @@
 """POST /bots and GET /bots: the caller's bots."""
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import TypedDict
 
-from chalicelib.actions.bots import (
+from chalicelib.actions.users.bots import (
     BotDict,
     CreateBotResult,
     check_create_bot,
     get_own_bots,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)
@@ -25,10 +26,8 @@ def create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: 
                payload_url: str | None = None, interface_type: int = 1) -> CreateBotResult:
     if payload_url is not None and payload_url.startswith('"'):
         # The reference sends payload_url JSON-encoded; a bare URL is accepted too.
-        try:
+        with contextlib.suppress(ValueError):
             payload_url = str(json.loads(payload_url))
-        except ValueError:
-            pass
     return check_create_bot(caller, full_name=full_name, short_name=short_name,
                             bot_type=bot_type, payload_url=payload_url,
                             interface_type=interface_type)

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.channel_folders import (
+from chalicelib.actions.channels.folders import (
     ChannelFolderDict,
     CreateChannelFolderResult,
     do_create_channel_folder,
     get_channel_folders,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

@@ -1,10 +1,10 @@
 """Deactivating and reactivating users (administrators)."""
 from __future__ import annotations
 
-from chalicelib.actions.deactivation import do_deactivate_user, do_reactivate_user
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users.deactivation import do_deactivate_user, do_reactivate_user
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import drafts as actions
-from chalicelib.actions.drafts import CreateDraftsResult, DraftsResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users import drafts as actions
+from chalicelib.actions.users.drafts import CreateDraftsResult, DraftsResult
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

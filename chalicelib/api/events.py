@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.events.queues import access_queue, delete_queue
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
+from chalicelib.delivery.queues import access_queue, delete_queue
 from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.events.register import RegisterResult, do_register
-from chalicelib.http.auth import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

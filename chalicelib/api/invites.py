@@ -2,20 +2,20 @@
 that accept them (emailed links, reusable links, account creation)."""
 from __future__ import annotations
 
-from chalicelib.actions.invite_admin import (
+from chalicelib.actions.invitations.admin import (
     InvitesResult,
     do_resend_invite,
     do_revoke_invite,
     do_revoke_multiuse_invite,
     get_invites,
 )
-from chalicelib.actions.invites import (
+from chalicelib.actions.invitations.invites import (
     NOT_GIVEN,
     InviteLinkResult,
     do_create_multiuse_invite,
     do_invite_users,
 )
-from chalicelib.actions.signup import (
+from chalicelib.actions.invitations.signup import (
     InvitationResult,
     InviteLinkDescription,
     JoinResult,
@@ -25,10 +25,10 @@ from chalicelib.actions.signup import (
     do_join_with_link,
     do_register,
 )
-from chalicelib.http.auth import ROLE_MEMBER, Principal
+from chalicelib.core.principal import ROLE_MEMBER, Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

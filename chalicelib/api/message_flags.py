@@ -3,23 +3,23 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from chalicelib.actions.mark_read import (
-    MarkAllAsReadResult,
-    do_mark_all_as_read,
-    do_mark_stream_as_read,
-    do_mark_topic_as_read,
-)
-from chalicelib.actions.message_flags import (
+from chalicelib.actions.messages.reads.range import parse_anchor
+from chalicelib.actions.read_state.flags import (
     UpdateMessageFlagsForNarrowResult,
     UpdateMessageFlagsResult,
     do_update_message_flags,
     do_update_message_flags_for_narrow,
 )
-from chalicelib.actions.message_range import parse_anchor
-from chalicelib.http.auth import Principal
+from chalicelib.actions.read_state.mark_read import (
+    MarkAllAsReadResult,
+    do_mark_all_as_read,
+    do_mark_stream_as_read,
+    do_mark_topic_as_read,
+)
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

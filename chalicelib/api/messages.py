@@ -3,27 +3,30 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from chalicelib.actions.message_delete import DeleteMessageResult, check_delete_message
-from chalicelib.actions.message_edit import EditRequest, do_update_message
-from chalicelib.actions.message_fetch import (
+from chalicelib.actions.messages.delete import DeleteMessageResult, check_delete_message
+from chalicelib.actions.messages.edit import EditRequest, do_update_message
+from chalicelib.actions.messages.move import UpdateMessageResult
+from chalicelib.actions.messages.reads.fetch import (
     GetMessageResult,
     GetMessagesResult,
     get_message,
     get_messages,
 )
-from chalicelib.actions.message_history import MessageHistoryResult, get_message_history
-from chalicelib.actions.message_matches import (
+from chalicelib.actions.messages.reads.history import (
+    MessageHistoryResult,
+    get_message_history,
+)
+from chalicelib.actions.messages.reads.matches import (
     MAX_MESSAGE_IDS,
     MatchesNarrowResult,
     messages_matching_narrow,
 )
-from chalicelib.actions.message_move import UpdateMessageResult
-from chalicelib.actions.message_range import parse_anchor
-from chalicelib.actions.message_render import RenderResult, render_preview
-from chalicelib.actions.message_send import SendMessageResult, check_send_message
-from chalicelib.http.auth import Principal
+from chalicelib.actions.messages.reads.range import parse_anchor
+from chalicelib.actions.messages.reads.render import RenderResult, render_preview
+from chalicelib.actions.messages.send import SendMessageResult, check_send_message
+from chalicelib.core.errors import confusing_arguments
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.errors import confusing_arguments
 from chalicelib.http.params import ApiParam, Json
 
 bp = ApiBlueprint(__name__)

@@ -1,14 +1,14 @@
 """Code playgrounds: POST /realm/playgrounds, DELETE /realm/playgrounds/{playground_id}."""
 from __future__ import annotations
 
-from chalicelib.actions.playgrounds import (
+from chalicelib.actions.realm.playgrounds import (
     AddPlaygroundResult,
     check_add_realm_playground,
     do_remove_realm_playground,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

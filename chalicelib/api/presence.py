@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from chalicelib.actions.presence import update_own_presence
-from chalicelib.actions.presence_reads import (
+from chalicelib.actions.presence.reads.snapshot import (
     RealmPresenceResult,
     UpdatePresenceResult,
     UserPresenceResult,
     get_realm_presence,
     get_user_presence,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.actions.presence.report import update_own_presence
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

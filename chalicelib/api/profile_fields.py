@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions import profile_fields as actions
-from chalicelib.actions.profile_data import do_update_profile_data
-from chalicelib.actions.profile_fields import ProfileFieldDict
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users import profile_fields as actions
+from chalicelib.actions.users.profile_data import do_update_profile_data
+from chalicelib.actions.users.profile_fields import ProfileFieldDict
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -1,12 +1,12 @@
 """Emoji reactions: POST and DELETE /messages/{message_id}/reactions."""
 from __future__ import annotations
 
-from chalicelib.actions.reactions import (
+from chalicelib.actions.messages.reactions import (
     ReactionResult,
     check_add_reaction,
     check_remove_reaction,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

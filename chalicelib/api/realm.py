@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from chalicelib.actions.realm_settings import do_update_realm
-from chalicelib.http.auth import Principal
+from chalicelib.actions.realm.settings import do_update_realm
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import GroupSettingParam, sent_values
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -6,17 +6,17 @@ from urllib.parse import unquote
 
 from chalice.app import Response
 
-from chalicelib.actions.realm_emoji import (
+from chalicelib.actions.realm.emoji import (
     RealmEmojiDict,
     check_add_realm_emoji,
     do_deactivate_realm_emoji,
     emoji_image_url,
     realm_emoji_state,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.files import UploadedFile
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.request import UploadedFile
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions import saved_snippets as actions
-from chalicelib.actions.saved_snippets import CreateSavedSnippetResult, SavedSnippetDict
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users import saved_snippets as actions
+from chalicelib.actions.users.saved_snippets import (
+    CreateSavedSnippetResult,
+    SavedSnippetDict,
+)
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

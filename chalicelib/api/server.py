@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from chalicelib import config
-from chalicelib.actions.server_settings import ServerSettingsResult, server_settings
+from chalicelib.actions.realm.reads.server_settings import (
+    ServerSettingsResult,
+    server_settings,
+)
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.request import request_host
 

@@ -1,11 +1,11 @@
 """PATCH /settings: the current user's personal settings (§4.2)."""
 from __future__ import annotations
 
-from chalicelib.actions.settings import update_own_settings
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users.settings import update_own_settings
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import sent_values
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions import subscriptions as actions
-from chalicelib.actions.streams import SubscriptionDict
-from chalicelib.actions.subscription_properties import (
+from chalicelib.actions.channels import subscriptions as actions
+from chalicelib.actions.channels.reads.channels import SubscriptionDict
+from chalicelib.actions.channels.subscription_properties import (
     SubscriptionPropertiesResult,
     do_update_subscription_properties,
 )
-from chalicelib.actions.subscriptions import SubscribeResult
-from chalicelib.actions.unsubscribe import UnsubscribeResult, check_unsubscribe
-from chalicelib.http.auth import Principal
+from chalicelib.actions.channels.subscriptions import SubscribeResult
+from chalicelib.actions.channels.unsubscribe import UnsubscribeResult, check_unsubscribe
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.errors import ApiError
 from chalicelib.http.params import Json
 
 bp = ApiBlueprint(__name__)

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.topic_delete import DeleteTopicResult, check_delete_topic
-from chalicelib.actions.topics import TopicDict, get_topics
-from chalicelib.http.auth import Principal
+from chalicelib.actions.channels.topics import TopicDict, get_topics
+from chalicelib.actions.messages.topic_delete import (
+    DeleteTopicResult,
+    check_delete_topic,
+)
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)

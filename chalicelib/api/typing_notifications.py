@@ -3,14 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from chalicelib.actions.typing_notifications import (
-    check_send_edit_typing,
-    check_send_typing,
-)
-from chalicelib.http.auth import Principal
+from chalicelib.actions.messages.typing import check_send_edit_typing, check_send_typing
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import ApiParam, Json
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

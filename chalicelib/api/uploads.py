@@ -3,10 +3,14 @@ from __future__ import annotations
 
 from chalice.app import Response
 
-from chalicelib.actions.uploads import UploadResult, do_upload_file, download_url
-from chalicelib.http.auth import Principal
+from chalicelib.actions.messages.uploads import (
+    UploadResult,
+    do_upload_file,
+    download_url,
+)
+from chalicelib.core.files import UploadedFile
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.request import UploadedFile
 
 bp = ApiBlueprint(__name__)
 

@@ -1,22 +1,25 @@
 """User groups: create, list, edit, deactivate, members and subgroups (§4.13, §4.14)."""
 from __future__ import annotations
 
-from chalicelib.actions.user_group_members import (
+from chalicelib.actions.groups.members import (
     IsUserGroupMemberResult,
     check_is_user_group_member,
     do_update_members,
 )
-from chalicelib.actions.user_group_reads import UserGroupsResult, list_user_groups
-from chalicelib.actions.user_groups import (
+from chalicelib.actions.groups.reads.user_groups import (
+    UserGroupsResult,
+    list_user_groups,
+)
+from chalicelib.actions.groups.user_groups import (
     CreateUserGroupResult,
     do_create_user_group,
     do_deactivate_user_group,
     do_update_user_group,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import GroupSettingParam, Json, sent_values
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

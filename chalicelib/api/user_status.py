@@ -1,16 +1,16 @@
 """User statuses: POST /users/me/status, POST and GET /users/{user_id}/status (§4.9, §4.10)."""
 from __future__ import annotations
 
-from chalicelib.actions.user_status import (
+from chalicelib.actions.users.status import (
     StatusChange,
     UserStatusResult,
     check_update_own_status,
     check_update_user_status,
     get_user_status,
 )
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from chalicelib.actions.user_topics import do_mute_topic, do_set_visibility_policy
-from chalicelib.http.auth import Principal
+from chalicelib.actions.channels.user_topics import (
+    do_mute_topic,
+    do_set_visibility_policy,
+)
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.response import EmptyResult
 
 bp = ApiBlueprint(__name__)
 

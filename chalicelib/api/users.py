@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions import users as actions
-from chalicelib.actions.user_access import UserDict
-from chalicelib.actions.users import OwnUserResult
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users import users as actions
+from chalicelib.actions.users.reads.access import UserDict
+from chalicelib.actions.users.reads.users import access_user_by_id
+from chalicelib.actions.users.users import OwnUserResult
+from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 
 bp = ApiBlueprint(__name__)
@@ -38,7 +39,7 @@ def get_users(caller: Principal, *, client_gravatar: bool = True,
 @bp.endpoint("/users/{user_id}", "GET")
 def get_user(caller: Principal, *, user_id: int, client_gravatar: bool = True,
              include_custom_profile_fields: bool = False) -> UserResult:
-    return {"user": actions.user_api_dict(actions.access_user_by_id(caller, user_id))}
+    return {"user": actions.user_api_dict(access_user_by_id(caller, user_id))}
 
 
 @bp.endpoint("/users", "POST")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from chalice.app import Blueprint, Response
 
-from chalicelib.http.errors import ResourceNotFoundError
+from chalicelib.core.errors import ResourceNotFoundError
 from chalicelib.http.response import json_error
 
 HERE = Path(__file__).parent

@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalicelib.actions.channel_permissions import channel_viewers
-from chalicelib.events.queues import (
+from chalicelib.actions.channels.reads.permissions import channel_viewers
+from chalicelib.delivery.queues import (
     public_watcher_queues,
     queues_of_realm,
     queues_of_users,
 )
+from chalicelib.models.channels import Stream, Subscription, get_stream, stream_key
 from chalicelib.models.events import EventQueue
-from chalicelib.models.streams import Stream, Subscription, get_stream, stream_key
 
 
 class AudienceResolver:

@@ -27,13 +27,13 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
     DynamoDBRecord,
 )
 
-from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
-from chalicelib.actions.user_access import EventAccess
-from chalicelib.events.append import Pending, append
+from chalicelib.actions.users.reads.access import EventAccess
+from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
+from chalicelib.delivery.append import Pending, append
+from chalicelib.delivery.connections import deliver
+from chalicelib.delivery.filters import forms_for_queue
+from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.events.audience import AudienceResolver
-from chalicelib.events.connections import deliver
-from chalicelib.events.filters import forms_for_queue
-from chalicelib.events.payloads import PayloadStore
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib.log import logger, metrics
 from chalicelib.models.events import EventQueue, Outbox

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from chalicelib.core.principal import Principal
 from chalicelib.events.state.channels import (
     DefaultStreamsState,
     StreamState,
@@ -69,7 +70,6 @@ from chalicelib.events.state.users import (
     realm_bot_state,
     realm_user_state,
 )
-from chalicelib.http.auth import Principal
 from chalicelib.models.users import User
 
 

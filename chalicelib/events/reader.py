@@ -10,13 +10,13 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.events.append import append, read_chunks
-from chalicelib.events.connections import heartbeat
-from chalicelib.events.payloads import resolve
-from chalicelib.events.queues import access_queue, acknowledge, bad_queue
-from chalicelib.events.types import QueuedEvent
-from chalicelib.events.wake import ensure_wake_queue, wait_for_wake
-from chalicelib.http.auth import Principal
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.append import append, read_chunks
+from chalicelib.delivery.connections import heartbeat
+from chalicelib.delivery.payloads import resolve
+from chalicelib.delivery.queues import access_queue, acknowledge, bad_queue
+from chalicelib.delivery.types import QueuedEvent
+from chalicelib.delivery.wake import ensure_wake_queue, wait_for_wake
 from chalicelib.models.events import EventQueue
 
 

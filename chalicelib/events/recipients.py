@@ -23,17 +23,18 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.read_state import (
+from chalicelib.actions.read_state.markers import (
     READ_STATE_RECORD,
-    flags_of_users,
     mark_channel_read,
     mark_read,
     message_place,
     new_marker,
 )
+from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
+from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.conversations import RecentConversation, conversation_key
 from chalicelib.models.fanout_marks import FanoutMark
 from chalicelib.models.message_flags import (
@@ -43,7 +44,6 @@ from chalicelib.models.message_flags import (
     mention_bits,
 )
 from chalicelib.models.messages import Message, topic_key
-from chalicelib.models.streams import Subscription, user_key
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record

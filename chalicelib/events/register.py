@@ -4,11 +4,11 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib import config
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.queues import create_queue, wait_until_indexed
 from chalicelib.events.initial_state import InitialState, fetch_initial_state
-from chalicelib.events.queues import create_queue, wait_until_indexed
 from chalicelib.events.state.context import PresenceOptions
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.events import EventQueue
 from chalicelib.models.users import User

@@ -16,8 +16,8 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from chalicelib.actions.outgoing_webhooks import DeliveryJob
-from chalicelib.actions.webhook_delivery import RetryLater, deliver
+from chalicelib.actions.webhooks.delivery import RetryLater, deliver
+from chalicelib.actions.webhooks.triggers import DeliveryJob
 from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger, metrics
 

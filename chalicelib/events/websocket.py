@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalicelib.events import push
-from chalicelib.events.connections import attach, forget, push_events
-from chalicelib.events.queues import access_queue, acknowledge
+from chalicelib.core.errors import ApiError
+from chalicelib.delivery import push
+from chalicelib.delivery.connections import attach, forget, push_events
+from chalicelib.delivery.queues import access_queue, acknowledge
 from chalicelib.events.reader import fetch_events
 from chalicelib.http.auth import authenticate
-from chalicelib.http.errors import ApiError
 from chalicelib.http.params import parse_integer
 from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, WsConnection

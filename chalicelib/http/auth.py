@@ -3,44 +3,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
 
-from chalicelib.http.errors import UnauthorizedError
+from chalicelib.core.errors import ErrorCode, UnauthorizedError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.secrets import hash_api_key
 from chalicelib.models.users import ApiKey
-
-ROLE_OWNER = 100
-ROLE_ADMINISTRATOR = 200
-ROLE_MODERATOR = 300
-ROLE_MEMBER = 400
-ROLE_GUEST = 600
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who is calling: what the API-key record says, without another read."""
-
-    realm_id: int
-    user_id: int
-    email: str
-    role: int
-    is_bot: bool
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role <= ROLE_ADMINISTRATOR
-
-    @property
-    def is_owner(self) -> bool:
-        return self.role == ROLE_OWNER
-
-    @property
-    def is_moderator_or_above(self) -> bool:
-        return self.role <= ROLE_MODERATOR
-
-    @property
-    def is_guest(self) -> bool:
-        return self.role == ROLE_GUEST
 
 
 def parse_basic_auth(header: str | None) -> tuple[str, str]:
@@ -63,10 +30,10 @@ def authenticate(header: str | None) -> Principal:
     email, api_key = parse_basic_auth(header)
     record = ApiKey.get_or_none(hash_api_key(api_key))
     if record is None or record.email.lower() != email.strip().lower():
-        raise UnauthorizedError("Invalid API key", code="INVALID_API_KEY")
+        raise UnauthorizedError("Invalid API key", code=ErrorCode.INVALID_API_KEY)
     if not record.realm_active:
-        raise UnauthorizedError("This organization is deactivated", code="REALM_DEACTIVATED")
+        raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
     if not record.is_active:
-        raise UnauthorizedError("Account is deactivated", code="USER_DEACTIVATED")
+        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
     return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.email,
                      role=record.role, is_bot=record.is_bot)

@@ -9,11 +9,12 @@ from typing import Any
 
 from chalice.app import Blueprint, Response
 
+from chalicelib.core.errors import ApiError
+from chalicelib.core.files import UploadedFile
 from chalicelib.http.auth import authenticate
-from chalicelib.http.errors import ApiError
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.params import param_specs, parse_params
-from chalicelib.http.request import UploadedFile, request_params
+from chalicelib.http.request import request_params
 from chalicelib.http.response import json_error, json_success
 from chalicelib.lib.log import logger
 

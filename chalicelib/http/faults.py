@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 
-from chalicelib.http.errors import ApiError, InternalServerError, ServiceBusyError
+from chalicelib.core.errors import ApiError, InternalServerError, ServiceBusyError
 from chalicelib.lib.aws_errors import is_transient
 from chalicelib.lib.log import logger
 

@@ -9,17 +9,22 @@ from typing import Any
 
 from chalice.app import Chalice, Request, Response
 
-from chalicelib.http.errors import ApiError, InternalServerError, ResourceNotFoundError
+from chalicelib.core.errors import (
+    ApiError,
+    ErrorCode,
+    InternalServerError,
+    ResourceNotFoundError,
+)
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.response import json_error
 from chalicelib.lib.log import logger
 
 # Chalice's error codes and the envelope codes a client of this API expects.
 _CHALICE_ERRORS = {
-    404: ("NOT_FOUND", "Endpoint not found"),
-    415: ("BAD_REQUEST", "Unsupported media type"),
-    413: ("BAD_REQUEST", "Request entity too large"),
-    400: ("BAD_REQUEST", "Bad request"),
+    404: (ErrorCode.NOT_FOUND, "Endpoint not found"),
+    415: (ErrorCode.BAD_REQUEST, "Unsupported media type"),
+    413: (ErrorCode.BAD_REQUEST, "Request entity too large"),
+    400: (ErrorCode.BAD_REQUEST, "Bad request"),
 }
 
 
@@ -65,7 +70,7 @@ def _envelope_chalice_error(response: Response) -> Response:
         # matching /messages/{message_id}): that path and method are not served, as on
         # AWS, where API Gateway answers both through the NOT_FOUND gateway response.
         return json_error(ResourceNotFoundError())
-    code, msg = _CHALICE_ERRORS.get(response.status_code, ("BAD_REQUEST", "Bad request"))
+    code, msg = _CHALICE_ERRORS.get(response.status_code, (ErrorCode.BAD_REQUEST, "Bad request"))
     detail = body.get("Message")
     return json_error(ApiError(f"{msg}: {detail}" if detail else msg, code=code,
                                http_status=response.status_code))

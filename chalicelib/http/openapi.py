@@ -25,9 +25,9 @@ from chalice.app import Chalice, Response
 
 import chalicelib
 from chalicelib import config
+from chalicelib.core.errors import ErrorResult
 from chalicelib.http.endpoint import FILES_PARAM, PATH_PARAM
-from chalicelib.http.errors import ErrorResult
-from chalicelib.http.params import ParamSpec, non_none, param_specs
+from chalicelib.http.params import ParamSpec, param_specs
 from chalicelib.http.response import SuccessEnvelope
 from chalicelib.http.type_schemas import (
     QUEUE_EVENT_COMPONENT,
@@ -36,6 +36,7 @@ from chalicelib.http.type_schemas import (
     typeddict_fields,
     where,
 )
+from chalicelib.lib.json_values import non_none
 
 
 class OpenApiError(Exception):

@@ -12,17 +12,25 @@ size and depth, and no string may hold what DynamoDB cannot store (lone surrogat
 from __future__ import annotations
 
 import inspect
-import json
-import re
 import types
 import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from chalicelib.http.errors import (
+from chalicelib.core.errors import (
     ApiError,
     ResourceNotFoundError,
     missing_argument,
+)
+from chalicelib.lib.json_values import (
+    check_json,
+    check_storable,
+    check_text,
+    decode_json,
+    integer_text,
+    is_optional,
+    is_union,
+    non_none,
 )
 
 T = TypeVar("T")
@@ -32,9 +40,6 @@ T = TypeVar("T")
 # topic's 60 characters) are checked by its action; these keep every input bounded.
 MAX_STRING_LENGTH = 100_000     # characters of a string parameter
 MAX_LIST_LENGTH = 1_000         # items of a list parameter (before any of them is read)
-MAX_JSON_LENGTH = 1_000_000     # characters of a JSON-encoded parameter
-MAX_JSON_DEPTH = 16             # nesting of lists and objects in any JSON value
-MAX_JSON_NODES = 100_000        # values in one JSON parameter or body
 
 
 @dataclass(frozen=True)
@@ -105,26 +110,10 @@ def _merge(first: ApiParam, second: ApiParam) -> ApiParam:
                     else first.max_length)
 
 
-def _is_union(tp: Any) -> bool:
-    return get_origin(tp) in (Union, types.UnionType)
-
-
-def _is_optional(tp: Any) -> bool:
-    return _is_union(tp) and type(None) in get_args(tp)
-
-
 def _is_list_type(tp: Any) -> bool:
-    if _is_union(tp):
+    if is_union(tp):
         return all(_is_list_type(member) for member in get_args(tp))
     return tp is list or get_origin(tp) is list
-
-
-def non_none(tp: Any) -> Any:
-    """`X | None` -> X (the union of the rest); any other type as it is."""
-    if not _is_optional(tp):
-        return tp
-    rest = [a for a in get_args(tp) if a is not type(None)]
-    return rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007
 
 
 def param_specs(func: Any, path_names: set[str]) -> list[ParamSpec]:
@@ -151,82 +140,6 @@ def param_specs(func: Any, path_names: set[str]) -> list[ParamSpec]:
 def _needs_json(tp: Any) -> bool:
     """Booleans, lists and objects travel JSON-encoded inside form values."""
     return tp is bool or get_origin(tp) in (list, dict) or tp in (list, dict)
-
-
-# ASCII digits only: int() would also take "1_000", " 7" and other scripts' digits.
-_INTEGER_TEXT = re.compile(r"-?[0-9]+")
-# Every integer the API takes (ids, counts, seconds, milliseconds) fits well below 2**53;
-# larger ones would only reach DynamoDB, which refuses numbers of over 38 digits.
-MAX_INTEGER = 2**53
-_MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
-
-
-def _integer_text(name: str, raw: str) -> int:
-    if not _INTEGER_TEXT.fullmatch(raw):
-        raise ApiError(f"{name} is not an integer")
-    if len(raw) > _MAX_INTEGER_DIGITS + 1:   # int() refuses over 4,300 digits anyway
-        raise ApiError(f"{name} is out of range")
-    return _bounded(name, int(raw))
-
-
-def _bounded(name: str, value: int) -> int:
-    if not -MAX_INTEGER < value < MAX_INTEGER:
-        raise ApiError(f"{name} is out of range")
-    return value
-
-
-def decode_json(name: str, text: str) -> Any:
-    """JSON text within the size and depth limits, its strings storable."""
-    if len(text) > MAX_JSON_LENGTH:
-        raise ApiError(f"Argument '{name}' is too long (limit: "
-                       f"{MAX_JSON_LENGTH} characters).")
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise too_deep(name) from None
-    except ValueError:
-        raise ApiError(f"Argument '{name}' is not valid JSON.") from None
-    check_storable(name, value)
-    return value
-
-
-def too_deep(name: str) -> ApiError:
-    return ApiError(f"Argument '{name}' is nested too deeply (limit: "
-                    f"{MAX_JSON_DEPTH} levels).")
-
-
-def check_storable(name: str, value: Any) -> None:
-    """Walks a decoded JSON value (iteratively: no recursion on hostile input): at most
-    MAX_JSON_DEPTH levels and MAX_JSON_NODES values, every string and key storable."""
-    pending: list[tuple[Any, int]] = [(value, 0)]
-    nodes = 0
-    while pending:
-        item, depth = pending.pop()
-        nodes += 1
-        if nodes > MAX_JSON_NODES:
-            raise ApiError(f"Argument '{name}' has too many values (limit: "
-                           f"{MAX_JSON_NODES}).")
-        if isinstance(item, str):
-            check_text(name, item)
-        elif isinstance(item, (list, dict)):
-            if depth >= MAX_JSON_DEPTH:
-                raise too_deep(name)
-            if isinstance(item, dict):
-                for key in item:
-                    check_text(name, key)
-                pending.extend((v, depth + 1) for v in item.values())
-            else:
-                pending.extend((v, depth + 1) for v in item)
-
-
-def check_text(name: str, text: str) -> str:
-    """Refuses strings that DynamoDB cannot store: UTF-16 halves (lone surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ApiError(f"{name} contains characters that cannot be stored "
-                       "(unpaired surrogates).") from None
-    return text
 
 
 def _check_length(spec: ParamSpec, value: Any) -> None:
@@ -265,14 +178,14 @@ def parse_integer(name: str, raw: Any) -> int:
 
 
 def _parse_text(name: str, raw: str, tp: Any) -> Any:
-    if _is_optional(tp):
+    if is_optional(tp):
         if raw == "null":
             return None
         tp = non_none(tp)
     if tp is str or tp is Any:
         return raw
     if tp is int:
-        return _integer_text(name, raw)
+        return integer_text(name, raw)
     if get_origin(tp) is Literal:
         if raw not in get_args(tp):
             raise ApiError(f"Invalid {name}")
@@ -285,64 +198,6 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
                 continue
         raise ApiError(f"Invalid {name}")
     raise TypeError(f"unsupported parameter type {tp!r} for {name}")
-
-
-def check_json(name: str, value: Any, tp: Any) -> Any:
-    """Check a decoded JSON value against a type; the message names the bad element."""
-    if tp is Any:
-        return value
-    if _is_optional(tp):
-        return None if value is None else check_json(name, value, non_none(tp))
-    origin = get_origin(tp)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise ApiError(f"{name} is not a boolean")
-        return value
-    if tp is int:
-        if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
-            return _integer_text(name, value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ApiError(f"{name} is not an integer")
-        return _bounded(name, value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise ApiError(f"{name} is not a string")
-        return value
-    if origin is Literal:
-        if value not in get_args(tp):
-            raise ApiError(f"Invalid {name}")
-        return value
-    if origin is list or tp is list:
-        if not isinstance(value, list):
-            raise ApiError(f"{name} is not a list")
-        (item_tp,) = get_args(tp) or (Any,)
-        return [check_json(f"{name}[{i}]", item, item_tp) for i, item in enumerate(value)]
-    if origin is dict or tp is dict:
-        if not isinstance(value, dict):
-            raise ApiError(f"{name} is not a dict")
-        _, value_tp = get_args(tp) or (str, Any)
-        return {k: check_json(f"{name}[\"{k}\"]", v, value_tp) for k, v in value.items()}
-    if origin in (Union, types.UnionType):
-        for option in get_args(tp):
-            try:
-                return check_json(name, value, option)
-            except ApiError:
-                continue
-        raise ApiError(f"{name} is not an allowed value")
-    if typing.is_typeddict(tp):
-        return _check_typeddict(name, value, tp)
-    raise TypeError(f"unsupported JSON type {tp!r} for {name}")
-
-
-def _check_typeddict(name: str, value: Any, tp: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ApiError(f"{name} is not a dict")
-    hints = typing.get_type_hints(tp)
-    for key in tp.__required_keys__:
-        if key not in value:
-            raise ApiError(f"{name} is missing key '{key}'")
-    return {key: check_json(f"{name}[\"{key}\"]", v, hints[key])
-            for key, v in value.items() if key in hints}
 
 
 def parse_params(specs: list[ParamSpec], supplied: dict[str, Any],

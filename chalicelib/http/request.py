@@ -4,21 +4,14 @@ from __future__ import annotations
 import email.parser
 import email.policy
 import json
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
 from chalice.app import Request
 
-from chalicelib.http.errors import ApiError
-from chalicelib.http.params import MAX_JSON_DEPTH, MAX_JSON_LENGTH
-
-
-@dataclass(frozen=True)
-class UploadedFile:
-    filename: str
-    content_type: str
-    data: bytes
+from chalicelib.core.errors import ApiError
+from chalicelib.core.files import UploadedFile
+from chalicelib.lib.json_values import MAX_JSON_DEPTH, MAX_JSON_LENGTH
 
 
 def request_params(request: Request) -> dict[str, Any]:
@@ -36,7 +29,7 @@ def request_params(request: Request) -> dict[str, Any]:
 
 
 def _body_params(content_type: str, body: bytes) -> dict[str, Any]:
-    kind = content_type.split(";")[0].strip().lower()
+    kind = content_type.split(";", maxsplit=1)[0].strip().lower()
     if kind == "application/json":
         if len(body) > MAX_JSON_LENGTH:
             raise ApiError(f"The JSON request body is too long (limit: {MAX_JSON_LENGTH} "

@@ -7,7 +7,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from chalice.app import Response
 
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
 
 JSON_HEADERS = {"Content-Type": "application/json"}
 
@@ -18,10 +18,6 @@ class SuccessEnvelope(TypedDict):
     result: Literal["success"]
     msg: str
     ignored_parameters_unsupported: NotRequired[list[str]]
-
-
-class EmptyResult(TypedDict):
-    """The result of an endpoint that answers with the envelope alone."""
 
 
 def json_response(body: dict[str, Any], status: int = 200,

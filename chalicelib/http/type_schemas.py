@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
-from chalicelib.events.types import QUEUE_EVENTS
+from chalicelib.delivery.types import QUEUE_EVENTS
 
 JsonSchema = dict[str, Any]
 SCHEMA_REF = "#/components/schemas/"

@@ -1,6 +1,6 @@
 """Emoji identification (§2.2): the unicode name table, the service's extra emoji, checks.
 
-Pure functions: custom emoji are looked up by the caller (chalicelib.actions.realm_emoji)
+Pure functions: custom emoji are looked up by the caller (chalicelib.actions.realm.emoji)
 and passed in, so the checks run without AWS.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Checks of the names people give things (channels, channel folders)."""
 from __future__ import annotations
 
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
 
 
 def has_control_characters(text: str) -> bool:

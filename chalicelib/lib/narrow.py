@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.http.errors import ApiError
-from chalicelib.http.params import check_json
+from chalicelib.core.errors import ApiError
+from chalicelib.lib.json_values import check_json
 
 ALIASES = {"stream": "channel", "subject": "topic", "pm-with": "dm"}
 SUPPORTED = {"channel", "topic", "dm", "id", "is"}
@@ -62,7 +62,7 @@ def _dm_operand(operand: Any) -> str | list[int | str]:
     raise ApiError("Invalid narrow operand for dm: give user ids or emails.")
 
 
-def parse_narrow(terms: list[Any]) -> Narrow:
+def parse_narrow(terms: list[Any]) -> Narrow:  # noqa: C901, PLR0912 - to be replaced by the narrow package (issue 21)
     narrow = Narrow()
     for term in terms:
         if isinstance(term, dict):

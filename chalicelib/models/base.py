@@ -32,12 +32,27 @@ class BaseModel(Model):
             return None
 
 
+class _StageTable(type):
+    """The metaclass of a model's Meta: the table's name and region are read from the
+    environment when PynamoDB first needs them, not when the module is imported, so no
+    module needs the environment configured before it is imported."""
+
+    suffix: str
+
+    @property
+    def table_name(cls) -> str:
+        return config.table_name(cls.suffix)
+
+    @property
+    def region(cls) -> str:
+        return config.region()
+
+
 def table_meta(suffix: str, **extra: Any) -> Any:
     """A Meta class for the table `<TABLE_PREFIX><suffix>` (typed Any: each model's Meta
     is its own class to PynamoDB, not a subclass of BaseModel.Meta)."""
-    attrs = {"table_name": config.table_name(suffix), "billing_mode": "PAY_PER_REQUEST",
-             "region": config.region(), **extra}
-    return type("Meta", (), attrs)
+    return _StageTable("Meta", (), {"suffix": suffix, "billing_mode": "PAY_PER_REQUEST",
+                                    **extra})
 
 
 @functools.lru_cache(maxsize=1)

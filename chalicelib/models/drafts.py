@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 from pynamodb.attributes import (
-    JSONAttribute,
-    TTLAttribute,
     UnicodeAttribute,
 )
 
@@ -22,13 +20,3 @@ class Draft(BaseModel):
     timestamp = IntegerAttribute()
 
 
-class Confirmation(BaseModel):
-    """A link sent by email (e.g. to confirm a new address); keyed by the key's hash."""
-
-    Meta = table_meta("confirmations")
-    key_hash = UnicodeAttribute(hash_key=True)
-    kind = UnicodeAttribute()                         # "email_change"
-    realm_id = IntegerAttribute()
-    user_id = IntegerAttribute()
-    data = JSONAttribute()
-    expires_at = TTLAttribute()

@@ -55,13 +55,3 @@ class InvitationKey(BaseModel):
     expires_at = TTLAttribute(null=True)             # removed by TTL with its invitation
 
 
-class ChannelFolder(BaseModel):
-    Meta = table_meta("channel_folders")
-    realm_id = IntegerAttribute(hash_key=True)
-    folder_id = IntegerAttribute(range_key=True)      # allocate_id(realm_id, "folder")
-    name = UnicodeAttribute()
-    description = UnicodeAttribute(default="")
-    rendered_description = UnicodeAttribute(default="")
-    creator_id = IntegerAttribute(null=True)
-    date_created = IntegerAttribute()
-    is_archived = BooleanAttribute(default=False)

@@ -78,23 +78,3 @@ def group_name_key(realm_id: int, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"group:{name.strip().lower()}"
 
 
-class Counter(BaseModel):
-    """Per-realm integer id counters: one item per realm, one attribute per kind."""
-
-    Meta = table_meta("counters")
-    scope = UnicodeAttribute(hash_key=True)
-    realm = IntegerAttribute(null=True)
-    user = IntegerAttribute(null=True)
-    stream = IntegerAttribute(null=True)
-    message = IntegerAttribute(null=True)
-    group = IntegerAttribute(null=True)
-    snippet = IntegerAttribute(null=True)
-    playground = IntegerAttribute(null=True)
-    upload = IntegerAttribute(null=True)
-    emoji = IntegerAttribute(null=True)
-    draft = IntegerAttribute(null=True)
-    profile_field = IntegerAttribute(null=True)
-    invite = IntegerAttribute(null=True)
-    folder = IntegerAttribute(null=True)
-    # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.
-    invitations_sent = IntegerAttribute(null=True)

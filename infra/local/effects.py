@@ -266,7 +266,7 @@ def _s3_bucket_change(method: Any) -> Any:
     return wrapper
 
 
-def apply(effect: tuple[Any, ...]) -> None:
+def apply(effect: tuple[Any, ...]) -> None:  # noqa: PLR0912, PLR0915 - one branch per recorded kind
     """Applies one recorded effect to moto's live backends."""
     from moto.dynamodb.models import dynamodb_backends
     from moto.s3.models import s3_backends

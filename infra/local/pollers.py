@@ -105,7 +105,7 @@ class StreamPoller(threading.Thread):
 
     def _deliver(self, records: list[dict[str, Any]]) -> None:
         pending = records
-        for attempt in range(MAX_RETRIES + 1):
+        for _attempt in range(MAX_RETRIES + 1):
             try:
                 result = self.handler({"Records": pending}, LambdaContext(self.function_name))
                 failed = _failed_ids(result)

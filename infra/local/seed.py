@@ -27,8 +27,8 @@ DEMO_CHANNELS = {
 
 def seed_accounts() -> list[dict[str, Any]]:
     """Creates the demo realm and its people through the actions (no HTTP yet)."""
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser, do_create_user
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser, do_create_user
 
     (label, name, role), *others = DEMO_ACCOUNTS
     email = f"{label}@{DEMO_DOMAIN}"
@@ -88,7 +88,7 @@ def ensure_demo(state_dir: Path, api_url: str | None,
 
 
 def demo_realm_exists() -> bool:
-    from chalicelib.actions.realms import get_realm_by_subdomain
+    from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
 
     return get_realm_by_subdomain(DEMO_SUBDOMAIN) is not None
 

@@ -85,7 +85,7 @@ class LocalWebsocketGateway:
     def _connect(self, socket: ServerConnection, request: Request) -> Response | None:
         connection_id = secrets.token_urlsafe(12)
         query = dict(parse_qsl(urlsplit(request.path).query))
-        headers = {name: value for name, value in request.headers.raw_items()}
+        headers = dict(request.headers.raw_items())
         try:
             answer = self._call("ws_connect", self._event(
                 "$connect", connection_id, headers=headers,

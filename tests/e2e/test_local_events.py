@@ -1,6 +1,7 @@
 """Real-time events on the local stack, read by the official client's event loop."""
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -28,10 +29,8 @@ def test_call_on_each_event_receives_typing_and_messages(local_stack):
             raise _Stop
 
     def listen() -> None:
-        try:
+        with contextlib.suppress(_Stop):
             listener.call_on_each_event(on_event, event_types=["message", "typing"])
-        except _Stop:
-            pass
 
     threading.Thread(target=listen, daemon=True).start()
 

@@ -195,7 +195,7 @@ class TestRealm:
     extra: list[Account] = field(default_factory=list)
 
     def add_user(self, full_name: str, role: int = 400, is_bot: bool = False) -> Account:
-        from chalicelib.actions.users import NewUser, do_create_user
+        from chalicelib.actions.users.users import NewUser, do_create_user
 
         slug = full_name.lower().replace(" ", ".")
         email = f"{slug}.{len(self.extra)}@{self.subdomain}.example.com"
@@ -216,8 +216,8 @@ def realm(chalice_client: Client) -> TestRealm:
 
 
 def make_realm(chalice_client: Client) -> TestRealm:
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser, do_create_user
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser, do_create_user
 
     number = next(_realm_numbers)
     subdomain = f"zt{number}"

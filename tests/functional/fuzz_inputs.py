@@ -66,7 +66,7 @@ def json_value(rng: random.Random, tp: Any, depth: int = 0) -> Any:
     if tp is int:
         return rng.choice([v for v in HOSTILE_INTS if isinstance(v, int)])
     if tp is str:
-        return rng.choice(HOSTILE_TEXT[:15] + ["\ud800x"])
+        return rng.choice([*HOSTILE_TEXT[:15], "�x"])
     if origin is Literal:
         return rng.choice([*get_args(tp), "nope"])
     if origin is list or tp is list:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
 
 
 def race(count: int, action: Callable[[], object]) -> list[object]:

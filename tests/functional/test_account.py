@@ -83,7 +83,7 @@ def test_fetch_api_key_refusals(realm, anonymous):
 
 
 def test_logins_past_the_key_cap_retire_the_oldest_key(realm, anonymous, monkeypatch):
-    from chalicelib.actions import account
+    from chalicelib.actions.users import account
 
     monkeypatch.setattr(account, "MAX_EXTRA_API_KEYS", 3)
     set_password(realm.member, "a good password")
@@ -158,7 +158,7 @@ def test_a_bad_account_change_leaves_settings_unchanged(realm):
 def test_an_expired_link_changes_nothing(realm, monkeypatch):
     from datetime import timedelta
 
-    from chalicelib.actions import account
+    from chalicelib.actions.users import account
 
     monkeypatch.setattr(account, "EMAIL_CHANGE_VALIDITY", timedelta(seconds=-1))
     new = f"late@{realm.subdomain}.example.com"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import threading
 
-from chalicelib.actions.alert_words import add_alert_words
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users.alert_words import add_alert_words
+from chalicelib.core.principal import Principal
 
 
 def test_add_list_remove(realm, register_queue, fetch_events, drain_events):

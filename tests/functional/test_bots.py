@@ -106,8 +106,8 @@ def test_who_may_create_and_list_bots(realm):
 
 
 def test_a_bot_is_not_created_for_an_owner_deactivated_meanwhile(realm):
-    from chalicelib.actions.bots import do_create_bot
-    from chalicelib.http.errors import ApiError
+    from chalicelib.actions.users.bots import do_create_bot
+    from chalicelib.core.errors import ApiError
     from chalicelib.models.users import User
 
     # GIVEN the owner as the request read it, then deactivated before the bot is written

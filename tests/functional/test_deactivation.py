@@ -78,9 +78,9 @@ def test_deactivation_removes_access_groups_queues_and_bots(realm, register_queu
 def test_a_group_joined_while_deactivating_is_left_too(realm, monkeypatch):
     """The deactivation is conditioned on the groups it read: a user added to a group
     between its read and its write makes it read the user again."""
-    from chalicelib.actions import deactivation
-    from chalicelib.actions.user_group_members import do_update_members
-    from chalicelib.http.auth import Principal
+    from chalicelib.actions.groups.members import do_update_members
+    from chalicelib.actions.users import deactivation
+    from chalicelib.core.principal import Principal
 
     first = add_groups(realm, realm.member.user_id, 1)[0]
     late = create_ok(realm.owner, "late group")
@@ -161,7 +161,7 @@ def test_an_owner_may_leave_while_another_owner_stays(realm):
 def test_two_owners_deactivating_each_other_leave_one(realm, monkeypatch):
     """The other owner counted on is checked in the transaction: if they went meanwhile,
     the deactivation looks again, finds nobody, and is refused."""
-    from chalicelib.actions import deactivation
+    from chalicelib.actions.users import deactivation
     from chalicelib.models.users import User
 
     second = realm.add_user("Second Owner", role=100)
@@ -199,7 +199,7 @@ def test_deactivating_again_finishes_what_a_failed_request_left(realm, register_
                                                                 monkeypatch):
     """The flag commits first; if the request dies before the groups, bots and queues are
     done, the user cannot be deactivated "again" to finish them unless that path does."""
-    from chalicelib.actions import deactivation
+    from chalicelib.actions.users import deactivation
     from chalicelib.models.events import EventQueue
     from chalicelib.models.users import User
 

@@ -67,8 +67,8 @@ def test_turning_synchronization_off_deletes_drafts(realm):
                     realm.member.delete(f"/drafts/{draft_id}")):
         assert refused.status == 400 and refused.json["msg"] == \
             "User has disabled synchronizing drafts."
+    from chalicelib.models.channels import user_key
     from chalicelib.models.drafts import Draft
-    from chalicelib.models.streams import user_key
     assert list(Draft.query(user_key(realm.realm_id, realm.member.user_id))) == []
     assert realm.member.patch("/settings", {"enable_drafts_synchronization": True}).ok
     assert realm.member.get("/drafts").json["count"] == 0

@@ -7,10 +7,11 @@ import threading
 import time
 from typing import Any
 
-from chalicelib.events import audience, queues, reader
+from chalicelib.core.principal import Principal
+from chalicelib.delivery import queues
+from chalicelib.events import audience, reader
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.events.reader import get_events
-from chalicelib.http.auth import Principal
 from chalicelib.models.events import EventQueue, QueueEvent
 
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.queues import create_queue
 from chalicelib.events import fanout
 from chalicelib.events.fanout import handle_stream_batch
-from chalicelib.events.queues import create_queue
 from chalicelib.events.reader import get_events
-from chalicelib.http.auth import Principal
 from chalicelib.models.events import Outbox, QueueEvent
 from tests.functional.conftest import stream_record
 

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.queues import access_queue
 from chalicelib.events.fanout import handle_stream_batch
-from chalicelib.events.outbox import add_event
-from chalicelib.events.queues import access_queue
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
 from chalicelib.models.base import transaction
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import UniqueName
@@ -100,7 +100,7 @@ def test_acknowledged_events_are_not_returned_again_and_ids_increase(realm, drai
     assert poll(realm.member, queue_id, ids[2]) == []
     # Acknowledged events are not deleted (a delete costs a write unit per event and
     # queue): the queue records the acknowledged id and the chunks expire by TTL.
-    from chalicelib.events.append import EVENT_RETENTION
+    from chalicelib.delivery.append import EVENT_RETENTION
     from chalicelib.models.events import QueueEvent
     assert EventQueue.get(queue_id).acked_through == ids[2]
     chunks = [c for c in QueueEvent.query(queue_id) if c.sk.startswith("e#")]
@@ -208,7 +208,7 @@ def test_access_queue_checks_owner(realm):
 
 def test_register_waits_until_the_fanout_index_lists_the_queue(realm, monkeypatch):
     # GIVEN an index that lags (DynamoDB GSIs are eventually consistent; moto's are not)
-    from chalicelib.events import queues
+    from chalicelib.delivery import queues
 
     calls: list[int] = []
     real_query = EventQueue.by_user.query

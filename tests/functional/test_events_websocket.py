@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from app import app
-from chalicelib.events import push
+from chalicelib.delivery import push
+from chalicelib.delivery.wake import ensure_wake_queue, list_wake_queues
 from chalicelib.events.keepalive import run_keepalive
-from chalicelib.events.wake import ensure_wake_queue, list_wake_queues
 from chalicelib.models.events import EventQueue, WsConnection
 from infra.local.pollers import LambdaContext
 

@@ -192,7 +192,7 @@ def feed_stream(drain, faults: Faults) -> int:
                 # dev stage's TABLE_PREFIX to its environment).
                 result = app.handler_map["fanout"]({"Records": batch},
                                                    LambdaContext("fanout"))
-            except Exception:  # noqa: BLE001, S112 - a function error: Lambda retries it all
+            except Exception:  # noqa: BLE001 - a function error: Lambda retries it all
                 continue
             finally:
                 faults.enabled, faults.rate = False, REQUEST_FAULT_RATE

@@ -238,7 +238,7 @@ def test_daily_limit_sends_nothing_over_it(realm, monkeypatch):
 def test_an_email_ses_refuses_is_reported_and_can_be_resent(realm, monkeypatch):
     from botocore.exceptions import ClientError
 
-    from chalicelib.actions import invites
+    from chalicelib.actions.invitations import invites
 
     real_send = invites.send_email
     refused = addr(realm, "refused")

@@ -55,7 +55,7 @@ def test_mark_topic_and_stream_errors(realm, drain_events):
 
 
 def test_mark_all_as_read_in_rounds_answers_complete_false(realm, drain_events, monkeypatch):
-    from chalicelib.actions import mark_read
+    from chalicelib.actions.read_state.markers import mark_read
 
     channel(realm.owner, "rounds", [realm.owner, realm.member])
     ids = [send(realm.owner, "rounds", "t", f"m{n}") for n in range(5)]

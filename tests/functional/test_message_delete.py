@@ -1,12 +1,12 @@
 """DELETE /messages/{id}: permissions, time limit, events in both forms, and what follows."""
 from __future__ import annotations
 
-from chalicelib.actions.message_delete import check_delete_message
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.actions.messages.delete import check_delete_message
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.models.channels import Stream
 from chalicelib.models.messages import Message
-from chalicelib.models.streams import Stream
 from chalicelib.models.uploads import Attachment
 from tests.functional.conftest import Account
 from tests.functional.edit_helpers import channel, make_old, send

@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from chalicelib.actions.message_edit import EditRequest, do_update_message
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.actions.messages.edit import EditRequest, do_update_message
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from tests.functional.edit_helpers import channel, fetch, make_old, send
 
 

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from chalicelib.actions import webhook_delivery
-from chalicelib.actions.outgoing_webhooks import DeliveryJob
-from chalicelib.actions.webhook_delivery import RetryLater, deliver
+from chalicelib.actions.webhooks import delivery as webhook_delivery
+from chalicelib.actions.webhooks.delivery import RetryLater, deliver
+from chalicelib.actions.webhooks.triggers import DeliveryJob
 from chalicelib.events import webhook_worker
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.lib import aws_clients

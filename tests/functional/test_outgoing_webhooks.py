@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qsl
 
-from chalicelib.actions import message_send
-from chalicelib.actions.outgoing_webhooks import OUTGOING_WEBHOOK_RECORD
+from chalicelib.actions.messages import send as message_send
+from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD
 from chalicelib.models.events import Outbox
 from chalicelib.models.messages import Message
 from chalicelib.models.users import User

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from chalicelib.models.snippets import Playground
+from chalicelib.models.playgrounds import Playground
 from tests.functional.conftest import Account
 
 PYTHON = {"name": "Python playground", "pygments_language": "Python",
@@ -164,8 +164,8 @@ def test_remove_twice(realm, register_queue, fetch_events, drain_events):
 
 def other_realm_owner(realm) -> Account:
     """The owner of a fresh second organization (its ids restart from 1 too)."""
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser
 
     subdomain = f"play{next(_other_realms)}x{realm.realm_id}"
     email = f"owner@{subdomain}.example.com"

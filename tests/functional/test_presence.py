@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from chalicelib.lib import presence as presence_rules
+from chalicelib.lib import presence_rules
 from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.presence import Presence
 from chalicelib.models.users import User

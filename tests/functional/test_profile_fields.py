@@ -8,8 +8,8 @@ import types
 
 import pytest
 
-from chalicelib.actions.profile_data import do_update_profile_data
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users.profile_data import do_update_profile_data
+from chalicelib.core.principal import Principal
 
 _other_numbers = itertools.count(1)
 CHOICES = {"vim": {"text": "Vim", "order": "1"}, "emacs": {"text": "Emacs", "order": "2"}}
@@ -50,8 +50,8 @@ def error(response):
 @pytest.fixture
 def other_realm(chalice_client):
     """A second organization with an administrator and a member."""
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser, do_create_user
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser, do_create_user
     from tests.functional.conftest import Account
 
     tag = next(_other_numbers)
@@ -443,7 +443,7 @@ def test_bots_have_no_profile_data(realm):
 
 def test_concurrent_changes_to_different_fields_both_stick(realm, monkeypatch):
     # GIVEN two requests that both read the profile before either writes
-    from chalicelib.actions import profile_data as actions
+    from chalicelib.actions.users import profile_data as actions
     phone = field_id(realm.admin, "Phone", 1)
     food = field_id(realm.admin, "Food", 1)
     barrier = threading.Barrier(2, timeout=10)
@@ -477,7 +477,7 @@ def test_concurrent_changes_to_different_fields_both_stick(realm, monkeypatch):
 
 def test_concurrent_change_of_the_same_field_rereads(realm, monkeypatch):
     # GIVEN a value changed by someone else between the read and the write
-    from chalicelib.actions import profile_data as actions
+    from chalicelib.actions.users import profile_data as actions
     from chalicelib.models.users import User
     phone = field_id(realm.admin, "Phone", 1)
     assert set_values(realm.member, (phone, "1")).ok

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions.reactions import check_add_reaction
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.actions.messages.reactions import check_add_reaction
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.messages import Message
 from tests.functional.edit_helpers import channel, fetch, send
 from tests.functional.race import race

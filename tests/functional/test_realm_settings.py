@@ -5,10 +5,10 @@ import threading
 
 import pytest
 
-from chalicelib.actions import realm_settings
-from chalicelib.actions.realm_settings import do_update_realm
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
+from chalicelib.actions.realm import settings as realm_settings
+from chalicelib.actions.realm.settings import do_update_realm
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
 
 EVERYONE, MEMBERS = system_group_id("role:everyone"), system_group_id("role:members")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions.system_bots import notification_bot
+from chalicelib.actions.users.system_bots import notification_bot
 from tests.functional.test_realm_emoji import add as add_emoji
 from tests.reference_schema import fetch_types_of, problems, register_keys
 

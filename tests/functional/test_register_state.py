@@ -2,7 +2,10 @@
 caller's own record and permissions, system bots, bots, channels, realm settings."""
 from __future__ import annotations
 
-from chalicelib.actions.system_bots import NOTIFICATION_BOT_EMAIL, notification_bot
+from chalicelib.actions.users.system_bots import (
+    NOTIFICATION_BOT_EMAIL,
+    notification_bot,
+)
 from chalicelib.lib.realm_settings import system_group_id
 
 

@@ -6,11 +6,11 @@ import itertools
 import pytest
 
 from chalicelib import config
-from chalicelib.actions.saved_snippets import do_edit_saved_snippet
-from chalicelib.http.auth import Principal
-from chalicelib.http.errors import ApiError
-from chalicelib.models.snippets import SavedSnippet
-from chalicelib.models.streams import user_key
+from chalicelib.actions.users.saved_snippets import do_edit_saved_snippet
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.models.channels import user_key
+from chalicelib.models.saved_snippets import SavedSnippet
 from tests.functional.conftest import Account
 
 SNIPPET_FIELDS = {"id", "title", "content", "date_created"}
@@ -184,8 +184,8 @@ def test_snippets_are_private_to_their_owner(realm, register_queue, fetch_events
 
 def other_realm_owner(realm) -> Account:
     """The owner of a fresh second organization (its ids restart from 1 too)."""
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser
 
     subdomain = f"snip{next(_other_realms)}x{realm.realm_id}"
     email = f"owner@{subdomain}.example.com"

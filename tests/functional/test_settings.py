@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from chalicelib.actions.settings import do_update_settings
-from chalicelib.http.auth import Principal
+from chalicelib.actions.users.settings import do_update_settings
+from chalicelib.core.principal import Principal
 from chalicelib.lib.setting_choices import INT_CHOICES, STR_CHOICES
 
 MODERN = {"user_settings_object": True}
@@ -278,7 +278,7 @@ def test_one_bad_part_changes_nothing(realm, register_queue, fetch_events, drain
 
 def test_a_password_changed_meanwhile_is_not_overwritten(realm, monkeypatch):
     """The new hash is written only over the hash the old password was checked against."""
-    from chalicelib.actions import settings
+    from chalicelib.actions.users import settings
     from chalicelib.lib.passwords import check_password
     from chalicelib.models.users import User
     from tests.functional.test_account import set_password
@@ -326,7 +326,7 @@ def test_a_retry_finishes_copying_the_typing_setting_to_the_queues(realm, regist
     """The setting is stored first, then copied onto the user's live queues (which the
     fan-out reads). If the request dies in between, the same request again, which changes
     nothing stored, must still bring the queues in line."""
-    from chalicelib.actions import settings
+    from chalicelib.actions.users import settings
     from chalicelib.models.events import EventQueue
 
     queue_id = register_queue(realm.member, event_types=["typing"])["queue_id"]

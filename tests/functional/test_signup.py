@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from chalicelib.actions.realms import do_deactivate_realm
+from chalicelib.actions.realm.realms import do_deactivate_realm
 from chalicelib.models.invitations import Invitation
 from chalicelib.models.realms import Realm
 from tests.functional.conftest import Account, sent_emails
@@ -213,7 +213,7 @@ def test_reusable_link_confirms_each_address_before_creating_its_account(realm):
 def crash_once(monkeypatch, step: str, after_calls: int = 0) -> None:
     """Makes the signup's function `step` die (as a Lambda timing out would) on its call
     number after_calls + 1, once."""
-    from chalicelib.actions import signup
+    from chalicelib.actions.invitations import signup
 
     real, calls = getattr(signup, step), []
 

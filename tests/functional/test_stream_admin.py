@@ -130,7 +130,7 @@ def test_rename_moves_the_name_claim(realm, register_queue, fetch_events, drain_
 
 def test_rename_race_is_refused_by_the_name_claim(realm, monkeypatch):
     # GIVEN another channel takes the name after this request checked it was free
-    from chalicelib.actions import stream_admin
+    from chalicelib.actions.channels import admin as stream_admin
     stream_id = channel(realm.admin, "general")
     other_id = channel(realm.admin, "lobby")
     checked = iter([None])
@@ -207,7 +207,7 @@ def test_making_private_protects_history_and_deletes_it_for_those_losing_sight(
     updates = [{**base, "property": "invite_only", "value": True,
                 "history_public_to_subscribers": False, "is_web_public": False},
                {**base, "property": "history_public_to_subscribers", "value": False}]
-    got = [stream_events(fetch_events(a, q)) for a, q in zip(accounts, queues)]
+    got = [stream_events(fetch_events(a, q)) for a, q in zip(accounts, queues, strict=False)]
     assert got == [updates, updates, [{"type": "stream", "op": "delete",
                                        "streams": [{"stream_id": stream_id}],
                                        "stream_ids": [stream_id]}], []]
@@ -223,7 +223,7 @@ def test_making_public_creates_it_for_those_gaining_sight(realm, register_queue,
     assert patch(realm.member, stream_id, is_private=False).ok
     assert stream(realm.moderator, stream_id)["history_public_to_subscribers"] is True
     drain_events()
-    got = [stream_events(fetch_events(a, q)) for a, q in zip(accounts, queues)]
+    got = [stream_events(fetch_events(a, q)) for a, q in zip(accounts, queues, strict=False)]
     # THEN those who saw it get updates; the moderator first learns it exists
     assert [[(e["op"], e.get("property")) for e in events] for events in got] == [
         [("update", "invite_only"), ("update", "history_public_to_subscribers")],
@@ -261,7 +261,7 @@ def test_private_channel_events_reach_subscribers_and_administrators_only(
     # told; the other member and the guest are not
     drain_events()
     got = [[e["property"] for e in stream_events(fetch_events(a, q))]
-           for a, q in zip(accounts, queues)]
+           for a, q in zip(accounts, queues, strict=False)]
     assert got == [["description"], ["description"], ["description"], [], []]
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.models.invitations import ChannelFolder
+from chalicelib.models.channel_folders import ChannelFolder
+from chalicelib.models.channels import Stream
 from chalicelib.models.realms import Realm
-from chalicelib.models.streams import Stream
 from tests.functional.edit_helpers import channel, send
 from tests.functional.stream_admin_helpers import (
     ADMINS,
@@ -57,7 +57,7 @@ def test_default_channel(realm, register_queue, fetch_events, drain_events):
 
 
 def test_concurrent_default_changes_do_not_lose_one(realm, monkeypatch):
-    from chalicelib.actions import stream_admin
+    from chalicelib.actions.channels import admin as stream_admin
     first = channel(realm.admin, "general", [realm.admin])
     second = channel(realm.admin, "random", [realm.admin])
     # GIVEN a request that read the realm before another made `first` default
@@ -73,7 +73,7 @@ def test_concurrent_default_changes_do_not_lose_one(realm, monkeypatch):
 
 def test_archiving_and_making_default_at_once_never_leave_an_archived_default(realm,
                                                                               monkeypatch):
-    from chalicelib.actions import stream_admin
+    from chalicelib.actions.channels import admin as stream_admin
     first = channel(realm.admin, "general", [realm.admin])
     second = channel(realm.admin, "random", [realm.admin])
     # GIVEN a request that read `first` before another archived it
@@ -272,7 +272,7 @@ def test_group_settings(realm, setting, register_queue, fetch_events, drain_even
 
 
 def test_a_stale_old_value_loses_to_a_concurrent_change(realm, monkeypatch):
-    from chalicelib.actions import stream_admin
+    from chalicelib.actions.channels import admin as stream_admin
     stream_id = channel(realm.admin, "general", [realm.admin])
     # GIVEN a request that read the channel before another administrator's change
     stale = Stream.get(realm.realm_id, stream_id)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions import topic_delete
+from chalicelib.actions.messages import topic_delete
 from chalicelib.models.messages import Message
 from tests.functional.edit_helpers import bulk_messages, channel, send
 from tests.functional.test_message_delete import delete_events, topics

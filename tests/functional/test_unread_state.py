@@ -186,7 +186,7 @@ def test_recent_private_conversations(realm, drain_events):
 
 
 def test_old_unreads_missing_when_past_the_cap(realm, drain_events, monkeypatch):
-    from chalicelib.actions import unread as unread_module
+    from chalicelib.actions.read_state.reads import unread as unread_module
 
     channel(realm.owner, "many", [realm.owner, realm.member])
     ids = [send(realm.owner, "many", "t", f"m{n}") for n in range(3)]

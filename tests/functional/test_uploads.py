@@ -9,10 +9,10 @@ import boto3
 import requests
 
 from chalicelib import config
-from chalicelib.actions import uploads
-from chalicelib.actions.message_edit import EditRequest, do_update_message
-from chalicelib.actions.uploads import plan_attachment_changes
-from chalicelib.http.auth import Principal
+from chalicelib.actions.messages import uploads
+from chalicelib.actions.messages.edit import EditRequest, do_update_message
+from chalicelib.actions.messages.uploads import plan_attachment_changes
+from chalicelib.core.principal import Principal
 from chalicelib.models.base import transaction
 from chalicelib.models.uploads import Attachment
 from tests.functional.conftest import Account
@@ -85,8 +85,8 @@ def test_who_may_read_an_upload(realm):
 
 
 def other_realm_owner(realm) -> Account:
-    from chalicelib.actions.realms import do_create_realm
-    from chalicelib.actions.users import NewUser
+    from chalicelib.actions.realm.realms import do_create_realm
+    from chalicelib.actions.users.users import NewUser
 
     subdomain = f"upl{next(_other_realms)}x{realm.realm_id}"
     email = f"owner@{subdomain}.example.com"

@@ -222,8 +222,9 @@ def test_more_users_than_one_transaction_holds(realm, register_queue, fetch_even
 
 
 def test_a_member_added_while_being_deactivated_is_refused(realm, monkeypatch):
-    from chalicelib.actions import deactivation, user_group_members
-    from chalicelib.http.auth import Principal
+    from chalicelib.actions.groups import members as user_group_members
+    from chalicelib.actions.users import deactivation
+    from chalicelib.core.principal import Principal
 
     group_id = create_ok(realm.member, "Race", [realm.member.user_id])
     target = realm.add_user("Soon Gone").user_id
@@ -246,7 +247,7 @@ def test_a_member_added_while_being_deactivated_is_refused(realm, monkeypatch):
 
 
 def test_concurrent_changes_all_stick(realm, monkeypatch):
-    from chalicelib.actions import user_group_members
+    from chalicelib.actions.groups import members as user_group_members
 
     group_id = create_ok(realm.member, "Busy", [realm.member.user_id])
     path = f"/user_groups/{group_id}/members"
@@ -265,7 +266,7 @@ def test_concurrent_changes_all_stick(realm, monkeypatch):
 
 
 def test_stale_request_against_a_deactivated_group_is_refused(realm, monkeypatch):
-    from chalicelib.actions import user_group_members
+    from chalicelib.actions.groups import members as user_group_members
 
     group_id = create_ok(realm.member, "Closing")
     stale = [UserGroup.get(realm.realm_id, group_id)]
@@ -280,7 +281,7 @@ def test_stale_request_against_a_deactivated_group_is_refused(realm, monkeypatch
 
 
 def test_concurrent_subgroup_additions_cannot_close_a_cycle(realm, monkeypatch):
-    from chalicelib.actions import user_group_members
+    from chalicelib.actions.groups import members as user_group_members
 
     a = create_ok(realm.member, "A")
     b = create_ok(realm.member, "B")

@@ -241,8 +241,8 @@ def test_registration_state(realm, register_queue):
 
 def test_status_write_is_conditional_on_what_was_read(realm, monkeypatch):
     """A concurrent change between the read and the write makes the action read again."""
-    from chalicelib.actions import user_status
-    from chalicelib.models.statuses import UserStatus
+    from chalicelib.actions.users import status as user_status
+    from chalicelib.models.user_status import UserStatus
 
     assert set_status(realm.member, status_text="first", emoji_name="car").ok
     real_get = UserStatus.get_or_none

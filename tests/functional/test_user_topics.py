@@ -7,10 +7,10 @@ import threading
 import pytest
 
 from chalicelib import config
-from chalicelib.actions import user_topics as user_topics_actions
-from chalicelib.actions.user_topics import do_set_visibility_policy
-from chalicelib.http.auth import Principal
-from chalicelib.models.streams import Subscription, user_key
+from chalicelib.actions.channels import user_topics as user_topics_actions
+from chalicelib.actions.channels.user_topics import do_set_visibility_policy
+from chalicelib.core.principal import Principal
+from chalicelib.models.channels import Subscription, user_key
 from tests.functional.edit_helpers import channel
 
 

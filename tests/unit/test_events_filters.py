@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.events.filters import forms_for_queue
+from chalicelib.delivery.filters import forms_for_queue
 from chalicelib.models.events import EventQueue
 
 
@@ -92,7 +92,7 @@ def test_message_form_is_per_user():
 
 
 def test_muted_topics_only_for_queues_without_user_topic():
-    from chalicelib.events.filters import forms_for_queue
+    from chalicelib.delivery.filters import forms_for_queue
     from chalicelib.models.events import EventQueue
 
     event = {"type": "muted_topics", "muted_topics": []}
@@ -104,7 +104,7 @@ def test_muted_topics_only_for_queues_without_user_topic():
 
 
 def test_user_topic_empty_topic_shows_the_display_name_without_the_capability():
-    from chalicelib.events.filters import forms_for_queue
+    from chalicelib.delivery.filters import forms_for_queue
     from chalicelib.models.events import EventQueue
 
     event = {"type": "user_topic", "stream_id": 1, "topic_name": "", "last_updated": 1,

@@ -119,7 +119,7 @@ class Thing(TypedDict):
     name: str
 
 
-OtherThing = TypedDict("Thing", {"other": int})  # type: ignore[misc]  # the same name
+OtherThing = TypedDict("Thing", {"other": int})  # type: ignore[misc]  # noqa: UP013 - the same name on purpose
 
 
 class FirstResult(TypedDict):

@@ -5,7 +5,7 @@ from typing import Annotated, Any, Literal
 
 import pytest
 
-from chalicelib.http.errors import ApiError
+from chalicelib.core.errors import ApiError
 from chalicelib.http.params import ApiParam, Json, param_specs, parse_params
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 from chalicelib.api.settings import update_settings
-from chalicelib.events.filters import (
+from chalicelib.delivery.filters import (
     LEGACY_DISPLAY_SETTINGS,
     LEGACY_NOTIFICATION_SETTINGS,
 )

@@ -1,7 +1,7 @@
 """Finding upload links in message Markdown."""
 from __future__ import annotations
 
-from chalicelib.actions.uploads import sanitize_filename, upload_path_ids
+from chalicelib.actions.messages.uploads import sanitize_filename, upload_path_ids
 
 PATH = "7/0123456789abcdef01234567/plan.txt"
 

@@ -6,8 +6,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from chalicelib.actions.outgoing_webhooks import _sqs_batches
-from chalicelib.actions.webhook_delivery import retry_delay
+from chalicelib.actions.webhooks.delivery import retry_delay
+from chalicelib.actions.webhooks.triggers import _sqs_batches
 from chalicelib.lib.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,

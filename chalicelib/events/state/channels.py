@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict, cast
 
-from chalicelib.actions.channel_permissions import (
-    has_metadata_access,
-    realm_default_stream_ids,
-)
-from chalicelib.actions.streams import (
+from chalicelib.actions.channels.reads.channels import (
     StreamDict,
     SubscriptionDict,
     stream_api_dict,
     subscription_api_dict,
 )
+from chalicelib.actions.channels.reads.permissions import (
+    has_metadata_access,
+    realm_default_stream_ids,
+)
 from chalicelib.events.state.context import StateContext
-from chalicelib.models.streams import Stream, subscriber_ids
+from chalicelib.models.channels import Stream, subscriber_ids
 
 
 class NeverSubscribedDict(StreamDict):

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions.drafts import DraftDict
-from chalicelib.actions.drafts import drafts_state as user_drafts
-from chalicelib.actions.realm_settings import empty_topic_display_name
-from chalicelib.actions.saved_snippets import SavedSnippetDict
-from chalicelib.actions.saved_snippets import saved_snippets_state as user_snippets
-from chalicelib.actions.user_status import UserStatusDict
-from chalicelib.actions.user_status import user_status_state as visible_statuses
-from chalicelib.actions.user_topics import (
-    muted_topic_triples,
-    user_topic_dict,
+from chalicelib.actions.channels.user_topics import muted_topic_triples, user_topic_dict
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
+from chalicelib.actions.users.drafts import DraftDict
+from chalicelib.actions.users.drafts import drafts_state as user_drafts
+from chalicelib.actions.users.saved_snippets import SavedSnippetDict
+from chalicelib.actions.users.saved_snippets import (
+    saved_snippets_state as user_snippets,
 )
+from chalicelib.actions.users.status import UserStatusDict
+from chalicelib.actions.users.status import user_status_state as visible_statuses
 from chalicelib.events.state.context import StateContext
 
 

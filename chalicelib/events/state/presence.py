@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.presence_reads import presence_data
+from chalicelib.actions.presence.reads.snapshot import presence_data
 from chalicelib.events.state.context import StateContext
-from chalicelib.lib.presence import LegacyPresence, ModernPresence
+from chalicelib.lib.presence_rules import LegacyPresence, ModernPresence
 
 
 class PresenceState(TypedDict, total=False):

@@ -6,24 +6,20 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.conversations import (
-    RecentConversationEntry,
-)
-from chalicelib.actions.conversations import (
+from chalicelib.actions.messages.reads.conversations import RecentConversationEntry
+from chalicelib.actions.messages.reads.conversations import (
     recent_private_conversations_state as recent_conversations,
 )
-from chalicelib.actions.realm_settings import empty_topic_display_name
-from chalicelib.actions.unread import (
-    UnreadMessagesState,
-)
-from chalicelib.actions.unread import (
+from chalicelib.actions.read_state.reads.unread import UnreadMessagesState
+from chalicelib.actions.read_state.reads.unread import (
     starred_messages_state as starred_message_ids,
 )
-from chalicelib.actions.unread import (
+from chalicelib.actions.read_state.reads.unread import (
     unread_msgs_state as unread_messages,
 )
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.events.state.context import StateContext
-from chalicelib.models.realms import Counter
+from chalicelib.models.counters import Counter
 
 
 class MessageState(TypedDict, total=False):

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any, TypedDict, cast
 
 from chalicelib import config
-from chalicelib.actions.group_settings import GroupSettingValue, realm_group_setting
-from chalicelib.actions.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
+from chalicelib.actions.groups.reads.settings import (
+    GroupSettingValue,
+    realm_group_setting,
+)
+from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.events.state.context import StateContext
 from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.markdown import render_markdown

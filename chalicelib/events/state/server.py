@@ -7,17 +7,20 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
-from chalicelib.actions.channel_permissions import CHANNEL_GROUP_SETTING_DEFAULTS
-from chalicelib.actions.group_settings import (
+from chalicelib.actions.channels.reads.permissions import CHANNEL_GROUP_SETTING_DEFAULTS
+from chalicelib.actions.groups.reads.settings import (
     ALLOWED_SYSTEM_GROUPS,
     CREATOR,
     FORBIDDEN_SYSTEM_GROUPS,
 )
-from chalicelib.actions.uploads import MAX_UPLOAD_MIB
-from chalicelib.actions.user_group_reads import GROUP_PERMISSION_DEFAULTS
+from chalicelib.actions.groups.reads.user_groups import GROUP_PERMISSION_DEFAULTS
+from chalicelib.actions.messages.uploads import MAX_UPLOAD_MIB
+from chalicelib.actions.users.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from chalicelib.events.state.realm import NamedId
-from chalicelib.lib.presence import OFFLINE_THRESHOLD_SECONDS, PING_INTERVAL_SECONDS
+from chalicelib.lib.presence_rules import (
+    OFFLINE_THRESHOLD_SECONDS,
+    PING_INTERVAL_SECONDS,
+)
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
 
 # Identifies this server process, as the reference's SERVER_GENERATION does.

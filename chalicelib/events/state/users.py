@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.bots import RealmBotDict, administered_bots
-from chalicelib.actions.group_settings import caller_has_realm_permission
-from chalicelib.actions.realm_settings import realm_setting
-from chalicelib.actions.system_bots import is_system_bot
-from chalicelib.actions.user_access import UserDict
-from chalicelib.actions.users import realm_user_dicts, user_api_dict
+from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
+from chalicelib.actions.realm.reads.settings import realm_setting
+from chalicelib.actions.users.bots import RealmBotDict, administered_bots
+from chalicelib.actions.users.reads.access import UserDict
+from chalicelib.actions.users.system_bots import is_system_bot
+from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
+from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.events.state.context import StateContext
-from chalicelib.http.auth import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.lib.avatars import gravatar_url
 
 # Avatars here always come from Gravatar (no uploads yet).

@@ -1,0 +1,1 @@
+"""Channels: creating and administering them, subscriptions, topics, folders."""

@@ -1,0 +1,108 @@
+"""Channel folders: creating them (administrators), listing them, their API shape."""
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.ids import allocate_id
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.markdown import render_markdown
+from chalicelib.lib.names import check_name
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.channel_folders import ChannelFolder
+from chalicelib.models.realms import UniqueName, claim_name
+
+MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder
+MAX_FOLDER_DESCRIPTION_LENGTH = 1024
+
+
+class ChannelFolderDict(TypedDict):
+    id: int
+    name: str
+    description: str
+    rendered_description: str
+    creator_id: int | None
+    date_created: int
+    is_archived: bool
+
+
+class ChannelFolderAddEvent(TypedDict):
+    type: Literal["channel_folder"]
+    op: Literal["add"]
+    channel_folder: ChannelFolderDict
+
+
+class CreateChannelFolderResult(TypedDict):
+    channel_folder_id: int
+
+
+def folder_name_key(realm_id: int, name: str) -> tuple[str, str]:
+    return f"realm:{realm_id}", f"channel_folder:{name.strip().lower()}"
+
+
+def channel_folder_dict(folder: ChannelFolder) -> ChannelFolderDict:
+    return {
+        "id": folder.folder_id,
+        "name": folder.name,
+        "description": folder.description,
+        "rendered_description": folder.rendered_description,
+        "creator_id": folder.creator_id,
+        "date_created": folder.date_created,
+        "is_archived": folder.is_archived,
+    }
+
+
+def _check_name(name: str) -> str:
+    return check_name(name, "Channel folder name", MAX_FOLDER_NAME_LENGTH)
+
+
+def do_create_channel_folder(caller: Principal, name: str, description: str
+                             ) -> CreateChannelFolderResult:
+    if not caller.is_admin:
+        raise ApiError("Must be an organization administrator")
+    name = _check_name(name)
+    description = description.strip()
+    if len(description) > MAX_FOLDER_DESCRIPTION_LENGTH:
+        raise ApiError("Channel folder description too long (limit: "
+                       f"{MAX_FOLDER_DESCRIPTION_LENGTH} characters).")
+    if UniqueName.get_or_none(*folder_name_key(caller.realm_id, name)) is not None:
+        raise ApiError("Channel folder name already in use")
+    folder = ChannelFolder(caller.realm_id, allocate_id(caller.realm_id, "folder"), name=name,
+                           description=description,
+                           rendered_description=render_markdown(description),
+                           creator_id=caller.user_id, date_created=now_seconds())
+    try:
+        with transaction() as tx:
+            tx.save(folder, condition=ChannelFolder.folder_id.does_not_exist())
+            # The name claim keeps names unique under concurrent creators.
+            claim_name(tx, folder_name_key(caller.realm_id, name), folder.folder_id)
+            event: ChannelFolderAddEvent = {"type": "channel_folder", "op": "add",
+                                            "channel_folder": channel_folder_dict(folder)}
+            add_event(tx, caller.realm_id, event, {"realm": True})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError("Channel folder name already in use") from None
+        raise
+    return {"channel_folder_id": folder.folder_id}
+
+
+def get_channel_folders(realm_id: int, include_archived: bool) -> list[ChannelFolderDict]:
+    # A realm has few folders: one Query, in id order.
+    return [channel_folder_dict(f) for f in ChannelFolder.query(realm_id)
+            if include_archived or not f.is_archived]
+
+
+def get_usable_folder(realm_id: int, folder_id: int) -> ChannelFolder:
+    """An existing, unarchived folder of the realm (channels can be put in it)."""
+    folder = ChannelFolder.get_or_none(realm_id, folder_id)
+    if folder is None or folder.is_archived:
+        raise ApiError("Invalid channel folder ID")
+    return folder
+
+
+def channel_folders_state(realm_id: int) -> list[ChannelFolderDict]:
+    return get_channel_folders(realm_id, include_archived=True)

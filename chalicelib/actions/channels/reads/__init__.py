@@ -1,0 +1,1 @@
+"""Reading channels: lookups and permission checks. Imports no command."""

@@ -1,0 +1,203 @@
+"""Channels: lookup with permission, subscribers, and their API shapes."""
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict, cast
+
+from chalicelib import config
+from chalicelib.actions.channels.reads.permissions import (
+    channel_group_setting,
+    has_content_access,
+    has_metadata_access,
+)
+from chalicelib.actions.groups.reads.settings import GroupSettingValue
+from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.principal import Principal
+from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
+from chalicelib.models.realms import UniqueName, stream_name_key
+
+
+class StreamDict(TypedDict):
+    """A channel as every reader sees it."""
+
+    stream_id: int
+    name: str
+    description: str
+    rendered_description: str
+    date_created: int
+    creator_id: int | None
+    invite_only: bool
+    is_web_public: bool
+    history_public_to_subscribers: bool
+    first_message_id: int | None
+    message_retention_days: int | None
+    is_archived: bool
+    is_announcement_only: bool
+    stream_post_policy: int
+    stream_weekly_traffic: int | None
+    subscriber_count: int
+    folder_id: int | None
+    topics_policy: str
+    is_default: bool
+    can_add_subscribers_group: GroupSettingValue
+    can_remove_subscribers_group: GroupSettingValue
+    can_administer_channel_group: GroupSettingValue
+    can_delete_any_message_group: GroupSettingValue
+    can_delete_own_message_group: GroupSettingValue
+    can_move_messages_out_of_channel_group: GroupSettingValue
+    is_recently_active: bool
+    can_send_message_group: GroupSettingValue
+    can_subscribe_group: GroupSettingValue
+
+
+class SubscriptionDict(StreamDict):
+    """A channel with the caller's own settings for it (§2.6)."""
+
+    color: str
+    is_muted: bool
+    in_home_view: bool   # the legacy inverse of is_muted
+    pin_to_top: bool
+    desktop_notifications: bool | None   # null: the user's default
+    audible_notifications: bool | None
+    push_notifications: bool | None
+    email_notifications: bool | None
+    wildcard_mentions_notify: bool | None
+    email_address: str
+    subscribers: NotRequired[list[int]]   # only when asked for
+
+
+class StreamCreateEvent(TypedDict):
+    type: Literal["stream"]
+    op: Literal["create"]
+    streams: list[StreamDict]
+
+
+def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
+    subscription = Subscription.get_or_none(user_key(realm_id, user_id), stream_id)
+    return subscription if subscription is not None and subscription.active else None
+
+
+def _check_access(caller: Principal, stream: Stream | None, subscription: Subscription | None,
+                  require_content_access: bool) -> None:
+    if stream is None:
+        raise ApiError("Invalid channel ID")
+    subscribed = subscription is not None
+    if has_content_access(caller, stream, subscribed):
+        return
+    if not require_content_access and has_metadata_access(caller, stream, subscribed):
+        return
+    raise ApiError("Invalid channel ID")
+
+
+def access_stream_by_id(caller: Principal, stream_id: int, *,
+                        require_content_access: bool = True
+                        ) -> tuple[Stream, Subscription | None]:
+    """The channel and the caller's subscription; missing and forbidden look the same."""
+    stream = get_stream(caller.realm_id, stream_id)
+    subscription = get_subscription(caller.realm_id, caller.user_id, stream_id) if stream else None
+    _check_access(caller, stream, subscription, require_content_access)
+    assert stream is not None
+    return stream, subscription
+
+
+def stream_id_by_name(realm_id: int, name: str) -> int | None:
+    if len(name.strip()) > config.MAX_STREAM_NAME_LENGTH:
+        return None   # no channel has one; a long enough name would exceed a key's size
+    claim = UniqueName.get_or_none(*stream_name_key(realm_id, name))
+    return None if claim is None else claim.target_id
+
+
+def channel_already_exists(name: str) -> ApiError:
+    """A channel of that name exists: a conflict with the organization's state."""
+    return ApiError(f"Channel '{name}' already exists", code=ErrorCode.CHANNEL_ALREADY_EXISTS,
+                    http_status=409)
+
+
+def access_stream_by_name(caller: Principal, name: str, *, require_content_access: bool = True
+                          ) -> tuple[Stream, Subscription | None]:
+    stream_id = stream_id_by_name(caller.realm_id, name)
+    if stream_id is None:
+        raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
+                       stream=name)
+    try:
+        return access_stream_by_id(caller, stream_id,
+                                   require_content_access=require_content_access)
+    except ApiError:
+        raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
+                       stream=name) from None
+
+
+def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
+                     caller: Principal) -> bool:
+    if subscription is None:
+        return stream.is_web_public or (not stream.invite_only and not caller.is_guest)
+    if not stream.history_public_to_subscribers:
+        return message_id >= subscription.first_visible_message_id
+    return True
+
+
+def stream_api_dict(stream: Stream) -> StreamDict:
+    return {
+        "stream_id": stream.stream_id,
+        "name": stream.name,
+        "description": stream.description,
+        "rendered_description": stream.rendered_description,
+        "date_created": stream.date_created,
+        "creator_id": stream.creator_id,
+        "invite_only": stream.invite_only,
+        "is_web_public": stream.is_web_public,
+        "history_public_to_subscribers": stream.history_public_to_subscribers,
+        "first_message_id": stream.first_message_id,
+        "message_retention_days": stream.message_retention_days,
+        "is_archived": stream.is_archived,
+        "is_announcement_only": False,
+        "stream_post_policy": 1,
+        "stream_weekly_traffic": None,
+        "subscriber_count": stream.subscriber_count,
+        "folder_id": stream.folder_id,
+        "topics_policy": stream.topics_policy,
+        "is_default": stream.is_default,
+        "can_add_subscribers_group": channel_group_setting(stream, "can_add_subscribers_group"),
+        "can_remove_subscribers_group": channel_group_setting(
+            stream, "can_remove_subscribers_group"),
+        "can_administer_channel_group": channel_group_setting(
+            stream, "can_administer_channel_group"),
+        "can_delete_any_message_group": channel_group_setting(
+            stream, "can_delete_any_message_group"),
+        "can_delete_own_message_group": channel_group_setting(
+            stream, "can_delete_own_message_group"),
+        "can_move_messages_out_of_channel_group": channel_group_setting(
+            stream, "can_move_messages_out_of_channel_group"),
+        # Recent activity is not tracked: no channel is shown as inactive.
+        "is_recently_active": True,
+        # Settings of the reference that nothing here changes or reads yet, with what
+        # the server does: anyone with access may post; nobody subscribes themself to
+        # a channel they cannot see (others add them).
+        "can_send_message_group": system_group_id("role:everyone"),
+        "can_subscribe_group": system_group_id("role:nobody"),
+    }
+
+
+def stream_create_event(stream: Stream) -> StreamCreateEvent:
+    return {"type": "stream", "op": "create", "streams": [stream_api_dict(stream)]}
+
+
+def subscription_api_dict(stream: Stream, subscription: Subscription,
+                          subscribers: list[int] | None = None) -> SubscriptionDict:
+    # (cast: mypy wants the optional "subscribers" spelled out in a ** literal)
+    data = cast(SubscriptionDict, {
+        **stream_api_dict(stream),
+        "color": subscription.color,
+        "is_muted": subscription.is_muted,
+        "in_home_view": not subscription.is_muted,
+        "pin_to_top": subscription.pin_to_top,
+        "desktop_notifications": subscription.desktop_notifications,
+        "audible_notifications": subscription.audible_notifications,
+        "push_notifications": subscription.push_notifications,
+        "email_notifications": subscription.email_notifications,
+        "wildcard_mentions_notify": subscription.wildcard_mentions_notify,
+        "email_address": "",
+    })
+    if subscribers is not None:
+        data["subscribers"] = subscribers
+    return data

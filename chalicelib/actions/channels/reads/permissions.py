@@ -1,0 +1,188 @@
+"""Who may see, administer and add subscribers to a channel, as the reference decides.
+
+Content access: reading the channel's messages (web-public, subscribed, a public channel
+for non-guests, or a private one through its `can_add_subscribers_group`). Metadata
+access: knowing the channel exists and its settings (content access, organization
+administrators, and the channel's `can_administer_channel_group`). Guests get neither
+through group settings. The predicates here serve channel administration, subscribing
+others and invitations; `channel_viewers` resolves the audience of channel
+events in the fan-out, so a request never lists the organization's users.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.actions.groups.reads.settings import (
+    CREATOR,
+    GroupSettingValue,
+    caller_has_realm_permission,
+    group_setting_members,
+    stored_group_setting,
+    user_has_group_setting,
+)
+from chalicelib.core.principal import (
+    ROLE_ADMINISTRATOR,
+    ROLE_MEMBER,
+    ROLE_MODERATOR,
+    ROLE_OWNER,
+    Principal,
+)
+from chalicelib.delivery.outbox import Audience
+from chalicelib.models.channels import Stream, get_stream
+from chalicelib.models.events import EventQueue
+from chalicelib.models.realms import Realm
+from chalicelib.models.users import User, role_key
+
+# The channel-level group settings (§4.4) and their defaults; "channel_creator" is the
+# anonymous group of the channel's creator, as in the reference.
+CHANNEL_GROUP_SETTING_DEFAULTS: dict[str, str] = {
+    "can_add_subscribers_group": "role:nobody",
+    "can_remove_subscribers_group": "role:administrators",
+    "can_administer_channel_group": CREATOR,
+    "can_delete_any_message_group": "role:nobody",
+    "can_delete_own_message_group": "role:nobody",
+    "can_move_messages_out_of_channel_group": "role:nobody",
+}
+CHANNEL_GROUP_SETTINGS = tuple(CHANNEL_GROUP_SETTING_DEFAULTS)
+
+
+def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
+    return stored_group_setting(stream.group_settings, name,
+                                CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)
+
+
+def _holds(caller: Principal, stream: Stream, setting: str) -> bool:
+    return user_has_group_setting(caller.realm_id, caller.user_id, caller.role,
+                                  channel_group_setting(stream, setting))
+
+
+def has_content_access(caller: Principal, stream: Stream, subscribed: bool) -> bool:
+    if stream.is_web_public or subscribed:
+        return True
+    if caller.is_guest:
+        return False
+    return not stream.invite_only or _holds(caller, stream, "can_add_subscribers_group")
+
+
+def can_administer_channel(caller: Principal, stream: Stream) -> bool:
+    """Organization administrators, and the channel's administer group (never guests)."""
+    if caller.is_admin:
+        return True
+    return not caller.is_guest and _holds(caller, stream, "can_administer_channel_group")
+
+
+def can_move_messages_out_of_channel(caller: Principal, stream: Stream) -> bool:
+    """The channel's `can_move_messages_out_of_channel_group` (never guests)."""
+    return not caller.is_guest and _holds(caller, stream,
+                                          "can_move_messages_out_of_channel_group")
+
+
+def holds_channel_permission(caller: Principal, stream: Stream, setting: str) -> bool:
+    """Whether the caller is in one of the channel's group settings (e.g. the channel's
+    can_delete_any_message_group); never guests, as the other channel permissions."""
+    return not caller.is_guest and _holds(caller, stream, setting)
+
+
+def has_metadata_access(caller: Principal, stream: Stream, subscribed: bool) -> bool:
+    return has_content_access(caller, stream, subscribed) or can_administer_channel(caller,
+                                                                                    stream)
+
+
+def realm_default_stream_ids(realm: Realm) -> set[int]:
+    """The organization's default channels (new users join them; invitations may name
+    them without permission to add subscribers)."""
+    return {int(s) for s in realm.default_stream_ids or ()}
+
+
+def can_add_subscribers(caller: Principal, stream: Stream, subscribed: bool, realm: Realm
+                        ) -> bool:
+    """Whether the caller may subscribe other users to the channel (§4.4, §4.8).
+
+    Needs content access and one of: the organization's `can_add_subscribers_group`,
+    administering the channel, or the channel's `can_add_subscribers_group`.
+    """
+    if stream.is_archived or caller.is_guest or not has_content_access(caller, stream,
+                                                                       subscribed):
+        return False
+    if caller.is_admin or caller_has_realm_permission(realm, caller.user_id, caller.role,
+                                                      "can_add_subscribers_group"):
+        return True
+    return _holds(caller, stream, "can_administer_channel_group") or _holds(
+        caller, stream, "can_add_subscribers_group")
+
+
+def can_remove_subscribers(caller: Principal, stream: Stream, subscribed: bool) -> bool:
+    """Whether the caller may unsubscribe other users: organization administrators
+    always; others with access to the channel who administer it or are in its
+    `can_remove_subscribers_group`."""
+    if caller.is_admin:
+        return True
+    if caller.is_guest or not has_content_access(caller, stream, subscribed):
+        return False
+    return _holds(caller, stream, "can_administer_channel_group") or _holds(
+        caller, stream, "can_remove_subscribers_group")
+
+
+# ---- event audiences -------------------------------------------------------------------
+
+def viewers_audience(stream_id: int, public: bool, *, minus_public: bool | None = None
+                     ) -> Audience:
+    """The outbox audience "everyone with metadata access to the channel, were it public
+    (or private)"; `minus_public` leaves out who could see it under that visibility
+    (those gaining or losing access when the privacy changes)."""
+    audience: Audience = {"channel_viewers": stream_id, "public": public}
+    if minus_public is not None:
+        audience["minus_public"] = minus_public
+    return audience
+
+
+@dataclass
+class ViewerAudience:
+    """A `viewers_audience`, decided at fan-out time: the test a queue must pass, and
+    the users who can pass it (None: any non-guest of the realm can)."""
+
+    sees: Callable[[EventQueue], bool]
+    candidates: set[int] | None
+
+
+def channel_viewers(realm_id: int, audience: dict[str, Any], subscribers: set[int]
+                    ) -> ViewerAudience:
+    """Subscribers, and for a public channel every non-guest, for a private one the
+    organization administrators and non-guest members of its administer and
+    add-subscribers groups (`subscribers`: the channel's, as the caller read them)."""
+    stream = get_stream(realm_id, int(audience["channel_viewers"]))
+    sees, candidates = _viewer_test(realm_id, stream, subscribers, bool(audience["public"]))
+    if "minus_public" in audience:
+        other, _ = _viewer_test(realm_id, stream, subscribers, bool(audience["minus_public"]))
+        return ViewerAudience(lambda q: sees(q) and not other(q), candidates)
+    return ViewerAudience(sees, candidates)
+
+
+def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], public: bool
+                 ) -> tuple[Callable[[EventQueue], bool], set[int] | None]:
+    def non_guest(queue: EventQueue) -> bool:
+        return queue.role is None or int(queue.role) <= ROLE_MEMBER
+
+    if public:
+        return (lambda q: q.user_id in subscribers or non_guest(q)), None
+    users: set[int] = set()
+    max_role = ROLE_ADMINISTRATOR
+    if stream is not None:
+        for setting in ("can_administer_channel_group", "can_add_subscribers_group"):
+            members, role = group_setting_members(realm_id, channel_group_setting(stream,
+                                                                                  setting))
+            users |= members
+            max_role = max(max_role, min(role, ROLE_MEMBER))   # never guests by role
+    candidates = None if max_role >= ROLE_MEMBER else (
+        subscribers | users | users_with_role_at_most(realm_id, max_role))
+    return (lambda q: q.user_id in subscribers or (non_guest(q) and (
+        q.user_id in users or (q.role is not None and int(q.role) <= max_role)))), candidates
+
+
+def users_with_role_at_most(realm_id: int, max_role: int) -> set[int]:
+    """Active humans whose role is max_role or higher (one by_role Query per role)."""
+    return {int(u.user_id) for role in (ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR)
+            if role <= max_role
+            for u in User.by_role.query(role_key(realm_id, role)) if u.is_active}

@@ -1,0 +1,144 @@
+"""Channel topics: what a topic may be (length, characters, the topics policy), the
+per-channel topic list (§4.12) and keeping it in step with messages."""
+from __future__ import annotations
+
+from typing import TypedDict
+
+from pynamodb.exceptions import DeleteError, UpdateError
+
+from chalicelib import config
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import (
+    empty_topic_display_name,
+    realm_setting,
+)
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.channels import Stream, stream_key
+from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.realms import Realm
+from chalicelib.models.topics import Topic, topic_item_key
+
+REFRESH_ATTEMPTS = 3
+
+
+def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None, *,
+                enforce_policy: bool = True) -> str:
+    """The topic as stored: stripped, the empty topic's names read as "", within limits;
+    and allowed by the topics policy unless only an existing topic is being named."""
+    if topic is None:
+        topic = ""
+    topic = topic.strip()
+    display = empty_topic_display_name(realm)
+    if topic in ("(no topic)", display):
+        topic = ""
+    if len(topic) > config.MAX_TOPIC_LENGTH:
+        raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
+    if any(ord(ch) < 32 for ch in topic):
+        raise ApiError("Invalid character in topic")
+    if not enforce_policy:
+        return topic
+    policy = topics_policy(realm, stream)
+    if topic == "" and policy == "disable_empty_topic":
+        raise ApiError("Topics are required in this channel." if stream is not None and
+                       stream.topics_policy != "inherit" else
+                       "Topics are required in this organization.")
+    if topic != "" and policy == "empty_topic_only":
+        raise ApiError(f"Only the \"{display}\" topic is allowed in this channel.")
+    return topic
+
+
+def topics_policy(realm: Realm, stream: Stream | None) -> str:
+    """The channel's own policy, or the organization's when the channel inherits it."""
+    if stream is not None and stream.topics_policy and stream.topics_policy != "inherit":
+        return stream.topics_policy
+    return str(realm_setting(realm, "realm_topics_policy"))
+
+
+class TopicDict(TypedDict):
+    name: str
+    max_id: int   # the id of the topic's latest message
+
+
+def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: int) -> None:
+    """Raises the topic's latest message id to message_id (never lowers it)."""
+    try:
+        Topic(stream_key(realm_id, stream_id), topic_item_key(topic)).update(
+            actions=[Topic.name.set(topic), Topic.max_id.set(message_id)],
+            condition=Topic.max_id.does_not_exist() | (Topic.max_id < message_id))
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise   # else a later message is already recorded
+
+
+def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> None:
+    """Recomputes a topic's entry after messages (`gone`) left it; deletes it when empty.
+
+    The topic index is eventually consistent: ids known to have left are skipped, and a
+    message recorded in the entry (just sent) counts even before the index shows it. The
+    write is conditioned on the entry as read, so one recorded meanwhile is not lost.
+    """
+    key = topic_key(realm_id, stream_id, topic)
+    item = Topic(stream_key(realm_id, stream_id), topic_item_key(topic))
+    for _ in range(REFRESH_ATTEMPTS):
+        current = Topic.get_or_none(item.stream_key, item.topic_key)
+        recorded = None if current is None else int(current.max_id)
+        latest = _latest_message(realm_id, key, gone, recorded)
+        read = (Topic.max_id.does_not_exist() if recorded is None
+                else Topic.max_id == recorded)
+        try:
+            if latest is None:
+                if current is not None:
+                    item.delete(condition=read)
+            else:
+                item.update(actions=[Topic.name.set(latest.topic),
+                                     Topic.max_id.set(latest.message_id)], condition=read)
+            return
+        except (DeleteError, UpdateError) as error:
+            if not is_write_condition_failure(error):
+                raise
+    # Changed on every attempt: the writers that won left it in step.
+
+
+def forget_topic_messages(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> None:
+    """After messages of the topic were deleted: its entry changes only if it named one
+    of them (then it is recomputed, or removed with the topic's last message)."""
+    current = Topic.get_or_none(stream_key(realm_id, stream_id), topic_item_key(topic))
+    if current is not None and int(current.max_id) in gone:
+        refresh_topic(realm_id, stream_id, topic, gone)
+
+
+def _latest_message(realm_id: int, key: str, gone: set[int], recorded: int | None
+                    ) -> Message | None:
+    latest = next((m for m in Message.by_topic.query(key, scan_index_forward=False)
+                   if m.message_id not in gone and m.topic_key == key), None)
+    if recorded is not None and recorded not in gone and (
+            latest is None or recorded > latest.message_id):
+        message = Message.get_or_none(realm_id, recorded)
+        if message is not None and message.topic_key == key:
+            return message   # still in the topic; the index does not show it yet
+    return latest
+
+
+def get_topics(caller: Principal, stream_id: int, allow_empty_topic_name: bool
+               ) -> list[TopicDict]:
+    try:
+        stream, subscription = access_stream_by_id(caller, stream_id)
+    except ApiError:
+        raise ApiError("Invalid channel ID") from None
+    first_visible = 0
+    if stream.invite_only and not stream.history_public_to_subscribers:
+        # Protected history: only topics with messages since the caller subscribed; a
+        # non-subscriber with content access (the add-subscribers group) reads none.
+        if subscription is None:
+            return []
+        first_visible = subscription.first_visible_message_id
+    display = None if allow_empty_topic_name else empty_topic_display_name(
+        get_realm(caller.realm_id))
+    topics = [t for t in Topic.query(stream_key(caller.realm_id, stream_id))
+              if t.max_id >= first_visible]
+    topics.sort(key=lambda t: t.max_id, reverse=True)
+    return [{"name": display if (t.name == "" and display is not None) else t.name,
+             "max_id": t.max_id} for t in topics]

@@ -1,0 +1,133 @@
+"""DELETE /users/me/subscriptions: unsubscribe yourself or, with permission, others.
+
+Each batch of users is one transaction: the subscriptions (each conditioned on being
+active), the channel's subscriber count, each user's `subscription remove` event, the
+peers' `peer_remove` event, and for each user the internal record that has the fan-out
+mark their unread messages there read (as the reference does after an unsubscribe).
+"""
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.channels.reads.channels import (
+    access_stream_by_id,
+    stream_id_by_name,
+)
+from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
+from chalicelib.actions.channels.subscriptions import peer_audience, principal_users
+from chalicelib.actions.read_state.markers import unsubscribed_record
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import add_event
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.channels import Stream, Subscription, user_key
+from chalicelib.models.users import User
+
+MAX_CHANNELS = 100
+USERS_PER_TRANSACTION = 30   # 3 items per user + the channel + the peers' event
+MAX_ATTEMPTS = 3
+
+
+class UnsubscribeResult(TypedDict):
+    removed: list[str]
+    not_removed: list[str]
+
+
+class RemovedSubscription(TypedDict):
+    name: str
+    stream_id: int
+
+
+class SubscriptionRemoveEvent(TypedDict):
+    type: Literal["subscription"]
+    op: Literal["remove"]
+    subscriptions: list[RemovedSubscription]
+
+
+class SubscriptionPeerRemoveEvent(TypedDict):
+    type: Literal["subscription"]
+    op: Literal["peer_remove"]
+    stream_ids: list[int]
+    user_ids: list[int]
+
+
+def check_unsubscribe(caller: Principal, names: list[str],
+                      principals: list[int] | list[str] | None) -> UnsubscribeResult:
+    if not names:
+        raise ApiError("Nothing to do. Specify at least one channel.")
+    if len(names) > MAX_CHANNELS:
+        raise ApiError(f"Too many channels: at most {MAX_CHANNELS} at a time.")
+    users = principal_users(caller, principals)
+    others = [u for u in users if u.user_id != caller.user_id]
+    streams: list[Stream] = []
+    for name in dict.fromkeys(n.strip() for n in names):
+        stream_id = stream_id_by_name(caller.realm_id, name)
+        if stream_id is None:
+            raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
+                           stream=name)
+        stream, subscription = access_stream_by_id(caller, stream_id,
+                                                   require_content_access=False)
+        if others and not all(_may_remove(caller, stream, subscription is not None, user)
+                              for user in others):
+            raise ApiError("Insufficient permission")
+        streams.append(stream)
+    removed: list[str] = []
+    not_removed: list[str] = []
+    for stream in streams:
+        (removed if do_remove_subscribers(caller.realm_id, stream, users) else
+         not_removed).append(stream.name)
+    return {"removed": removed, "not_removed": not_removed}
+
+
+def _may_remove(caller: Principal, stream: Stream, subscribed: bool, user: User) -> bool:
+    # Users may remove the bots they own from a channel they can access.
+    if user.is_bot and user.bot_owner_id == caller.user_id:
+        return True
+    return can_remove_subscribers(caller, stream, subscribed)
+
+
+def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[int]:
+    """Unsubscribes those of the users who are subscribed; returns who was removed."""
+    removed: set[int] = set()
+    pending = users
+    for _ in range(MAX_ATTEMPTS):
+        current = {s.user_id: s for s in Subscription.batch_get(
+            [(user_key(realm_id, u.user_id), stream.stream_id) for u in pending],
+            consistent_read=True) if s.active}
+        active = [u for u in pending if u.user_id in current]
+        if not active:
+            return removed
+        try:
+            for start in range(0, len(active), USERS_PER_TRANSACTION):
+                chunk = active[start:start + USERS_PER_TRANSACTION]
+                _remove_chunk(realm_id, stream, chunk)
+                removed |= {u.user_id for u in chunk}
+        except TransactWriteError as error:
+            if not is_condition_failure(error):
+                raise
+            pending = [u for u in pending if u.user_id not in removed]   # changed meanwhile
+            continue
+        return removed
+    raise ConflictError("The subscriptions kept changing; try again.")
+
+
+def _remove_chunk(realm_id: int, stream: Stream, users: list[User]) -> None:
+    with transaction() as tx:
+        tx.update(stream, actions=[Stream.subscriber_count.add(-len(users))])
+        for user in users:
+            tx.update(Subscription(user_key(realm_id, user.user_id), stream.stream_id),
+                      actions=[Subscription.active.set(False)],
+                      condition=Subscription.active == True)
+            event: SubscriptionRemoveEvent = {
+                "type": "subscription", "op": "remove",
+                "subscriptions": [{"name": stream.name, "stream_id": stream.stream_id}]}
+            add_event(tx, realm_id, event, {"users": [user.user_id]})
+            add_event(tx, realm_id, unsubscribed_record(user.user_id, stream.stream_id),
+                      {"users": [user.user_id]})
+        peers = peer_audience(stream)
+        peer_remove: SubscriptionPeerRemoveEvent = {
+            "type": "subscription", "op": "peer_remove", "stream_ids": [stream.stream_id],
+            "user_ids": [u.user_id for u in users]}
+        add_event(tx, realm_id, peer_remove, peers)

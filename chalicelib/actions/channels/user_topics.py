@@ -1,0 +1,179 @@
+"""Per-user topic visibility (§4.7 and POST /user_topics): mute, unmute, follow.
+
+One item per (user, channel, topic) that has a policy; "none" deletes it. The write and
+its events are one transaction, conditioned on the policy that was read.
+"""
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.channels.reads.channels import (
+    access_stream_by_id,
+    access_stream_by_name,
+    stream_id_by_name,
+)
+from chalicelib.actions.channels.topics import check_topic
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import empty_topic_display_name
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
+from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.channels import Stream, get_stream, user_key
+from chalicelib.models.realms import Realm
+from chalicelib.models.topics import (
+    FOLLOWED,
+    INHERIT,
+    MUTED,
+    UNMUTED,
+    UserTopic,
+    user_topic_key,
+)
+
+POLICIES = (INHERIT, MUTED, UNMUTED, FOLLOWED)
+MAX_ATTEMPTS = 5
+
+
+class UserTopicDict(TypedDict):
+    stream_id: int
+    topic_name: str
+    last_updated: int
+    visibility_policy: int
+
+
+class UserTopicEvent(TypedDict):
+    type: Literal["user_topic"]
+    stream_id: int
+    topic_name: str
+    last_updated: int
+    visibility_policy: int
+
+
+MutedTopic = tuple[str, str, int]   # channel name, topic, last_updated
+
+
+class MutedTopicsEvent(TypedDict):
+    """Deprecated: the whole list of muted topics, for clients that predate user_topic."""
+
+    type: Literal["muted_topics"]
+    muted_topics: list[MutedTopic]
+
+
+def user_topics(realm_id: int, user_id: int) -> list[UserTopic]:
+    return list(UserTopic.query(user_key(realm_id, user_id)))
+
+
+def user_topic_dict(item: UserTopic, empty_topic_display: str | None = None
+                    ) -> UserTopicDict:
+    """The reference shape; the empty topic shows as `empty_topic_display` when given."""
+    topic = item.topic_name or empty_topic_display or ""
+    return {"stream_id": item.stream_id, "topic_name": topic,
+            "last_updated": item.last_updated, "visibility_policy": item.visibility_policy}
+
+
+def muted_topic_triples(realm: Realm, items: list[UserTopic]) -> list[MutedTopic]:
+    """The deprecated muted_topics shape: [channel name, topic, last_updated].
+
+    Its readers predate the empty topic (clients that know it ask for user_topic
+    instead), so the empty topic always shows as the realm's display name.
+    """
+    muted = [i for i in items if i.visibility_policy == MUTED]
+    if not muted:
+        return []
+    names = {s.stream_id: s.name for s in Stream.batch_get(
+        [(realm.realm_id, i) for i in {m.stream_id for m in muted}])}
+    display = empty_topic_display_name(realm)
+    return [(names[m.stream_id], m.topic_name or display, m.last_updated) for m in muted
+            if m.stream_id in names]
+
+
+def do_set_visibility_policy(caller: Principal, stream_id: int, topic: str,
+                             policy: int) -> EmptyResult:
+    if policy not in POLICIES:
+        raise ApiError("Invalid visibility_policy")
+    realm = get_realm(caller.realm_id)
+    stream = _access_stream(caller, stream_id, None, policy)
+    _set_policy(caller, realm, stream, check_topic(topic, realm, enforce_policy=False), policy)
+    return {}
+
+
+def do_mute_topic(caller: Principal, stream_id: int | None, stream_name: str | None,
+                  topic: str, op: str) -> EmptyResult:
+    if (stream_id is None) == (stream_name is None):
+        raise ApiError("Please choose one: 'stream' or 'stream_id'.")
+    policy = MUTED if op == "add" else INHERIT
+    realm = get_realm(caller.realm_id)
+    stream = _access_stream(caller, stream_id, stream_name, policy)
+    _set_policy(caller, realm, stream, check_topic(topic, realm, enforce_policy=False), policy)
+    return {}
+
+
+def invalid_channel_name(name: str) -> ApiError:
+    """The reference's answer when the deprecated endpoint names no channel it can use."""
+    return ApiError(f"Invalid channel name '{name}'")
+
+
+def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | None,
+                   policy: int) -> Stream:
+    """Setting a policy needs access to the channel; removing one needs only that it
+    exists, so a user who lost access to a channel can still clear what they set there."""
+    if policy != INHERIT:
+        if stream_id is not None:
+            return access_stream_by_id(caller, stream_id)[0]
+        assert stream_name is not None
+        try:
+            return access_stream_by_name(caller, stream_name)[0]
+        except ApiError:
+            raise invalid_channel_name(stream_name) from None
+    if stream_id is None:
+        assert stream_name is not None
+        stream_id = stream_id_by_name(caller.realm_id, stream_name)
+        if stream_id is None:
+            raise invalid_channel_name(stream_name)
+    stream = get_stream(caller.realm_id, stream_id)
+    if stream is None:
+        raise ApiError("Invalid channel ID")
+    return stream
+
+
+def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
+                policy: int) -> None:
+    key = (user_key(caller.realm_id, caller.user_id), user_topic_key(stream.stream_id, topic))
+    audience: Audience = {"users": [caller.user_id]}
+    for _ in range(MAX_ATTEMPTS):
+        current = UserTopic.get_or_none(*key)
+        if (current.visibility_policy if current else INHERIT) == policy:
+            return   # already so: a quiet success
+        read = (UserTopic.visibility_policy == current.visibility_policy if current
+                else UserTopic.topic_key.does_not_exist())
+        item = UserTopic(*key, stream_id=stream.stream_id, topic_name=topic,
+                         visibility_policy=policy, last_updated=now_seconds())
+        others = [i for i in user_topics(caller.realm_id, caller.user_id)
+                  if i.topic_key != item.topic_key]
+        after = others + ([item] if policy != INHERIT else [])
+        try:
+            with transaction() as tx:
+                if policy == INHERIT:
+                    tx.delete(item, condition=read)
+                else:
+                    tx.save(item, condition=read)
+                # As the reference: the legacy full list first, then the change.
+                muted: MutedTopicsEvent = {"type": "muted_topics",
+                                           "muted_topics": muted_topic_triples(realm, after)}
+                add_event(tx, caller.realm_id, muted, audience)
+                changed: UserTopicEvent = {"type": "user_topic", **user_topic_dict(item)}
+                # "_" facts never reach clients; they let the fan-out show the empty
+                # topic by its display name to clients without empty_topic_name.
+                add_event(tx, caller.realm_id, {
+                    **changed, "_empty_topic_display_name": empty_topic_display_name(realm)},
+                    audience)
+        except TransactWriteError as error:
+            if is_condition_failure(error):
+                continue   # changed meanwhile: read again
+            raise
+        return
+    raise ConflictError("The topic's setting changed concurrently; try again.")

@@ -1,0 +1,1 @@
+"""User groups: creating, membership, settings."""

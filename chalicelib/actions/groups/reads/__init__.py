@@ -1,0 +1,1 @@
+"""Reading user groups and group-setting values. Imports no command."""

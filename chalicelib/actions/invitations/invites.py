@@ -1,0 +1,373 @@
+"""Sending invitations (POST /invites, §4.8) and creating reusable links (§4.11): who may
+invite whom to what; plus the pieces that listing, revoking and signing up share."""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal, TypedDict
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import config
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
+from chalicelib.actions.channels.reads.permissions import can_add_subscribers
+from chalicelib.actions.groups.members import can_add_members_to_group
+from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
+from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
+from chalicelib.actions.ids import allocate_id, allocate_ids, realm_scope
+from chalicelib.actions.users.users import ROLES, check_email
+from chalicelib.core.errors import ApiError, ErrorCode, principal_error
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
+from chalicelib.core.results import EmptyResult
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.email import send_email
+from chalicelib.lib.log import logger
+from chalicelib.lib.secrets import random_alphanumeric
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import (
+    MAX_TRANSACTION_ITEMS,
+    is_condition_failure,
+    transact_get,
+    transaction,
+)
+from chalicelib.models.counters import Counter
+from chalicelib.models.invitations import Invitation, InvitationKey
+from chalicelib.models.realms import Realm, UniqueName, email_key
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
+
+MAX_WELCOME_TEXT_LENGTH = 8000
+MAX_EXPIRY_MINUTES = 100 * 365 * 24 * 60
+KEY_LENGTH = 32                      # ~190 random bits, like API keys
+# What a view passes when invite_expires_in_minutes was not sent (null means "never").
+NOT_GIVEN: Any = object()
+# Used and revoked invitations stay this long (their link says why it fails), then TTL.
+KEEP_AFTER_USE = timedelta(days=1)
+# Per transaction: an invitation and its key each, plus the daily counter and 2 events.
+INVITES_PER_TRANSACTION = (MAX_TRANSACTION_ITEMS - 3) // 2
+SOME_SKIPPED = ("Some of those addresses are already using this organization, so we didn't "
+                "send them an invitation. We did send invitations to everyone else!")
+NONE_SENT = "We weren't able to invite anyone."
+EMAIL_NOT_SENT = "The invitation email could not be sent; resend it later."
+DAILY_LIMIT = ("To protect users, an organization can send only a limited number of "
+               "invitations per day. Because that limit was reached, no invitations were sent.")
+
+
+@dataclass
+class InviteTerms:
+    """What accepting an invitation gives the new user, checked against the inviter's rights."""
+
+    invite_as: int
+    stream_ids: list[int]
+    group_ids: list[int]
+    include_realm_default_subscriptions: bool
+    notify_referrer_on_join: bool
+    welcome_message_custom_text: str | None
+    expires_at: datetime | None
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def is_expired(invitation: Invitation) -> bool:
+    # TTL deletes expired items lazily (moto: never), so every read checks.
+    return invitation.expires_at is not None and invitation.expires_at <= datetime.now(
+        UTC)
+
+
+def new_key() -> tuple[str, str]:
+    """A link's secret and the hash that is stored instead of it."""
+    key = random_alphanumeric(KEY_LENGTH)
+    return key, hash_key(key)
+
+
+def invitation_failed(msg: str, errors: list[list[Any]], sent: bool,
+                      daily_limit_reached: bool = False) -> ApiError:
+    return ApiError(msg, code=ErrorCode.INVITATION_FAILED, errors=errors, sent_invitations=sent,
+                    daily_limit_reached=daily_limit_reached, license_limit_reached=False)
+
+
+# ---- checks ---------------------------------------------------------------------------
+
+def parse_invitee_emails(raw: str) -> list[str]:
+    """Addresses split on commas and newlines ("Name <address>" allowed), trimmed and
+    deduplicated; the first bad one is named and nothing is sent."""
+    found: dict[str, str] = {}
+    for part in re.split(r"[,\n]", raw):
+        named = re.search(r"<([^<>]*)>", part)
+        address = (named.group(1) if named else part).strip()
+        if not address:
+            continue
+        try:
+            address = check_email(address)
+        except ApiError as error:
+            raise ApiError(f"{error.msg} No invitations were sent.") from None
+        found.setdefault(address.lower(), address)
+    if not found:
+        raise ApiError("You must specify at least one email address.")
+    return list(found.values())
+
+
+def check_can_invite(caller: Principal, realm: Realm, setting: str) -> None:
+    """Guests and bots never invite; others need the realm's group setting."""
+    require_member_or_admin(caller)
+    if not caller_has_realm_permission(realm, caller.user_id, caller.role, setting):
+        raise ApiError("Insufficient permission")
+
+
+def check_invite_streams(caller: Principal, realm: Realm, stream_ids: list[int]) -> list[int]:
+    """Channels the invitation subscribes to: each existing, accessible and one the caller
+    may add subscribers to."""
+    streams = []
+    for stream_id in dict.fromkeys(stream_ids):
+        try:
+            stream, subscription = access_stream_by_id(caller, stream_id,
+                                                       require_content_access=False)
+        except ApiError:
+            stream = None
+        if stream is None or stream.is_archived:
+            raise ApiError(f"Invalid channel ID {stream_id}. No invites were sent.")
+        streams.append((stream, subscription))
+    # §4.8: someone who may invite but not subscribe others may name no channel at all,
+    # not even a default one (so default channels need no exemption below).
+    if streams and not caller_has_realm_permission(realm, caller.user_id, caller.role,
+                                                   "can_add_subscribers_group"):
+        raise ApiError("You do not have permission to subscribe other users to channels.")
+    for stream, subscription in streams:
+        if not can_add_subscribers(caller, stream, subscription is not None, realm):
+            raise ApiError("You do not have permission to subscribe other users to channels.")
+    return [stream.stream_id for stream, _ in streams]
+
+
+def check_invite_groups(caller: Principal, realm: Realm, group_ids: list[int]) -> list[int]:
+    wanted = list(dict.fromkeys(group_ids))
+    found = {g.group_id: g for g in UserGroup.batch_get(
+        [(caller.realm_id, group_id) for group_id in wanted])}
+    for group_id in wanted:
+        group = found.get(group_id)
+        if group is None or group.deactivated:
+            raise ApiError(f"Invalid user group ID: {group_id}. No invites were sent.")
+        if group.is_system_group:
+            raise ApiError(f"Cannot add members to the system group '{group.name}': its "
+                           "members follow from their roles.")
+        if not can_add_members_to_group(caller, realm, group):
+            raise ApiError(f"Insufficient permission to add members to user group "
+                           f"'{group.name}'. No invites were sent.")
+    return wanted
+
+
+def check_expiry(minutes: int | None) -> datetime | None:
+    if minutes is NOT_GIVEN:
+        minutes = config.invitation_link_validity_minutes()
+    if minutes is None:
+        return None
+    if not 0 < minutes <= MAX_EXPIRY_MINUTES:
+        raise ApiError("Invalid invite_expires_in_minutes: give a number of minutes above 0 "
+                       "(at most 100 years), or null for an invitation that never expires.")
+    return datetime.now(UTC) + timedelta(minutes=minutes)
+
+
+def check_invite_terms(caller: Principal, realm: Realm, *, invite_as: int,
+                       stream_ids: list[int], group_ids: list[int],
+                       include_realm_default_subscriptions: bool,
+                       notify_referrer_on_join: bool, welcome_message_custom_text: str | None,
+                       invite_expires_in_minutes: int | None) -> InviteTerms:
+    if invite_as not in ROLES:
+        raise ApiError("Invalid invite_as: use 100, 200, 300, 400 or 600.")
+    if invite_as < caller.role:   # a role like one's own or a more restricted one (§5)
+        raise principal_error("Must be an organization owner" if invite_as == ROLE_OWNER
+                              else "Must be an organization administrator")
+    text = welcome_message_custom_text
+    if text is not None and not caller.is_admin:   # §4.8: others may only send null
+        raise principal_error("Must be an organization administrator")
+    if text is not None and len(text) > MAX_WELCOME_TEXT_LENGTH:
+        raise ApiError("welcome_message_custom_text is too long (limit: "
+                       f"{MAX_WELCOME_TEXT_LENGTH} characters).")
+    return InviteTerms(
+        invite_as=invite_as,
+        expires_at=check_expiry(invite_expires_in_minutes),
+        group_ids=check_invite_groups(caller, realm, group_ids),
+        stream_ids=check_invite_streams(caller, realm, stream_ids),
+        include_realm_default_subscriptions=include_realm_default_subscriptions,
+        notify_referrer_on_join=notify_referrer_on_join,
+        welcome_message_custom_text=text)
+
+
+# ---- shared pieces ----------------------------------------------------------------------
+
+def new_invitation(realm_id: int, invite_id: int, kind: str, invited_by: int,
+                   terms: InviteTerms, *, email: str | None = None,
+                   parent_id: int | None = None) -> tuple[Invitation, InvitationKey, str]:
+    """The invitation, the record that finds it by its key, and the key (never stored)."""
+    key, key_hash = new_key()
+    invitation = Invitation(
+        realm_id, invite_id, kind=kind, email=email, key_hash=key_hash, invited_by=invited_by,
+        invite_as=terms.invite_as, stream_ids=terms.stream_ids, group_ids=terms.group_ids,
+        include_realm_default_subscriptions=terms.include_realm_default_subscriptions,
+        notify_referrer_on_join=terms.notify_referrer_on_join,
+        welcome_message_custom_text=terms.welcome_message_custom_text, created=now_seconds(),
+        expires_at=terms.expires_at, parent_id=parent_id)
+    return invitation, InvitationKey(key_hash, realm_id=realm_id, invite_id=invite_id,
+                                     expires_at=terms.expires_at), key
+
+
+def save_new(tx: TransactWrite, invitation: Invitation, key_record: InvitationKey) -> None:
+    tx.save(invitation, condition=Invitation.invite_id.does_not_exist())
+    tx.save(key_record, condition=InvitationKey.key_hash.does_not_exist())
+
+
+def invite_link(realm: Realm, invitation: Invitation, key: str) -> str:
+    base = config.realm_url(realm.subdomain)
+    if invitation.kind == "multiuse":
+        return f"{base}/join/{key}"
+    return f"{base}/accounts/do_confirm/{key}"
+
+
+class InvitesChangedEvent(TypedDict):
+    """Invitations changed: clients that list them fetch them again."""
+
+    type: Literal["invites_changed"]
+
+
+class InviteLinkResult(TypedDict):
+    invite_link: str
+
+
+def add_invites_changed(tx: TransactWrite, realm_id: int, inviter_id: int,
+                        inviter_is_admin: bool) -> None:
+    """Tells those who can see the invitation (administrators and its creator) to refetch."""
+    event: InvitesChangedEvent = {"type": "invites_changed"}
+    add_event(tx, realm_id, event, {"realm": True, "max_role": ROLE_ADMINISTRATOR})
+    if not inviter_is_admin:
+        add_event(tx, realm_id, event, {"users": [inviter_id]})
+
+
+def add_daily_count(tx: TransactWrite, realm_id: int, count: int) -> None:
+    """Counts emails against the organization's daily limit; fails the transaction if over."""
+    limit = config.invites_daily_limit()
+    if count > limit:
+        raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
+    count_today(tx, f"invites:{realm_id}", count, limit)
+
+
+def count_today(tx: TransactWrite, scope: str, count: int, limit: int) -> None:
+    """Adds `count` to today's (UTC) counter of `scope`; the transaction fails on its
+    condition if that would take the counter past `limit`."""
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    tx.update(Counter(f"{scope}:{day}"), actions=[Counter.invitations_sent.add(count)],
+              condition=Counter.invitations_sent.does_not_exist()
+              | (Counter.invitations_sent <= limit - count))
+
+
+def load_realm_and_user(realm_id: int, user_id: int) -> tuple[Realm, User]:
+    with transact_get() as tg:
+        realm_future = tg.get(Realm, realm_id)
+        user_future = tg.get(User, realm_id, user_id)
+    return realm_future.get(), user_future.get()
+
+
+def send_invitation_email(realm: Realm, inviter_name: str, invitation: Invitation,
+                          key: str) -> bool:
+    invited = f"{inviter_name} invited you to join {realm.name}"
+    return email_link(realm, invitation, key, subject=invited, intro=invited + ".")
+
+
+def email_link(realm: Realm, invitation: Invitation, key: str, *, subject: str,
+               intro: str) -> bool:
+    """Emails the invitation's link; False (and a log line) when SES refuses it."""
+    base = config.realm_url(realm.subdomain)
+    validity = ("" if invitation.expires_at is None else
+                " before " + invitation.expires_at.strftime("%Y-%m-%d %H:%M UTC"))
+    body = (f"Hi,\n\n{intro}\n\nTo create your account, open this link{validity}:\n\n"
+            f"{invite_link(realm, invitation, key)}\n\n"
+            f"(API clients: POST key, full_name and password to {base}/accounts/register, "
+            "where key is the last part of the link.)\n")
+    try:
+        send_email(invitation.email or "", subject, body)
+    except (ClientError, BotoCoreError):
+        logger.exception("invitation email not sent", extra={"invite_id": invitation.invite_id})
+        return False
+    return True
+
+
+# ---- POST /invites and POST /invites/multiuse --------------------------------------------
+
+def existing_accounts(realm_id: int, emails: list[str]) -> dict[str, User]:
+    """The accounts that already use these addresses: two BatchGetItems per 100 addresses."""
+    keys = {email: email_key(realm_id, email) for email in emails}
+    claims = {claim.name: claim.target_id
+              for claim in UniqueName.batch_get(list(keys.values()))}
+    users = {u.user_id: u for u in User.batch_get(
+        [(realm_id, user_id) for user_id in set(claims.values())])}
+    return {email: users[claims[key]] for email, (_, key) in keys.items()
+            if claims.get(key) in users}
+
+
+def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> EmptyResult:
+    realm, inviter = load_realm_and_user(caller.realm_id, caller.user_id)
+    check_can_invite(caller, realm, "can_invite_users_group")
+    emails = parse_invitee_emails(invitee_emails)
+    if len(emails) > config.invites_daily_limit():
+        # Refused before the addresses are looked up, so a request's reads stay bounded.
+        raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
+    checked = check_invite_terms(caller, realm, **terms)
+    errors: list[list[Any]] = []
+    for email, user in existing_accounts(caller.realm_id, emails).items():
+        errors.append([email, "Already has an account." if user.is_active
+                       else "Account has been deactivated.", not user.is_active])
+    skipped = {entry[0] for entry in errors}
+    to_invite = [email for email in emails if email not in skipped]
+    sent = _create_and_send(caller, realm, inviter, checked, to_invite)
+    for email in to_invite:
+        if email not in sent:
+            errors.append([email, EMAIL_NOT_SENT, False])
+    if errors:
+        raise invitation_failed(SOME_SKIPPED if sent else NONE_SENT, errors, bool(sent))
+    return {}
+
+
+def _create_and_send(caller: Principal, realm: Realm, inviter: User, terms: InviteTerms,
+                     emails: list[str]) -> set[str]:
+    """Stores the invitations (the first transaction also counts them against the daily
+    limit) and emails them; returns the addresses that were emailed."""
+    if not emails:
+        return set()
+    ids = allocate_ids(realm_scope(caller.realm_id), "invite", len(emails))
+    created = [new_invitation(caller.realm_id, invite_id, "email", caller.user_id, terms,
+                              email=email)
+               for invite_id, email in zip(ids, emails, strict=True)]
+    for start in range(0, len(created), INVITES_PER_TRANSACTION):
+        try:
+            with transaction() as tx:
+                if start == 0:
+                    add_daily_count(tx, caller.realm_id, len(created))
+                for invitation, key_record, _ in created[start:start + INVITES_PER_TRANSACTION]:
+                    save_new(tx, invitation, key_record)
+                add_invites_changed(tx, caller.realm_id, caller.user_id, caller.is_admin)
+        except TransactWriteError as error:
+            if start == 0 and is_condition_failure(error):
+                raise invitation_failed(DAILY_LIMIT, [], False,
+                                        daily_limit_reached=True) from None
+            raise
+    return {invitation.email or "" for invitation, _, key in created
+            if send_invitation_email(realm, inviter.full_name, invitation, key)}
+
+
+def do_create_multiuse_invite(caller: Principal, **terms: Any) -> InviteLinkResult:
+    realm = Realm.get(caller.realm_id)
+    check_can_invite(caller, realm, "create_multiuse_invite_group")
+    # A link has no referrer to notify: whoever uses it confirms their own address.
+    checked = check_invite_terms(caller, realm, notify_referrer_on_join=False, **terms)
+    invitation, key_record, key = new_invitation(
+        caller.realm_id, allocate_id(caller.realm_id, "invite"), "multiuse", caller.user_id,
+        checked)
+    with transaction() as tx:
+        save_new(tx, invitation, key_record)
+        add_invites_changed(tx, caller.realm_id, caller.user_id, caller.is_admin)
+    return {"invite_link": invite_link(realm, invitation, key)}
+

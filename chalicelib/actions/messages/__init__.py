@@ -1,0 +1,1 @@
+"""Messages: sending, editing, moving, deleting, reactions, uploads, typing."""

@@ -1,0 +1,196 @@
+"""Emoji reactions (POST and DELETE /messages/{id}/reactions) and their reaction events.
+
+A message's reactions live on the message item (one map entry per emoji and user), so
+fetching a page of messages reads its reactions with it. Adding one is a single
+conditional write of that entry with its event: of two identical reactions sent at once,
+one is stored and the other is told it already exists.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Literal, TypedDict
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
+from chalicelib.actions.messages.reads.audience import readers_audience
+from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.emoji import REACTION_TYPES, UNICODE_EMOJI
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.messages import Message, parse_reaction_key, reaction_key
+from chalicelib.models.users import User
+
+# Longer than any emoji's name or code: refused before anything is read.
+MAX_EMOJI_TEXT_LENGTH = 100
+# Distinct (emoji, user) reactions on one message: keeps the message item (content, edit
+# history and reactions) well within DynamoDB's 400 KB.
+MAX_REACTIONS_PER_MESSAGE = 500
+MAX_ATTEMPTS = 5
+
+
+class ReactionUser(TypedDict):
+    """The deprecated `user` object of reaction events (re-added at feature level 339)."""
+
+    user_id: int
+    email: str
+    full_name: str
+
+
+class ReactionFields(TypedDict):
+    """What both reaction events carry: the message, the emoji and who reacted."""
+
+    message_id: int
+    emoji_name: str
+    emoji_code: str
+    reaction_type: str
+    user_id: int
+    user: ReactionUser
+
+
+class ReactionAddEvent(ReactionFields):
+    type: Literal["reaction"]
+    op: Literal["add"]
+
+
+class ReactionRemoveEvent(ReactionFields):
+    type: Literal["reaction"]
+    op: Literal["remove"]
+
+
+class ReactionResult(TypedDict):
+    pass
+
+
+def reaction_exists() -> ApiError:
+    return ApiError("Reaction already exists.", code=ErrorCode.REACTION_ALREADY_EXISTS)
+
+
+def reaction_missing() -> ApiError:
+    return ApiError("Reaction doesn't exist.", code=ErrorCode.REACTION_DOES_NOT_EXIST)
+
+
+def _check_lengths(**values: str | None) -> None:
+    for name, value in values.items():
+        if value is not None and len(value) > MAX_EMOJI_TEXT_LENGTH:
+            raise ApiError(f"Invalid {name}")
+
+
+def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
+                       emoji_code: str | None, reaction_type: str | None) -> ReactionResult:
+    """As the reference: the name alone names an emoji (custom emoji first); a reaction
+    with an emoji someone already reacted with is a vote for it, under its first name."""
+    _check_lengths(emoji_name=emoji_name, emoji_code=emoji_code)
+    accessed = access_message(caller, message_id, modifying=True)
+    if emoji_code is None or reaction_type is None:
+        found = emoji_data(caller.realm_id, emoji_name)
+        emoji_code = found.emoji_code if emoji_code is None else emoji_code
+        reaction_type = found.reaction_type if reaction_type is None else reaction_type
+    if reaction_type not in REACTION_TYPES:
+        raise ApiError("Invalid emoji type.")
+    person = _reaction_user(caller)
+    for _ in range(MAX_ATTEMPTS):
+        stored = accessed.message.reaction_map()
+        key = reaction_key(reaction_type, emoji_code, caller.user_id)
+        if key in stored:
+            raise reaction_exists()
+        name = _existing_name(stored, reaction_type, emoji_code)
+        if name is None:
+            check_emoji_request(caller.realm_id, emoji_name, emoji_code, reaction_type)
+            name = emoji_name
+        if len(stored) >= MAX_REACTIONS_PER_MESSAGE:
+            raise ApiError("This message has too many reactions.")
+        if _write(caller, accessed, key, {"emoji_name": name, "at": int(time.time() * 1000)},
+                  "add", person):
+            return {}
+        accessed = _reread(caller, message_id)
+    raise ConflictError("The message's reactions kept changing; try again.")
+
+
+def check_remove_reaction(caller: Principal, message_id: int, emoji_name: str | None,
+                          emoji_code: str | None, reaction_type: str | None) -> ReactionResult:
+    _check_lengths(emoji_name=emoji_name, emoji_code=emoji_code)
+    if emoji_name is None and emoji_code is None:
+        raise ApiError("At least one of the following arguments must be present: "
+                       "emoji_name, emoji_code")
+    accessed = access_message(caller, message_id, modifying=True)
+    if emoji_code is None:
+        assert emoji_name is not None
+        found = emoji_data(caller.realm_id, emoji_name)
+        emoji_code = found.emoji_code
+        reaction_type = reaction_type or found.reaction_type
+    reaction_type = reaction_type or UNICODE_EMOJI
+    key = reaction_key(reaction_type, emoji_code, caller.user_id)
+    person = _reaction_user(caller)
+    for _ in range(MAX_ATTEMPTS):
+        entry = accessed.message.reaction_map().get(key)
+        if entry is None:
+            raise reaction_missing()
+        if _write(caller, accessed, key, entry, "remove", person):
+            return {}
+        accessed = _reread(caller, message_id)
+    raise ConflictError("The message's reactions kept changing; try again.")
+
+
+def _existing_name(stored: dict[str, dict[str, Any]], reaction_type: str, emoji_code: str
+                   ) -> str | None:
+    """The name of the earliest reaction with this emoji, if anyone reacted with it."""
+    same = [(int(value.get("at", 0)), str(value["emoji_name"]))
+            for key, value in stored.items()
+            if parse_reaction_key(key)[:2] == (reaction_type, emoji_code)]
+    return min(same)[1] if same else None
+
+
+def _reread(caller: Principal, message_id: int) -> AccessedMessage:
+    """The message as stored now (consistent read), still accessible, after a lost race."""
+    return access_message(caller, message_id, modifying=True)
+
+
+def _write(caller: Principal, accessed: AccessedMessage, key: str, entry: dict[str, Any],
+           op: Literal["add", "remove"], person: ReactionUser) -> bool:
+    """The reaction change and its event in one transaction; False if the message changed
+    since it was read (the caller reads it again and decides anew)."""
+    message = accessed.message
+    exists = Message.message_id.exists()
+    if op == "remove":
+        actions = [Message.reactions[key].remove()]
+        condition = exists & Message.reactions[key].exists()
+    elif message.reactions is None:   # the message's first reaction creates the map
+        actions = [Message.reactions.set({key: entry})]
+        condition = exists & Message.reactions.does_not_exist()
+    else:
+        actions = [Message.reactions[key].set(entry)]
+        condition = exists & Message.reactions.exists() & Message.reactions[key].does_not_exist()
+    event = _event(message.message_id, key, str(entry["emoji_name"]), op, person)
+    audience = readers_audience(caller.realm_id, [message], accessed.stream, caller.user_id)
+    try:
+        with transaction() as tx:
+            tx.update(Message(message.realm_id, message.message_id), actions=actions,
+                      condition=condition)
+            add_event(tx, caller.realm_id, event, audience)
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            return False
+        raise
+    return True
+
+
+def _reaction_user(caller: Principal) -> ReactionUser:
+    user = User.get_or_none(caller.realm_id, caller.user_id, consistent_read=False)
+    return {"user_id": caller.user_id, "email": caller.email,
+            "full_name": user.full_name if user is not None else ""}
+
+
+def _event(message_id: int, key: str, emoji_name: str, op: Literal["add", "remove"],
+           person: ReactionUser) -> ReactionAddEvent | ReactionRemoveEvent:
+    reaction_type, emoji_code, user_id = parse_reaction_key(key)
+    fields: ReactionFields = {"message_id": message_id, "emoji_name": emoji_name,
+                              "emoji_code": emoji_code, "reaction_type": reaction_type,
+                              "user_id": user_id, "user": person}
+    if op == "add":
+        added: ReactionAddEvent = {"type": "reaction", "op": "add", **fields}
+        return added
+    removed: ReactionRemoveEvent = {"type": "reaction", "op": "remove", **fields}
+    return removed

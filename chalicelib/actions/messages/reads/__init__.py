@@ -1,0 +1,1 @@
+"""Reading messages: access checks, ranges, fetches, dicts, history, previews. Imports no command."""

@@ -1,0 +1,165 @@
+"""Messages in the API's shape (§2.1), built with one batch read of people and channels."""
+from __future__ import annotations
+
+import hashlib
+from typing import Literal, NotRequired, TypedDict, cast
+
+from chalicelib.actions.messages.reads.history import visible_edit_history
+from chalicelib.lib.avatars import gravatar_url
+from chalicelib.models.channels import Stream
+from chalicelib.models.messages import Message, parse_reaction_key
+from chalicelib.models.realms import Realm
+from chalicelib.models.users import User
+
+
+class DisplayRecipient(TypedDict):
+    id: int
+    email: str
+    full_name: str
+    is_mirror_dummy: bool
+
+
+class Submessage(TypedDict):
+    id: int
+    message_id: int
+    sender_id: int
+    msg_type: str
+    content: str
+
+
+class TopicLink(TypedDict):
+    text: str
+    url: str
+
+
+class EditHistoryEntry(TypedDict):
+    """One edit or move, newest first; the prev_*/new fields of what changed."""
+
+    user_id: int | None
+    timestamp: int
+    prev_content: NotRequired[str]
+    prev_rendered_content: NotRequired[str]
+    prev_stream: NotRequired[int]
+    stream: NotRequired[int]
+    prev_topic: NotRequired[str]
+    topic: NotRequired[str]
+
+
+class MessageDict(TypedDict):
+    """A message (§2.1): as events, outgoing webhooks and (with flags) fetches show it."""
+
+    id: int
+    type: Literal["stream", "private"]
+    content: str
+    rendered_content: str
+    content_type: Literal["text/html", "text/x-markdown"]
+    recipient_id: int
+    sender_id: int
+    sender_email: str
+    sender_full_name: str
+    sender_realm_str: str
+    avatar_url: str | None
+    client: str
+    timestamp: int
+    is_me_message: bool
+    reactions: list[ReactionDict]
+    submessages: list[Submessage]
+    topic_links: list[TopicLink]
+    subject: str
+    display_recipient: str | list[DisplayRecipient]
+    stream_id: NotRequired[int]                # channel messages only
+    last_edit_timestamp: NotRequired[int]      # once the content was edited
+    last_moved_timestamp: NotRequired[int]     # once moved
+    edit_history: NotRequired[list[EditHistoryEntry]]
+
+
+class FetchedMessageDict(MessageDict):
+    """A message as GET /messages shows it: with the reader's flags."""
+
+    flags: list[str]
+
+
+def recipient_id_for(key: str) -> int:
+    """A stable id for a set of recipients (a channel or a direct conversation)."""
+    return int(hashlib.sha256(key.encode()).hexdigest()[:13], 16)
+
+
+class ReactionDict(TypedDict):
+    """A reaction on a fetched message (§2.2); the `user` object was removed at 328."""
+
+    emoji_name: str
+    emoji_code: str
+    reaction_type: str
+    user_id: int
+
+
+def reaction_dicts(message: Message) -> list[ReactionDict]:
+    """The message's reactions, oldest first."""
+    stored = message.reaction_map()
+    result: list[tuple[int, str, ReactionDict]] = []
+    for key, value in stored.items():
+        reaction_type, emoji_code, user_id = parse_reaction_key(key)
+        reaction: ReactionDict = {"emoji_name": str(value["emoji_name"]),
+                                  "emoji_code": emoji_code, "reaction_type": reaction_type,
+                                  "user_id": user_id}
+        result.append((int(value.get("at", 0)), key, reaction))
+    return [reaction for _, _, reaction in sorted(result, key=lambda r: r[:2])]
+
+
+def load_people_and_channels(realm_id: int, messages: list[Message]
+                             ) -> tuple[dict[int, User], dict[int, Stream]]:
+    user_ids = {m.sender_id for m in messages} | {u for m in messages for u in m.recipient_ids}
+    stream_ids = {m.stream_id for m in messages if m.stream_id is not None}
+    users = {u.user_id: u for u in User.batch_get([(realm_id, i) for i in user_ids])}
+    streams = {s.stream_id: s for s in Stream.batch_get([(realm_id, i) for i in stream_ids])}
+    return users, streams
+
+
+def message_api_dict(message: Message, users: dict[int, User], streams: dict[int, Stream],
+                     realm: Realm, *, apply_markdown: bool = True,
+                     empty_topic_name: str | None = None) -> MessageDict:
+    """`empty_topic_name`: what an empty channel topic shows as (None: keep it empty)."""
+    sender = users.get(message.sender_id)
+    display: str | list[DisplayRecipient]
+    if message.type == "stream":
+        stream = streams.get(message.stream_id)
+        display = stream.name if stream else ""
+    else:
+        display = [{"id": uid, "email": users[uid].email, "full_name": users[uid].full_name,
+                    "is_mirror_dummy": False} for uid in message.recipient_ids if uid in users]
+    data: MessageDict = {
+        "id": message.message_id,
+        "type": cast(Literal["stream", "private"], message.type),   # checked when sent
+        "content": message.rendered_content if apply_markdown else message.content,
+        "rendered_content": message.rendered_content,
+        "content_type": "text/html" if apply_markdown else "text/x-markdown",
+        "recipient_id": message.recipient_id,
+        "sender_id": message.sender_id,
+        "sender_email": sender.email if sender else "",
+        "sender_full_name": sender.full_name if sender else "",
+        "sender_realm_str": realm.subdomain,
+        "avatar_url": gravatar_url(sender.delivery_email, sender.avatar_version) if sender else None,
+        "client": message.client,
+        "timestamp": message.date_sent,
+        "is_me_message": message.is_me_message,
+        "reactions": reaction_dicts(message),
+        "submessages": [],
+        "topic_links": [],
+        "subject": message.topic,
+        "display_recipient": display,
+    }
+    if message.type == "stream":
+        data["stream_id"] = message.stream_id
+        if message.topic == "" and empty_topic_name is not None:
+            data["subject"] = empty_topic_name
+    else:
+        data["subject"] = ""
+    if message.last_edit_timestamp is not None:
+        data["last_edit_timestamp"] = message.last_edit_timestamp
+    if message.last_moved_timestamp is not None:
+        data["last_moved_timestamp"] = message.last_moved_timestamp
+    history = visible_edit_history(realm, message.edit_history) if message.edit_history \
+        else None
+    if history:
+        data["edit_history"] = cast(list[EditHistoryEntry], history)   # as stored
+    return data

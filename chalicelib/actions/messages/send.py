@@ -1,0 +1,224 @@
+"""POST /messages: channel and direct messages, with mentions, in one transaction."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, NotRequired, TypedDict
+
+from pynamodb.exceptions import UpdateError
+
+from chalicelib.actions.channels.reads.channels import (
+    access_stream_by_id,
+    access_stream_by_name,
+)
+from chalicelib.actions.channels.topics import check_topic, note_topic_message
+from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
+from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.messages.reads.dicts import (
+    MessageDict,
+    message_api_dict,
+    recipient_id_for,
+)
+from chalicelib.actions.messages.reads.recipients import (
+    _parse_to,
+    direct_recipient_users,
+    parse_direct_target,
+)
+from chalicelib.actions.messages.reads.rendering import RenderedContent, render_content
+from chalicelib.actions.messages.uploads import plan_links
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import (
+    empty_topic_display_name,
+    realm_setting,
+)
+from chalicelib.actions.webhooks.triggers import add_webhook_triggers, triggered_bots
+from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.aws_errors import best_effort
+from chalicelib.lib.json_values import check_json
+from chalicelib.lib.mentions import Mentions
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.base import is_write_condition_failure, transaction
+from chalicelib.models.channels import Stream, get_stream, stream_key
+from chalicelib.models.messages import Message, dm_key, topic_key
+from chalicelib.models.realms import Realm
+from chalicelib.models.users import User
+
+
+class MessageEvent(TypedDict):
+    type: Literal["message"]
+    message: MessageDict
+    flags: list[str]   # the receiving user's
+
+
+class SendMessageResult(TypedDict):
+    id: int
+    automatic_new_visibility_policy: NotRequired[int]
+
+
+@dataclass
+class PreparedMessage:
+    """A new message, its event and audience: what one transaction writes."""
+
+    message: Message
+    event: dict[str, Any]
+    audience: dict[str, Any]
+
+    def add_to(self, tx: Any) -> None:
+        tx.save(self.message, condition=Message.message_id.does_not_exist())
+        add_event(tx, self.message.realm_id, self.event, self.audience)  # type: ignore[arg-type]
+
+
+def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str,
+                        rendered: RenderedContent, client: str = "API") -> Message:
+    message = Message(realm.realm_id, 0, sender_id=sender_id, date_sent=now_seconds(),
+                      client=client, recipient_id=0, type="stream")
+    rendered.apply_to(message)
+    message.stream_id = stream.stream_id
+    message.stream_key = stream_key(realm.realm_id, stream.stream_id)
+    message.topic = topic
+    message.topic_key = topic_key(realm.realm_id, stream.stream_id, topic)
+    message.recipient_id = recipient_id_for(f"stream:{stream.stream_id}")
+    return message
+
+
+def prepare_message(realm: Realm, message: Message, audience: dict[str, Any], *,
+                    people: list[User], stream: Stream | None,
+                    read_by_sender: bool = True) -> PreparedMessage:
+    """Gives the message its id and builds the message event for its audience.
+
+    The event carries, for the fan-out only, what each recipient's flags follow from
+    (`_mentions`); the fan-out writes their unread markers and flags
+    (events/recipients.py) and gives each queue its owner's flags. `people` (the sender
+    and, for a direct message, its recipients) and `stream` are what the caller read to
+    check the message, so nothing is read again here.
+    """
+    message.message_id = allocate_id(realm.realm_id, "message")
+    users = {user.user_id: user for user in people}
+    streams = {stream.stream_id: stream} if stream is not None else {}
+    event: MessageEvent = {"type": "message",
+                           "message": message_api_dict(message, users, streams, realm),
+                           "flags": []}
+    # "_" facts stop in the fan-out (events/filters.py): the raw content for clients that
+    # asked for Markdown, the mentions and whether the sender read it (for the flags), and
+    # how the empty topic shows to clients without empty_topic_name.
+    stored = {**event, "message": {**event["message"], "_raw_content": message.content},
+              "_mentions": mention_facts(message), "_read_by_sender": read_by_sender,
+              "_empty_topic_display_name": empty_topic_display_name(realm)}
+    return PreparedMessage(message, stored, audience)
+
+
+def mention_facts(message: Message) -> dict[str, Any]:
+    """Who a message's mentions flag: the mentioned users (and groups' members), and its
+    wildcard ("stream", "topic" or None), which flags every recipient."""
+    return {"users": sorted(message.flagged_user_ids or ()),
+            "wildcard": message.wildcard_mention}
+
+
+def channel_audience(stream: Stream) -> dict[str, Any]:
+    return {"stream": stream.stream_id, "public": not stream.invite_only}
+
+
+def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
+                       content: str, client: str = "API", read_by_sender: bool = True,
+                       skip_stream_access_check: bool = False) -> SendMessageResult:
+    """`skip_stream_access_check`: for outgoing-webhook bots answering where they were
+    mentioned (`to` is then a channel id), as the reference allows."""
+    # `to` is checked before anything is read: it may name a thousand people.
+    direct = None if message_type in ("stream", "channel") else parse_direct_target(to)
+    rendered = render_content(caller.realm_id, content)
+    realm = get_realm(caller.realm_id)
+    sender = User.get(caller.realm_id, caller.user_id)
+    stream: Stream | None = None
+    if message_type in ("stream", "channel"):
+        stream = (_channel_by_id(caller.realm_id, to) if skip_stream_access_check
+                  else _channel_target(caller, to))
+        if stream.is_archived:
+            raise ApiError("Cannot send to an archived channel.")
+        message = new_channel_message(realm, caller.user_id, stream,
+                                      check_topic(topic, realm, stream), rendered, client)
+        if rendered.mentions.channel_wildcard or rendered.mentions.topic_wildcard:
+            check_wildcard_permission(caller, realm, stream, rendered.mentions)
+        audience = channel_audience(stream)
+        people = [sender]
+        triggers = triggered_bots(sender, content=rendered.content,
+                                  mentioned=rendered.resolved.users.values())
+    else:
+        assert direct is not None
+        recipients = direct_recipient_users(caller, direct)
+        participants = {u.user_id for u in recipients} | {caller.user_id}
+        triggers = triggered_bots(sender, participants=recipients)
+        message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
+                          date_sent=now_seconds(), client=client, recipient_id=0)
+        rendered.apply_to(message)
+        message.recipient_ids = sorted(participants)
+        message.dm_key = dm_key(caller.realm_id, participants)
+        message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
+        audience = {"users": sorted(participants)}
+        people = [sender, *recipients]
+    prepared = prepare_message(realm, message, audience, people=people, stream=stream,
+                               read_by_sender=read_by_sender)
+    links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
+    with transaction() as tx:
+        prepared.add_to(tx)
+        links.apply(tx)
+        add_webhook_triggers(tx, caller.realm_id, prepared.event["message"], triggers)
+    if stream is not None:
+        after_channel_message(stream, message)
+    return {"id": message.message_id}
+
+
+def after_channel_message(stream: Stream, message: Message) -> None:
+    """Derived records a new channel message updates (outside its transaction: both
+    are recomputable, and a lost race only means another message got there first).
+
+    The message is sent once its transaction committed: a throttled derived write is
+    retried here, and if it still fails it is logged, never answered as a failed send
+    (a client retrying that would send the message twice)."""
+    if stream.first_message_id is None:
+        best_effort(lambda: _set_first_message(stream, message.message_id),
+                    "channel's first message")
+    best_effort(lambda: note_topic_message(message.realm_id, stream.stream_id, message.topic,
+                                           message.message_id), "topic's latest message")
+
+
+def _channel_target(caller: Principal, to: str) -> Stream:
+    target = _parse_to(to)
+    if isinstance(target, list) and len(target) == 1:
+        target = target[0]
+    if isinstance(target, int) and not isinstance(target, bool):
+        stream, _ = access_stream_by_id(caller, check_json("to", target, int))
+    elif isinstance(target, str) and target.strip():
+        stream, _ = access_stream_by_name(caller, target.strip())
+    else:
+        raise ApiError("Invalid 'to': name one channel by id or name.")
+    return stream
+
+
+def _channel_by_id(realm_id: int, to: str) -> Stream:
+    stream = get_stream(realm_id, int(to))
+    if stream is None:
+        raise ApiError(f"Channel with ID '{to}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST)
+    return stream
+
+
+def check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,
+                               mentions: Mentions) -> None:
+    threshold = realm_setting(realm, "wildcard_mention_large_stream_threshold")
+    if stream.subscriber_count <= threshold or caller_has_realm_permission(
+            realm, caller.user_id, caller.role, "can_mention_many_users_group"):
+        return
+    if mentions.channel_wildcard:
+        raise ApiError("You do not have permission to use channel wildcard mentions in this "
+                       "channel.", code=ErrorCode.STREAM_WILDCARD_MENTION_NOT_ALLOWED)
+    raise ApiError("You do not have permission to use topic wildcard mentions in this topic.",
+                   code=ErrorCode.TOPIC_WILDCARD_MENTION_NOT_ALLOWED)
+
+
+def _set_first_message(stream: Stream, message_id: int) -> None:
+    try:
+        stream.update(actions=[Stream.first_message_id.set(message_id)],
+                      condition=Stream.first_message_id.does_not_exist())
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise   # else another message got there first

@@ -1,0 +1,234 @@
+"""Uploaded files (§2.3): storing them in S3, who may read them, and which messages link them.
+
+An attachment records the messages whose content links `/user_uploads/<path_id>`; the
+links change in the same transaction as the message. Whether an edit removes an upload's
+last reference is decided from a read just before that transaction, which is
+conditioned on what was read (an edit that loses the race reads again).
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from pynamodb.expressions.condition import size
+
+from chalicelib import config
+from chalicelib.actions.channels.reads.channels import (
+    can_read_message,
+    get_subscription,
+)
+from chalicelib.actions.ids import allocate_id
+from chalicelib.core.errors import ApiError, ResourceNotFoundError
+from chalicelib.core.files import UploadedFile
+from chalicelib.core.principal import Principal
+from chalicelib.lib import aws_clients
+from chalicelib.lib.timeutil import now_seconds
+from chalicelib.models.channels import get_stream
+from chalicelib.models.messages import Message
+from chalicelib.models.uploads import Attachment
+
+
+class UploadResult(TypedDict):
+    uri: str   # deprecated name of `url`
+    url: str
+    filename: str
+
+
+class AttachmentMessage(TypedDict):
+    id: int
+    date_sent: int   # UNIX milliseconds
+
+
+class AttachmentDict(TypedDict):
+    """An uploaded file (§2.3), with the messages that link it."""
+
+    id: int
+    name: str
+    path_id: str
+    size: int
+    create_time: int   # UNIX milliseconds
+    messages: list[AttachmentMessage]
+
+
+MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
+DOWNLOAD_URL_SECONDS = 60
+MAX_ACCESS_CHECKS = 100   # linking messages loaded to decide whether a caller may read
+MAX_NAME_LENGTH = 100   # sanitized file names are no longer
+# "<realm_id>/<random>/<name>": bounded, so text that only looks like one never turns into
+# a key DynamoDB refuses (a sort key holds at most 1 KB).
+_NAME_CHAR = r"[^\s)\]\"'<>?#]"
+PATH_ID = re.compile(rf"\d{{1,19}}/[0-9a-f]{{24}}/{_NAME_CHAR}{{1,{MAX_NAME_LENGTH}}}")
+# "/user_uploads/<path_id>", relative or after a scheme and host.
+UPLOAD_LINK = re.compile(rf"/user_uploads/({PATH_ID.pattern})(?!{_NAME_CHAR})")
+
+
+def sanitize_filename(name: str) -> str:
+    """A name safe in a URL path and an S3 key; keeps letters, digits, dot, dash, underscore."""
+    name = unicodedata.normalize("NFKD", name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1])
+    name = re.sub(r"[^\w.-]+", "-", name.encode("ascii", "ignore").decode()).strip("-.")
+    return name[:MAX_NAME_LENGTH] or "file"
+
+
+def upload_path_ids(content: str) -> set[str]:
+    """The path ids of uploads that Markdown content links to."""
+    return set(UPLOAD_LINK.findall(content))
+
+
+def do_upload_file(caller: Principal, files: list[UploadedFile]) -> UploadResult:
+    if not files:
+        raise ApiError("You must specify a file to upload")
+    if len(files) > 1:
+        raise ApiError("You may only upload one file at a time")
+    upload = files[0]
+    if not upload.filename.strip():
+        raise ApiError("The uploaded file needs a name")
+    if len(upload.data) > MAX_UPLOAD_MIB * 1024 * 1024:
+        raise ApiError(f"File too large: the limit is {MAX_UPLOAD_MIB} MiB")
+    path_id = f"{caller.realm_id}/{secrets.token_hex(12)}/{sanitize_filename(upload.filename)}"
+    aws_clients.s3().put_object(Bucket=config.upload_bucket(), Key=path_id, Body=upload.data,
+                     ContentType=upload.content_type or "application/octet-stream",
+                     Metadata={"owner-id": str(caller.user_id)})
+    Attachment(caller.realm_id, path_id, attachment_id=allocate_id(caller.realm_id, "upload"),
+               owner_id=caller.user_id, name=upload.filename.strip(), size=len(upload.data),
+               content_type=upload.content_type or "application/octet-stream",
+               create_time=now_seconds() * 1000).save(
+        condition=Attachment.path_id.does_not_exist())
+    uri = f"/user_uploads/{path_id}"
+    return {"uri": uri, "url": uri, "filename": upload.filename.strip()}
+
+
+def download_url(caller: Principal, path_id: str) -> str:
+    """A short-lived S3 URL for the file, if the caller may read it; else "not found"."""
+    in_realm = PATH_ID.fullmatch(path_id) is not None and \
+        path_id.split("/", 1)[0] == str(caller.realm_id)
+    attachment = Attachment.get_or_none(caller.realm_id, path_id) if in_realm else None
+    if attachment is None or not _may_read(caller, attachment):
+        raise ResourceNotFoundError("File not found")
+    name = path_id.rsplit("/", 1)[-1]
+    return aws_clients.s3().generate_presigned_url(
+        "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
+        Params={"Bucket": config.upload_bucket(), "Key": path_id,
+                "ResponseContentDisposition": f'inline; filename="{name}"'})
+
+
+def _may_read(caller: Principal, attachment: Attachment) -> bool:
+    """Owner, or a reader of one of the (newest MAX_ACCESS_CHECKS) messages linking it."""
+    if attachment.owner_id == caller.user_id:
+        return True
+    ids = sorted(attachment.message_ids or (), reverse=True)[:MAX_ACCESS_CHECKS]
+    by_stream: dict[int, list[Message]] = {}
+    for message in Message.batch_get([(caller.realm_id, i) for i in ids]):
+        if message.type == "private":
+            if caller.user_id in message.recipient_ids:
+                return True
+        else:
+            by_stream.setdefault(message.stream_id, []).append(message)
+    # Two reads per channel, not per message.
+    for stream_id, messages in by_stream.items():
+        stream = get_stream(caller.realm_id, stream_id)
+        if stream is None:
+            continue
+        subscription = get_subscription(caller.realm_id, caller.user_id, stream_id)
+        if any(can_read_message(stream, subscription, m.message_id, caller) for m in messages):
+            return True
+    return False
+
+
+@dataclass
+class AttachmentChanges:
+    """The link changes of one message write, applied inside its transaction."""
+
+    realm_id: int
+    message_id: int
+    link: list[str] = field(default_factory=list)
+    unlink: list[str] = field(default_factory=list)
+    detached: list[AttachmentDict] = field(default_factory=list)
+    # The actor's uploads this change unlinks, and whether other messages still link
+    # them as read: the write is conditioned on it, so that of two edits removing the
+    # last two links, exactly one reports the upload as detached.
+    still_linked: dict[str, bool] = field(default_factory=dict)
+
+    def apply(self, tx: Any) -> None:
+        for path_id in self.link:
+            tx.update(Attachment(self.realm_id, path_id),
+                      actions=[Attachment.message_ids.add({self.message_id})],
+                      condition=Attachment.path_id.exists())
+        for path_id in self.unlink:
+            condition = Attachment.path_id.exists()
+            if path_id in self.still_linked:
+                links = size(Attachment.message_ids)
+                condition &= (links > 1) if self.still_linked[path_id] else (links == 1)
+            tx.update(Attachment(self.realm_id, path_id),
+                      actions=[Attachment.message_ids.delete({self.message_id})],
+                      condition=condition)
+
+
+@dataclass
+class DeletedLinks:
+    """The upload links of messages being deleted, removed in the deletion's transaction:
+    an upload no remaining message links is readable by its owner alone (the reference's
+    detached upload)."""
+
+    realm_id: int
+    by_path: dict[str, set[int]] = field(default_factory=dict)   # path_id -> message ids
+
+    def apply(self, tx: Any) -> None:
+        for path_id, message_ids in sorted(self.by_path.items()):
+            tx.update(Attachment(self.realm_id, path_id),
+                      actions=[Attachment.message_ids.delete(message_ids)],
+                      condition=Attachment.path_id.exists())
+
+
+def plan_deleted_links(realm_id: int, messages: list[Message]) -> DeletedLinks:
+    """One BatchGet of the uploads these messages' contents link (none: no read)."""
+    wanted: dict[str, set[int]] = {}
+    for message in messages:
+        for path_id in upload_path_ids(message.content):
+            wanted.setdefault(path_id, set()).add(message.message_id)
+    links = DeletedLinks(realm_id)
+    if not wanted:
+        return links
+    for attachment in Attachment.batch_get([(realm_id, p) for p in wanted]):
+        linked = wanted[attachment.path_id] & set(attachment.message_ids or ())
+        if linked:
+            links.by_path[attachment.path_id] = linked
+    return links
+
+
+def plan_links(realm_id: int, sender_id: int, message_id: int, content: str
+               ) -> AttachmentChanges:
+    """For a new message: link the sender's own uploads that the content references."""
+    return plan_attachment_changes(realm_id, sender_id, message_id, "", content)
+
+
+def plan_attachment_changes(realm_id: int, actor_id: int, message_id: int, old_content: str,
+                            new_content: str) -> AttachmentChanges:
+    old, new = upload_path_ids(old_content), upload_path_ids(new_content)
+    changes = AttachmentChanges(realm_id, message_id)
+    wanted = (new - old) | (old - new)
+    if not wanted:
+        return changes
+    found = {a.path_id: a for a in Attachment.batch_get([(realm_id, p) for p in wanted])}
+    # New links claim only the actor's own uploads, as the reference does.
+    changes.link = sorted(p for p in new - old if p in found and found[p].owner_id == actor_id)
+    changes.unlink = sorted(p for p in old - new if p in found
+                            and message_id in (found[p].message_ids or ()))
+    for path_id in changes.unlink:
+        attachment = found[path_id]
+        remaining = set(attachment.message_ids or ()) - {message_id}
+        if attachment.owner_id == actor_id:
+            changes.still_linked[path_id] = bool(remaining)
+            if not remaining:
+                changes.detached.append(attachment_dict(attachment, []))
+    return changes
+
+
+def attachment_dict(attachment: Attachment, messages: list[Message]) -> AttachmentDict:
+    return {"id": attachment.attachment_id, "name": attachment.name,
+            "path_id": attachment.path_id, "size": attachment.size,
+            "create_time": attachment.create_time,
+            "messages": [{"id": m.message_id, "date_sent": m.date_sent * 1000}
+                         for m in messages]}

@@ -1,0 +1,1 @@
+"""Presence: reporting one's own."""

@@ -1,0 +1,1 @@
+"""Reading presence. Imports no command."""

@@ -1,0 +1,158 @@
+"""Reading presence: GET /realm/presence, GET /users/{user}/presence, the presences that
+POST /users/me/presence answers with, and the presence state of POST /register.
+
+A realm's presence is one Query of its partition in the presence table (one request
+for a few thousand users: items are about 60 bytes), eventually consistent, filtered
+here: hidden users, expired items (TTL deletion is lazy), users older than the history
+limit or not newer than the client's last_update_id, and, for a guest the realm limits
+(can_access_all_users_group), users the guest cannot access.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import NotRequired, TypedDict
+
+from chalicelib.actions.users.reads.access import viewer_access
+from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.lib import presence_rules
+from chalicelib.lib.presence_rules import (
+    OFFLINE_THRESHOLD_SECONDS,
+    LegacyPresence,
+    ModernPresence,
+    answered_last_update_id,
+    legacy_presence,
+    legacy_status,
+    modern_presence,
+)
+from chalicelib.models.presence import PRESENCE_RETENTION, Presence
+from chalicelib.models.users import User
+
+DEFAULT_HISTORY_DAYS = 14
+
+
+class UpdatePresenceResult(TypedDict):
+    """Empty for ping_only requests."""
+
+    presences: NotRequired[dict[str, ModernPresence | LegacyPresence]]
+    server_timestamp: NotRequired[float]
+    presence_last_update_id: NotRequired[int]
+
+
+class RealmPresenceResult(TypedDict):
+    presences: dict[str, LegacyPresence]
+    server_timestamp: float
+
+
+class PresenceData(TypedDict):
+    """A realm's presence as a reader sees it, with the id to fetch changes after."""
+
+    presences: dict[str, ModernPresence | LegacyPresence]
+    presence_last_update_id: int
+    server_timestamp: float
+
+
+class ClientStatus(TypedDict):
+    status: str          # "active" or "idle"; "aggregated" may also say "offline"
+    timestamp: int
+
+
+class UserPresenceDetail(TypedDict):
+    website: ClientStatus
+    aggregated: ClientStatus
+
+
+class UserPresenceResult(TypedDict):
+    presence: UserPresenceDetail
+
+
+@dataclass
+class RealmPresence:
+    """The realm's presence items as one Query read them, and when."""
+
+    items: dict[int, Presence] = field(default_factory=dict)
+    read_at: float = 0.0
+
+
+def read_realm_presence(realm_id: int) -> RealmPresence:
+    started = presence_rules.now()
+    items = {int(p.user_id): p for p in Presence.query(realm_id)}
+    return RealmPresence(items, started)
+
+
+def presence_response(caller: Principal, snapshot: RealmPresence, *, modern: bool,
+                      last_update_id: int | None, history_limit_days: int | None
+                      ) -> UpdatePresenceResult:
+    state = _state(caller, snapshot, modern=modern, last_update_id=last_update_id,
+                   history_limit_days=history_limit_days)
+    return {"presences": state["presences"], "server_timestamp": state["server_timestamp"],
+            "presence_last_update_id": state["presence_last_update_id"]}
+
+
+def presence_data(caller: Principal, slim_presence: bool, history_limit_days: int | None
+                  ) -> PresenceData:
+    return _state(caller, read_realm_presence(caller.realm_id), modern=slim_presence,
+                  last_update_id=None, history_limit_days=history_limit_days)
+
+
+def get_realm_presence(caller: Principal) -> RealmPresenceResult:
+    snapshot = read_realm_presence(caller.realm_id)
+    items, _ = _visible(caller, snapshot, None, None)
+    return {"presences": {str(i.email): legacy_presence(*i.times(), snapshot.read_at)
+                          for i in items},
+            "server_timestamp": snapshot.read_at}
+
+
+def get_user_presence(caller: Principal, user_id_or_email: str) -> UserPresenceResult:
+    user = _target(caller, user_id_or_email)
+    if user.is_bot:
+        raise ApiError("Presence is not supported for bot users.")
+    item = Presence.get_or_none(caller.realm_id, user.user_id, consistent_read=False)
+    now = presence_rules.now()
+    if item is None or not item.is_visible(datetime.fromtimestamp(now, UTC)):
+        raise ApiError(f"No presence data for {user_id_or_email}")
+    status, timestamp = legacy_status(*item.times(), now)
+    aggregated = "offline" if now - timestamp > OFFLINE_THRESHOLD_SECONDS else status
+    return {"presence": {"website": {"status": status, "timestamp": timestamp},
+                         "aggregated": {"status": aggregated, "timestamp": timestamp}}}
+
+
+def _target(caller: Principal, user_id_or_email: str) -> User:
+    if user_id_or_email.isascii() and user_id_or_email.isdigit() and \
+            len(user_id_or_email) < 16:
+        return access_user_by_id(caller, int(user_id_or_email))
+    user = get_user_by_email(caller.realm_id, user_id_or_email)
+    if user is None:
+        raise ApiError("No such user")
+    return access_user_by_id(caller, user.user_id)
+
+
+def _state(caller: Principal, snapshot: RealmPresence, *, modern: bool,
+           last_update_id: int | None, history_limit_days: int | None) -> PresenceData:
+    items, newest = _visible(caller, snapshot, last_update_id, history_limit_days)
+    presences: dict[str, ModernPresence | LegacyPresence] = {
+        str(i.user_id): modern_presence(*i.times()) for i in items} if modern else {
+        str(i.email): legacy_presence(*i.times(), snapshot.read_at) for i in items}
+    return {"presences": presences, "server_timestamp": snapshot.read_at,
+            "presence_last_update_id": answered_last_update_id(
+                last_update_id, newest, int(snapshot.read_at * 1000))}
+
+
+def _visible(caller: Principal, snapshot: RealmPresence, last_update_id: int | None,
+             history_limit_days: int | None) -> tuple[list[Presence], int | None]:
+    """The items this caller sees, and the newest update id among them."""
+    now = snapshot.read_at
+    access = viewer_access(caller)   # reads nothing for members and above
+    since = None
+    if last_update_id is None or last_update_id <= 0:   # as the reference: else ignored
+        days = DEFAULT_HISTORY_DAYS if history_limit_days is None else history_limit_days
+        since = now - min(days * 86400, PRESENCE_RETENTION.total_seconds())
+    as_datetime = datetime.fromtimestamp(now, UTC)
+    found = [item for user_id, item in sorted(snapshot.items.items())
+             if item.is_visible(as_datetime) and access.can_access_user_id(user_id)
+             and (since is None or item.times()[1] >= since)
+             and (last_update_id is None or int(item.update_id or 0) > last_update_id)]
+    newest = max((int(i.update_id or 0) for i in found), default=None)
+    return found, newest

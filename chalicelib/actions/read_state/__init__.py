@@ -1,0 +1,1 @@
+"""Read state: unread markers, flags, marking read."""

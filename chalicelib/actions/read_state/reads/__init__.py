@@ -1,0 +1,1 @@
+"""Reading read state: unread counts for registration. Imports no command."""

@@ -1,0 +1,1 @@
+"""The organization: realms, their settings, custom emoji, playgrounds, id counters' backfill."""

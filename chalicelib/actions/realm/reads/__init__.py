@@ -1,0 +1,1 @@
+"""Reading the organization: server settings. Imports no command."""

@@ -1,0 +1,142 @@
+"""Organization settings (§2.8): reading them with defaults, and PATCH /realm."""
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict, cast
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import config
+from chalicelib.actions.groups.reads.settings import (
+    GroupSettingValue,
+    check_group_setting_change,
+    realm_group_setting,
+)
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.realm.reads.settings import (
+    STORED_NAMES,
+)
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.realms import Realm
+
+UNLIMITED = "unlimited"
+TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
+                       "message_content_delete_limit_seconds",
+                       "move_messages_within_stream_limit_seconds",
+                       "move_messages_between_streams_limit_seconds")
+TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
+MAX_ATTEMPTS = 5
+
+
+class RealmSettingChanges(TypedDict, total=False):
+    """A changed organization setting (one per event, under its PATCH /realm name)."""
+
+    allow_message_editing: bool
+    message_content_edit_limit_seconds: int | None   # null: unlimited
+    message_content_delete_limit_seconds: int | None
+    move_messages_within_stream_limit_seconds: int | None
+    move_messages_between_streams_limit_seconds: int | None
+    message_edit_history_visibility_policy: str
+    empty_topic_display_name: str
+    topics_policy: str
+    can_resolve_topics_group: GroupSettingValue
+    can_move_messages_between_channels_group: GroupSettingValue
+    can_move_messages_between_topics_group: GroupSettingValue
+    can_access_all_users_group: GroupSettingValue
+    can_mention_many_users_group: GroupSettingValue
+    can_invite_users_group: GroupSettingValue
+    create_multiuse_invite_group: GroupSettingValue
+    can_add_subscribers_group: GroupSettingValue
+    can_delete_any_message_group: GroupSettingValue
+    can_delete_own_message_group: GroupSettingValue
+
+
+class RealmUpdateDictEvent(TypedDict):
+    type: Literal["realm"]
+    op: Literal["update_dict"]
+    property: Literal["default"]
+    data: RealmSettingChanges
+
+
+def _check_plain(name: str, value: Any) -> Any:
+    if name in TIME_LIMIT_SETTINGS:
+        if value == UNLIMITED:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ApiError(f"Invalid '{name}': give a number of seconds above 0, "
+                           f"or \"{UNLIMITED}\".")
+        return value
+    if name == "empty_topic_display_name":
+        value = value.strip()
+        if not value or len(value) > config.MAX_TOPIC_LENGTH:
+            raise ApiError("The empty-topic display name must be 1 to "
+                           f"{config.MAX_TOPIC_LENGTH} characters.")
+        return value
+    if name == "topics_policy" and value not in TOPICS_POLICIES:
+        raise ApiError(f"Invalid topics_policy: use one of {', '.join(TOPICS_POLICIES)}.")
+    return value
+
+
+def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult:
+    """Writes the settings that change, each conditioned on the value it was read with
+    (so a `{new, old}` group change is a compare-and-set), with one update_dict event
+    per changed setting as the reference sends them."""
+    if not caller.is_admin:
+        raise ApiError("Must be an organization administrator")
+    for _ in range(MAX_ATTEMPTS):
+        realm = get_realm(caller.realm_id)
+        changed = _changes(realm, requested)
+        if not changed:
+            return {}
+        try:
+            _write_changes(realm, changed)
+        except TransactWriteError as error:
+            if is_condition_failure(error):
+                continue   # another administrator changed one of them: read again
+            raise
+        return {}
+    raise ConflictError("The organization's settings changed concurrently; try again.")
+
+
+def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:
+    """The requested settings whose validated value differs from the current one."""
+    stored = realm.settings.as_dict() if realm.settings else {}
+    changed: dict[str, Any] = {}
+    for name, value in requested.items():
+        if name in GROUP_SETTING_DEFAULTS:
+            current = realm_group_setting(realm, name)
+            new = check_group_setting_change(realm.realm_id, name, value, current)
+            if new != current:
+                changed[name] = new
+            continue
+        value = _check_plain(name, value)
+        key = STORED_NAMES.get(name, name)
+        if stored.get(key, DEFAULTS.get(key)) != value:
+            changed[name] = value
+    return changed
+
+
+def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    keys = {name: STORED_NAMES.get(name, name) for name in changed}
+    condition = Realm.realm_id.exists()
+    if "settings" in realm.attribute_values:
+        # One path per setting: concurrent changes to other settings keep theirs.
+        actions = [Realm.settings[keys[n]].set(v) for n, v in changed.items()]
+        for key in keys.values():
+            condition &= (Realm.settings[key] == stored[key] if key in stored
+                          else Realm.settings[key].does_not_exist())
+    else:
+        actions = [Realm.settings.set({keys[n]: v for n, v in changed.items()})]
+        condition &= Realm.settings.does_not_exist()
+    with transaction() as tx:
+        tx.update(Realm(realm.realm_id), actions=actions, condition=condition)
+        for name, value in changed.items():
+            event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
+                                           "property": "default",
+                                           "data": cast(RealmSettingChanges, {name: value})}
+            add_event(tx, realm.realm_id, event, {"realm": True})

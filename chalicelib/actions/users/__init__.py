@@ -1,0 +1,1 @@
+"""Users: accounts, bots, profiles, personal settings, drafts, snippets, alert words, status."""

@@ -1,0 +1,199 @@
+"""The account parts of PATCH /settings (§4.2): name, email (confirmed by a link), password;
+and POST /fetch_api_key, which trades an email and password for an API key."""
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypedDict
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.update import Action
+
+from chalicelib import config
+from chalicelib.actions.realm.reads.realms import get_realm, get_realm_by_subdomain
+from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
+from chalicelib.actions.users.reads.users import get_user_by_email
+from chalicelib.actions.users.users import check_email
+from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, UnauthorizedError
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.email import send_email
+from chalicelib.lib.passwords import check_password
+from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.confirmations import Confirmation
+from chalicelib.models.realms import email_key, move_name
+from chalicelib.models.users import ApiKey, User, name_key
+
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 100
+EMAIL_CHANGE_VALIDITY = timedelta(days=1)
+MAX_EXTRA_API_KEYS = 20
+MAX_ATTEMPTS = 5
+
+
+def check_new_password(old_password: str | None, new_password: str | None,
+                       user: User) -> None:
+    if new_password is None:
+        if old_password is not None:
+            raise ApiError("old_password needs new_password.")
+        return
+    if old_password is None:
+        raise ApiError("Changing your password requires old_password.")
+    if not check_password(old_password, user.password_hash):
+        raise ApiError("Wrong password!")
+    if not MIN_PASSWORD_LENGTH <= len(new_password) <= MAX_PASSWORD_LENGTH:
+        raise ApiError(f"The new password must be {MIN_PASSWORD_LENGTH} to "
+                       f"{MAX_PASSWORD_LENGTH} characters long.")
+
+
+class ConfirmEmailChangeResult(TypedDict):
+    email: str
+
+
+class FetchApiKeyResult(TypedDict):
+    api_key: str
+    email: str
+    user_id: int
+
+
+def full_name_writes(caller: Principal, user: User, full_name: str
+                     ) -> tuple[list[Any], list[RealmUserUpdateEvent]]:
+    """The update actions and realm_user event of a name change (none if unchanged)."""
+    if full_name == user.full_name:
+        return [], []
+    return ([User.full_name.set(full_name),
+             User.name_key.set(name_key(caller.realm_id, full_name))],
+            [{"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "full_name": full_name}}])
+
+
+def check_email_change(caller: Principal, user: User, new_email: str) -> str:
+    new_email = check_email(new_email)
+    if new_email.lower() == user.delivery_email.lower():
+        raise ApiError("New email is the same as your current one.")
+    if get_user_by_email(caller.realm_id, new_email) is not None:
+        raise ApiError(f"Email '{new_email}' already in use")
+    return new_email
+
+
+def start_email_change(caller: Principal, user: User, new_email: str) -> None:
+    """Sends a confirmation link to the new address; the change happens when it is used."""
+    key = random_alphanumeric(40)
+    Confirmation(hashlib.sha256(key.encode()).hexdigest(), kind="email_change",
+                 realm_id=caller.realm_id, user_id=user.user_id,
+                 data={"old_email": user.email, "new_email": new_email},
+                 expires_at=datetime.now(UTC) + EMAIL_CHANGE_VALIDITY).save()
+    realm = get_realm(caller.realm_id)
+    link = f"{config.realm_url(realm.subdomain)}/accounts/confirm_new_email/{key}"
+    send_email(new_email, f"Confirm your new email for {realm.name}",
+               f"Hi {user.full_name},\n\nTo use {new_email} for your account in "
+               f"{realm.name}, open this link within 24 hours:\n\n{link}\n\n"
+               "If you did not ask for this, ignore this email.\n")
+
+
+def do_confirm_email_change(key: str) -> ConfirmEmailChangeResult:
+    record = Confirmation.get_or_none(hashlib.sha256(key.encode()).hexdigest())
+    if record is None or record.kind != "email_change" or \
+            record.expires_at < datetime.now(UTC):
+        raise ApiError("This confirmation link is invalid or has expired; change your email "
+                       "again to get a new one.")
+    user = User.get(record.realm_id, record.user_id)
+    old_email, new_email = record.data["old_email"], record.data["new_email"]
+    if user.email != old_email:
+        raise ApiError("Your email changed since this link was sent; change it again.")
+    old_claim, new_claim = email_key(user.realm_id, old_email), email_key(user.realm_id,
+                                                                          new_email)
+    try:
+        with transaction() as tx:
+            tx.delete(Confirmation(record.key_hash),
+                      condition=Confirmation.key_hash.exists())
+            move_name(tx, old_claim, new_claim, user.user_id)
+            tx.update(user, actions=[User.email.set(new_email),
+                                     User.delivery_email.set(new_email)],
+                      condition=User.email == old_email)
+            for key_hash in [user.api_key_hash, *(user.extra_api_key_hashes or ())]:
+                tx.update(ApiKey(key_hash), actions=[ApiKey.email.set(new_email)],
+                          condition=ApiKey.key_hash.exists())
+            realm_id = user.realm_id
+            renamed: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "new_email": new_email}}
+            add_event(tx, realm_id, renamed, user_access_audience(user.user_id))
+            # The real address only for those who may see it: administrators and the user.
+            delivery: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "delivery_email": new_email}}
+            add_event(tx, realm_id, delivery, {"realm": True, "max_role": ROLE_ADMINISTRATOR})
+            if user.role > ROLE_ADMINISTRATOR:
+                add_event(tx, realm_id, delivery, {"users": [user.user_id]})
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError(f"Email '{new_email}' is already in use, or this link was "
+                           "already used.") from None
+        raise
+    return {"email": new_email}
+
+
+def do_fetch_api_key(subdomain: str | None, username: str, password: str
+                     ) -> FetchApiKeyResult:
+    """A new API key for the account (keys are stored hashed, so the old one can't be shown)."""
+    realm = get_realm_by_subdomain(subdomain) if subdomain else None
+    if realm is None:
+        raise ApiError("Log in at your organization's address "
+                       f"(https://<subdomain>.{config.root_domain()}).")
+    user = get_user_by_email(realm.realm_id, username)
+    if realm.deactivated:
+        raise UnauthorizedError("This organization has been deactivated",
+                                code=ErrorCode.REALM_DEACTIVATED)
+    if user is None or user.is_bot or not check_password(password, user.password_hash):
+        raise UnauthorizedError("Your username or password is incorrect",
+                                code=ErrorCode.AUTHENTICATION_FAILED)
+    if not user.is_active:
+        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
+    return {"api_key": add_api_key(user), "email": user.email, "user_id": user.user_id}
+
+
+def add_api_key(user: User) -> str:
+    """Issues the user a further API key (also for a resumed signup, actions/signup.py)."""
+    api_key = new_api_key()
+    key_hash = hash_api_key(api_key)
+    for _ in range(MAX_ATTEMPTS):
+        retired = _oldest_extra_key(user)
+        condition = User.is_active == True
+        user_actions: list[Action] = [User.extra_api_key_hashes.add({key_hash})]
+        if retired is not None:
+            # Each login adds a key; past the cap the oldest goes, as a session expiring.
+            # (One update cannot both add to and delete from a set: set it whole, over
+            # exactly the keys that were read.)
+            held = set(user.extra_api_key_hashes or ())
+            condition &= User.extra_api_key_hashes == held
+            user_actions = [User.extra_api_key_hashes.set(held - {retired} | {key_hash})]
+        try:
+            with transaction() as tx:
+                tx.save(ApiKey(key_hash, realm_id=user.realm_id, user_id=user.user_id,
+                               email=user.email, role=user.role, is_bot=user.is_bot,
+                               created=time.time_ns()),
+                        condition=ApiKey.key_hash.does_not_exist())
+                if retired is not None:
+                    tx.delete(ApiKey(retired))
+                tx.update(user, actions=user_actions, condition=condition)
+        except TransactWriteError as error:
+            if not is_condition_failure(error):
+                raise
+            user = User.get(user.realm_id, user.user_id)   # another login retired it first
+            if not user.is_active:
+                raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED) \
+                    from None
+            continue
+        return api_key
+    raise ConflictError("Too many logins at once; try again.")
+
+
+def _oldest_extra_key(user: User) -> str | None:
+    """The extra key to retire before adding one, if the user holds the most allowed."""
+    hashes = sorted(user.extra_api_key_hashes or ())
+    if len(hashes) < MAX_EXTRA_API_KEYS:
+        return None
+    issued = {item.key_hash: item.created or 0 for item in ApiKey.batch_get(hashes)}
+    return min(hashes, key=lambda h: (issued.get(h, -1), h))

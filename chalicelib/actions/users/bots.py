@@ -1,0 +1,189 @@
+"""Bots: generic, incoming-webhook and outgoing-webhook bots (with a fixed token)."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Literal, TypedDict
+
+from pynamodb.transactions import TransactWrite
+
+from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
+from chalicelib.actions.users.reads.users import get_user_by_email
+from chalicelib.actions.users.system_bots import is_system_bot
+from chalicelib.actions.users.users import NewUser, do_create_user, get_own_user
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.lib.avatars import gravatar_url
+from chalicelib.lib.secrets import random_alphanumeric
+from chalicelib.lib.url_safety import UnsafeUrlError, check_url_syntax
+from chalicelib.lib.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
+from chalicelib.models.users import User, bot_owner_key, name_key
+
+BOT_TYPE_GENERIC = 1
+BOT_TYPE_INCOMING_WEBHOOK = 2
+BOT_TYPE_OUTGOING_WEBHOOK = 3
+BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}
+
+
+class CreateBotResult(TypedDict):
+    user_id: int
+    api_key: str
+    avatar_url: str
+    default_sending_stream: None
+    default_events_register_stream: None
+    default_all_public_streams: Literal[False]
+
+
+SHORT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+SERVICE_TOKEN_LENGTH = 32
+
+
+def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
+                  service_url: str | None = None, *, bot_type: int | None = None,
+                  interface: int = INTERFACE_GENERIC) -> tuple[User, str]:
+    """Creates a bot owned by `owner`; with a URL it is an outgoing-webhook bot."""
+    short_name = short_name.strip().lower()
+    if not SHORT_NAME_RE.match(short_name):
+        raise ApiError("Bad name or username: use lowercase letters, digits, '.', '_' or '-'.")
+    if bot_type is None:
+        bot_type = BOT_TYPE_OUTGOING_WEBHOOK if service_url else BOT_TYPE_GENERIC
+    if bot_type not in BOT_TYPES:
+        raise ApiError("Invalid bot type")
+    if interface not in INTERFACES:
+        raise ApiError("Invalid interface type")
+    domain = owner.delivery_email.rsplit("@", 1)[-1]
+    new = NewUser(email=f"{short_name}-bot@{domain}", full_name=full_name, is_bot=True,
+                  bot_type=bot_type, bot_owner_id=owner.user_id)
+    if bot_type == BOT_TYPE_OUTGOING_WEBHOOK:
+        if not service_url:
+            raise ApiError("Missing 'payload_url' argument")
+        try:
+            url = check_url_syntax(service_url)
+        except UnsafeUrlError as error:
+            raise ApiError(f"Invalid outgoing webhook URL: {error}") from None
+        new = replace(new, service_url=url,
+                      service_token=random_alphanumeric(SERVICE_TOKEN_LENGTH),
+                      service_interface=interface)
+    if get_user_by_email(realm_id, new.email) is not None:
+        raise ApiError("Username already in use")
+    # A second active user with this name could only be mentioned with the |id form.
+    if any(u.is_active for u in User.by_name.query(name_key(realm_id, full_name))):
+        raise ApiError("Name is already in use!")
+
+    def owner_still_active(tx: TransactWrite, _bot: User) -> None:
+        # A bot committed after its owner's deactivation swept the owner's bots would
+        # outlive it: the owner must still be active when the bot is written.
+        tx.condition_check(User, realm_id, owner.user_id,
+                           condition=User.is_active == True)
+
+    try:
+        return do_create_user(realm_id, new, also=owner_still_active)
+    except ApiError:
+        current = User.get_or_none(realm_id, owner.user_id)
+        if current is None or not current.is_active:
+            raise ApiError("The bot's owner has been deactivated.") from None
+        raise
+
+
+def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int,
+                     payload_url: str | None, interface_type: int) -> CreateBotResult:
+    require_member_or_admin(caller)
+    owner = get_own_user(caller)
+    bot, api_key = do_create_bot(caller.realm_id, owner, full_name, short_name, payload_url,
+                                 bot_type=bot_type, interface=interface_type)
+    return {"user_id": bot.user_id, "api_key": api_key,
+            "avatar_url": gravatar_url(bot.delivery_email, bot.avatar_version),
+            "default_sending_stream": None, "default_events_register_stream": None,
+            "default_all_public_streams": False}
+
+
+class OutgoingWebhookService(TypedDict):
+    base_url: str
+    interface: int
+    token: str
+
+
+class RealmBotDict(TypedDict):
+    """A bot as the reference's Bot object shows it to those who administer it."""
+
+    user_id: int
+    full_name: str
+    email: str
+    bot_type: int | None
+    is_active: bool
+    owner_id: int | None
+    avatar_url: str
+    # API keys are stored only as hashes: the key a bot was created with cannot be shown
+    # again (the reference shows it), so this is always empty.
+    api_key: str
+    default_sending_stream: str | None
+    default_events_register_stream: str | None
+    default_all_public_streams: bool
+    services: list[OutgoingWebhookService]
+
+
+class BotDict(TypedDict):
+    """A bot as GET /bots shows it: the Bot object without the API key, plus `username`."""
+
+    user_id: int
+    username: str
+    email: str
+    full_name: str
+    bot_type: int | None
+    is_active: bool
+    owner_id: int | None
+    avatar_url: str
+    default_sending_stream: str | None
+    default_events_register_stream: str | None
+    default_all_public_streams: bool
+    services: list[OutgoingWebhookService]
+
+
+def realm_bot_dict(bot: User) -> RealmBotDict:
+    services: list[OutgoingWebhookService] = []
+    if bot.bot_type == BOT_TYPE_OUTGOING_WEBHOOK and bot.service_url:
+        services = [{"base_url": bot.service_url,
+                     "interface": int(bot.service_interface or INTERFACE_GENERIC),
+                     "token": bot.service_token or ""}]
+    return {"user_id": int(bot.user_id), "email": bot.email, "full_name": bot.full_name,
+            "bot_type": None if bot.bot_type is None else int(bot.bot_type),
+            "is_active": bot.is_active,
+            "owner_id": None if bot.bot_owner_id is None else int(bot.bot_owner_id),
+            "avatar_url": gravatar_url(bot.delivery_email, bot.avatar_version), "api_key": "",
+            "default_sending_stream": None, "default_events_register_stream": None,
+            "default_all_public_streams": False, "services": services}
+
+
+def bot_dict(bot: User) -> BotDict:
+    """A bot as GET /bots shows it: the Bot object (without the API key) and `username`."""
+    shown = realm_bot_dict(bot)
+    return {"user_id": shown["user_id"], "username": bot.email, "email": shown["email"],
+            "full_name": shown["full_name"], "bot_type": shown["bot_type"],
+            "is_active": shown["is_active"], "owner_id": shown["owner_id"],
+            "avatar_url": shown["avatar_url"],
+            "default_sending_stream": shown["default_sending_stream"],
+            "default_events_register_stream": shown["default_events_register_stream"],
+            "default_all_public_streams": shown["default_all_public_streams"],
+            "services": shown["services"]}
+
+
+def administered_bots(caller: Principal, realm_users: list[User] | None = None
+                      ) -> list[RealmBotDict]:
+    """The bots the caller can administer, deactivated ones included: every bot of the
+    organization for its administrators (from `realm_users` if the caller has them,
+    else one Query of the realm's users), their own bots for others (one index Query).
+    System bots belong to the server, not to anyone here."""
+    if caller.is_admin:
+        users = realm_users if realm_users is not None else User.query(caller.realm_id)
+        bots = [u for u in users if u.is_bot and not is_system_bot(u)]
+    else:
+        bots = list(User.by_bot_owner.query(bot_owner_key(caller.realm_id, caller.user_id)))
+    return [realm_bot_dict(b) for b in sorted(bots, key=lambda b: b.user_id)]
+
+
+def get_own_bots(caller: Principal) -> list[BotDict]:
+    """The caller's active bots, oldest first (one index query), with their tokens."""
+    require_member_or_admin(caller)
+    return [bot_dict(b) for b in
+            User.by_bot_owner.query(bot_owner_key(caller.realm_id, caller.user_id))
+            if b.is_active]

@@ -1,0 +1,210 @@
+"""DELETE /users/{id} (§4.19) and POST /users/{id}/reactivate.
+
+Deactivating writes, in one transaction, the user's flag, every API-key record (so the
+next request is refused) and the realm_user event (for an owner, with a check that
+another owner stays active), conditioned on the user's groups (`User.group_ids`) being
+those read; then removes the user from those groups in batches (each batch with its
+events and the user's reverse index), deactivates the bots they own, deletes their
+event queues and sends the optional notification email. Group additions are
+conditioned on the user being active, so once the flag is written the groups read are
+all the user is in: no Query of the realm's groups. The steps after the flag can be
+repeated: if a request dies midway, deactivating the user again finishes them.
+"""
+from __future__ import annotations
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.groups.membership import (
+    EVERYONE,
+    lost_race,
+    removed_members_event,
+)
+from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
+from chalicelib.actions.users.reads.users import access_user_by_id
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import ROLE_OWNER, Principal
+from chalicelib.core.results import EmptyResult
+from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.queues import delete_queue, queues_of_users
+from chalicelib.lib.email import send_email
+from chalicelib.lib.log import logger
+from chalicelib.models.base import (
+    cancellation_reasons,
+    is_condition_failure,
+    transaction,
+)
+from chalicelib.models.presence import forget_presence
+from chalicelib.models.realms import Realm
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
+
+MAX_COMMENT_LENGTH = 2000
+GROUPS_PER_TRANSACTION = 45   # each group is one update and one event; plus the user
+MAX_ATTEMPTS = 3
+
+
+def key_hashes(user: User) -> list[str]:
+    return [user.api_key_hash, *sorted(user.extra_api_key_hashes or ())]
+
+
+def do_deactivate_user(caller: Principal, user_id: int,
+                       deactivation_notification_comment: str | None) -> EmptyResult:
+    if not caller.is_admin:
+        raise ApiError("Insufficient permission")
+    comment = (deactivation_notification_comment or "").strip()
+    for _ in range(MAX_ATTEMPTS):
+        target = _deactivation_target(caller, user_id, comment)
+        try:
+            if target.role == ROLE_OWNER:
+                _deactivate_owner(target)
+            else:
+                _set_active(target, False)
+            break
+        except _UserChanged:
+            continue   # e.g. added to a group meanwhile: read the user again
+    else:
+        raise ConflictError("The user changed meanwhile; reload and try again.")
+    _finish_deactivation(target)
+    if deactivation_notification_comment is not None:
+        _notify(get_realm(caller.realm_id), target, comment)
+    return {}
+
+
+def _deactivation_target(caller: Principal, user_id: int, comment: str) -> User:
+    target = access_user_by_id(caller, user_id, allow_bots=False)
+    if target.role == ROLE_OWNER and not caller.is_owner:
+        raise ApiError("Must be an organization owner")
+    if not target.is_active:
+        _finish_deactivation(target)   # in case an earlier request died after the flag
+        raise ApiError("User is already deactivated")
+    if len(comment) > MAX_COMMENT_LENGTH:
+        raise ApiError(f"deactivation_notification_comment is too long "
+                       f"(limit: {MAX_COMMENT_LENGTH} characters)")
+    return target
+
+
+def do_reactivate_user(caller: Principal, user_id: int) -> EmptyResult:
+    if not caller.is_admin:
+        raise ApiError("Insufficient permission")
+    target = access_user_by_id(caller, user_id)
+    if target.is_active:
+        raise ApiError("User is already active")
+    _set_active(target, True)
+    return {}
+
+
+def _other_active_owner(realm_id: int, user_id: int) -> int | None:
+    """Another active owner, from the index of owners (not the whole realm)."""
+    for owner in User.by_role.query(role_key(realm_id, ROLE_OWNER)):
+        if owner.user_id != user_id and owner.is_active:
+            return int(owner.user_id)
+    return None
+
+
+def _deactivate_owner(target: User) -> None:
+    """An owner goes only while another stays: the transaction checks that the other
+    owner is still an active owner, so two owners deactivating each other at the same
+    time cannot both succeed (the index may lag; the check reads the user itself)."""
+    for _ in range(MAX_ATTEMPTS):
+        other = _other_active_owner(target.realm_id, target.user_id)
+        if other is None:
+            break
+        try:
+            _set_active(target, False, keep_owner=other)
+            return
+        except _OwnerGone:
+            continue
+    raise ApiError("Cannot deactivate the only organization owner")
+
+
+class _OwnerGone(Exception):
+    """The owner counted on to stay was deactivated (or demoted) meanwhile."""
+
+
+class _UserChanged(Exception):
+    """The user's groups (or state) changed between the read and the deactivation."""
+
+
+def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None:
+    condition = User.is_active == (not active)
+    if not active and not user.is_bot:
+        # The groups to leave are those read: an addition committed since fails this.
+        groups = set(user.group_ids or ())
+        condition &= (User.group_ids == groups) if groups else User.group_ids.does_not_exist()
+    try:
+        with transaction() as tx:
+            if keep_owner is not None:   # condition checks are a transaction's first items
+                tx.condition_check(User, user.realm_id, keep_owner, condition=(
+                    (User.role == ROLE_OWNER) & (User.is_active == True)))
+            tx.update(user, actions=[User.is_active.set(active)], condition=condition)
+            for key_hash in key_hashes(user):
+                tx.update(ApiKey(key_hash), actions=[ApiKey.is_active.set(active)],
+                          condition=ApiKey.key_hash.exists())
+            event: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+                "user_id": user.user_id, "is_active": active}}
+            add_event(tx, user.realm_id, event, user_access_audience(user.user_id))
+    except TransactWriteError as error:
+        reasons = cancellation_reasons(error)
+        if keep_owner is not None and reasons and reasons[0] == "ConditionalCheckFailed":
+            raise _OwnerGone() from None
+        if not active and not user.is_bot and lost_race(error):
+            raise _UserChanged() from None   # reading the user again tells what changed
+        if is_condition_failure(error):
+            raise ApiError("The user was (de)activated meanwhile; reload and try again.") \
+                from None
+        raise
+
+
+def _finish_deactivation(user: User) -> None:
+    """What follows the flag, each step safe to repeat: leave the groups, deactivate the
+    bots the user owns, delete the user's event queues."""
+    _leave_groups(user)
+    for bot in User.by_bot_owner.query(bot_owner_key(user.realm_id, user.user_id)):
+        if bot.is_active:
+            try:
+                _set_active(bot, False)
+            except ApiError:
+                pass   # (de)activated meanwhile by someone else: theirs stands
+    for queue in queues_of_users(user.realm_id, [user.user_id]):
+        delete_queue(queue)
+    forget_presence(user.realm_id, user.user_id)
+
+
+def _leave_groups(user: User) -> None:
+    """Removes the deactivated user from every group on their item, in batches, each with
+    its events and the user's reverse index. Nothing can add the user any more; a
+    concurrent removal makes a batch fail, and the user is read again for what is left."""
+    realm_id, user_id = user.realm_id, user.user_id
+    for _ in range(MAX_ATTEMPTS):
+        try:
+            pending = sorted(int(g) for g in user.group_ids or ())
+            for start in range(0, len(pending), GROUPS_PER_TRANSACTION):
+                batch = pending[start:start + GROUPS_PER_TRANSACTION]
+                with transaction() as tx:
+                    for group_id in batch:
+                        # The version bump makes writers of whole member sets read again.
+                        tx.update(UserGroup(realm_id, group_id), actions=[
+                            UserGroup.direct_members.delete({user_id}),
+                            UserGroup.version.add(1)],
+                            condition=UserGroup.direct_members.contains(user_id))
+                        add_event(tx, realm_id, removed_members_event(group_id, [user_id]),
+                                  EVERYONE)
+                    tx.update(user, actions=[User.group_ids.delete(set(batch))])
+            return
+        except TransactWriteError as error:
+            if not lost_race(error):
+                raise
+            user = User.get(realm_id, user_id)
+    raise ConflictError("The user's groups changed meanwhile; some may remain.")
+
+
+def _notify(realm: Realm, user: User, comment: str) -> None:
+    body = (f"Your account in the organization {realm.name} has been deactivated.\n")
+    if comment:
+        body += f"\nA message from the administrator:\n\n{comment}\n"
+    try:
+        send_email(user.delivery_email, f"Your account in {realm.name} was deactivated", body)
+    except Exception:  # noqa: BLE001 - the deactivation stands; the log says what failed
+        logger.exception("deactivation email failed", extra={"user_id": user.user_id})

@@ -1,0 +1,211 @@
+"""Users' values of custom profile fields: PATCH /users/me/profile_data and its events.
+
+Values live on the user as profile_data {"<field id>": {"value", "rendered_value"?}}, with
+the HTML stored at write time so that reading a profile needs no field definitions.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib.actions.users.profile_fields import (
+    DATE,
+    EXTERNAL_ACCOUNT,
+    LONG_TEXT,
+    PRONOUNS,
+    RENDERED_TYPES,
+    SELECT,
+    SHORT_TEXT,
+    URL,
+    USER,
+    is_url,
+    realm_profile_fields,
+)
+from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.markdown import render_markdown
+from chalicelib.models.base import (
+    MAX_TRANSACTION_ITEMS,
+    is_condition_failure,
+    transaction,
+)
+from chalicelib.models.profile_fields import ProfileField
+from chalicelib.models.users import User
+
+SHORT_VALUE_MAX_LENGTH = 50
+LONG_VALUE_MAX_LENGTH = 500
+URL_MAX_LENGTH = 2048
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MAX_ATTEMPTS = 5
+
+
+def _check_text(field: ProfileField, value: Any, limit: int) -> str:
+    if not isinstance(value, str):
+        raise ApiError(f"{field.name} is not a string")
+    if len(value) > limit:
+        raise ApiError(f"{field.name} is too long (limit: {limit} characters)")
+    return value
+
+
+def _user_ids(field: ProfileField, value: Any) -> list[int]:
+    if isinstance(value, str):   # also accepted JSON-encoded, the form values are shown in
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise ApiError(f"{field.name} is not a list") from None
+    if not isinstance(value, list) or any(
+            isinstance(i, bool) or not isinstance(i, int) for i in value):
+        raise ApiError(f"{field.name} is not a list of user IDs")
+    return list(dict.fromkeys(value))
+
+
+def check_profile_value(field: ProfileField, value: Any) -> str | None:
+    """The text to store for this value (None clears), or the reason it is invalid.
+
+    Person values are checked against the realm's users by the caller.
+    """
+    if value is None or value in ("", []):
+        return None
+    kind = field.field_type
+    if kind == USER:
+        ids = _user_ids(field, value)
+        return json.dumps(ids) if ids else None
+    if kind == LONG_TEXT:
+        return _check_text(field, value, LONG_VALUE_MAX_LENGTH)
+    if kind in (SHORT_TEXT, PRONOUNS, EXTERNAL_ACCOUNT):
+        return _check_text(field, value, SHORT_VALUE_MAX_LENGTH)
+    if kind == SELECT:
+        text = _check_text(field, value, SHORT_VALUE_MAX_LENGTH)
+        if text not in (field.field_data or {}):
+            raise ApiError(f"'{text}' is not a valid choice for '{field.name}'.")
+        return text
+    if kind == DATE:
+        text = _check_text(field, value, SHORT_VALUE_MAX_LENGTH)
+        try:
+            if not DATE_RE.match(text):
+                raise ValueError(text)
+            date.fromisoformat(text)
+        except ValueError:
+            raise ApiError(f"{field.name} is not a date") from None
+        return text
+    if kind == URL:
+        text = _check_text(field, value, URL_MAX_LENGTH)
+        if not is_url(text):
+            raise ApiError(f"{field.name} is not a URL")
+        return text
+    raise ApiError("Invalid field type.")
+
+
+def _check_people(realm_id: int, user_ids: set[int]) -> None:
+    found = {u.user_id: u for u in User.batch_get([(realm_id, i) for i in user_ids])}
+    for user_id in sorted(user_ids):
+        user = found.get(user_id)
+        if user is None:
+            raise ApiError(f"Invalid user ID: {user_id}")
+        if not user.is_active:
+            raise ApiError(f"User with ID {user_id} is deactivated")
+        if user.is_bot:
+            raise ApiError(f"User with ID {user_id} is a bot")
+
+
+def _stored_value(entry: Any) -> str | None:
+    value: str | None = entry.get("value") if isinstance(entry, dict) else entry
+    return value
+
+
+def profile_entry(field: ProfileField, value: str) -> dict[str, str]:
+    """What profile_data stores for a value: the API shape, HTML rendered now."""
+    entry = {"value": value}
+    if field.field_type in RENDERED_TYPES:
+        entry["rendered_value"] = render_markdown(value)
+    return entry
+
+
+def check_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]]
+                       ) -> list[tuple[ProfileField, str | None]]:
+    """Each named field with the value to store (None clears), all checked."""
+    if caller.is_bot:
+        raise ApiError("Bots cannot have custom profile fields")
+    if not data:
+        raise ApiError("No profile data given")
+    if len(data) > MAX_TRANSACTION_ITEMS - 1:   # one event per value, plus the user
+        raise ApiError(f"At most {MAX_TRANSACTION_ITEMS - 1} values at once")
+    ids = [item["id"] for item in data]
+    if len(set(ids)) != len(ids):
+        raise ApiError("Each field may be named only once")
+    fields = {f.field_id: f for f in realm_profile_fields(caller.realm_id)}
+    checked, people = [], set()
+    for item in data:
+        field = fields.get(item["id"])
+        if field is None:
+            raise ApiError(f"Field id {item['id']} not found.")
+        if not field.editable_by_user and not caller.is_admin:
+            raise ApiError("You are not allowed to change this field. "
+                           "Contact an administrator to update it.")
+        value = check_profile_value(field, item.get("value"))
+        if field.field_type == USER and value is not None:
+            people.update(json.loads(value))
+        checked.append((field, value))
+    if people:
+        _check_people(caller.realm_id, people)
+    return checked
+
+
+def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]]) -> None:
+    """Sets or clears the caller's values; one event per value that changed.
+
+    Each field is its own document path, conditioned on the value that was read, so
+    concurrent changes to different fields both stick. (Every user is created with the
+    profile_data map that these paths need.)
+    """
+    checked = check_profile_data(caller, data)
+    for _ in range(MAX_ATTEMPTS):
+        user = User.get_or_none(caller.realm_id, caller.user_id)
+        if user is None or not user.is_active:
+            raise ApiError("No such user")
+        stored = user.profile_data.as_dict() if user.profile_data else {}
+        actions, conditions, events = [], [], []
+        for field, value in checked:
+            key = str(field.field_id)
+            path = User.profile_data[key]
+            current = stored.get(key)
+            if _stored_value(current) == value:
+                continue   # unchanged: no write, no event
+            entry = profile_entry(field, value) if value is not None else None
+            if current is None:
+                conditions.append(path.does_not_exist())
+            elif isinstance(current, str):   # an entry written as bare text
+                conditions.append(path == current)
+            else:
+                conditions.append(User.profile_data[key]["value"] == current.get("value"))
+            actions.append(path.set(entry) if entry is not None else path.remove())
+            person_field: dict[str, Any] = {"id": field.field_id, "value": value}
+            if entry is not None and "rendered_value" in entry:
+                person_field["rendered_value"] = entry["rendered_value"]
+            events.append({"type": "realm_user", "op": "update",
+                           "person": {"user_id": user.user_id,
+                                      "custom_profile_field": person_field}})
+        if not actions:
+            return
+        condition = User.is_active == True
+        for part in conditions:
+            condition &= part
+        try:
+            with transaction() as tx:
+                tx.update(user, actions=actions, condition=condition)
+                for event in events:
+                    add_event(tx, caller.realm_id, event, user_access_audience(user.user_id))
+        except TransactWriteError as error:
+            if is_condition_failure(error):
+                continue   # changed meanwhile: read again
+            raise
+        return
+    raise ConflictError("The profile changed concurrently; try again.")
+

@@ -1,0 +1,224 @@
+"""Who can access a user (can_access_all_users_group): reads, placeholders, event audiences.
+
+With the default, role:everyone, every user of the realm can access every other. With
+role:members (the only other value allowed), a guest can access themself, bots, and the
+active users who share a channel subscription with them. In user lists the others are
+"Unknown user" placeholders (left out for clients with the user_list_incomplete
+capability), reading one answers "No such user", and events about them do not reach
+the guest. The reference also counts users the guest has exchanged direct messages
+with; nothing indexes a user's conversations, so that would mean reading the realm's
+messages, and it is not modelled here.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NotRequired, TypedDict
+
+from chalicelib import config
+from chalicelib.actions.groups.reads.settings import realm_group_setting
+from chalicelib.core.principal import ROLE_MEMBER, Principal
+from chalicelib.delivery.filters import capabilities
+from chalicelib.delivery.outbox import Audience
+from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.lib.timeutil import iso_from_seconds
+from chalicelib.models.base import transact_get
+from chalicelib.models.channels import Subscription, subscriber_ids, user_key
+from chalicelib.models.events import EventQueue
+from chalicelib.models.realms import Realm
+from chalicelib.models.users import User
+
+SETTING = "can_access_all_users_group"
+INACCESSIBLE_USER_NAME = "Unknown user"
+# The same picture for every inaccessible user: a placeholder reveals nothing but the id.
+INACCESSIBLE_AVATAR_URL = "https://secure.gravatar.com/avatar/?d=mp&version=1"
+
+
+class ProfileDataValue(TypedDict):
+    value: str
+    rendered_value: NotRequired[str]   # Markdown-capable field types only
+
+
+class UserFields(TypedDict):
+    """What every shape of a user shows (GET /users, GET /users/me)."""
+
+    user_id: int
+    email: str
+    full_name: str
+    date_joined: str
+    is_active: bool
+    is_owner: bool
+    is_admin: bool
+    is_guest: bool
+    is_bot: bool
+    role: int
+    timezone: str
+    avatar_url: str
+    avatar_version: int
+    bot_type: NotRequired[int | None]       # bots only
+    bot_owner_id: NotRequired[int | None]   # bots only
+    profile_data: NotRequired[dict[str, ProfileDataValue]]   # users only, by field id
+
+
+class UserDict(UserFields):
+    """A user as GET /users shows it; an inaccessible one is an "Unknown user"."""
+
+    delivery_email: str | None   # null for an inaccessible user
+
+
+def user_access_audience(user_id: int) -> Audience:
+    """Everyone who can access this user; the fan-out applies the realm's policy."""
+    return {"realm": True, "user_access": user_id}
+
+
+def realm_restricts_access(realm: Realm | None) -> bool:
+    return realm is not None and realm_group_setting(realm, SETTING) != system_group_id(
+        "role:everyone")
+
+
+def may_be_limited(role: int | None) -> bool:
+    """Members and above always access everyone (queues of unknown role too, as before)."""
+    return role is not None and role > ROLE_MEMBER
+
+
+def limited_can_access(viewer_id: int, user: User, shares_channel: Callable[[], bool]
+                       ) -> bool:
+    """The rule for a limited viewer: themself, bots, and active users sharing a channel."""
+    return user.is_bot or user.user_id == viewer_id or (user.is_active and shares_channel())
+
+
+def channel_ids(realm_id: int, user_id: int) -> set[int]:
+    """The channels the user is subscribed to: one Query."""
+    return {s.stream_id for s in Subscription.query(user_key(realm_id, user_id)) if s.active}
+
+
+def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
+    """The "Unknown user" record: the usual shape, only the id varies."""
+    return {
+        "user_id": user_id,
+        "email": f"user{user_id}@{realm.subdomain}.{config.root_domain()}",
+        "delivery_email": None,
+        "full_name": INACCESSIBLE_USER_NAME,
+        "date_joined": iso_from_seconds(0),
+        "is_active": True,
+        "is_owner": False,
+        "is_admin": False,
+        "is_guest": False,
+        "is_bot": False,
+        "role": ROLE_MEMBER,
+        "timezone": "",
+        "avatar_url": INACCESSIBLE_AVATAR_URL,
+        "avatar_version": 1,
+        "profile_data": {},
+    }
+
+
+@dataclass(frozen=True)
+class UserAccess:
+    """Which of the realm's users one viewer can access, for reads of many users."""
+
+    viewer_id: int
+    realm: Realm | None = None          # set only when the viewer is limited
+    peer_ids: frozenset[int] = field(default_factory=frozenset)
+
+    def can_access(self, user: User) -> bool:
+        return self.realm is None or limited_can_access(
+            self.viewer_id, user, lambda: user.user_id in self.peer_ids)
+
+    def can_access_user_id(self, user_id: int) -> bool:
+        """As can_access, for data about active humans known only by id (presence): the
+        viewer themself and the users who share a channel with them."""
+        return self.realm is None or user_id == self.viewer_id or user_id in self.peer_ids
+
+    def placeholder(self, user_id: int) -> UserDict:
+        assert self.realm is not None
+        return inaccessible_user_dict(user_id, self.realm)
+
+
+def viewer_access(caller: Principal,
+                  load_realm: Callable[[], Realm | None] | None = None) -> UserAccess:
+    """The caller's access. Reads nothing for members and above; for a guest, the realm
+    and, if it limits them, their channels' subscribers (a Query per channel)."""
+    if not may_be_limited(caller.role):
+        return UserAccess(caller.user_id)
+    realm = load_realm() if load_realm is not None else Realm.get_or_none(caller.realm_id)
+    if realm is None or not realm_restricts_access(realm):
+        return UserAccess(caller.user_id)
+    peers = {user_id for stream_id in channel_ids(caller.realm_id, caller.user_id)
+             for user_id in subscriber_ids(caller.realm_id, stream_id)}
+    return UserAccess(caller.user_id, realm, frozenset(peers))
+
+
+def load_user_for(caller: Principal, user_id: int) -> User | None:
+    """The user if it exists and the caller can access it (missing and inaccessible look
+    the same). Members and above: one GetItem, as before; a guest reads the user and the
+    realm in one request, and if the realm limits them, their channels and the user's."""
+    if not may_be_limited(caller.role):
+        return User.get_or_none(caller.realm_id, user_id)
+    with transact_get() as tg:
+        user_future = tg.get(User, caller.realm_id, user_id)
+        realm_future = tg.get(Realm, caller.realm_id)
+    try:
+        user = user_future.get()
+    except User.DoesNotExist:
+        return None
+    try:
+        realm: Realm | None = realm_future.get()
+    except Realm.DoesNotExist:
+        realm = None
+    if not realm_restricts_access(realm) or limited_can_access(
+            caller.user_id, user, lambda: bool(channel_ids(caller.realm_id, user_id)
+                                               & channel_ids(caller.realm_id, caller.user_id))):
+        return user
+    return None
+
+
+class EventAccess:
+    """The rule for the queues of one fan-out batch; each realm, user and user's channels
+    read at most once, and only for queues of users the realm may limit."""
+
+    def __init__(self) -> None:
+        self._realms: dict[int, Realm | None] = {}
+        self._users: dict[tuple[int, int], User | None] = {}
+        self._channels: dict[tuple[int, int], set[int]] = {}
+
+    def may_access(self, realm_id: int, queue: EventQueue, user_id: int) -> bool:
+        """Whether the queue's owner can access `user_id` (and so hears about them)."""
+        if not may_be_limited(queue.role) or queue.user_id == user_id:
+            return True
+        if not realm_restricts_access(self._realm(realm_id)):
+            return True
+        user = self._user(realm_id, user_id)
+        if user is None or user.is_bot:
+            return user is not None
+        # Not conditioned on the user being active: a deactivation reaches those who
+        # could access the user until then.
+        return bool(self._channel_ids(realm_id, user_id)
+                    & self._channel_ids(realm_id, queue.user_id))
+
+    def hidden_form(self, realm_id: int, event: dict[str, Any], queue: EventQueue
+                    ) -> dict[str, Any] | None:
+        """What a queue that cannot access the event's user gets instead: of a new user,
+        an "Unknown user" unless its client declared user_list_incomplete; else nothing."""
+        if event.get("type") != "realm_user" or event.get("op") != "add" or capabilities(
+                queue.options or {}).get("user_list_incomplete"):
+            return None
+        realm = self._realm(realm_id)
+        assert realm is not None   # the realm limits access, so it was read
+        return {**event, "person": inaccessible_user_dict(int(event["person"]["user_id"]),
+                                                          realm)}
+
+    def _realm(self, realm_id: int) -> Realm | None:
+        if realm_id not in self._realms:
+            self._realms[realm_id] = Realm.get_or_none(realm_id)
+        return self._realms[realm_id]
+
+    def _user(self, realm_id: int, user_id: int) -> User | None:
+        if (realm_id, user_id) not in self._users:
+            self._users[(realm_id, user_id)] = User.get_or_none(realm_id, user_id)
+        return self._users[(realm_id, user_id)]
+
+    def _channel_ids(self, realm_id: int, user_id: int) -> set[int]:
+        if (realm_id, user_id) not in self._channels:
+            self._channels[(realm_id, user_id)] = channel_ids(realm_id, user_id)
+        return self._channels[(realm_id, user_id)]

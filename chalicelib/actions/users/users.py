@@ -1,0 +1,272 @@
+"""Users and bots: creation, lookup with permission, and their API shape."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict, cast
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import config
+from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.users.reads.access import (
+    ProfileDataValue,
+    UserAccess,
+    UserDict,
+    UserFields,
+    user_access_audience,
+    viewer_access,
+)
+from chalicelib.actions.users.reads.users import MAX_EMAIL_BYTES, get_user_by_email
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import (
+    ROLE_ADMINISTRATOR,
+    ROLE_GUEST,
+    ROLE_MEMBER,
+    ROLE_MODERATOR,
+    ROLE_OWNER,
+    Principal,
+)
+from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.avatars import gravatar_url
+from chalicelib.lib.passwords import hash_password
+from chalicelib.lib.secrets import hash_api_key, new_api_key
+from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
+from chalicelib.models.base import (
+    BaseModel,
+    is_condition_failure,
+    transact_get,
+    transaction,
+)
+from chalicelib.models.counters import Counter
+from chalicelib.models.realms import UniqueName, email_key
+from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
+
+ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
+ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
+              "moderator": ROLE_MODERATOR, "member": ROLE_MEMBER, "guest": ROLE_GUEST}
+EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
+BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
+
+
+class RealmUserAddEvent(TypedDict):
+    type: Literal["realm_user"]
+    op: Literal["add"]
+    person: UserDict
+
+
+class OwnUserResult(UserFields):
+    """The record of GET /users/me (§2.4)."""
+
+    delivery_email: str
+    max_message_id: int
+
+
+@dataclass(frozen=True)
+class NewUser:
+    email: str
+    full_name: str
+    role: int = ROLE_MEMBER
+    is_bot: bool = False
+    bot_type: int | None = None
+    bot_owner_id: int | None = None
+    service_url: str | None = None
+    service_token: str | None = None
+    service_interface: int | None = None
+    password_hash: str | None = None
+    api_key: str | None = None  # given only by tests and the demo seed
+
+
+def check_email(email: str) -> str:
+    email = email.strip()
+    if len(email.encode()) > MAX_EMAIL_BYTES:
+        raise ApiError(f"Invalid email address: longer than {MAX_EMAIL_BYTES} bytes.")
+    if not EMAIL_RE.match(email):
+        raise ApiError(f"Invalid email address '{email}'.")
+    return email
+
+
+def check_full_name(full_name: str) -> str:
+    full_name = full_name.strip()
+    if not full_name:
+        raise ApiError("Name cannot be empty.")
+    if len(full_name) > config.MAX_FULL_NAME_LENGTH:
+        raise ApiError(f"Name too long (at most {config.MAX_FULL_NAME_LENGTH} characters).")
+    if any(ch in full_name for ch in "*`\\>\"@") or any(ord(ch) < 32 for ch in full_name):
+        raise ApiError("Invalid characters in name!")
+    return full_name
+
+
+def user_items(realm_id: int, user_id: int, new: NewUser
+               ) -> tuple[list[tuple[BaseModel, Any]], str]:
+    """The items that make a user (user, API key, email claim) and the new API key."""
+    if new.role not in ROLES:
+        raise ApiError("Invalid role")
+    email = check_email(new.email)
+    full_name = check_full_name(new.full_name)
+    api_key = new.api_key or new_api_key()
+    key_hash = hash_api_key(api_key)
+    user = User(realm_id, user_id, email=email, delivery_email=email, full_name=full_name,
+                name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
+                role_key=None if new.is_bot else role_key(realm_id, new.role),
+                bot_type=new.bot_type, bot_owner_id=new.bot_owner_id, date_joined=now_seconds(),
+                bot_owner_key=(bot_owner_key(realm_id, new.bot_owner_id)
+                               if new.is_bot and new.bot_owner_id is not None else None),
+                api_key_hash=key_hash, password_hash=new.password_hash,
+                service_url=new.service_url, service_token=new.service_token,
+                service_interface=new.service_interface)
+    record = ApiKey(key_hash, realm_id=realm_id, user_id=user_id, email=email, role=new.role,
+                    is_bot=new.is_bot)
+    scope, key = email_key(realm_id, email)
+    return [
+        (user, User.user_id.does_not_exist()),
+        (record, ApiKey.key_hash.does_not_exist()),
+        (UniqueName(scope, key, target_id=user_id), UniqueName.name.does_not_exist()),
+    ], api_key
+
+
+def do_create_user(realm_id: int, new: NewUser,
+                   also: Callable[[TransactWrite, User], None] | None = None
+                   ) -> tuple[User, str]:
+    """Creates a user (or bot) and tells the realm; returns the user and its API key.
+
+    `also` adds writes that must commit with the user (e.g. using up an invitation, which
+    records the new user's id); a failed condition among them is reported like a taken
+    email, so callers check.
+    """
+    if get_user_by_email(realm_id, new.email) is not None:
+        raise ApiError(f"Email '{new.email.strip()}' already in use")
+    user_id = allocate_id(realm_id, "user")
+    items, api_key = user_items(realm_id, user_id, new)
+    user = items[0][0]
+    assert isinstance(user, User)
+    try:
+        with transaction() as tx:
+            for item, condition in items:
+                tx.save(item, condition=condition)
+            if also is not None:
+                also(tx, user)
+            # Guests whom the realm limits hear of a new user only if they can access
+            # them (the fan-out decides, and may send them an "Unknown user" instead).
+            event: RealmUserAddEvent = {"type": "realm_user", "op": "add",
+                                        "person": user_api_dict(user)}
+            add_event(tx, realm_id, event, user_access_audience(user_id))
+    except TransactWriteError as error:
+        if is_condition_failure(error):
+            raise ApiError(f"Email '{new.email.strip()}' already in use") from None
+        raise
+    return user, api_key
+
+
+def get_own_user(caller: Principal) -> User:
+    user = User.get_or_none(caller.realm_id, caller.user_id)
+    if user is None:
+        raise ApiError("No such user")
+    return user
+
+
+def user_api_dict(user: User) -> UserDict:
+    """A user as GET /users shows it (and the realm_user add event carries it)."""
+    data: UserDict = {
+        "user_id": user.user_id,
+        "email": user.email,
+        "delivery_email": user.delivery_email,
+        "full_name": user.full_name,
+        "date_joined": iso_from_seconds(user.date_joined),
+        "is_active": user.is_active,
+        "is_owner": user.role == ROLE_OWNER,
+        "is_admin": user.role <= ROLE_ADMINISTRATOR,
+        "is_guest": user.role == ROLE_GUEST,
+        "is_bot": user.is_bot,
+        "role": user.role,
+        "timezone": user.timezone or "",
+        "avatar_url": gravatar_url(user.delivery_email, user.avatar_version),
+        "avatar_version": user.avatar_version,
+    }
+    if user.is_bot:
+        data["bot_type"] = user.bot_type
+        data["bot_owner_id"] = user.bot_owner_id
+    else:
+        data["profile_data"] = profile_data_dict(user)
+    return data
+
+
+def profile_data_dict(user: User) -> dict[str, ProfileDataValue]:
+    """{field id: {"value", "rendered_value"?}}, as stored when the value was set."""
+    stored = user.profile_data.as_dict() if user.profile_data else {}
+    return {key: ({"value": entry} if isinstance(entry, str)
+                  else cast(ProfileDataValue, dict(entry)))
+            for key, entry in stored.items() if entry is not None}
+
+
+def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
+    """The record of GET /users/me (§2.4): exactly the reference's fields."""
+    shown = user_api_dict(user)
+    data: OwnUserResult = {
+        "user_id": shown["user_id"], "email": shown["email"],
+        "delivery_email": user.delivery_email, "full_name": shown["full_name"],
+        "avatar_url": shown["avatar_url"], "avatar_version": shown["avatar_version"],
+        "role": shown["role"], "is_admin": shown["is_admin"], "is_owner": shown["is_owner"],
+        "is_guest": shown["is_guest"], "is_bot": shown["is_bot"],
+        "is_active": shown["is_active"], "timezone": shown["timezone"],
+        "date_joined": shown["date_joined"], "max_message_id": max_message_id}
+    if user.is_bot:   # a bot also learns its type and owner, as in GET /users/{id}
+        data["bot_type"] = user.bot_type
+        data["bot_owner_id"] = user.bot_owner_id
+    else:
+        data["profile_data"] = profile_data_dict(user)
+    return data
+
+
+def list_realm_users(realm_id: int) -> list[User]:
+    # Listing every user is bulk by nature: one Query, paged by DynamoDB.
+    return list(User.query(realm_id))
+
+
+def role_from_name(value: str) -> int:
+    if value.isdigit() and int(value) in ROLES:
+        return int(value)
+    if value not in ROLE_NAMES:
+        raise ApiError(f"Invalid role '{value}': use one of {', '.join(ROLE_NAMES)}.")
+    return ROLE_NAMES[value]
+
+
+def get_own_user_record(caller: Principal) -> OwnUserResult:
+    with transact_get() as tg:
+        user_future = tg.get(User, caller.realm_id, caller.user_id)
+        counter_future = tg.get(Counter, f"realm:{caller.realm_id}")
+    user = user_future.get()
+    counter = counter_future.get()
+    max_message_id = int(counter.message or -1) if counter is not None else -1
+    return own_user_api_dict(user, max_message_id)
+
+
+def realm_user_dicts(users: list[User], access: UserAccess,
+                     omit_inaccessible: bool = False) -> list[UserDict]:
+    """The users as the viewer may see them: inaccessible ones as "Unknown user"
+    placeholders, or left out (clients with the user_list_incomplete capability)."""
+    shown: list[UserDict] = []
+    for user in users:
+        if access.can_access(user):
+            shown.append(user_api_dict(user))
+        elif not omit_inaccessible:
+            shown.append(access.placeholder(user.user_id))
+    return shown
+
+
+def get_members(caller: Principal) -> list[UserDict]:
+    access = viewer_access(caller)
+    return realm_user_dicts(list_realm_users(caller.realm_id), access)
+
+
+def check_create_user(caller: Principal, *, email: str, full_name: str,
+                      password: str) -> User:
+    """POST /users: organization administrators create accounts."""
+    if not caller.is_admin:
+        raise ApiError("Must be an organization administrator")
+    new = NewUser(email=email, full_name=full_name,
+                  password_hash=hash_password(password) if password else None)
+    user, _ = do_create_user(caller.realm_id, new)
+    return user

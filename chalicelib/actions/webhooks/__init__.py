@@ -1,0 +1,1 @@
+"""Outgoing webhooks: which bots a message triggers, and delivering to them."""

@@ -1,0 +1,13 @@
+"""A file a client uploaded, as actions receive it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """One uploaded file: its name, declared type and bytes."""
+
+    filename: str
+    content_type: str
+    data: bytes

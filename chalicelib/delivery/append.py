@@ -1,0 +1,179 @@
+"""Appending to an event queue: one conditional PutItem per queue and batch.
+
+A queue's events are stored in chunks (`QueueEvent`, sk `e#<id of the chunk's first
+event>`). An appender reads the newest chunks (one strongly consistent Query), numbers
+its events after the newest id, and puts one chunk on the condition that no chunk with
+that first id exists. Two appenders that read the same tail want the same key: one wins,
+the other re-reads and retries. So ids strictly increase and never repeat, and no
+event can land at or below an id a reader has seen (the client's acknowledged id is a
+floor as well, for when the newest chunks have expired).
+
+Redelivery: each event carries a dedup key (outbox record + form). A record's events
+can only be in chunks written after the record was committed, so the appender reads the
+chunks written since the oldest pending record's commit time (less a clock margin) and
+skips the keys already there. That read is usually the newest chunk or two: no marker
+items, no transaction, about one write unit per small event and queue.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pynamodb.exceptions import PutError
+
+from chalicelib.delivery.queues import is_live
+from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.events import EventQueue, QueueEvent
+
+EVENT_RETENTION = timedelta(days=1)   # far beyond a queue's idle life (10 minutes)
+MAX_EVENTS_PER_CHUNK = 100
+MAX_CHUNK_BYTES = 96_000              # well under DynamoDB's 400 KB item limit
+CLOCK_MARGIN_MS = 5_000               # how far two writers' clocks may disagree
+TAIL_PAGE = 20
+MAX_APPEND_ATTEMPTS = 100
+
+
+def event_sk(event_id: int) -> str:
+    return f"e#{event_id:020d}"
+
+
+def _first_id(chunk: QueueEvent) -> int:
+    return int(chunk.sk[2:])
+
+
+def _last_id(chunk: QueueEvent) -> int:
+    return _first_id(chunk) + len(chunk.events or []) - 1
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Pending:
+    """One event to append: its dedup key ("" for none), the form to store, and the
+    commit time (ms) of the record it came from (None: nothing to deduplicate)."""
+
+    key: str
+    stored: dict[str, Any]
+    since_ms: int | None = None
+    shown: dict[str, Any] | None = None   # the full form, when `stored` refers to a payload
+
+
+@dataclass
+class Tail:
+    """What an appender needs to know of a queue: its newest id, its push connection,
+    and the dedup keys of the chunks written in the window it asked for."""
+
+    last_id: int = -1
+    conn: str | None = None
+    keys: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Appended:
+    """The events an append added (with their ids, full forms) and the queue's connection."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    conn: str | None = None
+
+
+def read_tail(queue_id: str, since_ms: int | None) -> Tail:
+    """The newest chunk, and the dedup keys of every chunk written since `since_ms`."""
+    tail = Tail()
+    # Chunks are in append order; a writer's clock may run CLOCK_MARGIN_MS off, so a
+    # chunk older than twice that before `since_ms` has nothing written after it below.
+    stop_before = None if since_ms is None else since_ms - 2 * CLOCK_MARGIN_MS
+    page_size = 1 if since_ms is None else TAIL_PAGE
+    first = True
+    for chunk in QueueEvent.query(queue_id, QueueEvent.sk.startswith("e#"),
+                                  scan_index_forward=False, consistent_read=True,
+                                  page_size=page_size):
+        if first:
+            tail.last_id, tail.conn, first = _last_id(chunk), chunk.conn, False
+        if stop_before is None or (chunk.written or 0) < stop_before:
+            break
+        tail.keys.update(k for k in chunk.keys or () if k)
+    return tail
+
+
+def append(queue: EventQueue, items: list[Pending],
+           conn_change: Callable[[str | None], str | None] | None = None) -> Appended:
+    """Appends the items in order, skipping those already in the queue; returns them
+    with their ids. `conn_change` maps the tail's connection to the new chunk's (a
+    connect or disconnect marker); otherwise the connection is carried forward."""
+    result = Appended()
+    pending = list(items)
+    tail: Tail | None = None
+    for attempt in range(MAX_APPEND_ATTEMPTS):
+        if not pending or not is_live(queue):
+            return result
+        if tail is None:
+            windows = [p.since_ms for p in pending if p.since_ms is not None]
+            tail = read_tail(queue.queue_id, min(windows) if windows else None)
+            result.conn = tail.conn
+            pending = [p for p in pending if not p.key or p.key not in tail.keys]
+            if not pending:
+                return result
+        chunk_items = _take_chunk(pending)
+        start = max(tail.last_id, queue.acked_through) + 1
+        conn = conn_change(tail.conn) if conn_change else tail.conn
+        stored = [{**p.stored, "id": start + i} for i, p in enumerate(chunk_items)]
+        chunk = QueueEvent(queue.queue_id, event_sk(start), events=stored,
+                           keys=[p.key for p in chunk_items], written=now_ms(), conn=conn,
+                           expires_at=datetime.now(UTC) + EVENT_RETENTION)
+        try:
+            chunk.save(condition=QueueEvent.sk.does_not_exist())
+        except PutError as error:
+            if not is_write_condition_failure(error):
+                raise
+            # Another appender took this id: back off briefly, re-read the tail, retry.
+            time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
+            tail = None
+            continue
+        result.conn = conn
+        result.events.extend({**(p.shown or p.stored), "id": start + i}
+                             for i, p in enumerate(chunk_items))
+        pending = pending[len(chunk_items):]
+        tail = Tail(start + len(chunk_items) - 1, conn,
+                    tail.keys | {p.key for p in chunk_items if p.key})
+    raise RuntimeError(f"could not append to queue {queue.queue_id}: too much contention")
+
+
+def _take_chunk(pending: list[Pending]) -> list[Pending]:
+    """As many leading items as one chunk holds (at least one)."""
+    size = 0
+    for count, item in enumerate(pending[:MAX_EVENTS_PER_CHUNK]):
+        size += len(json.dumps(item.stored)) + len(item.key) + 8
+        if count and size > MAX_CHUNK_BYTES:
+            return pending[:count]
+    return pending[:MAX_EVENTS_PER_CHUNK]
+
+
+def read_chunks(queue_id: str, after: int) -> tuple[list[dict[str, Any]], int]:
+    """Stored events with id > after, oldest first (strongly consistent; payload
+    references left for the caller to resolve), and the queue's newest id (-1: none).
+    Usually one Query of the newest chunk."""
+    newest = next(iter(QueueEvent.query(queue_id, QueueEvent.sk.startswith("e#"),
+                                        scan_index_forward=False, consistent_read=True,
+                                        limit=1)), None)
+    if newest is None or _last_id(newest) <= after:
+        return [], -1 if newest is None else _last_id(newest)
+    chunks = [newest]
+    if _first_id(newest) > after + 1:
+        # The chunk holding after+1 (it may start below it), then everything in between.
+        holding = next(iter(QueueEvent.query(
+            queue_id, QueueEvent.sk <= event_sk(after + 1), scan_index_forward=False,
+            consistent_read=True, limit=1)), None)
+        between = QueueEvent.query(
+            queue_id, QueueEvent.sk.between(event_sk(after + 2), event_sk(_first_id(newest) - 1)),
+            consistent_read=True)
+        chunks = ([holding] if holding is not None and holding.sk.startswith("e#") else []) \
+            + list(between) + chunks
+    return ([event for chunk in chunks for event in chunk.events or [] if event["id"] > after],
+            _last_id(newest))

@@ -1,0 +1,78 @@
+"""Large event forms stored once and referred to from every queue that gets them.
+
+A message with its rendered content is several kilobytes; written into each of a
+thousand queues it would cost several write units per queue. A form over INLINE_LIMIT
+bytes is stored once per distinct form (content-addressed: queues whose options give
+the same form share it), and the queues hold `{"_payload": key}` plus what differs per
+recipient (flags). Readers resolve references with one BatchGetItem.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from chalicelib.delivery.append import EVENT_RETENTION
+from chalicelib.models.events import QueueEvent
+
+INLINE_LIMIT = 600                # bytes of JSON kept inside a queue chunk
+PER_RECIPIENT_KEYS = ("flags",)   # stay inline: they differ from queue to queue
+PAYLOAD_SK = "p"
+BATCH_GET_KEYS = 100
+
+
+def _partition(key: str) -> str:
+    return f"payload:{key}"
+
+
+class PayloadStore:
+    """Collects the payloads of one fan-out batch, to be written before any append."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, dict[str, Any]] = {}
+
+    def stored_form(self, outbox_id: str, form: dict[str, Any]) -> dict[str, Any]:
+        """What a queue stores for `form`: the form itself if small, else a reference."""
+        shared = {k: v for k, v in form.items() if k not in PER_RECIPIENT_KEYS}
+        encoded = json.dumps(shared, sort_keys=True, separators=(",", ":"))
+        if len(encoded) <= INLINE_LIMIT:
+            return form
+        key = f"{outbox_id}:{hashlib.sha256(encoded.encode()).hexdigest()[:16]}"
+        self.pending.setdefault(key, shared)
+        return {"_payload": key, **{k: form[k] for k in PER_RECIPIENT_KEYS if k in form}}
+
+    def write(self) -> int:
+        """Writes the collected payloads (idempotent: same key, same content)."""
+        pending, self.pending = self.pending, {}
+        expires = datetime.now(UTC) + EVENT_RETENTION
+        with QueueEvent.batch_write() as batch:
+            for key, payload in pending.items():
+                batch.save(QueueEvent(_partition(key), PAYLOAD_SK, payload=payload,
+                                      expires_at=expires))
+        return len(pending)
+
+
+def resolve(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Replaces payload references with the stored forms (strongly consistent reads)."""
+    keys = sorted({e["_payload"] for e in events if "_payload" in e})
+    if not keys:
+        return events
+    payloads: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(keys), BATCH_GET_KEYS):
+        for item in QueueEvent.batch_get([(_partition(k), PAYLOAD_SK)
+                                          for k in keys[start:start + BATCH_GET_KEYS]],
+                                         consistent_read=True):
+            payloads[item.queue_id.removeprefix("payload:")] = item.payload or {}
+    resolved = []
+    for event in events:
+        if "_payload" not in event:
+            resolved.append(event)
+            continue
+        extra = {k: v for k, v in event.items() if k != "_payload"}
+        # A payload gone (expired with its queue's old events) reads as a heartbeat,
+        # so ids stay consecutive and the client moves on.
+        payload = payloads.get(event["_payload"])
+        resolved.append({**payload, **extra} if payload is not None
+                        else {"type": "heartbeat", "id": event["id"]})
+    return resolved

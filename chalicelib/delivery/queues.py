@@ -1,0 +1,178 @@
+"""Event queues: creation, lookup, acknowledgement, deletion, and who has which queues.
+
+A queue's events live in chunks appended by `events/append.py`; this module keeps the
+queue item (options, life, the acknowledged id) and the per-user directory the fan-out
+reads to find an audience's queues (`UserQueues`, read with BatchGetItem).
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeGuard
+
+from pynamodb.exceptions import UpdateError
+from pynamodb.expressions.update import Action
+
+from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.delivery.wake import delete_wake_queue
+from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.events import EventQueue, UserQueues
+
+QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
+PUBLIC_WATCHERS = 0    # the UserQueues entry listing a realm's all_public_streams queues
+BATCH_GET_KEYS = 100   # DynamoDB's BatchGetItem limit
+MAX_QUEUE_ID_LENGTH = 64      # ids are UUIDs (36 characters)
+
+
+def _expiry(lifetime: timedelta = QUEUE_IDLE_LIFETIME) -> datetime:
+    return datetime.now(UTC) + lifetime
+
+
+def is_live(queue: EventQueue | None) -> TypeGuard[EventQueue]:
+    # TTL deletion is lazy (and never happens on moto): check expiry on every read.
+    return queue is not None and queue.expires_at > datetime.now(UTC)
+
+
+def create_queue(realm_id: int, user_id: int, options: dict[str, Any],
+                 role: int | None = None) -> EventQueue:
+    queue = EventQueue(f"{uuid.uuid4()}", realm_id=realm_id, user_id=user_id,
+                       options=options, role=role, created=int(datetime.now(UTC).timestamp()),
+                       expires_at=_expiry())
+    queue.save(condition=EventQueue.queue_id.does_not_exist())
+    # Listed after it exists: the fan-out never finds an id without its queue item.
+    _list(realm_id, user_id, queue.queue_id)
+    if options.get("all_public_streams"):
+        _list(realm_id, PUBLIC_WATCHERS, queue.queue_id)
+    return queue
+
+
+def _list(realm_id: int, user_id: int, queue_id: str) -> None:
+    UserQueues(realm_id, user_id).update(actions=[UserQueues.queue_ids.add({queue_id})])
+
+
+def unlist(realm_id: int, owner_ids: Iterable[int], queue_ids: set[str]) -> None:
+    """Removes queue ids from directory entries (deleted or expired queues)."""
+    for owner_id in sorted(set(owner_ids)):
+        UserQueues(realm_id, owner_id).update(actions=[UserQueues.queue_ids.delete(queue_ids)])
+
+
+def wait_until_indexed(queue: EventQueue, timeout: float = 2.0) -> bool:
+    """Waits until the realm index (by_user, eventually consistent) lists the queue.
+
+    Realm-wide events find queues through that index; registration reads the initial
+    state only after this, so an event committed after that read reaches the queue.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        if any(q.queue_id == queue.queue_id for q in EventQueue.by_user.query(
+                queue.realm_id, EventQueue.user_id == queue.user_id)):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
+def bad_queue(queue_id: str) -> ApiError:
+    return ApiError(f"Bad event queue ID: {queue_id}", code=ErrorCode.BAD_EVENT_QUEUE_ID,
+                    queue_id=queue_id)
+
+
+def access_queue(realm_id: int, user_id: int, queue_id: str) -> EventQueue:
+    """The caller's live queue; unknown, foreign and expired queues look the same."""
+    if not 0 < len(queue_id) <= MAX_QUEUE_ID_LENGTH:   # DynamoDB refuses such keys
+        raise bad_queue(queue_id)
+    queue = EventQueue.get_or_none(queue_id)
+    if not is_live(queue) or queue.realm_id != realm_id or queue.user_id != user_id:
+        raise bad_queue(queue_id)
+    return queue
+
+
+def acknowledge(queue: EventQueue, last_event_id: int) -> None:
+    """Extends the queue's life and records the client's acknowledged id.
+
+    Acknowledged events are not deleted (a delete costs as much as the append did):
+    reads start after the acknowledged id, and the chunks expire by TTL.
+    """
+    actions: list[Action] = [EventQueue.expires_at.set(_expiry())]
+    if last_event_id > queue.acked_through:
+        actions.append(EventQueue.acked_through.set(last_event_id))
+    try:
+        # The condition keeps a queue deleted meanwhile from coming back as a fragment.
+        queue.update(actions=actions, condition=EventQueue.queue_id.exists())
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise
+        raise bad_queue(queue.queue_id) from None
+
+
+def delete_queue(queue: EventQueue) -> None:
+    queue.delete()
+    if queue.wake_url:
+        delete_wake_queue(queue.wake_url)
+    owners = [queue.user_id]
+    if (queue.options or {}).get("all_public_streams"):
+        owners.append(PUBLIC_WATCHERS)
+    unlist(queue.realm_id, owners, {queue.queue_id})
+
+
+def listed_queue_ids(realm_id: int, user_ids: Iterable[int]) -> dict[int, set[str]]:
+    """The directory entries of these users (strongly consistent BatchGetItem)."""
+    wanted = sorted(set(user_ids))
+    found: dict[int, set[str]] = {user_id: set() for user_id in wanted}
+    for start in range(0, len(wanted), BATCH_GET_KEYS):
+        keys = [(realm_id, user_id) for user_id in wanted[start:start + BATCH_GET_KEYS]]
+        for entry in UserQueues.batch_get(keys, consistent_read=True):
+            found[int(entry.user_id)] = set(entry.queue_ids or ())
+    return found
+
+
+def load_queues(queue_ids: Iterable[str]) -> dict[str, EventQueue]:
+    """Queue items by id (strongly consistent BatchGetItem); missing ids are left out."""
+    wanted = sorted(set(queue_ids))
+    found: dict[str, EventQueue] = {}
+    for start in range(0, len(wanted), BATCH_GET_KEYS):
+        for queue in EventQueue.batch_get(wanted[start:start + BATCH_GET_KEYS],
+                                          consistent_read=True):
+            found[queue.queue_id] = queue
+    return found
+
+
+def queues_of_users(realm_id: int, user_ids: Iterable[int]) -> list[EventQueue]:
+    """Live queues of these users: two BatchGetItem rounds, reads in proportion to them.
+
+    Ids whose queue is gone or expired are removed from the directory on the way.
+    """
+    listed = listed_queue_ids(realm_id, user_ids)
+    queues = load_queues(q for ids in listed.values() for q in ids)
+    live = [q for q in queues.values() if is_live(q) and q.realm_id == realm_id]
+    for owner_id, ids in listed.items():
+        stale = {q for q in ids if q not in queues or not is_live(queues[q])}
+        if stale:
+            unlist(realm_id, [owner_id], stale)
+    return sorted(live, key=lambda q: (q.user_id, q.created, q.queue_id))
+
+
+def public_watcher_queues(realm_id: int) -> list[EventQueue]:
+    """Live queues registered with all_public_streams."""
+    return [q for q in queues_of_users(realm_id, [PUBLIC_WATCHERS])
+            if (q.options or {}).get("all_public_streams")]
+
+
+def queues_of_realm(realm_id: int) -> list[EventQueue]:
+    """Every live queue of the realm (for realm-wide audiences: reads match the audience)."""
+    return [q for q in EventQueue.by_user.query(realm_id) if is_live(q)]
+
+
+def set_receives_typing_notifications(realm_id: int, user_id: int, value: bool) -> None:
+    """Copies the owner's setting onto each live queue (the fan-out reads it there)."""
+    for queue in queues_of_users(realm_id, [user_id]):
+        try:
+            queue.update(actions=[EventQueue.receives_typing_notifications.set(value)],
+                         condition=EventQueue.queue_id.exists())
+        except UpdateError as error:
+            if not is_write_condition_failure(error):
+                raise   # else deleted meanwhile: nothing to keep in step

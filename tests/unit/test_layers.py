@@ -1,0 +1,81 @@
+"""The house's layers run one way: each package imports only the layers below it.
+
+core -> lib, models -> delivery -> actions (reads below commands) -> events -> api, http.
+A violation here is an arrow that runs back up; the message names the file and import.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "chalicelib"
+
+# What each layer may import from chalicelib (besides itself and config/log helpers).
+ALLOWED: dict[str, set[str]] = {
+    "core": {"core"},
+    "lib": {"core", "lib", "config"},
+    "models": {"core", "lib", "models", "config"},
+    "delivery": {"core", "lib", "models", "delivery", "config"},
+    "actions": {"core", "lib", "models", "delivery", "actions", "config"},
+    "events": {"core", "lib", "models", "delivery", "actions", "events", "config", "http"},
+}
+# The WebSocket handlers are an entry point beside the HTTP views: they parse a request.
+ENTRY_POINTS_USING_HTTP = {"chalicelib/events/websocket.py", "chalicelib/events/register.py",
+                           "chalicelib/events/reader.py", "chalicelib/events/keepalive.py"}
+
+
+def _modules(layer: str) -> list[Path]:
+    return sorted((PACKAGE / layer).rglob("*.py"))
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "chalicelib":
+                found.extend(f"chalicelib.{a.name}" for a in node.names)
+            elif node.module.startswith("chalicelib."):
+                found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found.extend(a.name for a in node.names if a.name.startswith("chalicelib."))
+    return found
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
+    wrong = []
+    for path in _modules(layer):
+        rel = str(path.relative_to(ROOT))
+        for module in _imports(path):
+            top = module.split(".")[1]
+            if top == "http" and rel in ENTRY_POINTS_USING_HTTP:
+                continue
+            if top not in ALLOWED[layer] or (top == "http" and layer == "events"
+                                               and rel not in ENTRY_POINTS_USING_HTTP):
+                wrong.append(f"{rel} imports {module}")
+    assert wrong == []
+
+
+def test_readers_import_no_command() -> None:
+    """Inside each area, modules under reads/ only read: they import no module that writes."""
+    wrong = []
+    for path in sorted((PACKAGE / "actions").rglob("reads/*.py")):
+        for module in _imports(path):
+            if module.startswith("chalicelib.actions.") and ".reads" not in module \
+                    and module != "chalicelib.actions.ids":
+                wrong.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert wrong == []
+
+
+def test_http_is_only_the_chalice_adapter() -> None:
+    """Below api/ (and the entry points), nothing imports chalicelib.http."""
+    wrong = []
+    for layer in ("core", "lib", "models", "delivery", "actions"):
+        for path in _modules(layer):
+            wrong.extend(f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path)
+                         if m.startswith("chalicelib.http"))
+    assert wrong == []
