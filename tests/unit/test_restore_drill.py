@@ -109,13 +109,12 @@ def test_repoint_sets_the_stack_parameter_and_the_app_reads_the_restored_table(
     assert parameters["TablePrefix"] == PREFIX    # untouched
 
     # What the functions get as TABLE_NAME_OVERRIDES: models built now use the copy.
-    monkeypatch.setenv("TABLE_PREFIX", PREFIX)
     monkeypatch.setenv("TABLE_NAME_OVERRIDES", parameters["TableNameOverrides"])
     from chalicelib import config
     from chalicelib.models.base import table_meta
 
     assert config.table_name("messages") == target
-    assert config.table_name("users") == PREFIX + "users"
+    assert config.table_name("users") == config.bound_table_prefix() + "users"
 
     class Restored(Model):
         Meta = table_meta("messages")
