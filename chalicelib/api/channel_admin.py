@@ -1,13 +1,13 @@
 """Channel administration: PATCH /streams/{stream_id} (§4.4) and DELETE (archive)."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from chalicelib.actions.channels.admin import do_archive_stream, do_update_stream
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.params import GroupSettingParam, sent_values
+from chalicelib.http.params import GroupSettingParam, changes_of
 
 bp = ApiBlueprint(__name__)
 
@@ -19,29 +19,35 @@ TopicsPolicy = Literal["inherit", "allow_empty_topic", "disable_empty_topic",
 NOT_SENT: Any = object()
 
 
+class ChannelPropertiesPatch(TypedDict, total=False):
+    """The channel properties PATCH /streams/{stream_id} changes (besides folder_id,
+    where null is a value): each an optional parameter."""
+
+    description: str
+    new_name: str
+    is_private: bool
+    is_web_public: bool
+    history_public_to_subscribers: bool
+    is_default_stream: bool
+    message_retention_days: RetentionDays
+    is_archived: bool
+    topics_policy: TopicsPolicy
+    can_add_subscribers_group: GroupChange
+    can_remove_subscribers_group: GroupChange
+    can_administer_channel_group: GroupChange
+    can_delete_any_message_group: GroupChange
+    can_delete_own_message_group: GroupChange
+    can_move_messages_out_of_channel_group: GroupChange
+
+
 @bp.endpoint("/streams/{stream_id}", "PATCH")
 def update_stream(
     caller: Principal, *,
     stream_id: int,
-    description: str | None = None,
-    new_name: str | None = None,
-    is_private: bool | None = None,
-    is_web_public: bool | None = None,
-    history_public_to_subscribers: bool | None = None,
-    is_default_stream: bool | None = None,
-    message_retention_days: RetentionDays | None = None,
-    is_archived: bool | None = None,
     folder_id: int | None = NOT_SENT,
-    topics_policy: TopicsPolicy | None = None,
-    can_add_subscribers_group: GroupChange | None = None,
-    can_remove_subscribers_group: GroupChange | None = None,
-    can_administer_channel_group: GroupChange | None = None,
-    can_delete_any_message_group: GroupChange | None = None,
-    can_delete_own_message_group: GroupChange | None = None,
-    can_move_messages_out_of_channel_group: GroupChange | None = None,
+    properties: Annotated[dict[str, Any], changes_of(ChannelPropertiesPatch)],
 ) -> EmptyResult:
-    # Every other keyword parameter is a property; the ones not sent are None.
-    requested = sent_values(locals(), exclude=("caller", "stream_id", "folder_id"))
+    requested = dict(properties)
     if folder_id is not NOT_SENT:
         requested["folder_id"] = folder_id
     return do_update_stream(caller, stream_id, requested)

@@ -1,6 +1,8 @@
 """User groups: create, list, edit, deactivate, members and subgroups (§4.13, §4.14)."""
 from __future__ import annotations
 
+from typing import Annotated, Any, TypedDict
+
 from chalicelib.actions.groups.members import (
     IsUserGroupMemberResult,
     check_is_user_group_member,
@@ -19,11 +21,25 @@ from chalicelib.actions.groups.user_groups import (
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
-from chalicelib.http.params import GroupSettingParam, Json, sent_values
+from chalicelib.http.params import GroupSettingParam, Json, changes_of
 
 bp = ApiBlueprint(__name__)
 
 GroupSetting = GroupSettingParam
+
+
+class UserGroupSettings(TypedDict, total=False):
+    """A user group's group settings: each an optional parameter of create and update."""
+
+    can_add_members_group: GroupSetting
+    can_join_group: GroupSetting
+    can_leave_group: GroupSetting
+    can_manage_group: GroupSetting
+    can_mention_group: GroupSetting
+    can_remove_members_group: GroupSetting
+
+
+GroupSettingsSent = Annotated[dict[str, Any], changes_of(UserGroupSettings)]
 
 
 @bp.endpoint("/user_groups/create", "POST")
@@ -33,16 +49,8 @@ def create_user_group(
     description: str,
     members: Json[list[int]],
     subgroups: Json[list[int]] | None = None,
-    can_add_members_group: GroupSetting | None = None,
-    can_join_group: GroupSetting | None = None,
-    can_leave_group: GroupSetting | None = None,
-    can_manage_group: GroupSetting | None = None,
-    can_mention_group: GroupSetting | None = None,
-    can_remove_members_group: GroupSetting | None = None,
+    settings: GroupSettingsSent,
 ) -> CreateUserGroupResult:
-    # The other keyword parameters are group settings; the ones not sent are None.
-    settings = sent_values(locals(), exclude=("caller", "name", "description", "members",
-                                              "subgroups"))
     return do_create_user_group(caller, name, description, members, subgroups or [], settings)
 
 
@@ -58,15 +66,9 @@ def update_user_group(
     user_group_id: int,
     name: str | None = None,
     description: str | None = None,
-    can_add_members_group: GroupSetting | None = None,
-    can_join_group: GroupSetting | None = None,
-    can_leave_group: GroupSetting | None = None,
-    can_manage_group: GroupSetting | None = None,
-    can_mention_group: GroupSetting | None = None,
-    can_remove_members_group: GroupSetting | None = None,
+    settings: GroupSettingsSent,
 ) -> EmptyResult:
-    changes = sent_values(locals(), exclude=("caller", "user_group_id", "name", "description"))
-    return do_update_user_group(caller, user_group_id, name, description, changes)
+    return do_update_user_group(caller, user_group_id, name, description, settings)
 
 
 @bp.endpoint("/user_groups/{user_group_id}/deactivate", "POST")

@@ -5,7 +5,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from pynamodb.transactions import TransactWrite
 
@@ -40,6 +40,51 @@ class Audience(TypedDict, total=False):
     channel_viewers: int
     minus_public: bool
     user_access: int
+
+
+def to_users(user_ids: list[int]) -> Audience:
+    """These users' queues."""
+    return {"users": user_ids}
+
+
+def to_realm(*, max_role: int | None = None) -> Audience:
+    """Everyone in the organization, or only those whose role is `max_role` or higher."""
+    return {"realm": True} if max_role is None else {"realm": True, "max_role": max_role}
+
+
+def to_users_who_can_access(user_id: int) -> Audience:
+    """Everyone who may see this user under can_access_all_users_group."""
+    return {"realm": True, "user_access": user_id}
+
+
+def to_channel(stream_id: int, *, public: bool, subscribers_only: bool = False) -> Audience:
+    """A channel's subscribers, and for a public one the queues that follow every public
+    channel, unless `subscribers_only` (typing)."""
+    audience: Audience = {"stream": stream_id, "public": public}
+    if subscribers_only:
+        audience["subscribers_only"] = True
+    return audience
+
+
+def to_channels(stream_ids: list[int], *, users: list[int] | None = None) -> Audience:
+    """The subscribers of several channels, each queue once, and these users."""
+    audience: Audience = {"streams": stream_ids}
+    if users is not None:
+        audience["users"] = users
+    return audience
+
+
+def to_channel_viewers(stream_id: int, *, public: bool) -> Audience:
+    """Everyone with metadata access to the channel were it public (`public`) or private."""
+    return {"channel_viewers": stream_id, "public": public}
+
+
+def stored_audience(stored: Mapping[str, object]) -> Audience:
+    """An outbox record's audience as written by one of the constructors above."""
+    unknown = set(stored) - set(Audience.__annotations__)
+    if unknown:
+        raise ValueError(f"unknown audience keys: {sorted(unknown)}")
+    return cast(Audience, dict(stored))  # the keys are checked above
 
 
 def add_event(tx: TransactWrite, realm_id: int, event: Mapping[str, object],

@@ -1,1 +1,2 @@
-"""The event pipeline: outbox records, fan-out into queues, the long-poll reader."""
+"""Above the actions: the fan-out (outbox stream -> queues), audience resolution, registration
+state, the long-poll reader and the WebSocket and webhook handlers."""

@@ -9,9 +9,9 @@ through `subscriber_ids` and `stream`.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from chalicelib.actions.channels.reads.permissions import channel_viewers
+from chalicelib.delivery.outbox import Audience
 from chalicelib.delivery.queues import (
     public_watcher_queues,
     queues_of_realm,
@@ -76,14 +76,14 @@ class AudienceResolver:
 
     # ---- audiences --------------------------------------------------------------------
 
-    def queues(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
+    def queues(self, realm_id: int, audience: Audience) -> list[EventQueue]:
         """The live queues an audience names (records of a batch often share one)."""
         key = json.dumps([realm_id, audience], sort_keys=True)
         if key not in self._audiences:
             self._audiences[key] = self._resolve(realm_id, audience)
         return self._audiences[key]
 
-    def _resolve(self, realm_id: int, audience: dict[str, Any]) -> list[EventQueue]:
+    def _resolve(self, realm_id: int, audience: Audience) -> list[EventQueue]:
         if audience.get("realm"):
             return self.realm_queues(realm_id)
         if "channel_viewers" in audience:
@@ -105,7 +105,7 @@ class AudienceResolver:
             return list(found.values())
         return self.queues_of_users(realm_id, [int(u) for u in audience.get("users", [])])
 
-    def _channel_queues(self, realm_id: int, stream_id: int, audience: dict[str, Any]
+    def _channel_queues(self, realm_id: int, stream_id: int, audience: Audience
                         ) -> list[EventQueue]:
         subscribers = self.subscriber_ids(realm_id, stream_id)
         queues = self.queues_of_users(realm_id, subscribers)

@@ -32,6 +32,7 @@ from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD, enqueu
 from chalicelib.delivery.append import Pending, append
 from chalicelib.delivery.connections import deliver
 from chalicelib.delivery.filters import forms_for_queue
+from chalicelib.delivery.outbox import Audience, stored_audience
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
@@ -117,7 +118,7 @@ class FanoutBatch:
             return
         outbox = Outbox.from_raw_data(image)
         sequence_number = raw["dynamodb"]["SequenceNumber"]
-        event, audience = outbox.event, outbox.audience
+        event, audience = outbox.event, stored_audience(outbox.audience)
         if event.get("type") == OUTGOING_WEBHOOK_RECORD:   # for the webhook queue, not clients
             self.webhook_jobs.append((sequence_number, event))
             return
@@ -191,7 +192,7 @@ class FanoutBatch:
         return len(result.events)
 
 
-def role_may_see(queue: EventQueue, audience: dict[str, Any]) -> bool:
+def role_may_see(queue: EventQueue, audience: Audience) -> bool:
     """Audiences with max_role reach only queues whose owner's role is at least that."""
     max_role = audience.get("max_role")
     return max_role is None or queue.role is None or queue.role <= int(max_role)

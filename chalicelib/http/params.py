@@ -50,12 +50,22 @@ class ApiParam:
     alias: str | None = None
     json: bool = False
     max_length: int | None = None
+    # A TypedDict whose every key is an optional parameter of its own: the view gets a
+    # dict of the keys the client sent (a PATCH of a settings family).
+    fields_of: type | None = None
 
 
 JSON_ENCODED = ApiParam(json=True)
 Json = Annotated[T, JSON_ENCODED]
 # A group-setting value (§2.7) or its `{new, old}` change: a group id or an object.
 GroupSettingParam = Json[dict[str, Any] | int]
+
+
+def changes_of(family: type) -> ApiParam:
+    """Marks a view parameter `Annotated[dict[str, Any], changes_of(Family)]`: each key of
+    the TypedDict `Family` is an optional parameter, and the view receives those sent
+    (not null), so a settings family is declared once, as a type."""
+    return ApiParam(fields_of=family)
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,7 @@ class ParamSpec:
     default: Any
     in_path: bool
     max_length: int | None = None   # declared limit (characters or items), if any
+    group: str | None = None        # the view parameter that collects it (changes_of)
 
     @property
     def length_limit(self) -> int:
@@ -107,7 +118,7 @@ def _merge(first: ApiParam, second: ApiParam) -> ApiParam:
     """Both markers' facts; the second's win where both say something."""
     return ApiParam(alias=second.alias or first.alias, json=first.json or second.json,
                     max_length=second.max_length if second.max_length is not None
-                    else first.max_length)
+                    else first.max_length, fields_of=second.fields_of or first.fields_of)
 
 
 def _is_list_type(tp: Any) -> bool:
@@ -123,6 +134,9 @@ def param_specs(func: Any, path_names: set[str]) -> list[ParamSpec]:
         if param.kind not in (param.KEYWORD_ONLY,):
             continue
         base, meta = _unwrap(hints[name])
+        if meta.fields_of is not None:
+            specs.extend(_field_specs(name, meta.fields_of))
+            continue
         json_encoded = meta.json or _needs_json(non_none(base))
         specs.append(ParamSpec(
             name=name,
@@ -134,6 +148,18 @@ def param_specs(func: Any, path_names: set[str]) -> list[ParamSpec]:
             in_path=name in path_names,
             max_length=meta.max_length,
         ))
+    return specs
+
+
+def _field_specs(group: str, family: type) -> list[ParamSpec]:
+    """One optional parameter per key of a TypedDict; null or absent means unchanged."""
+    specs = []
+    for key, annotation in typing.get_type_hints(family, include_extras=True).items():
+        base, meta = _unwrap(annotation)
+        specs.append(ParamSpec(
+            name=key, wire_name=meta.alias or key, annotation=base | None,
+            json=meta.json or _needs_json(non_none(base)), required=False, default=None,
+            in_path=False, max_length=meta.max_length, group=group))
     return specs
 
 
@@ -203,7 +229,7 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
 def parse_params(specs: list[ParamSpec], supplied: dict[str, Any],
                  path_values: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
     """Parse every declared parameter; return the values and the unsupported names sent."""
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {spec.group: {} for spec in specs if spec.group is not None}
     for spec in specs:
         if spec.in_path:
             try:
@@ -213,19 +239,17 @@ def parse_params(specs: list[ParamSpec], supplied: dict[str, Any],
                 raise ResourceNotFoundError() from None
             continue
         if spec.wire_name not in supplied:
+            if spec.group is not None:
+                continue
             if spec.required:
                 raise missing_argument(spec.wire_name)
             values[spec.name] = spec.default
             continue
-        values[spec.name] = parse_value(spec, supplied[spec.wire_name])
+        value = parse_value(spec, supplied[spec.wire_name])
+        if spec.group is None:
+            values[spec.name] = value
+        elif value is not None:
+            values[spec.group][spec.name] = value
     known = {spec.wire_name for spec in specs}
     ignored = sorted(name for name in supplied if name not in known)
     return values, ignored
-
-
-def sent_values(values: dict[str, Any], *, exclude: tuple[str, ...] = ("caller",)
-                ) -> dict[str, Any]:
-    """The parameters a client sent, for views whose optional ones default to None:
-    called on the view's `locals()` before it binds anything else."""
-    return {name: value for name, value in values.items()
-            if name not in exclude and value is not None}

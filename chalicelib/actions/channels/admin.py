@@ -39,7 +39,7 @@ from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
@@ -314,7 +314,7 @@ def _write_defaults(tx: Any, realm_id: int, old: set[int], new: set[int]) -> Non
         Realm.default_stream_ids.does_not_exist()
     tx.update(Realm(realm_id), actions=actions, condition=condition)
     event: DefaultStreamsEvent = {"type": "default_streams", "default_streams": sorted(new)}
-    add_event(tx, realm_id, event, {"realm": True, "max_role": ROLE_MEMBER})
+    add_event(tx, realm_id, event, to_realm(max_role=ROLE_MEMBER))
 
 
 def _archived_event(stream: Stream, archived: bool) -> StreamUpdateEvent:

@@ -8,7 +8,7 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
@@ -82,7 +82,7 @@ def do_create_channel_folder(caller: Principal, name: str, description: str
             claim_name(tx, folder_name_key(caller.realm_id, name), folder.folder_id)
             event: ChannelFolderAddEvent = {"type": "channel_folder", "op": "add",
                                             "channel_folder": channel_folder_dict(folder)}
-            add_event(tx, caller.realm_id, event, {"realm": True})
+            add_event(tx, caller.realm_id, event, to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("Channel folder name already in use") from None

@@ -8,7 +8,7 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, Subscription, user_key
 
@@ -94,7 +94,7 @@ def _events(name: str, value: Any) -> list[tuple[str, Any]]:
 
 
 def _write(caller: Principal, changes: list[tuple[int, str, Any]]) -> None:
-    audience: Audience = {"users": [caller.user_id]}
+    audience: Audience = to_users([caller.user_id])
     by_stream: dict[int, dict[str, Any]] = {}
     for stream_id, name, value in changes:   # one update per item; the last value wins
         attribute, stored = _stored(name, value)

@@ -21,7 +21,7 @@ from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
@@ -69,8 +69,8 @@ COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0
 def peer_audience(stream: Stream) -> Audience:
     """Who hears of a channel's subscribers changing: the realm for a public channel,
     else the channel's subscribers."""
-    return {"realm": True} if not stream.invite_only else \
-        {"stream": stream.stream_id, "public": False}
+    return to_realm() if not stream.invite_only else \
+        to_channel(stream.stream_id, public=False)
 
 def check_stream_name(name: str) -> str:
     return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)
@@ -105,7 +105,7 @@ def _create_stream(caller: Principal, name: str, description: str, invite_only: 
                     invite_only=invite_only,
                     history_public_to_subscribers=history_public or not invite_only,
                     date_created=now_seconds(), creator_id=caller.user_id)
-    audience: Audience = {"users": [caller.user_id]} if invite_only else {"realm": True}
+    audience: Audience = to_users([caller.user_id]) if invite_only else to_realm()
     try:
         with transaction() as tx:
             tx.save(stream, condition=Stream.stream_id.does_not_exist())
@@ -195,7 +195,7 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
                 added: SubscriptionAddEvent = {"type": "subscription", "op": "add",
                                                "subscriptions": [
                                                    subscription_api_dict(stream, subscription)]}
-                add_event(tx, realm_id, added, {"users": [user.user_id]})
+                add_event(tx, realm_id, added, to_users([user.user_id]))
             peers = peer_audience(stream)
             peer_add: SubscriptionPeerAddEvent = {"type": "subscription", "op": "peer_add",
                                                   "stream_ids": [stream.stream_id],

@@ -20,7 +20,7 @@ from chalicelib.actions.channels.subscriptions import peer_audience, principal_u
 from chalicelib.actions.read_state.markers import unsubscribed_record
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, Subscription, user_key
 from chalicelib.models.users import User
@@ -123,9 +123,9 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User]) -> None:
             event: SubscriptionRemoveEvent = {
                 "type": "subscription", "op": "remove",
                 "subscriptions": [{"name": stream.name, "stream_id": stream.stream_id}]}
-            add_event(tx, realm_id, event, {"users": [user.user_id]})
+            add_event(tx, realm_id, event, to_users([user.user_id]))
             add_event(tx, realm_id, unsubscribed_record(user.user_id, stream.stream_id),
-                      {"users": [user.user_id]})
+                      to_users([user.user_id]))
         peers = peer_audience(stream)
         peer_remove: SubscriptionPeerRemoveEvent = {
             "type": "subscription", "op": "peer_remove", "stream_ids": [stream.stream_id],

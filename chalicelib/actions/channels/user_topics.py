@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from pynamodb.exceptions import TransactWriteError
-
 from chalicelib.actions.channels.reads.channels import (
     access_stream_by_id,
     access_stream_by_name,
@@ -17,13 +15,14 @@ from chalicelib.actions.channels.reads.channels import (
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, get_stream, user_key
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm
 from chalicelib.models.topics import (
     FOLLOWED,
@@ -35,7 +34,6 @@ from chalicelib.models.topics import (
 )
 
 POLICIES = (INHERIT, MUTED, UNMUTED, FOLLOWED)
-MAX_ATTEMPTS = 5
 
 
 class UserTopicDict(TypedDict):
@@ -143,8 +141,8 @@ def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | 
 def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
                 policy: int) -> None:
     key = (user_key(caller.realm_id, caller.user_id), user_topic_key(stream.stream_id, topic))
-    audience: Audience = {"users": [caller.user_id]}
-    for _ in range(MAX_ATTEMPTS):
+    audience: Audience = to_users([caller.user_id])
+    def attempt() -> None:
         current = UserTopic.get_or_none(*key)
         if (current.visibility_policy if current else INHERIT) == policy:
             return   # already so: a quiet success
@@ -155,25 +153,20 @@ def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
         others = [i for i in user_topics(caller.realm_id, caller.user_id)
                   if i.topic_key != item.topic_key]
         after = others + ([item] if policy != INHERIT else [])
-        try:
-            with transaction() as tx:
-                if policy == INHERIT:
-                    tx.delete(item, condition=read)
-                else:
-                    tx.save(item, condition=read)
-                # As the reference: the legacy full list first, then the change.
-                muted: MutedTopicsEvent = {"type": "muted_topics",
-                                           "muted_topics": muted_topic_triples(realm, after)}
-                add_event(tx, caller.realm_id, muted, audience)
-                changed: UserTopicEvent = {"type": "user_topic", **user_topic_dict(item)}
-                # "_" facts never reach clients; they let the fan-out show the empty
-                # topic by its display name to clients without empty_topic_name.
-                add_event(tx, caller.realm_id, {
-                    **changed, "_empty_topic_display_name": empty_topic_display_name(realm)},
-                    audience)
-        except TransactWriteError as error:
-            if is_condition_failure(error):
-                continue   # changed meanwhile: read again
-            raise
-        return
-    raise ConflictError("The topic's setting changed concurrently; try again.")
+        with transaction() as tx:
+            if policy == INHERIT:
+                tx.delete(item, condition=read)
+            else:
+                tx.save(item, condition=read)
+            # As the reference: the legacy full list first, then the change.
+            muted: MutedTopicsEvent = {"type": "muted_topics",
+                                       "muted_topics": muted_topic_triples(realm, after)}
+            add_event(tx, caller.realm_id, muted, audience)
+            changed: UserTopicEvent = {"type": "user_topic", **user_topic_dict(item)}
+            # "_" facts never reach clients; they let the fan-out show the empty
+            # topic by its display name to clients without empty_topic_name.
+            add_event(tx, caller.realm_id, {
+                **changed, "_empty_topic_display_name": empty_topic_display_name(realm)},
+                audience)
+
+    retry_lost_races(attempt, conflict="The topic's setting changed concurrently; try again.")

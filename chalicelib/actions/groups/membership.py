@@ -19,7 +19,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.core.errors import ApiError, ConflictError
-from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_realm
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,
@@ -28,7 +28,7 @@ from chalicelib.models.base import (
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
-EVERYONE: Audience = {"realm": True}
+EVERYONE: Audience = to_realm()
 MAX_MEMBERS_PER_REQUEST = 1000
 # Beside a batch's users: the group's update and its add_members and remove_members events.
 USERS_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 3

@@ -23,7 +23,7 @@ from chalicelib.actions.users.users import ROLES, check_email
 from chalicelib.core.errors import ApiError, ErrorCode, principal_error
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm, to_users
 from chalicelib.lib.email import send_email
 from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import random_alphanumeric
@@ -242,9 +242,9 @@ def add_invites_changed(tx: TransactWrite, realm_id: int, inviter_id: int,
                         inviter_is_admin: bool) -> None:
     """Tells those who can see the invitation (administrators and its creator) to refetch."""
     event: InvitesChangedEvent = {"type": "invites_changed"}
-    add_event(tx, realm_id, event, {"realm": True, "max_role": ROLE_ADMINISTRATOR})
+    add_event(tx, realm_id, event, to_realm(max_role=ROLE_ADMINISTRATOR))
     if not inviter_is_admin:
-        add_event(tx, realm_id, event, {"users": [inviter_id]})
+        add_event(tx, realm_id, event, to_users([inviter_id]))
 
 
 def add_daily_count(tx: TransactWrite, realm_id: int, count: int) -> None:

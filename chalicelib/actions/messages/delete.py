@@ -28,18 +28,18 @@ from chalicelib.actions.realm.reads.settings import (
     empty_topic_display_name,
     realm_setting,
 )
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.messages import Message
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
 
 NO_PERMISSION = "You don't have permission to delete this message"
-MAX_ATTEMPTS = 5
 # Besides its messages and their upload links, a batch writes the delete event and, at
 # most, the channel's first_message_id and its stream event.
 RESERVED_ITEMS = 3
@@ -73,14 +73,17 @@ def delete_message_event(message_ids: list[int], stream_id: int | None, topic: s
 
 def check_delete_message(caller: Principal, message_id: int) -> DeleteMessageResult:
     realm = get_realm(caller.realm_id)
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> DeleteMessageResult:
         accessed = access_message(caller, message_id, modifying=True)
         check_delete_permission(caller, realm, accessed)
-        if delete_messages(realm, accessed.stream, [accessed.message], caller.user_id):
-            forget_deleted(realm, accessed.stream, [accessed.message])
-            return {}
-        # Changed since it was read (edited, or deleted: access then says so); read again.
-    raise ConflictError("The message kept changing while being deleted; try again.")
+        if not delete_messages(realm, accessed.stream, [accessed.message], caller.user_id):
+            # Changed since it was read (edited, or deleted: access then says so).
+            raise LostRace()
+        forget_deleted(realm, accessed.stream, [accessed.message])
+        return {}
+
+    return retry_lost_races(
+        attempt, conflict="The message kept changing while being deleted; try again.")
 
 
 def check_delete_permission(caller: Principal, realm: Realm, accessed: AccessedMessage

@@ -232,7 +232,7 @@ class _EditWriter:
             # For the fan-out, which moves the mentioned flags of the users concerned.
             event["_mentions"] = {"before": mention_facts(self.target),
                                   "after": mention_facts(probe)}
-        add_event(tx, self.realm.realm_id, event, audience)  # type: ignore[arg-type]
+        add_event(tx, self.realm.realm_id, event, audience)
         if losing and self.plan is not None:
             add_event(tx, self.realm.realm_id, delete_message_event(
                 ids, self.plan.old_stream.stream_id, self.plan.old_topic, self.realm),

@@ -33,7 +33,7 @@ from chalicelib.actions.realm.reads.settings import (
 from chalicelib.actions.webhooks.triggers import add_webhook_triggers, triggered_bots
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_channel
 from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.json_values import check_json
 from chalicelib.lib.mentions import Mentions
@@ -62,11 +62,11 @@ class PreparedMessage:
 
     message: Message
     event: dict[str, Any]
-    audience: dict[str, Any]
+    audience: Audience
 
     def add_to(self, tx: Any) -> None:
         tx.save(self.message, condition=Message.message_id.does_not_exist())
-        add_event(tx, self.message.realm_id, self.event, self.audience)  # type: ignore[arg-type]
+        add_event(tx, self.message.realm_id, self.event, self.audience)
 
 
 def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str,
@@ -82,7 +82,7 @@ def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str
     return message
 
 
-def prepare_message(realm: Realm, message: Message, audience: dict[str, Any], *,
+def prepare_message(realm: Realm, message: Message, audience: Audience, *,
                     people: list[User], stream: Stream | None,
                     read_by_sender: bool = True) -> PreparedMessage:
     """Gives the message its id and builds the message event for its audience.
@@ -115,8 +115,8 @@ def mention_facts(message: Message) -> dict[str, Any]:
             "wildcard": message.wildcard_mention}
 
 
-def channel_audience(stream: Stream) -> dict[str, Any]:
-    return {"stream": stream.stream_id, "public": not stream.invite_only}
+def channel_audience(stream: Stream) -> Audience:
+    return to_channel(stream.stream_id, public=not stream.invite_only)
 
 
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,

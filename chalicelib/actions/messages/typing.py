@@ -16,7 +16,7 @@ from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
 from chalicelib.models.base import transaction
 from chalicelib.models.users import User
 
@@ -99,7 +99,7 @@ def _direct_typing(caller: Principal, op: TypingOp, to: list[int] | None) -> Non
     event: DirectTypingEvent = {
         "type": "typing", "op": op, "message_type": "direct", "sender": _sender(caller),
         "recipients": [{"user_id": u.user_id, "email": u.email} for u in recipients]}
-    _emit(caller, event, {"users": [u.user_id for u in recipients if u.is_active]})
+    _emit(caller, event, to_users([u.user_id for u in recipients if u.is_active]))
 
 
 def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
@@ -117,7 +117,7 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
         "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
         "stream_id": stream.stream_id, "topic": topic}
     _emit(caller, {**event, "_empty_topic_display_name": display_name},
-          {"stream": stream.stream_id, "subscribers_only": True})
+          to_channel(stream.stream_id, public=False, subscribers_only=True))
 
 
 def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> None:
@@ -135,4 +135,4 @@ def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> 
         "message_id": message_id, "recipient": {
             "type": "channel", "channel_id": message.stream_id, "topic": message.topic}}
     _emit(caller, {**channel, "_empty_topic_display_name": empty_topic_display_name(
-        get_realm(caller.realm_id))}, {"stream": message.stream_id, "subscribers_only": True})
+        get_realm(caller.realm_id))}, to_channel(message.stream_id, public=False, subscribers_only=True))

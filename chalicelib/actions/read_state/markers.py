@@ -18,7 +18,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.read_state.reads.flags import flag_rows, unread_markers
 from chalicelib.core.errors import ConflictError
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,
@@ -141,7 +141,7 @@ def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add
                     for change in batch:
                         change.write(tx)
                     add_event(tx, realm_id, flags_event(
-                        flag, op, [c.message_id for c in batch], details), {"users": [user_id]})
+                        flag, op, [c.message_id for c in batch], details), to_users([user_id]))
             except TransactWriteError as error:
                 reasons = cancellation_reasons(error)
                 if not any(reasons) or reread is None:

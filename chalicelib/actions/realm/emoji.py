@@ -18,7 +18,7 @@ from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.files import UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib import aws_clients
 from chalicelib.lib.emoji import (
     CustomEmoji,
@@ -170,7 +170,7 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
         with transaction() as tx:
             claim_name(tx, emoji_name_key(realm_id, name), emoji_id)
             tx.save(item, condition=RealmEmoji.emoji_id.does_not_exist())
-            add_event(tx, realm_id, _update_event([*others, item]), {"realm": True})
+            add_event(tx, realm_id, _update_event([*others, item]), to_realm())
     except TransactWriteError as error:
         s3.delete_object(Bucket=config.upload_bucket(), Key=path_id)
         if is_condition_failure(error):
@@ -194,7 +194,7 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
             tx.update(RealmEmoji(realm_id, emoji_id), actions=[RealmEmoji.deactivated.set(True)],
                       condition=RealmEmoji.deactivated == False)
             release_name(tx, emoji_name_key(realm_id, name), item.emoji_id)
-            add_event(tx, realm_id, _update_event(after), {"realm": True})
+            add_event(tx, realm_id, _update_event(after), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):   # deactivated meanwhile
             raise ApiError(f"Emoji '{name}' does not exist", http_status=404) from None

@@ -14,7 +14,7 @@ from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.url_template import UrlTemplateError, check_playground_url_template
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.playgrounds import Playground
@@ -113,7 +113,7 @@ def do_add_realm_playground(realm_id: int, name: str, language: str, url_templat
         with transaction() as tx:
             claim_name(tx, playground_name_key(realm_id, language, name), item.playground_id)
             tx.save(item, condition=Playground.playground_id.does_not_exist())
-            add_event(tx, realm_id, _list_event([*others, item]), {"realm": True})
+            add_event(tx, realm_id, _list_event([*others, item]), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError("A playground with this name already exists "
@@ -136,7 +136,7 @@ def do_remove_realm_playground(caller: Principal, playground_id: int) -> EmptyRe
                       condition=Playground.playground_id.exists())
             release_name(tx, playground_name_key(realm_id, item.pygments_language, item.name),
                          playground_id)
-            add_event(tx, realm_id, _list_event(after), {"realm": True})
+            add_event(tx, realm_id, _list_event(after), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):   # removed meanwhile
             raise ApiError("Invalid playground") from None

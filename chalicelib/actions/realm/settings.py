@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict, cast
 
-from pynamodb.exceptions import TransactWriteError
-
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import (
     GroupSettingValue,
@@ -15,12 +13,13 @@ from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.reads.settings import (
     STORED_NAMES,
 )
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import transaction
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm
 
 UNLIMITED = "unlimited"
@@ -29,7 +28,6 @@ TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
                        "move_messages_within_stream_limit_seconds",
                        "move_messages_between_streams_limit_seconds")
 TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
-MAX_ATTEMPTS = 5
 
 
 class RealmSettingChanges(TypedDict, total=False):
@@ -87,19 +85,15 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
     per changed setting as the reference sends them."""
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> EmptyResult:
         realm = get_realm(caller.realm_id)
         changed = _changes(realm, requested)
-        if not changed:
-            return {}
-        try:
+        if changed:   # another administrator changing one of them makes this read again
             _write_changes(realm, changed)
-        except TransactWriteError as error:
-            if is_condition_failure(error):
-                continue   # another administrator changed one of them: read again
-            raise
         return {}
-    raise ConflictError("The organization's settings changed concurrently; try again.")
+
+    return retry_lost_races(
+        attempt, conflict="The organization's settings changed concurrently; try again.")
 
 
 def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:
@@ -139,4 +133,4 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
             event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
                                            "property": "default",
                                            "data": cast(RealmSettingChanges, {name: value})}
-            add_event(tx, realm.realm_id, event, {"realm": True})
+            add_event(tx, realm.realm_id, event, to_realm())

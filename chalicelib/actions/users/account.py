@@ -18,7 +18,7 @@ from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import check_email
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm, to_users
 from chalicelib.lib.email import send_email
 from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
@@ -124,9 +124,9 @@ def do_confirm_email_change(key: str) -> ConfirmEmailChangeResult:
             # The real address only for those who may see it: administrators and the user.
             delivery: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
                 "user_id": user.user_id, "delivery_email": new_email}}
-            add_event(tx, realm_id, delivery, {"realm": True, "max_role": ROLE_ADMINISTRATOR})
+            add_event(tx, realm_id, delivery, to_realm(max_role=ROLE_ADMINISTRATOR))
             if user.role > ROLE_ADMINISTRATOR:
-                add_event(tx, realm_id, delivery, {"users": [user.user_id]})
+                add_event(tx, realm_id, delivery, to_users([user.user_id]))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Email '{new_email}' is already in use, or this link was "

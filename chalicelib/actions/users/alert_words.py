@@ -10,7 +10,7 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.users import User
@@ -89,7 +89,7 @@ def _update_alert_words(caller: Principal, change: Callable[[list[str]], list[st
                 else:
                     tx.delete(index)
                 event: AlertWordsEvent = {"type": "alert_words", "alert_words": updated}
-                add_event(tx, caller.realm_id, event, {"users": [caller.user_id]})
+                add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
         except TransactWriteError as error:
             if is_condition_failure(error):
                 continue

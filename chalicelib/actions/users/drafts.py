@@ -14,7 +14,7 @@ from chalicelib.actions.users.users import get_own_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import (
@@ -161,7 +161,7 @@ def create_drafts(caller: Principal, drafts: list[Any]) -> CreateDraftsResult:
                 tx.save(item, condition=Draft.draft_id.does_not_exist())
             added: DraftsAddEvent = {"type": "drafts", "op": "add",
                                      "drafts": [draft_dict(d) for d in items]}
-            add_event(tx, caller.realm_id, added, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, added, to_users([caller.user_id]))
     except TransactWriteError as error:
         _raise_for(error)
     return {"ids": ids}
@@ -176,7 +176,7 @@ def edit_draft(caller: Principal, draft_id: int, raw: Any) -> EmptyResult:
             tx.save(item, condition=Draft.draft_id.exists())
             updated: DraftsUpdateEvent = {"type": "drafts", "op": "update",
                                           "draft": draft_dict(item)}
-            add_event(tx, caller.realm_id, updated, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, updated, to_users([caller.user_id]))
     except TransactWriteError as error:
         _raise_for(error)
     return {}
@@ -190,7 +190,7 @@ def delete_draft(caller: Principal, draft_id: int) -> EmptyResult:
                       condition=Draft.draft_id.exists())
             removed: DraftsRemoveEvent = {"type": "drafts", "op": "remove",
                                           "draft_id": draft_id}
-            add_event(tx, caller.realm_id, removed, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, removed, to_users([caller.user_id]))
     except TransactWriteError as error:
         _raise_for(error)
     return {}

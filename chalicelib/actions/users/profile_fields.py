@@ -10,7 +10,7 @@ from pynamodb.exceptions import TransactWriteError, UpdateError
 from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import (
     is_condition_failure,
     is_write_condition_failure,
@@ -216,7 +216,7 @@ def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_ty
         with transaction() as tx:
             tx.save(field, condition=ProfileField.field_id.does_not_exist())
             claim_name(tx, (scope, key), field_id)
-            add_event(tx, caller.realm_id, _fields_event([*existing, field]), {"realm": True})
+            add_event(tx, caller.realm_id, _fields_event([*existing, field]), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):   # another admin took the name meanwhile
             raise ApiError("A field with that label already exists.") from None
@@ -241,7 +241,7 @@ def do_delete_profile_field(caller: Principal, field_id: int) -> None:
         with transaction() as tx:
             tx.delete(field, condition=ProfileField.field_id.exists())
             tx.delete(UniqueName(scope, key))
-            add_event(tx, caller.realm_id, _fields_event(remaining), {"realm": True})
+            add_event(tx, caller.realm_id, _fields_event(remaining), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Field id {field_id} not found.") from None

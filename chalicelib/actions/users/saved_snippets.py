@@ -11,17 +11,17 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.saved_snippets import SavedSnippet
 
 MAX_TITLE_LENGTH = 60
-MAX_ATTEMPTS = 5
 
 
 class SavedSnippetDict(TypedDict):
@@ -96,7 +96,7 @@ def do_create_saved_snippet(caller: Principal, title: str, content: str
         tx.save(item, condition=SavedSnippet.snippet_id.does_not_exist())
         added: SavedSnippetsAddEvent = {"type": "saved_snippets", "op": "add",
                                         "saved_snippet": saved_snippet_dict(item)}
-        add_event(tx, caller.realm_id, added, {"users": [caller.user_id]})
+        add_event(tx, caller.realm_id, added, to_users([caller.user_id]))
     return {"saved_snippet_id": item.snippet_id}
 
 
@@ -109,7 +109,7 @@ def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
     if not snippet_id > 0:
         raise _does_not_exist()
     key = (user_key(caller.realm_id, caller.user_id), snippet_id)
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> EmptyResult:
         current = SavedSnippet.get_or_none(*key)
         if current is None:
             raise _does_not_exist()
@@ -120,21 +120,17 @@ def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
         after = SavedSnippet(*key, title=new_title if new_title is not None else current.title,
                              content=new_content if new_content is not None
                              else current.content, date_created=current.date_created)
-        try:
-            with transaction() as tx:
-                tx.update(SavedSnippet(*key), actions=[SavedSnippet.title.set(after.title),
-                                                       SavedSnippet.content.set(after.content)],
-                          condition=read)
-                updated: SavedSnippetsUpdateEvent = {
-                    "type": "saved_snippets", "op": "update",
-                    "saved_snippet": saved_snippet_dict(after)}
-                add_event(tx, caller.realm_id, updated, {"users": [caller.user_id]})
-        except TransactWriteError as error:
-            if is_condition_failure(error):
-                continue   # edited or deleted meanwhile: read again
-            raise
+        with transaction() as tx:
+            tx.update(SavedSnippet(*key), actions=[SavedSnippet.title.set(after.title),
+                                                   SavedSnippet.content.set(after.content)],
+                      condition=read)
+            updated: SavedSnippetsUpdateEvent = {
+                "type": "saved_snippets", "op": "update",
+                "saved_snippet": saved_snippet_dict(after)}
+            add_event(tx, caller.realm_id, updated, to_users([caller.user_id]))
         return {}
-    raise ConflictError("The saved snippet changed concurrently; try again.")
+
+    return retry_lost_races(attempt, conflict="The saved snippet changed concurrently; try again.")
 
 
 def do_delete_saved_snippet(caller: Principal, snippet_id: int) -> EmptyResult:
@@ -146,7 +142,7 @@ def do_delete_saved_snippet(caller: Principal, snippet_id: int) -> EmptyResult:
                       condition=SavedSnippet.snippet_id.exists())
             removed: SavedSnippetsRemoveEvent = {"type": "saved_snippets", "op": "remove",
                                                  "saved_snippet_id": snippet_id}
-            add_event(tx, caller.realm_id, removed, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, removed, to_users([caller.user_id]))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise _does_not_exist() from None

@@ -20,7 +20,7 @@ from chalicelib.actions.users.users import check_full_name, get_own_user
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.delivery.queues import set_receives_typing_notifications
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.setting_choices import (
@@ -121,7 +121,7 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
     current = own_settings(user.stored_settings(), user.timezone)
     changed = {name: value for name, value in requested.items() if current.get(name) != value}
     condition = User.user_id.exists()
-    mine: Audience = {"users": [caller.user_id]}
+    mine: Audience = to_users([caller.user_id])
     events: list[tuple[Mapping[str, object], Audience]] = [
         (settings_event(caller, name, value), mine) for name, value in changed.items()]
     # One path per setting (every user is created with the map): concurrent requests

@@ -9,26 +9,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from pynamodb.exceptions import TransactWriteError
-
 from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
 from chalicelib.actions.users.reads.access import UserAccess, user_access_audience
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.actions.users.settings import settings_event
 from chalicelib.actions.users.users import list_realm_users
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.user_settings import effective_settings
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import transaction
 from chalicelib.models.presence import set_presence_hidden
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.user_status import UserStatus
 from chalicelib.models.users import User
 
 MAX_STATUS_TEXT_LENGTH = 60
-MAX_ATTEMPTS = 5
 
 
 class UserStatusDict(TypedDict, total=False):
@@ -160,26 +158,21 @@ def _update_status(caller: Principal, user_id: int, change: StatusChange) -> Non
         event["emoji_name"] = change.emoji_name
         event["emoji_code"] = change.emoji_code or ""
         event["reaction_type"] = change.reaction_type or ""
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> None:
         current = UserStatus.get_or_none(realm_id, user_id)
         item = _merged(realm_id, user_id, current, change)
-        try:
-            with transaction() as tx:
-                if change.away is not None:
-                    _set_presence_enabled(tx, caller, not change.away)
-                read = (_unchanged(current) if current is not None
-                        else UserStatus.user_id.does_not_exist())
-                if item.status_text or item.emoji_name:
-                    tx.save(item, condition=read)
-                elif current is not None:
-                    tx.delete(item, condition=read)   # nothing left: no status
-                add_event(tx, realm_id, event, user_access_audience(user_id))
-        except TransactWriteError as error:
-            if is_condition_failure(error):
-                continue   # changed meanwhile: read again
-            raise
-        return
-    raise ConflictError("The status changed concurrently; try again.")
+        with transaction() as tx:
+            if change.away is not None:
+                _set_presence_enabled(tx, caller, not change.away)
+            read = (_unchanged(current) if current is not None
+                    else UserStatus.user_id.does_not_exist())
+            if item.status_text or item.emoji_name:
+                tx.save(item, condition=read)
+            elif current is not None:
+                tx.delete(item, condition=read)   # nothing left: no status
+            add_event(tx, realm_id, event, user_access_audience(user_id))
+
+    retry_lost_races(attempt, conflict="The status changed concurrently; try again.")
 
 
 def _merged(realm_id: int, user_id: int, current: UserStatus | None, change: StatusChange
@@ -218,4 +211,4 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
               condition=User.user_id.exists() & read)
     set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
     add_event(tx, caller.realm_id, settings_event(caller, "presence_enabled", value),
-              {"users": [caller.user_id]})
+              to_users([caller.user_id]))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from chalicelib.actions.groups.reads.settings import (
     CREATOR,
@@ -29,7 +28,7 @@ from chalicelib.core.principal import (
     ROLE_OWNER,
     Principal,
 )
-from chalicelib.delivery.outbox import Audience
+from chalicelib.delivery.outbox import Audience, to_channel_viewers
 from chalicelib.models.channels import Stream, get_stream
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
@@ -132,7 +131,7 @@ def viewers_audience(stream_id: int, public: bool, *, minus_public: bool | None 
     """The outbox audience "everyone with metadata access to the channel, were it public
     (or private)"; `minus_public` leaves out who could see it under that visibility
     (those gaining or losing access when the privacy changes)."""
-    audience: Audience = {"channel_viewers": stream_id, "public": public}
+    audience: Audience = to_channel_viewers(stream_id, public=public)
     if minus_public is not None:
         audience["minus_public"] = minus_public
     return audience
@@ -147,7 +146,7 @@ class ViewerAudience:
     candidates: set[int] | None
 
 
-def channel_viewers(realm_id: int, audience: dict[str, Any], subscribers: set[int]
+def channel_viewers(realm_id: int, audience: Audience, subscribers: set[int]
                     ) -> ViewerAudience:
     """Subscribers, and for a public channel every non-guest, for a private one the
     organization administrators and non-guest members of its administer and

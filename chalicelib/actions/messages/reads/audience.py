@@ -9,9 +9,8 @@ channel tells the users who lose access to delete the messages, as the reference
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from chalicelib.delivery.outbox import Audience
+from chalicelib.delivery.outbox import Audience, to_channel, to_channels
 from chalicelib.models.channels import Stream, Subscription, stream_key
 from chalicelib.models.messages import Message
 from chalicelib.models.users import User
@@ -56,7 +55,7 @@ class EditAudience:
             self.old.stream_id != self.new.stream_id
 
     def for_batch(self, message_ids: list[int], content_changed: bool
-                  ) -> tuple[dict[str, Any], list[int]]:
+                  ) -> tuple[Audience, list[int]]:
         """(update_message audience, users who lose access) for a batch of messages.
 
         A content change reaches only readers of the edited message itself; a move
@@ -68,11 +67,11 @@ class EditAudience:
         newest = target.message_id if content_changed else max(message_ids)
         if not self.channel_changed:
             if old.history_public_to_subscribers:
-                return {"stream": old.stream_id, "public": not old.invite_only}, []
+                return to_channel(old.stream_id, public=not old.invite_only), []
             return {"users": sorted(self._readers_of_old().of(newest))}, []
         return self._channel_move(newest)
 
-    def _channel_move(self, newest: int) -> tuple[dict[str, Any], list[int]]:
+    def _channel_move(self, newest: int) -> tuple[Audience, list[int]]:
         assert self.new is not None
         before = self._readers_of_old().of(newest)
         after = self._readers_of_new().of(newest)
@@ -83,8 +82,8 @@ class EditAudience:
             keep |= before - after - self._guests_among(before - after)
         losing = sorted(before - keep)
         if open_to_all:   # the channel's audience, plus readers who keep it from the old one
-            return {"streams": [self.new.stream_id], "users": sorted(keep - after)}, losing
-        return {"streams": [], "users": sorted(after | keep)}, losing
+            return to_channels([self.new.stream_id], users=sorted(keep - after)), losing
+        return to_channels([], users=sorted(after | keep)), losing
 
     def _readers_of_old(self) -> _Readers:
         assert self.old is not None
@@ -118,6 +117,6 @@ def readers_audience(realm_id: int, messages: list[Message], stream: Stream | No
     if sample.type == "private" or stream is None:
         return {"users": sorted(set(sample.recipient_ids) | {actor_id})}
     if stream.history_public_to_subscribers:
-        return {"streams": [stream.stream_id], "users": [actor_id]}
+        return to_channels([stream.stream_id], users=[actor_id])
     readers = _Readers.load(realm_id, stream).of(max(m.message_id for m in messages))
     return {"users": sorted(readers | {actor_id})}

@@ -19,7 +19,7 @@ from chalicelib import config
 from chalicelib.actions.groups.reads.settings import realm_group_setting
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.delivery.filters import capabilities
-from chalicelib.delivery.outbox import Audience
+from chalicelib.delivery.outbox import Audience, to_users_who_can_access
 from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.lib.timeutil import iso_from_seconds
 from chalicelib.models.base import transact_get
@@ -68,7 +68,7 @@ class UserDict(UserFields):
 
 def user_access_audience(user_id: int) -> Audience:
     """Everyone who can access this user; the fan-out applies the realm's policy."""
-    return {"realm": True, "user_access": user_id}
+    return to_users_who_can_access(user_id)
 
 
 def realm_restricts_access(realm: Realm | None) -> bool:
