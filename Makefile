@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# checkov in a virtualenv of its own (requirements-checkov.txt says why).
+CHECKOV_VENV := build/checkov-venv
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 PORT ?= 8000
 export AWS_DEFAULT_REGION ?= us-east-1
 # The docs page's viewer, vendored from the npm registry (checked against its integrity).
@@ -22,6 +25,12 @@ $(STAMP): requirements.txt requirements-dev.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt 2>&1 | { grep -v "^WARNING: Location" || true; }
 	@touch $(STAMP)
+
+$(CHECKOV_STAMP): requirements-checkov.txt
+	@echo "==> creating $(CHECKOV_VENV) for checkov"
+	@test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	@$(CHECKOV_VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements-checkov.txt 2>&1 | { grep -v "^WARNING: Location" || true; }
+	@touch $(CHECKOV_STAMP)
 
 ## docs-assets: the Swagger UI files GET /api/docs loads, from the npm registry
 docs-assets: $(DOCS_STAMP)
@@ -82,10 +91,13 @@ package: $(STAMP) $(DOCS_STAMP)
 	@$(BIN)/cfn-lint build/package/sam.json
 	@echo "==> build/package/sam.json passes cfn-lint"
 
-## lint: ruff over everything (ruff.toml), mypy strict over app.py and chalicelib/ (mypy.ini)
-lint: $(STAMP)
+## lint: ruff over everything (ruff.toml), mypy strict over app.py and chalicelib/ (mypy.ini),
+## and checkov over the packaged template: any finding neither fixed nor skipped on its
+## resource with a written reason fails
+lint: $(STAMP) $(CHECKOV_STAMP) package
 	@$(BIN)/ruff check app.py chalicelib infra tests bench
 	@$(BIN)/python -m mypy
+	@$(BIN)/python -m infra.checkov_gate --checkov $(CHECKOV_VENV)/bin/checkov build/package/sam.json
 
 bench: $(STAMP)
 	@$(BIN)/python -m bench.request_counts

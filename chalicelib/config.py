@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 
 SERVICE_VERSION = "11.0-teamchat"
@@ -31,7 +32,21 @@ def bound_table_prefix() -> str:
 
 
 def table_name(suffix: str) -> str:
-    return bound_table_prefix() + suffix
+    """The table a model uses: the bound prefix + suffix, unless TABLE_NAME_OVERRIDES (a
+    JSON object, suffix -> full name; the restore drill sets it, docs/operations.md) names
+    another."""
+    override = table_name_overrides().get(suffix)
+    return override if override else bound_table_prefix() + suffix
+
+
+def table_name_overrides() -> dict[str, str]:
+    raw = _env("TABLE_NAME_OVERRIDES", "").strip()
+    if not raw:
+        return {}
+    parsed = json.loads(raw)
+    if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
+        raise ValueError("TABLE_NAME_OVERRIDES must be a JSON object of table names")
+    return {str(k): v for k, v in parsed.items()}
 
 
 def region() -> str:

@@ -31,3 +31,6 @@ for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL
 from chalicelib import config
 
 config.bound_table_prefix()
+
+# Records each Lambda function's AWS calls for tests/unit/test_least_privilege.py.
+pytest_plugins = ("tests.iam_recorder",)

@@ -21,10 +21,21 @@ def test_push_channel_and_wake_queues_are_wired():
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     assert variables["WEBSOCKET_URL"]["Fn::Sub"].startswith("wss://${WebsocketAPI}")
     assert variables["WEBSOCKET_MANAGEMENT_URL"]["Fn::Sub"].startswith("https://${WebsocketAPI}")
-    statements = template["Resources"]["DefaultRole"]["Properties"]["Policies"][0][
-        "PolicyDocument"]["Statement"]
-    actions = {a for s in statements for a in s["Action"]}
-    assert {"execute-api:ManageConnections", "sqs:CreateQueue", "sqs:ReceiveMessage",
-            "sqs:DeleteQueue", "dynamodb:Scan"} <= actions
-    scan = next(s for s in statements if s["Action"] == ["dynamodb:Scan"])
+    def statements(function: str) -> list[dict]:
+        role = template["Resources"][f"{function}Role"]
+        return [s for s in role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+                if "Action" in s]
+
+    def actions(function: str) -> set[str]:
+        return {a for s in statements(function) for a in s["Action"]}
+
+    # long-polls wait on their wake queue; the fan-out wakes them and pushes to sockets;
+    # the keepalive sweeps connections and stale wake queues
+    assert {"sqs:CreateQueue", "sqs:ReceiveMessage"} <= actions("LongPollHandler")
+    assert {"sqs:SendMessage", "execute-api:ManageConnections"} <= actions("Fanout")
+    assert {"sqs:ListQueues", "sqs:DeleteQueue", "dynamodb:Scan",
+            "execute-api:ManageConnections"} <= actions("EventsKeepalive")
+    scan = next(s for s in statements("EventsKeepalive") if "dynamodb:Scan" in s["Action"])
     assert scan["Resource"] == {"Fn::GetAtt": ["WsConnectionsTable", "Arn"]}
+    for function in ("APIHandler", "LongPollHandler", "Fanout", "WebsocketMessage"):
+        assert "dynamodb:Scan" not in actions(function)
