@@ -79,6 +79,14 @@ def calls_of(service: str, operation: str, params: dict[str, Any],
         identity = sender.rsplit("<", 1)[-1].rstrip(">")
         action = {"SendRawEmail": "SendRawEmail"}.get(operation, operation)
         return [(f"ses:{action}", f"arn:{PARTITION}:ses:{REGION}:{ACCOUNT}:identity/{identity}")]
+    if service == "sns":
+        target = (params.get("PlatformApplicationArn") or params.get("EndpointArn")
+                  or params.get("TargetArn") or params.get("TopicArn") or "*")
+        return [(f"sns:{operation}", str(target))]
+    if service == "scheduler":
+        group = params.get("GroupName") or "default"
+        return [(f"scheduler:{operation}",
+                 f"arn:{PARTITION}:scheduler:{REGION}:{ACCOUNT}:schedule/{group}/{params.get('Name', '*')}")]
     if service == "apigatewaymanagementapi":
         url = urlparse(endpoint)
         host = url.hostname or ""
@@ -177,6 +185,10 @@ class Resolver:
             return f"arn:{PARTITION}:s3:::{self.ref(name)}"
         if kind == "AWS::Logs::LogGroup":
             return f"arn:{PARTITION}:logs:{REGION}:{ACCOUNT}:log-group:{self.ref(name)}:*"
+        if kind == "AWS::IAM::Role":
+            return f"arn:{PARTITION}:iam::{ACCOUNT}:role/{name}"
+        if kind == "AWS::SNS::Topic":
+            return f"arn:{PARTITION}:sns:{REGION}:{ACCOUNT}:{name}"
         raise KeyError(f"no {attribute} for {name} ({kind})")
 
     def value(self, node: Any) -> Any:

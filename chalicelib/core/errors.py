@@ -19,7 +19,6 @@ class ErrorCode(StrEnum):
     CONFLICT = "CONFLICT"
     EXPECTATION_MISMATCH = "EXPECTATION_MISMATCH"
     INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
-    INVALID_API_KEY = "INVALID_API_KEY"
     INVALID_PUSH_DEVICE_TOKEN = "INVALID_PUSH_DEVICE_TOKEN"
     INVITATION_FAILED = "INVITATION_FAILED"
     MOVE_MESSAGES_TIME_LIMIT_EXCEEDED = "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
@@ -115,6 +114,11 @@ class UnauthorizedError(ApiError):
 
     def __init__(self, msg: str, *, code: ErrorCode | None = None) -> None:
         super().__init__(msg, code=code, headers={"WWW-Authenticate": 'Basic realm="teamchat"'})
+
+
+class WrongApiKeyError(UnauthorizedError):
+    """An API key that is malformed or matches no account of that email: answered as the
+    reference answers it (UNAUTHORIZED), and counted as a failed login by the rate limits."""
 
 
 class ResourceNotFoundError(ApiError):

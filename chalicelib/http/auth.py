@@ -5,7 +5,7 @@ import base64
 import binascii
 import re
 
-from chalicelib.core.errors import ErrorCode, UnauthorizedError
+from chalicelib.core.errors import ErrorCode, UnauthorizedError, WrongApiKeyError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.secrets import hash_api_key
 from chalicelib.models.users import ApiKey
@@ -36,10 +36,10 @@ def authenticate(header: str | None) -> Principal:
     email, api_key = parse_basic_auth(header)
     api_key = api_key.strip()
     if not API_KEY_FORMAT.fullmatch(api_key):
-        raise UnauthorizedError("Malformed API key: expected 32 letters and digits")
+        raise WrongApiKeyError("Malformed API key: expected 32 letters and digits")
     record = ApiKey.get_or_none(hash_api_key(api_key))
     if record is None or record.email.lower() != email.strip().lower():
-        raise UnauthorizedError("Invalid API key")
+        raise WrongApiKeyError("Invalid API key")
     if not record.realm_active:
         raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
     if not record.is_active:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.core.errors import UnauthorizedError
+from chalicelib.core.errors import WrongApiKeyError
 from chalicelib.core.principal import Principal
 from chalicelib.http.auth import authenticate, parse_basic_auth
 from chalicelib.lib.rate_limits import API_BY_USER, RateLimitedError
@@ -29,9 +29,8 @@ def authenticate_limited(header: str | None, ip: str) -> Principal:
     """authenticate(), counting a wrong API key against its username and address."""
     try:
         return authenticate(header)
-    except UnauthorizedError as error:
-        if error.code == "INVALID_API_KEY":
-            record_auth_failure(parse_basic_auth(header)[0], ip)
+    except WrongApiKeyError:
+        record_auth_failure(parse_basic_auth(header)[0], ip)
         raise
 
 

@@ -48,13 +48,19 @@ def test_unknown_route_is_a_404_envelope(local_stack):
     # Paths no route matches (answered before the app) and paths a route matches with a
     # method or parameter it does not serve (answered by the app), under several prefixes.
     for method, path in (("GET", "/no/such/route"), ("POST", "/users/me/unknown"),
-                         ("POST", "/messages/12"), ("POST", "/messages/unknown"),
-                         ("DELETE", "/server_settings"), ("GET", "/streams/general")):
+                         ("POST", "/messages/unknown"), ("GET", "/streams/general")):
         response = requests.request(method, f"{local_stack.url}/api/v1{path}", auth=auth,
                                     timeout=5)
         assert response.status_code == 404, (method, path, response.text)
         assert response.json() == {"result": "error", "msg": "Endpoint not found",
                                    "code": "NOT_FOUND"}
+    # A served path with a method it does not serve: 405 with the methods it serves.
+    for method, path, allowed in (("POST", "/messages/12", "DELETE, GET, PATCH"),
+                                  ("DELETE", "/server_settings", "GET")):
+        response = requests.request(method, f"{local_stack.url}/api/v1{path}", auth=auth,
+                                    timeout=5)
+        assert response.status_code == 405, (method, path, response.text)
+        assert response.headers["Allow"] == allowed
 
 
 def test_realm_from_host_subdomain(local_stack):

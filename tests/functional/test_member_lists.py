@@ -91,8 +91,9 @@ def test_subscribe_and_unsubscribe_in_one_request(realm):
         "add": [{"name": "new"}, {"name": "old"}], "delete": ["old", "other"]})
     assert response.ok, response.json
     body = response.json
-    assert body["subscribed"] == {realm.member.email: ["new"]}
-    assert body["already_subscribed"] == {realm.member.email: ["old"]}
+    # Keyed by user id since feature level 289.
+    assert body["subscribed"] == {str(realm.member.user_id): ["new"]}
+    assert body["already_subscribed"] == {str(realm.member.user_id): ["old"]}
     assert (body["removed"], body["not_removed"]) == (["old"], ["other"])
     names = {s["name"] for s in realm.member.get("/users/me/subscriptions").json[
         "subscriptions"]}

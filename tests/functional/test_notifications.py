@@ -83,7 +83,7 @@ def test_two_dms_in_one_period_make_one_email_listing_both(realm, notifier, cloc
     notifier.run()
     assert sent_mail(realm.admin.email) == []        # still inside the period
     wakeups = [j for j in notifier.jobs() if j["kind"] == "email"
-               and j["user_id"] == realm.admin.user_id]
+               and (j["realm_id"], j["user_id"]) == (realm.realm_id, realm.admin.user_id)]
     assert len(wakeups) == 1                         # the second message joined the period
     end_period(clock, notifier)
     [mail] = sent_mail(realm.admin.email)

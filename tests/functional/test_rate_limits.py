@@ -119,7 +119,7 @@ def test_wrong_api_keys_for_one_username_are_throttled(realm, limits, anonymous)
     wrong = basic(realm.member.email, "x" * 32)
     answers = [anonymous("GET", "/users/me", None, wrong) for _ in range(4)]
     assert [a.status for a in answers] == [401, 401, 401, 429]
-    assert answers[0].json["code"] == "INVALID_API_KEY"
+    assert answers[0].json["code"] == "UNAUTHORIZED"
     assert answers[3].json["code"] == "RATE_LIMIT_HIT"
     assert answers[3].headers["Retry-After"] == str(answers[3].json["retry-after"])
     # The real key (not guessable) still works; another username is not affected

@@ -66,7 +66,7 @@ def test_restore_copies_items_and_gives_back_pitr_and_ttl(dynamodb):
     assert described["TableStatus"] == "ACTIVE"
     # the indexes come along with the items
     assert {i["IndexName"] for i in described["GlobalSecondaryIndexes"]} == {
-        "by_stream", "by_topic", "by_dm"}
+        "by_stream", "by_topic", "by_dm", "by_sender"}
     backups = dynamodb.describe_continuous_backups(TableName=target)[
         "ContinuousBackupsDescription"]["PointInTimeRecoveryDescription"]
     assert backups["PointInTimeRecoveryStatus"] == "ENABLED"
