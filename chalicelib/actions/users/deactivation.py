@@ -58,10 +58,7 @@ def do_deactivate_user(caller: Principal, user_id: int,
     for _ in range(MAX_ATTEMPTS):
         target = _deactivation_target(caller, user_id, comment)
         try:
-            if target.role == ROLE_OWNER:
-                _deactivate_owner(target)
-            else:
-                _set_active(target, False)
+            _deactivate(target)
             break
         except _UserChanged:
             continue   # e.g. added to a group meanwhile: read the user again
@@ -212,16 +209,21 @@ def _notify(realm: Realm, user: User, comment: str) -> None:
         logger.exception("deactivation email failed", extra={"user_id": user.user_id})
 
 
+def _deactivate(target: User) -> None:
+    """An owner goes through the last-owner check; anyone else is simply deactivated."""
+    if target.role == ROLE_OWNER:
+        _deactivate_owner(target)
+    else:
+        _set_active(target, False)
+
+
 def do_deactivate_own_user(caller: Principal) -> EmptyResult:
     """DELETE /users/me: anyone may leave, except the organization's last owner (who is
     told whether other users remain, as the reference tells)."""
     for _ in range(MAX_ATTEMPTS):
         target = access_user_by_id(caller, caller.user_id)
         try:
-            if target.role == ROLE_OWNER:
-                _deactivate_owner(target)
-            else:
-                _set_active(target, False)
+            _deactivate(target)
             break
         except _UserChanged:
             continue
