@@ -36,14 +36,24 @@ def _create(client, suffix: str) -> None:
         PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
 
 
+def _drop_drill_tables(client) -> None:
+    for name in client.list_tables()["TableNames"]:
+        if name.startswith(PREFIX):
+            client.delete_table(TableName=name)
+
+
 @pytest.fixture
 def dynamodb():
+    # A mock_aws nested in the functional tier's session mock shares its backend, which
+    # is not reset between tests: each test starts and ends without drill tables.
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
+        _drop_drill_tables(client)
         _create(client, "messages")
         _create(client, "confirmations")
         _create(client, "outbox")
         yield client
+        _drop_drill_tables(client)
 
 
 def _put_messages(client, ids):
