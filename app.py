@@ -7,7 +7,6 @@ from chalicelib import local_dev
 local_dev.configure()
 
 from chalicelib import apidocs, config
-from chalicelib.actions.messages.scheduled_messages import deliver_scheduled_message
 from chalicelib.api import (
     accounts,
     alert_words,
@@ -21,6 +20,7 @@ from chalicelib.api import (
     deactivation,
     default_channels,
     drafts,
+    event_polling,
     events,
     invites,
     linkifiers,
@@ -54,14 +54,18 @@ from chalicelib.api import (
     users,
     welcome_bot,
 )
-from chalicelib.events import websocket
-from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER, handle_stream_batch
-from chalicelib.events.keepalive import run_keepalive
-from chalicelib.events.webhook_worker import handle_webhook_batch
+from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
+from chalicelib.handlers import (
+    keepalive,
+    message_schedules,
+    notification_queue,
+    ses_events,
+    stream_fanout,
+    webhook_queue,
+    websocket,
+)
 from chalicelib.http.method_not_allowed import add_method_fallbacks
 from chalicelib.http.middleware import register_middleware
-from chalicelib.notifications.bounces import record_mail_event
-from chalicelib.notifications.notifier import handle_notifier_batch
 
 app = Chalice(app_name="teamchat")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
@@ -77,6 +81,7 @@ for area in (
     message_flags,
     reactions,
     events,
+    event_polling,
     typing_notifications,
     alert_words,
     settings,
@@ -129,56 +134,56 @@ add_method_fallbacks(app)
 @app.on_dynamodb_record(stream_arn=OUTBOX_STREAM_ARN_PLACEHOLDER, name="fanout",
                         batch_size=100, starting_position="LATEST")
 def fanout(event):  # type: ignore[no-untyped-def]
-    return handle_stream_batch(event.to_dict(), event.context)
+    return stream_fanout.handler(event.to_dict(), event.context)
 
 
 @app.on_sqs_message(queue=config.webhook_queue_name(), name="outgoing_webhooks", batch_size=5)
 def outgoing_webhooks(event):  # type: ignore[no-untyped-def]
-    return handle_webhook_batch(event.to_dict(), event.context)
+    return webhook_queue.handler(event.to_dict(), event.context)
 
 
 # Missed-message email and mobile push (chalicelib/notifications/): the fan-out records
 # what is pending; this queue's messages wake the notifier when a batching period ends.
 @app.on_sqs_message(queue=config.notification_queue_name(), name="notifier", batch_size=10)
 def notifier(event):  # type: ignore[no-untyped-def]
-    return handle_notifier_batch(event.to_dict(), event.context)
+    return notification_queue.handler(event.to_dict(), event.context)
 
 
 # SES bounces and complaints, through the configuration set's SNS topic.
 @app.on_sns_message(topic=config.mail_events_topic_name(), name="mail_events")
 def mail_events(event):  # type: ignore[no-untyped-def]
-    record_mail_event(event.message)
+    ses_events.handler(event.to_dict(), event.context)
 
 
 # The push channel (chalicelib/events/websocket.py); Chalice names these functions
 # WebsocketConnect, WebsocketMessage and WebsocketDisconnect.
 @app.on_ws_connect()
 def ws_connect(event):  # type: ignore[no-untyped-def]
-    return websocket.on_connect(event.to_dict())
+    return websocket.connect(event.to_dict(), event.context)
 
 
 @app.on_ws_message()
 def ws_message(event):  # type: ignore[no-untyped-def]
-    websocket.on_message(event.to_dict())
+    return websocket.message(event.to_dict(), event.context)
 
 
 @app.on_ws_disconnect()
 def ws_disconnect(event):  # type: ignore[no-untyped-def]
-    websocket.on_disconnect(event.to_dict())
+    return websocket.disconnect(event.to_dict(), event.context)
 
 
 # A scheduled message's one-time schedule invokes this at its time (EventBridge
 # Scheduler; locally infra/local/schedules.py fires the due ones).
 @app.lambda_function(name="scheduled_messages")
 def scheduled_messages_delivery(event, context):  # type: ignore[no-untyped-def]
-    return deliver_scheduled_message(event)
+    return message_schedules.handler(event, context)
 
 
 # Heartbeats for push connections (API Gateway drops a connection idle for 10 minutes)
 # and cleanup of long-poll wake queues; the rate matches WEBSOCKET_HEARTBEAT_SECONDS.
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="events_keepalive")
 def events_keepalive(event):  # type: ignore[no-untyped-def]
-    run_keepalive()
+    keepalive.handler(event.to_dict(), event.context)
 
 
 local_dev.start_workers(app)   # `chalice local` with its own backend: feeds the handlers

@@ -1,15 +1,12 @@
-"""Event queues: POST /register, GET /events (long-poll), DELETE /events."""
+"""Event queues: POST /register and DELETE /events (GET /events: api/event_polling.py)."""
 from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.queues import access_queue, delete_queue
-from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.events.register import RegisterResult, do_register
-from chalicelib.http.auth import authenticate
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 
@@ -43,29 +40,6 @@ def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = N
     return _register(caller, event_types, fetch_event_types, narrow, client_capabilities,
                      all_public_streams, apply_markdown, client_gravatar, include_subscribers,
                      slim_presence, presence_history_limit_days)
-
-
-@bp.endpoint("/events", "GET")
-def get_events_backend(caller: Principal, *, queue_id: str | None = None,
-                       last_event_id: int | None = None, dont_block: bool = False,
-                       event_types: Json[list[str]] | None = None,
-                       narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
-                       client_capabilities: Json[dict[str, Any]] | None = None,
-                       all_public_streams: bool = False, apply_markdown: bool = False,
-                       client_gravatar: bool = False
-                       ) -> GetEventsResult:
-    if queue_id is None:
-        # As the reference: without a queue id, only a non-blocking call may allocate a
-        # queue, from the registration parameters it carries (no initial state).
-        if not dont_block:
-            raise ApiError("A queue_id is needed unless dont_block is true.")
-        registered = _register(caller, event_types, [], narrow, client_capabilities,
-                               all_public_streams, apply_markdown, client_gravatar, False)
-        # The answer is that of GET /events (§4.5): the events and the new queue's id.
-        return get_events(caller, registered["queue_id"], registered["last_event_id"], True)
-    header = bp.current_request.headers.get("authorization")
-    return get_events(caller, queue_id, last_event_id, dont_block,
-                      reauthenticate=lambda: authenticate(header))
 
 
 @bp.endpoint("/events", "DELETE")

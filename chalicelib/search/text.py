@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-import snowballstemmer
-
 MAX_TERM_LENGTH = 64   # longer words (hashes, base64) are cut to this; queries are too
 
 # Letters, digits and the combining marks that NFC text may still carry.
@@ -55,6 +53,10 @@ def _is_cjk(char: str) -> bool:
 
 @lru_cache(maxsize=8)
 def _stemmer(language: str) -> _Stemmer:
+    # Imported on first use: the package loads all of its ~30 languages (about 0.1 s
+    # of CPU), which the cold start of every function that imports search would pay.
+    import snowballstemmer
+
     stemmer: _Stemmer = snowballstemmer.stemmer(language)
     return stemmer
 

@@ -251,3 +251,29 @@ def test_acknowledging_past_the_newest_event_moves_no_id(realm, drain_events):
     realm.add_user("Bo Later")
     drain_events()
     assert [e["id"] for e in poll(realm.member, queue_id, first["id"])] == [first["id"] + 1]
+
+
+def test_the_long_poll_function_app_serves_get_events_alone(realm, drain_events):
+    # GIVEN the long-poll function's own app (what AWS runs for GET /events) and a queue
+    from chalice.test import Client
+
+    from chalicelib.handlers import longpoll
+
+    queue = register(realm.member, event_types=["realm_user"])["queue_id"]
+    new_user = realm.add_user("Lena Longpoll")
+    drain_events()
+    auth = realm.member.auth_header()
+    with Client(longpoll.app) as client:
+        # WHEN the member polls through it
+        response = client.http.get(
+            f"/api/v1/events?queue_id={queue}&last_event_id=-1&dont_block=true", headers=auth)
+        # THEN the events come as from the API, and a bad key is refused in the envelope
+        assert response.status_code == 200, response.body
+        events = response.json_body["events"]
+        assert [(e["type"], e["person"]["user_id"]) for e in events] == [
+            ("realm_user", new_user.user_id)]
+        refused = client.http.get(f"/api/v1/events?queue_id={queue}&dont_block=true",
+                                  headers={"Authorization": "Basic bm9ib2R5Ondyb25n"})
+        assert refused.status_code == 401 and refused.json_body["result"] == "error"
+    # AND the API's own GET /events still answers (each app has its own blueprint)
+    assert poll(realm.member, queue, events[-1]["id"]) == []

@@ -1,0 +1,82 @@
+"""Cold import CPU of each Lambda function, loaded as a deployment loads it.
+
+Run: .venv/bin/python -m bench.cold_starts   (after `make package`)
+
+For every function in build/package/sam.json: a fresh interpreter with that function's
+template `Environment` variables imports the module its `Handler` names and resolves the
+handler; the CPU seconds of that import are compared with `import boto3, pynamodb.models`
+in a fresh interpreter of the same run. The implied cold start scales the CPU time to the
+function's memory size (Lambda gives one vCPU at 1,769 MB, in proportion below it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+TEMPLATE = Path("build/package/sam.json")
+RUNS = 5
+FULL_VCPU_MB = 1769
+PROBE = """
+import time, importlib, sys
+started = time.process_time()
+{body}
+print(time.process_time() - started)
+"""
+
+
+def _env_value(value: Any) -> str:
+    """Template values that are intrinsics (Ref, Fn::...) become a placeholder string."""
+    return value if isinstance(value, str) else "bench-placeholder"
+
+
+def import_cpu(body: str, env: dict[str, str]) -> float:
+    """Median CPU seconds of `body` in a fresh interpreter, over RUNS runs."""
+    samples = []
+    for _ in range(RUNS):
+        out = subprocess.run([sys.executable, "-c", PROBE.format(body=body)], env=env,
+                             check=True, capture_output=True, text=True).stdout
+        samples.append(float(out.strip().splitlines()[-1]))
+    return statistics.median(samples)
+
+
+def functions(template: dict[str, Any]) -> list[tuple[str, str, int, dict[str, str]]]:
+    """(name, handler, memory, environment: the template's globals and the function's)."""
+    shared = (((template.get("Globals") or {}).get("Function") or {}).get("Environment")
+              or {}).get("Variables") or {}
+    found = []
+    for name, resource in sorted(template["Resources"].items()):
+        if resource["Type"] not in ("AWS::Serverless::Function", "AWS::Lambda::Function"):
+            continue
+        props = resource["Properties"]
+        variables = (props.get("Environment") or {}).get("Variables") or {}
+        found.append((name, props["Handler"], int(props.get("MemorySize", 128)),
+                      {k: _env_value(v) for k, v in {**shared, **variables}.items()}))
+    return found
+
+
+def main() -> None:
+    template = json.loads(TEMPLATE.read_text())
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("TABLE_", "STAGE"))}
+    base_env.update(AWS_DEFAULT_REGION="us-east-1", AWS_ACCESS_KEY_ID="bench",
+                    AWS_SECRET_ACCESS_KEY="bench", PYTHONDONTWRITEBYTECODE="0")
+    baseline = import_cpu("import boto3, pynamodb.models", base_env)
+    print(f"Cold import CPU (median of {RUNS} fresh interpreters), against "
+          f"`import boto3, pynamodb.models` = {baseline * 1000:.0f} ms in this run\n")
+    print(f"{'function':<22} {'handler':<48} {'MB':>5} {'CPU ms':>7} {'ratio':>6}"
+          f" {'cold start at MB':>17}")
+    for name, handler, memory, variables in functions(template):
+        module, _, attribute = handler.rpartition(".")
+        body = f"getattr(importlib.import_module({module!r}), {attribute!r})"
+        cpu = import_cpu(body, {**base_env, **variables})
+        implied = cpu * max(1.0, FULL_VCPU_MB / memory)
+        print(f"{name:<22} {handler:<48} {memory:>5} {cpu * 1000:>7.0f} "
+              f"{cpu / baseline:>5.2f}x {implied:>15.2f} s")
+
+
+if __name__ == "__main__":
+    main()

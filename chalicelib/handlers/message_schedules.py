@@ -1,0 +1,10 @@
+"""A scheduled message's one-time schedule invokes this at its time."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions.messages.scheduled_messages import deliver_scheduled_message
+
+
+def handler(event: dict[str, Any], context: Any) -> str:
+    return deliver_scheduled_message(event)

@@ -1,0 +1,11 @@
+"""SES bounces and complaints, delivered by SNS."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.notifications.bounces import record_mail_event
+
+
+def handler(event: dict[str, Any], context: Any) -> None:
+    for record in event.get("Records", []):
+        record_mail_event(record["Sns"]["Message"])

@@ -1,0 +1,12 @@
+"""The outbox stream's function."""
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+
+from chalicelib.events.fanout import handle_stream_batch
+
+
+def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
+    return handle_stream_batch(event, context)

@@ -1,0 +1,23 @@
+"""The push channel's three functions: connect, message, disconnect."""
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.events import websocket
+
+# What API Gateway needs from a WebSocket route that has nothing to say.
+ACCEPTED = {"statusCode": 200}
+
+
+def connect(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return websocket.on_connect(event)
+
+
+def message(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    websocket.on_message(event)
+    return ACCEPTED
+
+
+def disconnect(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    websocket.on_disconnect(event)
+    return ACCEPTED

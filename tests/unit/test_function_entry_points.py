@@ -1,0 +1,51 @@
+"""Each Lambda function's Handler, as the packaged template names it, loads only its own
+code: the workers and the push channel never import the API's views."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chalicelib.handlers import websocket
+
+PACKAGED = Path("build/package/sam.json")
+# The functions that must not carry the API: a module each would pull in if they did.
+LIGHT = {"LongPollHandler", "Fanout", "WebsocketConnect", "WebsocketMessage",
+         "WebsocketDisconnect", "EventsKeepalive", "Notifier", "MailEvents",
+         "OutgoingWebhooks", "ScheduledMessages"}
+API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.register",
+                    "snowballstemmer")
+
+
+def _functions() -> dict[str, dict]:
+    resources = json.loads(PACKAGED.read_text())["Resources"]
+    return {name: r["Properties"] for name, r in resources.items()
+            if r["Type"] == "AWS::Serverless::Function"}
+
+
+def test_every_function_names_a_handler_that_loads_alone_and_light_ones_skip_the_api():
+    functions = _functions()
+    assert set(functions) > LIGHT
+    probe = ("import importlib, json, sys\n"
+             "module, _, name = sys.argv[1].rpartition('.')\n"
+             "assert callable(getattr(importlib.import_module(module), name))\n"
+             "print(json.dumps([m for m in json.loads(sys.argv[2]) if m in sys.modules]))\n")
+    for name, props in sorted(functions.items()):
+        out = subprocess.run([sys.executable, "-c", probe, props["Handler"],
+                              json.dumps(API_ONLY_MODULES)],
+                             check=True, capture_output=True, text=True).stdout
+        loaded = json.loads(out)
+        if name in LIGHT:
+            assert loaded == [], (name, props["Handler"], loaded)
+        else:
+            assert props["Handler"] == "app.app"
+
+
+@pytest.mark.parametrize("entry", [websocket.message, websocket.disconnect])
+def test_websocket_routes_answer_what_api_gateway_expects(entry, monkeypatch):
+    monkeypatch.setattr(websocket.websocket, entry.__name__.replace("message", "on_message")
+                        .replace("disconnect", "on_disconnect"), lambda raw: None)
+    assert entry({"requestContext": {}}, None) == {"statusCode": 200}
