@@ -45,7 +45,26 @@ def apply() -> None:
     DynamoDBBackend._original_transact_write_items = original_transact  # type: ignore[attr-defined]
     _serialize_item_reads_directly()
     _query_one_partition()
+    _remember_backend_hosts()
     _applied = True
+
+
+def _remember_backend_hosts() -> None:
+    """moto's server finds the backend of every request under one global lock, by
+    listing its package directory (a stat per service) and trying every service's URL
+    pattern: on the local stack, requests queued on that lock (a profile of a load run
+    showed it as the top wait). The answer for a host never changes: remember it."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+
+    original = DomainDispatcherApplication.get_backend_for_host
+    known: dict[str | None, Any] = {}
+
+    def get_backend_for_host(self: Any, host: str | None) -> Any:
+        if host not in known:
+            known[host] = original(self, host)
+        return known[host]
+
+    DomainDispatcherApplication.get_backend_for_host = get_backend_for_host  # type: ignore[method-assign]
 
 
 _partition = threading.local()

@@ -47,6 +47,10 @@ from chalicelib.search.indexing import SearchIndexStep
 OUTBOX_STREAM_ARN_PLACEHOLDER = (
     "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
 APPEND_WORKERS = 16   # queues appended to in parallel; each queue's appends stay in order
+# One pool for the life of the process: its threads keep their botocore sessions and
+# connections (PynamoDB holds them per thread) from batch to batch and, on AWS, from
+# one warm invocation to the next.
+_append_pool = ThreadPoolExecutor(max_workers=APPEND_WORKERS, thread_name_prefix="append")
 
 
 def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
@@ -180,8 +184,7 @@ class FanoutBatch:
         if len(work) <= 1:
             results = [self._append(appends) for appends in work]
         else:
-            with ThreadPoolExecutor(max_workers=min(APPEND_WORKERS, len(work))) as pool:
-                results = list(pool.map(self._append, work))
+            results = list(_append_pool.map(self._append, work))
         failed: set[str] = set()
         for appends, added in zip(work, results, strict=True):
             if added is None:
