@@ -17,7 +17,6 @@ items, no transaction, about one write unit per small event and queue.
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,8 +26,8 @@ from typing import Any
 from pynamodb.exceptions import PutError
 
 from chalicelib.delivery.queues import is_live
-from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.events import EventQueue, QueueEvent
+from chalicelib.models.races import retry_lost_races
 
 EVENT_RETENTION = timedelta(days=1)   # far beyond a queue's idle life (10 minutes)
 MAX_EVENTS_PER_CHUNK = 100
@@ -110,39 +109,43 @@ def append(queue: EventQueue, items: list[Pending],
     result = Appended()
     pending = list(items)
     tail: Tail | None = None
-    for attempt in range(MAX_APPEND_ATTEMPTS):
-        if not pending or not is_live(queue):
-            return result
-        if tail is None:
-            windows = [p.since_ms for p in pending if p.since_ms is not None]
-            tail = read_tail(queue.queue_id, min(windows) if windows else None)
-            result.conn = tail.conn
-            pending = [p for p in pending if not p.key or p.key not in tail.keys]
-            if not pending:
-                return result
-        chunk_items = _take_chunk(pending)
-        start = max(tail.last_id, queue.acked_through) + 1
-        conn = conn_change(tail.conn) if conn_change else tail.conn
-        stored = [{**p.stored, "id": start + i} for i, p in enumerate(chunk_items)]
-        chunk = QueueEvent(queue.queue_id, event_sk(start), events=stored,
-                           keys=[p.key for p in chunk_items], written=now_ms(), conn=conn,
-                           expires_at=datetime.now(UTC) + EVENT_RETENTION)
-        try:
-            chunk.save(condition=QueueEvent.sk.does_not_exist())
-        except PutError as error:
-            if not is_write_condition_failure(error):
+
+    def attempt() -> Appended:
+        """Appends what is pending, chunk by chunk, after the tail as last read."""
+        nonlocal pending, tail
+        while pending and is_live(queue):
+            if tail is None:
+                windows = [p.since_ms for p in pending if p.since_ms is not None]
+                tail = read_tail(queue.queue_id, min(windows) if windows else None)
+                result.conn = tail.conn
+                pending = [p for p in pending if not p.key or p.key not in tail.keys]
+                if not pending:
+                    break
+            chunk_items = _take_chunk(pending)
+            start = max(tail.last_id, queue.acked_through) + 1
+            conn = conn_change(tail.conn) if conn_change else tail.conn
+            stored = [{**p.stored, "id": start + i} for i, p in enumerate(chunk_items)]
+            chunk = QueueEvent(queue.queue_id, event_sk(start), events=stored,
+                               keys=[p.key for p in chunk_items], written=now_ms(), conn=conn,
+                               expires_at=datetime.now(UTC) + EVENT_RETENTION)
+            try:
+                chunk.save(condition=QueueEvent.sk.does_not_exist())
+            except PutError:
+                tail = None   # if another appender took this id: read the tail again
                 raise
-            # Another appender took this id: back off briefly, re-read the tail, retry.
-            time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
-            tail = None
-            continue
-        result.conn = conn
-        result.events.extend({**(p.shown or p.stored), "id": start + i}
-                             for i, p in enumerate(chunk_items))
-        pending = pending[len(chunk_items):]
-        tail = Tail(start + len(chunk_items) - 1, conn,
-                    tail.keys | {p.key for p in chunk_items if p.key})
-    raise RuntimeError(f"could not append to queue {queue.queue_id}: too much contention")
+            result.conn = conn
+            result.events.extend({**(p.shown or p.stored), "id": start + i}
+                                 for i, p in enumerate(chunk_items))
+            pending = pending[len(chunk_items):]
+            tail = Tail(start + len(chunk_items) - 1, conn,
+                        tail.keys | {p.key for p in chunk_items if p.key})
+        return result
+
+    # Appenders that took the same id back off briefly, growing with each lost race.
+    if retry_lost_races(attempt, conflict=None, attempts=MAX_APPEND_ATTEMPTS,
+                        backoff=0.002) is None:
+        raise RuntimeError(f"could not append to queue {queue.queue_id}: too much contention")
+    return result
 
 
 def _take_chunk(pending: list[Pending]) -> list[Pending]:

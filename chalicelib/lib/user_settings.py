@@ -4,8 +4,9 @@ from __future__ import annotations
 from typing import Any, TypedDict, cast
 
 
-class UserSettings(TypedDict):
-    """Every personal setting, as a user's clients see it (the reference's list)."""
+class DefaultableUserSettings(TypedDict):
+    """The personal settings an organization sets defaults for, which new users start
+    with (PATCH /realm/user_settings_defaults takes each as a parameter)."""
 
     twenty_four_hour_time: bool
     web_mark_read_on_scroll_policy: int
@@ -21,9 +22,7 @@ class UserSettings(TypedDict):
     enable_drafts_synchronization: bool
     translate_emoticons: bool
     display_emoji_reaction_users: bool
-    default_language: str
     web_home_view: str
-    resolved_topic_notice_auto_read_policy: str
     web_escape_navigates_to_home_view: bool
     left_side_userlist: bool
     emojiset: str
@@ -32,7 +31,6 @@ class UserSettings(TypedDict):
     web_animate_image_previews: str
     web_stream_unreads_count_display_policy: int
     hide_ai_features: bool
-    timezone: str
     enter_sends: bool
     web_navigate_to_sent_message: bool
     enable_stream_desktop_notifications: bool
@@ -52,8 +50,6 @@ class UserSettings(TypedDict):
     enable_followed_topic_audible_notifications: bool
     enable_followed_topic_wildcard_mentions_notify: bool
     enable_digest_emails: bool
-    enable_marketing_emails: bool
-    enable_login_emails: bool
     message_content_in_email_notifications: bool
     pm_content_in_desktop_notifications: bool
     wildcard_mentions_notify: bool
@@ -66,8 +62,19 @@ class UserSettings(TypedDict):
     send_private_typing_notifications: bool
     send_stream_typing_notifications: bool
     send_read_receipts: bool
-    allow_private_data_export: bool
     email_address_visibility: int
+
+
+class UserSettings(DefaultableUserSettings):
+    """Every personal setting, as a user's clients see it (the reference's list): the
+    defaultable ones and those each user sets alone."""
+
+    default_language: str
+    resolved_topic_notice_auto_read_policy: str
+    timezone: str
+    enable_marketing_emails: bool
+    enable_login_emails: bool
+    allow_private_data_export: bool
 
 
 DEFAULTS: UserSettings = {

@@ -2,6 +2,7 @@
 parameters PATCH /settings accepts, and the deprecated copies all agree."""
 from __future__ import annotations
 
+from chalicelib.api.realm_user_defaults import update_realm_user_settings_defaults
 from chalicelib.api.settings import update_settings
 from chalicelib.delivery.filters import (
     LEGACY_DISPLAY_SETTINGS,
@@ -13,7 +14,12 @@ from chalicelib.events.state.settings import (
 )
 from chalicelib.http.params import param_specs
 from chalicelib.lib.setting_choices import INT_CHOICES, INT_RANGES, STR_CHOICES
-from chalicelib.lib.user_settings import DEFAULTS, UserSettings, own_settings
+from chalicelib.lib.user_settings import (
+    DEFAULTS,
+    DefaultableUserSettings,
+    UserSettings,
+    own_settings,
+)
 
 ACCOUNT_PARAMETERS = {"caller", "full_name", "email", "old_password", "new_password"}
 
@@ -26,6 +32,14 @@ def test_patch_settings_accepts_every_setting_clients_see():
     # One optional wire parameter per key of UserSettings (changes_of), besides the account's.
     specs = param_specs(update_settings.__wrapped__, set())
     assert {spec.wire_name for spec in specs} - ACCOUNT_PARAMETERS == set(DEFAULTS)
+
+
+def test_patch_user_settings_defaults_accepts_the_defaultable_settings():
+    # One optional wire parameter per key of DefaultableUserSettings, part of UserSettings.
+    specs = param_specs(update_realm_user_settings_defaults.__wrapped__, set())
+    accepted = {spec.wire_name for spec in specs} - {"caller"}
+    assert accepted == set(DefaultableUserSettings.__annotations__)
+    assert accepted < set(DEFAULTS) and "timezone" not in accepted
 
 
 def test_every_choice_table_names_a_setting_and_allows_its_default():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from pynamodb.exceptions import DeleteError, UpdateError
+from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
@@ -18,6 +18,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm
 from chalicelib.models.topics import Topic, topic_item_key
 
@@ -82,24 +83,21 @@ def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> 
     """
     key = topic_key(realm_id, stream_id, topic)
     item = Topic(stream_key(realm_id, stream_id), topic_item_key(topic))
-    for _ in range(REFRESH_ATTEMPTS):
+    def attempt() -> None:
         current = Topic.get_or_none(item.stream_key, item.topic_key)
         recorded = None if current is None else int(current.max_id)
         latest = _latest_message(realm_id, key, gone, recorded)
         read = (Topic.max_id.does_not_exist() if recorded is None
                 else Topic.max_id == recorded)
-        try:
-            if latest is None:
-                if current is not None:
-                    item.delete(condition=read)
-            else:
-                item.update(actions=[Topic.name.set(latest.topic),
-                                     Topic.max_id.set(latest.message_id)], condition=read)
-            return
-        except (DeleteError, UpdateError) as error:
-            if not is_write_condition_failure(error):
-                raise
+        if latest is None:
+            if current is not None:
+                item.delete(condition=read)
+        else:
+            item.update(actions=[Topic.name.set(latest.topic),
+                                 Topic.max_id.set(latest.message_id)], condition=read)
+
     # Changed on every attempt: the writers that won left it in step.
+    retry_lost_races(attempt, conflict=None, attempts=REFRESH_ATTEMPTS)
 
 
 def forget_topic_messages(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> None:

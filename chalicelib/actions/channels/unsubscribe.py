@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from pynamodb.exceptions import TransactWriteError
-
 from chalicelib.actions.channels.reads.channels import (
     access_stream_by_id,
     stream_id_by_name,
@@ -18,11 +16,12 @@ from chalicelib.actions.channels.reads.channels import (
 from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
 from chalicelib.actions.channels.subscriptions import peer_audience, principal_users
 from chalicelib.actions.read_state.markers import unsubscribed_record
-from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, Subscription, user_key
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
 MAX_CHANNELS = 100
@@ -91,26 +90,21 @@ def _may_remove(caller: Principal, stream: Stream, subscribed: bool, user: User)
 def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[int]:
     """Unsubscribes those of the users who are subscribed; returns who was removed."""
     removed: set[int] = set()
-    pending = users
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> set[int]:
+        # After a lost race, those not yet removed are read again: changed meanwhile.
+        pending = [u for u in users if u.user_id not in removed]
         current = {s.user_id: s for s in Subscription.batch_get(
             [(user_key(realm_id, u.user_id), stream.stream_id) for u in pending],
             consistent_read=True) if s.active}
         active = [u for u in pending if u.user_id in current]
-        if not active:
-            return removed
-        try:
-            for start in range(0, len(active), USERS_PER_TRANSACTION):
-                chunk = active[start:start + USERS_PER_TRANSACTION]
-                _remove_chunk(realm_id, stream, chunk)
-                removed |= {u.user_id for u in chunk}
-        except TransactWriteError as error:
-            if not is_condition_failure(error):
-                raise
-            pending = [u for u in pending if u.user_id not in removed]   # changed meanwhile
-            continue
+        for start in range(0, len(active), USERS_PER_TRANSACTION):
+            chunk = active[start:start + USERS_PER_TRANSACTION]
+            _remove_chunk(realm_id, stream, chunk)
+            removed.update(u.user_id for u in chunk)
         return removed
-    raise ConflictError("The subscriptions kept changing; try again.")
+
+    return retry_lost_races(attempt, conflict="The subscriptions kept changing; try again.",
+                            attempts=MAX_ATTEMPTS)
 
 
 def _remove_chunk(realm_id: int, stream: Stream, users: list[User]) -> None:

@@ -44,11 +44,12 @@ from chalicelib.actions.groups.user_groups import (
     require,
 )
 from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
@@ -84,7 +85,7 @@ def do_update_members(caller: Principal, group_id: int, add: list[int], delete: 
     # Whether the request is split (and so idempotent) follows from the request alone, so
     # a retry of it is treated as the first attempt was.
     split = len(set(add)) + len(set(delete)) > _first_room(add_subgroups, delete_subgroups)
-    for _ in range(ATTEMPTS):
+    def attempt() -> EmptyResult:
         group = get_user_group(caller.realm_id, group_id)
         check_mutable(group)
         realm = get_realm(caller.realm_id)
@@ -95,9 +96,12 @@ def do_update_members(caller: Principal, group_id: int, add: list[int], delete: 
         if add_subgroups:
             check_subgroups(caller.realm_id, add_subgroups)
             _check_no_cycle(caller.realm_id, group_id, add_subgroups)
-        if _write(realm, group, add, delete, add_subgroups, delete_subgroups):
-            return {}
-    raise ConflictError("The user group changed meanwhile; reload and try again.")
+        if not _write(realm, group, add, delete, add_subgroups, delete_subgroups):
+            raise LostRace()
+        return {}
+
+    return retry_lost_races(attempt, conflict="The user group changed meanwhile; reload and "
+                            "try again.", attempts=ATTEMPTS)
 
 
 def _first_room(add_subgroups: list[int], delete_subgroups: list[int]) -> int:

@@ -18,13 +18,14 @@ from typing import Any, Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.delivery.outbox import Audience, add_event, to_realm
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,
     transaction,
 )
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
@@ -155,7 +156,7 @@ def join_group(realm_id: int, group_id: int, user_id: int) -> bool:
 
     ADD commutes with other changes; the version bump makes writers that set whole
     member sets from an older read try again."""
-    for _ in range(ATTEMPTS):
+    def attempt() -> bool:
         try:
             with transaction() as tx:
                 tx.update(UserGroup(realm_id, group_id),
@@ -165,11 +166,14 @@ def join_group(realm_id: int, group_id: int, user_id: int) -> bool:
                           & ~UserGroup.direct_members.contains(user_id))
                 stage_users(tx, realm_id, group_id, [user_id], [])
                 stage_events(tx, realm_id, group_id, [user_id], [])
-            return True
         except TransactWriteError as error:
             reasons = cancellation_reasons(error)
             if "ConditionalCheckFailed" in reasons:
-                return False
-            if "TransactionConflict" not in reasons:
-                raise
-    raise ConflictError("A user group changed meanwhile; try again.")
+                return False   # a condition, not a race: nothing to join
+            if "TransactionConflict" in reasons:
+                raise LostRace() from None   # a concurrent transaction on an item
+            raise
+        return True
+
+    return retry_lost_races(attempt, conflict="A user group changed meanwhile; try again.",
+                            attempts=ATTEMPTS)

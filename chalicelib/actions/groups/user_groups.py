@@ -38,6 +38,7 @@ from chalicelib.actions.groups.reads.settings import (
 )
 from chalicelib.actions.groups.reads.user_groups import (
     GROUP_PERMISSION_SETTINGS,
+    UserGroupChanges,
     UserGroupDict,
     get_user_group,
     group_setting,
@@ -79,20 +80,6 @@ class UserGroupAddEvent(TypedDict):
     type: Literal["user_group"]
     op: Literal["add"]
     group: UserGroupDict
-
-
-class UserGroupChanges(TypedDict, total=False):
-    """What changed in a group: only the changed properties."""
-
-    name: str
-    description: str
-    deactivated: bool
-    can_add_members_group: GroupSettingValue
-    can_join_group: GroupSettingValue
-    can_leave_group: GroupSettingValue
-    can_manage_group: GroupSettingValue
-    can_mention_group: GroupSettingValue
-    can_remove_members_group: GroupSettingValue
 
 
 class UserGroupUpdateEvent(TypedDict):

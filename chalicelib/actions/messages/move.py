@@ -39,6 +39,7 @@ from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
 from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm
 
 # Items per transaction are at most 100; a batch leaves room for its two events, the
@@ -172,7 +173,8 @@ class _EditWriter:
 
     def write_batch(self, batch: list[Message], *, first: bool, last: bool) -> set[int]:
         """Writes the batch; returns the ids it changed. Re-reads and retries on a race."""
-        for _ in range(MAX_BATCH_ATTEMPTS):
+        def attempt() -> set[int]:
+            nonlocal batch
             if not batch and not (self.recorded and (first or last)):
                 return set()   # others moved them all; DynamoDB refuses empty transactions
             notifications = self._notifications_once() if last else []
@@ -196,17 +198,20 @@ class _EditWriter:
                     for note in notifications:
                         note.add_to(tx)
             except TransactWriteError as error:
+                # Any item's cancellation (its condition, or a concurrent transaction).
                 if not any(cancellation_reasons(error)):
                     raise
                 if last and self.recorded and self._finished_elsewhere():
                     return set()
                 batch = self._reread(batch)
-                continue
+                raise LostRace() from None
             if self.attachments is not None and self._has_target(batch):
                 self.detached = self.attachments.detached
             self.sent_notifications = notifications
             return {m.message_id for m in batch}
-        raise ConflictError("The messages kept changing while being edited; try again.")
+
+        return retry_lost_races(attempt, conflict="The messages kept changing while being "
+                                "edited; try again.", attempts=MAX_BATCH_ATTEMPTS)
 
     def _notifications_once(self) -> list[PreparedMessage]:
         # Built right before the last batch, so they follow the moved messages.

@@ -15,12 +15,13 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
-from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.emoji import REACTION_TYPES, UNICODE_EMOJI
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.messages import Message, parse_reaction_key, reaction_key
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.users import User
 
 # Longer than any emoji's name or code: refused before anything is read.
@@ -29,6 +30,7 @@ MAX_EMOJI_TEXT_LENGTH = 100
 # history and reactions) well within DynamoDB's 400 KB.
 MAX_REACTIONS_PER_MESSAGE = 500
 MAX_ATTEMPTS = 5
+REACTIONS_KEPT_CHANGING = "The message's reactions kept changing; try again."
 
 
 class ReactionUser(TypedDict):
@@ -91,9 +93,10 @@ def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
     if reaction_type not in REACTION_TYPES:
         raise ApiError("Invalid emoji type.")
     person = _reaction_user(caller)
-    for _ in range(MAX_ATTEMPTS):
+    key = reaction_key(reaction_type, emoji_code, caller.user_id)
+    def attempt() -> ReactionResult:
+        nonlocal accessed
         stored = accessed.message.reaction_map()
-        key = reaction_key(reaction_type, emoji_code, caller.user_id)
         if key in stored:
             raise reaction_exists()
         name = _existing_name(stored, reaction_type, emoji_code)
@@ -102,11 +105,13 @@ def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
             name = emoji_name
         if len(stored) >= MAX_REACTIONS_PER_MESSAGE:
             raise ApiError("This message has too many reactions.")
-        if _write(caller, accessed, key, {"emoji_name": name, "at": int(time.time() * 1000)},
-                  "add", person):
-            return {}
-        accessed = _reread(caller, message_id)
-    raise ConflictError("The message's reactions kept changing; try again.")
+        if not _write(caller, accessed, key,
+                      {"emoji_name": name, "at": int(time.time() * 1000)}, "add", person):
+            accessed = _reread(caller, message_id)
+            raise LostRace()
+        return {}
+
+    return retry_lost_races(attempt, conflict=REACTIONS_KEPT_CHANGING, attempts=MAX_ATTEMPTS)
 
 
 def check_remove_reaction(caller: Principal, message_id: int, emoji_name: str | None,
@@ -124,14 +129,17 @@ def check_remove_reaction(caller: Principal, message_id: int, emoji_name: str | 
     reaction_type = reaction_type or UNICODE_EMOJI
     key = reaction_key(reaction_type, emoji_code, caller.user_id)
     person = _reaction_user(caller)
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> ReactionResult:
+        nonlocal accessed
         entry = accessed.message.reaction_map().get(key)
         if entry is None:
             raise reaction_missing()
-        if _write(caller, accessed, key, entry, "remove", person):
-            return {}
-        accessed = _reread(caller, message_id)
-    raise ConflictError("The message's reactions kept changing; try again.")
+        if not _write(caller, accessed, key, entry, "remove", person):
+            accessed = _reread(caller, message_id)
+            raise LostRace()
+        return {}
+
+    return retry_lost_races(attempt, conflict=REACTIONS_KEPT_CHANGING, attempts=MAX_ATTEMPTS)
 
 
 def _existing_name(stored: dict[str, dict[str, Any]], reaction_type: str, emoji_code: str

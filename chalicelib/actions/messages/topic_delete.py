@@ -28,11 +28,12 @@ from chalicelib.actions.messages.delete import (
     link_items_at_most,
 )
 from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS
 from chalicelib.models.channels import Stream, Subscription, get_stream
 from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm
 
 MESSAGES_PER_BATCH = 90
@@ -93,7 +94,8 @@ class _TopicDeleter:
     def _delete(self, batch: list[Message]) -> None:
         """Deletes the batch as the index showed it; if any message changed since (the
         index lags, or an edit came between), as stored now (a consistent read)."""
-        for _ in range(MAX_LOST_RACES):
+        def attempt() -> None:
+            nonlocal batch
             if delete_messages(self.realm, self.stream, batch, self.caller.user_id):
                 self.deleted += batch
                 return
@@ -101,7 +103,10 @@ class _TopicDeleter:
             if not batch:
                 return
             self.stream = get_stream(self.realm.realm_id, self.stream.stream_id) or self.stream
-        raise ConflictError("The topic kept changing while being deleted; try again.")
+            raise LostRace()
+
+        retry_lost_races(attempt, conflict="The topic kept changing while being deleted; "
+                         "try again.", attempts=MAX_LOST_RACES)
 
     def _next_batch(self) -> list[Message]:
         """The newest messages the index lists in the topic that the caller can read, with

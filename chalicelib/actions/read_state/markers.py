@@ -24,7 +24,6 @@ from chalicelib.actions.read_state.reads.pending import (
     pending_of,
     unread_in_flight,
 )
-from chalicelib.core.errors import ConflictError
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
@@ -40,6 +39,7 @@ from chalicelib.models.message_flags import (
 )
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.pending_deliveries import PendingDelivery
+from chalicelib.models.races import LostRace, retry_lost_races
 
 # Internal outbox records for the fan-out's read-state step (never sent to clients).
 READ_STATE_RECORD = "_read_state"
@@ -117,8 +117,8 @@ class FlagChange:
 
 def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add", "remove"],
                         changes: list[FlagChange],
+                        reread: Callable[[list[int]], list[FlagChange]],
                         details: dict[int, UnreadMessageDetails] | None = None,
-                        reread: Callable[[list[int]], list[FlagChange]] | None = None,
                         all_messages: bool = False) -> list[int]:
     """Writes the changes in transactions, each with its event; returns the ids changed.
 
@@ -126,10 +126,12 @@ def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add
     there first) is retried with the changes `reread` still finds necessary.
     """
     changed: list[int] = []
-    for batch in _chunks(changes, FLAGS_PER_TRANSACTION):
-        for _ in range(MAX_ATTEMPTS):
+    for chunk in _chunks(changes, FLAGS_PER_TRANSACTION):
+        batch = chunk
+        def attempt() -> None:
+            nonlocal batch
             if not batch:
-                break
+                return
             try:
                 with transaction() as tx:
                     for change in batch:
@@ -138,15 +140,15 @@ def commit_flag_changes(realm_id: int, user_id: int, flag: str, op: Literal["add
                         flag, op, [c.message_id for c in batch], details, all_messages),
                               to_users([user_id]))
             except TransactWriteError as error:
-                reasons = cancellation_reasons(error)
-                if not any(reasons) or reread is None:
+                # Any item's cancellation (its condition, or a concurrent transaction).
+                if not any(cancellation_reasons(error)):
                     raise
                 batch = reread([c.message_id for c in batch])
-                continue
+                raise LostRace() from None
             changed.extend(c.message_id for c in batch)
-            break
-        else:
-            raise ConflictError("The message flags kept changing; try again.")
+
+        retry_lost_races(attempt, conflict="The message flags kept changing; try again.",
+                         attempts=MAX_ATTEMPTS)
     return sorted(changed)
 
 

@@ -6,15 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pynamodb.exceptions import DeleteError
 from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
-from chalicelib.core.errors import ConflictError
-from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.pending_deliveries import PendingDelivery
+from chalicelib.models.races import retry_lost_races
 
 
 def read_in_flight(pending: PendingDelivery, user_id: int, read: bool
@@ -45,7 +43,8 @@ def settle_delivery(realm_id: int, message_id: int,
     handled on the next round; `marker_of(user_id)` rebuilds the marker of one who left
     after theirs was deleted). Safe to repeat: a settled message has no pending item."""
     deleted: set[int] = set()
-    for _ in range(SETTLE_ATTEMPTS):
+    def attempt() -> None:
+        nonlocal deleted
         item = PendingDelivery.get_or_none(realm_id, message_id)
         if item is None:
             return
@@ -60,10 +59,7 @@ def settle_delivery(realm_id: int, message_id: int,
         deleted = readers
         condition = (PendingDelivery.changes.does_not_exist() if item.changes is None
                      else PendingDelivery.changes == item.changes)
-        try:
-            item.delete(condition=condition)
-            return
-        except DeleteError as error:
-            if not is_write_condition_failure(error):
-                raise
-    raise ConflictError("Early readers of a message kept changing; the fan-out retries.")
+        item.delete(condition=condition)
+
+    retry_lost_races(attempt, conflict="Early readers of a message kept changing; the "
+                     "fan-out retries.", attempts=SETTLE_ATTEMPTS)

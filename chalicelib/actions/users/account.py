@@ -16,7 +16,7 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import check_email
-from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, UnauthorizedError
+from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
 from chalicelib.lib.email import send_email
@@ -24,6 +24,7 @@ from chalicelib.lib.passwords import check_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.confirmations import Confirmation
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.rate_limits import (
     check_email_allowed,
     check_login_allowed,
@@ -167,7 +168,8 @@ def add_api_key(user: User) -> str:
     """Issues the user a further API key (also for a resumed signup, actions/signup.py)."""
     api_key = new_api_key()
     key_hash = hash_api_key(api_key)
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> str:
+        nonlocal user
         retired = _oldest_extra_key(user)
         condition = User.is_active == True
         user_actions: list[Action] = [User.extra_api_key_hashes.add({key_hash})]
@@ -188,15 +190,16 @@ def add_api_key(user: User) -> str:
                     tx.delete(ApiKey(retired))
                 tx.update(user, actions=user_actions, condition=condition)
         except TransactWriteError as error:
-            if not is_condition_failure(error):
-                raise
-            user = User.get(user.realm_id, user.user_id)   # another login retired it first
-            if not user.is_active:
-                raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED) \
-                    from None
-            continue
+            if is_condition_failure(error):   # another login retired it first: read again
+                user = User.get(user.realm_id, user.user_id)
+                if not user.is_active:
+                    raise UnauthorizedError("Account is deactivated",
+                                            code=ErrorCode.USER_DEACTIVATED) from None
+            raise
         return api_key
-    raise ConflictError("Too many logins at once; try again.")
+
+    return retry_lost_races(attempt, conflict="Too many logins at once; try again.",
+                            attempts=MAX_ATTEMPTS)
 
 
 def _oldest_extra_key(user: User) -> str | None:

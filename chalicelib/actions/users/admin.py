@@ -40,10 +40,12 @@ from chalicelib.models.base import (
     is_condition_failure,
     transaction,
 )
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.users import ApiKey, User, role_key
 
 ROLES = (ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST)
 MAX_ATTEMPTS = 3
+ONLY_OWNER = "The owner permission cannot be removed from the only organization owner."
 
 
 def do_update_user(caller: Principal, user_id: int, *, full_name: str | None,
@@ -71,8 +73,7 @@ def _check_role_change(caller: Principal, target: User, role: int) -> None:
         raise ApiError("Must be an organization owner")
     if target.role == ROLE_OWNER and role != ROLE_OWNER and \
             _other_active_owner(target) is None:
-        raise ApiError("The owner permission cannot be removed from the only organization "
-                       "owner.")
+        raise ApiError(ONLY_OWNER)
 
 
 def _other_active_owner(target: User) -> int | None:
@@ -105,8 +106,11 @@ def _system_group_of(role: int) -> int:
 
 def _change_role(target: User, role: int) -> None:
     realm_id, user_id = target.realm_id, target.user_id
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> None:
         keep = _other_active_owner(target) if target.role == ROLE_OWNER else None
+        if target.role == ROLE_OWNER and keep is None:
+            # The other owners went since the request was checked.
+            raise ApiError(ONLY_OWNER)
         actions: list[Any] = [User.role.set(role)]
         if not target.is_bot:
             actions.append(User.role_key.set(role_key(realm_id, role)))
@@ -130,13 +134,14 @@ def _change_role(target: User, role: int) -> None:
                     add_event(tx, realm_id, {"type": "user_group", "op": "add_members",
                                              "group_id": new_group, "user_ids": [user_id]},
                               EVERYONE)
-            return
         except TransactWriteError as error:
             reasons = cancellation_reasons(error)
             if keep is not None and reasons and reasons[0] == "ConditionalCheckFailed":
-                continue   # that owner went meanwhile: look for another
+                raise LostRace() from None   # that owner went meanwhile: look for another
             if is_condition_failure(error):
                 raise ConflictError("The user's role changed meanwhile; reload and try "
                                     "again.") from None
             raise
-    raise ApiError("The owner permission cannot be removed from the only organization owner.")
+
+    retry_lost_races(attempt, conflict="The organization's owners changed meanwhile; reload "
+                     "and try again.", attempts=MAX_ATTEMPTS)

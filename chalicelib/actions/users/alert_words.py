@@ -1,18 +1,15 @@
 """Alert words: a per-user list, changed with a condition on what was read."""
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable
 from typing import Literal, TypedDict
 
-from pynamodb.exceptions import TransactWriteError
-
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.alert_words import AlertWords
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import transaction
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
 MAX_ALERT_WORD_LENGTH = 100
@@ -67,9 +64,7 @@ def remove_alert_words(caller: Principal, words: list[str]) -> list[str]:
 def _update_alert_words(caller: Principal, change: Callable[[list[str]], list[str]]
                         ) -> list[str]:
     """Applies `change` to the stored list; a concurrent change makes it re-read and retry."""
-    for attempt in range(MAX_ATTEMPTS):
-        if attempt:
-            time.sleep(random.uniform(0, 0.01 * attempt))   # let the other writer finish
+    def attempt() -> list[str]:
         user = User.get(caller.realm_id, caller.user_id)
         stored = user.alert_words
         current = list(stored or [])
@@ -78,21 +73,19 @@ def _update_alert_words(caller: Principal, change: Callable[[list[str]], list[st
             return current
         condition = (User.alert_words.does_not_exist() if stored is None
                      else User.alert_words == current)
-        try:
-            with transaction() as tx:
-                tx.update(User(caller.realm_id, caller.user_id),
-                          actions=[User.alert_words.set(updated)], condition=condition)
-                # The fan-out's copy, read per realm to flag has_alert_word.
-                index = AlertWords(caller.realm_id, caller.user_id, words=updated)
-                if updated:
-                    tx.save(index)
-                else:
-                    tx.delete(index)
-                event: AlertWordsEvent = {"type": "alert_words", "alert_words": updated}
-                add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
-        except TransactWriteError as error:
-            if is_condition_failure(error):
-                continue
-            raise
+        with transaction() as tx:
+            tx.update(User(caller.realm_id, caller.user_id),
+                      actions=[User.alert_words.set(updated)], condition=condition)
+            # The fan-out's copy, read per realm to flag has_alert_word.
+            index = AlertWords(caller.realm_id, caller.user_id, words=updated)
+            if updated:
+                tx.save(index)
+            else:
+                tx.delete(index)
+            event: AlertWordsEvent = {"type": "alert_words", "alert_words": updated}
+            add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
         return updated
-    raise ConflictError("Alert words changed concurrently; try again.")
+
+    # Growing pauses between attempts let the other writer finish.
+    return retry_lost_races(attempt, conflict="Alert words changed concurrently; try again.",
+                            attempts=MAX_ATTEMPTS, backoff=0.01)

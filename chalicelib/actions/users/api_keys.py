@@ -10,11 +10,10 @@ from __future__ import annotations
 import time
 from typing import TypedDict
 
-from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 
 from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery import push
 from chalicelib.delivery.append import read_tail
@@ -23,7 +22,8 @@ from chalicelib.delivery.queues import queues_of_users
 from chalicelib.delivery.wake import wake
 from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import hash_api_key, new_api_key
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import transaction
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import ApiKey, User
 
 MAX_ATTEMPTS = 5
@@ -59,7 +59,7 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
     `issue` is false (revocation: the user gets a key again by logging in with a
     password, or from an administrator's rotation)."""
     realm = get_realm(realm_id)
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> tuple[str, set[str]]:
         user = User.get(realm_id, user_id)
         held = set(user.extra_api_key_hashes or ())
         api_key = new_api_key()
@@ -70,28 +70,27 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
         actions: list[Action] = [User.api_key_hash.set(key_hash)]
         if held:
             actions.append(User.extra_api_key_hashes.remove())
-        try:
-            with transaction() as tx:
-                for old_hash in [user.api_key_hash, *sorted(held)]:
-                    tx.delete(ApiKey(old_hash))
-                if issue:
-                    # Revoked, the user keeps a hash no key matches and no item.
-                    tx.save(ApiKey(key_hash, realm_id=realm_id, user_id=user_id,
-                                   email=user.email, role=user.role, is_bot=user.is_bot,
-                                   is_active=user.is_active,
-                                   realm_active=not realm.deactivated,
-                                   created=time.time_ns()),
-                            condition=ApiKey.key_hash.does_not_exist())
-                tx.update(user, actions=actions, condition=condition)
-        except TransactWriteError as error:
-            if is_condition_failure(error):   # a login added a key meanwhile: again
-                continue
-            raise
-        end_sessions(realm_id, user_id)
-        logger.info("api keys rotated" if issue else "api keys revoked",
-                    extra={"realm_id": realm_id, "user_id": user_id, "revoked": 1 + len(held)})
-        return api_key if issue else None
-    raise ConflictError("The user's keys changed meanwhile; try again.")
+        with transaction() as tx:
+            for old_hash in [user.api_key_hash, *sorted(held)]:
+                tx.delete(ApiKey(old_hash))
+            if issue:
+                # Revoked, the user keeps a hash no key matches and no item.
+                tx.save(ApiKey(key_hash, realm_id=realm_id, user_id=user_id,
+                               email=user.email, role=user.role, is_bot=user.is_bot,
+                               is_active=user.is_active,
+                               realm_active=not realm.deactivated,
+                               created=time.time_ns()),
+                        condition=ApiKey.key_hash.does_not_exist())
+            tx.update(user, actions=actions, condition=condition)
+        return api_key, held
+
+    # A login adding a key meanwhile makes it read the user's keys again.
+    api_key, held = retry_lost_races(
+        attempt, conflict="The user's keys changed meanwhile; try again.", attempts=MAX_ATTEMPTS)
+    end_sessions(realm_id, user_id)
+    logger.info("api keys rotated" if issue else "api keys revoked",
+                extra={"realm_id": realm_id, "user_id": user_id, "revoked": 1 + len(held)})
+    return api_key if issue else None
 
 
 def end_sessions(realm_id: int, user_id: int) -> int:

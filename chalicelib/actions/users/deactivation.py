@@ -23,7 +23,7 @@ from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import access_user_by_id
-from chalicelib.core.errors import ApiError, ConflictError, ErrorCode
+from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
@@ -36,6 +36,7 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.presence import forget_presence
+from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.rate_limits import check_email_allowed
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
@@ -55,15 +56,16 @@ def do_deactivate_user(caller: Principal, user_id: int,
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
     comment = (deactivation_notification_comment or "").strip()
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> User:
         target = _deactivation_target(caller, user_id, comment)
         try:
             _deactivate(target)
-            break
         except _UserChanged:
-            continue   # e.g. added to a group meanwhile: read the user again
-    else:
-        raise ConflictError("The user changed meanwhile; reload and try again.")
+            raise LostRace() from None   # e.g. added to a group meanwhile: read the user again
+        return target
+
+    target = retry_lost_races(attempt, conflict="The user changed meanwhile; reload and try "
+                              "again.", attempts=MAX_ATTEMPTS)
     _finish_deactivation(target)
     if deactivation_notification_comment is not None:
         _notify(get_realm(caller.realm_id), target, comment)
@@ -105,24 +107,24 @@ def _deactivate_owner(target: User) -> None:
     """An owner goes only while another stays: the transaction checks that the other
     owner is still an active owner, so two owners deactivating each other at the same
     time cannot both succeed (the index may lag; the check reads the user itself)."""
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> None:
         other = _other_active_owner(target.realm_id, target.user_id)
         if other is None:
-            break
-        try:
-            _set_active(target, False, keep_owner=other)
-            return
-        except _OwnerGone:
-            continue
-    raise ApiError("Cannot deactivate the only organization owner")
+            raise ApiError("Cannot deactivate the only organization owner")
+        _set_active(target, False, keep_owner=other)
+
+    retry_lost_races(attempt, conflict="The organization's owners changed meanwhile; reload "
+                     "and try again.", attempts=MAX_ATTEMPTS)
 
 
-class _OwnerGone(Exception):
+class _OwnerGone(LostRace):
     """The owner counted on to stay was deactivated (or demoted) meanwhile."""
 
 
 class _UserChanged(Exception):
-    """The user's groups (or state) changed between the read and the deactivation."""
+    """The user's groups (or state) changed between the read and the deactivation. Not a
+    LostRace: the owner's retry would try again with the same stale user; the callers
+    that read the user retry on it."""
 
 
 def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None:
@@ -175,7 +177,8 @@ def _leave_groups(user: User) -> None:
     its events and the user's reverse index. Nothing can add the user any more; a
     concurrent removal makes a batch fail, and the user is read again for what is left."""
     realm_id, user_id = user.realm_id, user.user_id
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> None:
+        nonlocal user
         try:
             pending = sorted(int(g) for g in user.group_ids or ())
             for start in range(0, len(pending), GROUPS_PER_TRANSACTION):
@@ -190,12 +193,14 @@ def _leave_groups(user: User) -> None:
                         add_event(tx, realm_id, removed_members_event(group_id, [user_id]),
                                   EVERYONE)
                     tx.update(user, actions=[User.group_ids.delete(set(batch))])
-            return
         except TransactWriteError as error:
             if not lost_race(error):
                 raise
             user = User.get(realm_id, user_id)
-    raise ConflictError("The user's groups changed meanwhile; some may remain.")
+            raise LostRace() from None
+
+    retry_lost_races(attempt, conflict="The user's groups changed meanwhile; some may "
+                     "remain until the user is deactivated again.", attempts=MAX_ATTEMPTS)
 
 
 def _notify(realm: Realm, user: User, comment: str) -> None:
@@ -220,13 +225,12 @@ def _deactivate(target: User) -> None:
 def do_deactivate_own_user(caller: Principal) -> EmptyResult:
     """DELETE /users/me: anyone may leave, except the organization's last owner (who is
     told whether other users remain, as the reference tells)."""
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> User:
         target = access_user_by_id(caller, caller.user_id)
         try:
             _deactivate(target)
-            break
         except _UserChanged:
-            continue
+            raise LostRace() from None
         except ApiError:
             if target.role != ROLE_OWNER or _other_active_owner(
                     caller.realm_id, caller.user_id) is not None:
@@ -237,8 +241,10 @@ def do_deactivate_own_user(caller: Principal) -> EmptyResult:
                                entity="organization owner", is_last_owner=True) from None
             raise ApiError("Cannot deactivate the only user.", code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
                            entity="user", is_last_owner=False) from None
-    else:
-        raise ConflictError("Your account changed meanwhile; try again.")
+        return target
+
+    target = retry_lost_races(attempt, conflict="Your account changed meanwhile; try again.",
+                              attempts=MAX_ATTEMPTS)
     _finish_deactivation(target)
     return {}
 

@@ -11,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError
-
 from chalicelib.actions.users.profile_fields import (
     DATE,
     EXTERNAL_ACCOUNT,
@@ -27,16 +25,16 @@ from chalicelib.actions.users.profile_fields import (
     realm_profile_fields,
 )
 from chalicelib.actions.users.reads.access import user_access_audience
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
-    is_condition_failure,
     transaction,
 )
 from chalicelib.models.profile_fields import ProfileField
+from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
 SHORT_VALUE_MAX_LENGTH = 50
@@ -170,7 +168,7 @@ def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
     # `target`: another user, whose values an administrator sets (PATCH /users/{id}).
     user_id = caller.user_id if target is None else target.user_id
     checked = check_profile_data(caller, data, None if target is None else target.is_bot)
-    for _ in range(MAX_ATTEMPTS):
+    def attempt() -> None:
         user = User.get_or_none(caller.realm_id, user_id)
         if user is None or not user.is_active:
             raise ApiError("No such user")
@@ -201,15 +199,11 @@ def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
         condition = User.is_active == True
         for part in conditions:
             condition &= part
-        try:
-            with transaction() as tx:
-                tx.update(user, actions=actions, condition=condition)
-                for event in events:
-                    add_event(tx, caller.realm_id, event, user_access_audience(user.user_id))
-        except TransactWriteError as error:
-            if is_condition_failure(error):
-                continue   # changed meanwhile: read again
-            raise
-        return
-    raise ConflictError("The profile changed concurrently; try again.")
+        with transaction() as tx:
+            tx.update(user, actions=actions, condition=condition)
+            for event in events:
+                add_event(tx, caller.realm_id, event, user_access_audience(user.user_id))
+
+    retry_lost_races(attempt, conflict="The profile changed concurrently; try again.",
+                     attempts=MAX_ATTEMPTS)
 

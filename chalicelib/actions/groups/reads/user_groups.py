@@ -40,22 +40,45 @@ SYSTEM_GROUP_SUBGROUP: dict[str, str] = {
     "role:everyone": "role:members"}
 
 
-class UserGroupDict(TypedDict):
-    id: int
+class UserGroupProperties(TypedDict):
+    """What a group's update changes: its name, description, state and group settings."""
+
     name: str
     description: str
-    members: list[int]
-    direct_subgroup_ids: list[int]
-    is_system_group: bool
     deactivated: bool
-    creator_id: int | None
-    date_created: int | None
     can_add_members_group: GroupSettingValue
     can_join_group: GroupSettingValue
     can_leave_group: GroupSettingValue
     can_manage_group: GroupSettingValue
     can_mention_group: GroupSettingValue
     can_remove_members_group: GroupSettingValue
+
+
+class UserGroupChanges(TypedDict, total=False):
+    """The properties an update changed, only those. Python has no partial of a TypedDict,
+    so this is UserGroupProperties with every key optional (tests/unit/test_user_group_shapes.py
+    holds the two equal)."""
+
+    name: str
+    description: str
+    deactivated: bool
+    can_add_members_group: GroupSettingValue
+    can_join_group: GroupSettingValue
+    can_leave_group: GroupSettingValue
+    can_manage_group: GroupSettingValue
+    can_mention_group: GroupSettingValue
+    can_remove_members_group: GroupSettingValue
+
+
+class UserGroupDict(UserGroupProperties):
+    """A group as clients see it."""
+
+    id: int
+    members: list[int]
+    direct_subgroup_ids: list[int]
+    is_system_group: bool
+    creator_id: int | None
+    date_created: int | None
 
 
 class UserGroupsResult(TypedDict):
