@@ -220,7 +220,7 @@ def _render(realm_id: int, content: str, rules: Any) -> RenderedContent:
     mentions = find_mentions(content)
     resolved = resolve_mentions(realm_id, mentions)
     return RenderedContent(content, render_message(content, resolved.targets, rules),
-                           mentions, resolved)
+                           mentions, resolved, rules)
 
 
 def _reactions(stored: Mapping[str, Any], users: dict[int, int]) -> dict[str, Any]:
