@@ -1,5 +1,6 @@
 """`python -m chalicelib.admin`: create organizations, users and bots; list users; rotate
-and revoke API keys; set an organization's rate limits; reindex; import an organization export.
+and revoke API keys; give special permissions; set an organization's rate limits;
+reindex; import an organization export.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -132,6 +133,22 @@ def revoke_key(args: argparse.Namespace) -> dict[str, Any]:
             "revoked": True}
 
 
+SPECIAL_PERMISSIONS = ["can_change_user_emails"]
+
+
+def set_permission(args: argparse.Namespace) -> dict[str, Any]:
+    """Gives (or with --off takes back) a special permission, as only the operator may."""
+    from chalicelib.actions.users.admin import do_set_can_change_user_emails
+
+    realm = _realm(args.realm)
+    user = _user(realm, args.email)
+    if user.is_bot:
+        raise AdminError(f"'{args.email}' is a bot: special permissions are for users.")
+    do_set_can_change_user_emails(realm.realm_id, user.user_id, not args.off)
+    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.email,
+            args.permission: not args.off}
+
+
 def set_rate_limits(args: argparse.Namespace) -> dict[str, Any]:
     from chalicelib.lib.rate_limits import RateLimitSpecError, format_rules, parse_rules
     from chalicelib.models.realms import Realm
@@ -177,6 +194,16 @@ def import_realm(args: argparse.Namespace) -> dict[str, Any]:
     return dict(load(document, args.subdomain))
 
 
+def _user_command(commands: Any, name: str, run: Any, help_text: str
+                  ) -> argparse.ArgumentParser:
+    """A command acting on one user or bot, named by organization and email."""
+    command: argparse.ArgumentParser = commands.add_parser(name, help=help_text)
+    command.add_argument("--realm", required=True)
+    command.add_argument("--email", required=True)
+    command.set_defaults(run=run)
+    return command
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.admin", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -205,16 +232,15 @@ def build_parser() -> argparse.ArgumentParser:
     command = commands.add_parser("deactivate-realm", help="deactivate an organization")
     command.add_argument("--realm", required=True)
     command.set_defaults(run=deactivate_realm)
-    command = commands.add_parser(
-        "rotate-key", help="replace all of a user's or bot's API keys by a new one (printed)")
-    command.add_argument("--realm", required=True)
-    command.add_argument("--email", required=True)
-    command.set_defaults(run=rotate_key)
-    command = commands.add_parser(
-        "revoke-key", help="end all of a user's or bot's API keys, issuing none")
-    command.add_argument("--realm", required=True)
-    command.add_argument("--email", required=True)
-    command.set_defaults(run=revoke_key)
+    _user_command(commands, "rotate-key", rotate_key,
+                  "replace all of a user's or bot's API keys by a new one (printed)")
+    _user_command(commands, "revoke-key", revoke_key,
+                  "end all of a user's or bot's API keys, issuing none")
+    command = _user_command(commands, "set-permission", set_permission,
+                            "give a user a special permission (can_change_user_emails: with "
+                            "the owner role, change users' emails with PATCH /users/{id})")
+    command.add_argument("--permission", required=True, choices=SPECIAL_PERMISSIONS)
+    command.add_argument("--off", action="store_true", help="take the permission back")
     command = commands.add_parser(
         "set-rate-limits", help="an organization's own rate limits, e.g. "
         "'api_by_user=500/60,invites_by_user=off' ('' goes back to the deployment's)")

@@ -26,9 +26,10 @@ bp = ApiBlueprint(__name__)
 @bp.endpoint("/users/{user_id}", "PATCH")
 def update_user(caller: Principal, *, user_id: int, full_name: str | None = None,
                 role: Json[int] | None = None,
-                profile_data: Json[list[dict[str, Any]]] | None = None) -> EmptyResult:
+                profile_data: Json[list[dict[str, Any]]] | None = None,
+                new_email: str | None = None) -> EmptyResult:
     return do_update_user(caller, user_id, full_name=full_name, role=role,
-                          profile_data=profile_data)
+                          profile_data=profile_data, new_email=new_email)
 
 
 @bp.endpoint("/users/me", "DELETE")

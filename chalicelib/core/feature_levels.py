@@ -55,6 +55,10 @@ CHANGES: tuple[Change, ...] = (
     Change(17, "POST /users/me/subscriptions: message_retention_days",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
+    Change(46, "topic_links: objects with the matched text and its URL, from the realm's "
+               "linkifiers (messages and topic-moving update_message events)",
+           "actions/messages/reads/dicts.topic_link_dicts, lib/linkifiers.topic_links",
+           "tests/functional/test_linkifiers.py::test_topic_names_carry_their_links"),
     Change(92, "GET /users, GET /users/{id}: client_gravatar defaults to true "
                "(avatar_url null for Gravatar avatars)",
            "api/users.py, lib/avatars.for_client", f"{_DOC}::test_users_client_gravatar_default"),
@@ -66,6 +70,10 @@ CHANGES: tuple[Change, ...] = (
     Change(200, "POST /users/me/subscriptions: is_default_stream",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
+    Change(285, "PATCH /users/{id}: new_email (owners with the can_change_user_emails "
+                "special permission)", "actions/users/admin.py",
+           "tests/functional/test_user_admin.py::"
+           "test_owner_with_the_permission_changes_a_users_email"),
     Change(289, "POST /users/me/subscriptions: subscribed/already_subscribed keyed by user id",
            "actions/subscriptions.py", f"{_DOC}::test_subscribe_results_are_keyed_by_user_id"),
     Change(300, "GET /messages: message_ids (and num_before/num_after optional with it)",

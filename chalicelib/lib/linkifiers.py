@@ -8,7 +8,7 @@ and not inside "abc#12x".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -127,3 +127,24 @@ def linkify(text: str, rules: list[LinkifierRule]) -> list[tuple[str, str | None
             result.append((piece[position:], None))
         pieces = [(p, u) for p, u in result if p]
     return pieces
+
+
+def topic_links(topic: str, rules: Sequence[LinkifierRule]) -> list[tuple[str, str]]:
+    """The links of a topic name, as (matched text, URL) in the order they appear.
+
+    Unlike message content, a topic stays plain text, so each rule is matched against the
+    whole name; where matches overlap, the earlier rule's wins (then the earlier match),
+    as in content, where the first rule that matches a piece takes it.
+    """
+    found: list[tuple[int, int, int, str, str]] = []   # (rule, start, end, text, url)
+    for order, rule in enumerate(rules):
+        for match in rule.regex.finditer(topic):
+            if match.group(0):
+                found.append((order, match.start(), match.end(), match.group(0),
+                              expand_url_template(rule.url_template, match.groupdict())))
+    kept: list[tuple[int, int, int, str, str]] = []
+    for candidate in sorted(found):
+        _, start, end, _, _ = candidate
+        if all(end <= other[1] or start >= other[2] for other in kept):
+            kept.append(candidate)
+    return [(text, url) for _, _, _, text, url in sorted(kept, key=lambda k: k[1])]

@@ -83,6 +83,9 @@ class User(BaseModel):
     # Further keys issued by POST /fetch_api_key; each has an ApiKey record like the first.
     extra_api_key_hashes = UnicodeSetAttribute(null=True)
     password_hash = UnicodeAttribute(null=True)
+    # A special permission given only by the server's operator (`chalicelib.admin
+    # set-permission`): with the owner role, changing other users' emails.
+    can_change_user_emails = BooleanAttribute(default=False)
     # The (non-system) user groups the user is a direct member of: written in the same
     # transaction as the group's members (actions/group_membership.py), so deactivation
     # finds them without reading the realm's groups. System groups follow from the role.

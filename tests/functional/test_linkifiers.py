@@ -170,3 +170,42 @@ def test_linkifiers_belong_to_their_realm(realm, chalice_client):
     assert error_of(realm.admin.delete(f"/realm/filters/{theirs}")) == "Linkifier not found."
     preview = realm.member.post("/messages/render", {"content": "#1"}).json["rendered"]
     assert "href" not in preview
+
+
+def test_topic_names_carry_their_links(realm, register_queue, fetch_events, drain_events):
+    assert add(realm.admin, ISSUES).ok
+    assert add(realm.admin, TICKETS).ok
+    # An overlapping later rule loses to the earlier one, as in content
+    assert add(realm.admin, {"pattern": "#(?P<n>[0-9]+)7",
+                             "url_template": "https://other.example.com/{n}"}).ok
+    channel(realm.member, "dev", members=[realm.member, realm.admin])
+    queue = register_queue(realm.admin, event_types=["message", "update_message"])["queue_id"]
+    # WHEN a message goes to a topic naming two tickets and not a third
+    message_id = send(realm.member, "dev", "T-ABC and #127, not x#5")
+    expected = [{"text": "T-ABC", "url": "https://tickets.example.com/view?ticket=ABC"},
+                {"text": "#127", "url": "https://github.com/example/repo/issues/127"}]
+    # THEN fetches and the message event list the topic's links in order of appearance
+    assert realm.member.get(f"/messages/{message_id}").json["message"]["topic_links"] == \
+        expected
+    fetched = realm.admin.get("/messages", {"anchor": "newest", "num_before": 5,
+                                            "num_after": 0, "narrow": []}).json["messages"]
+    assert [m["topic_links"] for m in fetched if m["id"] == message_id] == [expected]
+    drain_events()
+    events = fetch_events(realm.admin, queue)
+    assert [e["message"]["topic_links"] for e in events if e["type"] == "message"] == \
+        [expected]
+    # WHEN the topic is renamed: the event carries the new topic's links
+    response = realm.member.patch(f"/messages/{message_id}", {"topic": "see #9",
+                                                              "propagate_mode": "change_all"})
+    assert response.ok, response.json
+    drain_events()
+    moved = [e for e in fetch_events(realm.admin, queue, events[-1]["id"])
+             if e["type"] == "update_message"]
+    assert moved[0]["topic_links"] == [{"text": "#9",
+                                        "url": "https://github.com/example/repo/issues/9"}]
+    # AND a direct message, or a topic nothing matches, has none
+    assert realm.member.get(f"/messages/{send(realm.member, 'dev', 'plain')}").json[
+        "message"]["topic_links"] == []
+    direct = realm.member.post("/messages", {"type": "direct", "to": [realm.admin.user_id],
+                                             "content": "#12"}).json["id"]
+    assert realm.member.get(f"/messages/{direct}").json["message"]["topic_links"] == []

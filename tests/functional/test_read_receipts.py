@@ -4,7 +4,7 @@ from __future__ import annotations
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Subscription, user_key
 from tests.functional.edit_helpers import channel, send
-from tests.functional.read_state_helpers import set_flags
+from tests.functional.read_state_helpers import dm, set_flags
 
 
 def receipts(account, message_id: int):
@@ -88,3 +88,65 @@ def test_refusals(realm, drain_events):
     assert state["realm_enable_read_receipts"] is True
     assert realm.member.patch("/realm", {"enable_read_receipts": False}).json["msg"] == \
         "Must be an organization administrator"
+
+
+def mute(account, other) -> None:
+    response = account.post(f"/users/me/muted_users/{other.user_id}")
+    assert response.ok, response.json
+
+
+def test_message_in_flight_is_unread_until_read(realm, drain_events):
+    enable(realm)
+    channel(realm.owner, "team", members=[realm.owner, realm.admin, realm.member])
+    with drain_events.paused():
+        # GIVEN a message the fan-out has not reached: no recipient has a marker yet
+        message_id = send(realm.owner, "team", "t", "just sent")
+        # THEN nobody is listed as a reader
+        assert readers(realm.owner, message_id) == []
+        # WHEN one recipient marks it read before the fan-out runs
+        assert set_flags(realm.admin, [message_id], "add", "read").ok
+        # THEN only they are listed
+        assert readers(realm.owner, message_id) == [realm.admin.user_id]
+    # AND once the fan-out has written the markers, the answer is the same
+    drain_events()
+    assert readers(realm.owner, message_id) == [realm.admin.user_id]
+    assert set_flags(realm.member, [message_id], "add", "read").ok
+    assert readers(realm.owner, message_id) == sorted([realm.admin.user_id,
+                                                       realm.member.user_id])
+
+
+def test_direct_message_in_flight(realm, drain_events):
+    enable(realm)
+    with drain_events.paused():
+        message_id = dm(realm.member, [realm.admin])
+        assert readers(realm.member, message_id) == []
+    drain_events()
+    assert readers(realm.member, message_id) == []
+
+
+def test_mutes_hide_readers(realm, drain_events):
+    enable(realm)
+    channel(realm.owner, "team", members=[realm.owner, realm.admin, realm.moderator,
+                                          realm.member])
+    # GIVEN the admin muted the owner (the owner's messages arrive read for them)
+    mute(realm.admin, realm.owner)
+    with drain_events.paused():
+        message_id = send(realm.owner, "team", "t", "news")
+        # THEN the sender does not learn of the mute from the receipts, even in flight
+        assert readers(realm.owner, message_id) == []
+        # AND another reader sees the admin as having read it, as the read state says
+        assert readers(realm.member, message_id) == [realm.admin.user_id]
+    drain_events()
+    assert readers(realm.owner, message_id) == []
+    assert readers(realm.member, message_id) == [realm.admin.user_id]
+    # WHEN the moderator reads it and the member muted the moderator
+    assert set_flags(realm.moderator, [message_id], "add", "read").ok
+    mute(realm.member, realm.moderator)
+    # THEN the member does not see the moderator among the readers; others do
+    assert readers(realm.member, message_id) == [realm.admin.user_id]
+    assert readers(realm.owner, message_id) == [realm.moderator.user_id]
+    # AND the moderator is hidden from the one who muted them, not the other way only:
+    # they do not see the member (who muted them) once the member reads it
+    assert set_flags(realm.member, [message_id], "add", "read").ok
+    assert realm.member.user_id not in readers(realm.moderator, message_id)
+    assert realm.member.user_id in readers(realm.owner, message_id)

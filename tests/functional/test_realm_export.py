@@ -159,3 +159,90 @@ def test_an_export_round_trips_into_a_new_organization(realm, webhooks, capsys, 
     [link] = [part for part in first["content"].split('"') if "/user_uploads/" in part]
     assert link != facts["path"] and link.startswith(f"/user_uploads/{result['realm_id']}/")
     assert owner.call("GET", link.removeprefix("/api/v1")).status == 302
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+
+
+def test_groups_emoji_linkifiers_and_read_state_round_trip(realm, webhooks, capsys,
+                                                           drain_events):
+    from tests.functional.read_state_helpers import set_flags
+
+    # GIVEN a group with a subgroup and a group-valued setting, a custom emoji used in a
+    # reaction and another retired, a linkifier, and messages the member has not all read
+    channel(realm.owner, "general", members=[realm.admin, realm.member])
+    inner = realm.admin.post("/user_groups/create", {
+        "name": "backend", "description": "API people", "members": [realm.member.user_id]})
+    assert inner.ok, inner.json
+    outer = realm.admin.post("/user_groups/create", {
+        "name": "engineering", "description": "", "members": [realm.admin.user_id],
+        "subgroups": [inner.json["group_id"]],
+        "can_mention_group": {"direct_members": [realm.member.user_id],
+                              "direct_subgroups": [inner.json["group_id"]]}})
+    assert outer.ok, outer.json
+    for name in ("party", "retired"):
+        assert realm.member.upload([("file", "img.png", PNG)], path=f"/realm/emoji/{name}").ok
+    assert realm.admin.delete("/realm/emoji/retired").ok
+    assert realm.admin.post("/realm/filters", {
+        "pattern": "#(?P<id>[0-9]+)",
+        "url_template": "https://tracker.example.com/{id}"}).ok
+    read = send(realm.admin, "general", "fix #12", "fixed #12")
+    unread = send(realm.admin, "general", "later", "hi @**Max Member**")
+    drain_events()
+    assert set_flags(realm.member, [read], "add", "read").ok
+    assert realm.member.post(f"/messages/{read}/reactions", {"emoji_name": "party"}).ok
+    assert realm.member.patch("/settings", {"allow_private_data_export": True}).ok
+    assert realm.admin.post("/export/realm", {"export_type": 2}).ok
+    webhooks.run()
+    [done] = exports(realm.admin)
+    document = stored_export(realm.realm_id, done)["document"]
+    assert document["read_state"] == {str(realm.member.user_id): [unread]}
+    # WHEN it is imported into a new organization
+    code = main(["import-realm", "--source", f"s3://{stored_export(realm.realm_id, done)['key']}",
+                 "--subdomain", f"{realm.subdomain}copy2"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    result = json.loads(captured.out.strip().splitlines()[-1])
+    owner = Account(realm.client, result["realm_id"], 0, result["owner_email"],
+                    result["owner_api_key"], "Olivia Owner", 100)
+    drain_events()
+    users = {u["email"]: u["user_id"] for u in owner.get("/users").json["members"]}
+    member_id, admin_id = users[realm.member.email], users[realm.admin.email]
+    # THEN the groups, with members, subgroup and setting mapped to the new ids
+    groups = {g["name"]: g for g in owner.get("/user_groups").json["user_groups"]}
+    backend, engineering = groups["backend"], groups["engineering"]
+    assert (backend["description"], backend["members"]) == ("API people", [member_id])
+    assert engineering["members"] == [admin_id]
+    assert engineering["direct_subgroup_ids"] == [backend["id"]]
+    assert engineering["can_mention_group"] == {"direct_members": [member_id],
+                                                "direct_subgroups": [backend["id"]]}
+    # AND the custom emoji (the retired one kept retired)
+    emoji = owner.get("/realm/emoji").json["emoji"]
+    by_name = {e["name"]: e for e in emoji.values()}
+    assert by_name["party"]["deactivated"] is False and by_name["retired"]["deactivated"]
+    # AND the linkifier, applied to the imported messages and their topics
+    assert [(i["pattern"], i["url_template"]) for i in owner.get(
+        "/realm/linkifiers").json["linkifiers"]] == [("#(?P<id>[0-9]+)",
+                                                     "https://tracker.example.com/{id}")]
+    messages = owner.get("/messages", {
+        "anchor": "oldest", "num_before": 0, "num_after": 50,
+        "narrow": [{"operator": "channel", "operand": "general"}]}).json["messages"]
+    first = messages[0]
+    assert 'href="https://tracker.example.com/12"' in first["content"]
+    assert first["topic_links"] == [{"text": "#12", "url": "https://tracker.example.com/12"}]
+    assert [(r["reaction_type"], r["emoji_code"], r["user_id"]) for r in first["reactions"]] \
+        == [("realm_emoji", by_name["party"]["id"], member_id)]
+    # AND the member's read state: the unread message (with its mention) is unread for
+    # them, the other read (their key comes from the operator, as imported users' do)
+    assert main(["rotate-key", "--realm", f"{realm.subdomain}copy2",
+                 "--email", realm.member.email]) == 0
+    key = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["api_key"]
+    member = Account(realm.client, result["realm_id"], member_id, realm.member.email, key,
+                     "Max Member", 400)
+    flags = {m["id"]: m["flags"] for m in member.get("/messages", {
+        "anchor": "oldest", "num_before": 0, "num_after": 50, "narrow": []}).json["messages"]}
+    assert "read" in flags[first["id"]]
+    assert "read" not in flags[messages[1]["id"]]
+    state = member.post("/register", {"fetch_event_types": [
+        "message", "update_message_flags"]}).json["unread_msgs"]
+    assert state["count"] == 1 and state["mentions"] == [messages[1]["id"]]

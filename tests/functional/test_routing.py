@@ -2,7 +2,9 @@
 path parameter that is not of its type too); a method no route of a served path has
 answers 405 with the methods it serves, as the reference.
 (Paths no route matches at all never reach the app: the local stack's HTTP server and
-API Gateway's NOT_FOUND response answer them; tests/e2e covers that.)"""
+API Gateway's NOT_FOUND response answer them; tests/e2e covers that.) Methods API Gateway
+never routes (TRACE, CONNECT) reach the app through the local stack's HTTP server too,
+started here in-process."""
 from __future__ import annotations
 
 import json
@@ -114,3 +116,42 @@ def test_served_paths_still_answer(realm):
     assert realm.member.get("/users/me").ok
     missing = realm.member.get("/messages/999999")
     assert missing.status == 400 and missing.json["msg"] == "Invalid message(s)"
+
+
+@pytest.fixture
+def local_http_server(chalice_client):
+    """The local stack's HTTP server (infra/local/http_server.py) around the app, on a free
+    port of loopback, in this process (so on the functional tier's moto)."""
+    from chalice.local import CustomLocalChalice
+
+    from infra.local.http_server import start_http_server
+
+    original_class, original_bases = app.__class__, CustomLocalChalice.__bases__
+    server = start_http_server(app, "127.0.0.1", 0)
+    try:
+        yield server.server.server_address[1]
+    finally:
+        server.server.shutdown()
+        server.server.server_close()
+        # The server made the app a local one; other tests use the plain app.
+        app.__class__ = original_class
+        CustomLocalChalice.__bases__ = original_bases
+
+
+def test_local_server_answers_405_for_methods_it_never_routes(local_http_server, realm):
+    import http.client
+
+    for method, path, allowed in (("TRACE", "/api/v1/messages", "GET, POST"),
+                                  ("TRACE", "/api/v1/users/me", "DELETE, GET"),
+                                  ("CONNECT", "/api/v1/messages", "GET, POST")):
+        # WHEN the local server gets a method API Gateway never routes
+        connection = http.client.HTTPConnection("127.0.0.1", local_http_server, timeout=10)
+        connection.request(method, path, headers=realm.member.auth_header())
+        response = connection.getresponse()
+        raw = response.read()
+        connection.close()
+        # THEN the app's 405, not http.server's 501
+        assert response.status == 405, (method, path, raw)
+        body = json.loads(raw)
+        assert response.getheader("Allow") == allowed
+        assert body["code"] == "BAD_REQUEST" and body["allowed_methods"] == allowed.split(", ")

@@ -1,8 +1,11 @@
-"""PATCH /users/{id} (name, role, profile data), DELETE /users/me, and the operations
+"""PATCH /users/{id} (name, role, profile data, email), DELETE /users/me, and the operations
 answered as the reference answers when unconfigured (POST /dev_fetch_api_key,
 GET /calls/bigbluebutton/create)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
+from chalicelib.admin import main
 from chalicelib.lib.realm_settings import system_group_id
 
 
@@ -117,3 +120,81 @@ def test_unconfigured_operations_answer_as_the_reference(realm, anonymous, monke
                                                                  realm.member.user_id)
     refused = anonymous("POST", "/dev_fetch_api_key", {"username": "nobody@x.org"}, host)
     assert refused.status == 401 and refused.json["code"] == "AUTHENTICATION_FAILED"
+
+
+def grant_email_changes(realm, account, off: bool = False) -> None:
+    """The operator's special permission, through the admin CLI."""
+    argv = ["set-permission", "--realm", realm.subdomain, "--email", account.email,
+            "--permission", "can_change_user_emails", *(["--off"] if off else [])]
+    assert main(argv) == 0
+
+
+def test_owner_with_the_permission_changes_a_users_email(realm, register_queue,
+                                                         fetch_events, drain_events, capsys):
+    target = realm.member.user_id
+    new = f"max.new@{realm.subdomain}.example.com"
+    queues = {account.user_id: register_queue(account, event_types=["realm_user"])["queue_id"]
+              for account in (realm.guest, realm.admin, realm.member)}
+    grant_email_changes(realm, realm.owner)
+    capsys.readouterr()
+    # WHEN the owner changes the member's email
+    response = realm.owner.patch(f"/users/{target}", {"new_email": new})
+    assert response.ok, response.json
+    # THEN the member signs in with the new address (same key), not the old one
+    moved = replace(realm.member, email=new)
+    assert moved.get("/users/me").json["email"] == new
+    assert realm.member.get("/users/me").status == 401
+    assert person(realm.admin, target)["delivery_email"] == new
+    # AND everyone hears of the API email; only administrators and the user of the real one
+    drain_events()
+    def person_events(account) -> list[dict]:
+        owner = moved if account is realm.member else account
+        return [e["person"] for e in fetch_events(owner, queues[account.user_id])
+                if e["type"] == "realm_user" and e["op"] == "update"]
+    assert person_events(realm.guest) == [{"user_id": target, "new_email": new}]
+    for account in (realm.admin, realm.member):
+        assert person_events(account) == [{"user_id": target, "new_email": new},
+                                          {"user_id": target, "delivery_email": new}]
+    # AND the old address is free again, the new one taken
+    assert realm.admin.post("/invites", {"invitee_emails": realm.member.email,
+                                         "stream_ids": "[]"}).ok
+    response = realm.owner.patch(f"/users/{realm.guest.user_id}", {"new_email": new.upper()})
+    assert "belongs to another account" in error_of(response)
+    # AND changing it to what it is changes nothing; a change of case goes through
+    assert realm.owner.patch(f"/users/{target}", {"new_email": new}).ok
+    assert realm.owner.patch(f"/users/{target}", {"new_email": new.capitalize()}).ok
+    assert person(realm.admin, target)["delivery_email"] == new.capitalize()
+
+
+NOT_ALLOWED = ("Changing users' email addresses needs the organization owner role and the "
+               "special permission to change emails.")
+
+
+def test_email_change_refusals(realm, capsys):
+    target = realm.member.user_id
+    new = f"someone@{realm.subdomain}.example.com"
+    # Without the special permission, not even the owner may
+    for account in (realm.owner, realm.admin):
+        assert error_of(account.patch(f"/users/{target}", {"new_email": new})) == NOT_ALLOWED
+    # With it, only as an owner
+    grant_email_changes(realm, realm.admin)
+    assert error_of(realm.admin.patch(f"/users/{target}", {"new_email": new})) == NOT_ALLOWED
+    # Members are refused as for any other change
+    assert error_of(realm.member.patch(f"/users/{target}", {"new_email": new})) == \
+        "Insufficient permission"
+    grant_email_changes(realm, realm.owner)
+    for bad in ("not-an-email", "two@@x.org", ""):
+        assert error_of(realm.owner.patch(f"/users/{target}", {"new_email": bad})) == \
+            "The new email address is not valid."
+    response = realm.owner.patch(f"/users/{target}", {"new_email": realm.admin.email})
+    assert "belongs to another account" in error_of(response)
+    assert error_of(realm.owner.patch("/users/999999", {"new_email": new})) == "No such user"
+    # A refused change leaves the rest of the request undone too
+    response = realm.owner.patch(f"/users/{target}", {"full_name": "Renamed",
+                                                      "new_email": "bad"})
+    assert response.status == 400
+    assert person(realm.admin, target)["full_name"] == "Max Member"
+    # And once the operator takes the permission back, it is refused again
+    grant_email_changes(realm, realm.owner, off=True)
+    assert error_of(realm.owner.patch(f"/users/{target}", {"new_email": new})) == NOT_ALLOWED
+    capsys.readouterr()

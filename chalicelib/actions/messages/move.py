@@ -24,11 +24,13 @@ from chalicelib.actions.messages.reads.dicts import (
     EditHistoryEntry,
     TopicLink,
     recipient_id_for,
+    topic_link_dicts,
 )
 from chalicelib.actions.messages.reads.rendering import RenderedContent
 from chalicelib.actions.messages.send import PreparedMessage, mention_facts
 from chalicelib.actions.messages.upload_space import AttachmentDict
 from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
+from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
@@ -155,6 +157,15 @@ class _EditWriter:
         self.attachments: AttachmentChanges | None = None
         if rendered is not None:
             self._plan_attachments(target)
+        self._topic_links: list[TopicLink] | None = None
+
+    def topic_links(self, topic: str) -> list[TopicLink]:
+        """The new topic's links (the realm's linkifiers read once per edit)."""
+        if self._topic_links is None:
+            rules = self.rendered.linkifiers if self.rendered is not None \
+                else linkifier_rules(self.realm.realm_id)
+            self._topic_links = topic_link_dicts(topic, rules)
+        return self._topic_links
 
     def _plan_attachments(self, target: Message) -> None:
         assert self.rendered is not None
@@ -341,7 +352,7 @@ class _EditWriter:
             event["orig_subject"] = plan.old_topic
             if plan.topic_changed:
                 event["subject"] = plan.new_topic
-                event["topic_links"] = []
+                event["topic_links"] = self.topic_links(plan.new_topic)
             if plan.channel_changed:
                 event["new_stream_id"] = plan.new_stream.stream_id
         if self.rendered is not None and self._has_target(batch):

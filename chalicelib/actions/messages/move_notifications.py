@@ -61,5 +61,6 @@ def move_notifications(realm: Realm, actor_id: int, plan: MovePlan,
         message = new_channel_message(realm, bot.user_id, stream, topic, rendered,
                                       client="Internal")
         prepared.append(prepare_message(realm, message, channel_audience(stream),
-                                        people=[bot], stream=stream))
+                                        people=[bot], stream=stream,
+                                        linkifiers=rendered.linkifiers))
     return prepared

@@ -1,7 +1,7 @@
 """POST /messages: channel and direct messages, with mentions, in one transaction."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -38,6 +38,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel
 from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.json_values import check_json
+from chalicelib.lib.linkifiers import LinkifierRule
 from chalicelib.lib.mentions import Mentions
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
@@ -89,6 +90,7 @@ def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str
 
 def prepare_message(realm: Realm, message: Message, audience: Audience, *,
                     people: list[User], stream: Stream | None,
+                    linkifiers: Sequence[LinkifierRule],
                     read_by_sender: bool = True) -> PreparedMessage:
     """Gives the message its id and builds the message event for its audience.
 
@@ -96,13 +98,15 @@ def prepare_message(realm: Realm, message: Message, audience: Audience, *,
     (`_mentions`); the fan-out writes their unread markers and flags
     (events/recipients.py) and gives each queue its owner's flags. `people` (the sender
     and, for a direct message, its recipients) and `stream` are what the caller read to
-    check the message, so nothing is read again here.
+    check the message, and `linkifiers` what rendered it (they link the topic too), so
+    nothing is read again here.
     """
     message.message_id = allocate_id(realm.realm_id, "message")
     users = {user.user_id: user for user in people}
     streams = {stream.stream_id: stream} if stream is not None else {}
     event: MessageEvent = {"type": "message",
-                           "message": message_api_dict(message, users, streams, realm),
+                           "message": message_api_dict(message, users, streams, realm,
+                                                       linkifiers=linkifiers),
                            "flags": []}
     # "_" facts stop in the fan-out (events/filters.py): the raw content for clients that
     # asked for Markdown, the mentions and whether the sender read it (for the flags), and
@@ -165,7 +169,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         audience = {"users": sorted(participants)}
         people = [sender, *recipients]
     prepared = prepare_message(realm, message, audience, people=people, stream=stream,
-                               read_by_sender=read_by_sender)
+                               linkifiers=rendered.linkifiers, read_by_sender=read_by_sender)
     links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:
         prepared.add_to(tx)

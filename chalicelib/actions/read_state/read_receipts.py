@@ -1,11 +1,18 @@
 """GET /messages/{id}/read_receipts: who has read a message, derived from the read state.
 
-Read state is stored by exception (models/message_flags.py): a recipient has read the
-message unless an unread marker says otherwise. So the readers are the message's
-recipients (a direct message's participants; a channel's subscribers who were there
-when it was sent and may see its history) without a marker, which costs batched reads
-of the recipients' markers and user items, and no write per reader. As the reference
-does, the sender, deactivated users, and users who turned `send_read_receipts` off are
+Read state is stored by exception (models/message_flags.py): a delivered message is
+read for a recipient unless an unread marker says otherwise. A message the fan-out has
+not reached yet (a `PendingDelivery`, reads/pending.py) is unread for each recipient
+the fan-out will give a marker to, unless they marked it read early (`read_by`); for
+the others (those who muted the sender) the fan-out writes no marker, so none decides.
+The pending item is read before the markers: once it is gone, markers are final.
+
+So the readers are the message's recipients (a direct message's participants; a
+channel's subscribers who were there when it was sent and may see its history) that
+the read state shows as read, which costs batched reads of the recipients' markers and
+user items, two Queries of the caller's mutes and one of the sender's muters, and no
+write per reader. As the reference does, the sender, deactivated users, users who turned
+`send_read_receipts` off, users the caller muted and users who muted the caller are
 never listed.
 """
 from __future__ import annotations
@@ -14,6 +21,7 @@ from collections.abc import Iterable
 from typing import TypedDict
 
 from chalicelib.actions.messages.reads.access import access_message
+from chalicelib.actions.read_state.reads.pending import pending_of
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError
@@ -22,6 +30,8 @@ from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.channels import Subscription, stream_key, user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import Message
+from chalicelib.models.muted_users import muted_by, muted_user_ids
+from chalicelib.models.pending_deliveries import PendingDelivery
 from chalicelib.models.users import User
 
 
@@ -30,12 +40,21 @@ class ReadReceiptsResult(TypedDict):
 
 
 def get_read_receipts(caller: Principal, message_id: int) -> ReadReceiptsResult:
+    # As the reference: a message the caller cannot see is refused before the setting.
+    message = access_message(caller, message_id).message
     if not realm_setting(get_realm(caller.realm_id), "enable_read_receipts"):
         raise ApiError("Read receipts are disabled in this organization.")
-    message = access_message(caller, message_id).message
-    candidates = _recipients(caller.realm_id, message) - {message.sender_id}
-    candidates = _sharing_receipts(caller.realm_id, candidates)
-    unread = _with_marker(caller.realm_id, candidates, message_id)
+    realm_id = caller.realm_id
+    candidates = _recipients(realm_id, message) - {message.sender_id}
+    # Mutes either way hide a reader: otherwise a sender muted by someone would see
+    # them read each of the sender's messages at once (they arrive read).
+    candidates -= muted_by(realm_id, caller.user_id)
+    candidates -= set(muted_user_ids(realm_id, caller.user_id))
+    candidates = _sharing_receipts(realm_id, candidates)
+    pending = pending_of(realm_id, [message_id]).get(message_id)   # before the markers
+    unread = _with_marker(realm_id, candidates, message_id)
+    if pending is not None:
+        unread |= _unread_in_flight(realm_id, message, pending, candidates)
     return {"user_ids": sorted(candidates - unread)}
 
 
@@ -60,3 +79,12 @@ def _sharing_receipts(realm_id: int, user_ids: Iterable[int]) -> set[int]:
 def _with_marker(realm_id: int, user_ids: set[int], message_id: int) -> set[int]:
     keys = [(user_key(realm_id, u), message_id) for u in sorted(user_ids)]
     return {int(m.user_id) for m in UnreadMessage.batch_get(keys, consistent_read=True)}
+
+
+def _unread_in_flight(realm_id: int, message: Message, pending: PendingDelivery,
+                      recipients: set[int]) -> set[int]:
+    """The recipients for whom a message in flight is unread though no marker says so
+    yet: all those the fan-out gives a marker (all but who muted the sender), less those
+    who marked it read early."""
+    will_have_marker = recipients - muted_by(realm_id, message.sender_id)
+    return will_have_marker - set(pending.read_by or ())

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypedDict
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.uploads import upload_path_ids
+from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
 from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -28,11 +29,15 @@ from chalicelib.lib import aws_clients
 from chalicelib.lib.log import logger
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import transaction
-from chalicelib.models.channels import Stream, Subscription, stream_key
+from chalicelib.models.channels import Stream, Subscription, stream_key, user_key
+from chalicelib.models.linkifiers import realm_linkifiers
+from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import Message
+from chalicelib.models.realm_emoji import RealmEmoji
 from chalicelib.models.realm_exports import RealmExport
 from chalicelib.models.realms import Realm
 from chalicelib.models.uploads import Attachment
+from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
 REALM_EXPORT_JOB = "realm_export"
@@ -225,7 +230,48 @@ def build_export(realm_id: int, export_type: int) -> dict[str, Any]:
         "subscriptions": subscriptions,
         "messages": messages,
         "uploads": uploads,
+        "user_groups": [_group_record(g) for g in sorted(
+            UserGroup.query(realm_id), key=lambda g: g.group_id) if not g.is_system_group],
+        "custom_emoji": [_emoji_record(e) for e in sorted(
+            RealmEmoji.query(realm_id), key=lambda e: e.emoji_id)],
+        "linkifiers": [{"pattern": i.pattern, "url_template": i.url_template}
+                       for i in realm_linkifiers(realm_id)],
+        "read_state": _read_state(realm_id, sorted(consenting),
+                                  {int(m["id"]) for m in messages}),
     }
+
+
+def _group_record(group: UserGroup) -> dict[str, Any]:
+    return {"group_id": group.group_id, "name": group.name, "description": group.description,
+            "deactivated": bool(group.deactivated), "creator_id": group.creator_id,
+            "date_created": group.date_created,
+            "direct_members": sorted(int(u) for u in group.direct_members or ()),
+            "direct_subgroups": sorted(int(g) for g in group.direct_subgroups or ()),
+            "group_settings": group.group_settings.as_dict() if group.group_settings else {}}
+
+
+def _emoji_record(emoji: RealmEmoji) -> dict[str, Any]:
+    image = aws_clients.s3().get_object(Bucket=config.upload_bucket(), Key=emoji.path_id)
+    return {"emoji_id": emoji.emoji_id, "name": emoji.name, "author_id": emoji.author_id,
+            "deactivated": bool(emoji.deactivated),
+            "file_name": emoji.path_id.rsplit("/", 1)[-1],
+            "content_type": image.get("ContentType") or "application/octet-stream",
+            "data_base64": base64.b64encode(image["Body"].read()).decode()}
+
+
+def _read_state(realm_id: int, user_ids: list[int], message_ids: set[int]
+                ) -> dict[str, list[int]]:
+    """Each consenting user's unread exported messages (their markers, one Query each, and
+    the messages the fan-out has not reached yet, as reads/pending.py tells them)."""
+    state: dict[str, list[int]] = {}
+    for user_id in user_ids:
+        unread = {int(m.message_id) for m in UnreadMessage.query(
+            user_key(realm_id, user_id), consistent_read=True)} & message_ids
+        unread |= {m.message_id for m, _ in unread_in_flight(
+            Recipient(realm_id, user_id), message_ids=message_ids)}
+        if unread:
+            state[str(user_id)] = sorted(unread)
+    return state
 
 
 def _message_record(message: Message) -> dict[str, Any]:

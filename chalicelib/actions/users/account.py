@@ -9,6 +9,7 @@ from typing import Any, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
+from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.realm.reads.realms import get_realm, get_realm_by_subdomain
@@ -111,35 +112,42 @@ def do_confirm_email_change(key: str) -> ConfirmEmailChangeResult:
     old_email, new_email = record.data["old_email"], record.data["new_email"]
     if user.email != old_email:
         raise ApiError("Your email changed since this link was sent; change it again.")
-    old_claim, new_claim = email_key(user.realm_id, old_email), email_key(user.realm_id,
-                                                                          new_email)
     try:
         with transaction() as tx:
             tx.delete(Confirmation(record.key_hash),
                       condition=Confirmation.key_hash.exists())
-            move_name(tx, old_claim, new_claim, user.user_id)
-            tx.update(user, actions=[User.email.set(new_email),
-                                     User.delivery_email.set(new_email)],
-                      condition=User.email == old_email)
-            for key_hash in [user.api_key_hash, *(user.extra_api_key_hashes or ())]:
-                tx.update(ApiKey(key_hash), actions=[ApiKey.email.set(new_email)],
-                          condition=ApiKey.key_hash.exists())
-            realm_id = user.realm_id
-            renamed: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
-                "user_id": user.user_id, "new_email": new_email}}
-            add_event(tx, realm_id, renamed, user_access_audience(user.user_id))
-            # The real address only for those who may see it: administrators and the user.
-            delivery: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
-                "user_id": user.user_id, "delivery_email": new_email}}
-            add_event(tx, realm_id, delivery, to_realm(max_role=ROLE_ADMINISTRATOR))
-            if user.role > ROLE_ADMINISTRATOR:
-                add_event(tx, realm_id, delivery, to_users([user.user_id]))
+            write_email_change(tx, user, new_email)
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Email '{new_email}' is already in use, or this link was "
                            "already used.") from None
         raise
     return {"email": new_email}
+
+
+def write_email_change(tx: TransactWrite, user: User, new_email: str) -> None:
+    """Adds to the transaction a change of the user's email: the realm-wide claim on the
+    address moves (a conditional put, so an address in use fails the transaction), the
+    user item changes only if its email is still the one read, each API-key record
+    follows, and the realm_user events go out (the real address only to those who may
+    see it: administrators and the user)."""
+    realm_id, old_email = user.realm_id, user.email
+    move_name(tx, email_key(realm_id, old_email), email_key(realm_id, new_email),
+              user.user_id)
+    tx.update(User(realm_id, user.user_id), actions=[
+        User.email.set(new_email), User.delivery_email.set(new_email)],
+        condition=User.email == old_email)
+    for key_hash in [user.api_key_hash, *(user.extra_api_key_hashes or ())]:
+        tx.update(ApiKey(key_hash), actions=[ApiKey.email.set(new_email)],
+                  condition=ApiKey.key_hash.exists())
+    renamed: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+        "user_id": user.user_id, "new_email": new_email}}
+    add_event(tx, realm_id, renamed, user_access_audience(user.user_id))
+    delivery: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+        "user_id": user.user_id, "delivery_email": new_email}}
+    add_event(tx, realm_id, delivery, to_realm(max_role=ROLE_ADMINISTRATOR))
+    if user.role > ROLE_ADMINISTRATOR:
+        add_event(tx, realm_id, delivery, to_users([user.user_id]))
 
 
 def do_fetch_api_key(subdomain: str | None, username: str, password: str,

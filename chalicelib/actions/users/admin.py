@@ -1,4 +1,11 @@
-"""Administrators changing another user: PATCH /users/{id} (name, role, profile data).
+"""Administrators changing another user: PATCH /users/{id} (name, role, profile data,
+email).
+
+An email change is the owner's, and only an owner's whom the server's operator gave the
+`can_change_user_emails` special permission, as the reference has it. It takes effect
+at once (no confirmation link): one transaction moves the realm's claim on the address
+(a conditional put, so an address in use, even one taken a moment earlier, fails it),
+writes the user and their API-key records, and emits the realm_user events.
 
 A role change writes, in one transaction, the user's role (and its index key),
 conditioned on the role that was read, the role on each of the user's API-key records,
@@ -16,13 +23,13 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.groups.membership import EVERYONE, removed_members_event
 from chalicelib.actions.groups.reads.user_groups import SYSTEM_GROUP_DIRECT_ROLES
-from chalicelib.actions.users.account import full_name_writes
+from chalicelib.actions.users.account import full_name_writes, write_email_change
 from chalicelib.actions.users.deactivation import key_hashes
 from chalicelib.actions.users.profile_data import do_update_profile_data
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
-from chalicelib.actions.users.reads.users import access_user_by_id
-from chalicelib.actions.users.users import check_full_name
+from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
+from chalicelib.actions.users.users import check_email, check_full_name
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
@@ -49,21 +56,74 @@ ONLY_OWNER = "The owner permission cannot be removed from the only organization 
 
 
 def do_update_user(caller: Principal, user_id: int, *, full_name: str | None,
-                   role: int | None, profile_data: Sequence[Mapping[str, Any]] | None
-                   ) -> EmptyResult:
+                   role: int | None, profile_data: Sequence[Mapping[str, Any]] | None,
+                   new_email: str | None = None) -> EmptyResult:
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
+    if new_email is not None:
+        _check_may_change_emails(caller)
     target = access_user_by_id(caller, user_id)
     if role is not None:
         _check_role_change(caller, target, role)
     name = check_full_name(full_name) if full_name is not None else None
+    email = _check_new_email(target, new_email) if new_email is not None else None
     if profile_data is not None:
         do_update_profile_data(caller, profile_data, target)   # checked before any write
     if name is not None:
         _change_name(caller, target, name)
+    if email is not None:
+        target = _change_email(target, email)
     if role is not None and role != target.role:
         _change_role(target, role)
     return {}
+
+
+def do_set_can_change_user_emails(realm_id: int, user_id: int, allowed: bool) -> None:
+    """The operator's grant (or withdrawal) of the special permission; no event, as the
+    permission shows in no client-facing state."""
+    User(realm_id, user_id).update(actions=[User.can_change_user_emails.set(allowed)],
+                                   condition=User.user_id.exists())
+
+
+def _check_may_change_emails(caller: Principal) -> None:
+    if not caller.is_owner or not User.get(caller.realm_id,
+                                           caller.user_id).can_change_user_emails:
+        raise ApiError("Changing users' email addresses needs the organization owner "
+                       "role and the special permission to change emails.")
+
+
+def _check_new_email(target: User, new_email: str) -> str | None:
+    """The address to change to, or None if it is already the user's."""
+    if new_email.strip() == target.delivery_email:
+        return None
+    try:
+        email = check_email(new_email)
+    except ApiError:
+        raise ApiError("The new email address is not valid.") from None
+    if email.lower() != target.delivery_email.lower() and \
+            get_user_by_email(target.realm_id, email) is not None:
+        raise email_taken(email)
+    return email
+
+
+def email_taken(email: str) -> ApiError:
+    return ApiError(f"Cannot use the new email: '{email}' belongs to another account "
+                    "in this organization.")
+
+
+def _change_email(target: User, email: str) -> User:
+    """Writes the change; the target as it is after it (the role change reads it)."""
+    try:
+        with transaction() as tx:
+            write_email_change(tx, target, email)
+    except TransactWriteError as error:
+        claim = get_user_by_email(target.realm_id, email)
+        if claim is not None and claim.user_id != target.user_id:
+            raise email_taken(email) from None   # taken since the check above
+        if is_condition_failure(error):
+            raise ConflictError("The user changed meanwhile; reload and try again.") from None
+        raise
+    return User.get(target.realm_id, target.user_id)
 
 
 def _check_role_change(caller: Principal, target: User, role: int) -> None:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Literal, NotRequired, TypedDict, cast
 
 from chalicelib.actions.messages.reads.history import visible_edit_history
 from chalicelib.lib.avatars import gravatar_url
+from chalicelib.lib.linkifiers import LinkifierRule, topic_links
 from chalicelib.models.channels import Stream
 from chalicelib.models.messages import Message, parse_reaction_key
 from chalicelib.models.realms import Realm
@@ -28,8 +30,14 @@ class Submessage(TypedDict):
 
 
 class TopicLink(TypedDict):
+    """A link the realm's linkifiers find in a topic name: the matched text, its URL."""
+
     text: str
     url: str
+
+
+def topic_link_dicts(topic: str, linkifiers: Sequence[LinkifierRule]) -> list[TopicLink]:
+    return [{"text": text, "url": url} for text, url in topic_links(topic, linkifiers)]
 
 
 class EditHistoryEntry(TypedDict):
@@ -115,9 +123,12 @@ def load_people_and_channels(realm_id: int, messages: list[Message]
 
 
 def message_api_dict(message: Message, users: dict[int, User], streams: dict[int, Stream],
-                     realm: Realm, *, apply_markdown: bool = True,
+                     realm: Realm, *, linkifiers: Sequence[LinkifierRule],
+                     apply_markdown: bool = True,
                      empty_topic_name: str | None = None) -> MessageDict:
-    """`empty_topic_name`: what an empty channel topic shows as (None: keep it empty)."""
+    """`linkifiers`: the realm's, for the topic's links (computed when shown, so they follow
+    the linkifiers as they are now, as the reference's do); `empty_topic_name`: what an
+    empty channel topic shows as (None: keep it empty)."""
     sender = users.get(message.sender_id)
     display: str | list[DisplayRecipient]
     if message.type == "stream":
@@ -148,6 +159,7 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
     }
     if message.type == "stream":
         data["stream_id"] = message.stream_id
+        data["topic_links"] = topic_link_dicts(message.topic, linkifiers)
         if message.topic == "" and empty_topic_name is not None:
             data["subject"] = empty_topic_name
     else:

@@ -20,6 +20,7 @@ from chalicelib.actions.messages.reads.range import (
     resolve,
 )
 from chalicelib.actions.read_state.reads.flags import flags_of
+from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, missing_argument
@@ -145,10 +146,13 @@ def render(caller: Principal, messages: list[Message], options: RenderOptions
     flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages],
                      messages)
     empty = None if options.allow_empty_topic_name else empty_topic_display_name(realm)
+    # The realm's linkifiers link topic names: one Query, when any topic could match.
+    linkifiers = linkifier_rules(caller.realm_id) if any(
+        m.type == "stream" and m.topic for m in messages) else []
     rendered: list[FoundMessageDict] = []
     for message in messages:
         fetched: FetchedMessageDict = {
-            **message_api_dict(message, users, streams, realm,
+            **message_api_dict(message, users, streams, realm, linkifiers=linkifiers,
                                apply_markdown=options.apply_markdown,
                                empty_topic_name=empty),
             "flags": flags[message.message_id]}

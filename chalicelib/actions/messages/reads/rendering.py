@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from chalicelib import config
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.core.errors import ApiError
+from chalicelib.lib.linkifiers import LinkifierRule
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.models.messages import Message
@@ -78,6 +79,7 @@ class RenderedContent:
     rendered: str
     mentions: Mentions
     resolved: Resolved
+    linkifiers: list[LinkifierRule]   # the realm's, as read for rendering (topic links too)
 
     def apply_to(self, message: Message) -> None:
         message.content = self.content
@@ -101,8 +103,9 @@ def render_content(realm_id: int, content: str) -> RenderedContent:
     content = check_content(content)
     mentions = find_mentions(content)
     resolved = resolve_mentions(realm_id, mentions)
-    rendered = render_message(content, resolved.targets, linkifier_rules(realm_id))
-    return RenderedContent(content, rendered, mentions, resolved)
+    linkifiers = linkifier_rules(realm_id)
+    rendered = render_message(content, resolved.targets, linkifiers)
+    return RenderedContent(content, rendered, mentions, resolved, linkifiers)
 
 
 def check_content(content: str) -> str:
