@@ -60,6 +60,7 @@ from chalicelib.events.keepalive import run_keepalive
 from chalicelib.events.webhook_worker import handle_webhook_batch
 from chalicelib.http.method_not_allowed import add_method_fallbacks
 from chalicelib.http.middleware import register_middleware
+from chalicelib.lib.tracing import traced_invocation
 from chalicelib.notifications.bounces import record_mail_event
 from chalicelib.notifications.notifier import handle_notifier_batch
 
@@ -67,6 +68,8 @@ app = Chalice(app_name="teamchat")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
 app.api.binary_types = ["application/octet-stream", "multipart/form-data",
                         "image/*", "application/pdf"]
+# First, so outermost: every function's invocation is an X-Ray subsegment (lib/tracing.py).
+app.register_middleware(traced_invocation, "all")
 
 for area in (
     server,
