@@ -66,11 +66,15 @@ from chalicelib.handlers import (
 )
 from chalicelib.http.method_not_allowed import add_method_fallbacks
 from chalicelib.http.middleware import register_middleware
+from chalicelib.lib.tracing import traced_invocation
 
 app = Chalice(app_name="teamchat")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
 app.api.binary_types = ["application/octet-stream", "multipart/form-data",
                         "image/*", "application/pdf"]
+# First, so outermost: each request is an X-Ray subsegment (lib/tracing.py); the other
+# functions' entry points (chalicelib/handlers/) are traced themselves.
+app.register_middleware(traced_invocation, "http")
 
 for area in (
     server,

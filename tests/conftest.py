@@ -15,6 +15,8 @@ os.environ.update({
     "UPLOAD_BUCKET": "test-uploads",
     "POWERTOOLS_LOG_LEVEL": "WARNING",
     "POWERTOOLS_METRICS_NAMESPACE": "teamchat-test",
+    # No X-Ray daemon here: the Tracer neither patches botocore nor opens segments.
+    "POWERTOOLS_TRACE_DISABLED": "true",
     # Tests make many requests per user quickly: limits high enough never to refuse one
     # (still counted, so every request takes the limiter's path); the tests of the limits
     # lower them (tests/functional/test_rate_limits.py). Production has the defaults.

@@ -5,7 +5,8 @@ Every botocore client (existing ones and those created later, boto3's and Pynamo
 parameters. A call is charged to the function whose entry point is running: the REST app
 (APIHandler, or LongPollHandler for GET /api/v1/events, as API Gateway routes them) and the
 event handlers' entry points (fan-out, webhook worker, WebSocket connect/message/disconnect,
-keepalive). Worker threads a handler starts inherit it when only one function is running.
+keepalive, notifier, mail events, scheduled messages). Worker threads a handler starts
+inherit it when only one function is running.
 tests/unit/test_least_privilege.py, collected last, checks the calls against the roles.
 """
 from __future__ import annotations
@@ -38,6 +39,10 @@ ENTRY_POINTS = {   # module, attribute -> the function (template logical id) it 
     ("chalicelib.events.websocket", "on_message"): "WebsocketMessage",
     ("chalicelib.events.websocket", "on_disconnect"): "WebsocketDisconnect",
     ("chalicelib.events.keepalive", "run_keepalive"): "EventsKeepalive",
+    ("chalicelib.notifications.notifier", "handle_notifier_batch"): "Notifier",
+    ("chalicelib.notifications.bounces", "record_mail_event"): "MailEvents",
+    ("chalicelib.actions.messages.scheduled_messages", "deliver_scheduled_message"):
+        "ScheduledMessages",
 }
 LONGPOLL_PATH = "/api/v1/events"
 

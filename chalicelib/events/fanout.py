@@ -36,7 +36,8 @@ from chalicelib.delivery.outbox import Audience, stored_audience
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
-from chalicelib.lib.log import logger, metrics
+from chalicelib.lib import metrics
+from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep
@@ -67,10 +68,11 @@ def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
         reported = {f["itemIdentifier"] for f in failures}
         for sequence_number in sorted(batch.flush() - reported, key=_sequence_order):
             failures.append({"itemIdentifier": sequence_number})
-        metrics.add_metric(name="EventsFannedOut", unit="Count", value=batch.appended)
+        metrics.add_events_delivered(batch.appended)
         return result
     finally:
-        metrics.flush_metrics()
+        metrics.add_fanout_delay(raw_event.get("Records", []))
+        metrics.flush()
         logger.remove_keys(["handler", "request_id"])
 
 

@@ -20,8 +20,12 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from chalicelib.actions.realm.export import run_background_job
 from chalicelib.actions.webhooks.delivery import RetryLater, deliver
 from chalicelib.actions.webhooks.triggers import DeliveryJob
-from chalicelib.lib import aws_clients
-from chalicelib.lib.log import logger, metrics
+from chalicelib.lib import aws_clients, metrics
+from chalicelib.lib.log import logger
+
+# deliver()'s results as the WebhookDeliveries metric's `outcome` dimension.
+_OUTCOMES: dict[str, metrics.WebhookOutcome] = {
+    "delivered": "success", "failed": "failure", "refused": "failure"}
 
 
 def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) \
@@ -34,7 +38,7 @@ def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) \
         return process_partial_response(event=raw_event, record_handler=_handle_record,
                                         processor=processor, context=context)
     finally:
-        metrics.flush_metrics()
+        metrics.flush()   # anything a job added to the per-invocation set
         logger.remove_keys(["handler"])
 
 
@@ -49,12 +53,13 @@ def _handle_record(record: SQSRecord) -> None:
     except RetryLater as retry:
         # 0 after the last attempt: offered again at once, SQS moves it to the DLQ.
         _delay(record, retry.delay_seconds)
-        metrics.add_metric(name="Webhook_retry", unit="Count", value=1)
+        metrics.count_webhook_outcome("failure" if retry.gave_up else "retry")
         logger.info("webhook delivery will be retried",
                     extra={"message_id": job.message_id, "bot_id": job.bot_id,
                            "receive_count": receive_count, "delay": retry.delay_seconds})
         raise   # a failed record: SQS offers it again (or moves it to the DLQ)
-    metrics.add_metric(name=f"Webhook_{outcome}", unit="Count", value=1)
+    if outcome in _OUTCOMES:   # a duplicate copy or a job for a bot that is gone: logged only
+        metrics.count_webhook_outcome(_OUTCOMES[outcome])
     logger.info("webhook job finished", extra={"message_id": job.message_id,
                                                "bot_id": job.bot_id, "outcome": outcome})
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.events.keepalive import run_keepalive
+from chalicelib.lib.tracing import traced
 
 
+@traced
 def handler(event: dict[str, Any], context: Any) -> None:
     run_keepalive()

@@ -9,7 +9,9 @@ from chalice.app import Chalice
 
 from chalicelib.api import event_polling
 from chalicelib.http.middleware import register_middleware
+from chalicelib.lib.tracing import traced_invocation
 
 app = Chalice(app_name="teamchat")
+app.register_middleware(traced_invocation, "http")   # first, so outermost
 app.register_blueprint(event_polling.routes(), url_prefix="/api/v1")
 register_middleware(app)

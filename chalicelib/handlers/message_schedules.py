@@ -4,7 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions.messages.scheduled_messages import deliver_scheduled_message
+from chalicelib.lib.tracing import traced
 
 
+@traced
 def handler(event: dict[str, Any], context: Any) -> str:
     return deliver_scheduled_message(event)

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.lib.tracing import traced
 from chalicelib.notifications.bounces import record_mail_event
 
 
+@traced
 def handler(event: dict[str, Any], context: Any) -> None:
     for record in event.get("Records", []):
         record_mail_event(record["Sns"]["Message"])

@@ -6,7 +6,9 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 
 from chalicelib.events.fanout import handle_stream_batch
+from chalicelib.lib.tracing import traced
 
 
+@traced
 def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
     return handle_stream_batch(event, context)

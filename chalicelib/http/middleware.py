@@ -17,6 +17,7 @@ from chalicelib.core.errors import (
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.method_not_allowed import method_not_allowed, served_methods
 from chalicelib.http.response import json_error
+from chalicelib.lib import metrics
 from chalicelib.lib.log import logger
 
 # Chalice's error codes and the envelope codes a client of this API expects.
@@ -44,6 +45,8 @@ def register_middleware(app: Chalice) -> None:
         if response.status_code == 405 and _is_chalice_error(response):
             response = method_not_allowed(served_methods(event))
         response = _envelope_chalice_error(response)
+        if response.status_code >= 500:   # every 5xx the API answers passes here
+            metrics.count_server_error(response.status_code)
         logger.info("request", extra={"status": response.status_code,
                                       "duration_ms": round((time.perf_counter() - started)
                                                            * 1000, 1)})

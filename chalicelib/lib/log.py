@@ -1,7 +1,6 @@
-"""The structured logger and metrics shared by every handler."""
+"""The structured logger shared by every handler (metrics: lib/metrics.py)."""
 from __future__ import annotations
 
-from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools import Logger
 
 logger = Logger(service="teamchat")
-metrics = Metrics(namespace="teamchat", service="teamchat")

@@ -11,11 +11,11 @@ import hashlib
 import time
 from datetime import UTC, datetime
 
-from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from pynamodb.attributes import TTLAttribute, UnicodeAttribute
 from pynamodb.exceptions import PynamoDBException
 
 from chalicelib import config
+from chalicelib.lib import metrics
 from chalicelib.lib.log import logger
 from chalicelib.lib.rate_limits import (
     AUTH_FAILURES_BY_IP,
@@ -133,9 +133,7 @@ def blocked(checks: list[tuple[str, str]], realm_id: int | None = None) -> Verdi
 
 def count_limit_hit(name: str) -> None:
     """A CloudWatch metric (EMF) per refused request, by rule."""
-    with single_metric(name="RateLimitHit", unit=MetricUnit.Count, value=1,
-                       namespace=config.metrics_namespace()) as metric:
-        metric.add_dimension(name="rule", value=name)
+    metrics.count_rate_limit_hit(name)
 
 
 def check_login_allowed(username: str, source_ip: str) -> None:

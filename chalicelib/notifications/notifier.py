@@ -30,9 +30,9 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 
-from chalicelib.lib import presence_rules
+from chalicelib.lib import metrics, presence_rules
 from chalicelib.lib.email import send_message
-from chalicelib.lib.log import logger, metrics
+from chalicelib.lib.log import logger
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, user_key
@@ -80,7 +80,7 @@ def handle_notifier_batch(raw_event: dict[str, Any], context: Any = None
         return process_partial_response(event=raw_event, record_handler=_record,
                                         processor=processor, context=context)
     finally:
-        metrics.flush_metrics()
+        metrics.flush()
         logger.remove_keys(["handler", "request_id"])
 
 
@@ -130,7 +130,8 @@ def send_period_email(job: EmailJob) -> int:
         for item in pending:
             batch.delete(item)
     claim.update(actions=[EmailClaim.state.set("sent"), EmailClaim.messages.set(count)])
-    metrics.add_metric(name="MissedMessageEmails", unit="Count", value=1 if count else 0)
+    metrics.collector.add_metric(name=metrics.MISSED_MESSAGE_EMAILS, unit="Count",
+                                 value=1 if count else 0)
     return count
 
 
@@ -279,7 +280,7 @@ def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) ->
             batch.save(PushSent(owner_key(realm_id, user_id), push_item(message.message_id),
                                 message_id=message.message_id,
                                 expires_at=expiry(PUSH_RETENTION)))
-    metrics.add_metric(name="PushNotifications", unit="Count", value=sent)
+    metrics.collector.add_metric(name=metrics.PUSH_NOTIFICATIONS, unit="Count", value=sent)
     return sent
 
 

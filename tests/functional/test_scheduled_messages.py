@@ -150,6 +150,27 @@ def test_delivered_once_at_its_time(realm, drain_events):
     assert scheduled
 
 
+def test_delivered_with_mentions_and_an_upload(realm, drain_events):
+    """The delivery renders and links like any send (mentions of a user and a group, an
+    uploaded file): what its function's role must allow (tests/unit/test_least_privilege)."""
+    stream_id = channel(realm.owner, "general", [realm.owner, realm.member])
+    group = realm.owner.post("/user_groups/create", {"name": "crew", "description": "",
+                                                     "members": [realm.member.user_id]})
+    assert group.ok, group.json
+    uploaded = realm.owner.upload([("file", "plan.txt", b"the plan")])
+    assert uploaded.ok, uploaded.json
+    at = int(time.time()) + 600
+    _schedule(realm.owner, type="stream", to=json.dumps(stream_id), topic="plans",
+              content=f"@**Max Member** @*crew* [plan.txt]({uploaded.json['url']})",
+              scheduled_delivery_timestamp=at)
+    assert _fire(realm, at) == ["sent"]
+    [sent] = _newest(realm.member, [{"operator": "channel", "operand": stream_id}])
+    assert sent["sender_id"] == realm.owner.user_id
+    assert "mentioned" in sent["flags"]
+    attachments = realm.owner.get("/attachments").json["attachments"]
+    assert [m["id"] for a in attachments for m in a["messages"]] == [sent["id"]]
+
+
 def test_edited_time_moves_the_schedule_and_deleted_sends_nothing(realm):
     at = int(time.time()) + 600
     moved = _schedule(realm.owner, type="direct", to=json.dumps([realm.member.user_id]),

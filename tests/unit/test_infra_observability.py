@@ -59,3 +59,18 @@ def test_dashboard_names_only_what_the_template_has():
         assert word in titles
     alarm_widget = next(w for w in widgets if w["type"] == "alarm")
     assert len(alarm_widget["properties"]["alarms"]) == len(alarms())
+
+
+def test_dashboard_shows_the_apps_own_metrics(monkeypatch):
+    """The names and namespace the code publishes (chalicelib/lib/metrics.py)."""
+    from chalicelib import config
+    from chalicelib.lib import metrics
+
+    body = RESOURCES["OperationsDashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    shown = json.dumps(json.loads(body))
+    for name in (metrics.MESSAGES_SENT, metrics.EVENTS_DELIVERED, metrics.FANOUT_DELAY,
+                 metrics.WEBHOOK_DELIVERIES, metrics.SERVER_ERRORS, metrics.RATE_LIMIT_HITS):
+        assert f'"{name}"' in shown or f'\\"{name}\\"' in shown, name
+    monkeypatch.delenv("POWERTOOLS_METRICS_NAMESPACE")   # as deployed: the default
+    assert config.metrics_namespace() == "teamchat"
+    assert '["teamchat", "MessagesSent"' in shown

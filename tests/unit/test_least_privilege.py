@@ -48,7 +48,10 @@ def packaged() -> dict:
 def resolver(template: dict) -> Resolver:
     return Resolver(template, {"TablePrefix": TEST_PREFIX,
                                "UploadsBucket": os.environ["UPLOAD_BUCKET"],
-                               "WebsocketAPI": "local"})
+                               "WebsocketAPI": "local",
+                               # the functional tier's verified sender (its SES identity)
+                               "MailIdentity": "noreply@localhost",
+                               "MailConfigurationSet": "test-mail"})
 
 
 def normalized(resource: str) -> str:

@@ -36,6 +36,7 @@ from chalicelib.actions.webhooks.triggers import add_webhook_triggers, triggered
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel
+from chalicelib.lib import metrics
 from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.json_values import check_json
 from chalicelib.lib.linkifiers import LinkifierRule
@@ -177,6 +178,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         add_webhook_triggers(tx, caller.realm_id, prepared.event["message"], triggers)
         if also is not None:
             also(tx, message.message_id)
+    metrics.count_message_sent("direct" if stream is None else "channel")
     if stream is not None:
         after_channel_message(stream, message)
     return {"id": message.message_id}

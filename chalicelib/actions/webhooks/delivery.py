@@ -50,11 +50,13 @@ PRIVATE_NETWORK = "The URL configured for the webhook is for a private or disall
 
 
 class RetryLater(Exception):
-    """The receiver could not be reached; SQS should offer the job again later."""
+    """The receiver could not be reached; SQS should offer the job again later.
+    `gave_up`: that was the last attempt (the redrive moves the job to the DLQ)."""
 
-    def __init__(self, delay_seconds: int) -> None:
+    def __init__(self, delay_seconds: int, gave_up: bool = False) -> None:
         super().__init__(f"retry in {delay_seconds} s")
         self.delay_seconds = delay_seconds
+        self.gave_up = gave_up
 
 
 def retry_delay(attempt: int) -> int:
@@ -97,7 +99,8 @@ def deliver(job: DeliveryJob, receive_count: int = 1) -> str:
               f"Request timed out after {REQUEST_TIMEOUT_SECONDS} seconds."
               if isinstance(error, WebhookTimeout)
               else "A connection error occurred. Is my bot server down?")
-        raise RetryLater(0) from error   # offered again at once: the redrive moves it to the DLQ
+        # offered again at once: the redrive moves it to the DLQ
+        raise RetryLater(0, gave_up=True) from error
     # The receiver has it: closed before anything else, so it is never sent twice.
     _close(job, DONE)
     if not 200 <= response.status < 300:
