@@ -1,6 +1,6 @@
 """`python -m chalicelib.admin`: create organizations, users and bots; list users; rotate
 and revoke API keys; give special permissions; set an organization's rate limits;
-reindex; import an organization export.
+reindex; import an organization export; show how far event delivery runs behind.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -164,6 +164,21 @@ def set_rate_limits(args: argparse.Namespace) -> dict[str, Any]:
             "note": "running functions use it within REALM_LIMITS_CACHE_SECONDS"}
 
 
+def status(args: argparse.Namespace) -> dict[str, Any]:
+    """How far the fan-out runs behind: the local stack's last batch, or on AWS the
+    FanoutDelay metric of the last five minutes."""
+    from chalicelib.events import lag
+
+    state_dir = Path(os.environ.get("LOCAL_STATE_DIR", ".local-state"))
+    if stack_endpoint(state_dir) is not None:
+        local = lag.read_local(state_dir)
+        return {"stack": "local", "fanout": local if local is not None else {
+            "lag_seconds": None, "note": "no batch handled yet"}}
+    import boto3
+
+    return {"stack": "aws", "fanout": lag.read_cloudwatch(boto3.client("cloudwatch"))}
+
+
 def reindex(args: argparse.Namespace) -> dict[str, Any]:
     from chalicelib.actions.realm.reindex import do_reindex_realm
 
@@ -247,6 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--realm", required=True)
     command.add_argument("--limits", required=True)
     command.set_defaults(run=set_rate_limits)
+    command = commands.add_parser(
+        "status", help="how far event delivery runs behind (the fan-out's delay)")
+    command.set_defaults(run=status)
     command = commands.add_parser(
         "reindex", help="backfill index attributes and the search index for data written"
         " by older versions")

@@ -17,7 +17,9 @@ items, no transaction, about one write unit per small event and queue.
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -101,6 +103,79 @@ def read_tail(queue_id: str, since_ms: int | None) -> Tail:
     return tail
 
 
+@dataclass
+class _KnownTail:
+    last_id: int
+    conn: str | None
+    known_from_ms: int                 # the keys of every chunk written since are here
+    keys: dict[str, int] = field(default_factory=dict)   # dedup key -> written (ms)
+
+
+class TailCache:
+    """The tails of the queues this process appended to, so a warm fan-out appends
+    with one PutItem instead of a Query and a PutItem.
+
+    Safe because chunks are contiguous: any chunk written after what this process knows
+    starts at the known last id + 1, the very key its next put wants, so a stale entry
+    makes that conditional put fail, and the appender forgets the entry and reads the
+    tail. Deduplication uses an entry only if it knows every chunk of the window the
+    read would cover (`known_from_ms`); the acknowledged-id floor only if the entry is
+    at or above it (a floor above a stale tail could miss the collision).
+    """
+
+    MAX_QUEUES = 20_000
+    KEEP_MS = 10 * 60 * 1000
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[str, _KnownTail] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def tail(self, queue_id: str, since_ms: int | None, acked_through: int) -> Tail | None:
+        with self._lock:
+            known = self._entries.get(queue_id)
+            if known is None or known.last_id < acked_through:
+                return None
+            if since_ms is not None and since_ms - 2 * CLOCK_MARGIN_MS < known.known_from_ms:
+                return None
+            self._entries.move_to_end(queue_id)
+            return Tail(known.last_id, known.conn, set(known.keys))
+
+    def read(self, queue_id: str, tail: Tail, since_ms: int | None) -> None:
+        """Remembers a tail just read (with the keys of its window)."""
+        now = now_ms()
+        known_from = now if since_ms is None else since_ms - 2 * CLOCK_MARGIN_MS
+        with self._lock:
+            self._put(queue_id, _KnownTail(tail.last_id, tail.conn, known_from,
+                                           dict.fromkeys(tail.keys, now)))
+
+    def wrote(self, queue_id: str, last_id: int, conn: str | None, keys: list[str]) -> None:
+        """Adds a chunk this process wrote after a tail it knows."""
+        now = now_ms()
+        with self._lock:
+            known = self._entries.get(queue_id)
+            if known is None or known.last_id >= last_id:
+                return   # forgotten, or another thread of this process wrote later
+            known.last_id, known.conn = last_id, conn
+            known.keys.update(dict.fromkeys((k for k in keys if k), now))
+            if known.known_from_ms < now - self.KEEP_MS:
+                known.keys = {k: t for k, t in known.keys.items() if t >= now - self.KEEP_MS}
+                known.known_from_ms = now - self.KEEP_MS
+            self._entries.move_to_end(queue_id)
+
+    def forget(self, queue_id: str) -> None:
+        with self._lock:
+            self._entries.pop(queue_id, None)
+
+    def _put(self, queue_id: str, known: _KnownTail) -> None:
+        self._entries[queue_id] = known
+        self._entries.move_to_end(queue_id)
+        while len(self._entries) > self.MAX_QUEUES:
+            self._entries.popitem(last=False)
+
+
+known_tails = TailCache()
+
+
 def append(queue: EventQueue, items: list[Pending],
            conn_change: Callable[[str | None], str | None] | None = None) -> Appended:
     """Appends the items in order, skipping those already in the queue; returns them
@@ -116,7 +191,11 @@ def append(queue: EventQueue, items: list[Pending],
         while pending and is_live(queue):
             if tail is None:
                 windows = [p.since_ms for p in pending if p.since_ms is not None]
-                tail = read_tail(queue.queue_id, min(windows) if windows else None)
+                since = min(windows) if windows else None
+                tail = known_tails.tail(queue.queue_id, since, queue.acked_through)
+                if tail is None:
+                    tail = read_tail(queue.queue_id, since)
+                    known_tails.read(queue.queue_id, tail, since)
                 result.conn = tail.conn
                 pending = [p for p in pending if not p.key or p.key not in tail.keys]
                 if not pending:
@@ -131,8 +210,12 @@ def append(queue: EventQueue, items: list[Pending],
             try:
                 chunk.save(condition=QueueEvent.sk.does_not_exist())
             except PutError:
-                tail = None   # if another appender took this id: read the tail again
+                # If another appender took this id: read the tail again.
+                tail = None
+                known_tails.forget(queue.queue_id)
                 raise
+            known_tails.wrote(queue.queue_id, start + len(chunk_items) - 1, conn,
+                              [p.key for p in chunk_items])
             result.conn = conn
             result.events.extend({**(p.shown or p.stored), "id": start + i}
                                  for i, p in enumerate(chunk_items))

@@ -46,6 +46,47 @@ def _failed_ids(result: Any) -> set[str]:
     return {item["itemIdentifier"] for item in result.get("batchItemFailures", [])}
 
 
+class LagReporter:
+    """Keeps the fan-out's lag in the state directory (`chalicelib.admin status` reads
+    it) and says on the console when delivery falls behind, and when it caught up."""
+
+    WRITE_EVERY = 1.0     # seconds between writes of an unchanged state
+    WARN_EVERY = 10.0     # seconds between two warnings while still behind
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        self.written_at = self.warned_at = 0.0
+        self.behind = False
+
+    def batch(self, records: list[dict[str, Any]]) -> None:
+        from chalicelib.events.lag import record_age_seconds
+
+        ages = [record_age_seconds(r["dynamodb"].get("ApproximateCreationDateTime"))
+                for r in records]
+        self._report(max(ages, default=0.0), len(records))
+
+    def idle(self) -> None:
+        if self.behind or time.monotonic() - self.written_at > 30:
+            self._report(0.0, 0)
+
+    def _report(self, lag_seconds: float, records: int) -> None:
+        from chalicelib.events.lag import BEHIND_SECONDS, write_local
+
+        now = time.monotonic()
+        behind = lag_seconds > BEHIND_SECONDS
+        if behind and now - self.warned_at > self.WARN_EVERY:
+            print(f"warning: event delivery is {lag_seconds:.1f} s behind (the fan-out got "
+                  f"a batch of {records} records that old); clients see events late",
+                  flush=True)
+            self.warned_at = now
+        elif self.behind and not behind:
+            print("event delivery caught up", flush=True)
+        if behind != self.behind or now - self.written_at > self.WRITE_EVERY:
+            write_local(self.state_dir, lag_seconds, records)
+            self.written_at = now
+        self.behind = behind
+
+
 class StreamPoller(threading.Thread):
     """Reads one table's stream and calls a handler with Lambda-shaped batches."""
 
@@ -56,6 +97,7 @@ class StreamPoller(threading.Thread):
         self.position_file, self.stop, self.interval = position_file, stop, interval
         self.streams = boto3.client("dynamodbstreams")
         self.dynamodb = boto3.client("dynamodb")
+        self.lag = LagReporter(position_file.parent)
 
     def run(self) -> None:
         arn = self.dynamodb.describe_table(TableName=self.table_name)["Table"]["LatestStreamArn"]
@@ -71,8 +113,10 @@ class StreamPoller(threading.Thread):
             iterator = response["NextShardIterator"]
             records = response.get("Records", [])
             if not records:
+                self.lag.idle()
                 self.stop.wait(self.interval)
                 continue
+            self.lag.batch(records)
             self._deliver([self._lambda_record(r, arn) for r in records])
             self._save_position(records[-1]["dynamodb"]["SequenceNumber"])
 

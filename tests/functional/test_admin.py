@@ -123,3 +123,31 @@ def test_reindex_gives_older_users_the_maps_later_updates_need(realm, capsys):
         "data": [{"id": field.json["id"], "value": "hello"}]}).ok
     assert realm.member.get("/users/me").json["profile_data"] == {
         str(field.json["id"]): {"value": "hello", "rendered_value": "<p>hello</p>"}}
+
+
+def test_status_reads_the_local_stacks_lag_or_cloudwatch(aws, capsys, tmp_path, monkeypatch):
+    import boto3
+
+    from chalicelib.events import lag
+
+    # GIVEN no local stack: status reads the FanoutDelay metric of the last minutes
+    monkeypatch.setenv("LOCAL_STATE_DIR", str(tmp_path))
+    code, answer, _ = run(capsys, "status")
+    assert code == 0 and answer["stack"] == "aws" and answer["fanout"]["batches"] == 0
+    boto3.client("cloudwatch", region_name="us-east-1").put_metric_data(
+        Namespace="teamchat-test", MetricData=[
+            {"MetricName": "FanoutDelay", "Unit": "Milliseconds", "Value": value,
+             "Dimensions": [{"Name": "service", "Value": "teamchat"}]}
+            for value in (120.0, 7400.0)])
+    code, answer, _ = run(capsys, "status")
+    assert code == 0 and answer["fanout"]["max_ms"] == 7400
+    assert answer["fanout"]["batches"] == 2 and answer["fanout"]["behind"] is True
+    # GIVEN a local stack's state directory with its poller's last report
+    (tmp_path / "endpoint.json").write_text('{"aws_endpoint_url": "http://127.0.0.1:1"}')
+    code, answer, _ = run(capsys, "status")
+    assert answer == {"stack": "local", "fanout": {"lag_seconds": None,
+                                                   "note": "no batch handled yet"}}
+    lag.write_local(tmp_path, 0.25, 3)
+    code, answer, _ = run(capsys, "status")
+    assert code == 0 and answer["fanout"]["lag_seconds"] == 0.25
+    assert answer["fanout"]["behind"] is False and answer["fanout"]["records"] == 3

@@ -1,0 +1,102 @@
+"""The fan-out of one message to 100, 1,000 and 10,000 connected queues (issue 23).
+
+Run: .venv/bin/python -m bench.fanout_scale [sizes...]   (in-process moto)
+
+For each size: a channel of that many subscribers, each with a connected queue; one
+message sent through the API; the stream batch handed to the real fan-out handler. Its
+wall time and DynamoDB requests and write units are printed against raw BatchWriteItem
+of the same chunk items (bench/event_fanout.raw_writes) in the same run, with the time
+split into the batch's phases (audience and flags, recipients' state, appends). Two
+messages per size: the first as a fresh process sends it (every queue's tail read), the
+second as a warm one does (tails known, delivery/append.py TailCache). The warm figure
+is what the wall-time ratios compare.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import time
+from collections import defaultdict
+from typing import Any
+
+from bench.common import RequestCounter, bench_realm, form_headers, moto_backend
+from bench.event_fanout import Channel, measure, raw_writes
+
+SIZES = (100, 1000, 10_000)
+
+
+class PhaseClock:
+    """Times the fan-out batch's phases by wrapping its methods."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+
+    def wrap(self, owner: Any, name: str, phase: str) -> None:
+        original = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.seconds[phase] += time.perf_counter() - started
+
+        setattr(owner, name, timed)
+
+
+def main(sizes: tuple[int, ...]) -> None:
+    os.environ.setdefault("WEBSOCKET_MANAGEMENT_URL",
+                          "https://bench.execute-api.us-east-1.amazonaws.com/chat")
+    counter = RequestCounter()
+    counter.install()
+    with moto_backend():
+        from chalice.test import Client
+
+        from app import app
+        from chalicelib.delivery import push
+        from chalicelib.events import fanout
+        from infra.local.stream_drain import OutboxDrain
+
+        push.send_events = lambda *args, **kwargs: True   # no socket server in-process
+        clock = PhaseClock()
+        clock.wrap(fanout.FanoutBatch, "collect", "audience, flags, forms")
+        clock.wrap(fanout.RecipientStep, "flush", "recipients' state")
+        clock.wrap(fanout.FanoutBatch, "_flush_queues", "queue appends")
+        realm, _, owner_key = bench_realm()
+        owner = form_headers("o@bench.example.com", owner_key)
+        drain = OutboxDrain()
+        print("Fan-out of one message to N connected queues (in-process moto, one process)")
+        times: dict[int, float] = {}
+        with Client(app) as client:
+            for i, size in enumerate(sizes):
+                started = time.perf_counter()
+                channel = Channel(client.http, owner, realm.realm_id, f"scale{size}",
+                                  size + 1, 100_000 * (i + 1), True)
+                drain()
+                print(f"\n{size:,} queues (set up in {time.perf_counter() - started:.0f} s)")
+                for label in ("first (tails read)", "warm (tails known)"):
+                    channel.send(1)
+                    clock.seconds.clear()
+                    cost = measure(counter, drain)
+                    _, raw = raw_writes(counter, channel.queue_ids)
+                    times[size] = cost.seconds
+                    print(f"   {label}: fan-out {cost.seconds * 1000:,.0f} ms, "
+                          f"{cost.dynamodb_requests:,} DynamoDB requests, {cost.write:,.0f}"
+                          f" WRU; raw BatchWriteItem {raw.seconds * 1000:,.0f} ms, "
+                          f"{raw.dynamodb_requests:,} requests, {raw.write:,.0f} WRU"
+                          f" -> {cost.seconds / raw.seconds:.1f}x time, "
+                          f"{cost.write / raw.write:.2f}x WRU")
+                    print("      phases: " + ", ".join(
+                        f"{phase} {seconds * 1000:,.0f} ms"
+                        for phase, seconds in clock.seconds.items()))
+        if len(times) > 1:
+            ordered = sorted(times)
+            for smaller, larger in itertools.pairwise(ordered):
+                print(f"\nwall time {larger:,} / {smaller:,} queues: "
+                      f"{times[larger] / times[smaller]:.2f}x "
+                      f"(audience {larger / smaller:.0f}x)")
+
+
+if __name__ == "__main__":
+    main(tuple(int(a) for a in sys.argv[1:]) or SIZES)
