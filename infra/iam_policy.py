@@ -105,6 +105,10 @@ def _dynamodb(operation: str, params: dict[str, Any]) -> list[Call]:
         return [(f"dynamodb:{operation}", "*")]
     if operation in ("BatchGetItem", "BatchWriteItem"):
         return [(f"dynamodb:{operation}", table_arn(name)) for name in params["RequestItems"]]
+    if operation in ("BatchExecuteStatement", "ExecuteStatement"):
+        # PartiQL: authorized per statement, by its verb, on its table.
+        statements = params.get("Statements") or [params]
+        return [_partiql(statement["Statement"]) for statement in statements]
     if operation in ("TransactWriteItems", "TransactGetItems"):
         calls = []
         for item in params["TransactItems"]:
@@ -116,6 +120,17 @@ def _dynamodb(operation: str, params: dict[str, Any]) -> list[Call]:
     if params.get("IndexName"):
         arn += f"/index/{params['IndexName']}"
     return [(f"dynamodb:{operation}", arn)]
+
+
+_PARTIQL = re.compile(r'^\s*(?P<verb>INSERT|UPDATE|DELETE|SELECT)\b.*?"(?P<table>[^"]+)"',
+                      re.IGNORECASE | re.DOTALL)
+
+
+def _partiql(statement: str) -> Call:
+    match = _PARTIQL.match(statement)
+    if match is None:
+        return ("dynamodb:PartiQLUnknown", "*")
+    return (f"dynamodb:PartiQL{match['verb'].capitalize()}", table_arn(match["table"]))
 
 
 @lru_cache(maxsize=1024)

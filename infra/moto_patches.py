@@ -9,6 +9,7 @@ writers and readers, as DynamoDB's are. The AWS code path is untouched: only mot
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from typing import Any
 
@@ -46,7 +47,54 @@ def apply() -> None:
     _serialize_item_reads_directly()
     _query_one_partition()
     _remember_backend_hosts()
+    _partiql_inserts()
     _applied = True
+
+
+_INSERT = re.compile(r'^INSERT INTO "(?P<table>[^"]+)" VALUE \{(?P<names>[^}]*)\}$')
+_INSERT_NAME = re.compile(r"^'(?P<name>[A-Za-z0-9_]+)': \?$")
+
+
+def _partiql_inserts() -> None:
+    """moto runs a PartiQL statement by converting every item of every table to JSON
+    (seconds per statement on a few thousand items), and its INSERT overwrites an item
+    that exists. BatchExecuteStatement of INSERTs with `?` parameters (the only PartiQL
+    the app sends, delivery/batch_append.py) becomes, per statement, a put on the
+    condition that the key is new, failing with DuplicateItem as DynamoDB's does."""
+    from moto.dynamodb.exceptions import ConditionalCheckFailed
+    from moto.dynamodb.models import DynamoDBBackend
+
+    original = DynamoDBBackend.batch_execute_statement
+
+    def parsed(statement: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        match = _INSERT.match(statement["Statement"].strip())
+        if match is None:
+            return None
+        names = [_INSERT_NAME.match(part.strip()) for part in match["names"].split(",")]
+        values = statement.get("Parameters", [])
+        if any(name is None for name in names) or len(names) != len(values):
+            return None
+        return match["table"], {n["name"]: v for n, v in zip(names, values, strict=True) if n}
+
+    def batch_execute_statement(self: Any, statements: list[dict[str, Any]]) -> Any:
+        inserts = [parsed(statement) for statement in statements]
+        if not statements or any(insert is None for insert in inserts):
+            return original(self, statements)
+        responses: list[dict[str, Any]] = []
+        for table_name, item in (i for i in inserts if i is not None):
+            table = self.get_table(table_name)
+            try:
+                self.put_item(table_name, item,
+                              condition_expression="attribute_not_exists(#key)",
+                              expression_attribute_names={"#key": table.hash_key_attr})
+            except ConditionalCheckFailed:
+                responses.append({"TableName": table_name, "Error": {
+                    "Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"}})
+                continue
+            responses.append({"TableName": table_name})
+        return responses
+
+    DynamoDBBackend.batch_execute_statement = batch_execute_statement  # type: ignore[method-assign]
 
 
 def _remember_backend_hosts() -> None:

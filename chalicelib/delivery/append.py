@@ -200,7 +200,7 @@ def append(queue: EventQueue, items: list[Pending],
                 pending = [p for p in pending if not p.key or p.key not in tail.keys]
                 if not pending:
                     break
-            chunk_items = _take_chunk(pending)
+            chunk_items = take_chunk(pending)
             start = max(tail.last_id, queue.acked_through) + 1
             conn = conn_change(tail.conn) if conn_change else tail.conn
             stored = [{**p.stored, "id": start + i} for i, p in enumerate(chunk_items)]
@@ -231,7 +231,7 @@ def append(queue: EventQueue, items: list[Pending],
     return result
 
 
-def _take_chunk(pending: list[Pending]) -> list[Pending]:
+def take_chunk(pending: list[Pending]) -> list[Pending]:
     """As many leading items as one chunk holds (at least one)."""
     size = 0
     for count, item in enumerate(pending[:MAX_EVENTS_PER_CHUNK]):

@@ -29,7 +29,8 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 
 from chalicelib.actions.users.reads.access import EventAccess
 from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
-from chalicelib.delivery.append import Pending, append
+from chalicelib.delivery.append import Appended, Pending, append
+from chalicelib.delivery.batch_append import append_many
 from chalicelib.delivery.connections import deliver
 from chalicelib.delivery.filters import forms_for_queue
 from chalicelib.delivery.outbox import Audience, stored_audience
@@ -48,6 +49,8 @@ from chalicelib.search.indexing import SearchIndexStep
 OUTBOX_STREAM_ARN_PLACEHOLDER = (
     "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
 APPEND_WORKERS = 16   # queues appended to in parallel; each queue's appends stay in order
+# From this many queues in a batch, first chunks go 25 to a request (batch_append.py).
+BATCH_APPEND_FROM = 8
 # One pool for the life of the process: its threads keep their botocore sessions and
 # connections (PynamoDB holds them per thread) from batch to batch and, on AWS, from
 # one warm invocation to the next.
@@ -183,8 +186,12 @@ class FanoutBatch:
     def _flush_queues(self) -> set[str]:
         work = list(self.pending.values())
         self.pending = {}
-        if len(work) <= 1:
-            results = [self._append(appends) for appends in work]
+        results: list[int | None]
+        if len(work) >= BATCH_APPEND_FROM:
+            appended = append_many([(a.queue, a.items) for a in work], _append_pool.map)
+            results = list(_append_pool.map(_deliver, work, appended))
+        elif len(work) == 1:
+            results = [self._append(work[0])]
         else:
             results = list(_append_pool.map(self._append, work))
         failed: set[str] = set()
@@ -205,6 +212,14 @@ class FanoutBatch:
             return None
         deliver(appends.queue, result)
         return len(result.events)
+
+
+def _deliver(appends: _QueueAppends, appended: Appended | None) -> int | None:
+    """Delivers what a batched append added to one queue; None if it failed."""
+    if appended is None:
+        return None
+    deliver(appends.queue, appended)
+    return len(appended.events)
 
 
 def role_may_see(queue: EventQueue, audience: Audience) -> bool:

@@ -11,10 +11,17 @@ import boto3
 from chalicelib import config
 
 if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_ses import SESClient
     from mypy_boto3_sns import SNSClient
     from mypy_boto3_sqs import SQSClient
+
+
+@functools.cache
+def dynamodb() -> DynamoDBClient:
+    """For what PynamoDB does not model (PartiQL batches); endpoints as PynamoDB's."""
+    return boto3.client("dynamodb", region_name=config.region())
 
 
 @functools.cache

@@ -8,6 +8,7 @@ from chalicelib.admin import main
 
 
 def run(capsys, *argv: str) -> tuple[int, dict, str]:
+    capsys.readouterr()   # what came before (e.g. a metric line a request printed)
     code = main(list(argv))
     captured = capsys.readouterr()
     return code, (json.loads(captured.out) if captured.out.strip() else {}), captured.err

@@ -154,6 +154,11 @@ def test_calls_map_to_the_actions_iam_checks():
     assert transact == [("dynamodb:PutItem", table_arn("t-a")),
                         ("dynamodb:UpdateItem", table_arn("t-b")),
                         ("dynamodb:ConditionCheckItem", table_arn("t-a"))]
+    partiql = calls_of("dynamodb", "BatchExecuteStatement", {"Statements": [
+        {"Statement": 'INSERT INTO "t-q" VALUE {\'a\': ?}'},
+        {"Statement": 'select * from "t-r" where a = ?'}]})
+    assert partiql == [("dynamodb:PartiQLInsert", table_arn("t-q")),
+                       ("dynamodb:PartiQLSelect", table_arn("t-r"))]
     assert calls_of("dynamodb", "Query", {"TableName": "t", "IndexName": "by_x"}) == [
         ("dynamodb:Query", table_arn("t") + "/index/by_x")]
     assert calls_of("sqs", "SendMessage", {

@@ -1,0 +1,148 @@
+"""Appending to many queues at once: each queue's first chunk as a PartiQL INSERT.
+
+A stream batch for a large channel appends one small chunk to each of many queues.
+`append` puts each with a conditional PutItem; here the first chunk of every queue goes
+into BatchExecuteStatement requests of 25 INSERT statements. DynamoDB runs them one by
+one, and an INSERT fails with DuplicateItem when its key exists: the same condition as
+`append`'s put, the same write units, a 25th of the requests. A queue whose insert
+failed (another appender took the id, a throttle) and a queue with more than one chunk
+continue through `append` itself (tail read, retries, dedup by key), so every queue ends
+as `append` alone would have left it.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from chalicelib.delivery.append import (
+    EVENT_RETENTION,
+    Appended,
+    Pending,
+    Tail,
+    append,
+    event_sk,
+    known_tails,
+    now_ms,
+    read_tail,
+    take_chunk,
+)
+from chalicelib.delivery.queues import is_live
+from chalicelib.lib import aws_clients
+from chalicelib.lib.log import logger
+from chalicelib.models.events import EventQueue, QueueEvent
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import BatchStatementRequestTypeDef
+
+STATEMENTS_PER_REQUEST = 25   # DynamoDB's limit for BatchExecuteStatement
+T = TypeVar("T")
+R = TypeVar("R")
+# A parallel map (the fan-out's pool); results in the order of the inputs.
+Mapper = Callable[[Callable[[T], R], Iterable[T]], Iterable[R]]
+
+
+@dataclass
+class _Job:
+    queue: EventQueue
+    items: list[Pending]
+    result: Appended = field(default_factory=Appended)
+    chunk: list[Pending] = field(default_factory=list)
+    rest: list[Pending] = field(default_factory=list)
+    start: int = 0
+    conn: str | None = None
+    item: dict[str, Any] = field(default_factory=dict)   # the chunk, as DynamoDB JSON
+    written: bool = False
+    failed: bool = False
+
+
+def append_many(work: Sequence[tuple[EventQueue, list[Pending]]],
+                parallel: Mapper[Any, Any]) -> list[Appended | None]:
+    """Appends each queue's items, as `append` would; None where a queue's append failed
+    (its events are not in the queue; the caller offers the records again)."""
+    jobs = [_Job(queue, items) for queue, items in work]
+    list(parallel(_prepare, jobs))
+    inserts = [job for job in jobs if job.chunk]
+    requests = [inserts[i:i + STATEMENTS_PER_REQUEST]
+                for i in range(0, len(inserts), STATEMENTS_PER_REQUEST)]
+    list(parallel(_insert, requests))
+    list(parallel(_finish, [job for job in jobs if job.chunk and (job.rest or not job.written)]))
+    return [None if job.failed else job.result for job in jobs]
+
+
+def _prepare(job: _Job) -> None:
+    """The queue's tail (known, or read), the items it lacks, and its first chunk."""
+    queue = job.queue
+    if not is_live(queue):
+        return
+    windows = [p.since_ms for p in job.items if p.since_ms is not None]
+    since = min(windows) if windows else None
+    tail: Tail | None = known_tails.tail(queue.queue_id, since, queue.acked_through)
+    if tail is None:
+        try:
+            tail = read_tail(queue.queue_id, since)
+        except Exception:  # noqa: BLE001 - this queue alone fails; the stream retries it
+            logger.exception("tail read failed", extra={"queue_id": queue.queue_id})
+            job.failed = True
+            return
+        known_tails.read(queue.queue_id, tail, since)
+    job.result.conn = tail.conn
+    pending = [p for p in job.items if not p.key or p.key not in tail.keys]
+    if not pending:
+        return
+    job.chunk = take_chunk(pending)
+    job.rest = pending[len(job.chunk):]
+    job.start = max(tail.last_id, queue.acked_through) + 1
+    job.conn = tail.conn
+    chunk = QueueEvent(queue.queue_id, event_sk(job.start),
+                       events=[{**p.stored, "id": job.start + i}
+                               for i, p in enumerate(job.chunk)],
+                       keys=[p.key for p in job.chunk], written=now_ms(), conn=tail.conn,
+                       expires_at=datetime.now(UTC) + EVENT_RETENTION)
+    job.item = chunk.serialize()
+
+
+def _statement(item: dict[str, Any]) -> BatchStatementRequestTypeDef:
+    names = sorted(item)
+    values = ", ".join(f"'{name}': ?" for name in names)
+    return {"Statement": f'INSERT INTO "{QueueEvent.Meta.table_name}" VALUE {{{values}}}',
+            "Parameters": [item[name] for name in names]}
+
+
+def _insert(jobs: list[_Job]) -> None:
+    """One BatchExecuteStatement; a statement that failed leaves its job to `append`."""
+    failed: list[bool]
+    try:
+        responses = aws_clients.dynamodb().batch_execute_statement(
+            Statements=[_statement(job.item) for job in jobs])["Responses"]
+        failed = ["Error" in response for response in responses]
+    except (ClientError, BotoCoreError) as error:   # the whole request: `append` retries
+        logger.warning("batched append failed", extra={"error": str(error)})
+        failed = [True] * len(jobs)
+    for job, refused in zip(jobs, failed, strict=True):
+        if refused:
+            # DuplicateItem: another appender took this id; the tail moved.
+            known_tails.forget(job.queue.queue_id)
+            continue
+        job.written = True
+        last_id = job.start + len(job.chunk) - 1
+        known_tails.wrote(job.queue.queue_id, last_id, job.conn, [p.key for p in job.chunk])
+        job.result.conn = job.conn
+        job.result.events.extend({**(p.shown or p.stored), "id": job.start + i}
+                                 for i, p in enumerate(job.chunk))
+
+
+def _finish(job: _Job) -> None:
+    """What the batch did not write, through `append` (after the chunk it wrote, or all
+    of the queue's items again: keys already in the queue are skipped)."""
+    try:
+        more = append(job.queue, job.rest if job.written else job.items)
+    except Exception:  # noqa: BLE001 - this queue alone fails; the stream retries it
+        logger.exception("append failed", extra={"queue_id": job.queue.queue_id})
+        job.failed = True
+        return
+    job.result.events.extend(more.events)
+    job.result.conn = more.conn or job.result.conn
