@@ -42,7 +42,10 @@ class Load:
                     "type": "stream", "to": "general", "topic": "crash", "content": content},
                     timeout=5)
             except requests.RequestException:
-                return   # the stack died: the request was never acknowledged
+                # Never acknowledged: the stack died, or was too busy to answer in time
+                # (right after a restart); keep sending until told to stop.
+                time.sleep(0.1)
+                continue
             if response.status_code == 200:
                 with self.lock:
                     self.acknowledged[response.json()["id"]] = content
