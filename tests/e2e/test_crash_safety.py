@@ -63,7 +63,7 @@ class Load:
 
 def events_after(url: str, auth: tuple[str, str], queue_id: str, last_event_id: int,
                  ) -> list[dict]:
-    response = requests.get(f"{url}/api/v1/events", auth=auth, timeout=10, params={
+    response = requests.get(f"{url}/api/v1/events", auth=auth, timeout=30, params={
         "queue_id": queue_id, "last_event_id": last_event_id, "dont_block": "true"})
     assert response.status_code == 200, response.text
     return response.json()["events"]
@@ -77,10 +77,10 @@ def test_kill_9_under_load_loses_no_acknowledged_write(tmp_path: Path, capsys):
     try:
         owner = stack.accounts()["owner"]
         auth = (owner["email"], owner["api_key"])
-        queue = requests.post(f"{stack.url}/api/v1/register", auth=auth, timeout=10,
+        queue = requests.post(f"{stack.url}/api/v1/register", auth=auth, timeout=30,
                               data={"event_types": '["message"]'}).json()
         queue_id, position = queue["queue_id"], queue["last_event_id"]
-        upload = requests.post(f"{stack.url}/api/v1/user_uploads", auth=auth, timeout=10,
+        upload = requests.post(f"{stack.url}/api/v1/user_uploads", auth=auth, timeout=30,
                                files={"file": ("notes.txt", b"kept across crashes")})
         assert upload.status_code == 200, upload.text
         uri = upload.json()["uri"]
@@ -113,7 +113,7 @@ def test_kill_9_under_load_loses_no_acknowledged_write(tmp_path: Path, capsys):
         # THEN every acknowledged message is there, as sent
         for message_id, content in acknowledged.items():
             response = requests.get(f"{stack.url}/api/v1/messages/{message_id}", auth=auth,
-                                    timeout=10, params={"apply_markdown": "false"})
+                                    timeout=30, params={"apply_markdown": "false"})
             assert response.status_code == 200, (message_id, response.text)
             assert response.json()["message"]["content"] == content
         # ...the queue kept its position and delivers every other message once, in order
@@ -129,7 +129,7 @@ def test_kill_9_under_load_loses_no_acknowledged_write(tmp_path: Path, capsys):
         assert len(set(got)) == len(got) and not set(got) & set(consumed), "sent twice"
         assert wanted <= set(got), f"never delivered: {sorted(wanted - set(got))[:10]}"
         # ...and so is the upload
-        response = requests.get(f"{stack.url}/api/v1{uri}", auth=auth, timeout=10)
+        response = requests.get(f"{stack.url}/api/v1{uri}", auth=auth, timeout=30)
         assert response.status_code == 200 and response.content == b"kept across crashes"
         with capsys.disabled():
             print(f"\nkill -9 twice under load: {len(acknowledged)} messages acknowledged, 0 "
