@@ -7,8 +7,9 @@ message sent through the API; the stream batch handed to the real fan-out handle
 wall time and DynamoDB requests and write units are printed against raw BatchWriteItem
 of the same chunk items (bench/event_fanout.raw_writes) in the same run, with the time
 split into the batch's phases (audience and flags, recipients' state, appends). Two
-messages per size: the first as a fresh process sends it (every queue's tail read), the
-second as a warm one does (tails known, delivery/append.py TailCache). The warm figure
+messages per size: for the first, a queue's tail is known only if its connect marker
+was appended more than the dedup window (10 s) before (delivery/append.py TailCache,
+else a Query per queue); the second is a warm fan-out's (every tail known). The second
 is what the wall-time ratios compare.
 """
 from __future__ import annotations
@@ -75,7 +76,7 @@ def main(sizes: tuple[int, ...]) -> None:
                                   size + 1, 100_000 * (i + 1), True)
                 drain()
                 print(f"\n{size:,} queues (set up in {time.perf_counter() - started:.0f} s)")
-                for label in ("first (tails read)", "warm (tails known)"):
+                for label in ("first message", "second message"):
                     channel.send(1)
                     clock.seconds.clear()
                     cost = measure(counter, drain)
