@@ -1,13 +1,37 @@
 """Narrows of event queues, evaluated on each message event by the same evaluator
 (resolved once at registration: queue_narrow in actions/messages/reads/narrow.py).
-Imports no action, so the fan-out can use it."""
+Imports no action, so the fan-out can use it.
+
+A message event tells the message (its raw Markdown too, and its channel's privacy as
+`_` facts the send adds) and the fan-out knows the queue owner's flags, so every
+operator that asks only those works here, `search` included. The reader's topic and
+channel settings (`is:followed`, `is:muted`) are not known to the fan-out, and `near` is
+a position, not a condition: those are refused when the queue is registered, with
+BAD_REQUEST as the reference refuses operators its event narrows do not support.
+"""
 from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.core.errors import ApiError
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext
 from chalicelib.narrow.facts import event_facts
 from chalicelib.narrow.parser import parse_narrow
+from chalicelib.narrow.search_terms import search_test
+from chalicelib.narrow.types import Narrow
+
+UNSUPPORTED_OPERATORS = frozenset({"near"})
+UNSUPPORTED_IS_OPERANDS = frozenset({"followed", "muted"})
+
+
+def check_event_narrow(narrow: Narrow) -> None:
+    """Refuses (BAD_REQUEST) a term that a message event cannot decide."""
+    for term in narrow.terms:
+        if term.operator in UNSUPPORTED_OPERATORS:
+            raise ApiError(f"Event queues cannot be narrowed by the operator "
+                           f"{term.operator!r}.")
+        if term.operator == "is" and term.operand in UNSUPPORTED_IS_OPERANDS:
+            raise ApiError(f"Event queues cannot be narrowed by is:{term.operand}.")
 
 
 def event_matches(stored: list[Any], user_id: int, message: dict[str, Any],
@@ -16,5 +40,5 @@ def event_matches(stored: list[Any], user_id: int, message: dict[str, Any],
     [operator, operand] pairs older queues kept) gets this message event."""
     if not stored:
         return True
-    evaluator = Evaluator(parse_narrow(stored), ReaderContext(user_id))
+    evaluator = Evaluator(parse_narrow(stored), ReaderContext(user_id), search_test)
     return evaluator.matches(event_facts(message, flags))

@@ -1,7 +1,7 @@
 """A narrow for a reader (the narrow package parses and evaluates; this reads what it
-needs): channel names and user emails to ids (with channel names and user emails to ids (with
-access checked, missing and forbidden alike), `with` to its message's conversation, and
-the reader's topic and channel settings that `is:followed` and `is:muted` read."""
+needs): channel names and user emails to ids (with access checked, missing and forbidden
+alike), `with` to its message's conversation, and the reader's topic and channel
+settings that `is:followed` and `is:muted` read."""
 from __future__ import annotations
 
 from chalicelib.actions.channels.reads.channels import (
@@ -18,13 +18,9 @@ from chalicelib.models.topics import FOLLOWED, MUTED, UNMUTED, UserTopic, topic_
 from chalicelib.models.users import User
 from chalicelib.narrow.errors import bad_operator
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext, SearchTest
+from chalicelib.narrow.events import check_event_narrow
 from chalicelib.narrow.types import Narrow, Operator, Term, UserRef
 
-# A message event tells the message and the reader's flags, not the reader's topic
-# settings or a channel's privacy: queues refuse what they could not follow live, and
-# `near`, a position, means nothing there.
-QUEUE_UNSUPPORTED = {("channels", None), ("is", "followed"), ("is", "muted"),
-                     ("search", None), ("near", None)}
 CONVERSATION_OPERATORS: tuple[Operator, ...] = ("channel", "topic", "dm", "dm-including", "channels")
 
 
@@ -111,9 +107,6 @@ def _reader(caller: Principal, narrow: Narrow) -> ReaderContext:
 
 def queue_narrow(caller: Principal, narrow: Narrow) -> list[dict[str, object]]:
     """The narrow an event queue stores: resolved to ids now, evaluated on each event
-    (narrow.events.event_matches)."""
-    for term in narrow.terms:
-        if {(term.operator, None), (term.operator, term.operand)} & QUEUE_UNSUPPORTED:
-            name = term.operator if term.operator != "is" else f"is:{term.operand}"
-            raise bad_operator(f"{name} is not supported for event queues")
+    (narrow.events.event_matches); what a message event cannot decide is refused."""
+    check_event_narrow(narrow)
     return resolve_narrow(caller, narrow).narrow.wire()
