@@ -89,6 +89,41 @@ def test_direct_message_operators(realm, world):
     assert ids(realm.member, ["is", "private"]) == [world.d1, world.d2]
 
 
+def messages_table_reads(monkeypatch) -> list[tuple[str, str | None]]:
+    """Records each read of the messages table from now on: (operation, index)."""
+    import botocore.client
+
+    reads: list[tuple[str, str | None]] = []
+    original = botocore.client.BaseClient._make_api_call
+
+    def recording(client, operation, params):
+        if str(params.get("TableName", "")).endswith("messages") or any(
+                str(t).endswith("messages") for t in params.get("RequestItems", {})):
+            reads.append((operation, params.get("IndexName")))
+        return original(client, operation, params)
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", recording)
+    return reads
+
+
+def test_dm_including_reads_the_conversations_not_the_realm(realm, world, drain_events,
+                                                           monkeypatch):
+    # GIVEN the world's two conversations of the member with the owner, one more with the
+    # admin alone, and one still in flight (sent, not yet fanned out)
+    with_admin = dm(realm.admin, [realm.member], "not the owner")
+    drain_events()
+    in_flight = dm(realm.owner, [realm.member, realm.guest], "new conversation")
+    reads = messages_table_reads(monkeypatch)
+    # WHEN the member asks for the messages including the owner
+    found = ids(realm.member, term("dm-including", realm.owner.user_id))
+    # THEN the conversations with the owner answer, the new one too, and the messages
+    # table is queried only through the direct-conversation index, once per conversation
+    # with the owner (never the realm's messages); the BatchGetItems read the message
+    # in flight, for its conversation and for its flags
+    assert found == [world.d1, world.d2, in_flight] and with_admin not in found
+    assert [r for r in reads if r[0] != "BatchGetItem"] == [("Query", "by_dm")] * 3
+    assert len(reads) == 5
+
+
 def test_sender(realm, world):
     assert ids(realm.member, term("sender", "me")) == [world.m2]
     # the owner's messages the member may read: never the private channel's

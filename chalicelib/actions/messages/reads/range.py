@@ -2,11 +2,13 @@
 
 Candidates come from the narrowest source that lists them: one message for `id`; the
 caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`; a
-message index for a channel, a topic, a direct conversation or a sender; the search
-index for `search`; the realm's messages otherwise. Each page of candidates is checked for access
-(channels and subscriptions read once per request) and against the whole narrow by the
-narrow package's one evaluator. A request examines at most `MAX_EXAMINED` candidates a
-side; when it stops there, the found_* flag of that side stays false.
+message index for a channel, a topic, a direct conversation or a sender; for
+`dm-including`, the direct-conversation index of each of the caller's conversations with
+that user, merged; the search index for `search`; the realm's messages otherwise. Each
+page of candidates is checked for access (channels and subscriptions read once per
+request) and against the whole narrow by the narrow package's one evaluator. A request
+examines at most `MAX_EXAMINED` candidates a side; when it stops there, the found_* flag
+of that side stays false.
 """
 from __future__ import annotations
 
@@ -20,10 +22,15 @@ from chalicelib import config
 from chalicelib.actions.messages.reads.access import Access
 from chalicelib.actions.messages.reads.narrow import resolve_narrow
 from chalicelib.actions.read_state.reads.flags import flags_of
-from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
+from chalicelib.actions.read_state.reads.pending import (
+    Recipient,
+    pending_between,
+    unread_in_flight,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_key, user_key
+from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
 from chalicelib.narrow import Evaluator, Narrow, Term, message_facts, parse_narrow
@@ -145,6 +152,14 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         yield from Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
                                        scan_index_forward=bound.forward, page_size=page)
         return
+    including = narrow.first("dm-including")
+    if including is not None and isinstance(including.operand, int):
+        yield from heapq.merge(
+            *(Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
+                                  scan_index_forward=bound.forward, page_size=page)
+              for participants in _conversations_including(caller, including.operand)),
+            key=lambda m: m.message_id, reverse=not bound.forward)
+        return
     sender = narrow.first("sender")
     if sender is not None and isinstance(sender.operand, int):
         yield from Message.by_sender.query(sender_key(caller.realm_id, sender.operand),
@@ -153,6 +168,20 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         return
     yield from Message.query(caller.realm_id, condition, scan_index_forward=bound.forward,
                              page_size=PAGE_SIZE if narrow.terms else page)
+
+
+def _conversations_including(caller: Principal, user_id: int) -> list[frozenset[int]]:
+    """The caller's direct conversations that include the user: those the fan-out has
+    delivered to (the caller's recent conversations) and those of messages still in
+    flight. In flight first: a delivery raises the conversation before it settles, so
+    a message is found in one or the other."""
+    in_flight = pending_between(caller.realm_id)
+    found = {frozenset(m.recipient_ids) for m in load_messages(
+        caller.realm_id, sorted(in_flight)) if m.type == "private"}
+    found |= {frozenset(int(u) for u in item.conversation.split(","))
+              for item in RecentConversation.query(user_key(caller.realm_id,
+                                                            caller.user_id))}
+    return sorted((c for c in found if {caller.user_id, user_id} <= c), key=sorted)
 
 
 @dataclass
