@@ -93,12 +93,14 @@ def messages_table_reads(monkeypatch) -> list[tuple[str, str | None]]:
     """Records each read of the messages table from now on: (operation, index)."""
     import botocore.client
 
+    from chalicelib.models.messages import Message
+
     reads: list[tuple[str, str | None]] = []
     original = botocore.client.BaseClient._make_api_call
+    table = Message.Meta.table_name
 
     def recording(client, operation, params):
-        if str(params.get("TableName", "")).endswith("messages") or any(
-                str(t).endswith("messages") for t in params.get("RequestItems", {})):
+        if params.get("TableName") == table or table in params.get("RequestItems", {}):
             reads.append((operation, params.get("IndexName")))
         return original(client, operation, params)
     monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", recording)
@@ -116,12 +118,21 @@ def test_dm_including_reads_the_conversations_not_the_realm(realm, world, drain_
     # WHEN the member asks for the messages including the owner
     found = ids(realm.member, term("dm-including", realm.owner.user_id))
     # THEN the conversations with the owner answer, the new one too, and the messages
-    # table is queried only through the direct-conversation index, once per conversation
-    # with the owner (never the realm's messages); the BatchGetItems read the message
-    # in flight, for its conversation and for its flags
+    # table is read only through the direct-conversation index, once per conversation
+    # with the owner (never the realm's messages), and for the message in flight
     assert found == [world.d1, world.d2, in_flight] and with_admin not in found
-    assert [r for r in reads if r[0] != "BatchGetItem"] == [("Query", "by_dm")] * 3
-    assert len(reads) == 5
+    assert reads == [("BatchGetItem", None)] + [("Query", "by_dm")] * 3
+
+
+def test_a_topic_alone_reads_the_channels_that_have_it(realm, world, monkeypatch):
+    # GIVEN "plans" in alpha and (as "Plans") in beta, never in the private vault
+    reads = messages_table_reads(monkeypatch)
+    # WHEN the member asks for the topic without a channel
+    found = ids(realm.member, term("topic", "plans"))
+    # THEN both channels' messages answer, and the messages table is queried through the
+    # topic index once per channel that has the topic, never the realm's messages
+    assert found == [world.m1, world.m2, world.m4]
+    assert reads == [("Query", "by_topic")] * 2
 
 
 def test_sender(realm, world):

@@ -2,7 +2,8 @@
 
 Candidates come from the narrowest source that lists them: one message for `id`; the
 caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`; a
-message index for a channel, a topic, a direct conversation or a sender; for
+message index for a channel, a topic, a direct conversation or a sender; for a topic
+without a channel, the topic index of each channel whose topic list has it, merged; for
 `dm-including`, the direct-conversation index of each of the caller's conversations with
 that user, merged; the search index for `search`; the realm's messages otherwise. Each
 page of candidates is checked for access (channels and subscriptions read once per
@@ -29,10 +30,11 @@ from chalicelib.actions.read_state.reads.pending import (
 )
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import stream_key, user_key
+from chalicelib.models.channels import Stream, stream_key, user_key
 from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
+from chalicelib.models.topics import Topic, topic_item_key
 from chalicelib.narrow import Evaluator, Narrow, Term, message_facts, parse_narrow
 from chalicelib.narrow.search_terms import search_candidates, search_test
 
@@ -146,6 +148,16 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
                                                condition, scan_index_forward=bound.forward,
                                                page_size=page)
         return
+    if topic is not None:   # the topic in every channel that has it
+        name = str(topic.operand)
+        if len(name) > config.MAX_TOPIC_LENGTH:
+            return
+        yield from heapq.merge(
+            *(Message.by_topic.query(topic_key(caller.realm_id, stream_id, name), condition,
+                                     scan_index_forward=bound.forward, page_size=page)
+              for stream_id in _channels_with_topic(caller.realm_id, name)),
+            key=lambda m: m.message_id, reverse=not bound.forward)
+        return
     dm = narrow.first("dm")
     if dm is not None and isinstance(dm.operand, tuple):
         participants = {int(u) for u in dm.operand} | {caller.user_id}
@@ -168,6 +180,19 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         return
     yield from Message.query(caller.realm_id, condition, scan_index_forward=bound.forward,
                              page_size=PAGE_SIZE if narrow.terms else page)
+
+
+def _channels_with_topic(realm_id: int, topic: str) -> list[int]:
+    """The realm's channels whose topic list (models/topics.py) has the topic: one Query
+    for the channels, one BatchGetItem per 100 of them."""
+    channels = [int(s.stream_id) for s in Stream.query(realm_id,
+                                                       attributes_to_get=["stream_id"])]
+    found: set[int] = set()
+    for start in range(0, len(channels), MESSAGES_PER_READ):
+        keys = [(stream_key(realm_id, i), topic_item_key(topic))
+                for i in channels[start:start + MESSAGES_PER_READ]]
+        found |= {int(t.stream_key.rsplit("#", 1)[1]) for t in Topic.batch_get(keys)}
+    return sorted(found)
 
 
 def _conversations_including(caller: Principal, user_id: int) -> list[frozenset[int]]:
