@@ -1,10 +1,12 @@
-"""What a GET /messages narrowed by `dm-including` reads on realms where the direct
-messages are few and old and the channel messages many (requests, read units, results).
+"""What GET /messages narrowed by `dm-including` or by a topic without a channel reads on
+realms where the matching messages are few and old and the other messages many
+(requests, read units, results).
 
 Three direct conversations of the member with the owner are sent through the API (and
-delivered: their recent-conversation items written as the fan-out writes them); then
-the realm gets N channel messages, written straight into moto's tables as bench/search.py
-does. The member asks for the 100 newest messages including the owner.
+delivered: their recent-conversation items written as the fan-out writes them), and five
+messages to a topic of a channel; then the realm gets N channel messages in another
+topic, written straight into moto's tables as bench/search.py does. The member asks for
+the 100 newest messages including the owner, then for the 100 newest of the topic.
 
 Run: .venv/bin/python -m bench.narrow_reads [channel messages...]   (default: 1000 10000)
 """
@@ -59,6 +61,9 @@ def build(size: int) -> tuple[Any, dict[str, str], int, list[int]]:
             RecentConversation(user_key(realm.realm_id, user_id),
                                conversation_key({owner_id, *group}),
                                max_message_id=sent[-1]).save()
+    for n in range(5):
+        sent.append(call("POST", "/messages", owner, type="stream", to="noise",
+                         topic="rare topic", content=f"rare {n}")["id"])
     for pending in PendingDelivery.query(realm.realm_id):
         pending.delete()
     noise = Message.get(realm.realm_id, call(
@@ -86,22 +91,26 @@ def bench_member_n(realm_id: int, n: int) -> int:
 def main(sizes: list[int]) -> None:
     counter = RequestCounter()
     counter.install()
-    print(f"{'channel messages':>16} {'results':>7} {'found_oldest':>12} {'requests':>8} "
+    print(f"{'narrow':<13} {'channel messages':>16} {'results':>7} {'found_oldest':>12} {'requests':>8} "
           f"{'Query':>5} {'read units':>10}")
     for size in sizes:
         with moto_backend():
             call, member, owner_id, sent = build(size)
-            before_units = counter.units.copy()
-            with counter.measure() as calls:
-                answer = call("GET", "/messages", member, anchor="newest", num_before=100,
-                              num_after=0, narrow=[{"operator": "dm-including",
-                                                    "operand": owner_id}])
-            units = counter.units - before_units
-            found = [m["id"] for m in answer["messages"]]
-            queries = sum(n for (service, op), n in calls.items() if op == "Query")
-            print(f"{size:>16,} {len(found):>7} {answer['found_oldest']!s:>12} "
-                  f"{sum(calls.values()):>8} {queries:>5} {units['read']:>10.1f}")
-            assert found == sorted(found) and set(found) <= set(sent)
+            for label, narrow in (("dm-including", {"operator": "dm-including",
+                                                     "operand": owner_id}),
+                                  ("topic alone", {"operator": "topic",
+                                                   "operand": "rare topic"})):
+                before_units = counter.units.copy()
+                with counter.measure() as calls:
+                    answer = call("GET", "/messages", member, anchor="newest",
+                                  num_before=100, num_after=0, narrow=[narrow])
+                units = counter.units - before_units
+                found = [m["id"] for m in answer["messages"]]
+                queries = sum(n for (_, op), n in calls.items() if op == "Query")
+                print(f"{label:<13} {size:>16,} {len(found):>7} "
+                      f"{answer['found_oldest']!s:>12} {sum(calls.values()):>8} "
+                      f"{queries:>5} {units['read']:>10.1f}")
+                assert found == sorted(found) and set(found) <= set(sent)
 
 
 if __name__ == "__main__":
