@@ -4,24 +4,27 @@ Imports no action, so the fan-out can use it.
 
 A message event tells the message (its raw Markdown too, and its channel's privacy as
 `_` facts the send adds) and the fan-out knows the queue owner's flags, so every
-operator that asks only those works here, `search` included. The reader's topic and
-channel settings (`is:followed`, `is:muted`) are not known to the fan-out, and `near` is
-a position, not a condition: those are refused when the queue is registered, with
-BAD_REQUEST as the reference refuses operators its event narrows do not support.
+operator that asks only those works here, `search` included; `is:muted` reads the
+owner's topic and channel settings (narrow/reader.py), once per fan-out batch and only
+for queues narrowed by it. `is:followed`, which the reference's event narrows refuse,
+and `near`, a position rather than a condition, are refused when the queue is
+registered, with BAD_REQUEST as the reference answers.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from chalicelib.core.errors import ApiError
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext
 from chalicelib.narrow.facts import event_facts
 from chalicelib.narrow.parser import parse_narrow
+from chalicelib.narrow.reader import needs_settings
 from chalicelib.narrow.search_terms import search_test
 from chalicelib.narrow.types import Narrow
 
 UNSUPPORTED_OPERATORS = frozenset({"near"})
-UNSUPPORTED_IS_OPERANDS = frozenset({"followed", "muted"})
+UNSUPPORTED_IS_OPERANDS = frozenset({"followed"})
 
 
 def check_event_narrow(narrow: Narrow) -> None:
@@ -35,10 +38,14 @@ def check_event_narrow(narrow: Narrow) -> None:
 
 
 def event_matches(stored: list[Any], user_id: int, message: dict[str, Any],
-                  flags: list[str] | None) -> bool:
+                  flags: list[str] | None,
+                  settings: Callable[[], ReaderContext] | None = None) -> bool:
     """Whether a queue registered with `stored` (as queue_narrow returned it, or the
-    [operator, operand] pairs older queues kept) gets this message event."""
+    [operator, operand] pairs older queues kept) gets this message event; `settings`
+    gives the owner's topic and channel settings, asked only if the narrow needs them."""
     if not stored:
         return True
-    evaluator = Evaluator(parse_narrow(stored), ReaderContext(user_id), search_test)
-    return evaluator.matches(event_facts(message, flags))
+    narrow = parse_narrow(stored)
+    reader = settings() if settings is not None and needs_settings(narrow) else \
+        ReaderContext(user_id)
+    return Evaluator(narrow, reader, search_test).matches(event_facts(message, flags))

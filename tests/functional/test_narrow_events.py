@@ -112,9 +112,44 @@ def test_content_and_privacy_narrows_are_decided_on_the_event(realm, register_qu
         assert [m["id"] for m in fetched.json["messages"]] == got[name], name
 
 
+def test_is_muted_follows_the_owners_topic_and_channel_settings(realm, register_queue,
+                                                                 fetch_events,
+                                                                 drain_events):
+    # GIVEN a muted topic in alpha, and beta muted except for its unmuted topic "kept"
+    alpha = channel(realm.owner, "alpha", [realm.owner, realm.member])
+    beta = channel(realm.owner, "beta", [realm.owner, realm.member])
+    assert realm.member.post("/user_topics", {"stream_id": alpha, "topic": "noisy",
+                                              "visibility_policy": 1}).ok
+    assert realm.member.post("/users/me/subscriptions/properties", {"subscription_data": [
+        {"stream_id": beta, "property": "is_muted", "value": True}]}).ok
+    assert realm.member.post("/user_topics", {"stream_id": beta, "topic": "kept",
+                                              "visibility_policy": 2}).ok
+    narrows = {"muted": [term("is", "muted")],
+               "not muted": [term("is", "muted", negated=True)]}
+    queues = {name: register_queue(realm.member, event_types=["message"],
+                                   narrow=narrow)["queue_id"]
+              for name, narrow in narrows.items()}
+    # WHEN messages are sent to every kind of topic, and directly
+    noisy = send(realm.owner, "alpha", "Noisy", "muted topic")
+    quiet = send(realm.owner, "alpha", "other", "not muted")
+    in_muted_channel = send(realm.owner, "beta", "any", "muted channel")
+    kept = send(realm.owner, "beta", "kept", "unmuted topic")
+    direct = dm(realm.owner, [realm.member], "never muted")
+    drain_events()
+    # THEN the queues split them as GET /messages does
+    got = {name: message_ids(fetch_events(realm.member, queue_id))
+           for name, queue_id in queues.items()}
+    assert got == {"muted": [noisy, in_muted_channel],
+                   "not muted": [quiet, kept, direct]}
+    for name, narrow in narrows.items():
+        fetched = realm.member.get("/messages", {"anchor": "oldest", "num_before": 0,
+                                                 "num_after": 100, "narrow": narrow})
+        assert [m["id"] for m in fetched.json["messages"]] == got[name], name
+
+
 # Every operator GET /messages knows, registered for an event queue: what a message
-# event (and the owner's flags) decides is accepted; the reader's topic settings and a
-# position are refused with BAD_REQUEST, as the reference refuses what it cannot follow.
+# event (with the owner's flags and topic settings) decides is accepted; is:followed and
+# a position are refused with BAD_REQUEST, as the reference refuses them.
 ACCEPTED = [
     term("channel", "alpha"), term("stream", "alpha"), term("channels", "public"),
     term("topic", "plans"), term("subject", "plans"), term("dm", "{admin}"),
@@ -122,7 +157,7 @@ ACCEPTED = [
     term("group-pm-with", "{admin}"), term("sender", "me"), term("id", 1),
     term("with", 1), term("is", "dm"), term("is", "private"), term("is", "starred"),
     term("is", "mentioned"), term("is", "alerted"), term("is", "unread"),
-    term("is", "resolved"), term("has", "link"), term("has", "attachment"),
+    term("is", "resolved"), term("is", "muted"), term("has", "link"), term("has", "attachment"),
     term("has", "image"), term("has", "reaction"), term("search", "words"),
 ]
 
@@ -141,7 +176,6 @@ def test_every_operator_a_message_event_decides_is_accepted(realm, narrow_term):
 
 
 @pytest.mark.parametrize("narrow, code, fragment", [
-    ([term("is", "muted")], "BAD_REQUEST", "is:muted"),
     ([term("is", "followed")], "BAD_REQUEST", "is:followed"),
     ([["near", "12"]], "BAD_REQUEST", "'near'"),
     ([term("channel", "nowhere")], "BAD_NARROW", "unknown channel"),
