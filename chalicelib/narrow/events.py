@@ -18,13 +18,28 @@ from typing import Any
 from chalicelib.core.errors import ApiError
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext
 from chalicelib.narrow.facts import event_facts
-from chalicelib.narrow.parser import parse_narrow
+from chalicelib.narrow.parser import ALIASES, OPERATORS, parse_narrow
 from chalicelib.narrow.reader import needs_settings
 from chalicelib.narrow.search_terms import search_test
 from chalicelib.narrow.types import Narrow
 
+KNOWN_OPERATORS = OPERATORS | ALIASES.keys()
 UNSUPPORTED_OPERATORS = frozenset({"near"})
 UNSUPPORTED_IS_OPERANDS = frozenset({"followed"})
+
+
+def parse_event_narrow(raw: Any) -> Narrow:
+    """The narrow of a queue being registered: an operator unknown here is refused with
+    BAD_REQUEST, as the reference's event narrows answer (GET /messages: BAD_NARROW)."""
+    for term in raw if isinstance(raw, list) else ():
+        operator = term.get("operator") if isinstance(term, dict) else (
+            term[0] if isinstance(term, list) and term else None)
+        if isinstance(operator, str) and operator not in KNOWN_OPERATORS:
+            raise ApiError(f"Event queues cannot be narrowed by the operator "
+                           f"{operator[:50]!r}.")
+    narrow = parse_narrow(raw)
+    check_event_narrow(narrow)
+    return narrow
 
 
 def check_event_narrow(narrow: Narrow) -> None:

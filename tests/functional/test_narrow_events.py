@@ -180,7 +180,8 @@ def test_every_operator_a_message_event_decides_is_accepted(realm, narrow_term):
     ([["near", "12"]], "BAD_REQUEST", "'near'"),
     ([term("channel", "nowhere")], "BAD_NARROW", "unknown channel"),
     ([term("sender", "nobody@example.com")], "BAD_NARROW", "unknown user"),
-    ([term("colour", "red")], "BAD_NARROW", "unknown operator"),
+    ([term("colour", "red")], "BAD_REQUEST", "'colour'"),
+    ([["is", "bogus"]], "BAD_NARROW", "unknown 'is' operand"),
 ])
 def test_queue_narrows_that_are_refused(realm, narrow, code, fragment):
     response = realm.member.post("/register", {"event_types": ["message"], "narrow": narrow})
