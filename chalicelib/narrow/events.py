@@ -7,8 +7,8 @@ A message event tells the message (its raw Markdown too, and its channel's priva
 operator that asks only those works here, `search` included; `is:muted` reads the
 owner's topic and channel settings (narrow/reader.py), once per fan-out batch and only
 for queues narrowed by it. `is:followed`, which the reference's event narrows refuse,
-and `near`, a position rather than a condition, are refused when the queue is
-registered, with BAD_REQUEST as the reference answers.
+`near`, a position rather than a condition, and unknown operators are refused when the
+queue is registered, with BAD_REQUEST as the reference answers.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from chalicelib.narrow.reader import needs_settings
 from chalicelib.narrow.search_terms import search_test
 from chalicelib.narrow.types import Narrow
 
-KNOWN_OPERATORS = OPERATORS | ALIASES.keys()
+KNOWN_OPERATORS = OPERATORS | frozenset(ALIASES)
 UNSUPPORTED_OPERATORS = frozenset({"near"})
 UNSUPPORTED_IS_OPERANDS = frozenset({"followed"})
 
@@ -43,7 +43,8 @@ def parse_event_narrow(raw: Any) -> Narrow:
 
 
 def check_event_narrow(narrow: Narrow) -> None:
-    """Refuses (BAD_REQUEST) a term that a message event cannot decide."""
+    """Refuses (BAD_REQUEST) what event narrows do not take: is:followed, as the
+    reference, and near, a position."""
     for term in narrow.terms:
         if term.operator in UNSUPPORTED_OPERATORS:
             raise ApiError(f"Event queues cannot be narrowed by the operator "
