@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib.models.events import EventQueue
+from chalicelib.narrow.evaluate import ReaderContext
 from chalicelib.narrow.events import event_matches
+from chalicelib.narrow.reader import reader_context
 
 # Settings that the deprecated events carried, as the reference split them; settings
 # added after the user_settings event exist only in that event.
@@ -58,24 +61,32 @@ def wants_type(options: dict[str, Any], event_type: str) -> bool:
     return event_type == "heartbeat" or types is None or event_type in types
 
 
-def _narrow_allows(options: dict[str, Any], event: dict[str, Any], user_id: int,
-                   user_flags: dict[str, list[str]]) -> bool:
+# The owner's topic and channel settings by (realm_id, user_id), for is:muted.
+SettingsReader = Callable[[int, int], ReaderContext]
+
+
+def _narrow_allows(queue: EventQueue, event: dict[str, Any],
+                   user_flags: dict[str, list[str]], settings: SettingsReader) -> bool:
     """Narrowed queues get only matching message events (and every non-message event)."""
-    narrow = options.get("narrow") or []
+    narrow = (queue.options or {}).get("narrow") or []
     if event["type"] != "message" or not narrow:
         return True
-    return event_matches(narrow, user_id, event["message"], user_flags.get(str(user_id), []))
+    user_id = queue.user_id
+    return event_matches(narrow, user_id, event["message"], user_flags.get(str(user_id), []),
+                         lambda: settings(int(queue.realm_id), user_id))
 
 
 def forms_for_queue(event: dict[str, Any], queue: EventQueue,
-                    user_flags: dict[str, list[str]]) -> list[dict[str, Any]]:
+                    user_flags: dict[str, list[str]],
+                    settings: SettingsReader = reader_context) -> list[dict[str, Any]]:
     """The events (zero or more) that this queue should receive for `event`.
 
     Keys starting with "_" carry facts for the fan-out only and never reach clients;
     `_without_capability` = {"capability": name, "event": form} is the form queues
-    without that client capability get instead.
+    without that client capability get instead. `settings` reads a queue owner's topic
+    and channel settings for a narrow with is:muted (the fan-out caches it per batch).
     """
-    return [_public(form) for form in _forms(event, queue, user_flags)]
+    return [_public(form) for form in _forms(event, queue, user_flags, settings)]
 
 
 def _public(event: dict[str, Any]) -> dict[str, Any]:
@@ -86,8 +97,8 @@ def _public(event: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def _forms(event: dict[str, Any], queue: EventQueue,
-           user_flags: dict[str, list[str]]) -> list[dict[str, Any]]:
+def _forms(event: dict[str, Any], queue: EventQueue, user_flags: dict[str, list[str]],
+           settings: SettingsReader) -> list[dict[str, Any]]:
     kind = event["type"]
     options = queue.options or {}
     caps = capabilities(options)
@@ -103,8 +114,8 @@ def _forms(event: dict[str, Any], queue: EventQueue,
         if fallback["event"] is None:
             return []
         event, kind = fallback["event"], fallback["event"]["type"]
-    if not wants_type(options, kind) or not _narrow_allows(options, event, queue.user_id,
-                                                              user_flags):
+    if not wants_type(options, kind) or not _narrow_allows(queue, event, user_flags,
+                                                              settings):
         return []
     if kind in TYPING_TYPES:
         return _typing_for_queue(event, queue, caps)

@@ -40,6 +40,8 @@ from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib import metrics
 from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, Outbox
+from chalicelib.narrow.evaluate import ReaderContext
+from chalicelib.narrow.reader import reader_context
 from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep
 
@@ -123,6 +125,14 @@ class FanoutBatch:
         self.recipients.on_delivered = self.notifications.delivered
         self.collected: set[str] = set()
         self.search = SearchIndexStep()   # the full-text index, after the appends
+        # Queue owners' topic and channel settings, read once a batch, only for queues
+        # narrowed by is:muted.
+        self._reader_settings: dict[tuple[int, int], ReaderContext] = {}
+
+    def reader_settings(self, realm_id: int, user_id: int) -> ReaderContext:
+        if (realm_id, user_id) not in self._reader_settings:
+            self._reader_settings[realm_id, user_id] = reader_context(realm_id, user_id)
+        return self._reader_settings[realm_id, user_id]
 
     def collect(self, record: DynamoDBRecord) -> None:
         raw = record.raw_event
@@ -153,7 +163,8 @@ class FanoutBatch:
             if audience.get("user_access") is not None and not self.access.may_access(
                     outbox.realm_id, queue, int(audience["user_access"])):
                 shown = self.access.hidden_form(outbox.realm_id, event, queue)
-            forms = forms_for_queue(shown, queue, user_flags) if shown is not None else []
+            forms = forms_for_queue(shown, queue, user_flags, self.reader_settings) \
+                if shown is not None else []
             if not forms:
                 continue
             appends = self.pending.setdefault(queue.queue_id, _QueueAppends(queue))

@@ -14,7 +14,7 @@ from chalicelib.events.state.context import PresenceOptions
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.events import EventQueue
 from chalicelib.models.users import User
-from chalicelib.narrow import parse_narrow
+from chalicelib.narrow.events import parse_event_narrow
 
 TYPING_STARTED_WAIT_MS = 10000
 TYPING_STOPPED_WAIT_MS = 5000
@@ -87,7 +87,7 @@ def check_narrow(caller: Principal, narrow: list[Any]) -> list[dict[str, object]
         if len(str(operand)) > MAX_NARROW_OPERAND_LENGTH:
             raise ApiError(f"Invalid narrow term: operands are at most "
                            f"{MAX_NARROW_OPERAND_LENGTH} characters.")
-    return queue_narrow(caller, parse_narrow(narrow))
+    return queue_narrow(caller, parse_event_narrow(narrow))
 
 
 def do_register(caller: Principal, *, event_types: list[str] | None,

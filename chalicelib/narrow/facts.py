@@ -28,7 +28,8 @@ def message_facts(message: Message, stream: Stream | None,
 
 
 def event_facts(message: dict[str, Any], flags: Iterable[str] | None) -> MessageFacts:
-    """The `message` of a message event, with the queue owner's flags."""
+    """The `message` of a message event, with the queue owner's flags (its channel's
+    privacy from the `_channel_public`/`_channel_web_public` facts the send adds)."""
     is_channel = message.get("type") == "stream"
     recipients = message.get("display_recipient")
     participants = frozenset(int(r["id"]) for r in recipients) if (
@@ -38,7 +39,8 @@ def event_facts(message: dict[str, Any], flags: Iterable[str] | None) -> Message
         message_id=int(message.get("id", 0)), is_channel=is_channel,
         stream_id=int(stream_id) if is_channel and stream_id is not None else None,
         channel_name=str(recipients) if is_channel else None,
-        channel_public=None, channel_web_public=None,
+        channel_public=message.get("_channel_public") if is_channel else None,
+        channel_web_public=message.get("_channel_web_public") if is_channel else None,
         topic=str(message.get("subject", "")) if is_channel else "",
         sender_id=int(message.get("sender_id", 0)),
         sender_email=message.get("sender_email"),

@@ -89,6 +89,52 @@ def test_direct_message_operators(realm, world):
     assert ids(realm.member, ["is", "private"]) == [world.d1, world.d2]
 
 
+def messages_table_reads(monkeypatch) -> list[tuple[str, str | None]]:
+    """Records each read of the messages table from now on: (operation, index)."""
+    import botocore.client
+
+    from chalicelib.models.messages import Message
+
+    reads: list[tuple[str, str | None]] = []
+    original = botocore.client.BaseClient._make_api_call
+    table = Message.Meta.table_name
+
+    def recording(client, operation, params):
+        if params.get("TableName") == table or table in params.get("RequestItems", {}):
+            reads.append((operation, params.get("IndexName")))
+        return original(client, operation, params)
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", recording)
+    return reads
+
+
+def test_dm_including_reads_the_conversations_not_the_realm(realm, world, drain_events,
+                                                           monkeypatch):
+    # GIVEN the world's two conversations of the member with the owner, one more with the
+    # admin alone, and one still in flight (sent, not yet fanned out)
+    with_admin = dm(realm.admin, [realm.member], "not the owner")
+    drain_events()
+    in_flight = dm(realm.owner, [realm.member, realm.guest], "new conversation")
+    reads = messages_table_reads(monkeypatch)
+    # WHEN the member asks for the messages including the owner
+    found = ids(realm.member, term("dm-including", realm.owner.user_id))
+    # THEN the conversations with the owner answer, the new one too, and the messages
+    # table is read only through the direct-conversation index, once per conversation
+    # with the owner (never the realm's messages), and for the message in flight
+    assert found == [world.d1, world.d2, in_flight] and with_admin not in found
+    assert reads == [("BatchGetItem", None)] + [("Query", "by_dm")] * 3
+
+
+def test_a_topic_alone_reads_the_channels_that_have_it(realm, world, monkeypatch):
+    # GIVEN "plans" in alpha and (as "Plans") in beta, never in the private vault
+    reads = messages_table_reads(monkeypatch)
+    # WHEN the member asks for the topic without a channel
+    found = ids(realm.member, term("topic", "plans"))
+    # THEN both channels' messages answer, and the messages table is queried through the
+    # topic index once per channel that has the topic, never the realm's messages
+    assert found == [world.m1, world.m2, world.m4]
+    assert reads == [("Query", "by_topic")] * 2
+
+
 def test_sender(realm, world):
     assert ids(realm.member, term("sender", "me")) == [world.m2]
     # the owner's messages the member may read: never the private channel's

@@ -91,6 +91,49 @@ def test_message_form_is_per_user():
     assert forms_for_queue(event, queue(narrow=[["channel", "other"]]), flags) == []
 
 
+@pytest.mark.parametrize("public, web_public, operand, expected", [
+    (True, False, "public", True), (False, False, "public", False),
+    (True, True, "web-public", True), (True, False, "web-public", False),
+    (None, None, "public", False),   # an event from before the facts: not known, not public
+])
+def test_channels_narrow_reads_the_privacy_the_send_carries(public, web_public, operand,
+                                                            expected):
+    # GIVEN a channel message carrying (or not) its channel's privacy as "_" facts
+    message: dict[str, Any] = {"id": 5, "type": "stream", "subject": "t", "content": "",
+                               "stream_id": 3, "display_recipient": "c", "sender_id": 1}
+    if public is not None:
+        message |= {"_channel_public": public, "_channel_web_public": web_public}
+    event = {"type": "message", "flags": [], "message": message}
+    # WHEN a queue narrowed by channels:<operand> is offered it
+    forms = forms_for_queue(event, queue(narrow=[
+        {"operator": "channels", "operand": operand, "negated": False}]), {})
+    # THEN it gets the message only if the channel is so, without the facts
+    assert bool(forms) is expected
+    assert all(not key.startswith("_") for form in forms for key in form["message"])
+
+
+def test_owner_settings_are_read_only_for_a_narrow_with_is_muted():
+    from chalicelib.narrow import ReaderContext
+
+    # GIVEN a message in a topic the queue's owner (user 7) muted
+    event = {"type": "message", "flags": [],
+             "message": {"id": 5, "type": "stream", "subject": "Noisy", "content": "",
+                         "stream_id": 3, "display_recipient": "c", "sender_id": 1}}
+    asked: list[tuple[int, int]] = []
+
+    def settings(realm_id: int, user_id: int) -> ReaderContext:
+        asked.append((realm_id, user_id))
+        return ReaderContext(user_id, muted_topics=frozenset({(3, "noisy")}))
+    # WHEN queues narrowed by a channel, by is:muted and by its negation are offered it
+    by_channel = forms_for_queue(event, queue(narrow=[["channel", "c"]]), {}, settings)
+    muted = forms_for_queue(event, queue(narrow=[["is", "muted"]]), {}, settings)
+    not_muted = forms_for_queue(event, queue(narrow=[
+        {"operator": "is", "operand": "muted", "negated": True}]), {}, settings)
+    # THEN only the is:muted narrows asked for the owner's settings, and they decide
+    assert len(by_channel) == 1 and len(muted) == 1 and not_muted == []
+    assert asked == [(1, 7), (1, 7)]
+
+
 def test_muted_topics_only_for_queues_without_user_topic():
     from chalicelib.delivery.filters import forms_for_queue
     from chalicelib.models.events import EventQueue

@@ -111,8 +111,13 @@ def prepare_message(realm: Realm, message: Message, audience: Audience, *,
                            "flags": []}
     # "_" facts stop in the fan-out (events/filters.py): the raw content for clients that
     # asked for Markdown, the mentions and whether the sender read it (for the flags), and
-    # how the empty topic shows to clients without empty_topic_name.
-    stored = {**event, "message": {**event["message"], "_raw_content": message.content},
+    # how the empty topic shows to clients without empty_topic_name; the channel's
+    # privacy, for queues narrowed by `channels:` (narrow/events.py).
+    facts: dict[str, Any] = {"_raw_content": message.content}
+    if stream is not None:
+        facts |= {"_channel_public": not stream.invite_only,
+                  "_channel_web_public": bool(stream.is_web_public)}
+    stored = {**event, "message": {**event["message"], **facts},
               "_mentions": mention_facts(message), "_read_by_sender": read_by_sender,
               "_empty_topic_display_name": empty_topic_display_name(realm)}
     return PreparedMessage(message, stored, audience)

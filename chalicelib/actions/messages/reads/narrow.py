@@ -1,7 +1,7 @@
 """A narrow for a reader (the narrow package parses and evaluates; this reads what it
-needs): channel names and user emails to ids (with channel names and user emails to ids (with
-access checked, missing and forbidden alike), `with` to its message's conversation, and
-the reader's topic and channel settings that `is:followed` and `is:muted` read."""
+needs): channel names and user emails to ids (with access checked, missing and forbidden
+alike), `with` to its message's conversation, and the reader's topic and channel
+settings that `is:followed` and `is:muted` read."""
 from __future__ import annotations
 
 from chalicelib.actions.channels.reads.channels import (
@@ -12,19 +12,15 @@ from chalicelib.actions.channels.reads.permissions import has_content_access
 from chalicelib.actions.messages.reads.access import Access
 from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import Subscription, get_stream, user_key
+from chalicelib.models.channels import get_stream
 from chalicelib.models.messages import Message
-from chalicelib.models.topics import FOLLOWED, MUTED, UNMUTED, UserTopic, topic_sort_key
 from chalicelib.models.users import User
 from chalicelib.narrow.errors import bad_operator
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext, SearchTest
+from chalicelib.narrow.events import check_event_narrow
+from chalicelib.narrow.reader import needs_settings, reader_context
 from chalicelib.narrow.types import Narrow, Operator, Term, UserRef
 
-# A message event tells the message and the reader's flags, not the reader's topic
-# settings or a channel's privacy: queues refuse what they could not follow live, and
-# `near`, a position, means nothing there.
-QUEUE_UNSUPPORTED = {("channels", None), ("is", "followed"), ("is", "muted"),
-                     ("search", None), ("near", None)}
 CONVERSATION_OPERATORS: tuple[Operator, ...] = ("channel", "topic", "dm", "dm-including", "channels")
 
 
@@ -94,26 +90,13 @@ def _user_id(caller: Principal, user: UserRef) -> int:
 
 def _reader(caller: Principal, narrow: Narrow) -> ReaderContext:
     """The reader's topic and channel settings, read only when an is: term needs them."""
-    if not any(t.operator == "is" and t.operand in ("followed", "muted")
-               for t in narrow.terms):
+    if not needs_settings(narrow):
         return ReaderContext(caller.user_id)
-    key = user_key(caller.realm_id, caller.user_id)
-    policies: dict[int, set[tuple[int, str]]] = {FOLLOWED: set(), MUTED: set(), UNMUTED: set()}
-    for item in UserTopic.query(key):
-        policies.setdefault(item.visibility_policy, set()).add(
-            (int(item.stream_id), topic_sort_key(item.topic_name)))
-    muted_channels = frozenset(int(s.stream_id) for s in Subscription.query(key)
-                               if s.active and s.is_muted)
-    return ReaderContext(caller.user_id, frozenset(policies[FOLLOWED]),
-                         frozenset(policies[MUTED]), frozenset(policies[UNMUTED]),
-                         muted_channels)
+    return reader_context(caller.realm_id, caller.user_id)
 
 
 def queue_narrow(caller: Principal, narrow: Narrow) -> list[dict[str, object]]:
     """The narrow an event queue stores: resolved to ids now, evaluated on each event
-    (narrow.events.event_matches)."""
-    for term in narrow.terms:
-        if {(term.operator, None), (term.operator, term.operand)} & QUEUE_UNSUPPORTED:
-            name = term.operator if term.operator != "is" else f"is:{term.operand}"
-            raise bad_operator(f"{name} is not supported for event queues")
+    (narrow.events.event_matches); what a message event cannot decide is refused."""
+    check_event_narrow(narrow)
     return resolve_narrow(caller, narrow).narrow.wire()

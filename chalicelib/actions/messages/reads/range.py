@@ -2,11 +2,14 @@
 
 Candidates come from the narrowest source that lists them: one message for `id`; the
 caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`; a
-message index for a channel, a topic, a direct conversation or a sender; the search
-index for `search`; the realm's messages otherwise. Each page of candidates is checked for access
-(channels and subscriptions read once per request) and against the whole narrow by the
-narrow package's one evaluator. A request examines at most `MAX_EXAMINED` candidates a
-side; when it stops there, the found_* flag of that side stays false.
+message index for a channel, a topic, a direct conversation or a sender; for a topic
+without a channel, the topic index of each channel whose topic list has it, merged; for
+`dm-including`, the direct-conversation index of each of the caller's conversations with
+that user, merged; the search index for `search`; the realm's messages otherwise. Each
+page of candidates is checked for access (channels and subscriptions read once per
+request) and against the whole narrow by the narrow package's one evaluator. A request
+examines at most `MAX_EXAMINED` candidates a side; when it stops there, the found_* flag
+of that side stays false.
 """
 from __future__ import annotations
 
@@ -20,12 +23,18 @@ from chalicelib import config
 from chalicelib.actions.messages.reads.access import Access
 from chalicelib.actions.messages.reads.narrow import resolve_narrow
 from chalicelib.actions.read_state.reads.flags import flags_of
-from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
+from chalicelib.actions.read_state.reads.pending import (
+    Recipient,
+    pending_between,
+    unread_in_flight,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import stream_key, user_key
+from chalicelib.models.channels import Stream, stream_key, user_key
+from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
+from chalicelib.models.topics import Topic, topic_item_key
 from chalicelib.narrow import Evaluator, Narrow, Term, message_facts, parse_narrow
 from chalicelib.narrow.search_terms import search_candidates, search_test
 
@@ -139,11 +148,29 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
                                                condition, scan_index_forward=bound.forward,
                                                page_size=page)
         return
+    if topic is not None:   # the topic in every channel that has it
+        name = str(topic.operand)
+        if len(name) > config.MAX_TOPIC_LENGTH:
+            return
+        yield from heapq.merge(
+            *(Message.by_topic.query(topic_key(caller.realm_id, stream_id, name), condition,
+                                     scan_index_forward=bound.forward, page_size=page)
+              for stream_id in _channels_with_topic(caller.realm_id, name)),
+            key=lambda m: m.message_id, reverse=not bound.forward)
+        return
     dm = narrow.first("dm")
     if dm is not None and isinstance(dm.operand, tuple):
         participants = {int(u) for u in dm.operand} | {caller.user_id}
         yield from Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
                                        scan_index_forward=bound.forward, page_size=page)
+        return
+    including = narrow.first("dm-including")
+    if including is not None and isinstance(including.operand, int):
+        yield from heapq.merge(
+            *(Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
+                                  scan_index_forward=bound.forward, page_size=page)
+              for participants in _conversations_including(caller, including.operand)),
+            key=lambda m: m.message_id, reverse=not bound.forward)
         return
     sender = narrow.first("sender")
     if sender is not None and isinstance(sender.operand, int):
@@ -153,6 +180,33 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         return
     yield from Message.query(caller.realm_id, condition, scan_index_forward=bound.forward,
                              page_size=PAGE_SIZE if narrow.terms else page)
+
+
+def _channels_with_topic(realm_id: int, topic: str) -> list[int]:
+    """The realm's channels whose topic list (models/topics.py) has the topic: one Query
+    for the channels, one BatchGetItem per 100 of them."""
+    channels = [int(s.stream_id) for s in Stream.query(realm_id,
+                                                       attributes_to_get=["stream_id"])]
+    found: set[int] = set()
+    for start in range(0, len(channels), MESSAGES_PER_READ):
+        keys = [(stream_key(realm_id, i), topic_item_key(topic))
+                for i in channels[start:start + MESSAGES_PER_READ]]
+        found |= {int(t.stream_key.rsplit("#", 1)[1]) for t in Topic.batch_get(keys)}
+    return sorted(found)
+
+
+def _conversations_including(caller: Principal, user_id: int) -> list[frozenset[int]]:
+    """The caller's direct conversations that include the user: those the fan-out has
+    delivered to (the caller's recent conversations) and those of messages still in
+    flight. In flight first: a delivery raises the conversation before it settles, so
+    a message is found in one or the other."""
+    in_flight = pending_between(caller.realm_id)
+    found = {frozenset(m.recipient_ids) for m in load_messages(
+        caller.realm_id, sorted(in_flight)) if m.type == "private"}
+    found |= {frozenset(int(u) for u in item.conversation.split(","))
+              for item in RecentConversation.query(user_key(caller.realm_id,
+                                                            caller.user_id))}
+    return sorted((c for c in found if {caller.user_id, user_id} <= c), key=sorted)
 
 
 @dataclass
