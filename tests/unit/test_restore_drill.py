@@ -37,9 +37,11 @@ def _create(client, suffix: str) -> None:
 
 
 def _drop_drill_tables(client) -> None:
-    for name in client.list_tables()["TableNames"]:
-        if name.startswith(PREFIX):
-            client.delete_table(TableName=name)
+    # Every page: after the functional tier, the backend holds over 100 tables.
+    for page in client.get_paginator("list_tables").paginate():
+        for name in page["TableNames"]:
+            if name.startswith(PREFIX):
+                client.delete_table(TableName=name)
 
 
 @pytest.fixture
