@@ -142,9 +142,9 @@ def test_the_comparison_covers_the_seed_operations(found):
 NOT_SERVED = {
     # Not operations: the reference documents concepts and the bots' side under paths.
     "POST /real-time", "POST /rest-error-handling", "POST /service-outgoing-webhook",
-    # Served under another spelling of the same path: /users/{user_id} (an id or an
-    # email), /users/{user_id}/presence, and the upload path with its random segment as
-    # a parameter of its own.
+    # Served under another spelling of the same path: GET /users/{user_id} (an id or an
+    # email; PATCH takes ids only so far), /users/{user_id}/presence, and the upload
+    # path with its random segment as a parameter of its own.
     "GET /users/{email}", "PATCH /users/{email}", "GET /users/{user_id_or_email}/presence",
     "GET /user_uploads/{realm_id_str}/{filename}",
 }
