@@ -176,6 +176,37 @@ class TailCache:
 known_tails = TailCache()
 
 
+def current_tail(queue: EventQueue, items: list[Pending]) -> Tail:
+    """The queue's tail for appending these items: known to this process, or read (with
+    the keys of the window their records' commit times need)."""
+    windows = [p.since_ms for p in items if p.since_ms is not None]
+    since = min(windows) if windows else None
+    tail = known_tails.tail(queue.queue_id, since, queue.acked_through)
+    if tail is None:
+        tail = read_tail(queue.queue_id, since)
+        known_tails.read(queue.queue_id, tail, since)
+    return tail
+
+
+def new_chunk(queue_id: str, start: int, items: list[Pending], conn: str | None
+              ) -> QueueEvent:
+    """The chunk holding `items` with ids from `start` (not yet written)."""
+    return QueueEvent(queue_id, event_sk(start),
+                      events=[{**p.stored, "id": start + i} for i, p in enumerate(items)],
+                      keys=[p.key for p in items], written=now_ms(), conn=conn,
+                      expires_at=datetime.now(UTC) + EVENT_RETENTION)
+
+
+def record_written(result: Appended, queue_id: str, start: int, items: list[Pending],
+                   conn: str | None) -> None:
+    """After a chunk is written: this process knows the new tail, and the result has
+    the events in their full forms with their ids."""
+    known_tails.wrote(queue_id, start + len(items) - 1, conn, [p.key for p in items])
+    result.conn = conn
+    result.events.extend({**(p.shown or p.stored), "id": start + i}
+                         for i, p in enumerate(items))
+
+
 def append(queue: EventQueue, items: list[Pending],
            conn_change: Callable[[str | None], str | None] | None = None) -> Appended:
     """Appends the items in order, skipping those already in the queue; returns them
@@ -190,12 +221,7 @@ def append(queue: EventQueue, items: list[Pending],
         nonlocal pending, tail
         while pending and is_live(queue):
             if tail is None:
-                windows = [p.since_ms for p in pending if p.since_ms is not None]
-                since = min(windows) if windows else None
-                tail = known_tails.tail(queue.queue_id, since, queue.acked_through)
-                if tail is None:
-                    tail = read_tail(queue.queue_id, since)
-                    known_tails.read(queue.queue_id, tail, since)
+                tail = current_tail(queue, pending)
                 result.conn = tail.conn
                 pending = [p for p in pending if not p.key or p.key not in tail.keys]
                 if not pending:
@@ -203,22 +229,15 @@ def append(queue: EventQueue, items: list[Pending],
             chunk_items = take_chunk(pending)
             start = max(tail.last_id, queue.acked_through) + 1
             conn = conn_change(tail.conn) if conn_change else tail.conn
-            stored = [{**p.stored, "id": start + i} for i, p in enumerate(chunk_items)]
-            chunk = QueueEvent(queue.queue_id, event_sk(start), events=stored,
-                               keys=[p.key for p in chunk_items], written=now_ms(), conn=conn,
-                               expires_at=datetime.now(UTC) + EVENT_RETENTION)
             try:
-                chunk.save(condition=QueueEvent.sk.does_not_exist())
+                new_chunk(queue.queue_id, start, chunk_items, conn).save(
+                    condition=QueueEvent.sk.does_not_exist())
             except PutError:
                 # If another appender took this id: read the tail again.
                 tail = None
                 known_tails.forget(queue.queue_id)
                 raise
-            known_tails.wrote(queue.queue_id, start + len(chunk_items) - 1, conn,
-                              [p.key for p in chunk_items])
-            result.conn = conn
-            result.events.extend({**(p.shown or p.stored), "id": start + i}
-                                 for i, p in enumerate(chunk_items))
+            record_written(result, queue.queue_id, start, chunk_items, conn)
             pending = pending[len(chunk_items):]
             tail = Tail(start + len(chunk_items) - 1, conn,
                         tail.keys | {p.key for p in chunk_items if p.key})

@@ -13,21 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from chalicelib.delivery.append import (
-    EVENT_RETENTION,
     Appended,
     Pending,
-    Tail,
     append,
-    event_sk,
+    current_tail,
     known_tails,
-    now_ms,
-    read_tail,
+    new_chunk,
+    record_written,
     take_chunk,
 )
 from chalicelib.delivery.queues import is_live
@@ -78,17 +75,12 @@ def _prepare(job: _Job) -> None:
     queue = job.queue
     if not is_live(queue):
         return
-    windows = [p.since_ms for p in job.items if p.since_ms is not None]
-    since = min(windows) if windows else None
-    tail: Tail | None = known_tails.tail(queue.queue_id, since, queue.acked_through)
-    if tail is None:
-        try:
-            tail = read_tail(queue.queue_id, since)
-        except Exception:  # noqa: BLE001 - this queue alone fails; the stream retries it
-            logger.exception("tail read failed", extra={"queue_id": queue.queue_id})
-            job.failed = True
-            return
-        known_tails.read(queue.queue_id, tail, since)
+    try:
+        tail = current_tail(queue, job.items)
+    except Exception:  # noqa: BLE001 - this queue alone fails; the stream retries it
+        logger.exception("tail read failed", extra={"queue_id": queue.queue_id})
+        job.failed = True
+        return
     job.result.conn = tail.conn
     pending = [p for p in job.items if not p.key or p.key not in tail.keys]
     if not pending:
@@ -97,12 +89,7 @@ def _prepare(job: _Job) -> None:
     job.rest = pending[len(job.chunk):]
     job.start = max(tail.last_id, queue.acked_through) + 1
     job.conn = tail.conn
-    chunk = QueueEvent(queue.queue_id, event_sk(job.start),
-                       events=[{**p.stored, "id": job.start + i}
-                               for i, p in enumerate(job.chunk)],
-                       keys=[p.key for p in job.chunk], written=now_ms(), conn=tail.conn,
-                       expires_at=datetime.now(UTC) + EVENT_RETENTION)
-    job.item = chunk.serialize()
+    job.item = new_chunk(queue.queue_id, job.start, job.chunk, tail.conn).serialize()
 
 
 def _statement(item: dict[str, Any]) -> BatchStatementRequestTypeDef:
@@ -128,11 +115,7 @@ def _insert(jobs: list[_Job]) -> None:
             known_tails.forget(job.queue.queue_id)
             continue
         job.written = True
-        last_id = job.start + len(job.chunk) - 1
-        known_tails.wrote(job.queue.queue_id, last_id, job.conn, [p.key for p in job.chunk])
-        job.result.conn = job.conn
-        job.result.events.extend({**(p.shown or p.stored), "id": job.start + i}
-                                 for i, p in enumerate(job.chunk))
+        record_written(job.result, job.queue.queue_id, job.start, job.chunk, job.conn)
 
 
 def _finish(job: _Job) -> None:
