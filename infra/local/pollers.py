@@ -18,6 +18,8 @@ from typing import Any
 import boto3
 from aws_lambda_powertools import Logger
 
+from chalicelib.events.lag import BEHIND_SECONDS, record_age_seconds, write_local
+
 logger = Logger(service="teamchat-local")
 MAX_RETRIES = 3
 
@@ -59,8 +61,6 @@ class LagReporter:
         self.behind = False
 
     def batch(self, records: list[dict[str, Any]]) -> None:
-        from chalicelib.events.lag import record_age_seconds
-
         ages = [record_age_seconds(r["dynamodb"].get("ApproximateCreationDateTime"))
                 for r in records]
         self._report(max(ages, default=0.0), len(records))
@@ -70,8 +70,6 @@ class LagReporter:
             self._report(0.0, 0)
 
     def _report(self, lag_seconds: float, records: int) -> None:
-        from chalicelib.events.lag import BEHIND_SECONDS, write_local
-
         now = time.monotonic()
         behind = lag_seconds > BEHIND_SECONDS
         if behind and now - self.warned_at > self.WARN_EVERY:
