@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 from pathlib import Path
 
@@ -12,10 +13,32 @@ REGION = "us-east-1"
 
 
 def free_port() -> int:
-    """A TCP port on the loopback interface that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A TCP port on the loopback interface that nothing listens on now.
+
+    Chosen below the kernel's ephemeral range: a port the kernel handed out with bind(0)
+    can be taken by any outgoing connection before the server binds it (EADDRINUSE)."""
+    ceiling = _ephemeral_floor()
+    for _ in range(100):
+        port = random.randrange(_PORT_FLOOR, ceiling)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free TCP port between {_PORT_FLOOR} and {ceiling}")
+
+
+# Above the registered ports most local services use.
+_PORT_FLOOR = 20000
+
+
+def _ephemeral_floor() -> int:
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768   # the Linux default; other systems start higher
+    return low if low > _PORT_FLOOR + 1000 else 32768
 
 
 def state_dir() -> Path:

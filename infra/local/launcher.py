@@ -45,12 +45,12 @@ class LocalStack:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=15)
 
-    def stop(self) -> float:
+    def stop(self, timeout: float = 30) -> float:
         """Ctrl-C, as a developer would; returns how long the stack took to exit."""
         started = time.perf_counter()
         self.process.send_signal(signal.SIGINT)
         try:
-            self.process.wait(timeout=30)
+            self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.kill()   # never leave a stack behind (its journal keeps its state)
             raise
