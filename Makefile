@@ -18,7 +18,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz
+.PHONY: run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -119,6 +119,16 @@ bench: $(STAMP)
 ## load: a bounded load run on its own local stack (20 senders, 50 waiting clients, 60 s)
 load: $(STAMP)
 	@$(BIN)/python -m bench.load
+
+## try-terminal: the official terminal client (zulip-term) searches a fresh local stack
+# zulip-term 0.7.0 declares Python < 3.11 but runs on 3.11; it gets a venv of its own.
+TERM_VENV := build/term-venv
+try-terminal: $(STAMP)
+	@test -x $(TERM_VENV)/bin/zulip-term || { $(PYTHON) -m venv $(TERM_VENV) && \
+	  $(TERM_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  --ignore-requires-python zulip-term==0.7.0 pexpect==4.9.0 pyte==0.8.2 requests 2>&1 | \
+	  { grep -v "^WARNING: Location" || true; }; }
+	@$(TERM_VENV)/bin/python tests/clients/terminal_search.py
 
 clean:
 	rm -rf $(VENV) build .pytest_cache $(DOCS_STATIC)

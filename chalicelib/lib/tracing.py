@@ -16,6 +16,9 @@ from typing import Any, TypeVar
 from aws_lambda_powertools import Tracer
 from chalice.app import Request
 
+from chalicelib.lib.botocore_loader import share_loader
+
+share_loader()   # before the X-Ray SDK's sessions, made when the Tracer is
 tracer = Tracer(service="teamchat")
 R = TypeVar("R")
 

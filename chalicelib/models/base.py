@@ -12,7 +12,9 @@ from pynamodb.models import Model
 from pynamodb.transactions import TransactGet, TransactWrite
 
 from chalicelib import config
+from chalicelib.models import sessions
 
+sessions.install()
 M = TypeVar("M", bound="BaseModel")
 MAX_TRANSACTION_ITEMS = 100
 
