@@ -148,6 +148,20 @@ def test_get_user_by_email(realm):
     assert by_id.status == by_email.status
 
 
+def test_update_user_by_email(realm):
+    # PATCH /users/{email} (level 313): the same operation as by id
+    response = realm.admin.patch(f"/users/{quote(realm.member.email)}",
+                                 {"full_name": "Mei By Email"})
+    assert response.ok, response.json
+    shown = realm.admin.get(f"/users/{realm.member.user_id}").json["user"]
+    assert shown["full_name"] == "Mei By Email"
+    missing = realm.admin.patch("/users/nobody@nowhere.example.com", {"full_name": "X"})
+    assert missing.status == 400 and missing.json["code"] == "BAD_REQUEST"
+    # A non-administrator is refused before the address is looked up
+    refused = realm.member.patch("/users/nobody@nowhere.example.com", {"full_name": "X"})
+    assert refused.status == 400 and "permission" in refused.json["msg"].lower()
+
+
 def test_invites_list_the_link_url(realm):
     created = realm.admin.post("/invites/multiuse", {"stream_ids": []})
     assert created.ok, created.json
