@@ -310,6 +310,20 @@ def test_navigation_views_lifecycle_with_events_and_state(realm, register_queue,
     assert fetch_events(realm.admin, others) == []
 
 
+def test_navigation_view_fragment_with_its_slashes_in_the_path(realm):
+    # The reference reads the rest of the path as the fragment, as its example sends it
+    fragment = "narrow/channel/9-design/topic/plans"
+    assert realm.member.post("/navigation_views", {"fragment": fragment, "is_pinned": True,
+                                                   "name": "Plans"}).ok
+    assert realm.member.patch(f"/navigation_views/{fragment}", {"is_pinned": False}).ok
+    [view] = realm.member.get("/navigation_views").json["navigation_views"]
+    assert view == {"fragment": fragment, "is_pinned": False, "name": "Plans"}
+    assert realm.member.delete(f"/navigation_views/{fragment}").ok
+    assert realm.member.get("/navigation_views").json["navigation_views"] == []
+    missing = realm.member.delete("/navigation_views/narrow/is/nothing")
+    assert missing.status in (400, 404) and missing.json["result"] == "error"
+
+
 @pytest.mark.parametrize(("method", "path", "params", "status"), [
     ("POST", "/navigation_views", {"fragment": "inbox", "is_pinned": True, "name": "Mine"},
      400),                                            # a built-in view keeps its name
