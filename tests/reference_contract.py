@@ -236,11 +236,15 @@ def reference_operation(method: str, url: str) -> str | None:
     return None
 
 
-def check_reference_response(method: str, url: str, status: int, body: bytes) -> None:
+def check_reference_response(method: str, url: str, status: int, body: bytes, *,
+                             strict: bool = False) -> None:
+    """A success response against the reference's schema, if its operation is in
+    STRICT_OPERATIONS (any operation the reference declares, with `strict`)."""
     if status != 200:
         return
     operation = reference_operation(method, url)
-    if operation is None or (operation not in STRICT_OPERATIONS and not SURVEY):
+    if operation is None or (operation not in STRICT_OPERATIONS and not SURVEY
+                             and not strict):
         return
     _surveyed(operation)
     verb, template = operation.split(" ", 1)
@@ -269,9 +273,10 @@ def _reference_gap(event: dict[str, Any], problem: str) -> bool:
                for kind, start, applies in REFERENCE_SCHEMA_GAPS)
 
 
-def check_reference_event(event: dict[str, Any], what: str) -> None:
-    """An event as a client receives it (with its `id`)."""
-    if event.get("type") not in STRICT_EVENTS and not SURVEY:
+def check_reference_event(event: dict[str, Any], what: str, *, strict: bool = False) -> None:
+    """An event as a client receives it (with its `id`), if its type is in STRICT_EVENTS
+    (any type the reference declares, with `strict`)."""
+    if event.get("type") not in STRICT_EVENTS and not SURVEY and not strict:
         return
     candidates = [a for a in _event_alternatives()
                   if event["type"] in folded(a["properties"]["type"]).get("enum", ())]
