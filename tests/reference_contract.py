@@ -29,6 +29,8 @@ API_PREFIX = "/api/v1"
 EXTENSIONS: dict[str, str] = {
     "event_queue_websocket_url": "client_capabilities.teamchat_websocket (POST /register), "
                                  "include_teamchat_extensions (GET /server_settings)",
+    # An organization setting of this server's own, in realm update_dict events.
+    "empty_topic_display_name": "client_capabilities.teamchat_realm_settings (POST /register)",
 }
 
 # Keys the reference added after its document's level (378), from its published changelog:
@@ -127,12 +129,12 @@ STRICT_OPERATIONS = frozenset({
     "GET /users/{user_id}/subscriptions/{stream_id}",
 })
 
-# Event types whose events are refused any key the reference does not list (realm: its
-# update_dict carries empty_topic_display_name, an organization setting of our spec only).
+# Event types whose events are refused any key the reference does not list.
 STRICT_EVENTS = frozenset({
     "alert_words", "attachment", "custom_profile_fields", "default_streams",
     "delete_message", "drafts", "heartbeat", "invites_changed", "message", "muted_topics",
-    "muted_users", "navigation_view", "presence", "reaction", "realm_emoji", "realm_export",
+    "muted_users", "navigation_view", "presence", "reaction", "realm", "realm_emoji",
+    "realm_export",
     "realm_linkifiers", "realm_playgrounds", "realm_user", "realm_user_settings_defaults",
     "saved_snippets", "scheduled_messages", "stream", "subscription", "typing",
     "typing_edit_message", "update_display_settings", "update_global_notifications",

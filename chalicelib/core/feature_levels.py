@@ -27,6 +27,9 @@ REFERENCE_DOCUMENT_LEVEL = 378
 # This server's own extensions: sent only to a client that asks for them.
 WEBSOCKET_CAPABILITY = "teamchat_websocket"            # POST /register client_capabilities
 EXTENSIONS_PARAMETER = "include_teamchat_extensions"   # GET /server_settings
+# realm update_dict events for this server's own organization settings (the reference up
+# to the advertised level has none of them in update_dict): empty_topic_display_name.
+REALM_SETTINGS_CAPABILITY = "teamchat_realm_settings"  # POST /register client_capabilities
 
 
 @dataclass(frozen=True)
