@@ -11,6 +11,7 @@ from chalicelib.core.feature_levels import (
     HONOURED,
     NOT_HONOURED,
     NOT_OFFERED,
+    REALM_SETTINGS_CAPABILITY,
     REFERENCE_DOCUMENT_LEVEL,
     REPORTED,
     WEBSOCKET_CAPABILITY,
@@ -66,6 +67,8 @@ validates answers against the reference's schema would refuse them otherwise):
 |---|---|---|
 | `event_queue_websocket_url` | `POST /register` | client capability `{websocket}` |
 | `event_queue_websocket_url` | `GET /server_settings` | parameter `{parameter}=true` |
+| `empty_topic_display_name` (organization setting) | `realm` `update_dict` events \
+| client capability `{realm_settings}` |
 
 ## The table
 
@@ -82,7 +85,8 @@ def render() -> str:
     head = _HEAD.format(level=advertised_level(), honoured=HONOURED,
                         not_offered=NOT_OFFERED, reported=REPORTED,
                         not_honoured=NOT_HONOURED, doc_level=REFERENCE_DOCUMENT_LEVEL,
-                        websocket=WEBSOCKET_CAPABILITY, parameter=EXTENSIONS_PARAMETER)
+                        websocket=WEBSOCKET_CAPABILITY, parameter=EXTENSIONS_PARAMETER,
+                        realm_settings=REALM_SETTINGS_CAPABILITY)
     rows = [f"| {c.level} | {_cell(c.change)} | {_cell(c.where)} | {c.status} | "
             f"{_cell(f'`{c.test}`' if c.test else '')} |"
             for c in sorted(CHANGES, key=lambda c: c.level)]

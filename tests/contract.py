@@ -32,6 +32,16 @@ class _Route:
     pointer: str   # JSON pointer of the operation in the document
 
 
+# Paths whose last parameter takes the rest of the path, slashes and all, as the
+# reference's does (chalicelib/api/navigation_views.py serves them so); OpenAPI cannot say it.
+REST_OF_PATH = frozenset({"/api/v1/navigation_views/{fragment}"})
+
+
+def path_pattern(path: str) -> str:
+    one_segment = re.sub(r"\{\w+\}", "[^/]+", path)
+    return one_segment.removesuffix("[^/]+") + ".+" if path in REST_OF_PATH else one_segment
+
+
 def _escape(segment: str) -> str:
     return segment.replace("~", "~0").replace("/", "~1")
 
@@ -43,7 +53,7 @@ class ContractChecker:
             dict(document), default_specification=DRAFT202012)
         self.registry: Registry[Any] = Registry().with_resource(DOCUMENT_URI, resource)
         self.routes = [
-            _Route(method.upper(), re.compile("^" + re.sub(r"\{\w+\}", "[^/]+", path) + "$"),
+            _Route(method.upper(), re.compile("^" + path_pattern(path) + "$"),
                    f"/paths/{_escape(path)}/{method}")
             for path, item in document["paths"].items() for method in item]
 

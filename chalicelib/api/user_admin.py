@@ -4,6 +4,7 @@ GET /calls/bigbluebutton/create."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 from chalicelib.actions.realm.reads.server_settings import subdomain_of
 from chalicelib.actions.realm.unconfigured import (
@@ -24,11 +25,12 @@ bp = ApiBlueprint(__name__)
 
 
 @bp.endpoint("/users/{user_id}", "PATCH")
-def update_user(caller: Principal, *, user_id: int, full_name: str | None = None,
+def update_user(caller: Principal, *, user_id: str, full_name: str | None = None,
                 role: Json[int] | None = None,
                 profile_data: Json[list[dict[str, Any]]] | None = None,
                 new_email: str | None = None) -> EmptyResult:
-    return do_update_user(caller, user_id, full_name=full_name, role=role,
+    # Also the reference's PATCH /users/{email} (level 313): an id or an email address.
+    return do_update_user(caller, unquote(user_id), full_name=full_name, role=role,
                           profile_data=profile_data, new_email=new_email)
 
 

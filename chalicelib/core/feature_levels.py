@@ -27,6 +27,9 @@ REFERENCE_DOCUMENT_LEVEL = 378
 # This server's own extensions: sent only to a client that asks for them.
 WEBSOCKET_CAPABILITY = "teamchat_websocket"            # POST /register client_capabilities
 EXTENSIONS_PARAMETER = "include_teamchat_extensions"   # GET /server_settings
+# realm update_dict events for this server's own organization settings (the reference up
+# to the advertised level has none of them in update_dict): empty_topic_display_name.
+REALM_SETTINGS_CAPABILITY = "teamchat_realm_settings"  # POST /register client_capabilities
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,8 @@ CHANGES: tuple[Change, ...] = (
            f"{_DOC}::test_invites_list_the_link_url"),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /users/{email}", "api/users.get_user (one route)",
            f"{_DOC}::test_get_user_by_email"),
+    Change(313, "PATCH /users/{email}", "api/user_admin.update_user (one route with "
+           "PATCH /users/{id})", f"{_DOC}::test_update_user_by_email"),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /get_stream_id: an unknown name is BAD_REQUEST",
            "api/streams.get_stream_id", f"{_DOC}::test_get_stream_id_unknown_name"),
     Change(REFERENCE_DOCUMENT_LEVEL, "Authentication: a malformed API key and a wrong one "

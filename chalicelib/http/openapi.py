@@ -28,6 +28,7 @@ from chalicelib import config
 from chalicelib.core.errors import ErrorResult
 from chalicelib.core.feature_levels import (
     EXTENSIONS_PARAMETER,
+    REALM_SETTINGS_CAPABILITY,
     WEBSOCKET_CAPABILITY,
     advertised_level,
 )
@@ -353,7 +354,9 @@ The feature level is the reference's, computed from the table in
 `docs/feature-levels.md`. This server's own extensions are sent only to a client that
 asks for them: `event_queue_websocket_url` (where the WebSocket push channel is served)
 in `POST /register` with the client capability `{WEBSOCKET_CAPABILITY}`, and in
-`GET /server_settings` with `{EXTENSIONS_PARAMETER}=true`."""
+`GET /server_settings` with `{EXTENSIONS_PARAMETER}=true`; `realm` `update_dict` events
+for the organization setting `empty_topic_display_name` with the client capability
+`{REALM_SETTINGS_CAPABILITY}`."""
 
 
 def openapi_document(app: Chalice) -> JsonSchema:

@@ -148,6 +148,20 @@ def test_get_user_by_email(realm):
     assert by_id.status == by_email.status
 
 
+def test_update_user_by_email(realm):
+    # PATCH /users/{email} (level 313): the same operation as by id
+    response = realm.admin.patch(f"/users/{quote(realm.member.email)}",
+                                 {"full_name": "Mei By Email"})
+    assert response.ok, response.json
+    shown = realm.admin.get(f"/users/{realm.member.user_id}").json["user"]
+    assert shown["full_name"] == "Mei By Email"
+    missing = realm.admin.patch("/users/nobody@nowhere.example.com", {"full_name": "X"})
+    assert missing.status == 400 and missing.json["code"] == "BAD_REQUEST"
+    # A non-administrator is refused before the address is looked up
+    refused = realm.member.patch("/users/nobody@nowhere.example.com", {"full_name": "X"})
+    assert refused.status == 400 and "permission" in refused.json["msg"].lower()
+
+
 def test_invites_list_the_link_url(realm):
     created = realm.admin.post("/invites/multiuse", {"stream_ids": []})
     assert created.ok, created.json
@@ -294,6 +308,20 @@ def test_navigation_views_lifecycle_with_events_and_state(realm, register_queue,
          "data": {"name": "Designs", "is_pinned": False}},
         {"type": "navigation_view", "op": "remove", "fragment": custom}]
     assert fetch_events(realm.admin, others) == []
+
+
+def test_navigation_view_fragment_with_its_slashes_in_the_path(realm):
+    # The reference reads the rest of the path as the fragment, as its example sends it
+    fragment = "narrow/channel/9-design/topic/plans"
+    assert realm.member.post("/navigation_views", {"fragment": fragment, "is_pinned": True,
+                                                   "name": "Plans"}).ok
+    assert realm.member.patch(f"/navigation_views/{fragment}", {"is_pinned": False}).ok
+    [view] = realm.member.get("/navigation_views").json["navigation_views"]
+    assert view == {"fragment": fragment, "is_pinned": False, "name": "Plans"}
+    assert realm.member.delete(f"/navigation_views/{fragment}").ok
+    assert realm.member.get("/navigation_views").json["navigation_views"] == []
+    missing = realm.member.delete("/navigation_views/narrow/is/nothing")
+    assert missing.status in (400, 404) and missing.json["result"] == "error"
 
 
 @pytest.mark.parametrize(("method", "path", "params", "status"), [

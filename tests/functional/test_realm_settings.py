@@ -8,6 +8,7 @@ import pytest
 from chalicelib.actions.realm import settings as realm_settings
 from chalicelib.actions.realm.settings import do_update_realm
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import REALM_SETTINGS_CAPABILITY
 from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
 
@@ -17,8 +18,10 @@ ADMINS, MODERATORS = system_group_id("role:administrators"), system_group_id("ro
 
 def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetch_events,
                                                      drain_events):
-    # GIVEN a member's queue for realm events
+    # GIVEN a member's queue for realm events, and one asking for this server's own settings
     queue_id = register_queue(realm.member, event_types=["realm"])["queue_id"]
+    own = register_queue(realm.member, event_types=["realm"], client_capabilities={
+        REALM_SETTINGS_CAPABILITY: True})["queue_id"]
     # WHEN an administrator changes plain, time-limit and group settings
     response = realm.admin.patch("/realm", {
         "allow_message_editing": False, "message_content_edit_limit_seconds": "unlimited",
@@ -37,16 +40,22 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
     assert {(e["type"], e["op"], e["property"]) for e in events} == {
         ("realm", "update_dict", "default")}
     assert all(len(e["data"]) == 1 for e in events)
-    assert {k: v for e in events for k, v in e["data"].items()} == {
+    changes = {
         "allow_message_editing": False, "message_content_edit_limit_seconds": None,
         "move_messages_within_stream_limit_seconds": 3600,
-        "topics_policy": "disable_empty_topic", "empty_topic_display_name": "misc",
+        "topics_policy": "disable_empty_topic",
         "message_content_delete_limit_seconds": 60,
         "message_edit_history_visibility_policy": "moves",
         "can_delete_own_message_group": MEMBERS,
         "can_move_messages_between_topics_group": MODERATORS,
         "can_resolve_topics_group": {"direct_members": [realm.member.user_id],
                                      "direct_subgroups": [ADMINS]}}
+    assert {k: v for e in events for k, v in e["data"].items()} == changes
+    # AND empty_topic_display_name, a setting of this server's own (the reference has no
+    # such update_dict property at the advertised level), only to the queue that asked
+    asked = fetch_events(realm.member, own)
+    assert {k: v for e in asked for k, v in e["data"].items()} == {
+        **changes, "empty_topic_display_name": "misc"}
     # AND registration shows the new values
     state = register_queue(realm.member, event_types=["realm"])
     assert state["realm_allow_message_editing"] is False

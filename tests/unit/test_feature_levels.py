@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from chalicelib.actions.realm.settings import OWN_SETTINGS
 from chalicelib.api.server import get_server_settings
 from chalicelib.core import feature_levels
 from chalicelib.core.feature_levels import (
@@ -16,6 +17,7 @@ from chalicelib.core.feature_levels import (
     HONOURED,
     NOT_HONOURED,
     NOT_OFFERED,
+    REALM_SETTINGS_CAPABILITY,
     REPORTED,
     Change,
     advertised_level,
@@ -68,6 +70,9 @@ def test_the_level_is_not_a_typed_constant(monkeypatch):
 def test_extension_names_are_the_ones_served():
     assert EXTENSIONS_PARAMETER in inspect.signature(
         get_server_settings.__wrapped__).parameters   # type: ignore[attr-defined]
-    assert set(EXTENSIONS) == {"event_queue_websocket_url"}
+    assert set(EXTENSIONS) == {"event_queue_websocket_url", "empty_topic_display_name"}
+    # The organization setting's events are gated by the realm-settings capability.
+    assert "empty_topic_display_name" in OWN_SETTINGS
+    assert REALM_SETTINGS_CAPABILITY in EXTENSIONS["empty_topic_display_name"]
     text = DOCUMENT.read_text(encoding="utf-8")
     assert all(f"`{name}`" in text for name in EXTENSIONS)

@@ -72,7 +72,8 @@ EXTENSIONS = {
     "GET /users: parameter only here: user_ids",
     "PATCH /settings: parameter only here: resolved_topic_notice_auto_read_policy",
     "POST /register: response field only here: navigation_views",
-    # One route serves GET /users/{user_id} and GET /users/{email}.
+    # One route serves GET /users/{user_id} and GET /users/{email} (and one PATCH
+    # /users/{user_id} and PATCH /users/{email}; PATCH is not among the seed operations).
     ("GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "
      "reference"),
     # Issue 21: anchor=date with anchor_date, newer than the reference copy here.
@@ -142,8 +143,8 @@ def test_the_comparison_covers_the_seed_operations(found):
 NOT_SERVED = {
     # Not operations: the reference documents concepts and the bots' side under paths.
     "POST /real-time", "POST /rest-error-handling", "POST /service-outgoing-webhook",
-    # Served under another spelling of the same path: GET /users/{user_id} (an id or an
-    # email; PATCH takes ids only so far), /users/{user_id}/presence, and the upload
+    # Served under another spelling of the same path: /users/{user_id} (GET and PATCH
+    # take an id or an email), /users/{user_id}/presence, and the upload
     # path with its random segment as a parameter of its own.
     "GET /users/{email}", "PATCH /users/{email}", "GET /users/{user_id_or_email}/presence",
     "GET /user_uploads/{realm_id_str}/{filename}",

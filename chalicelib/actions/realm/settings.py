@@ -14,6 +14,7 @@ from chalicelib.actions.realm.reads.settings import (
     STORED_NAMES,
 )
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import REALM_SETTINGS_CAPABILITY
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -39,7 +40,7 @@ class RealmSettingChanges(TypedDict, total=False):
     move_messages_within_stream_limit_seconds: int | None
     move_messages_between_streams_limit_seconds: int | None
     message_edit_history_visibility_policy: str
-    empty_topic_display_name: str
+    empty_topic_display_name: str   # this server's own: see OWN_SETTINGS
     topics_policy: str
     enable_read_receipts: bool
     can_resolve_topics_group: GroupSettingValue
@@ -134,4 +135,16 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
             event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
                                            "property": "default",
                                            "data": cast(RealmSettingChanges, {name: value})}
-            add_event(tx, realm.realm_id, event, to_realm())
+            add_event(tx, realm.realm_id, _gated(name, event), to_realm())
+
+
+# Settings of this server's own (the reference has no such update_dict property at the
+# advertised level): their events go only to queues with the client capability.
+OWN_SETTINGS = frozenset({"empty_topic_display_name"})
+
+
+def _gated(name: str, event: RealmUpdateDictEvent) -> dict[str, Any]:
+    if name not in OWN_SETTINGS:
+        return dict(event)
+    return {**event, "_without_capability": {"capability": REALM_SETTINGS_CAPABILITY,
+                                             "event": None}}

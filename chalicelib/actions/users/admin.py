@@ -1,4 +1,4 @@
-"""Administrators changing another user: PATCH /users/{id} (name, role, profile data,
+"""Administrators changing another user: PATCH /users/{id} or /users/{email} (name, role, profile data,
 email).
 
 An email change is the owner's, and only an owner's whom the server's operator gave the
@@ -28,7 +28,8 @@ from chalicelib.actions.users.deactivation import key_hashes
 from chalicelib.actions.users.profile_data import do_update_profile_data
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
-from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
+from chalicelib.actions.users.reads.shown import access_user_by_id_or_email
+from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import check_email, check_full_name
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import (
@@ -55,14 +56,16 @@ MAX_ATTEMPTS = 3
 ONLY_OWNER = "The owner permission cannot be removed from the only organization owner."
 
 
-def do_update_user(caller: Principal, user_id: int, *, full_name: str | None,
+def do_update_user(caller: Principal, user_id_or_email: str, *, full_name: str | None,
                    role: int | None, profile_data: Sequence[Mapping[str, Any]] | None,
                    new_email: str | None = None) -> EmptyResult:
+    """PATCH /users/{user_id} and PATCH /users/{email} (level 313): one route, digits
+    are an id."""
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
     if new_email is not None:
         _check_may_change_emails(caller)
-    target = access_user_by_id(caller, user_id)
+    target = access_user_by_id_or_email(caller, user_id_or_email)
     if role is not None:
         _check_role_change(caller, target, role)
     name = check_full_name(full_name) if full_name is not None else None
