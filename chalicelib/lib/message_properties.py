@@ -1,14 +1,15 @@
-"""Which `has:` properties a message's content and reactions give it: one test for the
-narrow evaluator and for the sparse property index that keeps them (models/message_properties.py)."""
+"""Which `has:` properties (and `is:resolved`) a message has: one test for the narrow
+evaluator and for the sparse index that keeps them (models/message_properties.py)."""
 from __future__ import annotations
 
 import re
 from typing import Literal
 
-Property = Literal["link", "attachment", "image", "reaction"]
-PROPERTIES: tuple[Property, ...] = ("link", "attachment", "image", "reaction")
+Property = Literal["link", "attachment", "image", "reaction", "resolved"]
+PROPERTIES: tuple[Property, ...] = ("link", "attachment", "image", "reaction", "resolved")
 CONTENT_PROPERTIES: tuple[Property, ...] = ("link", "attachment", "image")
 
+RESOLVED_TOPIC_PREFIX = "\u2714 "   # "✔ ", how a resolved topic is named
 _LINK = re.compile(r"<a\s[^>]*href=|https?://", re.IGNORECASE)
 _UPLOAD = "/user_uploads/"
 _IMAGE_TAG = re.compile(r"<img\s", re.IGNORECASE)
@@ -33,3 +34,7 @@ def content_properties(content: str, rendered_content: str) -> frozenset[Propert
     """The properties that follow from the content alone (link, attachment, image)."""
     return frozenset(p for p in CONTENT_PROPERTIES
                      if has_property(p, content, rendered_content, False))
+
+
+def is_resolved_topic(topic: str) -> bool:
+    return topic.startswith(RESOLVED_TOPIC_PREFIX)

@@ -1,12 +1,14 @@
 """The sparse `has:` index: one row per message that has a link, an attachment, an image
-or a reaction, under (realm, property) and ordered by message id; none for the others.
+or a reaction, or is in a resolved topic (`is:resolved`), under (realm, property) and
+ordered by message id; none for the others.
 
 Rows are written in the transaction that gives or takes the property (send, a content
-edit, the first reaction and the removal of the last) and deleted after a message's
-deletion commits; a row left over (a crash between the two, a lost race of the backfill)
-names a message that lacks the property or no longer exists, which a read skips: the
-narrow's evaluator checks every candidate. A missing row would hide a message, so no
-writer removes a row it has not seen to be wrong in the same transaction.
+edit, the first reaction and the removal of the last, a move that resolves or
+unresolves the topic) and deleted after a message's deletion commits; a row left over
+(a crash between the two, a lost race of the backfill) names a message that lacks the
+property or no longer exists, which a read skips: the narrow's evaluator checks every
+candidate. A missing row would hide a message, so no writer removes a row it has not
+seen to be wrong in the same transaction.
 """
 from __future__ import annotations
 
@@ -15,7 +17,11 @@ from typing import Any
 
 from pynamodb.attributes import UnicodeAttribute
 
-from chalicelib.lib.message_properties import PROPERTIES, content_properties
+from chalicelib.lib.message_properties import (
+    PROPERTIES,
+    content_properties,
+    is_resolved_topic,
+)
 from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
 from chalicelib.models.messages import Message
@@ -48,9 +54,11 @@ def add_property_changes(tx: Any, realm_id: int, message_id: int, before: Iterab
 
 
 def stored_properties(message: Message) -> frozenset[str]:
-    """The properties a stored message has now (content and reactions)."""
+    """The properties a stored message has now (content, reactions, resolved topic)."""
     return content_properties(message.content, message.rendered_content) | (
-        {"reaction"} if message.reaction_map() else frozenset())
+        {"reaction"} if message.reaction_map() else frozenset()) | (
+        {"resolved"} if message.type == "stream" and is_resolved_topic(message.topic)
+        else frozenset())
 
 
 def forget_properties(realm_id: int, messages: Iterable[Message]) -> None:

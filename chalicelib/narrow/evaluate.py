@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from chalicelib.lib.message_properties import has_property
+from chalicelib.lib.message_properties import has_property, is_resolved_topic
 from chalicelib.models.message_flags import MENTION_FLAGS
 from chalicelib.models.topics import topic_sort_key
-from chalicelib.narrow.types import RESOLVED_TOPIC_PREFIX, Narrow, Term
+from chalicelib.narrow.types import Narrow, Term
 
 FLAG_OPERANDS = frozenset({"starred", "mentioned", "alerted", "unread"})
 
@@ -132,7 +132,7 @@ class Evaluator:
         if operand == "unread":
             return m.flags is not None and "read" not in flags
         if operand == "resolved":
-            return m.is_channel and m.topic.startswith(RESOLVED_TOPIC_PREFIX)
+            return m.is_channel and is_resolved_topic(m.topic)
         if not m.is_channel or m.stream_id is None:
             return False
         key = (m.stream_id, topic_sort_key(m.topic))

@@ -172,3 +172,37 @@ def test_reindex_backfills_the_rows_and_resumes(realm, feed, drain_events):
         assert get(realm.member, [term("has", "link")])[0] == [image, link]
         assert get(realm.member, [term("has", "reaction")])[0] == [link]
         assert get(realm.member, [term("has", "attachment")])[0] == [image]
+
+
+def test_is_resolved_follows_resolving_and_unresolving(realm, feed, drain_events,
+                                                       monkeypatch):
+    from chalicelib.actions.messages import move as message_move
+
+    # GIVEN a topic of 12 messages (written in batches of 4 messages and 4 rows), among
+    # more other messages than a request examines
+    monkeypatch.setattr(message_move, "MESSAGES_PER_BATCH", 8)
+    topic = bulk_messages(realm.realm_id, realm.owner.user_id, feed, "bug", 12)
+    bulk_messages(realm.realm_id, realm.owner.user_id, feed, "other", 20)
+    monkeypatch.setattr(message_range, "MAX_EXAMINED", 10)
+    resolved = [term("is", "resolved")]
+    assert get(realm.member, resolved) == ([], (False, True, True))
+    # WHEN the topic is resolved
+    done = realm.owner.patch(f"/messages/{topic[0]}", {
+        "topic": "\u2714 bug", "propagate_mode": "change_all",
+        "send_notification_to_old_thread": False, "send_notification_to_new_thread": True})
+    assert done.ok, done.json
+    # THEN is:resolved lists every message of it, and the notice sent there
+    found, flags = get(realm.member, resolved, num_before=50)
+    assert found[:-1] == topic and flags == (True, True, True)
+    notice = found[-1]
+    assert rows(realm.realm_id, "resolved") == [*topic, notice]
+    # WHEN it is unresolved THEN is:resolved is empty and so is the index
+    undone = realm.owner.patch(f"/messages/{topic[0]}", {
+        "topic": "bug", "propagate_mode": "change_all",
+        "send_notification_to_old_thread": False, "send_notification_to_new_thread": False})
+    assert undone.ok, undone.json
+    assert get(realm.member, resolved) == ([], (False, True, True))
+    assert rows(realm.realm_id, "resolved") == []
+    # AND a message sent to a resolved topic is listed at once
+    late = send(realm.owner, "feed", "\u2714 done", "a late note")
+    assert get(realm.member, resolved)[0] == [late]

@@ -21,7 +21,8 @@ from chalicelib.models.message_properties import (
 from chalicelib.models.messages import Message
 
 PAGE = 100
-ATTRIBUTES = ["realm_id", "message_id", "content", "rendered_content", "reactions"]
+ATTRIBUTES = ["realm_id", "message_id", "type", "topic", "content", "rendered_content",
+              "reactions"]
 
 
 def backfill_properties(realm_id: int, before_id: int | None = None,

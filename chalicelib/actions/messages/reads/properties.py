@@ -1,12 +1,12 @@
 """The has: index (models/message_properties.py) as a source of narrow candidates.
 
-Which source a narrow with a positive `has:` term reads, in one rule: a conversation
+Which source a narrow with a positive `has:` or `is:resolved` term reads, in one rule: a conversation
 (`topic`, `dm`, `dm-including`) and the sources before it (`id`, `search`, the caller's
 own rows) keep their source; otherwise `has:image` and `has:attachment`, rare in most
-organizations, read their index even beside `channel` or `sender`; `has:link` and
-`has:reaction`, common, read theirs only instead of the realm's whole message list. With
-several `has:` terms, the first of image, attachment, reaction, link. A negated `has:`
-never picks the index (the property's absence is not indexed).
+organizations, read their index even beside `channel` or `sender`; `is:resolved`,
+`has:reaction` and `has:link`, common, read theirs only instead of the realm's whole
+message list. With several such terms, the first of image, attachment, resolved,
+reaction, link. A negated term never picks the index (absence is not indexed).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from chalicelib.models.message_properties import MessageProperty, property_key
 from chalicelib.narrow import Narrow
 
 RARE: tuple[Property, ...] = ("image", "attachment")
-COMMON: tuple[Property, ...] = ("reaction", "link")
+COMMON: tuple[Property, ...] = ("resolved", "reaction", "link")
 
 
 def indexed_property(narrow: Narrow) -> Property | None:
@@ -27,7 +27,7 @@ def indexed_property(narrow: Narrow) -> Property | None:
         return None
     common = () if narrow.first("channel") or narrow.first("sender") else COMMON
     for name in (*RARE, *common):
-        if narrow.has_term("has", name):
+        if narrow.has_term("is" if name == "resolved" else "has", name):
             return name
     return None
 

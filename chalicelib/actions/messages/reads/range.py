@@ -6,8 +6,8 @@ message index for a channel, a topic, a direct conversation or a sender; for a t
 without a channel, the topic index of each channel whose topic list has it, merged; for
 `dm-including`, the direct-conversation index of each of the caller's conversations with
 that user, merged; the search index for `search`; the has: index for a positive `has:`
-term (image and attachment even beside a channel or sender; link and reaction only
-instead of the realm's list: reads/properties.py); the realm's messages otherwise. Each
+or `is:resolved` term (image and attachment even beside a channel or sender; the others
+only instead of the realm's list: reads/properties.py); the realm's messages otherwise. Each
 page of candidates is checked for access (channels and subscriptions read once per
 request) and against the whole narrow by the narrow package's one evaluator. A request
 examines at most `MAX_EXAMINED` candidates a side; when it stops there, the found_* flag
