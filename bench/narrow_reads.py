@@ -1,14 +1,15 @@
-"""What GET /messages narrowed by `dm-including`, by a topic without a channel or by
-`has:image` reads on realms where the matching messages are few and old and the other
-messages many (requests, read units, results).
+"""What GET /messages narrowed by `dm-including`, by a topic without a channel, by
+`has:image` or by `is:resolved` reads on realms where the matching messages are few and
+old and the other messages many (requests, read units, results).
 
 Three direct conversations of the member with the owner are sent through the API (and
 delivered: their recent-conversation items written as the fan-out writes them), and five
 messages to a topic of a channel; then the realm gets N channel messages in another
 topic, written straight into moto's tables as bench/search.py does. The member asks for
 the 100 newest messages including the owner, then for the 100 newest of the topic, then
-for the 100 newest with an image (one, sent before the others): before, as the realm's
-message list answered it (the has: index switched off), and after, from the has: index.
+for the 100 newest with an image, and in a resolved topic (one each, sent before the
+others): before, as the realm's message list answered them (the has: index switched
+off), and after, from the has: index.
 
 Run: .venv/bin/python -m bench.narrow_reads [channel messages...]   (default: 1000 10000)
 """
@@ -36,6 +37,8 @@ NARROWS: list[tuple[str, dict[str, Any], bool]] = [
     ("topic alone", {"operator": "topic", "operand": "rare topic"}, True),
     ("has:image old", {"operator": "has", "operand": "image"}, False),
     ("has:image new", {"operator": "has", "operand": "image"}, True),
+    ("resolved old", {"operator": "is", "operand": "resolved"}, False),
+    ("resolved new", {"operator": "is", "operand": "resolved"}, True),
 ]
 
 
@@ -74,6 +77,8 @@ def build(size: int) -> tuple[Any, dict[str, str], int, list[int]]:
         sent.append(call("POST", "/messages", owner, type="stream", to="noise",
                          topic="rare topic", content=f"rare {n}")["id"])
     sent.append(call("POST", "/messages", owner, type="stream", to="noise",
+                     topic="\u2714 fixed", content="resolved it")["id"])
+    sent.append(call("POST", "/messages", owner, type="stream", to="noise",
                      topic="pictures", content=IMAGE)["id"])
     for pending in PendingDelivery.query(realm.realm_id):
         pending.delete()
@@ -104,7 +109,7 @@ def has_index(enabled: bool) -> None:
     from chalicelib.actions.messages.reads import properties
 
     properties.RARE = ("image", "attachment") if enabled else ()
-    properties.COMMON = ("reaction", "link") if enabled else ()
+    properties.COMMON = ("resolved", "reaction", "link") if enabled else ()
 
 
 def main(sizes: list[int]) -> None:
@@ -133,6 +138,8 @@ def main(sizes: list[int]) -> None:
                 assert found == sorted(found) and set(found) <= set(sent)
                 if label == "has:image new":
                     assert found == [sent[-1]] and answer["found_oldest"]
+                if label == "resolved new":
+                    assert found == [sent[-2]] and answer["found_oldest"]
             has_index(True)
 
 

@@ -4,10 +4,11 @@ Users' `role_key` (the `by_role` index that finds another owner), `group_ids` (t
 direct groups that deactivation leaves) and the `settings` / `profile_data` maps (whose
 per-key document paths later updates write) are written by every change or creation
 since they were added, like messages' `sender_key` (the `by_sender` index of the
-`sender` narrow); this brings older items in line, and indexes for search the
-messages sent before the search index existed (search/backfill.py) and puts the has:
-index rows of messages sent before that index existed (reindex_properties.py). Bulk by nature (it
-reads the whole realm), so it runs from the admin CLI, never on a request path. Safe to run again at any time.
+`sender` narrow); this brings older items in line, indexes for search the messages sent
+before the search index existed (search/backfill.py), and puts the has: index rows of
+messages sent before that index existed (reindex_properties.py). Bulk by nature (it
+reads the whole realm), so it runs from the admin CLI, never on a request path. Safe to
+run again at any time.
 """
 from __future__ import annotations
 
