@@ -206,3 +206,31 @@ def test_is_resolved_follows_resolving_and_unresolving(realm, feed, drain_events
     # AND a message sent to a resolved topic is listed at once
     late = send(realm.owner, "feed", "\u2714 done", "a late note")
     assert get(realm.member, resolved)[0] == [late]
+
+
+def test_a_reaction_added_while_the_last_is_removed_keeps_the_row(realm, feed,
+                                                                  monkeypatch):
+    from chalicelib.actions.messages import reactions
+    from chalicelib.models.messages import Message, reaction_key
+
+    # GIVEN a message with one reaction
+    message = send(realm.owner, "feed", "t", "react to me")
+    assert realm.owner.post(f"/messages/{message}/reactions", {"emoji_name": "smile"}).ok
+    # AND another reaction that lands after its removal read the message, before it writes
+    real = reactions._write
+    raced: list[bool] = []
+
+    def racing(*args, **kwargs):
+        if not raced:
+            raced.append(True)
+            key = reaction_key("unicode_emoji", "1f389", realm.member.user_id)
+            Message(realm.realm_id, message).update(actions=[
+                Message.reactions[key].set({"emoji_name": "tada", "at": 1})])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reactions, "_write", racing)
+    # WHEN the reaction it read as the last one is removed
+    assert realm.owner.delete(f"/messages/{message}/reactions", {"emoji_name": "smile"}).ok
+    # THEN the removal saw the map change (it read again) and the row stays
+    assert raced and rows(realm.realm_id, "reaction") == [message]
+    assert get(realm.member, [term("has", "reaction")])[0] == [message]
