@@ -1,12 +1,15 @@
-"""What GET /messages narrowed by `dm-including` or by a topic without a channel reads on
-realms where the matching messages are few and old and the other messages many
-(requests, read units, results).
+"""What GET /messages narrowed by `dm-including`, by a topic without a channel, by
+`has:image` or by `is:resolved` reads on realms where the matching messages are few and
+old and the other messages many (requests, read units, results).
 
 Three direct conversations of the member with the owner are sent through the API (and
 delivered: their recent-conversation items written as the fan-out writes them), and five
 messages to a topic of a channel; then the realm gets N channel messages in another
 topic, written straight into moto's tables as bench/search.py does. The member asks for
-the 100 newest messages including the owner, then for the 100 newest of the topic.
+the 100 newest messages including the owner, then for the 100 newest of the topic, then
+for the 100 newest with an image, and in a resolved topic (one each, sent before the
+others): before, as the realm's message list answered them (the has: index switched
+off), and after, from the has: index.
 
 Run: .venv/bin/python -m bench.narrow_reads [channel messages...]   (default: 1000 10000)
 """
@@ -28,6 +31,15 @@ from bench.common import (
 
 CONVERSATIONS = 3
 MESSAGES_PER_CONVERSATION = 5
+IMAGE = "the plan [plan.png](/user_uploads/1/ab/plan.png)"
+NARROWS: list[tuple[str, dict[str, Any], bool]] = [
+    ("dm-including", {"operator": "dm-including", "operand": 0}, True),
+    ("topic alone", {"operator": "topic", "operand": "rare topic"}, True),
+    ("has:image old", {"operator": "has", "operand": "image"}, False),
+    ("has:image new", {"operator": "has", "operand": "image"}, True),
+    ("resolved old", {"operator": "is", "operand": "resolved"}, False),
+    ("resolved new", {"operator": "is", "operand": "resolved"}, True),
+]
 
 
 def build(size: int) -> tuple[Any, dict[str, str], int, list[int]]:
@@ -64,6 +76,10 @@ def build(size: int) -> tuple[Any, dict[str, str], int, list[int]]:
     for n in range(5):
         sent.append(call("POST", "/messages", owner, type="stream", to="noise",
                          topic="rare topic", content=f"rare {n}")["id"])
+    sent.append(call("POST", "/messages", owner, type="stream", to="noise",
+                     topic="\u2714 fixed", content="resolved it")["id"])
+    sent.append(call("POST", "/messages", owner, type="stream", to="noise",
+                     topic="pictures", content=IMAGE)["id"])
     for pending in PendingDelivery.query(realm.realm_id):
         pending.delete()
     noise = Message.get(realm.realm_id, call(
@@ -88,18 +104,26 @@ def bench_member_n(realm_id: int, n: int) -> int:
     return int(user.user_id)
 
 
+def has_index(enabled: bool) -> None:
+    """Switches the has: index on, or off (the realm's message list answers, as before)."""
+    from chalicelib.actions.messages.reads import properties
+
+    properties.RARE = ("image", "attachment") if enabled else ()
+    properties.COMMON = ("resolved", "reaction", "link") if enabled else ()
+
+
 def main(sizes: list[int]) -> None:
     counter = RequestCounter()
     counter.install()
-    print(f"{'narrow':<13} {'channel messages':>16} {'results':>7} {'found_oldest':>12} {'requests':>8} "
-          f"{'Query':>5} {'read units':>10}")
+    print(f"{'narrow':<13} {'channel messages':>16} {'results':>7} {'found_oldest':>12} "
+          f"{'requests':>8} {'Query':>5} {'BatchGet':>8} {'read units':>10}")
     for size in sizes:
         with moto_backend():
             call, member, owner_id, sent = build(size)
-            for label, narrow in (("dm-including", {"operator": "dm-including",
-                                                     "operand": owner_id}),
-                                  ("topic alone", {"operator": "topic",
-                                                   "operand": "rare topic"})):
+            for label, narrow, indexed in NARROWS:
+                if narrow["operator"] == "dm-including":
+                    narrow = {**narrow, "operand": owner_id}
+                has_index(indexed)
                 before_units = counter.units.copy()
                 with counter.measure() as calls:
                     answer = call("GET", "/messages", member, anchor="newest",
@@ -107,10 +131,16 @@ def main(sizes: list[int]) -> None:
                 units = counter.units - before_units
                 found = [m["id"] for m in answer["messages"]]
                 queries = sum(n for (_, op), n in calls.items() if op == "Query")
+                gets = sum(n for (_, op), n in calls.items() if op == "BatchGetItem")
                 print(f"{label:<13} {size:>16,} {len(found):>7} "
                       f"{answer['found_oldest']!s:>12} {sum(calls.values()):>8} "
-                      f"{queries:>5} {units['read']:>10.1f}")
+                      f"{queries:>5} {gets:>8} {units['read']:>10.1f}")
                 assert found == sorted(found) and set(found) <= set(sent)
+                if label == "has:image new":
+                    assert found == [sent[-1]] and answer["found_oldest"]
+                if label == "resolved new":
+                    assert found == [sent[-2]] and answer["found_oldest"]
+            has_index(True)
 
 
 if __name__ == "__main__":

@@ -184,7 +184,8 @@ def reindex(args: argparse.Namespace) -> dict[str, Any]:
 
     realm = _realm(args.realm)
     return {"realm_id": realm.realm_id, **do_reindex_realm(
-        realm.realm_id, progress=lambda line: print(line, file=sys.stderr))}
+        realm.realm_id, progress=lambda line: print(line, file=sys.stderr),
+        properties_before=args.properties_before)}
 
 
 def import_realm(args: argparse.Namespace) -> dict[str, Any]:
@@ -269,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
         "reindex", help="backfill index attributes and the search index for data written"
         " by older versions")
     command.add_argument("--realm", required=True)
+    command.add_argument("--properties-before", type=int, default=None,
+                         help="resume the has: index backfill below this message id")
     command.set_defaults(run=reindex)
     command = commands.add_parser(
         "import-realm", help="load an organization export into a new organization")

@@ -8,20 +8,15 @@ channels muted), so it makes no request of its own.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from chalicelib.lib.message_properties import has_property, is_resolved_topic
 from chalicelib.models.message_flags import MENTION_FLAGS
 from chalicelib.models.topics import topic_sort_key
-from chalicelib.narrow.types import RESOLVED_TOPIC_PREFIX, Narrow, Term
+from chalicelib.narrow.types import Narrow, Term
 
 FLAG_OPERANDS = frozenset({"starred", "mentioned", "alerted", "unread"})
-_LINK = re.compile(r"<a\s[^>]*href=|https?://", re.IGNORECASE)
-_UPLOAD = "/user_uploads/"
-_IMAGE_TAG = re.compile(r"<img\s", re.IGNORECASE)
-_IMAGE_UPLOAD = re.compile(r"/user_uploads/[^\s\"')]+\.(?:png|jpe?g|gif|webp|bmp)\b",
-                           re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -137,7 +132,7 @@ class Evaluator:
         if operand == "unread":
             return m.flags is not None and "read" not in flags
         if operand == "resolved":
-            return m.is_channel and m.topic.startswith(RESOLVED_TOPIC_PREFIX)
+            return m.is_channel and is_resolved_topic(m.topic)
         if not m.is_channel or m.stream_id is None:
             return False
         key = (m.stream_id, topic_sort_key(m.topic))
@@ -151,11 +146,4 @@ class Evaluator:
 
 
 def _has(operand: str, m: MessageFacts) -> bool:
-    text = m.rendered_content + "\n" + m.content
-    if operand == "reaction":
-        return m.has_reactions
-    if operand == "attachment":
-        return _UPLOAD in text
-    if operand == "image":
-        return bool(_IMAGE_TAG.search(m.rendered_content) or _IMAGE_UPLOAD.search(text))
-    return bool(_LINK.search(text))   # link
+    return has_property(operand, m.content, m.rendered_content, m.has_reactions)

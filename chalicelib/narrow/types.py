@@ -14,7 +14,6 @@ HasOperand = Literal["link", "attachment", "image", "reaction"]
 UserRef = int | str
 Operand = int | str | tuple[UserRef, ...]
 
-RESOLVED_TOPIC_PREFIX = "\u2714 "   # "✔ ", how a resolved topic is named
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,7 @@ def test_a_side_stopped_by_the_examination_cap_does_not_claim_the_end(realm, six
 
     # GIVEN a narrow that only the realm's messages answer, and a cap of four candidates
     monkeypatch.setattr(message_range, "MAX_EXAMINED", 4)
-    narrow = [{"operator": "has", "operand": "reaction"}]   # none has a reaction
+    narrow = [{"operator": "is", "operand": "followed"}]   # no topic is followed
     # THEN a side that stops there does not claim to have reached the end
     assert get(realm.member, anchor="newest", num_before=1, num_after=0,
                narrow=narrow) == ([], 0, (False, False, True))

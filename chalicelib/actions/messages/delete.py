@@ -5,7 +5,7 @@ follows from it: each message conditioned on the version that was read (an edit
 meanwhile makes the batch read again), the upload links those messages held, the
 delete_message event to everyone who could read them (and the actor), and, when the
 channel's first message goes, the channel's new first_message_id with its stream event.
-The topic list's entry is brought in step afterwards (it is recomputable).
+The topic list's entry and the has: index rows are brought in step afterwards.
 
 The delete_message outbox record carries the deleted ids with their channel and topic
 (or the direct conversation's participants as its audience), which is all that state
@@ -31,9 +31,11 @@ from chalicelib.actions.realm.reads.settings import (
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, stream_key
+from chalicelib.models.message_properties import forget_properties
 from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm
@@ -143,7 +145,10 @@ def link_items_at_most(messages: list[Message]) -> int:
 
 
 def forget_deleted(realm: Realm, stream: Stream | None, messages: list[Message]) -> None:
-    """What follows a committed deletion outside its transaction: the topic list."""
+    """What follows a committed deletion outside its transaction: the has: index rows
+    (a row left by a failure here names a missing message, which reads skip) and the
+    topic list."""
+    best_effort(lambda: forget_properties(realm.realm_id, messages), "has: index rows")
     if stream is not None:
         forget_topic_messages(realm.realm_id, stream.stream_id, messages[0].topic,
                               {m.message_id for m in messages})

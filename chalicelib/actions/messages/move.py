@@ -36,18 +36,26 @@ from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.aws_errors import best_effort
+from chalicelib.lib.message_properties import (
+    CONTENT_PROPERTIES,
+    content_properties,
+    is_resolved_topic,
+)
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
 from chalicelib.models.message_moves import MessageMove
+from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm
 
 # Items per transaction are at most 100; a batch leaves room for its two events, the
-# move record and two notification messages with their events. The batch with the
-# edited message also makes room for its upload links.
-MESSAGES_PER_BATCH = 90
+# move record and two notification messages with their events and has: index rows (at
+# most 4 each: a topic name can hold a link, and be resolved). The batch with the
+# edited message also makes room for its upload links and its has: index changes; a
+# move that resolves or unresolves a topic writes a row per message, so half as many.
+MESSAGES_PER_BATCH = 82
 MAX_BATCH_ATTEMPTS = 8
 MOVE_RECORD_TTL = timedelta(days=2)
 
@@ -99,10 +107,14 @@ def execute_edit(caller: Principal, realm: Realm, target: Message,
         messages = [target] + [m for m in messages if m.message_id != target.message_id]
     if plan is not None and plan.total is None:
         plan.total = len(messages)
-    first_size = MESSAGES_PER_BATCH - writer.attachment_items()
+    # The target's batch also carries a content edit's has: index changes; resolving or
+    # unresolving a topic writes an is:resolved row beside each message.
+    halve = 2 if writer.resolving is not None else 1
+    per_batch = MESSAGES_PER_BATCH // halve
+    first_size = max(1, (MESSAGES_PER_BATCH - writer.attachment_items() - (
+        len(CONTENT_PROPERTIES) if rendered is not None else 0)) // halve)
     batches = [messages[:first_size]] + [
-        messages[i:i + MESSAGES_PER_BATCH]
-        for i in range(first_size, len(messages), MESSAGES_PER_BATCH)]
+        messages[i:i + per_batch] for i in range(first_size, len(messages), per_batch)]
     writer.recorded = plan is not None and (resuming or len(batches) > 1)
     moved: set[int] = set()
     for index, batch in enumerate(batches):
@@ -172,9 +184,10 @@ class _EditWriter:
         self.attachments = plan_attachment_changes(
             self.realm.realm_id, self.caller.user_id, target.message_id, target.content,
             self.rendered.content)
-        if self.attachment_items() >= MESSAGES_PER_BATCH:
-            raise ApiError("An edit may change at most "
-                           f"{MESSAGES_PER_BATCH - 1} links to uploaded files at once.")
+        most = MESSAGES_PER_BATCH - len(CONTENT_PROPERTIES) - 2   # and a resolved row
+        if self.attachment_items() > most:
+            raise ApiError(f"An edit may change at most {most} links to uploaded files "
+                           "at once.")
 
     def attachment_items(self) -> int:
         return 0 if self.attachments is None else \
@@ -195,6 +208,7 @@ class _EditWriter:
                         tx.update(Message(message.realm_id, message.message_id),
                                   actions=self._actions(message),
                                   condition=Message.version == message.version)
+                        self._property_changes(tx, message)
                     if batch:
                         self._add_events(tx, batch)
                     if first and self.recorded and self.plan is not None:
@@ -333,6 +347,27 @@ class _EditWriter:
         actions += [Message.edit_history.set([entry, *(message.edit_history or [])]),
                     Message.version.set(message.version + 1)]
         return actions
+
+    def _property_changes(self, tx: Any, message: Message) -> None:
+        """The has: index follows a content edit and a move that resolves or unresolves
+        the topic; the version condition above makes `message` the state read."""
+        before: set[str] = set()
+        after: set[str] = set()
+        if self.rendered is not None and message.message_id == self.target.message_id:
+            before |= content_properties(message.content, message.rendered_content)
+            after |= content_properties(self.rendered.content, self.rendered.rendered)
+        if self.resolving is not None and message.type == "stream":
+            (after if self.resolving else before).add("resolved")
+        add_property_changes(tx, message.realm_id, message.message_id, before, after)
+
+    @property
+    def resolving(self) -> bool | None:
+        """True if the move resolves the topic, False if it unresolves it, else None."""
+        plan = self.plan
+        if plan is None or not plan.topic_changed:
+            return None
+        old, new = is_resolved_topic(plan.old_topic), is_resolved_topic(plan.new_topic)
+        return None if old == new else new
 
     def _event(self, batch: list[Message]) -> dict[str, object]:
         target, plan = self.target, self.plan

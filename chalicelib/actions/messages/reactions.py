@@ -11,6 +11,7 @@ import time
 from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.condition import size
 
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
@@ -20,6 +21,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.emoji import REACTION_TYPES, UNICODE_EMOJI
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, parse_reaction_key, reaction_key
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.users import User
@@ -171,12 +173,24 @@ def _write(caller: Principal, accessed: AccessedMessage, key: str, entry: dict[s
     else:
         actions = [Message.reactions[key].set(entry)]
         condition = exists & Message.reactions.exists() & Message.reactions[key].does_not_exist()
+    # The has:reaction row goes with the first reaction and the last; the condition
+    # holds the map's emptiness to what was read, so a race cannot leave reactions
+    # without their row (the loser reads again).
+    count = len(message.reaction_map())
+    after = count + (1 if op == "add" else -1)
+    stored = size(Message.reactions)
+    if op == "remove":
+        condition = condition & (stored == 1 if after == 0 else stored > 1)
+    elif count > 0:
+        condition = condition & (stored > 0)
     event = _event(message.message_id, key, str(entry["emoji_name"]), op, person)
     audience = readers_audience(caller.realm_id, [message], accessed.stream, caller.user_id)
     try:
         with transaction() as tx:
             tx.update(Message(message.realm_id, message.message_id), actions=actions,
                       condition=condition)
+            add_property_changes(tx, message.realm_id, message.message_id,
+                                 ["reaction"] if count else [], ["reaction"] if after else [])
             add_event(tx, caller.realm_id, event, audience)
     except TransactWriteError as error:
         if is_condition_failure(error):

@@ -44,6 +44,7 @@ from chalicelib.lib.mentions import Mentions
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
+from chalicelib.models.message_properties import add_property_changes, stored_properties
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
@@ -73,6 +74,9 @@ class PreparedMessage:
         # Unread for its recipients until the fan-out has written their markers.
         tx.save(pending_record(self.message, bool(self.event.get("_read_by_sender", True))))
         add_event(tx, self.message.realm_id, self.event, self.audience)
+        # The has: index: a new message's link, attachment, image and resolved topic.
+        add_property_changes(tx, self.message.realm_id, self.message.message_id, (),
+                             stored_properties(self.message))
 
 
 def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str,

@@ -46,6 +46,11 @@ from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS,
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream
 from chalicelib.models.message_flags import MENTIONED_BIT, UnreadMessage
+from chalicelib.models.message_properties import (
+    MessageProperty,
+    property_key,
+    stored_properties,
+)
 from chalicelib.models.messages import Message, dm_key
 from chalicelib.models.realm_emoji import RealmEmoji
 from chalicelib.models.realms import Realm, claim_name, group_name_key, stream_name_key
@@ -232,6 +237,10 @@ def _import_messages(realm_id: int, users: dict[int, int], channels: dict[int, i
                     links.setdefault(attachment.path_id, set()).add(message.message_id)
             batch.save(message)
             written[int(record["id"])] = message
+    with MessageProperty.batch_write() as rows:   # the has: index of what was imported
+        for message in written.values():
+            for name in sorted(stored_properties(message)):
+                rows.save(MessageProperty(property_key(realm_id, name), message.message_id))
     for (stream_id, topic), message_id in latest.items():
         note_topic_message(realm_id, stream_id, topic, message_id)
     for path_id, message_ids in links.items():

@@ -4,9 +4,11 @@ Users' `role_key` (the `by_role` index that finds another owner), `group_ids` (t
 direct groups that deactivation leaves) and the `settings` / `profile_data` maps (whose
 per-key document paths later updates write) are written by every change or creation
 since they were added, like messages' `sender_key` (the `by_sender` index of the
-`sender` narrow); this brings older items in line, and indexes for search the
-messages sent before the search index existed (search/backfill.py). Bulk by nature (it
-reads the whole realm), so it runs from the admin CLI, never on a request path. Safe to run again at any time.
+`sender` narrow); this brings older items in line, indexes for search the messages sent
+before the search index existed (search/backfill.py), and puts the has: index rows of
+messages sent before that index existed (reindex_properties.py). Bulk by nature (it
+reads the whole realm), so it runs from the admin CLI, never on a request path. Safe to
+run again at any time.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from collections.abc import Callable
 
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
+from chalicelib.actions.realm.reindex_properties import backfill_properties
 from chalicelib.models.base import (
     is_condition_failure,
     is_write_condition_failure,
@@ -25,8 +28,8 @@ from chalicelib.models.users import User, role_key
 from chalicelib.search.backfill import backfill_realm
 
 
-def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: None
-                     ) -> dict[str, int]:
+def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: None,
+                     properties_before: int | None = None) -> dict[str, int]:
     roles = _backfill_role_keys(realm_id)
     progress(f"role keys set: {roles}")
     links = _backfill_group_ids(realm_id)
@@ -36,7 +39,8 @@ def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: 
     senders = _backfill_sender_keys(realm_id)
     progress(f"messages given their sender key: {senders}")
     search = backfill_realm(realm_id, progress)   # messages sent before the search index
-    return {"role_keys_set": roles, "group_links_set": links, "user_maps_set": maps,
+    properties = backfill_properties(realm_id, properties_before, progress)  # the has: index
+    return {**properties, "role_keys_set": roles, "group_links_set": links, "user_maps_set": maps,
             "sender_keys_set": senders,
             "search_messages_indexed": search["messages_indexed"],
             "search_postings_written": search["postings_written"]}

@@ -5,7 +5,9 @@ caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`
 message index for a channel, a topic, a direct conversation or a sender; for a topic
 without a channel, the topic index of each channel whose topic list has it, merged; for
 `dm-including`, the direct-conversation index of each of the caller's conversations with
-that user, merged; the search index for `search`; the realm's messages otherwise. Each
+that user, merged; the search index for `search`; the has: index for a positive `has:`
+or `is:resolved` term (image and attachment even beside a channel or sender; the others
+only instead of the realm's list: reads/properties.py); the realm's messages otherwise. Each
 page of candidates is checked for access (channels and subscriptions read once per
 request) and against the whole narrow by the narrow package's one evaluator. A request
 examines at most `MAX_EXAMINED` candidates a side; when it stops there, the found_* flag
@@ -22,6 +24,7 @@ from typing import Any, Literal
 from chalicelib import config
 from chalicelib.actions.messages.reads.access import Access
 from chalicelib.actions.messages.reads.narrow import resolve_narrow
+from chalicelib.actions.messages.reads.properties import indexed_property, property_ids
 from chalicelib.actions.read_state.reads.flags import flags_of
 from chalicelib.actions.read_state.reads.pending import (
     Recipient,
@@ -133,6 +136,10 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         if narrow.has_term("is", flag):
             yield from _by_ids(caller, _personal_ids(caller, flag, bound))
             return
+    indexed = indexed_property(narrow)
+    if indexed is not None:
+        yield from _with_property(caller, indexed, bound, page)
+        return
     condition = bound.on(Message.message_id)
     channel, topic = narrow.first("channel"), narrow.first("topic")
     if channel is not None:
@@ -180,6 +187,14 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         return
     yield from Message.query(caller.realm_id, condition, scan_index_forward=bound.forward,
                              page_size=PAGE_SIZE if narrow.terms else page)
+
+
+def _with_property(caller: Principal, name: str, bound: Bound, page: int
+                   ) -> Iterator[Message]:
+    """The messages the has: index lists for the property (rows of deleted messages
+    read as nothing; the evaluator checks the property itself)."""
+    yield from _by_ids(caller, property_ids(caller.realm_id, name, bound.on, bound.forward,
+                                            max(page, MESSAGES_PER_READ)))
 
 
 def _channels_with_topic(realm_id: int, topic: str) -> list[int]:
