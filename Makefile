@@ -88,6 +88,7 @@ package: $(STAMP) $(DOCS_STAMP)
 	@rm -rf build/package
 	@$(BIN)/chalice package --stage prod --pkg-format cloudformation \
 		--merge-template infra/template.json build/package >/dev/null
+	@$(BIN)/python -m infra.compact_template build/package/sam.json
 	@$(BIN)/cfn-lint build/package/sam.json
 	@echo "==> build/package/sam.json passes cfn-lint"
 
