@@ -5,19 +5,17 @@ from __future__ import annotations
 import base64
 import json
 import statistics
-import tempfile
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import requests
 from websockets.sync.client import connect
 
-from infra.local.launcher import LocalStack, start_stack
+from infra.local.launcher import LocalStack, fresh_stack
 
 
-def _percentiles(delays: list[float]) -> str:
+def percentiles(delays: list[float]) -> str:
     delays = sorted(delays)
     p95 = delays[min(len(delays) - 1, round(0.95 * len(delays)) - 1)]
     return (f"p50 {statistics.median(delays):.0f} ms, p95 {p95:.0f} ms, "
@@ -87,16 +85,10 @@ def push_delays(stack: LocalStack, rounds: int) -> list[float]:
 
 
 def delivery_delays(rounds: int = 40) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        state = Path(tmp) / "state"
-        state.mkdir()
-        stack = start_stack(state)
-        try:
-            longpoll = longpoll_delays(stack, rounds)
-            push = push_delays(stack, rounds)
-        finally:
-            stack.stop()
+    with fresh_stack() as stack:
+        longpoll = longpoll_delays(stack, rounds)
+        push = push_delays(stack, rounds)
     print(f"\n6. Delivery on the local stack ({rounds} direct messages each): POST /messages "
           "response -> the message at the client")
-    print(f"   waiting long-poll: {_percentiles(longpoll)} (target: p50 <= 150 ms)")
-    print(f"   push channel:      {_percentiles(push)}")
+    print(f"   waiting long-poll: {percentiles(longpoll)} (target: p50 <= 150 ms)")
+    print(f"   push channel:      {percentiles(push)}")

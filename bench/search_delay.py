@@ -6,17 +6,15 @@ Run: .venv/bin/python -m bench.search_delay [rounds]
 from __future__ import annotations
 
 import json
-import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 
 import requests
 
-from infra.local.launcher import LocalStack, start_stack
+from bench.event_delay import percentiles
+from infra.local.launcher import LocalStack, fresh_stack
 
 POLL_SECONDS = 0.02
 GIVE_UP_SECONDS = 30
@@ -84,25 +82,13 @@ def measure(stack: LocalStack, rounds: int) -> dict[str, list[float]]:
     return delays
 
 
-def _summary(values: list[float]) -> str:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * len(ordered)) - 1)]
-    return f"p50 {statistics.median(ordered):6.0f} ms   p95 {p95:6.0f} ms   max {ordered[-1]:6.0f} ms"
-
-
 def main(rounds: int = 20) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        state = Path(tmp) / "state"
-        state.mkdir()
-        stack = start_stack(state)
-        try:
-            delays = measure(stack, rounds)
-        finally:
-            stack.stop()
+    with fresh_stack() as stack:
+        delays = measure(stack, rounds)
     print(f"\nIndexing delay on the local stack ({rounds} rounds; answer -> found by search, "
           f"polled every {POLL_SECONDS * 1000:.0f} ms)")
     for change, values in delays.items():
-        print(f"  after {change:<8} {_summary(values)}")
+        print(f"  after {change:<8} {percentiles(values)}")
 
 
 if __name__ == "__main__":

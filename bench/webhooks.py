@@ -9,11 +9,9 @@ import collections
 import json
 import os
 import statistics
-import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 from bench.common import RequestCounter, bench_realm, moto_backend
@@ -140,34 +138,28 @@ def requests_per_delivery() -> None:
 def delivery_delay(rounds: int = DELIVERIES) -> None:
     import requests
 
-    from infra.local.launcher import start_stack
+    from infra.local.launcher import fresh_stack
 
     receiver = Receiver()
-    with tempfile.TemporaryDirectory() as tmp:
-        state = Path(tmp) / "state"
-        state.mkdir()
-        stack = start_stack(state)
-        try:
-            owner = stack.accounts()["owner"]
-            auth = (owner["email"], owner["api_key"])
-            api = f"{stack.url}/api/v1"
-            assert requests.post(f"{api}/bots", auth=auth, timeout=10, data={
-                "full_name": "Echo", "short_name": "echo", "bot_type": "3",
-                "payload_url": json.dumps(receiver.url)}).json()["result"] == "success"
-            delays: list[float] = []
-            responded: list[float] = []
-            for n in range(rounds):
-                started = time.perf_counter()
-                sent = requests.post(f"{api}/messages", auth=auth, timeout=10, data={
-                    "type": "stream", "to": "general", "topic": "bench",
-                    "content": f"@**Echo** {n}"}).json()
-                responded.append((time.perf_counter() - started) * 1000)
-                deadline = time.monotonic() + 20
-                while sent["id"] not in receiver.arrivals and time.monotonic() < deadline:
-                    time.sleep(0.005)
-                delays.append((receiver.arrivals[sent["id"]] - started) * 1000)
-        finally:
-            stack.stop()
+    with fresh_stack() as stack:
+        owner = stack.accounts()["owner"]
+        auth = (owner["email"], owner["api_key"])
+        api = f"{stack.url}/api/v1"
+        assert requests.post(f"{api}/bots", auth=auth, timeout=10, data={
+            "full_name": "Echo", "short_name": "echo", "bot_type": "3",
+            "payload_url": json.dumps(receiver.url)}).json()["result"] == "success"
+        delays: list[float] = []
+        responded: list[float] = []
+        for n in range(rounds):
+            started = time.perf_counter()
+            sent = requests.post(f"{api}/messages", auth=auth, timeout=10, data={
+                "type": "stream", "to": "general", "topic": "bench",
+                "content": f"@**Echo** {n}"}).json()
+            responded.append((time.perf_counter() - started) * 1000)
+            deadline = time.monotonic() + 20
+            while sent["id"] not in receiver.arrivals and time.monotonic() < deadline:
+                time.sleep(0.005)
+            delays.append((receiver.arrivals[sent["id"]] - started) * 1000)
     delays.sort()
     print(f"\nLocal stack: POST /messages -> receiver has the payload ({rounds} messages): "
           f"p50 {statistics.median(delays):.0f} ms, max {delays[-1]:.0f} ms "

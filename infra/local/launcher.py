@@ -6,7 +6,10 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,3 +84,16 @@ def start_stack(state_dir: Path, port: int | None = None, timeout: float = 60,
         time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"local stack did not start in {timeout} s; see {log.name}")
+
+
+@contextmanager
+def fresh_stack(**extra_env: str) -> Iterator[LocalStack]:
+    """A stack on a new, empty state directory, stopped (Ctrl-C) and forgotten after."""
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        state.mkdir()
+        stack = start_stack(state, **extra_env)
+        try:
+            yield stack
+        finally:
+            stack.stop()
