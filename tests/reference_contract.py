@@ -4,10 +4,12 @@ checks its own answers.
 
 The reference document (`../shared/reference/zulip-openapi.yaml`, found by
 `tests/reference_schema.py`) describes feature level 378. The functional tests pass
-the responses of `STRICT_OPERATIONS` through `check_reference_response` (in `call_api`)
-and the events of `STRICT_EVENTS` through `check_reference_event`; operations and
-events newer than the document are checked against the generated document only
-(tests/contract.py), whose objects are closed too.
+every success response through `check_reference_response` (in `call_api`) and every
+event through `check_reference_event`: whatever operation or event type the reference
+declares is checked strictly. Operations and events newer than the document are
+checked against the generated document only (tests/contract.py), whose objects are
+closed too. (Strictness began as a list of operations and grew with each survey; when
+a survey of the whole functional tier found no problem, the list gave way to all.)
 
 The only keys allowed beyond the reference are this server's extensions, each sent only
 to a client that asks for it (docs/feature-levels.md, "Extensions").
@@ -56,101 +58,13 @@ REFERENCE_SCHEMA_GAPS: list[tuple[str, str, Callable[[dict[str, Any]], bool]]] =
     ("user_status", "event.reaction_type: '' not among", lambda event: True),
 ]
 
-# "METHOD /reference/path/template": the operations whose success responses are refused
-# any key the reference does not list (GET /events: its envelope; each event is checked
-# by STRICT_EVENTS). Every one a functional test calls, as a survey found them.
-STRICT_OPERATIONS = frozenset({
-    "GET /attachments", "DELETE /attachments/{attachment_id}",
-    "DELETE /default_streams", "POST /default_streams",
-    "POST /dev_fetch_api_key",
-    "GET /drafts", "POST /drafts", "DELETE /drafts/{draft_id}",
-    "PATCH /drafts/{draft_id}",
-    "DELETE /events", "GET /events",
-    "GET /export/realm", "POST /export/realm", "GET /export/realm/consents",
-    "POST /fetch_api_key",
-    "GET /get_stream_id",
-    "GET /invites", "POST /invites", "POST /invites/multiuse",
-    "DELETE /invites/multiuse/{invite_id}", "DELETE /invites/{invite_id}",
-    "POST /invites/{invite_id}/resend",
-    "POST /mark_all_as_read",
-    "POST /mark_stream_as_read",
-    "POST /mark_topic_as_read",
-    "GET /messages", "POST /messages", "POST /messages/flags",
-    "POST /messages/flags/narrow", "GET /messages/matches_narrow",
-    "POST /messages/render", "DELETE /messages/{message_id}",
-    "GET /messages/{message_id}", "PATCH /messages/{message_id}",
-    "GET /messages/{message_id}/history", "DELETE /messages/{message_id}/reactions",
-    "POST /messages/{message_id}/reactions",
-    "GET /messages/{message_id}/read_receipts", "POST /messages/{message_id}/typing",
-    "POST /mobile_push/test_notification",
-    "GET /realm/emoji", "DELETE /realm/emoji/{emoji_name}",
-    "POST /realm/emoji/{emoji_name}", "POST /realm/filters",
-    "DELETE /realm/filters/{filter_id}", "PATCH /realm/filters/{filter_id}",
-    "GET /realm/linkifiers", "PATCH /realm/linkifiers", "POST /realm/playgrounds",
-    "DELETE /realm/playgrounds/{playground_id}", "GET /realm/presence",
-    "GET /realm/profile_fields", "PATCH /realm/profile_fields",
-    "POST /realm/profile_fields", "PATCH /realm/user_settings_defaults",
-    "POST /register",
-    "GET /saved_snippets", "POST /saved_snippets",
-    "DELETE /saved_snippets/{saved_snippet_id}",
-    "PATCH /saved_snippets/{saved_snippet_id}",
-    "GET /scheduled_messages", "POST /scheduled_messages",
-    "DELETE /scheduled_messages/{scheduled_message_id}",
-    "PATCH /scheduled_messages/{scheduled_message_id}",
-    "GET /server_settings",
-    "PATCH /settings",
-    "GET /streams", "DELETE /streams/{stream_id}", "GET /streams/{stream_id}",
-    "PATCH /streams/{stream_id}", "POST /streams/{stream_id}/delete_topic",
-    "GET /streams/{stream_id}/email_address", "GET /streams/{stream_id}/members",
-    "POST /typing",
-    "GET /user_groups", "POST /user_groups/create",
-    "PATCH /user_groups/{user_group_id}",
-    "POST /user_groups/{user_group_id}/deactivate",
-    "GET /user_groups/{user_group_id}/members",
-    "POST /user_groups/{user_group_id}/members",
-    "GET /user_groups/{user_group_id}/members/{user_id}",
-    "GET /user_groups/{user_group_id}/subgroups",
-    "POST /user_groups/{user_group_id}/subgroups",
-    "POST /user_topics",
-    "POST /user_uploads",
-    "GET /users", "POST /users", "DELETE /users/me", "GET /users/me",
-    "DELETE /users/me/alert_words", "GET /users/me/alert_words",
-    "POST /users/me/alert_words", "DELETE /users/me/android_gcm_reg_id",
-    "POST /users/me/android_gcm_reg_id", "POST /users/me/apns_device_token",
-    "DELETE /users/me/muted_users/{muted_user_id}",
-    "POST /users/me/muted_users/{muted_user_id}", "POST /users/me/presence",
-    "POST /users/me/status", "DELETE /users/me/subscriptions",
-    "GET /users/me/subscriptions", "PATCH /users/me/subscriptions",
-    "POST /users/me/subscriptions", "PATCH /users/me/subscriptions/muted_topics",
-    "POST /users/me/subscriptions/properties", "GET /users/me/{stream_id}/topics",
-    "GET /users/{email}", "GET /users/{user_id_or_email}/presence",
-    "DELETE /users/{user_id}", "GET /users/{user_id}", "PATCH /users/{user_id}",
-    "POST /users/{user_id}/reactivate", "GET /users/{user_id}/status",
-    "GET /users/{user_id}/subscriptions/{stream_id}",
-})
-
-# Event types whose events are refused any key the reference does not list.
-STRICT_EVENTS = frozenset({
-    "alert_words", "attachment", "custom_profile_fields", "default_streams",
-    "delete_message", "drafts", "heartbeat", "invites_changed", "message", "muted_topics",
-    "muted_users", "navigation_view", "presence", "reaction", "realm", "realm_emoji",
-    "realm_export",
-    "realm_linkifiers", "realm_playgrounds", "realm_user", "realm_user_settings_defaults",
-    "saved_snippets", "scheduled_messages", "stream", "subscription", "typing",
-    "typing_edit_message", "update_display_settings", "update_global_notifications",
-    "update_message", "update_message_flags", "user_group", "user_settings", "user_status",
-    "user_topic",
-})
-
-
 class ReferenceShapeError(AssertionError):
     """A response or event with a key, type or value the reference does not allow."""
 
 
-# A survey of what strictness everywhere would refuse: with REFERENCE_SURVEY=<file>, every
-# operation and event type is checked and each problem is appended to the file instead of
+# A survey: with REFERENCE_SURVEY=<file>, each problem is appended to the file instead of
 # failing the test, with a "CHECKED <operation or event type>" line per check, so what
-# passed can be told from what no test reached: the clean ones can join the sets above.
+# passed can be told from what no test reached.
 SURVEY = os.environ.get("REFERENCE_SURVEY")
 
 
@@ -238,15 +152,13 @@ def reference_operation(method: str, url: str) -> str | None:
     return None
 
 
-def check_reference_response(method: str, url: str, status: int, body: bytes, *,
-                             strict: bool = False) -> None:
-    """A success response against the reference's schema, if its operation is in
-    STRICT_OPERATIONS (any operation the reference declares, with `strict`)."""
+def check_reference_response(method: str, url: str, status: int, body: bytes) -> None:
+    """A success response against the reference's schema, if the reference declares its
+    operation."""
     if status != 200:
         return
     operation = reference_operation(method, url)
-    if operation is None or (operation not in STRICT_OPERATIONS and not SURVEY
-                             and not strict):
+    if operation is None:
         return
     _surveyed(operation)
     verb, template = operation.split(" ", 1)
@@ -255,8 +167,8 @@ def check_reference_response(method: str, url: str, status: int, body: bytes, *,
     schema = content["content"]["application/json"]["schema"]
     value = json.loads(body)
     if operation == "GET /events":
-        # The envelope only: each event is checked by itself (check_reference_event), as
-        # strictly as STRICT_EVENTS says; some types are newer than the reference.
+        # The envelope only: each event is checked by itself (check_reference_event);
+        # some types are newer than the reference.
         value = {**value, "events": []}
     problems = strict_problems(value, schema, "response")
     if problems:
@@ -275,11 +187,9 @@ def _reference_gap(event: dict[str, Any], problem: str) -> bool:
                for kind, start, applies in REFERENCE_SCHEMA_GAPS)
 
 
-def check_reference_event(event: dict[str, Any], what: str, *, strict: bool = False) -> None:
-    """An event as a client receives it (with its `id`), if its type is in STRICT_EVENTS
-    (any type the reference declares, with `strict`)."""
-    if event.get("type") not in STRICT_EVENTS and not SURVEY and not strict:
-        return
+def check_reference_event(event: dict[str, Any], what: str) -> None:
+    """An event as a client receives it (with its `id`), if the reference declares its
+    type."""
     candidates = [a for a in _event_alternatives()
                   if event["type"] in folded(a["properties"]["type"]).get("enum", ())]
     if not candidates:

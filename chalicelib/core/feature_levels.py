@@ -51,10 +51,10 @@ CHANGES: tuple[Change, ...] = (
            "all of chalicelib/api; the listed differences are extensions or REPORTED rows",
            "tests/unit/test_reference_comparison.py::test_seed_endpoints_differ_only_as_documented"),
     Change(REFERENCE_DOCUMENT_LEVEL,
-           "Responses and events of the strictly checked operations carry no key the "
-           "reference does not list",
-           "tests/reference_contract.py STRICT_OPERATIONS / STRICT_EVENTS, on every "
-           "functional test's calls", f"{_DOC}::test_strict_checker_refuses_an_unlisted_key"),
+           "Responses and events of every operation and event type the reference declares "
+           "carry no key it does not list (this server's extensions only when asked for)",
+           "tests/reference_contract.py, on every functional test's calls and every "
+           "published example's", f"{_DOC}::test_strict_checker_refuses_an_unlisted_key"),
     Change(17, "POST /users/me/subscriptions: message_retention_days",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),

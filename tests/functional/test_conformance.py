@@ -3,6 +3,7 @@ docs/feature-levels.md that name this file, through the HTTP client."""
 from __future__ import annotations
 
 import base64
+import json
 from urllib.parse import quote
 
 import pytest
@@ -10,7 +11,11 @@ import pytest
 from chalicelib.core.feature_levels import advertised_level
 from chalicelib.lib.avatars import GRAVATAR_PREFIX
 from tests.functional.edit_helpers import channel, send
-from tests.reference_contract import strict_problems
+from tests.reference_contract import (
+    ReferenceShapeError,
+    check_reference_response,
+    strict_problems,
+)
 from tests.reference_schema import response_schema
 
 
@@ -60,6 +65,17 @@ def test_strict_checker_refuses_an_unlisted_key(realm):
     # AND an extension is allowed, since only a client that asks receives it
     assert strict_problems({**body, "event_queue_websocket_url": None}, schema,
                            "response") == []
+
+
+def test_every_operation_the_reference_declares_is_checked_strictly(realm):
+    # GIVEN real answers of operations the reference declares (any of them, no list)
+    for path in ("/users/me", "/realm/emoji", "/users/me/alert_words"):
+        body = realm.member.get(path).json
+        check_reference_response("GET", f"/api/v1{path}", 200, json.dumps(body).encode())
+        # WHEN the answer carries a key the reference does not list, THEN it is refused
+        with pytest.raises(ReferenceShapeError):
+            check_reference_response("GET", f"/api/v1{path}", 200,
+                                     json.dumps({**body, "surprise": 1}).encode())
 
 
 # ---- shapes that were of an older level -------------------------------------------------
