@@ -71,13 +71,18 @@ fuzz: $(STAMP)
 run: $(STAMP) $(DOCS_STAMP)
 	@PORT=$(PORT) $(BIN)/python -m infra.local_stack
 
+# One pytest worker per CPU (pytest-xdist), whole files to a worker: a file's fixtures
+# (a realm, a local stack) are made once, as in one process.
+PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
 test: $(STAMP) $(DOCS_STAMP) browser package lint
-	@$(BIN)/python -m pytest -q tests
+	@$(PYTEST) tests
 
 ## test-fast: unit and functional tiers only
 test-fast: $(STAMP) $(DOCS_STAMP) package
-	@$(BIN)/python -m pytest -q tests/unit tests/functional
+	@$(PYTEST) tests/unit tests/functional
 
 ## reset: forget the local stack's saved state
 reset:
