@@ -60,7 +60,10 @@ def main() -> None:
     environment.write_endpoint_file(backend.moto_url, prefix, api_url)
     if accounts:
         _print_welcome(accounts, port)
-    backend.stop.wait()
+    # With a timeout: a signal delivered to another thread runs its Python handler only
+    # when the main thread next runs bytecode; an untimed wait could sleep through Ctrl-C.
+    while not backend.stop.wait(0.5):
+        pass
     progress("stopping: saving state")
     server.server.shutdown()
     gateway.stop()
