@@ -59,11 +59,12 @@ def install() -> None:
     _wrap(DynamoDBBackend, "transact_write_items", _dynamodb_transaction)
     for name in ("create_table", "update_table", "update_time_to_live", "delete_table"):
         _wrap(DynamoDBBackend, name, _dynamodb_table_change)
-    for name in ("create_queue", "delete_queue", "set_queue_attributes", "send_message",
-                 "send_message_batch", "delete_message", "delete_message_batch",
-                 "change_message_visibility", "change_message_visibility_batch",
-                 "purge_queue", "tag_queue", "untag_queue"):
+    for name in ("create_queue", "set_queue_attributes", "purge_queue"):
         _wrap(SQSBackend, name, _sqs_change)
+    for name in ("delete_queue", "send_message", "send_message_batch", "delete_message",
+                 "delete_message_batch", "change_message_visibility",
+                 "change_message_visibility_batch", "tag_queue", "untag_queue"):
+        _wrap(SQSBackend, name, _sqs_queue_change)
     _wrap(SQSBackend, "receive_message", _sqs_receive)
     for name in ("put_object", "delete_object"):
         _wrap(S3Backend, name, _s3_object_change)
@@ -181,10 +182,25 @@ def _dynamodb_table_change(method: Any) -> Any:
     return wrapper
 
 
-# SQS: the region's queues go whole (they hold a few messages; a DLQ is another queue).
+# SQS: a change to one queue journals that queue alone (with the dead-letter queue a
+# receive may have moved messages into); the rare changes that can relink queues to
+# each other (create, attributes, purge) journal the region's queues whole. Before
+# each change, the queue drops the messages its retention period has ended: moto keeps
+# them forever, and the wake queues (chalicelib/delivery/wake.py) never delete theirs.
 
 def _sqs_effect(backend: Any) -> tuple[Any, ...]:
     return ("sqs", backend.account_id, backend.region_name, backend.queues)
+
+
+def _sqs_queue_effects(backend: Any, queue_name: str) -> list[tuple[Any, ...]]:
+    queue = backend.queues.get(queue_name)
+    effects: list[tuple[Any, ...]] = [
+        ("sqs-queue", backend.account_id, backend.region_name, queue_name, queue)]
+    dead_letters = getattr(queue, "dead_letter_queue", None)
+    if dead_letters is not None:
+        effects.append(("sqs-queue", backend.account_id, backend.region_name,
+                        dead_letters.name, dead_letters))
+    return effects
 
 
 def _sqs_change(method: Any) -> Any:
@@ -196,25 +212,63 @@ def _sqs_change(method: Any) -> Any:
     return wrapper
 
 
-def _queue_lengths(backend: Any) -> tuple[int, ...]:
-    return tuple(len(queue._messages) for queue in backend.queues.values())
+def _queue_name(args: tuple, kwargs: dict) -> str:
+    return str(args[0] if args else kwargs["queue_name"])
+
+
+def _sqs_queue_change(method: Any) -> Any:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        name = _queue_name(args, kwargs)
+        with moto_patches.write_lock():
+            _drop_expired(self.queues.get(name))
+            result = method(self, *args, **kwargs)
+            _record(_sqs_queue_effects(self, name))
+            return result
+    return wrapper
+
+
+def _drop_expired(queue: Any) -> None:
+    """Removes the messages older than the queue's retention period (as SQS does)."""
+    if queue is None or not queue._messages:
+        return
+    oldest_kept = (time.time() - int(queue.message_retention_period)) * 1000
+    if queue._messages[0].sent_timestamp < oldest_kept:
+        kept = [m for m in queue._messages if m.sent_timestamp >= oldest_kept]
+        queue.pending_messages.difference_update(
+            m for m in queue._messages if m.sent_timestamp < oldest_kept)
+        queue._messages = kept
+
+
+def _lengths(queue: Any) -> tuple[int, int]:
+    dead_letters = queue.dead_letter_queue
+    return len(queue._messages), len(dead_letters._messages) if dead_letters else 0
 
 
 def _sqs_receive(method: Any) -> Any:
     """A receive changes state only when it hands out messages or moves some to a DLQ.
-    A long poll waits outside the lock, trying again every 50 ms."""
+    A long poll waits outside the lock on the queue's own arrivals (moto's condition,
+    notified by every message added), looking again at least once a second for messages
+    whose delay or visibility timeout has ended."""
     def wrapper(self: Any, queue_name: str, count: int, wait_seconds_timeout: int,
                 *args: Any, **kwargs: Any) -> Any:
         deadline = time.monotonic() + wait_seconds_timeout
         while True:
             with moto_patches.write_lock():
-                before = _queue_lengths(self)
+                queue = self.get_queue(queue_name)
+                _drop_expired(queue)
+                before = _lengths(queue)
                 result = method(self, queue_name, count, 0, *args, **kwargs)
-                if result or _queue_lengths(self) != before:
-                    _record([_sqs_effect(self)])
-            if result or time.monotonic() >= deadline:
+                if result or _lengths(queue) != before:
+                    _record(_sqs_queue_effects(self, queue_name))
+            remaining = deadline - time.monotonic()
+            if result or remaining <= 0:
                 return result
-            time.sleep(0.05)
+            waited = time.monotonic()
+            queue.wait_for_messages(min(remaining, 1.0))
+            if time.monotonic() - waited < 0.01:
+                # Visible messages this receive cannot take (a FIFO group in flight):
+                # do not spin on them.
+                time.sleep(0.05)
     return wrapper
 
 
@@ -302,6 +356,9 @@ def apply(effect: tuple[Any, ...]) -> None:  # noqa: PLR0912, PLR0915 - one bran
     elif kind == "sqs":
         _, account, region, queues = effect
         sqs_backends[account][region].queues = queues
+    elif kind == "sqs-queue":
+        _, account, region, queue_name, queue = effect
+        _set_queue(sqs_backends[account][region].queues, queue_name, queue)
     elif kind == "s3-key":
         _, account, bucket_name, key_name, versions = effect
         bucket = s3_backends[account]["global"].buckets[bucket_name]
@@ -321,3 +378,23 @@ def apply(effect: tuple[Any, ...]) -> None:  # noqa: PLR0912, PLR0915 - one bran
             s3_backends.bucket_accounts[bucket_name] = (bucket.partition, account)
     else:
         raise ValueError(f"unknown journal effect {kind!r}")
+
+
+def _set_queue(queues: dict[str, Any], name: str, queue: Any) -> None:
+    if queue is None:
+        queues.pop(name, None)
+    else:
+        queues[name] = queue
+
+
+def relink_dead_letter_queues() -> None:
+    """After a replay: a queue journaled alone carries its own copy of its dead-letter
+    queue; every queue points again at the dead-letter queue that is in the region."""
+    from moto.sqs.models import sqs_backends
+
+    for regions in sqs_backends.values():
+        for backend in regions.values():
+            for queue in backend.queues.values():
+                dead_letters = queue.dead_letter_queue
+                if dead_letters is not None and dead_letters.name in backend.queues:
+                    queue.dead_letter_queue = backend.queues[dead_letters.name]

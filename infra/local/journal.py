@@ -114,5 +114,6 @@ def replay(path: Path) -> int:
             for effect in record:
                 effects.apply(effect)
             count += 1
+        effects.relink_dead_letter_queues()
     return count
 

@@ -76,6 +76,13 @@ def write(state_dir: Path) -> dict[str, Any]:
         sqs.send_message(QueueUrl=jobs, MessageBody=body)
     received = sqs.receive_message(QueueUrl=jobs, MaxNumberOfMessages=1)["Messages"]
     sqs.delete_message(QueueUrl=jobs, ReceiptHandle=received[0]["ReceiptHandle"])
+    # Received once and visible again at once: the next receives move messages to the
+    # dead-letter queue (journaled with the queue they left).
+    for _ in range(2):
+        sqs.receive_message(QueueUrl=jobs, MaxNumberOfMessages=1)
+    # Journaled alone: after a replay, "jobs" must still point at this very queue.
+    sqs.send_message(QueueUrl=sqs.get_queue_url(QueueName="dlq")["QueueUrl"],
+                     MessageBody="straight to the dead letters")
     s3.put_object(Bucket=BUCKET, Key="f/1.txt", Body=b"first upload")
     s3.put_object(Bucket=BUCKET, Key="f/2.txt", Body=b"gone")
     s3.delete_object(Bucket=BUCKET, Key="f/2.txt")
@@ -101,7 +108,9 @@ def describe() -> dict[str, Any]:
               for name in ("jobs", "dlq")}
     objects = {o["Key"]: s3.get_object(Bucket=BUCKET, Key=o["Key"])["Body"].read().decode()
                for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])}
-    return {"items": items, "stream": records, "queues": queues, "objects": objects}
+    return {"items": items, "stream": records, "queues": queues, "objects": objects,
+            "dead_letters_linked": backend.queues["jobs"].dead_letter_queue
+            is backend.queues["dlq"]}
 
 
 def main() -> None:

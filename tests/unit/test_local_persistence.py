@@ -28,6 +28,7 @@ def test_every_write_survives_a_crash_through_snapshot_and_journal(tmp_path: Pat
     written = scenario("write", str(tmp_path))
     assert written["objects"] == {"f/1.txt": "first upload"}
     assert len(written["stream"]) == 9 and written["queues"]["jobs"]
+    assert written["queues"]["dlq"] and written["dead_letters_linked"]
     assert (tmp_path / "moto-backends.pickle").exists()
     # WHEN a new process restores the snapshot and replays the journal after it
     # THEN it finds exactly what was written, stream sequence numbers included
