@@ -320,71 +320,95 @@ def _s3_bucket_change(method: Any) -> Any:
     return wrapper
 
 
-def apply(effect: tuple[Any, ...]) -> None:  # noqa: PLR0912, PLR0915 - one branch per recorded kind
+def apply(effect: tuple[Any, ...]) -> None:
     """Applies one recorded effect to moto's live backends."""
+    kind = effect[0]
+    applier = _APPLIERS.get(kind)
+    if applier is None:
+        raise ValueError(f"unknown journal effect {kind!r}")
+    applier(*effect[1:])
+
+
+def _apply_item(account: str, region: str, table_name: str, hash_value: Any,
+                range_value: Any, item: Any) -> None:
     from moto.dynamodb.models import dynamodb_backends
-    from moto.s3.models import s3_backends
+
+    table = dynamodb_backends[account][region].get_table(table_name)
+    if range_value is None:
+        if item is None:
+            table.items.pop(hash_value, None)
+        else:
+            table.items[hash_value] = item
+    elif item is None:
+        bucket = table.items.get(hash_value, {})
+        bucket.pop(range_value, None)
+        if not bucket:
+            table.items.pop(hash_value, None)
+    else:
+        table.items[hash_value][range_value] = item
+
+
+def _apply_stream(account: str, region: str, table_name: str, records: list[Any]) -> None:
+    from moto.dynamodb.models import dynamodb_backends
+
+    dynamodb_backends[account][region].get_table(table_name).stream_shard.items.extend(
+        records)
+
+
+def _apply_table(account: str, region: str, table_name: str, table: Any) -> None:
+    from moto.dynamodb.models import dynamodb_backends
+
+    tables = dynamodb_backends[account][region].tables
+    if table is None:
+        tables.pop(table_name, None)
+    else:
+        tables[table_name] = table
+
+
+def _apply_queues(account: str, region: str, queues: dict[str, Any]) -> None:
     from moto.sqs.models import sqs_backends
 
-    kind = effect[0]
-    if kind == "ddb-item":
-        _, account, region, table_name, hash_value, range_value, item = effect
-        table = dynamodb_backends[account][region].get_table(table_name)
-        if range_value is None:
-            if item is None:
-                table.items.pop(hash_value, None)
-            else:
-                table.items[hash_value] = item
-        elif item is None:
-            bucket = table.items.get(hash_value, {})
-            bucket.pop(range_value, None)
-            if not bucket:
-                table.items.pop(hash_value, None)
-        else:
-            table.items[hash_value][range_value] = item
-    elif kind == "ddb-stream":
-        _, account, region, table_name, records = effect
-        dynamodb_backends[account][region].get_table(table_name).stream_shard.items.extend(
-            records)
-    elif kind == "ddb-table":
-        _, account, region, table_name, table = effect
-        tables = dynamodb_backends[account][region].tables
-        if table is None:
-            tables.pop(table_name, None)
-        else:
-            tables[table_name] = table
-    elif kind == "sqs":
-        _, account, region, queues = effect
-        sqs_backends[account][region].queues = queues
-    elif kind == "sqs-queue":
-        _, account, region, queue_name, queue = effect
-        _set_queue(sqs_backends[account][region].queues, queue_name, queue)
-    elif kind == "s3-key":
-        _, account, bucket_name, key_name, versions = effect
-        bucket = s3_backends[account]["global"].buckets[bucket_name]
-        if versions is None:
-            if key_name in bucket.keys:
-                bucket.keys.pop(key_name)
-        else:
-            bucket.keys.setlist(key_name, versions)
-    elif kind == "s3-bucket":
-        _, account, bucket_name, bucket = effect
-        backend = s3_backends[account]["global"]
-        if bucket is None:
-            backend.buckets.pop(bucket_name, None)
-            s3_backends.bucket_accounts.pop(bucket_name, None)
-        else:
-            backend.buckets[bucket_name] = bucket
-            s3_backends.bucket_accounts[bucket_name] = (bucket.partition, account)
-    else:
-        raise ValueError(f"unknown journal effect {kind!r}")
+    sqs_backends[account][region].queues = queues
 
 
-def _set_queue(queues: dict[str, Any], name: str, queue: Any) -> None:
+def _apply_queue(account: str, region: str, queue_name: str, queue: Any) -> None:
+    from moto.sqs.models import sqs_backends
+
+    queues = sqs_backends[account][region].queues
     if queue is None:
-        queues.pop(name, None)
+        queues.pop(queue_name, None)
     else:
-        queues[name] = queue
+        queues[queue_name] = queue
+
+
+def _apply_s3_key(account: str, bucket_name: str, key_name: str, versions: Any) -> None:
+    from moto.s3.models import s3_backends
+
+    bucket = s3_backends[account]["global"].buckets[bucket_name]
+    if versions is None:
+        if key_name in bucket.keys:
+            bucket.keys.pop(key_name)
+    else:
+        bucket.keys.setlist(key_name, versions)
+
+
+def _apply_s3_bucket(account: str, bucket_name: str, bucket: Any) -> None:
+    from moto.s3.models import s3_backends
+
+    backend = s3_backends[account]["global"]
+    if bucket is None:
+        backend.buckets.pop(bucket_name, None)
+        s3_backends.bucket_accounts.pop(bucket_name, None)
+    else:
+        backend.buckets[bucket_name] = bucket
+        s3_backends.bucket_accounts[bucket_name] = (bucket.partition, account)
+
+
+_APPLIERS: dict[str, Callable[..., None]] = {
+    "ddb-item": _apply_item, "ddb-stream": _apply_stream, "ddb-table": _apply_table,
+    "sqs": _apply_queues, "sqs-queue": _apply_queue,
+    "s3-key": _apply_s3_key, "s3-bucket": _apply_s3_bucket,
+}
 
 
 def relink_dead_letter_queues() -> None:
