@@ -12,7 +12,10 @@ import sys
 import time
 
 from infra.local import environment
+from infra.local.child import spawn_child, stop_child, wait_until_ready
 from infra.local.environment import free_port
+
+WORKERS_STOP_SECONDS = 30
 
 _started = time.perf_counter()
 
@@ -36,6 +39,11 @@ def main() -> None:
     os.environ["WEBSOCKET_URL"] = f"ws://127.0.0.1:{ws_port}"
     os.environ["WEBSOCKET_MANAGEMENT_URL"] = f"http://127.0.0.1:{ws_management_port}"
 
+    # The pollers in a process of their own (infra/local/workers.py), with this
+    # environment: the fan-out does not queue for the interpreter lock behind the API.
+    # It imports the app meanwhile.
+    workers = spawn_child("infra.local.workers", [])
+
     from app import app
     from infra.local.http_server import start_http_server
     from infra.local.seed import ensure_demo
@@ -47,8 +55,7 @@ def main() -> None:
     # Before anything is served: a Ctrl-C during startup still stops cleanly and saves.
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    pollers = backend.start_workers(app)
-    progress(f"{len(pollers)} event pollers feeding {', '.join(t.name for t in pollers) or '-'}")
+    progress(f"workers process {workers.pid}: {wait_until_ready(workers, progress)}")
     server = start_http_server(app, "127.0.0.1", port)
     api_url = f"http://127.0.0.1:{port}"
     progress(f"API serving on {api_url}/api/v1")
@@ -66,6 +73,7 @@ def main() -> None:
         pass
     progress("stopping: saving state")
     server.server.shutdown()
+    stop_child(workers, WORKERS_STOP_SECONDS)
     gateway.stop()
     backend.shut_down()
     progress("stopped")

@@ -9,6 +9,7 @@ writers and readers, as DynamoDB's are. The AWS code path is untouched: only mot
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import threading
 from typing import Any
@@ -47,6 +48,7 @@ def apply() -> None:
     _serialize_item_reads_directly()
     _query_one_partition()
     _remember_backend_hosts()
+    _remember_method_names()
     _partiql_inserts()
     _applied = True
 
@@ -113,6 +115,15 @@ def _remember_backend_hosts() -> None:
         return known[host]
 
     DomainDispatcherApplication.get_backend_for_host = get_backend_for_host  # type: ignore[method-assign]
+
+
+def _remember_method_names() -> None:
+    """moto lists a response class's methods (inspect.getmembers) on every request to
+    find the action's handler: 5 % of the local database's time under load. A class's
+    methods never change: list them once."""
+    from moto.core import responses, utils
+
+    responses.method_names_from_class = functools.cache(utils.method_names_from_class)  # type: ignore[attr-defined]
 
 
 _partition = threading.local()

@@ -124,7 +124,7 @@ class FanoutBatch:
         self.notifications = NotificationStep(self.audience.subscriptions)
         self.recipients.on_delivered = self.notifications.delivered
         self.collected: set[str] = set()
-        self.search = SearchIndexStep()   # the full-text index, after the appends
+        self.search = SearchIndexStep()   # the full-text index, beside the appends
         # Queue owners' topic and channel settings, read once a batch, only for queues
         # narrowed by is:muted.
         self._reader_settings: dict[tuple[int, int], ReaderContext] = {}
@@ -186,8 +186,10 @@ class FanoutBatch:
             logger.exception("recipient state or payloads failed")
             self.pending = {}
             return set(self.collected) | self._flush_webhook_jobs()
+        # The search index does not depend on the appends: it is written meanwhile.
+        indexing = _append_pool.submit(self.search.flush)
         failed = self._flush_webhook_jobs() | self._flush_queues()
-        return failed | self.search.flush()
+        return failed | indexing.result()
 
     def _flush_webhook_jobs(self) -> set[str]:
         """Sends the batch's webhook jobs to SQS; returns the records that failed."""

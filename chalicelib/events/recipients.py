@@ -33,7 +33,7 @@ from chalicelib.actions.read_state.markers import (
     mark_read,
     message_place,
 )
-from chalicelib.actions.read_state.pending import settle_delivery
+from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.actions.read_state.reads.pending import new_marker
 from chalicelib.actions.users.muted_users import MUTED_RECORD_OP, mark_sender_read
@@ -259,9 +259,9 @@ class RecipientStep:
             if message is not None and message.type == "private":
                 _raise_conversations(delivery.realm_id, message)
         self._follow_moves_meanwhile(pending, messages)
-        for delivery in pending:   # after every marker is written and placed
-            settle_delivery(delivery.realm_id, delivery.message_id,
-                            _restorer(delivery, messages))
+        # After every marker is written and placed.
+        settle_deliveries([(d.realm_id, d.message_id, _restorer(d, messages))
+                           for d in pending])
         if self.on_delivered is not None:
             self.on_delivered([
                 Delivered(d.realm_id, d.message_id, m.type, int(m.sender_id),

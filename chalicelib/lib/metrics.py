@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
 from chalicelib import config
 
@@ -44,6 +45,8 @@ collector = Metrics(service=SERVICE, namespace="teamchat")
 def count(name: str, value: float = 1, unit: MetricUnit = MetricUnit.Count,
           **dimensions: str) -> None:
     """Publishes one metric now, with these dimensions."""
+    if is_metrics_disabled():   # single_metric prints whatever the setting says
+        return
     with single_metric(name=name, unit=unit, value=value,
                        namespace=config.metrics_namespace()) as metric:
         for key, dimension in dimensions.items():

@@ -1,12 +1,12 @@
-"""The embedded backend: moto with the project's patches, its saved state, the resources
-of infra/template.json, and (once the app exists) the pollers, the TTL sweep and the
-checkpoints. `make run` serves the app over it; `chalice local` starts it when no stack
-runs (chalicelib/local_dev.py).
+"""The embedded backend: the database process (moto with the project's patches, its saved
+state and journal: infra/local/database.py), the resources of infra/template.json, and
+(once the app exists) the pollers and the TTL sweep. `make run` serves the app over it;
+`chalice local` starts it when no stack runs (chalicelib/local_dev.py).
 """
 from __future__ import annotations
 
-import logging
 import os
+import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from infra.local import environment
+from infra.local.child import start_child, stop_child
 from infra.local.environment import free_port
+
+STOP_SECONDS = 120   # the most the database gets to write its final snapshot
 
 
 @dataclass
@@ -22,64 +25,46 @@ class Backend:
     state: Path
     prefix: str
     moto_url: str
-    moto: Any
-    persistence: Any
+    database: subprocess.Popen[str]
     stop: threading.Event = field(default_factory=threading.Event)
     threads: list[threading.Thread] = field(default_factory=list)
 
     def start_workers(self, app: Any) -> list[threading.Thread]:
-        """The event pollers feeding the app's handlers, the TTL sweep, the checkpoints."""
-        from infra.local.pollers import start_pollers
-        from infra.local.ttl_sweep import start_sweeper
+        """The pollers feeding the app's handlers and the TTL sweep, as threads of this
+        process (`chalice local`); returns the pollers."""
+        from infra.local.workers import start_workers
 
-        pollers = start_pollers(app, self.prefix, self.state, self.stop)
-        self.threads = [*pollers, start_sweeper(self.prefix, self.stop),
-                        self.persistence.run(self.stop)]
-        return pollers
+        self.threads = start_workers(app, self.prefix, self.state, self.stop)
+        return self.threads[:-1]
 
     def shut_down(self) -> None:
-        """Stops the workers and saves everything into one snapshot."""
+        """Stops the workers, then has the database save everything into one snapshot."""
         self.stop.set()
         for thread in self.threads:
             thread.join(timeout=2)
-        self.persistence.close()
         environment.remove_endpoint_file()
-        self.moto.stop()
+        stop_child(self.database, STOP_SECONDS)
 
 
 def start_backend(prefix: str, progress: Callable[[str], None]) -> Backend:
-    """Restores the saved state, starts moto and creates what is missing; from then on
-    every write is journaled before it is acknowledged. Sets the environment that points
-    boto3 and the models at it (before the app is imported)."""
+    """Starts the database process on the saved state and creates what is missing; sets
+    the environment that points boto3 and the models at it (before the app is imported)."""
     state = environment.state_dir()
     state.mkdir(parents=True, exist_ok=True)
     environment.remove_endpoint_file()   # a killed stack's: it names a dead moto
     # Every email sent is also written here as an .eml file (chalicelib/lib/email.py).
     os.environ.setdefault("LOCAL_MAIL_DIR", str(state / "mail"))
-
-    from moto.server import ThreadedMotoServer
-
-    from infra import moto_patches
-    from infra.local import snapshot
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's per-request lines
-    moto_patches.apply()
-    restored = snapshot.restore(state)
-    progress(f"restored saved state from {state} ({restored.replayed} journal records "
-             "replayed)" if restored.saved else "fresh state")
-    persistence = snapshot.Persistence(state, restored)
     moto_port = int(os.environ.get("MOTO_PORT") or free_port())
-    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=moto_port, verbose=False)
-    moto.start()
-    moto_url = f"http://127.0.0.1:{moto_port}"
+    database, moto_url = start_child("infra.local.database", [str(state), str(moto_port)],
+                                     progress)
     environment.configure(moto_url, prefix)
-    progress(f"moto server on {moto_url}")
+    progress(f"database process {database.pid}: moto on {moto_url}")
 
     from infra.resources import create_all
 
     create_all(prefix, progress=lambda what: progress(f"created {what}"))
     _create_side_resources()
-    return Backend(state, prefix, moto_url, moto, persistence)
+    return Backend(state, prefix, moto_url, database)
 
 
 def _create_side_resources() -> None:

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import requests
 
@@ -99,3 +102,38 @@ def test_state_survives_a_restart(tmp_path):
         print(f"second start: first successful request after {second.startup_seconds:.2f} s")
     finally:
         second.stop()
+
+
+def _children(pid: int) -> dict[int, str]:
+    found = subprocess.run(["pgrep", "-P", str(pid), "-a"], capture_output=True, text=True,
+                           check=False).stdout
+    return {int(line.split()[0]): line for line in found.splitlines()}
+
+
+def test_database_and_workers_run_beside_the_stack_and_end_with_it(tmp_path):
+    # GIVEN a running stack: moto (with its journal) and the pollers in processes of
+    # their own, so that neither waits for the API's interpreter lock
+    state = tmp_path / "state"
+    state.mkdir()
+    stack = start_stack(state)
+    children = _children(stack.process.pid)
+    assert any("infra.local.database" in line for line in children.values()), children
+    assert any("infra.local.workers" in line for line in children.values()), children
+    # WHEN the stack dies without stopping them (kill -9 of its process alone)
+    os.kill(stack.process.pid, signal.SIGKILL)
+    stack.process.wait(timeout=15)
+    # THEN they see their pipe close, the database saves, and nothing outlives the stack
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(
+            os.path.exists(f"/proc/{pid}") for pid in children):
+        time.sleep(0.2)
+    assert not [pid for pid in children if os.path.exists(f"/proc/{pid}")]
+    assert (state / "moto-backends.pickle").exists()
+    # and the next start finds everything
+    again = start_stack(state)
+    try:
+        owner = again.accounts()["owner"]
+        assert requests.get(f"{again.url}/api/v1/users/me", timeout=5,
+                            auth=(owner["email"], owner["api_key"])).ok
+    finally:
+        again.stop()

@@ -149,3 +149,14 @@ def test_5xx_answers_are_counted(realm, monkeypatch, capsys):
     monkeypatch.undo()
     assert realm.member.get("/messages/999999999").status == 400
     assert named(emitted(capsys), metrics.SERVER_ERRORS) == []
+
+
+def test_metrics_disabled_prints_nothing(monkeypatch, capsys):
+    """The local stack turns metrics off (POWERTOOLS_METRICS_DISABLED): its console shows
+    progress, not an EMF blob per message sent."""
+    from chalicelib.lib import metrics
+
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    capsys.readouterr()
+    metrics.count_message_sent("channel")
+    assert capsys.readouterr().out == ""

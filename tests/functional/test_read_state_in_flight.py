@@ -6,6 +6,8 @@ would do right after the send, then lets the fan-out run and checks the outcome 
 """
 from __future__ import annotations
 
+import pytest
+
 from tests.functional.edit_helpers import channel, send
 from tests.functional.read_state_helpers import (
     dm,
@@ -147,24 +149,32 @@ def test_mark_read_by_narrow_before_the_fanout(realm, drain_events):
     _everywhere_read(realm.member, message_id)
 
 
-def test_mark_read_while_the_fanout_writes_markers(realm, drain_events, monkeypatch):
+@pytest.mark.parametrize("reads", ["before the settling read", "after the settling read"])
+def test_mark_read_while_the_fanout_writes_markers(realm, drain_events, monkeypatch, reads):
     """A mark-read that lands after the markers are written but before the message
-    leaves flight: the fan-out's settling round finds it and deletes the marker."""
+    leaves flight: the fan-out's settling round finds it and deletes the marker. Read
+    before the fan-out reads the pending items, the message is settled alone; read just
+    after, the batch's conditional delete is refused and it is settled alone too."""
     from chalicelib.models.pending_deliveries import PendingDelivery
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     with drain_events.paused():
         message_id = send(realm.owner, "general", "t")
-    original = PendingDelivery.get_or_none
+    original = PendingDelivery.batch_get
     calls = {"n": 0}
 
-    def get_then_read(*args, **kwargs):
+    def read_around(*args, **kwargs):
         calls["n"] += 1
-        if calls["n"] == 1:   # the fan-out's first settling read: the member marks now
+        if calls["n"] > 1:
+            return original(*args, **kwargs)
+        if reads == "before the settling read":
             assert set_flags(realm.member, [message_id], "add", "read").ok
-        return original(*args, **kwargs)
+            return original(*args, **kwargs)
+        found = list(original(*args, **kwargs))
+        assert set_flags(realm.member, [message_id], "add", "read").ok
+        return found
 
-    monkeypatch.setattr(PendingDelivery, "get_or_none", get_then_read)
+    monkeypatch.setattr(PendingDelivery, "batch_get", read_around)
     drain_events()
     monkeypatch.undo()
     assert calls["n"] >= 1

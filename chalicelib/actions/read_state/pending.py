@@ -3,12 +3,14 @@
 How readers see messages in flight: actions/read_state/reads/pending.py."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.models.base import transaction
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.pending_deliveries import PendingDelivery
@@ -33,6 +35,8 @@ def read_in_flight(pending: PendingDelivery, user_id: int, read: bool
 
 
 SETTLE_ATTEMPTS = 10
+SETTLED_PER_TRANSACTION = 100   # DynamoDB's limit of items in one transaction
+MarkerOf = Callable[[int], UnreadMessage | None]
 
 
 def settle_delivery(realm_id: int, message_id: int,
@@ -57,9 +61,37 @@ def settle_delivery(realm_id: int, message_id: int,
             for marker in restored:
                 batch.save(marker)
         deleted = readers
-        condition = (PendingDelivery.changes.does_not_exist() if item.changes is None
-                     else PendingDelivery.changes == item.changes)
-        item.delete(condition=condition)
+        item.delete(condition=_unchanged(item))
 
     retry_lost_races(attempt, conflict="Early readers of a message kept changing; the "
                      "fan-out retries.", attempts=SETTLE_ATTEMPTS)
+
+
+def settle_deliveries(settles: Sequence[tuple[int, int, MarkerOf]]) -> None:
+    """`settle_delivery` for many messages (realm id, message id, marker_of) in a few
+    requests: one read of their pending items, then the items nobody read early are
+    deleted in transactions of conditional deletes (the same condition as one by one).
+    A message someone read early, or whose transaction was refused (a reader came
+    meanwhile), goes through `settle_delivery`."""
+    if not settles:
+        return
+    by_key = {(realm_id, message_id): marker_of for realm_id, message_id, marker_of in settles}
+    items = list(PendingDelivery.batch_get(list(by_key), consistent_read=True))
+    alone = [item for item in items if item.read_by]
+    unread = [item for item in items if not item.read_by]
+    for start in range(0, len(unread), SETTLED_PER_TRANSACTION):
+        chunk = unread[start:start + SETTLED_PER_TRANSACTION]
+        try:
+            with transaction() as tx:
+                for item in chunk:
+                    tx.delete(item, condition=_unchanged(item))
+        except TransactWriteError:
+            alone += chunk
+    for item in alone:
+        key = (item.realm_id, item.message_id)
+        settle_delivery(key[0], key[1], by_key[key])
+
+
+def _unchanged(item: PendingDelivery) -> Any:
+    return (PendingDelivery.changes.does_not_exist() if item.changes is None
+            else PendingDelivery.changes == item.changes)
