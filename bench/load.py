@@ -131,22 +131,50 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 class CpuMeter:
-    """CPU seconds used by a process (from /proc), sampled to find the busiest second."""
+    """CPU used by the stack's processes (from /proc: the API and its children, the
+    database and the workers), sampled every second."""
 
     def __init__(self, pid: int) -> None:
-        self.pid, self.samples = pid, []
         self.ticks = os.sysconf("SC_CLK_TCK")
+        self.processes = {"API": pid, **_children(pid)}
+        self.samples: dict[str, list[float]] = {name: [] for name in self.processes}
 
-    def seconds(self) -> float:
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    def seconds(self, pid: int) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:   # it has ended
+            return 0.0
         return (int(fields[11]) + int(fields[12])) / self.ticks
 
     def sample(self, stop: threading.Event) -> None:
-        last, last_at = self.seconds(), time.monotonic()
+        last = {name: self.seconds(pid) for name, pid in self.processes.items()}
+        last_at = time.monotonic()
         while not stop.wait(1.0):
-            now, now_at = self.seconds(), time.monotonic()
-            self.samples.append((now - last) / (now_at - last_at))
-            last, last_at = now, now_at
+            now_at = time.monotonic()
+            for name, pid in self.processes.items():
+                now = self.seconds(pid)
+                self.samples[name].append((now - last[name]) / (now_at - last_at))
+                last[name] = now
+            last_at = now_at
+
+    def busiest(self) -> float:
+        return max((max(s) for s in self.samples.values() if s), default=0.0)
+
+
+def _children(pid: int) -> dict[str, int]:
+    """The stack's child processes by role (infra/local/database.py, workers.py)."""
+    found: dict[str, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) != pid:
+                continue
+            command = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        for role in ("database", "workers"):
+            if f"infra.local.{role}" in command:
+                found[role] = int(stat.parent.name)
+    return found
 
 
 def main() -> int:
@@ -269,14 +297,14 @@ def report(args: argparse.Namespace, stats: Stats, sent: Sent, waiters: list[Wai
 
 def saturation(meter: CpuMeter | None, delays: list[float], stats: Stats,
                waiters: int) -> str:
-    """Names the bottleneck from what was measured: the stack's CPU (one Python process,
-    one GIL: at most one core), the fan-out's delay, or the request latency."""
+    """Names the bottleneck from what was measured: a stack process's CPU (one
+    interpreter lock each: at most one core), the fan-out's delay, or request latency."""
     send = stats.latencies.get("POST /messages", [])
     parts = []
-    if meter and meter.samples:
-        busy = statistics.mean(meter.samples)
-        parts.append(f"stack process CPU {busy:.0%} of one core on average, "
-                     f"{max(meter.samples):.0%} at peak")
+    if meter:
+        parts.append("CPU of one core on average (peak): " + ", ".join(
+            f"{name} {statistics.mean(samples):.0%} ({max(samples):.0%})"
+            for name, samples in meter.samples.items() if samples))
     parts.append(f"delivery delay p95 {percentile(delays, .95) * 1000:.0f} ms against send "
                  f"p95 {percentile(send, .95) * 1000:.0f} ms")
     waits = len(stats.latencies.get("GET /events", []))
@@ -287,9 +315,8 @@ def saturation(meter: CpuMeter | None, delays: list[float], stats: Stats,
     verdict = ("event delivery (the fan-out into every waiting queue, then each woken "
                "client's read): events wait far longer than sends take"
                if percentile(delays, .95) > 2 * percentile(send, .95) else
-               "the stack's single Python process (CPU bound under the GIL: moto, the "
-               "app, the pollers and the fan-out share one interpreter)"
-               if meter and meter.samples and max(meter.samples) > 0.85 else
+               "one of the stack's processes (CPU bound under its interpreter lock)"
+               if meter and meter.busiest() > 0.85 else
                "request handling (sends slow down before delivery does)")
     parts.append(f"machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     return f"{verdict}; {'; '.join(parts)}"
