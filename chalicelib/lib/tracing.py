@@ -17,9 +17,11 @@ from aws_lambda_powertools import Tracer
 from chalice.app import Request
 
 from chalicelib.lib.botocore_loader import share_loader
+from chalicelib.lib.xray_sampling import lazy_xray_clients
 
 share_loader()   # before the X-Ray SDK's sessions, made when the Tracer is
-tracer = Tracer(service="teamchat")
+with lazy_xray_clients():   # the SDK's sampler clients, unused on Lambda, made if used
+    tracer = Tracer(service="teamchat")
 R = TypeVar("R")
 
 

@@ -135,3 +135,17 @@ def test_every_functions_handler_is_captured(monkeypatch):
         if isinstance(entry, Chalice):
             # the API: a method its path does not serve; the long-poll: no credentials
             assert answer["statusCode"] == (405 if module_name == "app" else 401), function
+
+
+def test_the_xray_sdks_sampling_clients_are_made_only_if_used():
+    """They cost most of the SDK's import and a Lambda function never uses them."""
+    from aws_xray_sdk.core import xray_recorder
+
+    from chalicelib.lib import tracing
+    from chalicelib.lib.xray_sampling import LazyClient
+
+    assert tracing.tracer is not None
+    client = xray_recorder.sampler._connector._xray_client
+    assert isinstance(client, LazyClient) and "_client" not in vars(client)
+    # Used, it is a real X-Ray client
+    assert client.meta.service_model.service_name == "xray"
