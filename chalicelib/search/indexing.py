@@ -10,13 +10,15 @@ change meanwhile (else that message is indexed again, putting all its terms, so 
 concurrent indexing of an older state cannot leave a term missing). A message that is
 gone loses all its postings and its doc.
 
-Writes use BatchWriteItem (25 items a request): one posting is one write unit.
+Writes use BatchWriteItem (25 items a request): one posting is one write unit. A
+chunk's requests run side by side on a small pool of threads.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pynamodb.exceptions import DeleteError, PutError
 
@@ -29,6 +31,10 @@ from chalicelib.search.terms import message_terms
 
 MAX_BATCH_GET = 100
 MAX_ATTEMPTS = 4
+POSTINGS_PER_REQUEST = 25   # BatchWriteItem's limit
+DocOutcome = Literal["written", "deleted", "conflict"]
+# Index writes in flight at once, per process; the threads keep their connections.
+_writers = ThreadPoolExecutor(max_workers=8, thread_name_prefix="index")
 
 
 @dataclass
@@ -101,40 +107,47 @@ def _index_chunk(realm_id: int, message_ids: list[int], full: set[int],
         deletes += [SearchPosting(posting_key(realm_id, term), message_id)
                     for term in sorted(old - new)]
         changes.append((message_id, message, doc, new))
-    if puts or deletes:
-        with SearchPosting.batch_write() as batch:
-            for posting in puts:
-                batch.save(posting)
-            for posting in deletes:
-                batch.delete(posting)
+    writes = [(posting, True) for posting in puts] + [(posting, False) for posting in deletes]
+    # The requests of a chunk go out side by side: a batch of 100 short messages has a
+    # thousand postings (40 requests) and 100 docs, which one after another took seconds.
+    list(_writers.map(_write_postings, [writes[i:i + POSTINGS_PER_REQUEST]
+                                        for i in range(0, len(writes), POSTINGS_PER_REQUEST)]))
     stats.postings_put += len(puts)
     stats.postings_deleted += len(deletes)
-    conflicted: list[int] = []
-    for message_id, message, doc, new in changes:
-        if not _write_doc(realm_id, message_id, message, doc, new, stats):
-            conflicted.append(message_id)
-    return conflicted
+    outcomes = list(_writers.map(lambda change: _write_doc(realm_id, *change), changes))
+    stats.docs_written += outcomes.count("written")
+    stats.docs_deleted += outcomes.count("deleted")
+    return [change[0] for change, outcome in zip(changes, outcomes, strict=True)
+            if outcome == "conflict"]
+
+
+def _write_postings(writes: list[tuple[SearchPosting, bool]]) -> None:
+    """One BatchWriteItem (PynamoDB sends again what DynamoDB leaves unprocessed)."""
+    with SearchPosting.batch_write() as batch:
+        for posting, put in writes:
+            if put:
+                batch.save(posting)
+            else:
+                batch.delete(posting)
 
 
 def _write_doc(realm_id: int, message_id: int, message: Message | None,
-               doc: SearchDoc | None, terms: set[str], stats: IndexStats) -> bool:
-    """Records what the message is indexed under now; False if the doc changed since
-    it was read (another indexing ran meanwhile)."""
+               doc: SearchDoc | None, terms: set[str]) -> DocOutcome:
+    """Records what the message is indexed under now; "conflict" if the doc changed
+    since it was read (another indexing ran meanwhile)."""
     unchanged: Any = (SearchDoc.message_id.does_not_exist() if doc is None
                       else SearchDoc.version == doc.version)
     try:
         if message is None:
             SearchDoc(realm_id, message_id).delete(condition=unchanged)
-            stats.docs_deleted += 1
-        else:
-            SearchDoc(realm_id, message_id, terms=terms or None,
-                      version=message.version).save(condition=unchanged)
-            stats.docs_written += 1
+            return "deleted"
+        SearchDoc(realm_id, message_id, terms=terms or None,
+                  version=message.version).save(condition=unchanged)
+        return "written"
     except (PutError, DeleteError) as error:
         if not is_write_condition_failure(error):
             raise
-        return False
-    return True
+        return "conflict"
 
 
 INDEXED_EVENTS = ("message", "update_message", "delete_message")
