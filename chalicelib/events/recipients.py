@@ -40,6 +40,7 @@ from chalicelib.actions.users.muted_users import MUTED_RECORD_OP, mark_sender_re
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
+from chalicelib.models.batch_writes import write_all
 from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.conversations import RecentConversation, conversation_key
 from chalicelib.models.fanout_marks import FanoutMark
@@ -239,21 +240,22 @@ class RecipientStep:
         if not pending:
             return
         messages = _current(pending)
-        with UnreadMessage.batch_write() as markers, MessageFlag.batch_write() as rows:
-            for delivery in pending:
-                message = messages.get((delivery.realm_id, delivery.message_id))
-                if message is None:   # deleted before it was delivered
-                    continue
-                for user_id, flags in delivery.flags.items():
-                    lasting = flags - {"read"}
-                    if "read" not in flags:
-                        markers.save(new_marker(delivery.realm_id, user_id, message,
-                                                mention_bits(lasting)))
-                    if lasting:
-                        rows.save(MessageFlag(user_key(delivery.realm_id, user_id),
-                                              delivery.message_id, flags=lasting,
-                                              topic_key=message_place(delivery.realm_id,
-                                                                      message)))
+        rows: list[UnreadMessage | MessageFlag] = []
+        for delivery in pending:
+            message = messages.get((delivery.realm_id, delivery.message_id))
+            if message is None:   # deleted before it was delivered
+                continue
+            for user_id, flags in delivery.flags.items():
+                lasting = flags - {"read"}
+                if "read" not in flags:
+                    rows.append(new_marker(delivery.realm_id, user_id, message,
+                                           mention_bits(lasting)))
+                if lasting:
+                    rows.append(MessageFlag(user_key(delivery.realm_id, user_id),
+                                            delivery.message_id, flags=lasting,
+                                            topic_key=message_place(delivery.realm_id,
+                                                                    message)))
+        write_all(rows)   # a marker per reader: many requests, side by side
         for delivery in pending:
             message = messages.get((delivery.realm_id, delivery.message_id))
             if message is not None and message.type == "private":
@@ -270,9 +272,8 @@ class RecipientStep:
                 for d in pending
                 if (m := messages.get((d.realm_id, d.message_id))) is not None])
         expires = datetime.now(UTC) + MARK_RETENTION
-        with FanoutMark.batch_write() as marks:
-            for delivery in pending:
-                marks.save(FanoutMark(_mark(delivery.outbox_id), expires_at=expires))
+        write_all([FanoutMark(_mark(delivery.outbox_id), expires_at=expires)
+                   for delivery in pending])
 
     def _follow_moves_meanwhile(self, pending: list[_Delivery],
                                 written: dict[tuple[int, int], Message]) -> None:

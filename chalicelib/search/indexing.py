@@ -11,12 +11,11 @@ concurrent indexing of an older state cannot leave a term missing). A message th
 gone loses all its postings and its doc.
 
 Writes use BatchWriteItem (25 items a request): one posting is one write unit. A
-chunk's requests run side by side on a small pool of threads.
+chunk's requests run side by side (models/batch_writes.py).
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +23,7 @@ from pynamodb.exceptions import DeleteError, PutError
 
 from chalicelib.lib.log import logger
 from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.batch_writes import side_by_side, write_all
 from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.search import SearchDoc, SearchPosting, posting_key
@@ -31,10 +31,7 @@ from chalicelib.search.terms import message_terms
 
 MAX_BATCH_GET = 100
 MAX_ATTEMPTS = 4
-POSTINGS_PER_REQUEST = 25   # BatchWriteItem's limit
 DocOutcome = Literal["written", "deleted", "conflict"]
-# Index writes in flight at once, per process; the threads keep their connections.
-_writers = ThreadPoolExecutor(max_workers=8, thread_name_prefix="index")
 
 
 @dataclass
@@ -107,28 +104,16 @@ def _index_chunk(realm_id: int, message_ids: list[int], full: set[int],
         deletes += [SearchPosting(posting_key(realm_id, term), message_id)
                     for term in sorted(old - new)]
         changes.append((message_id, message, doc, new))
-    writes = [(posting, True) for posting in puts] + [(posting, False) for posting in deletes]
-    # The requests of a chunk go out side by side: a batch of 100 short messages has a
-    # thousand postings (40 requests) and 100 docs, which one after another took seconds.
-    list(_writers.map(_write_postings, [writes[i:i + POSTINGS_PER_REQUEST]
-                                        for i in range(0, len(writes), POSTINGS_PER_REQUEST)]))
+    # Side by side: a batch of 100 short messages is about 40 requests of postings and
+    # 100 docs, seconds one after another.
+    write_all(puts, deletes)
     stats.postings_put += len(puts)
     stats.postings_deleted += len(deletes)
-    outcomes = list(_writers.map(lambda change: _write_doc(realm_id, *change), changes))
+    outcomes = side_by_side(lambda change: _write_doc(realm_id, *change), changes)
     stats.docs_written += outcomes.count("written")
     stats.docs_deleted += outcomes.count("deleted")
     return [change[0] for change, outcome in zip(changes, outcomes, strict=True)
             if outcome == "conflict"]
-
-
-def _write_postings(writes: list[tuple[SearchPosting, bool]]) -> None:
-    """One BatchWriteItem (PynamoDB sends again what DynamoDB leaves unprocessed)."""
-    with SearchPosting.batch_write() as batch:
-        for posting, put in writes:
-            if put:
-                batch.save(posting)
-            else:
-                batch.delete(posting)
 
 
 def _write_doc(realm_id: int, message_id: int, message: Message | None,
