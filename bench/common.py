@@ -139,6 +139,28 @@ def moto_backend() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def database_process_backend() -> Iterator[None]:
+    """moto in a process of its own (the local stack's database, infra/local/database.py)
+    on a throwaway state directory: requests cross a socket and moto's work runs beside
+    this process's, as DynamoDB's does on AWS, so requests made side by side overlap."""
+    import tempfile
+
+    from infra.local import environment
+    from infra.local.child import start_child, stop_child
+    from infra.resources import create_all
+
+    with tempfile.TemporaryDirectory() as state:
+        database, url = start_child("infra.local.database",
+                                    [state, str(environment.free_port())], lambda _: None)
+        try:
+            environment.configure(url, "bench-")
+            create_all("bench-")
+            yield
+        finally:
+            stop_child(database, timeout=120)
+
+
 def median_ms(action: Callable[[], object], repeat: int = 5) -> float:
     timings = []
     for _ in range(repeat):

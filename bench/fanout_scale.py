@@ -1,6 +1,11 @@
 """The fan-out of one message to 100, 1,000 and 10,000 connected queues (issue 23).
 
-Run: .venv/bin/python -m bench.fanout_scale [sizes...]   (in-process moto)
+Run: .venv/bin/python -m bench.fanout_scale [--database-process] [sizes...]
+
+By default moto runs in this process, so every request costs this process's CPU and
+requests made side by side cannot overlap. With --database-process moto runs as the
+local stack's database process (bench/common.py), closer to DynamoDB's shape: the
+fan-out's concurrent requests overlap with each other and with moto's work.
 
 For each size: a channel of that many subscribers, each with a connected queue; one
 message sent through the API; the stream batch handed to the real fan-out handler. Its
@@ -23,7 +28,13 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from bench.common import RequestCounter, bench_realm, form_headers, moto_backend
+from bench.common import (
+    RequestCounter,
+    bench_realm,
+    database_process_backend,
+    form_headers,
+    moto_backend,
+)
 from bench.event_fanout import Channel, measure, raw_writes
 
 SIZES = (100, 1000, 10_000)
@@ -49,12 +60,12 @@ class PhaseClock:
         setattr(owner, name, timed)
 
 
-def main(sizes: tuple[int, ...]) -> None:
+def main(sizes: tuple[int, ...], database_process: bool = False) -> None:
     os.environ.setdefault("WEBSOCKET_MANAGEMENT_URL",
                           "https://bench.execute-api.us-east-1.amazonaws.com/chat")
     counter = RequestCounter()
     counter.install()
-    with moto_backend():
+    with database_process_backend() if database_process else moto_backend():
         from chalice.test import Client
 
         from app import app
@@ -70,7 +81,8 @@ def main(sizes: tuple[int, ...]) -> None:
         realm, _, owner_key = bench_realm()
         owner = form_headers("o@bench.example.com", owner_key)
         drain = OutboxDrain()
-        print("Fan-out of one message to N connected queues (in-process moto, one process)")
+        print("Fan-out of one message to N connected queues (" + (
+            "moto in its own process)" if database_process else "in-process moto, one process)"))
         times: dict[int, float] = {}
         with Client(app) as client:
             for i, size in enumerate(sizes):
@@ -112,4 +124,5 @@ def main(sizes: tuple[int, ...]) -> None:
 
 
 if __name__ == "__main__":
-    main(tuple(int(a) for a in sys.argv[1:]) or SIZES)
+    main(tuple(int(a) for a in sys.argv[1:] if a.isdigit()) or SIZES,
+         database_process="--database-process" in sys.argv[1:])

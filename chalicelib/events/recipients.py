@@ -40,7 +40,6 @@ from chalicelib.actions.users.muted_users import MUTED_RECORD_OP, mark_sender_re
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
-from chalicelib.models.batch_writes import write_all
 from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.conversations import RecentConversation, conversation_key
 from chalicelib.models.fanout_marks import FanoutMark
@@ -52,6 +51,7 @@ from chalicelib.models.message_flags import (
 )
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.muted_users import muted_by
+from chalicelib.models.side_by_side import write_all
 from chalicelib.notifications.pending import Delivered
 
 DELIVERY_STEP = "recipients"

@@ -11,7 +11,7 @@ concurrent indexing of an older state cannot leave a term missing). A message th
 gone loses all its postings and its doc.
 
 Writes use BatchWriteItem (25 items a request): one posting is one write unit. A
-chunk's requests run side by side (models/batch_writes.py).
+chunk's requests run side by side (models/side_by_side.py).
 """
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from pynamodb.exceptions import DeleteError, PutError
 
 from chalicelib.lib.log import logger
 from chalicelib.models.base import is_write_condition_failure
-from chalicelib.models.batch_writes import side_by_side, write_all
 from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.search import SearchDoc, SearchPosting, posting_key
+from chalicelib.models.side_by_side import side_by_side, write_all
 from chalicelib.search.terms import message_terms
 
 MAX_BATCH_GET = 100

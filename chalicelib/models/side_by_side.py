@@ -1,10 +1,11 @@
-"""Many BatchWriteItem requests at once, instead of one after another.
+"""Many DynamoDB requests at once, instead of one after another.
 
-PynamoDB's `batch_write` sends its items 25 to a request, each request after the last.
-A fan-out batch for a large channel writes thousands of items (a marker per reader, a
-posting per term), so its wall time grew with the audience. Here the requests go out side
-by side on a small pool of threads (each keeps its connection, models/sessions.py);
-PynamoDB still sends again what DynamoDB leaves unprocessed.
+PynamoDB's `batch_write` sends its items 25 to a request, each request after the last,
+and a BatchGetItem takes 100 keys. A fan-out batch for a large channel reads a thousand
+queues and writes thousands of items (a marker per reader, a posting per term), so its
+wall time grew with the audience. Here the requests go out side by side on a small pool
+of threads (each keeps its connection, models/sessions.py); PynamoDB still sends again
+what DynamoDB leaves unprocessed. What runs on the pool must not use it in turn.
 """
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
-"""models/batch_writes.py: many BatchWriteItem requests side by side, every item written."""
+"""models/side_by_side.py: many BatchWriteItem requests side by side, every item written."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from chalicelib.models import batch_writes
-from chalicelib.models.batch_writes import side_by_side, write_all
+from chalicelib.models import side_by_side as module
 from chalicelib.models.fanout_marks import FanoutMark
 from chalicelib.models.search import SearchPosting, posting_key
+from chalicelib.models.side_by_side import side_by_side, write_all
 
 
 def test_puts_and_deletes_of_several_models_all_land(realm):
@@ -16,12 +16,12 @@ def test_puts_and_deletes_of_several_models_all_land(realm):
     marks = [FanoutMark(f"bench-{n}", expires_at=expires) for n in range(60)]
     postings = [SearchPosting(posting_key(realm.realm_id, "word"), n) for n in range(40)]
     requests = []
-    original = batch_writes._write
-    batch_writes._write = lambda chunk: (requests.append(len(chunk)), original(chunk))[1]
+    original = module._write
+    module._write = lambda chunk: (requests.append(len(chunk)), original(chunk))[1]
     try:
         write_all(marks + postings)
     finally:
-        batch_writes._write = original
+        module._write = original
     assert sorted(requests) == [10, 15, 25, 25, 25]   # 25 to a request, per model
     assert {m.mark for m in FanoutMark.batch_get([m.mark for m in marks])} == \
         {m.mark for m in marks}
