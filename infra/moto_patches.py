@@ -49,7 +49,6 @@ def apply() -> None:
     _query_one_partition()
     _remember_backend_hosts()
     _remember_method_names()
-    _forget_old_shard_iterators()
     _partiql_inserts()
     _applied = True
 
@@ -125,29 +124,6 @@ def _remember_method_names() -> None:
     from moto.core import responses, utils
 
     responses.method_names_from_class = functools.cache(utils.method_names_from_class)  # type: ignore[attr-defined]
-
-
-SHARD_ITERATORS_KEPT = 1000
-
-
-def _forget_old_shard_iterators() -> None:
-    """moto keeps every shard iterator it hands out, and GetRecords hands out one per
-    call: a stream poller waiting 20 ms between empty reads added 180,000 an hour to a
-    `make run` that stays up. DynamoDB lets an iterator expire after 15 minutes; here
-    the oldest go once more than SHARD_ITERATORS_KEPT are held (the poller only ever
-    uses the newest)."""
-    from moto.dynamodbstreams.models import DynamoDBStreamsBackend
-
-    original = DynamoDBStreamsBackend.get_records
-
-    def get_records(self: Any, iterator_arn: str, limit: int) -> Any:
-        result = original(self, iterator_arn, limit)
-        iterators = self.shard_iterators
-        while len(iterators) > SHARD_ITERATORS_KEPT:
-            iterators.pop(next(iter(iterators)))
-        return result
-
-    DynamoDBStreamsBackend.get_records = get_records  # type: ignore[method-assign]
 
 
 _partition = threading.local()

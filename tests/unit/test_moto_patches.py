@@ -184,23 +184,3 @@ def test_a_query_reads_its_partition_and_answers_as_before(dynamodb):
     assert len(keys(IndexName="by_g", KeyConditionExpression="g = :g",
                     ExpressionAttributeValues={":g": {"S": "all"}})) == 15
     assert len(dynamodb.scan(TableName=name)["Items"]) == 15
-
-
-def test_a_polling_reader_does_not_pile_up_shard_iterators(dynamodb, monkeypatch):
-    from moto.dynamodbstreams.models import dynamodbstreams_backends
-
-    monkeypatch.setattr(moto_patches, "SHARD_ITERATORS_KEPT", 5)
-    dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "a"}})
-    streams = boto3.client("dynamodbstreams", region_name="us-east-1")
-    arn = dynamodb.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
-    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
-    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
-                                          ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-    seen = 0
-    for _ in range(30):   # a poller: each read hands out the next iterator
-        response = streams.get_records(ShardIterator=iterator)
-        seen += len(response["Records"])
-        iterator = response["NextShardIterator"]
-    assert seen == 1
-    backend = dynamodbstreams_backends["123456789012"]["us-east-1"]
-    assert len(backend.shard_iterators) <= 5
