@@ -56,6 +56,10 @@ def write_local_copy(message: EmailMessage) -> Path:
     folder = Path(config.local_mail_dir())
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}.eml"
-    path.write_bytes(message.as_bytes())
+    # Whole or not at all: whoever watches the folder (a developer's mail viewer, the
+    # e2e tests, in another process than the notifier) must never read half an email.
+    partial = path.with_suffix(".part")
+    partial.write_bytes(message.as_bytes())
+    os.replace(partial, path)
     print(f"[mail] to {message['To']}: {message['Subject']} -> {path}", flush=True)
     return path
