@@ -358,11 +358,7 @@ def _apply_stream(account: str, region: str, table_name: str, records: list[Any]
 def _apply_table(account: str, region: str, table_name: str, table: Any) -> None:
     from moto.dynamodb.models import dynamodb_backends
 
-    tables = dynamodb_backends[account][region].tables
-    if table is None:
-        tables.pop(table_name, None)
-    else:
-        tables[table_name] = table
+    _put_or_remove(dynamodb_backends[account][region].tables, table_name, table)
 
 
 def _apply_queues(account: str, region: str, queues: dict[str, Any]) -> None:
@@ -374,11 +370,15 @@ def _apply_queues(account: str, region: str, queues: dict[str, Any]) -> None:
 def _apply_queue(account: str, region: str, queue_name: str, queue: Any) -> None:
     from moto.sqs.models import sqs_backends
 
-    queues = sqs_backends[account][region].queues
-    if queue is None:
-        queues.pop(queue_name, None)
+    _put_or_remove(sqs_backends[account][region].queues, queue_name, queue)
+
+
+def _put_or_remove(mapping: dict[str, Any], name: str, value: Any) -> None:
+    """A journaled object as it now is; None: it is gone."""
+    if value is None:
+        mapping.pop(name, None)
     else:
-        queues[queue_name] = queue
+        mapping[name] = value
 
 
 def _apply_s3_key(account: str, bucket_name: str, key_name: str, versions: Any) -> None:
