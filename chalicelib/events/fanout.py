@@ -17,16 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
-    DynamoDBRecord,
-)
-
 from chalicelib.actions.users.reads.access import EventAccess
 from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
 from chalicelib.delivery.append import Appended, Pending, append
@@ -39,6 +29,7 @@ from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.lib import metrics
 from chalicelib.lib.log import logger
+from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.narrow.evaluate import ReaderContext
 from chalicelib.narrow.reader import reader_context
@@ -60,16 +51,13 @@ _append_pool = ThreadPoolExecutor(max_workers=APPEND_WORKERS, thread_name_prefix
 
 
 def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
-        -> PartialItemFailureResponse:
+        -> PartialBatchResponse:
     logger.append_keys(handler="fanout",
                        request_id=getattr(context, "aws_request_id", None))
     batch = FanoutBatch()
-    # A processor per call: it keeps per-batch state, and calls may run concurrently.
-    processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
     try:
-        result = process_partial_response(event=raw_event, record_handler=batch.collect,
-                                          processor=processor, context=context)
-        failures = result.setdefault("batchItemFailures", [])
+        result = process_records(raw_event, batch.collect, "dynamodb")
+        failures = result["batchItemFailures"]
         reported = {f["itemIdentifier"] for f in failures}
         for sequence_number in sorted(batch.flush() - reported, key=_sequence_order):
             failures.append({"itemIdentifier": sequence_number})
@@ -134,8 +122,7 @@ class FanoutBatch:
             self._reader_settings[realm_id, user_id] = reader_context(realm_id, user_id)
         return self._reader_settings[realm_id, user_id]
 
-    def collect(self, record: DynamoDBRecord) -> None:
-        raw = record.raw_event
+    def collect(self, raw: dict[str, Any]) -> None:
         image = raw.get("dynamodb", {}).get("NewImage")
         # Only a full INSERT is an outbox record; moto also emits key-only INSERTs and
         # no-op MODIFYs, and TTL expiry emits REMOVEs.

@@ -9,19 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-
-from chalicelib.actions.realm.export import run_background_job
 from chalicelib.actions.webhooks.delivery import RetryLater, deliver
 from chalicelib.actions.webhooks.triggers import DeliveryJob
 from chalicelib.lib import aws_clients, metrics
 from chalicelib.lib.log import logger
+from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
 
 # deliver()'s results as the WebhookDeliveries metric's `outcome` dimension.
 _OUTCOMES: dict[str, metrics.WebhookOutcome] = {
@@ -29,25 +21,28 @@ _OUTCOMES: dict[str, metrics.WebhookOutcome] = {
 
 
 def handle_webhook_batch(raw_event: dict[str, Any], context: Any = None) \
-        -> PartialItemFailureResponse:
+        -> PartialBatchResponse:
     logger.append_keys(handler="outgoing_webhooks")
     # A batch where every job must wait is still answered with its failures, so the
     # visibility each one was given (its backoff) decides when it comes back.
-    processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
     try:
-        return process_partial_response(event=raw_event, record_handler=_handle_record,
-                                        processor=processor, context=context)
+        return process_records(raw_event, _handle_record, "sqs", raise_if_all_fail=False)
     finally:
         metrics.flush()   # anything a job added to the per-invocation set
         logger.remove_keys(["handler"])
 
 
-def _handle_record(record: SQSRecord) -> None:
-    if record.body.startswith('{"job"'):   # other background jobs (realm exports)
-        run_background_job(json.loads(record.body))
+def _handle_record(record: dict[str, Any]) -> None:
+    body = str(record["body"])
+    if body.startswith('{"job"'):   # other background jobs (realm exports)
+        # Imported here: exports are rare, and the export code (archives, uploads)
+        # would otherwise load on every cold start of this function.
+        from chalicelib.actions.realm.export import run_background_job
+
+        run_background_job(json.loads(body))
         return
-    job = DeliveryJob.from_body(record.body)
-    receive_count = int(record.attributes.approximate_receive_count or 1)
+    job = DeliveryJob.from_body(body)
+    receive_count = int((record.get("attributes") or {}).get("ApproximateReceiveCount") or 1)
     try:
         outcome = deliver(job, receive_count)
     except RetryLater as retry:
@@ -64,7 +59,7 @@ def _handle_record(record: SQSRecord) -> None:
                                                "bot_id": job.bot_id, "outcome": outcome})
 
 
-def _delay(record: SQSRecord, seconds: int) -> None:
-    queue_url = aws_clients.queue_url(record.event_source_arn.rsplit(":", 1)[-1])
+def _delay(record: dict[str, Any], seconds: int) -> None:
+    queue_url = aws_clients.queue_url(str(record["eventSourceARN"]).rsplit(":", 1)[-1])
     aws_clients.sqs().change_message_visibility(
-        QueueUrl=queue_url, ReceiptHandle=record.receipt_handle, VisibilityTimeout=seconds)
+        QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"], VisibilityTimeout=seconds)

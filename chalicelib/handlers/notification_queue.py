@@ -3,12 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
-
+from chalicelib.lib.partial_batch import PartialBatchResponse
 from chalicelib.lib.tracing import traced
 from chalicelib.notifications.notifier import handle_notifier_batch
 
 
 @traced
-def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
+def handler(event: dict[str, Any], context: Any) -> PartialBatchResponse:
     return handle_notifier_batch(event, context)

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools import Tracer
-from chalice.app import Request
 
 from chalicelib.lib.botocore_loader import share_loader
 from chalicelib.lib.xray_sampling import lazy_xray_clients
@@ -48,6 +47,10 @@ def traced_invocation(event: Any, get_response: Callable[[Any], Any]) -> Any:
     and Service, an exception recorded as its error. Chalice's event handlers take one
     argument, powertools' decorator an (event, context) handler: this adapts the two.
     Responses are not recorded (they hold messages)."""
+    # Here, not at the top: the queue and stream functions import this module but not
+    # Chalice, and loading it would cost their cold start.
+    from chalice.app import Request
+
     if isinstance(event, Request):
         raw, context = event.to_original_event(), event.lambda_context
     elif hasattr(event, "to_dict"):

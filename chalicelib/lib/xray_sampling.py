@@ -1,10 +1,11 @@
 """The X-Ray SDK's sampling clients, made when first used instead of at import.
 
 Importing the SDK (as powertools' Tracer does) builds its recorder, whose centralized
-sampler makes two X-Ray clients: 0.37 s of the SDK's 0.43 s import on this machine, a
-long-poll function's whole cold-start budget. A Lambda function never uses them: Lambda
-decides sampling, and the SDK's sampling poller is not started there. So while the SDK
-is imported, an X-Ray client is a stand-in that makes the real one on first use.
+sampler makes two botocore sessions and an X-Ray client from each: most of the SDK's
+import, and a long-poll function's whole cold-start budget. A Lambda function never
+uses them: Lambda decides sampling, and the SDK's sampling poller is not started there.
+So while the SDK is imported, a new session and its X-Ray client are stand-ins that make
+the real ones on first use.
 """
 from __future__ import annotations
 
@@ -30,19 +31,27 @@ class LazyClient:
         return getattr(self._client, name)
 
 
+class _DeferredSession:
+    """Stands in for `botocore.session.get_session()`: the session (240 event handlers
+    registered) is made only when a client it handed out is first used."""
+
+    def __init__(self, make_session: Callable[[], botocore.session.Session]) -> None:
+        self._make_session = make_session
+
+    def create_client(self, *args: Any, **kwargs: Any) -> LazyClient:
+        return LazyClient(lambda: self._make_session().create_client(*args, **kwargs))
+
+
 @contextmanager
 def lazy_xray_clients() -> Iterator[None]:
-    """While open, botocore sessions hand out X-Ray clients as LazyClient stand-ins."""
-    original = botocore.session.Session.create_client
+    """While open, new botocore sessions are deferred and hand out lazy clients."""
+    original = botocore.session.get_session
 
-    def create_client(self: botocore.session.Session, service_name: str,
-                      *args: Any, **kwargs: Any) -> Any:
-        if service_name != "xray":
-            return original(self, service_name, *args, **kwargs)
-        return LazyClient(lambda: original(self, service_name, *args, **kwargs))
+    def get_session(env_vars: Any = None) -> Any:
+        return _DeferredSession(lambda: original(env_vars))
 
-    botocore.session.Session.create_client = create_client  # type: ignore[method-assign]
+    botocore.session.get_session = get_session
     try:
         yield
     finally:
-        botocore.session.Session.create_client = original  # type: ignore[method-assign]
+        botocore.session.get_session = original

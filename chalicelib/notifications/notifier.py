@@ -21,18 +21,12 @@ import json
 import time
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 
 from chalicelib.lib import metrics, presence_rules
 from chalicelib.lib.email import send_message
 from chalicelib.lib.log import logger
+from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, user_key
@@ -72,20 +66,18 @@ class RetryLater(Exception):
 
 
 def handle_notifier_batch(raw_event: dict[str, Any], context: Any = None
-                          ) -> PartialItemFailureResponse:
+                          ) -> PartialBatchResponse:
     logger.append_keys(handler="notifier",
                        request_id=getattr(context, "aws_request_id", None))
-    processor = BatchProcessor(event_type=EventType.SQS)
     try:
-        return process_partial_response(event=raw_event, record_handler=_record,
-                                        processor=processor, context=context)
+        return process_records(raw_event, _record, "sqs")
     finally:
         metrics.flush()
         logger.remove_keys(["handler", "request_id"])
 
 
-def _record(record: SQSRecord) -> None:
-    job = json.loads(record.body)
+def _record(record: dict[str, Any]) -> None:
+    job = json.loads(record["body"])
     kind = job.get("kind")
     if kind == "email":
         send_period_email(job)

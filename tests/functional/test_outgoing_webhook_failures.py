@@ -79,7 +79,7 @@ def test_an_unreachable_receiver_backs_off_then_reports_and_dead_letters(
     original_delay = webhook_worker._delay
 
     def recording_delay(record, seconds):
-        delays.append((seconds, record.receipt_handle))
+        delays.append((seconds, record["receiptHandle"]))
         original_delay(record, seconds)
 
     monkeypatch.setattr(webhook_worker, "_delay", recording_delay)

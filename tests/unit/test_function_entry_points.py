@@ -18,6 +18,13 @@ LIGHT = {"LongPollHandler", "Fanout", "WebsocketConnect", "WebsocketMessage",
          "OutgoingWebhooks", "ScheduledMessages"}
 API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.register",
                     "snowballstemmer")
+# What the queue and stream functions leave out of their cold start: Chalice (they are
+# plain handlers), powertools' batch processor with every event data class (a loop does
+# its job, lib/partial_batch.py), and for the webhook worker the rarely used export code.
+NOT_IN_WORKERS = ("chalice.app", "aws_lambda_powertools.utilities.batch",
+                  "aws_lambda_powertools.utilities.data_classes")
+WORKERS = {"Fanout": NOT_IN_WORKERS, "Notifier": NOT_IN_WORKERS,
+           "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.realm.export")}
 
 
 def _functions() -> dict[str, dict]:
@@ -35,7 +42,7 @@ def test_every_function_names_a_handler_that_loads_alone_and_light_ones_skip_the
              "print(json.dumps([m for m in json.loads(sys.argv[2]) if m in sys.modules]))\n")
     for name, props in sorted(functions.items()):
         out = subprocess.run([sys.executable, "-c", probe, props["Handler"],
-                              json.dumps(API_ONLY_MODULES)],
+                              json.dumps([*API_ONLY_MODULES, *WORKERS.get(name, ())])],
                              check=True, capture_output=True, text=True).stdout
         loaded = json.loads(out)
         if name in LIGHT:
