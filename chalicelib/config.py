@@ -213,3 +213,14 @@ def realm_limits_cache_seconds() -> float:
 
 def metrics_namespace() -> str:
     return _env("POWERTOOLS_METRICS_NAMESPACE", "teamchat")
+
+
+def fanout_slice_queues() -> int:
+    """Queues one fan-out invocation appends to for a batch; a batch for more queues
+    hands the rest, in slices of this many, to parallel invocations (events/slices.py)."""
+    return max(1, int(_env("FANOUT_SLICE_QUEUES", "1000")))
+
+
+def own_function_name() -> str | None:
+    """The Lambda function this code runs in (Lambda sets it); None elsewhere."""
+    return os.environ.get("AWS_LAMBDA_FUNCTION_NAME") or None

@@ -13,20 +13,18 @@ not exist yet.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.actions.users.reads.access import EventAccess
 from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
-from chalicelib.delivery.append import Appended, Pending, append
-from chalicelib.delivery.batch_append import append_many
-from chalicelib.delivery.connections import deliver
+from chalicelib.delivery.append import Pending
 from chalicelib.delivery.filters import forms_for_queue
 from chalicelib.delivery.outbox import Audience, stored_audience
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
+from chalicelib.events.slices import append_all, append_pool
 from chalicelib.lib import metrics
 from chalicelib.lib.log import logger
 from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
@@ -41,13 +39,6 @@ from chalicelib.search.indexing import SearchIndexStep
 # poller maps it to the local outbox table.
 OUTBOX_STREAM_ARN_PLACEHOLDER = (
     "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
-APPEND_WORKERS = 16   # queues appended to in parallel; each queue's appends stay in order
-# From this many queues in a batch, first chunks go 25 to a request (batch_append.py).
-BATCH_APPEND_FROM = 8
-# One pool for the life of the process: its threads keep their botocore sessions and
-# connections (PynamoDB holds them per thread) from batch to batch and, on AWS, from
-# one warm invocation to the next.
-_append_pool = ThreadPoolExecutor(max_workers=APPEND_WORKERS, thread_name_prefix="append")
 
 
 def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
@@ -174,7 +165,7 @@ class FanoutBatch:
             self.pending = {}
             return set(self.collected) | self._flush_webhook_jobs()
         # The search index does not depend on the appends: it is written meanwhile.
-        indexing = _append_pool.submit(self.search.flush)
+        indexing = append_pool.submit(self.search.flush)
         failed = self._flush_webhook_jobs() | self._flush_queues()
         return failed | indexing.result()
 
@@ -186,14 +177,7 @@ class FanoutBatch:
     def _flush_queues(self) -> set[str]:
         work = list(self.pending.values())
         self.pending = {}
-        results: list[int | None]
-        if len(work) >= BATCH_APPEND_FROM:
-            appended = append_many([(a.queue, a.items) for a in work], _append_pool.map)
-            results = list(_append_pool.map(_deliver, work, appended))
-        elif len(work) == 1:
-            results = [self._append(work[0])]
-        else:
-            results = list(_append_pool.map(self._append, work))
+        results = append_all([(a.queue, a.items) for a in work])
         failed: set[str] = set()
         for appends, added in zip(work, results, strict=True):
             if added is None:
@@ -201,25 +185,6 @@ class FanoutBatch:
             else:
                 self.appended += added
         return failed
-
-    @staticmethod
-    def _append(appends: _QueueAppends) -> int | None:
-        """Appends and delivers one queue's events; None if the append failed."""
-        try:
-            result = append(appends.queue, appends.items)
-        except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
-            logger.exception("append failed", extra={"queue_id": appends.queue.queue_id})
-            return None
-        deliver(appends.queue, result)
-        return len(result.events)
-
-
-def _deliver(appends: _QueueAppends, appended: Appended | None) -> int | None:
-    """Delivers what a batched append added to one queue; None if it failed."""
-    if appended is None:
-        return None
-    deliver(appends.queue, appended)
-    return len(appended.events)
 
 
 def role_may_see(queue: EventQueue, audience: Audience) -> bool:

@@ -1,13 +1,16 @@
-"""The outbox stream's function."""
+"""The outbox stream's function; it also takes the slices of its own large batches."""
 from __future__ import annotations
 
 from typing import Any
 
 from chalicelib.events.fanout import handle_stream_batch
+from chalicelib.events.slices import SLICE_EVENT_KEY, SliceResponse, handle_slice
 from chalicelib.lib.partial_batch import PartialBatchResponse
 from chalicelib.lib.tracing import traced
 
 
 @traced
-def handler(event: dict[str, Any], context: Any) -> PartialBatchResponse:
+def handler(event: dict[str, Any], context: Any) -> PartialBatchResponse | SliceResponse:
+    if SLICE_EVENT_KEY in event:   # another invocation's slice (events/slices.py)
+        return handle_slice(event[SLICE_EVENT_KEY])
     return handle_stream_batch(event, context)

@@ -4,9 +4,10 @@ Typed with boto3-stubs (a development requirement; at run time the names are str
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import boto3
+from botocore.config import Config
 
 from chalicelib import config
 
@@ -42,6 +43,14 @@ def ses() -> SESClient:
 @functools.cache
 def sns() -> SNSClient:
     return boto3.client("sns", region_name=config.region())
+
+
+@functools.cache
+def lambda_invoker() -> Any:   # a botocore Lambda client (no stubs installed for it)
+    """Synchronous invocations (the fan-out's slices): no retries, since the caller
+    decides what a failed slice means, and a read timeout within the function's 60 s."""
+    return boto3.client("lambda", region_name=config.region(),
+                        config=Config(read_timeout=50, retries={"total_max_attempts": 1}))
 
 
 @functools.cache

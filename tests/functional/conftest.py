@@ -49,12 +49,12 @@ def aws() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def chalice_client(aws: None) -> Iterator[Client]:
     from app import app
-    from chalicelib.events import fanout
+    from chalicelib.events import slices
     from chalicelib.http.openapi import openapi_document
 
     checker = ContractChecker(openapi_document(app))
     CONTRACT.append(checker)
-    append = fanout.append
+    append = slices.append
 
     def checked_append(queue: Any, items: list[Any]) -> Any:
         for item in items:
@@ -65,12 +65,12 @@ def chalice_client(aws: None) -> Iterator[Client]:
                 EVENT_DRIFT.append(str(error))
         return append(queue, items)
 
-    fanout.append = checked_append
+    slices.append = checked_append
     try:
         with Client(app) as client:
             yield client
     finally:
-        fanout.append = append
+        slices.append = append
         CONTRACT.clear()
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import create_queue
-from chalicelib.events import fanout
+from chalicelib.events import slices
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.events.reader import get_events
 from chalicelib.models.events import Outbox, QueueEvent
@@ -122,7 +122,7 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
              outbox(realm_id, {"type": "custom", "n": 2}, {"users": [2]}),
              outbox(realm_id, {"type": "custom", "n": 3}, {"users": [1, 2]})]
     records = records_for(items)
-    original = fanout.append
+    original = slices.append
 
     def flaky(queue, items):
         if queue.queue_id == queue_a:
@@ -130,7 +130,7 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
         return original(queue, items)
 
     # WHEN appends to A fail
-    monkeypatch.setattr(fanout, "append", flaky)
+    monkeypatch.setattr(slices, "append", flaky)
     result = handle_stream_batch({"Records": records})
     # THEN only records 1 and 3 are reported, and B already has its events
     assert result == {"batchItemFailures": [
@@ -138,7 +138,7 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
         {"itemIdentifier": records[2]["dynamodb"]["SequenceNumber"]}]}
     assert [e["n"] for e in read_all(realm_id, 2, queue_b)] == [2, 3]
     # WHEN the stream retries from the first failed record (records 1..3 again)
-    monkeypatch.setattr(fanout, "append", original)
+    monkeypatch.setattr(slices, "append", original)
     assert handle_stream_batch({"Records": records}) == {"batchItemFailures": []}
     # THEN A gets its events and B gets nothing twice
     assert [e["n"] for e in read_all(realm_id, 1, queue_a)] == [1, 3]
