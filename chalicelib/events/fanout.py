@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.actions.users.reads.access import EventAccess
-from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
+from chalicelib.actions.webhooks.jobs import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.filters import forms_for_queue
 from chalicelib.delivery.outbox import Audience, stored_audience

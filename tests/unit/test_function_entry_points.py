@@ -17,13 +17,17 @@ LIGHT = {"LongPollHandler", "Fanout", "WebsocketConnect", "WebsocketMessage",
          "WebsocketDisconnect", "EventsKeepalive", "Notifier", "MailEvents",
          "OutgoingWebhooks", "ScheduledMessages"}
 API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.register",
-                    "snowballstemmer")
+                    "snowballstemmer",
+                    # nothing here is async; wrapt 2 (the X-Ray SDK's) imported it
+                    "asyncio")
 # What the queue and stream functions leave out of their cold start: Chalice (they are
 # plain handlers), powertools' batch processor with every event data class (a loop does
-# its job, lib/partial_batch.py), and for the webhook worker the rarely used export code.
+# its job, lib/partial_batch.py), and for the webhook worker the rarely used export code;
+# the fan-out forwards webhook jobs without the bot code that decides them.
 NOT_IN_WORKERS = ("chalice.app", "aws_lambda_powertools.utilities.batch",
                   "aws_lambda_powertools.utilities.data_classes")
-WORKERS = {"Fanout": NOT_IN_WORKERS, "Notifier": NOT_IN_WORKERS,
+WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.webhooks.triggers"),
+           "Notifier": NOT_IN_WORKERS,
            "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.realm.export")}
 
 

@@ -21,7 +21,7 @@ from chalicelib import config
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.uploads import upload_path_ids
 from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
-from chalicelib.actions.webhooks.triggers import OUTGOING_WEBHOOK_RECORD
+from chalicelib.actions.webhooks.jobs import OUTGOING_WEBHOOK_RECORD
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
