@@ -223,4 +223,4 @@ def fanout_slice_queues() -> int:
 
 def own_function_name() -> str | None:
     """The Lambda function this code runs in (Lambda sets it); None elsewhere."""
-    return os.environ.get("AWS_LAMBDA_FUNCTION_NAME") or None
+    return _env("AWS_LAMBDA_FUNCTION_NAME", "") or None

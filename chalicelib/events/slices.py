@@ -91,8 +91,7 @@ def _append_one(entry: tuple[EventQueue, list[Pending]]) -> int | None:
     except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
         logger.exception("append failed", extra={"queue_id": queue.queue_id})
         return None
-    deliver(queue, result)
-    return len(result.events)
+    return _deliver(entry, result)
 
 
 def _deliver(entry: tuple[EventQueue, list[Pending]], appended: Appended | None) -> int | None:

@@ -47,9 +47,10 @@ def process_records(raw_event: dict[str, Any], handle: Callable[[dict[str, Any]]
         try:
             handle(record)
         except Exception:  # noqa: BLE001 - the record is reported failed and retried
+            failed = record_id(record, source)
             logger.warning("record failed; it will be offered again", exc_info=True,
-                           extra={"record_id": record_id(record, source)})
-            failures.append({"itemIdentifier": record_id(record, source)})
+                           extra={"record_id": failed})
+            failures.append({"itemIdentifier": failed})
     if raise_if_all_fail and records and len(failures) == len(records):
         raise EntireBatchFailed(f"all {len(records)} records failed")
     return {"batchItemFailures": failures}
