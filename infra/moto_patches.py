@@ -46,6 +46,7 @@ def apply() -> None:
             setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
     DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]
     DynamoDBBackend._original_transact_write_items = original_transact  # type: ignore[attr-defined]
+    _writes_answer_their_own_state()
     _serialize_item_reads_directly()
     _query_one_partition()
     _remember_backend_hosts()
@@ -214,6 +215,18 @@ def _serialize_item_reads_directly() -> None:
 
     execute_result.__wrapped__ = original  # type: ignore[attr-defined]
     DynamoResult.execute_result = execute_result  # type: ignore[method-assign]
+
+
+def _writes_answer_their_own_state() -> None:
+    """moto's PutItem and UpdateItem answers read the old item before the write and
+    serialise the live item after it, both outside the backend call. A concurrent update
+    in between changed what they returned: two racing `ADD hits :1` both answered 3 (a
+    rate-limit test caught it). DynamoDB returns each write's own before and after, so
+    the whole answer is built under the lock."""
+    from moto.dynamodb.responses import DynamoHandler
+
+    for name in ("put_item", "update_item"):
+        setattr(DynamoHandler, name, _locked(getattr(DynamoHandler, name)))
 
 
 def _locked(method: Any) -> Any:

@@ -184,3 +184,38 @@ def test_a_query_reads_its_partition_and_answers_as_before(dynamodb):
     assert len(keys(IndexName="by_g", KeyConditionExpression="g = :g",
                     ExpressionAttributeValues={":g": {"S": "all"}})) == 15
     assert len(dynamodb.scan(TableName=name)["Items"]) == 15
+
+
+def test_an_update_answers_its_own_result_while_another_update_races_it(dynamodb):
+    # GIVEN a counter at 1, and a second increment that starts while the first one's
+    # answer is being serialised (where moto used to read the live item unlocked)
+    from moto.dynamodb.models.dynamo_type import Item
+
+    dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "c"}, "n": {"N": "1"}})
+
+    def increment():
+        return dynamodb.update_item(
+            TableName=TABLE, Key={"k": {"S": "c"}}, UpdateExpression="ADD n :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+            ReturnValues="UPDATED_NEW")["Attributes"]["n"]["N"]
+
+    racer_answers: list[str] = []
+    racer = threading.Thread(target=lambda: racer_answers.append(increment()))
+    original = Item.to_json
+
+    def to_json_racing(self):
+        if not racer.is_alive() and not racer_answers:
+            racer.start()
+            racer.join(0.3)   # the racer either finishes now (the bug) or waits for us
+        return original(self)
+
+    Item.to_json = to_json_racing
+    try:
+        # WHEN the first increment answers
+        first = increment()
+    finally:
+        Item.to_json = original
+    racer.join(5)
+    # THEN each increment reports its own result, as DynamoDB's atomic updates do
+    assert sorted([first, *racer_answers]) == ["2", "3"]
+    assert first == "2"
