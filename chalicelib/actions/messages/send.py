@@ -10,6 +10,7 @@ from pynamodb.exceptions import UpdateError
 from chalicelib.actions.channels.reads.channels import (
     access_stream_by_id,
     access_stream_by_name,
+    channel_access_reads,
 )
 from chalicelib.actions.channels.topics import check_topic, note_topic_message
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
@@ -46,6 +47,7 @@ from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
 from chalicelib.models.message_properties import add_property_changes, stored_properties
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
+from chalicelib.models.read_ahead import read_ahead
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
 
@@ -148,12 +150,18 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
     # `to` is checked before anything is read: it may name a thousand people.
     direct = None if message_type in ("stream", "channel") else parse_direct_target(to)
     rendered = render_content(caller.realm_id, content)
-    realm = get_realm(caller.realm_id)
-    sender = User.get(caller.realm_id, caller.user_id)
+    channel = None if direct is not None or skip_stream_access_check \
+        else _channel_reference(to)
     stream: Stream | None = None
-    if message_type in ("stream", "channel"):
-        stream = (_channel_by_id(caller.realm_id, to) if skip_stream_access_check
-                  else _channel_target(caller, to))
+    # The organization, the sender and the channel, in one request where possible.
+    with read_ahead([(Realm, caller.realm_id, None), (User, caller.realm_id, caller.user_id),
+                     *([] if channel is None else channel_access_reads(caller, channel))]):
+        realm = get_realm(caller.realm_id)
+        sender = User.get(caller.realm_id, caller.user_id)
+        if message_type in ("stream", "channel"):
+            stream = _channel_by_id(caller.realm_id, to) if channel is None \
+                else _channel_target(caller, channel)
+    if stream is not None:
         if stream.is_archived:
             raise ApiError("Cannot send to an archived channel.")
         message = new_channel_message(realm, caller.user_id, stream,
@@ -207,16 +215,23 @@ def after_channel_message(stream: Stream, message: Message) -> None:
                                            message.message_id), "topic's latest message")
 
 
-def _channel_target(caller: Principal, to: str) -> Stream:
+def _channel_reference(to: str) -> int | str:
+    """A channel message's `to`: one channel's id, or its name."""
     target = _parse_to(to)
     if isinstance(target, list) and len(target) == 1:
         target = target[0]
     if isinstance(target, int) and not isinstance(target, bool):
-        stream, _ = access_stream_by_id(caller, check_json("to", target, int))
-    elif isinstance(target, str) and target.strip():
-        stream, _ = access_stream_by_name(caller, target.strip())
+        return int(check_json("to", target, int))
+    if isinstance(target, str) and target.strip():
+        return target.strip()
+    raise ApiError("Invalid 'to': name one channel by id or name.")
+
+
+def _channel_target(caller: Principal, channel: int | str) -> Stream:
+    if isinstance(channel, int):
+        stream, _ = access_stream_by_id(caller, channel)
     else:
-        raise ApiError("Invalid 'to': name one channel by id or name.")
+        stream, _ = access_stream_by_name(caller, channel)
     return stream
 
 

@@ -14,6 +14,7 @@ from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
+from chalicelib.models.read_ahead import ReadAhead, read_ahead
 from chalicelib.models.realms import UniqueName, stream_name_key
 
 
@@ -92,11 +93,25 @@ def access_stream_by_id(caller: Principal, stream_id: int, *,
                         require_content_access: bool = True
                         ) -> tuple[Stream, Subscription | None]:
     """The channel and the caller's subscription; missing and forbidden look the same."""
-    stream = get_stream(caller.realm_id, stream_id)
-    subscription = get_subscription(caller.realm_id, caller.user_id, stream_id) if stream else None
+    with read_ahead(channel_access_reads(caller, stream_id)):   # both in one request
+        stream = get_stream(caller.realm_id, stream_id)
+        subscription = get_subscription(caller.realm_id, caller.user_id,
+                                        stream_id) if stream else None
     _check_access(caller, stream, subscription, require_content_access)
     assert stream is not None
     return stream, subscription
+
+
+def channel_access_reads(caller: Principal, channel: int | str) -> list[ReadAhead]:
+    """The items that access to a channel (by id, or by name) reads first, for a
+    read ahead (models/read_ahead.py)."""
+    if isinstance(channel, int):
+        return [(Stream, caller.realm_id, channel),
+                (Subscription, user_key(caller.realm_id, caller.user_id), channel)]
+    name = channel.strip()
+    if not name or len(name) > config.MAX_STREAM_NAME_LENGTH:
+        return []
+    return [(UniqueName, *stream_name_key(caller.realm_id, name))]
 
 
 def stream_id_by_name(realm_id: int, name: str) -> int | None:
