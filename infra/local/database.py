@@ -53,17 +53,13 @@ def dynamodb_first(app: WsgiApp) -> WsgiApp:
 
 
 def start_server(port: int) -> None:
-    """moto's threaded server (as `ThreadedMotoServer`), DynamoDB first."""
-    from moto.moto_server.werkzeug_app import (
-        DomainDispatcherApplication,
-        MotoRequestHandler,
-        create_backend_app,
-    )
-    from werkzeug.serving import make_server
+    """moto's backends behind a server that keeps connections open, DynamoDB first."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+    from infra.local.keepalive_http import make_server
 
     app = dynamodb_first(DomainDispatcherApplication(create_backend_app))
-    server = make_server("127.0.0.1", port, app, threaded=True,
-                         request_handler=MotoRequestHandler)
+    server = make_server("127.0.0.1", port, app)
     threading.Thread(target=server.serve_forever, name="database-http", daemon=True).start()
 
 
