@@ -10,8 +10,9 @@ change meanwhile (else that message is indexed again, putting all its terms, so 
 concurrent indexing of an older state cannot leave a term missing). A message that is
 gone loses all its postings and its doc.
 
-Writes use BatchWriteItem (25 items a request): one posting is one write unit. A
-chunk's requests run side by side (models/side_by_side.py).
+Postings go out by BatchWriteItem (25 items a request, side by side:
+models/side_by_side.py): one posting is one write unit. A chunk's docs, each written on
+its condition, go out as one transaction.
 """
 from __future__ import annotations
 
@@ -19,19 +20,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pynamodb.exceptions import DeleteError, PutError
+from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.lib.log import logger
-from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.search import SearchDoc, SearchPosting, posting_key
-from chalicelib.models.side_by_side import side_by_side, write_all
+from chalicelib.models.side_by_side import write_all
 from chalicelib.search.terms import message_terms
 
 MAX_BATCH_GET = 100
 MAX_ATTEMPTS = 4
 DocOutcome = Literal["written", "deleted", "conflict"]
+# (message id, the message now or None if gone, its doc as read, its terms now)
+Change = tuple[int, "Message | None", "SearchDoc | None", set[str]]
 
 
 @dataclass
@@ -85,7 +88,7 @@ def _index_chunk(realm_id: int, message_ids: list[int], full: set[int],
     docs = {d.message_id: d for d in SearchDoc.batch_get(keys, consistent_read=True)}
     puts: list[SearchPosting] = []
     deletes: list[SearchPosting] = []
-    changes: list[tuple[int, Message | None, SearchDoc | None, set[str]]] = []
+    changes: list[Change] = []
     for message_id in message_ids:
         message, doc = messages.get(message_id), docs.get(message_id)
         if message is None and doc is None:
@@ -109,30 +112,43 @@ def _index_chunk(realm_id: int, message_ids: list[int], full: set[int],
     write_all(puts, deletes)
     stats.postings_put += len(puts)
     stats.postings_deleted += len(deletes)
-    outcomes = side_by_side(lambda change: _write_doc(realm_id, *change), changes)
+    outcomes = _write_docs(realm_id, changes)
     stats.docs_written += outcomes.count("written")
     stats.docs_deleted += outcomes.count("deleted")
     return [change[0] for change, outcome in zip(changes, outcomes, strict=True)
             if outcome == "conflict"]
 
 
-def _write_doc(realm_id: int, message_id: int, message: Message | None,
-               doc: SearchDoc | None, terms: set[str]) -> DocOutcome:
-    """Records what the message is indexed under now; "conflict" if the doc changed
-    since it was read (another indexing ran meanwhile)."""
-    unchanged: Any = (SearchDoc.message_id.does_not_exist() if doc is None
-                      else SearchDoc.version == doc.version)
-    try:
-        if message is None:
-            SearchDoc(realm_id, message_id).delete(condition=unchanged)
-            return "deleted"
-        SearchDoc(realm_id, message_id, terms=terms or None,
-                  version=message.version).save(condition=unchanged)
-        return "written"
-    except (PutError, DeleteError) as error:
-        if not is_write_condition_failure(error):
-            raise
-        return "conflict"
+def _write_docs(realm_id: int, changes: list[Change]) -> list[DocOutcome]:
+    """Records what each message is indexed under now, all in one transaction (a chunk
+    holds at most 100: one request instead of one each). A doc that changed since it
+    was read (another indexing ran meanwhile) cancels the transaction; it is reported
+    as "conflict" and the others are written again without it."""
+    outcomes: dict[int, DocOutcome] = {}
+    pending = changes
+    while pending:
+        try:
+            with transaction() as tx:
+                for message_id, message, doc, terms in pending:
+                    unchanged: Any = (SearchDoc.message_id.does_not_exist() if doc is None
+                                      else SearchDoc.version == doc.version)
+                    if message is None:
+                        tx.delete(SearchDoc(realm_id, message_id), condition=unchanged)
+                    else:
+                        tx.save(SearchDoc(realm_id, message_id, terms=terms or None,
+                                          version=message.version), condition=unchanged)
+        except TransactWriteError as error:
+            reasons = cancellation_reasons(error)
+            if "ConditionalCheckFailed" not in reasons:
+                raise   # throttled or a fault: the stream offers the records again
+            for change, reason in zip(pending, reasons, strict=False):
+                if reason == "ConditionalCheckFailed":
+                    outcomes[change[0]] = "conflict"
+            pending = [c for c in pending if c[0] not in outcomes]
+            continue
+        outcomes.update((c[0], "deleted" if c[1] is None else "written") for c in pending)
+        break
+    return [outcomes[change[0]] for change in changes]
 
 
 INDEXED_EVENTS = ("message", "update_message", "delete_message")

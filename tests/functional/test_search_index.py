@@ -177,3 +177,33 @@ def test_cost_follows_the_result_not_the_realm(realm, drain_events):
         first = matching_message_ids(realm.realm_id, parse_search_query("bulk"), limit=20)
     assert first == [*rare[::-1], *ids[::-1][:18]]
     assert dict(calls.calls) == {"dynamodb.Query": 1, "dynamodb.BatchGetItem": 1}
+
+
+def test_docs_are_written_together_and_a_doc_changed_meanwhile_is_reported(realm, drain_events):
+    from chalicelib.models.messages import Message
+    from chalicelib.search.indexing import _write_docs
+    from chalicelib.search.terms import message_terms
+    from tests.functional.aws_hooks import counting
+
+    # GIVEN two indexed messages, and their docs as an indexing read them
+    channel(realm.owner, "docs", [realm.owner])
+    ids = [send(realm.owner, "docs", "t", f"word{n}") for n in range(2)]
+    drain_events()
+    read = [SearchDoc.get(realm.realm_id, i) for i in ids]
+    messages = [Message.get(realm.realm_id, i) for i in ids]
+    # ... and another indexing that then wrote the first one's doc again
+    SearchDoc(realm.realm_id, ids[0], terms={"other"}, version=read[0].version + 1).save()
+    # WHEN both docs are written from what was read
+    with counting() as counter:
+        outcomes = _write_docs(realm.realm_id, [
+            (i, m, d, message_terms(m)) for i, m, d in zip(ids, messages, read, strict=True)])
+    # THEN the changed one is a conflict and keeps the other's write; the second is
+    # written; one transaction each time, not one request per doc
+    assert outcomes == ["conflict", "written"]
+    assert SearchDoc.get(realm.realm_id, ids[0]).terms == {"other"}
+    assert SearchDoc.get(realm.realm_id, ids[1]).version == messages[1].version
+    assert counter.calls == {"dynamodb.TransactWriteItems": 2}
+    # AND a doc of a message that is gone is deleted
+    assert _write_docs(realm.realm_id, [(ids[1], None, SearchDoc.get(
+        realm.realm_id, ids[1]), set())]) == ["deleted"]
+    assert SearchDoc.get_or_none(realm.realm_id, ids[1]) is None
