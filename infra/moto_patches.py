@@ -53,6 +53,7 @@ def apply() -> None:
     _remember_method_names()
     _partiql_inserts()
     _cheap_request_ids()
+    _cheap_projections()
     _applied = True
 
 
@@ -132,6 +133,31 @@ def _cheap_request_ids() -> None:
         return value
 
     responses.gen_amzn_requestid_long = request_id  # type: ignore[attr-defined]
+
+
+def _cheap_projections() -> None:
+    """moto projects an item (a ProjectionExpression, attributes_to_get, an index's
+    INCLUDE) by converting all of it to plain JSON and back, attribute by attribute: a
+    projected BatchGetItem of 100 messages took 100 to 900 ms against 50 unprojected (the
+    fan-out's current-state read spent half a loaded batch there). Top-level names, the
+    projections the app uses, are picked directly; the answer is the same."""
+    from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
+
+    original = Item.project
+
+    def project(self: Any, projection_expressions: list[list[str]]) -> Any:
+        if not all(len(path) == 1 and "[" not in path[0] for path in projection_expressions):
+            return original(self, projection_expressions)
+        projected = Item.__new__(Item)
+        projected.hash_key, projected.range_key = self.hash_key, self.range_key
+        # (dict.update, not item by item: moto's dict re-sums its size on each set)
+        projected.attrs = LimitedSizeDict({name: self.attrs[name]
+                                           for [name] in projection_expressions
+                                           if name in self.attrs})
+        return projected
+
+    project.__wrapped__ = original  # type: ignore[attr-defined]
+    Item.project = project  # type: ignore[method-assign]
 
 
 def _remember_method_names() -> None:

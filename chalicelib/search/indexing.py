@@ -165,8 +165,9 @@ def event_message_ids(event: dict[str, Any]) -> list[int]:
 
 
 class SearchIndexStep:
-    """The fan-out's search step: collects a batch's messages, indexes them after the
-    queue appends (a client's events never wait for the index). Safe to run twice."""
+    """The fan-out's search step: collects a batch's messages, indexes them beside the
+    recipients' state and the queue appends (a client's events never wait for the
+    index). Safe to run twice."""
 
     def __init__(self) -> None:
         self.messages: dict[int, set[int]] = {}

@@ -219,3 +219,26 @@ def test_an_update_answers_its_own_result_while_another_update_races_it(dynamodb
     # THEN each increment reports its own result, as DynamoDB's atomic updates do
     assert sorted([first, *racer_answers]) == ["2", "3"]
     assert first == "2"
+
+
+@pytest.mark.parametrize("projection", ["a, b", "a, absent", "k", "m.x, a", "l[1], a"])
+def test_a_projection_answers_what_moto_s_own_would(dynamodb, projection):
+    from moto.dynamodb.models.dynamo_type import Item
+
+    item = {"k": {"S": "p"}, "a": {"S": "one"}, "b": {"N": "2"}, "c": {"S": "three"},
+            "m": {"M": {"x": {"S": "in"}, "y": {"S": "out"}}},
+            "l": {"L": [{"S": "l0"}, {"S": "l1"}]}}
+    dynamodb.put_item(TableName=TABLE, Item=item)
+
+    def read() -> dict:
+        return dynamodb.batch_get_item(RequestItems={TABLE: {
+            "Keys": [{"k": {"S": "p"}}], "ProjectionExpression": projection,
+            "ConsistentRead": True}})["Responses"][TABLE][0]
+
+    patched = read()
+    Item.project, fast = Item.project.__wrapped__, Item.project
+    try:
+        assert read() == patched
+    finally:
+        Item.project = fast
+    assert dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "p"}})["Item"] == item
