@@ -54,6 +54,7 @@ def apply() -> None:
     _partiql_inserts()
     _cheap_request_ids()
     _cheap_projections()
+    _query_answers_without_deep_copies()
     _applied = True
 
 
@@ -158,6 +159,57 @@ def _cheap_projections() -> None:
 
     project.__wrapped__ = original  # type: ignore[attr-defined]
     Item.project = project  # type: ignore[method-assign]
+
+
+_copies = threading.local()
+
+
+def _query_answers_without_deep_copies() -> None:
+    """moto deep-copies every item a Query or Scan returns, so that building the answer
+    outside its backend call cannot see a later write: 1,000 subscriptions of a channel
+    cost the fan-out half a second. Here the whole Query and Scan handler runs under the
+    backend lock, answer included (moto turns it into plain dicts before returning), so
+    the items need only a copy of their attribute dict, not of every value."""
+    from moto.dynamodb.models import table as table_module
+    from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
+    from moto.dynamodb.responses import DynamoHandler
+
+    real_copy = table_module.copy
+
+    def shallow(item: Any) -> Any:
+        copied = Item.__new__(Item)
+        copied.hash_key, copied.range_key = item.hash_key, item.range_key
+        copied.attrs = LimitedSizeDict(item.attrs)
+        return copied
+
+    class _Copy:
+        @staticmethod
+        def deepcopy(value: Any, memo: Any = None) -> Any:
+            if getattr(_copies, "shallow", False):
+                if isinstance(value, Item):
+                    return shallow(value)
+                if isinstance(value, list) and all(isinstance(v, Item) for v in value):
+                    return [shallow(v) for v in value]
+            return real_copy.deepcopy(value, memo)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real_copy, name)
+
+    table_module.copy = _Copy()  # type: ignore[assignment]
+
+    def answered_under_lock(method: Any) -> Any:
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with _LOCK:
+                _copies.shallow = True
+                try:
+                    return method(self, *args, **kwargs)
+                finally:
+                    _copies.shallow = False
+        wrapper.__wrapped__ = method  # type: ignore[attr-defined]
+        return wrapper
+
+    for name in ("query", "scan"):
+        setattr(DynamoHandler, name, answered_under_lock(getattr(DynamoHandler, name)))
 
 
 def _remember_method_names() -> None:

@@ -242,3 +242,35 @@ def test_a_projection_answers_what_moto_s_own_would(dynamodb, projection):
     finally:
         Item.project = fast
     assert dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "p"}})["Item"] == item
+
+
+def test_query_and_scan_answer_as_moto_s_deep_copies_would(dynamodb):
+    from moto.dynamodb.responses import DynamoHandler
+
+    for n in range(3):
+        dynamodb.put_item(TableName=TABLE, Item={
+            "k": {"S": f"q{n}"}, "n": {"N": str(n)},
+            "m": {"M": {"x": {"L": [{"S": "a"}, {"N": "1"}]}}}, "s": {"SS": ["u", "v"]}})
+
+    def answers() -> tuple[dict, dict, dict]:
+        query = dynamodb.query(TableName=TABLE, KeyConditionExpression="k = :k",
+                               ExpressionAttributeValues={":k": {"S": "q1"}})
+        projected = dynamodb.query(TableName=TABLE, KeyConditionExpression="k = :k",
+                                   ExpressionAttributeValues={":k": {"S": "q2"}},
+                                   ProjectionExpression="n, m")
+        scan = dynamodb.scan(TableName=TABLE, FilterExpression="n >= :one",
+                             ExpressionAttributeValues={":one": {"N": "1"}})
+        return (query["Items"], projected["Items"],
+                sorted(scan["Items"], key=lambda i: i["k"]["S"]))
+
+    patched = answers()
+    wrapped = {name: getattr(DynamoHandler, name) for name in ("query", "scan")}
+    try:
+        for name, method in wrapped.items():
+            setattr(DynamoHandler, name, method.__wrapped__)
+        assert answers() == patched
+    finally:
+        for name, method in wrapped.items():
+            setattr(DynamoHandler, name, method)
+    assert patched[0][0]["m"] == {"M": {"x": {"L": [{"S": "a"}, {"N": "1"}]}}}
+    assert len(patched[2]) == 2
