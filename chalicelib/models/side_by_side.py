@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pynamodb.models import Model
 
 ITEMS_PER_REQUEST = 25   # BatchWriteItem's limit
+KEYS_PER_REQUEST = 100   # BatchGetItem's limit
 WRITERS = 8
 T = TypeVar("T")
 R = TypeVar("R")
+M = TypeVar("M", bound=Model)
 _pool = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="batch-write")
 
 
@@ -32,6 +34,19 @@ def side_by_side(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
         if error is not None:
             raise error
     return [f.result() for f in futures]
+
+
+def read_all(model: type[M], keys: Sequence[Any], consistent_read: bool = False) -> list[M]:
+    """The items of these keys that exist (one model), 100 keys to a request, the
+    requests side by side."""
+    pages = [list(keys[i:i + KEYS_PER_REQUEST]) for i in range(0, len(keys), KEYS_PER_REQUEST)]
+
+    def read(page: list[Any]) -> list[M]:
+        return list(model.batch_get(page, consistent_read=consistent_read))
+
+    if len(pages) <= 1:
+        return [item for page in pages for item in read(page)]
+    return [item for found in side_by_side(read, pages) for item in found]
 
 
 def write_all(puts: Sequence[Model] = (), deletes: Sequence[Model] = ()) -> None:

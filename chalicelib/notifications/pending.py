@@ -46,6 +46,7 @@ from chalicelib.models.notifications import (
     push_item,
 )
 from chalicelib.models.presence import Presence
+from chalicelib.models.side_by_side import read_all
 from chalicelib.models.topics import UserTopic, user_topic_key
 from chalicelib.models.users import User
 from chalicelib.notifications.jobs import (
@@ -61,7 +62,6 @@ from chalicelib.notifications.rules import Reason, Recipient, reason_for
 # A period whose wake-up never came (its job went to the dead-letter queue) reopens
 # after this long past its end, so the user is not silenced for good.
 STALE_PERIOD_MS = 3_600_000
-BATCH_GET = 100
 
 
 @dataclass(frozen=True)
@@ -219,10 +219,8 @@ def _active(candidates: set[tuple[int, int]], arrived: float) -> set[tuple[int, 
 
 
 def _batch_get(model: Any, keys: list[Any]) -> list[Any]:
-    found: list[Any] = []
-    for start in range(0, len(keys), BATCH_GET):
-        found.extend(model.batch_get(keys[start:start + BATCH_GET]))
-    return found
+    # A large channel's thousand recipients are ten requests: side by side.
+    return read_all(model, keys)
 
 
 def _pending(delivery: Delivered, user_id: int, reason: str, now_ms: int
