@@ -20,6 +20,12 @@ from chalicelib.delivery.queues import (
 from chalicelib.models.channels import Stream, Subscription, get_stream, stream_key
 from chalicelib.models.events import EventQueue
 
+# A thousand subscriptions' colours and display settings are a third of the answer to
+# parse, and nothing here reads them.
+_READ_ATTRIBUTES = ["user_key", "stream_id", "user_id", "active", "first_visible_message_id",
+                    "is_muted", "push_notifications", "email_notifications",
+                    "wildcard_mentions_notify"]
+
 
 class AudienceResolver:
     """The audience reads of one fan-out batch, cached: channels, subscribers, queues."""
@@ -35,11 +41,14 @@ class AudienceResolver:
     # ---- cached reads, for the audiences and for per-record steps --------------------
 
     def subscriptions(self, realm_id: int, stream_id: int) -> list[Subscription]:
-        """The channel's active subscriptions (one Query per channel and batch)."""
+        """The channel's active subscriptions (one Query per channel and batch), with
+        what the fan-out reads of them: who, from which message, and the settings that
+        decide notifications (_READ_ATTRIBUTES)."""
         key = (realm_id, stream_id)
         if key not in self._subscriptions:
             self._subscriptions[key] = [
-                s for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
+                s for s in Subscription.by_stream.query(stream_key(realm_id, stream_id),
+                                                        attributes_to_get=_READ_ATTRIBUTES)
                 if s.active]
         return self._subscriptions[key]
 
