@@ -209,3 +209,49 @@ def test_topic_names_carry_their_links(realm, register_queue, fetch_events, drai
     direct = realm.member.post("/messages", {"type": "direct", "to": [realm.admin.user_id],
                                              "content": "#12"}).json["id"]
     assert realm.member.get(f"/messages/{direct}").json["message"]["topic_links"] == []
+
+
+def test_sent_messages_follow_every_change_of_the_linkifiers_without_reading_them_each_time(
+        realm):
+    from tests.functional.aws_hooks import hooked
+
+    queries: list[str] = []
+
+    def record(service: str, operation: str, params: dict) -> None:
+        import json
+        if operation == "Query" and json.loads(params["body"])["TableName"].endswith(
+                "linkifiers"):
+            queries.append(operation)
+
+    channel(realm.member, "cache")
+
+    def rendered(text: str) -> str:
+        with hooked(record):
+            message_id = send(realm.member, "cache", "t", text)
+        return realm.member.get(f"/messages/{message_id}").json["message"]["content"]
+
+    issue_link = '<a href="https://github.com/example/repo/issues/1">#1</a>'
+    # GIVEN a message sent before any linkifier, then the same text again
+    assert issue_link not in rendered("#1")
+    queries.clear()
+    assert issue_link not in rendered("#1")
+    # THEN the second send rendered with the rules this process already had
+    assert queries == []
+    # WHEN a linkifier is added, changed, reordered and removed, each next message
+    # renders with the linkifiers as they are now
+    assert add(realm.admin, ISSUES).ok
+    assert issue_link in rendered("#1")
+    [added] = listed(realm.admin)
+    assert realm.admin.patch(f"/realm/filters/{added['id']}", {
+        "pattern": "#(?P<id>[0-9]+)",
+        "url_template": "https://other.example.com/{id}"}).ok
+    assert '<a href="https://other.example.com/1">#1</a>' in rendered("#1")
+    assert add(realm.admin, {"pattern": "#(?P<n>1)",
+                             "url_template": "https://first.example.com/{n}"}).ok
+    both = [item["id"] for item in listed(realm.admin)]
+    assert realm.admin.patch("/realm/linkifiers", {"ordered_linkifier_ids": list(
+        reversed(both))}).ok
+    assert '<a href="https://first.example.com/1">#1</a>' in rendered("#1")
+    for item_id in both:
+        assert realm.admin.delete(f"/realm/filters/{item_id}").ok
+    assert "<a " not in rendered("#1")

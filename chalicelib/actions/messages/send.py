@@ -25,7 +25,11 @@ from chalicelib.actions.messages.reads.recipients import (
     direct_recipient_users,
     parse_direct_target,
 )
-from chalicelib.actions.messages.reads.rendering import RenderedContent, render_content
+from chalicelib.actions.messages.reads.rendering import (
+    RenderedContent,
+    check_content,
+    render_content,
+)
 from chalicelib.actions.messages.uploads import plan_links
 from chalicelib.actions.read_state.reads.pending import pending_record
 from chalicelib.actions.realm.reads.realms import get_realm
@@ -149,7 +153,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
     the caller's own writes to the message's transaction (a scheduled message's claim)."""
     # `to` is checked before anything is read: it may name a thousand people.
     direct = None if message_type in ("stream", "channel") else parse_direct_target(to)
-    rendered = render_content(caller.realm_id, content)
+    check_content(content)
     channel = None if direct is not None or skip_stream_access_check \
         else _channel_reference(to)
     stream: Stream | None = None
@@ -161,6 +165,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         if message_type in ("stream", "channel"):
             stream = _channel_by_id(caller.realm_id, to) if channel is None \
                 else _channel_target(caller, channel)
+    rendered = render_content(caller.realm_id, content, realm)
     if stream is not None:
         if stream.is_archived:
             raise ApiError("Cannot send to an archived channel.")

@@ -19,6 +19,7 @@ from chalicelib.actions.realm.reads.linkifiers import (
     LinkifierDict,
     linkifier_dict,
     linkifiers_state,
+    note_linkifiers_changed,
 )
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
@@ -98,6 +99,7 @@ def check_add_linkifier(caller: Principal, pattern: str, url_template: str
             claim_name(tx, _pair_key(realm_id, pattern, url_template), item.linkifier_id)
             tx.save(item, condition=Linkifier.linkifier_id.does_not_exist())
             add_event(tx, realm_id, _event([*before, item]), {"realm": True})
+            note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise _duplicate() from None
@@ -132,6 +134,7 @@ def do_update_linkifier(caller: Principal, linkifier_id: int, pattern: str,
                       condition=(Linkifier.pattern == item.pattern)
                       & (Linkifier.url_template == item.url_template))
             add_event(tx, realm_id, _event(after), {"realm": True})
+            note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
@@ -158,6 +161,7 @@ def do_remove_linkifier(caller: Principal, linkifier_id: int) -> EmptyResult:
             release_name(tx, _pair_key(realm_id, item.pattern, item.url_template),
                          linkifier_id)
             add_event(tx, realm_id, _event(after), {"realm": True})
+            note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if is_condition_failure(error):   # removed meanwhile
             raise _not_found() from None
@@ -189,6 +193,7 @@ def do_reorder_linkifiers(caller: Principal, ordered_ids: list[int]) -> EmptyRes
                               condition=Linkifier.linkifier_id.exists())
                 if number == len(batches):
                     add_event(tx, realm_id, _event(after), {"realm": True})
+                note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if is_condition_failure(error):   # one was removed meanwhile
             raise ApiError("The ordered list must enumerate all existing linkifiers "

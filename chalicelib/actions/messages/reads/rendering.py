@@ -11,7 +11,7 @@ from chalicelib.lib.linkifiers import LinkifierRule
 from chalicelib.lib.markdown import MentionTargets, render_message
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.models.messages import Message
-from chalicelib.models.realms import UniqueName, group_name_key
+from chalicelib.models.realms import Realm, UniqueName, group_name_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, name_key
 
@@ -99,11 +99,14 @@ def content_sha256(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
 
-def render_content(realm_id: int, content: str) -> RenderedContent:
+def render_content(realm_id: int, content: str, realm: Realm | None = None
+                   ) -> RenderedContent:
+    """`realm`: when the caller has just read it (the linkifiers are then read only if
+    they changed since this process last did)."""
     content = check_content(content)
     mentions = find_mentions(content)
     resolved = resolve_mentions(realm_id, mentions)
-    linkifiers = linkifier_rules(realm_id)
+    linkifiers = linkifier_rules(realm_id, realm)
     rendered = render_message(content, resolved.targets, linkifiers)
     return RenderedContent(content, rendered, mentions, resolved, linkifiers)
 
