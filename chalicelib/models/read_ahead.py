@@ -11,6 +11,7 @@ own write of that item goes to the table again.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -114,9 +115,11 @@ def _pages(connection: Any, request: dict[str, dict[str, Any]],
            attempts: int = 5) -> Iterator[tuple[str, dict[str, Any]]]:
     """(table, raw item) for each item found; keys DynamoDB leaves unprocessed are asked
     again. (Any model's connection serves every table: a BatchGetItem names its tables.)"""
-    for _ in range(attempts):
+    for attempt in range(attempts):
         if not request:
             return
+        if attempt:
+            time.sleep(0.05 * 2 ** attempt)   # what is left unprocessed was throttled
         try:
             answer = connection.dispatch("BatchGetItem", {"RequestItems": request})
         except (BotoCoreError, ClientError) as error:   # as PynamoDB's own reads raise

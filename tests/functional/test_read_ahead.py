@@ -108,3 +108,24 @@ def test_outside_a_read_ahead_gets_go_to_the_table(realm):
         assert Realm.get_or_none(realm.realm_id) is not None
     assert counter.calls == {"dynamodb.GetItem": 1}
     assert issubclass(Realm, BaseModel)
+
+
+def test_keys_left_unprocessed_are_asked_again(realm):
+    from botocore.awsrequest import AWSResponse
+
+    calls: list[int] = []
+
+    def throttle_once(service: str, operation: str, params: dict):
+        if operation != "BatchGetItem":
+            return None
+        calls.append(1)
+        if len(calls) > 1:
+            return None
+        body = json.loads(params["body"])
+        return AWSResponse("https://aws.invalid/", 200, {}, None), {
+            "Responses": {}, "UnprocessedKeys": body["RequestItems"],
+            "ResponseMetadata": {"HTTPStatusCode": 200}}
+
+    with hooked(throttle_once), read_ahead([(Realm, realm.realm_id, None)]):
+        assert Realm.get(realm.realm_id).realm_id == realm.realm_id
+    assert len(calls) == 2
