@@ -255,3 +255,29 @@ def test_sent_messages_follow_every_change_of_the_linkifiers_without_reading_the
     for item_id in both:
         assert realm.admin.delete(f"/realm/filters/{item_id}").ok
     assert "<a " not in rendered("#1")
+
+
+def test_fetched_topics_follow_the_linkifiers_without_reading_them_each_time(realm):
+    from tests.functional.aws_hooks import hooked
+
+    queries: list[str] = []
+
+    def record(service: str, operation: str, params: dict) -> None:
+        import json
+        if operation == "Query" and json.loads(params["body"])["TableName"].endswith(
+                "linkifiers"):
+            queries.append(operation)
+
+    channel(realm.member, "topics")
+    message_id = send(realm.member, "topics", "about #7", "hello")
+
+    def topic_links() -> list:
+        return realm.member.get(f"/messages/{message_id}").json["message"]["topic_links"]
+
+    assert topic_links() == []
+    with hooked(record):
+        assert topic_links() == []
+    assert queries == []   # the second fetch used the rules compiled for the first
+    assert add(realm.admin, ISSUES).ok
+    assert topic_links() == [{"text": "#7",
+                              "url": "https://github.com/example/repo/issues/7"}]

@@ -146,8 +146,9 @@ def render(caller: Principal, messages: list[Message], options: RenderOptions
     flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages],
                      messages)
     empty = None if options.allow_empty_topic_name else empty_topic_display_name(realm)
-    # The realm's linkifiers link topic names: one Query, when any topic could match.
-    linkifiers = linkifier_rules(caller.realm_id) if any(
+    # The realm's linkifiers link topic names: compiled once per process, read again
+    # only after they change (the realm's token), and only when a topic could match.
+    linkifiers = linkifier_rules(caller.realm_id, realm) if any(
         m.type == "stream" and m.topic for m in messages) else []
     rendered: list[FoundMessageDict] = []
     for message in messages:
