@@ -26,6 +26,7 @@ def progress(message: str) -> None:
 
 def main() -> None:
     port = int(os.environ.get("PORT", "8000"))
+    environment.promise_port(port)   # bound only once the workers are up
     os.environ.setdefault("EXTERNAL_PORT", str(port))   # links in emails reach this server
     prefix = os.environ.get("TABLE_PREFIX", environment.DEFAULT_PREFIX)
 

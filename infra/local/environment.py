@@ -12,14 +12,29 @@ DEFAULT_PREFIX = "teamchat-local-"
 REGION = "us-east-1"
 
 
+# Ports this process has chosen or been given but may not have bound yet.
+_promised: set[int] = set()
+
+
+def promise_port(port: int) -> None:
+    """A port this process will bind (the API's, given by its launcher): free_port does
+    not hand it out meanwhile."""
+    _promised.add(port)
+
+
 def free_port() -> int:
-    """A TCP port on the loopback interface that nothing listens on now.
+    """A TCP port on the loopback interface that nothing listens on now, and that this
+    process has not chosen before: the stack chooses its push channel's two ports before
+    its API binds the port it was given, and a CI run once got that one again.
 
     Chosen below the kernel's ephemeral range: a port the kernel handed out with bind(0)
     can be taken by any outgoing connection before the server binds it (EADDRINUSE)."""
     ceiling = _ephemeral_floor()
     for _ in range(100):
         port = random.randrange(_PORT_FLOOR, ceiling)
+        if port in _promised:
+            continue
+        _promised.add(port)
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))

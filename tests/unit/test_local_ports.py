@@ -26,3 +26,13 @@ def test_a_port_in_use_is_skipped(monkeypatch):
         choices = iter([busy, busy, 24567])
         monkeypatch.setattr(environment.random, "randrange", lambda *_: next(choices))
         assert environment.free_port() == 24567
+
+
+def test_a_promised_or_already_chosen_port_is_not_handed_out_again(monkeypatch):
+    # GIVEN the API's port, promised but not bound yet, and a port chosen before
+    environment.promise_port(24601)
+    choices = iter([24601, 24602, 24602, 24603])
+    monkeypatch.setattr(environment.random, "randrange", lambda *_: next(choices))
+    # THEN neither comes back, though nothing listens on them
+    assert environment.free_port() == 24602
+    assert environment.free_port() == 24603
