@@ -281,3 +281,13 @@ def test_fetched_topics_follow_the_linkifiers_without_reading_them_each_time(rea
     assert add(realm.admin, ISSUES).ok
     assert topic_links() == [{"text": "#7",
                               "url": "https://github.com/example/repo/issues/7"}]
+
+
+def test_an_edit_renders_with_the_linkifiers_as_they_are_now(realm):
+    channel(realm.member, "edits")
+    message_id = send(realm.member, "edits", "t", "see #3")   # compiles the empty rules
+    assert realm.member.patch(f"/messages/{message_id}", {"content": "see #3 again"}).ok
+    assert add(realm.admin, ISSUES).ok
+    assert realm.member.patch(f"/messages/{message_id}", {"content": "see #3"}).ok
+    rendered = realm.member.get(f"/messages/{message_id}").json["message"]["content"]
+    assert '<a href="https://github.com/example/repo/issues/3">#3</a>' in rendered

@@ -175,7 +175,7 @@ class _EditWriter:
         """The new topic's links (the realm's linkifiers read once per edit)."""
         if self._topic_links is None:
             rules = self.rendered.linkifiers if self.rendered is not None \
-                else linkifier_rules(self.realm.realm_id)
+                else linkifier_rules(self.realm.realm_id, self.realm)
             self._topic_links = topic_link_dicts(topic, rules)
         return self._topic_links
 

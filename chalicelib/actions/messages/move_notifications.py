@@ -57,7 +57,7 @@ def move_notifications(realm: Realm, actor_id: int, plan: MovePlan,
     bot = notification_bot(realm.realm_id)
     prepared = []
     for stream, topic, text in texts:
-        rendered = render_content(realm.realm_id, text)
+        rendered = render_content(realm.realm_id, text, realm)
         message = new_channel_message(realm, bot.user_id, stream, topic, rendered,
                                       client="Internal")
         prepared.append(prepare_message(realm, message, channel_audience(stream),
