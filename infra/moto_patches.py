@@ -142,20 +142,15 @@ def _cheap_projections() -> None:
     projected BatchGetItem of 100 messages took 100 to 900 ms against 50 unprojected (the
     fan-out's current-state read spent half a loaded batch there). Top-level names, the
     projections the app uses, are picked directly; the answer is the same."""
-    from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
+    from moto.dynamodb.models.dynamo_type import Item
 
     original = Item.project
 
     def project(self: Any, projection_expressions: list[list[str]]) -> Any:
         if not all(len(path) == 1 and "[" not in path[0] for path in projection_expressions):
             return original(self, projection_expressions)
-        projected = Item.__new__(Item)
-        projected.hash_key, projected.range_key = self.hash_key, self.range_key
-        # (dict.update, not item by item: moto's dict re-sums its size on each set)
-        projected.attrs = LimitedSizeDict({name: self.attrs[name]
-                                           for [name] in projection_expressions
-                                           if name in self.attrs})
-        return projected
+        return _item_with(self, {name: self.attrs[name] for [name] in projection_expressions
+                                 if name in self.attrs})
 
     project.__wrapped__ = original  # type: ignore[attr-defined]
     Item.project = project  # type: ignore[method-assign]
@@ -171,16 +166,13 @@ def _query_answers_without_deep_copies() -> None:
     backend lock, answer included (moto turns it into plain dicts before returning), so
     the items need only a copy of their attribute dict, not of every value."""
     from moto.dynamodb.models import table as table_module
-    from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
+    from moto.dynamodb.models.dynamo_type import Item
     from moto.dynamodb.responses import DynamoHandler
 
     real_copy = table_module.copy
 
     def shallow(item: Any) -> Any:
-        copied = Item.__new__(Item)
-        copied.hash_key, copied.range_key = item.hash_key, item.range_key
-        copied.attrs = LimitedSizeDict(item.attrs)
-        return copied
+        return _item_with(item, item.attrs)
 
     class _Copy:
         @staticmethod
@@ -197,19 +189,31 @@ def _query_answers_without_deep_copies() -> None:
 
     table_module.copy = _Copy()  # type: ignore[assignment]
 
-    def answered_under_lock(method: Any) -> Any:
+    def copying_shallowly(method: Any) -> Any:
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            with _LOCK:
-                _copies.shallow = True
-                try:
-                    return method(self, *args, **kwargs)
-                finally:
-                    _copies.shallow = False
-        wrapper.__wrapped__ = method  # type: ignore[attr-defined]
+            _copies.shallow = True
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                _copies.shallow = False
         return wrapper
 
     for name in ("query", "scan"):
-        setattr(DynamoHandler, name, answered_under_lock(getattr(DynamoHandler, name)))
+        method = getattr(DynamoHandler, name)
+        locked = _locked(copying_shallowly(method))
+        locked.__wrapped__ = method  # the unpatched handler, for tests
+        setattr(DynamoHandler, name, locked)
+
+
+def _item_with(item: Any, attrs: dict[str, Any]) -> Any:
+    """A moto Item with `item`'s key and these attribute values (shared, not copied).
+    Built from a plain dict in one update: moto's dict re-sums its size on each set."""
+    from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
+
+    copied = Item.__new__(Item)
+    copied.hash_key, copied.range_key = item.hash_key, item.range_key
+    copied.attrs = LimitedSizeDict(attrs)
+    return copied
 
 
 def _remember_method_names() -> None:
