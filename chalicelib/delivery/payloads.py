@@ -15,11 +15,11 @@ from typing import Any
 
 from chalicelib.delivery.append import EVENT_RETENTION
 from chalicelib.models.events import QueueEvent
+from chalicelib.models.side_by_side import read_all
 
 INLINE_LIMIT = 600                # bytes of JSON kept inside a queue chunk
 PER_RECIPIENT_KEYS = ("flags",)   # stay inline: they differ from queue to queue
 PAYLOAD_SK = "p"
-BATCH_GET_KEYS = 100
 
 
 def _partition(key: str) -> str:
@@ -59,11 +59,9 @@ def resolve(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if not keys:
         return events
     payloads: dict[str, dict[str, Any]] = {}
-    for start in range(0, len(keys), BATCH_GET_KEYS):
-        for item in QueueEvent.batch_get([(_partition(k), PAYLOAD_SK)
-                                          for k in keys[start:start + BATCH_GET_KEYS]],
-                                         consistent_read=True):
-            payloads[item.queue_id.removeprefix("payload:")] = item.payload or {}
+    for item in read_all(QueueEvent, [(_partition(k), PAYLOAD_SK) for k in keys],
+                         consistent_read=True):
+        payloads[item.queue_id.removeprefix("payload:")] = item.payload or {}
     resolved = []
     for event in events:
         if "_payload" not in event:

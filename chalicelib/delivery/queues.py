@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, TypeGuard
 
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
@@ -19,14 +19,10 @@ from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.delivery.wake import delete_wake_queue
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.events import EventQueue, UserQueues
-from chalicelib.models.side_by_side import side_by_side
-
-P = TypeVar("P")
-M = TypeVar("M")
+from chalicelib.models.side_by_side import read_all
 
 QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
 PUBLIC_WATCHERS = 0    # the UserQueues entry listing a realm's all_public_streams queues
-BATCH_GET_KEYS = 100   # DynamoDB's BatchGetItem limit
 MAX_QUEUE_ID_LENGTH = 64      # ids are UUIDs (36 characters)
 
 
@@ -124,36 +120,20 @@ def delete_queue(queue: EventQueue) -> None:
 
 
 def listed_queue_ids(realm_id: int, user_ids: Iterable[int]) -> dict[int, set[str]]:
-    """The directory entries of these users (strongly consistent BatchGetItem)."""
+    """The directory entries of these users (strongly consistent BatchGetItem, the pages
+    of a large channel side by side)."""
     wanted = sorted(set(user_ids))
     found: dict[int, set[str]] = {user_id: set() for user_id in wanted}
-    pages = [[(realm_id, user_id) for user_id in wanted[start:start + BATCH_GET_KEYS]]
-             for start in range(0, len(wanted), BATCH_GET_KEYS)]
-    for page in _each_page(_directory_page, pages):
-        for entry in page:
-            found[int(entry.user_id)] = set(entry.queue_ids or ())
+    for entry in read_all(UserQueues, [(realm_id, user_id) for user_id in wanted],
+                          consistent_read=True):
+        found[int(entry.user_id)] = set(entry.queue_ids or ())
     return found
-
-
-def _directory_page(keys: list[tuple[int, int]]) -> list[UserQueues]:
-    return list(UserQueues.batch_get(keys, consistent_read=True))
 
 
 def load_queues(queue_ids: Iterable[str]) -> dict[str, EventQueue]:
     """Queue items by id (strongly consistent BatchGetItem); missing ids are left out."""
-    wanted = sorted(set(queue_ids))
-    pages = [wanted[start:start + BATCH_GET_KEYS]
-             for start in range(0, len(wanted), BATCH_GET_KEYS)]
-    return {queue.queue_id: queue for page in _each_page(_load_page, pages) for queue in page}
-
-
-def _load_page(queue_ids: list[str]) -> list[EventQueue]:
-    return list(EventQueue.batch_get(queue_ids, consistent_read=True))
-
-
-def _each_page(read: Callable[[P], list[M]], pages: list[P]) -> list[list[M]]:
-    """A large channel's pages are many requests: side by side, not one after another."""
-    return side_by_side(read, pages) if len(pages) > 1 else [read(p) for p in pages]
+    return {queue.queue_id: queue
+            for queue in read_all(EventQueue, sorted(set(queue_ids)), consistent_read=True)}
 
 
 def queues_of_users(realm_id: int, user_ids: Iterable[int]) -> list[EventQueue]:

@@ -102,7 +102,7 @@ class NotificationStep:
         # Active users get no email; with push configured, they may get a push
         # (enable_online_push_notifications), so their settings are read too.
         wanted = candidates if push_configured() else candidates - active
-        users = {(u.realm_id, u.user_id): u for u in _batch_get(User, sorted(wanted))
+        users = {(u.realm_id, u.user_id): u for u in read_all(User, sorted(wanted))
                  if u.is_active and not u.is_bot}
         policies = self._topic_policies(deliveries, set(users))
         emails: list[PendingNotification] = []
@@ -177,7 +177,7 @@ class NotificationStep:
                             user_topic_key(d.stream_id, d.topic))].append(
                         (d.realm_id, user_id, d.message_id))
         found: dict[tuple[int, int, int], int] = {}
-        for item in _batch_get(UserTopic, sorted(wanted)):
+        for item in read_all(UserTopic, sorted(wanted)):
             for key in wanted[(item.user_key, item.topic_key)]:
                 found[key] = int(item.visibility_policy)
         return found
@@ -200,7 +200,7 @@ class NotificationStep:
         keys = [(owner_key(r, u), push_item(m)) for (r, u), ids in sorted(reads.items())
                 for m in sorted(ids)]
         pushed: dict[str, list[int]] = defaultdict(list)
-        for item in _batch_get(PushSent, keys):
+        for item in read_all(PushSent, keys):
             pushed[item.owner].append(int(item.message_id))
         jobs: list[tuple[Any, int]] = []
         for owner, ids in sorted(pushed.items()):
@@ -214,13 +214,8 @@ class NotificationStep:
 def _active(candidates: set[tuple[int, int]], arrived: float) -> set[tuple[int, int]]:
     """The candidates who reported activity within the presence timeout of `arrived`."""
     threshold = arrived - presence_rules.OFFLINE_THRESHOLD_SECONDS
-    return {(p.realm_id, p.user_id) for p in _batch_get(Presence, sorted(candidates))
+    return {(p.realm_id, p.user_id) for p in read_all(Presence, sorted(candidates))
             if not p.hidden and p.active_at is not None and int(p.active_at) >= threshold}
-
-
-def _batch_get(model: Any, keys: list[Any]) -> list[Any]:
-    # A large channel's thousand recipients are ten requests: side by side.
-    return read_all(model, keys)
 
 
 def _pending(delivery: Delivered, user_id: int, reason: str, now_ms: int

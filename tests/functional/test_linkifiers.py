@@ -2,6 +2,10 @@
 /realm/filters/{id}, their events and state, and the renderer applying them."""
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
+from tests.functional.aws_hooks import hooked
 from tests.functional.edit_helpers import channel, send
 
 ISSUES = {"pattern": "#(?P<id>[0-9]+)",
@@ -211,17 +215,20 @@ def test_topic_names_carry_their_links(realm, register_queue, fetch_events, drai
     assert realm.member.get(f"/messages/{direct}").json["message"]["topic_links"] == []
 
 
-def test_sent_messages_follow_every_change_of_the_linkifiers_without_reading_them_each_time(
-        realm):
-    from tests.functional.aws_hooks import hooked
-
+def linkifier_queries() -> tuple[list[str], Callable[[str, str, dict], None]]:
+    """A list of the linkifier Queries made, and the hook (aws_hooks.hooked) that fills it."""
     queries: list[str] = []
 
     def record(service: str, operation: str, params: dict) -> None:
-        import json
         if operation == "Query" and json.loads(params["body"])["TableName"].endswith(
                 "linkifiers"):
             queries.append(operation)
+    return queries, record
+
+
+def test_sent_messages_follow_every_change_of_the_linkifiers_without_reading_them_each_time(
+        realm):
+    queries, record = linkifier_queries()
 
     channel(realm.member, "cache")
 
@@ -258,15 +265,7 @@ def test_sent_messages_follow_every_change_of_the_linkifiers_without_reading_the
 
 
 def test_fetched_topics_follow_the_linkifiers_without_reading_them_each_time(realm):
-    from tests.functional.aws_hooks import hooked
-
-    queries: list[str] = []
-
-    def record(service: str, operation: str, params: dict) -> None:
-        import json
-        if operation == "Query" and json.loads(params["body"])["TableName"].endswith(
-                "linkifiers"):
-            queries.append(operation)
+    queries, record = linkifier_queries()
 
     channel(realm.member, "topics")
     message_id = send(realm.member, "topics", "about #7", "hello")

@@ -108,16 +108,21 @@ def channel_access_reads(caller: Principal, channel: int | str) -> list[ReadAhea
     if isinstance(channel, int):
         return [(Stream, caller.realm_id, channel),
                 (Subscription, user_key(caller.realm_id, caller.user_id), channel)]
-    name = channel.strip()
-    if not name or len(name) > config.MAX_STREAM_NAME_LENGTH:
-        return []
-    return [(UniqueName, *stream_name_key(caller.realm_id, name))]
+    key = _name_claim_key(caller.realm_id, channel)
+    return [] if key is None else [(UniqueName, *key)]
+
+
+def _name_claim_key(realm_id: int, name: str) -> tuple[str, str] | None:
+    """The key of a channel name's claim; None for a name no channel can have (a long
+    enough one would exceed a key's size)."""
+    if not name.strip() or len(name.strip()) > config.MAX_STREAM_NAME_LENGTH:
+        return None
+    return stream_name_key(realm_id, name)
 
 
 def stream_id_by_name(realm_id: int, name: str) -> int | None:
-    if len(name.strip()) > config.MAX_STREAM_NAME_LENGTH:
-        return None   # no channel has one; a long enough name would exceed a key's size
-    claim = UniqueName.get_or_none(*stream_name_key(realm_id, name))
+    key = _name_claim_key(realm_id, name)
+    claim = None if key is None else UniqueName.get_or_none(*key)
     return None if claim is None else claim.target_id
 
 
