@@ -88,6 +88,10 @@ def dev_fetch_api_key_enabled() -> bool:
     return _env("DEV_FETCH_API_KEY", "") in {"1", "true"}
 
 
+# After the stage's prefix in the name of every wake queue (chalicelib/delivery/wake.py).
+WAKE_QUEUE_MARK = "wake-"
+
+
 def webhook_queue_name() -> str:
     return table_prefix() + "outgoing-webhooks"
 

@@ -24,7 +24,7 @@ HIDE_SECONDS = 43200         # received wake-ups stay hidden until they expire
 
 
 def wake_queue_prefix() -> str:
-    return config.table_prefix() + "wake-"
+    return config.table_prefix() + config.WAKE_QUEUE_MARK
 
 
 def ensure_wake_queue(queue: EventQueue) -> str:

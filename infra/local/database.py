@@ -26,23 +26,38 @@ from infra.local.child import report, serve_until_told
 WsgiApp = Callable[[dict[str, Any], Any], Iterable[bytes]]
 
 
-def dynamodb_first(app: WsgiApp) -> WsgiApp:
-    """moto's server, with DynamoDB's requests (most of the stack's) answered without
+# Services whose requests name their action in X-Amz-Target: by the target's prefix,
+# the moto handler that answers them (most of the stack's requests).
+_DIRECT_HANDLERS = {
+    "DynamoDB_20120810.": ("moto.dynamodb.responses", "DynamoHandler"),
+    "DynamoDBStreams_20120810.": ("moto.dynamodbstreams.responses", "DynamoDBStreamsHandler"),
+    "AmazonSQS.": ("moto.sqs.responses", "SQSResponse"),
+}
+
+
+def answered_directly(app: WsgiApp) -> WsgiApp:
+    """moto's server, with DynamoDB's, its streams' and SQS's requests answered without
     its Flask layer: the same handler, request class and error mapping as moto's route
     (moto/core/utils.py `convert_to_flask_response`), less Flask's contexts, URL routing
     and CORS hooks, about a third of a GetItem's time here."""
+    import importlib
+
     from botocore.exceptions import ClientError
     from moto.core.request import normalize_request
-    from moto.dynamodb.responses import DynamoHandler
     from moto.moto_server.werkzeug_app import BackendRequest
     from werkzeug.wrappers import Response
 
+    handlers = {prefix: getattr(importlib.import_module(module), name)
+                for prefix, (module, name) in _DIRECT_HANDLERS.items()}
+
     def wsgi(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        if not environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB_20120810."):
-            return app(environ, start_response)   # streams, SQS, S3, ...: moto's routes
+        target = environ.get("HTTP_X_AMZ_TARGET", "")
+        handler = handlers.get(target[:target.find(".") + 1])
+        if handler is None:
+            return app(environ, start_response)   # S3, SNS, SES, ...: moto's routes
         request = normalize_request(BackendRequest(environ))
         try:
-            result = DynamoHandler.dispatch(request, request.raw_url, dict(request.headers))
+            result = handler.dispatch(request, request.raw_url, dict(request.headers))
         except ClientError as error:
             result = 400, {}, error.response["Error"]["Message"]
         status, headers, content = result if len(result) == 3 else (200, {}, result)
@@ -58,7 +73,7 @@ def start_server(port: int) -> None:
 
     from infra.local.keepalive_http import make_server
 
-    app = dynamodb_first(DomainDispatcherApplication(create_backend_app))
+    app = answered_directly(DomainDispatcherApplication(create_backend_app))
     server = make_server("127.0.0.1", port, app)
     threading.Thread(target=server.serve_forever, name="database-http", daemon=True).start()
 

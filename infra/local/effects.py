@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib.config import WAKE_QUEUE_MARK
 from infra import moto_patches
 
 Effect = tuple[Any, ...]
@@ -61,10 +62,12 @@ def install() -> None:
         _wrap(DynamoDBBackend, name, _dynamodb_table_change)
     for name in ("create_queue", "set_queue_attributes", "purge_queue"):
         _wrap(SQSBackend, name, _sqs_change)
-    for name in ("delete_queue", "send_message", "send_message_batch", "delete_message",
+    for name in ("delete_queue", "tag_queue", "untag_queue"):
+        _wrap(SQSBackend, name, _sqs_queue_change(messages_only=False))
+    for name in ("send_message", "send_message_batch", "delete_message",
                  "delete_message_batch", "change_message_visibility",
-                 "change_message_visibility_batch", "tag_queue", "untag_queue"):
-        _wrap(SQSBackend, name, _sqs_queue_change)
+                 "change_message_visibility_batch"):
+        _wrap(SQSBackend, name, _sqs_queue_change(messages_only=True))
     _wrap(SQSBackend, "receive_message", _sqs_receive)
     for name in ("put_object", "delete_object"):
         _wrap(S3Backend, name, _s3_object_change)
@@ -187,6 +190,14 @@ def _dynamodb_table_change(method: Any) -> Any:
 # each other (create, attributes, purge) journal the region's queues whole. Before
 # each change, the queue drops the messages its retention period has ended: moto keeps
 # them forever, and the wake queues (chalicelib/delivery/wake.py) never delete theirs.
+#
+# A wake queue's messages are not journaled (the queue itself is). They only hurry a
+# waiting GET /events, whose connection a restart ends anyway, and a lost one delays a
+# waiter by one re-check at most. Journaling them pickled the whole queue on every
+# wake-up: about a third of the database's time under load.
+
+def _is_wake_queue(queue_name: str) -> bool:
+    return WAKE_QUEUE_MARK in queue_name
 
 def _sqs_effect(backend: Any) -> tuple[Any, ...]:
     return ("sqs", backend.account_id, backend.region_name, backend.queues)
@@ -216,15 +227,18 @@ def _queue_name(args: tuple, kwargs: dict) -> str:
     return str(args[0] if args else kwargs["queue_name"])
 
 
-def _sqs_queue_change(method: Any) -> Any:
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        name = _queue_name(args, kwargs)
-        with moto_patches.write_lock():
-            _drop_expired(self.queues.get(name))
-            result = method(self, *args, **kwargs)
-            _record(_sqs_queue_effects(self, name))
-            return result
-    return wrapper
+def _sqs_queue_change(messages_only: bool) -> Callable[[Any], Any]:
+    def make(method: Any) -> Any:
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            name = _queue_name(args, kwargs)
+            with moto_patches.write_lock():
+                _drop_expired(self.queues.get(name))
+                result = method(self, *args, **kwargs)
+                if not (messages_only and _is_wake_queue(name)):
+                    _record(_sqs_queue_effects(self, name))
+                return result
+        return wrapper
+    return make
 
 
 def _drop_expired(queue: Any) -> None:
@@ -258,7 +272,7 @@ def _sqs_receive(method: Any) -> Any:
                 _drop_expired(queue)
                 before = _lengths(queue)
                 result = method(self, queue_name, count, 0, *args, **kwargs)
-                if result or _lengths(queue) != before:
+                if (result or _lengths(queue) != before) and not _is_wake_queue(queue_name):
                     _record(_sqs_queue_effects(self, queue_name))
             remaining = deadline - time.monotonic()
             if result or remaining <= 0:

@@ -32,13 +32,27 @@ def journaled_sqs(monkeypatch: pytest.MonkeyPatch):
 
 def test_a_message_journals_its_own_queue_not_the_region(journaled_sqs):
     sqs, records = journaled_sqs
-    urls = [sqs.create_queue(QueueName=f"wake-{n}")["QueueUrl"] for n in range(20)]
+    urls = [sqs.create_queue(QueueName=f"jobs-{n}")["QueueUrl"] for n in range(20)]
     for url in urls:
         sqs.send_message(QueueUrl=url, MessageBody="1")
     records.clear()
     sqs.send_message(QueueUrl=urls[3], MessageBody="1")
     (record,) = records
-    assert [(kind, name) for kind, _, _, name, _ in record] == [("sqs-queue", "wake-3")]
+    assert [(kind, name) for kind, _, _, name, _ in record] == [("sqs-queue", "jobs-3")]
+
+
+def test_a_wake_queue_journals_its_existence_not_its_wake_ups(journaled_sqs):
+    sqs, records = journaled_sqs
+    url = sqs.create_queue(QueueName="stage-wake-q1")["QueueUrl"]
+    assert [kind for (kind, *_rest), in records] == ["sqs"]   # created: journaled
+    records.clear()
+    sqs.send_message(QueueUrl=url, MessageBody="1")
+    assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)["Messages"]
+    assert records == []   # a wake-up and its receipt: not journaled
+    sqs.delete_queue(QueueUrl=url)
+    (record,) = records
+    assert [(kind, name, queue) for kind, _, _, name, queue in record] == [
+        ("sqs-queue", "stage-wake-q1", None)]
 
 
 def test_messages_past_their_retention_are_dropped(journaled_sqs):
@@ -81,3 +95,37 @@ def test_a_waiting_long_poll_does_not_keep_looking(journaled_sqs, monkeypatch):
     assert "Messages" not in sqs.receive_message(QueueUrl=url, WaitTimeSeconds=2)
     # once when it starts and about once a second after (not every 50 ms)
     assert 2 <= len(looks) // 2 <= 4
+
+
+def test_an_idle_poller_waits_in_its_receive_and_hands_over_a_message_at_once(
+        journaled_sqs, monkeypatch):
+    from infra.local.pollers import SqsPoller
+
+    sqs, _ = journaled_sqs
+    url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
+    handled: list[tuple[str, float]] = []
+    receives: list[int] = []
+    stop = threading.Event()
+    poller = SqsPoller(lambda event, _context: handled.extend(
+        (r["body"], time.monotonic()) for r in event["Records"]), "jobs", "jobs", stop)
+    receive = poller.sqs.receive_message
+    monkeypatch.setattr(poller.sqs, "receive_message",
+                        lambda **kwargs: receives.append(1) or receive(**kwargs))
+    poller.start()
+    try:
+        # GIVEN a poller with nothing to read for two seconds
+        time.sleep(2)
+        # THEN it asked a few times, not every 50 ms (that was 40 requests)
+        assert 1 <= len(receives) <= 4
+        # WHEN a job arrives, it reaches the handler without waiting for the next look
+        sent = time.monotonic()
+        sqs.send_message(QueueUrl=url, MessageBody="job")
+        deadline = time.monotonic() + 5
+        while not handled and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [body for body, _ in handled] == ["job"]
+        assert handled[0][1] - sent < 0.5
+        assert "Messages" not in sqs.receive_message(QueueUrl=url)   # and was deleted
+    finally:
+        stop.set()
+        poller.join(timeout=5)

@@ -1,7 +1,9 @@
 """The local moto patch: transactions stay atomic and roll back only what they touched."""
 from __future__ import annotations
 
+import json
 import threading
+import time
 import uuid
 
 import boto3
@@ -114,8 +116,8 @@ def test_oversized_string_keys_are_refused_as_dynamodb_refuses_them(dynamodb):
     assert "Item" not in dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "x" * 2048}})
 
 
-def test_item_reads_answer_what_moto_s_serializer_would(dynamodb, monkeypatch):
-    from moto.dynamodb.responses import DynamoResult
+def test_item_reads_and_writes_answer_what_moto_s_serializer_would(dynamodb, monkeypatch):
+    from moto.core.responses import ActionResult
 
     # GIVEN items with every kind of attribute value
     item = {"k": {"S": "a"}, "n": {"N": "1.5"}, "b": {"BOOL": True}, "z": {"NULL": True},
@@ -123,25 +125,69 @@ def test_item_reads_answer_what_moto_s_serializer_would(dynamodb, monkeypatch):
             "ss": {"SS": ["p", "q"]}, "ns": {"NS": ["3", "4"]}, "bin": {"B": b"\x00\x01"}}
     dynamodb.put_item(TableName=TABLE, Item=item)
     dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "b"}})
+    capacity = {"ReturnConsumedCapacity": "TOTAL"}
 
-    def reads() -> list:
+    def calls(round_: str) -> list:
+        key = {"k": {"S": f"w-{round_}"}}
         return [dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "a"}}, ConsistentRead=True),
                 dynamodb.scan(TableName=TABLE, Limit=1),
                 dynamodb.query(TableName=TABLE, KeyConditionExpression="k = :k",
                                ExpressionAttributeValues={":k": {"S": "a"}}),
                 dynamodb.batch_get_item(RequestItems={TABLE: {"Keys": [{"k": {"S": "a"}}]}}),
                 dynamodb.transact_get_items(TransactItems=[
-                    {"Get": {"TableName": TABLE, "Key": {"k": {"S": "b"}}}}])]
+                    {"Get": {"TableName": TABLE, "Key": {"k": {"S": "b"}}}}]),
+                dynamodb.put_item(TableName=TABLE, Item={**item, **key}, ReturnValues="NONE",
+                                  **capacity),
+                dynamodb.put_item(TableName=TABLE, Item={**item, **key},
+                                  ReturnValues="ALL_OLD"),
+                dynamodb.update_item(TableName=TABLE, Key=key, ReturnValues="ALL_NEW",
+                                     UpdateExpression="SET n = :n ADD ns :s REMOVE z",
+                                     ExpressionAttributeValues={":n": {"N": "7"},
+                                                                ":s": {"NS": ["9"]}},
+                                     **capacity),
+                dynamodb.update_item(TableName=TABLE, Key=key, ReturnValues="UPDATED_OLD",
+                                     UpdateExpression="SET bin = :b",
+                                     ExpressionAttributeValues={":b": {"B": b"\x02"}}),
+                dynamodb.batch_write_item(RequestItems={TABLE: [
+                    {"PutRequest": {"Item": {"k": {"S": f"x-{round_}"}}}}]}, **capacity),
+                dynamodb.transact_write_items(TransactItems=[
+                    {"Put": {"TableName": TABLE, "Item": {"k": {"S": f"y-{round_}"}}}}]),
+                dynamodb.execute_statement(Statement=f'SELECT * FROM "{TABLE}" WHERE k = ?',
+                                           Parameters=[{"S": "a"}]),
+                dynamodb.batch_execute_statement(Statements=[
+                    {"Statement": f'INSERT INTO "{TABLE}" VALUE {{\'k\': ?}}',
+                     "Parameters": [{"S": f"z-{round_}"}]}]),
+                dynamodb.delete_item(TableName=TABLE, Key=key, ReturnValues="ALL_OLD",
+                                     **capacity),
+                _all_records(dynamodb)]
 
-    # WHEN the same reads go through the patch and through moto's own serializer
-    fast = reads()
-    monkeypatch.setattr(DynamoResult, "execute_result",
-                        DynamoResult.execute_result.__wrapped__)
-    slow = reads()
-    # THEN the answers are the same
+    # WHEN the same calls go through the patch and through moto's own serializer
+    fast = calls("fast")
+    monkeypatch.setattr(ActionResult, "execute_result", ActionResult.execute_result.__wrapped__)
+    slow = calls("slow")
+    # THEN the answers are the same (but for each round's own keys)
     for patched, original in zip(fast, slow, strict=True):
         patched.pop("ResponseMetadata"), original.pop("ResponseMetadata")
-        assert patched == original
+        assert _renamed(patched, "-fast") == _renamed(original, "-slow")
+    assert fast[7]["Attributes"]["n"] == {"N": "7"}
+
+
+def _all_records(client) -> dict:
+    """GetRecords of the two puts before both rounds (timestamps and binary values
+    included), less the next iterator, which differs on every call."""
+    streams = boto3.client("dynamodbstreams", region_name="us-east-1")
+    arn = client.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                          ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    answer = streams.get_records(ShardIterator=iterator, Limit=2)
+    assert answer.pop("NextShardIterator")
+    return answer
+
+
+def _renamed(answer: dict, suffix: str) -> object:
+    """The answer with a round's key suffix made common (numbers compare by value)."""
+    return json.loads(json.dumps(answer, default=repr).replace(suffix, "-R"))
 
 
 def test_a_query_reads_its_partition_and_answers_as_before(dynamodb):
@@ -274,3 +320,29 @@ def test_query_and_scan_answer_as_moto_s_deep_copies_would(dynamodb):
             setattr(DynamoHandler, name, method)
     assert patched[0][0]["m"] == {"M": {"x": {"L": [{"S": "a"}, {"N": "1"}]}}}
     assert len(patched[2]) == 2
+
+
+def test_sqs_reads_the_same_clock_and_keeps_delays_and_visibility():
+    moto_patches.apply()
+    from moto.sqs import models
+
+    # The patched clock reads what moto's own does
+    assert abs(models.unix_time_millis() - models.unix_time_millis.__wrapped__()) < 100
+    with mock_aws():
+        sqs = boto3.client("sqs", region_name="us-east-1")
+        url = sqs.create_queue(QueueName=f"clock-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+        sqs.send_message(QueueUrl=url, MessageBody="later", DelaySeconds=1)
+        sqs.send_message(QueueUrl=url, MessageBody="now")
+        # A delayed message stays hidden; a received one is in flight for its timeout
+        first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=1)
+        assert [m["Body"] for m in first["Messages"]] == ["now"]
+        assert "Messages" not in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
+        # Both show up once their second has passed
+        seen: list[str] = []
+        for _ in range(30):
+            seen += [m["Body"] for m in sqs.receive_message(
+                QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=30).get("Messages", [])]
+            if len(seen) == 2:
+                break
+            time.sleep(0.1)
+        assert sorted(seen) == ["later", "now"]
