@@ -30,7 +30,13 @@ def apply() -> None:
         return
     from moto.dynamodb.models import DynamoDBBackend
 
+    from infra.moto_updates import plain_updates
+
     original_transact = DynamoDBBackend.transact_write_items
+    # Plain update expressions without moto's parser and validators (innermost, so the
+    # key checks and the lock below wrap it too).
+    DynamoDBBackend.update_item = plain_updates(  # type: ignore[method-assign]
+        DynamoDBBackend.update_item)
     # DynamoDB refuses an empty or oversized string key on every operation; moto checks
     # puts and transactions but lets UpdateItem, GetItem and DeleteItem through, which
     # hid keys that AWS would refuse. (Before the lock, so that the
