@@ -122,7 +122,7 @@ def _run(client: Any, table: str) -> list[Any]:
         outcomes.append((number, answer, client.get_item(TableName=table, Key=key,
                                                          ConsistentRead=True).get("Item")))
     # The table's own name (in capacities) made common, numbers compared by value
-    return json.loads(json.dumps(outcomes + [_records(client, table)], default=repr
+    return json.loads(json.dumps([*outcomes, _records(client, table)], default=repr
                                  ).replace(table, "TABLE"))
 
 
