@@ -111,6 +111,9 @@ class StreamPoller(threading.Thread):
             except Exception:
                 logger.exception("stream read failed", extra={"table": self.table_name})
                 time.sleep(1)
+                # An iterator expires 15 minutes after it was handed out: start again
+                # after the last record delivered.
+                iterator = self._fresh_iterator(arn, shard["ShardId"], iterator)
                 continue
             iterator = response["NextShardIterator"]
             records = response.get("Records", [])
@@ -121,6 +124,13 @@ class StreamPoller(threading.Thread):
             self.lag.batch(records)
             self._deliver([self._lambda_record(r, arn) for r in records])
             self._save_position(records[-1]["dynamodb"]["SequenceNumber"])
+
+    def _fresh_iterator(self, arn: str, shard_id: str, current: str) -> str:
+        try:
+            return self._first_iterator(arn, shard_id)
+        except Exception:   # the database may be away: try again later
+            logger.exception("stream position read failed", extra={"table": self.table_name})
+            return current
 
     def _save_position(self, sequence_number: str) -> None:
         # Replaced whole: a crash mid-write must not leave an empty position (which

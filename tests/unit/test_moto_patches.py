@@ -346,3 +346,29 @@ def test_sqs_reads_the_same_clock_and_keeps_delays_and_visibility():
                 break
             time.sleep(0.1)
         assert sorted(seen) == ["later", "now"]
+
+
+def test_shard_iterators_expire_after_15_minutes_as_on_aws(dynamodb, monkeypatch):
+    from moto.dynamodbstreams.models import dynamodbstreams_backends
+
+    streams = boto3.client("dynamodbstreams", region_name="us-east-1")
+    arn = dynamodb.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+    dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "a"}})
+    old = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                     ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    answer = streams.get_records(ShardIterator=old)
+    assert len(answer["Records"]) == 1
+    held = dynamodbstreams_backends["123456789012"]["us-east-1"].shard_iterators
+    assert {old, answer["NextShardIterator"]} <= set(held)
+    # WHEN 16 minutes have passed and a fresh iterator reads
+    later = time.monotonic() + 16 * 60
+    monkeypatch.setattr(time, "monotonic", lambda: later)
+    fresh = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                       ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    assert len(streams.get_records(ShardIterator=fresh)["Records"]) == 1
+    # THEN the old ones are gone, and reading with one is refused as AWS refuses it
+    assert old not in held and answer["NextShardIterator"] not in held
+    with pytest.raises(ClientError) as refused:
+        streams.get_records(ShardIterator=answer["NextShardIterator"])
+    assert refused.value.response["Error"]["Code"] == "ExpiredIteratorException"
