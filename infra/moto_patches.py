@@ -8,6 +8,7 @@ writers and readers, as DynamoDB's are. The AWS code path is untouched: only mot
 """
 from __future__ import annotations
 
+import collections
 import copy
 import functools
 import os
@@ -286,6 +287,8 @@ _WIRE_JSON_ANSWERS = {
 
 
 SHARD_ITERATOR_LIFETIME_SECONDS = 15 * 60   # as on AWS
+# (when, its backend's iterators, arn) of every shard iterator, in the order handed out
+_handed_out: collections.deque[tuple[float, dict[str, Any], str]] = collections.deque()
 
 
 def _expiring_shard_iterators() -> None:
@@ -293,7 +296,6 @@ def _expiring_shard_iterators() -> None:
     poller takes one per read (37 a second at rest: 200 MB an hour of `make run`).
     AWS lets an iterator expire 15 minutes after it is handed out; so does this, and a
     read with an expired iterator is refused with AWS's error."""
-    import collections
     import time
 
     from moto.core.exceptions import JsonRESTError
@@ -301,8 +303,7 @@ def _expiring_shard_iterators() -> None:
 
     original_init = ShardIterator.__init__
     original_get_records = DynamoDBStreamsBackend.get_records
-    # (when, backend's iterators, arn), in the order they were handed out
-    handed_out: collections.deque[tuple[float, dict[str, Any], str]] = collections.deque()
+    handed_out = _handed_out
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         original_init(self, *args, **kwargs)

@@ -6,15 +6,18 @@ rare call without a queue) is imported when it is needed.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
+from chalicelib.delivery.queues import MAX_QUEUE_ID_LENGTH
 from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.models.events import EventQueue
+from chalicelib.models.read_ahead import ReadAhead
 
 
 def routes() -> ApiBlueprint:
@@ -23,7 +26,7 @@ def routes() -> ApiBlueprint:
     are two apps in one process when run locally."""
     bp = ApiBlueprint(__name__)
 
-    @bp.endpoint("/events", "GET")
+    @bp.endpoint("/events", "GET", reads_with_caller=queue_read)
     def get_events_backend(caller: Principal, *, queue_id: str | None = None,
                            last_event_id: int | None = None, dont_block: bool = False,
                            event_types: Json[list[str]] | None = None,
@@ -37,6 +40,15 @@ def routes() -> ApiBlueprint:
                     client_gravatar, reauthenticate=lambda: authenticate(header))
 
     return bp
+
+
+def queue_read(query: Mapping[str, Any]) -> list[ReadAhead]:
+    """The queue a poll names, read with the caller's API key (a waiting client polls
+    again after every batch of events: one request instead of two each time)."""
+    queue_id = query.get("queue_id")
+    if not isinstance(queue_id, str) or not 0 < len(queue_id) <= MAX_QUEUE_ID_LENGTH:
+        return []
+    return [(EventQueue, queue_id, None)]
 
 
 bp = routes()

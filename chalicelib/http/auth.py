@@ -32,6 +32,18 @@ def parse_basic_auth(header: str | None) -> tuple[str, str]:
     return email, api_key
 
 
+def api_key_read(header: str | None) -> tuple[type[ApiKey], str, None] | None:
+    """The item `authenticate` will read for this header (to read it ahead together with
+    a request's own first reads), or None if the header would be refused unread."""
+    try:
+        _, api_key = parse_basic_auth(header)
+    except UnauthorizedError:
+        return None
+    api_key = api_key.strip()
+    return (ApiKey, hash_api_key(api_key), None) if API_KEY_FORMAT.fullmatch(api_key) \
+        else None
+
+
 def authenticate(header: str | None) -> Principal:
     email, api_key = parse_basic_auth(header)
     api_key = api_key.strip()

@@ -4,13 +4,15 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from typing import Any
 
 from chalice.app import Blueprint, Response
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.files import UploadedFile
+from chalicelib.http.auth import api_key_read
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.params import param_specs, parse_params
 from chalicelib.http.rate_limits import (
@@ -21,6 +23,7 @@ from chalicelib.http.rate_limits import (
 from chalicelib.http.request import request_params
 from chalicelib.http.response import json_error, json_success
 from chalicelib.lib.log import logger
+from chalicelib.models.read_ahead import ReadAhead, read_ahead
 
 # Parameters arrive form-encoded, as multipart or as JSON: accept every media type
 # and parse the body ourselves (Chalice would answer 415 for anything but JSON).
@@ -35,9 +38,12 @@ class ApiBlueprint(Blueprint):
 
     def endpoint(self, path: str, method: str, *, public: bool = False,
                  rate_limit: str | None = None,
+                 reads_with_caller: Callable[[Mapping[str, Any]], list[ReadAhead]] | None = None,
                  ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
         """`rate_limit` names a rule (lib/rate_limits.py) counted per caller besides the
-        API limit, for requests that cost more (e.g. invitations)."""
+        API limit, for requests that cost more (e.g. invitations). `reads_with_caller`
+        names, from the query string, items the view will read first: they are read in
+        one BatchGetItem with the caller's API key (models/read_ahead.py)."""
         path_names = set(PATH_PARAM.findall(path))
 
         def decorate(view: Callable[..., Any]) -> Callable[..., Response]:
@@ -47,11 +53,24 @@ class ApiBlueprint(Blueprint):
 
             @functools.wraps(view)
             def handler(**path_values: str) -> Response:
+                request = self.current_request
+                header = request.headers.get("authorization")
+                ahead = [] if public or reads_with_caller is None else [
+                    key for key in [api_key_read(header),
+                                    *reads_with_caller(request.query_params or {})]
+                    if key is not None]
+                try:
+                    with read_ahead(ahead) if len(ahead) > 1 else nullcontext():
+                        return respond(request, header, path_values)
+                except Exception as error:  # noqa: BLE001 - the read ahead failed: as below
+                    return json_error(error_for_exception(error))
+
+            def respond(request: Any, header: str | None, path_values: dict[str, str]
+                        ) -> Response:
                 limit_headers: dict[str, str] = {}
                 try:
-                    request = self.current_request
                     caller = None if public else authenticate_limited(
-                        request.headers.get("authorization"), source_ip(request.context))
+                        header, source_ip(request.context))
                     if caller is not None:
                         logger.append_keys(realm_id=caller.realm_id, user_id=caller.user_id)
                         limit_headers = limit_request(caller, rate_limit)

@@ -1,6 +1,7 @@
 """Reads named up front go out as one BatchGetItem (chalicelib/models/read_ahead.py)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -129,3 +130,31 @@ def test_keys_left_unprocessed_are_asked_again(realm):
     with hooked(throttle_once), read_ahead([(Realm, realm.realm_id, None)]):
         assert Realm.get(realm.realm_id).realm_id == realm.realm_id
     assert len(calls) == 2
+
+
+def test_a_poll_reads_the_caller_s_key_and_its_queue_together(realm):
+    queue = realm.member.post("/register", {"event_types": json.dumps(["message"])}).json
+    calls, record = recorded()
+    with hooked(record):
+        polled = realm.member.get("/events", {"queue_id": queue["queue_id"],
+                                              "last_event_id": queue["last_event_id"],
+                                              "dont_block": "true"})
+    assert polled.ok and polled.json["events"] == []
+    # THEN the API key and the queue come in one BatchGetItem, neither in a GetItem
+    assert not {"api_keys", "event_queues"} & set(tables_read(calls, "GetItem"))
+    assert tables_read(calls, "BatchGetItem") == ["api_keys", "event_queues"]
+
+
+@pytest.mark.parametrize("queue_id", ["", "q" * 65, None])
+def test_a_poll_naming_no_queue_or_an_impossible_one_is_answered_as_before(realm, queue_id):
+    params = {"dont_block": "false"} if queue_id is None else {"queue_id": queue_id}
+    answer = realm.member.get("/events", params)
+    assert answer.status == 400 and answer.json["result"] == "error"
+
+
+def test_a_poll_with_a_wrong_key_learns_nothing_of_the_queue_it_names(realm):
+    queue = realm.member.post("/register", {"event_types": json.dumps(["message"])}).json
+    wrong = dataclasses.replace(realm.member, api_key="a" * 32)
+    answer = wrong.get("/events", {"queue_id": queue["queue_id"], "dont_block": "true"})
+    assert answer.status == 401 and answer.json["code"] == "UNAUTHORIZED"
+    assert "queue_id" not in answer.json
