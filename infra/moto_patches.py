@@ -8,7 +8,6 @@ writers and readers, as DynamoDB's are. The AWS code path is untouched: only mot
 """
 from __future__ import annotations
 
-import collections
 import copy
 import functools
 import os
@@ -287,15 +286,16 @@ _WIRE_JSON_ANSWERS = {
 
 
 SHARD_ITERATOR_LIFETIME_SECONDS = 15 * 60   # as on AWS
-# (when, its backend's iterators, arn) of every shard iterator, in the order handed out
-_handed_out: collections.deque[tuple[float, dict[str, Any], str]] = collections.deque()
+SHARD_ITERATOR_SWEEP_SECONDS = 60.0         # how often the expired ones are dropped
+_next_sweep = 0.0
 
 
 def _expiring_shard_iterators() -> None:
     """moto keeps every shard iterator it hands out, about 1.5 KB each, and a stream
     poller takes one per read (37 a second at rest: 200 MB an hour of `make run`).
-    AWS lets an iterator expire 15 minutes after it is handed out; so does this, and a
-    read with an expired iterator is refused with AWS's error."""
+    AWS lets an iterator expire 15 minutes after it is handed out; so does this: a read
+    with an expired iterator is refused with AWS's error, and once a minute the expired
+    ones are dropped."""
     import time
 
     from moto.core.exceptions import JsonRESTError
@@ -303,19 +303,26 @@ def _expiring_shard_iterators() -> None:
 
     original_init = ShardIterator.__init__
     original_get_records = DynamoDBStreamsBackend.get_records
-    handed_out = _handed_out
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         original_init(self, *args, **kwargs)
-        handed_out.append((time.monotonic(), self.streams_backend.shard_iterators, self.arn))
+        self.handed_out = time.monotonic()
+
+    def expired(iterator: Any, now: float) -> bool:
+        return now - getattr(iterator, "handed_out", now) > SHARD_ITERATOR_LIFETIME_SECONDS
 
     def get_records(self: Any, iterator_arn: str, limit: int) -> Any:
+        global _next_sweep
         with _LOCK:
-            oldest_kept = time.monotonic() - SHARD_ITERATOR_LIFETIME_SECONDS
-            while handed_out and handed_out[0][0] < oldest_kept:
-                _, iterators, arn = handed_out.popleft()
-                iterators.pop(arn, None)
-            if iterator_arn not in self.shard_iterators:
+            now = time.monotonic()
+            iterators = self.shard_iterators
+            if now >= _next_sweep:
+                _next_sweep = now + SHARD_ITERATOR_SWEEP_SECONDS
+                for arn in [a for a, i in iterators.items() if expired(i, now)]:
+                    del iterators[arn]
+            iterator = iterators.get(iterator_arn)
+            if iterator is None or expired(iterator, now):
+                iterators.pop(iterator_arn, None)
                 raise JsonRESTError("ExpiredIteratorException",
                                     "The shard iterator has expired or is unknown; ask for "
                                     "a new one with GetShardIterator.")

@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import boto3
+from botocore.exceptions import ClientError
 
 from infra.local.pollers import StreamPoller
 
@@ -23,18 +24,36 @@ class OutboxDrain:
         shard = self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"][
             "Shards"][0]
         self.held = False
-        self.iterator = self.streams.get_shard_iterator(
-            StreamArn=self.arn, ShardId=shard["ShardId"],
-            ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        self.shard_id = shard["ShardId"]
+        self.last_read: str | None = None   # the sequence number of the last record read
+        self.iterator = self._iterator()
+
+    def _iterator(self) -> str:
+        """From the stream's start, or after the last record read."""
+        position: dict[str, Any] = {"ShardIteratorType": "TRIM_HORIZON"}
+        if self.last_read is not None:
+            position = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
+                        "SequenceNumber": self.last_read}
+        return self.streams.get_shard_iterator(StreamArn=self.arn, ShardId=self.shard_id,
+                                               **position)["ShardIterator"]
 
     def read(self) -> list[dict[str, Any]]:
         records = []
         while True:
-            response = self.streams.get_records(ShardIterator=self.iterator, Limit=1000)
+            try:
+                response = self.streams.get_records(ShardIterator=self.iterator, Limit=1000)
+            except ClientError as error:
+                # An iterator expires 15 minutes after it was handed out (a session of
+                # tests may not read for that long): go on after the last record read.
+                if error.response["Error"]["Code"] != "ExpiredIteratorException":
+                    raise
+                self.iterator = self._iterator()
+                continue
             self.iterator = response["NextShardIterator"]
             batch = response.get("Records", [])
             if not batch:
                 return records
+            self.last_read = batch[-1]["dynamodb"]["SequenceNumber"]
             records.extend(StreamPoller._lambda_record(r, self.arn) for r in batch)
 
     def __call__(self, rounds: int = 5) -> dict[str, Any]:

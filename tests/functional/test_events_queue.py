@@ -88,6 +88,23 @@ def test_event_reaches_queues_of_its_audience(realm, drain_events):
     assert poll(realm.owner, other) == []
 
 
+def test_the_drain_goes_on_after_its_stream_iterator_expired(realm, drain_events):
+    from moto.dynamodbstreams.models import dynamodbstreams_backends
+
+    queue = register(realm.member, event_types=["realm_user"])["queue_id"]
+    first = realm.add_user("Ann Early")
+    drain_events()
+    # WHEN every shard iterator handed out so far has expired (15 minutes on AWS)
+    for iterator in dynamodbstreams_backends["123456789012"]["us-east-1"] \
+            .shard_iterators.values():
+        iterator.handed_out -= 16 * 60
+    later = realm.add_user("Bob Late")
+    drain_events()
+    # THEN the next drain still delivers, each event once
+    assert [e["person"]["user_id"] for e in poll(realm.member, queue)] == [
+        first.user_id, later.user_id]
+
+
 def test_acknowledged_events_are_not_returned_again_and_ids_increase(realm, drain_events):
     queue_id = register(realm.member, event_types=["realm_user"])["queue_id"]
     for name in ("Ann One", "Bob Two", "Cy Three"):

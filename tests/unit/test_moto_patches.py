@@ -348,7 +348,7 @@ def test_sqs_reads_the_same_clock_and_keeps_delays_and_visibility():
         assert sorted(seen) == ["later", "now"]
 
 
-def test_shard_iterators_expire_after_15_minutes_as_on_aws(dynamodb):
+def test_shard_iterators_expire_after_15_minutes_as_on_aws(dynamodb, monkeypatch):
     from moto.dynamodbstreams.models import dynamodbstreams_backends
 
     streams = boto3.client("dynamodbstreams", region_name="us-east-1")
@@ -361,10 +361,10 @@ def test_shard_iterators_expire_after_15_minutes_as_on_aws(dynamodb):
     assert len(answer["Records"]) == 1
     held = dynamodbstreams_backends["123456789012"]["us-east-1"].shard_iterators
     assert {old, answer["NextShardIterator"]} <= set(held)
-    # WHEN those were handed out 16 minutes ago and a fresh iterator reads
-    handed_out = moto_patches._handed_out
-    for index, (when, iterators, iterator_arn) in enumerate(handed_out):
-        handed_out[index] = (when - 16 * 60, iterators, iterator_arn)
+    # WHEN those two were handed out 16 minutes ago, and the minute's sweep is due
+    for stale in (old, answer["NextShardIterator"]):
+        held[stale].handed_out -= 16 * 60
+    monkeypatch.setattr(moto_patches, "_next_sweep", 0.0)
     fresh = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
                                        ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
     assert len(streams.get_records(ShardIterator=fresh)["Records"]) == 1
