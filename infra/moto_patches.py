@@ -285,6 +285,39 @@ _WIRE_JSON_ANSWERS = {
 }
 
 
+def _serialize_wire_answers_directly() -> None:
+    """moto serializes every response value by walking the operation's shape model,
+    about 10 ms per item: reading 10,000 small items took over 30 s, and the walk was a
+    third of every small write's time. These answers already are the wire JSON, so they
+    are dumped as they are (the equivalence is checked in tests/unit/test_moto_patches.py)."""
+    import base64
+    import calendar
+    import datetime
+    import json
+
+    from moto.core.responses import ActionResult
+
+    def wire(value: Any) -> Any:
+        if isinstance(value, bytes):   # binary attribute values travel base64-encoded
+            return base64.b64encode(value).decode()
+        if isinstance(value, datetime.datetime):   # as moto's serializer: ms precision
+            return calendar.timegm(value.timetuple()) + (value.microsecond // 1000) / 1000
+        raise TypeError(f"cannot serialize {type(value).__name__}")
+
+    original = ActionResult.execute_result
+
+    def execute_result(self: Any, context: Any) -> Any:
+        operations = _WIRE_JSON_ANSWERS.get(str(context.service_model.service_name), ())
+        if str(context.operation_model.name) not in operations:
+            return original(self, context)
+        version = context.service_model.metadata.get("jsonVersion", "1.0")
+        return 200, {"Content-Type": f"application/x-amz-json-{version}"}, json.dumps(
+            self.result, default=wire)
+
+    execute_result.__wrapped__ = original  # type: ignore[attr-defined]
+    ActionResult.execute_result = execute_result  # type: ignore[method-assign]
+
+
 SHARD_ITERATOR_LIFETIME_SECONDS = 15 * 60   # as on AWS
 SHARD_ITERATOR_SWEEP_SECONDS = 60.0         # how often the expired ones are dropped
 _next_sweep = 0.0
@@ -348,39 +381,6 @@ def _cheap_sqs_clock() -> None:
 
     unix_time_millis.__wrapped__ = original  # type: ignore[attr-defined]
     models.unix_time_millis = unix_time_millis  # type: ignore[assignment]
-
-
-def _serialize_wire_answers_directly() -> None:
-    """moto serializes every response value by walking the operation's shape model,
-    about 10 ms per item: reading 10,000 small items took over 30 s, and the walk was a
-    third of every small write's time. These answers already are the wire JSON, so they
-    are dumped as they are (the equivalence is checked in tests/unit/test_moto_patches.py)."""
-    import base64
-    import calendar
-    import datetime
-    import json
-
-    from moto.core.responses import ActionResult
-
-    def wire(value: Any) -> Any:
-        if isinstance(value, bytes):   # binary attribute values travel base64-encoded
-            return base64.b64encode(value).decode()
-        if isinstance(value, datetime.datetime):   # as moto's serializer: ms precision
-            return calendar.timegm(value.timetuple()) + (value.microsecond // 1000) / 1000
-        raise TypeError(f"cannot serialize {type(value).__name__}")
-
-    original = ActionResult.execute_result
-
-    def execute_result(self: Any, context: Any) -> Any:
-        operations = _WIRE_JSON_ANSWERS.get(str(context.service_model.service_name), ())
-        if str(context.operation_model.name) not in operations:
-            return original(self, context)
-        version = context.service_model.metadata.get("jsonVersion", "1.0")
-        return 200, {"Content-Type": f"application/x-amz-json-{version}"}, json.dumps(
-            self.result, default=wire)
-
-    execute_result.__wrapped__ = original  # type: ignore[attr-defined]
-    ActionResult.execute_result = execute_result  # type: ignore[method-assign]
 
 
 def _writes_answer_their_own_state() -> None:

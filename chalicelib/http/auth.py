@@ -32,24 +32,28 @@ def parse_basic_auth(header: str | None) -> tuple[str, str]:
     return email, api_key
 
 
-def api_key_read(header: str | None) -> tuple[type[ApiKey], str, None] | None:
-    """The item `authenticate` will read for this header (to read it ahead together with
-    a request's own first reads), or None if the header would be refused unread."""
-    try:
-        _, api_key = parse_basic_auth(header)
-    except UnauthorizedError:
-        return None
-    api_key = api_key.strip()
-    return (ApiKey, hash_api_key(api_key), None) if API_KEY_FORMAT.fullmatch(api_key) \
-        else None
-
-
-def authenticate(header: str | None) -> Principal:
+def _credentials(header: str | None) -> tuple[str, str]:
+    """(email, the hash that keys the API key's item); refuses a header or key that no
+    read could match."""
     email, api_key = parse_basic_auth(header)
     api_key = api_key.strip()
     if not API_KEY_FORMAT.fullmatch(api_key):
         raise WrongApiKeyError("Malformed API key: expected 32 letters and digits")
-    record = ApiKey.get_or_none(hash_api_key(api_key))
+    return email, hash_api_key(api_key)
+
+
+def api_key_read(header: str | None) -> tuple[type[ApiKey], str, None] | None:
+    """The item `authenticate` will read for this header (to read it ahead together with
+    a request's own first reads), or None if the header would be refused unread."""
+    try:
+        return ApiKey, _credentials(header)[1], None
+    except UnauthorizedError:   # WrongApiKeyError included
+        return None
+
+
+def authenticate(header: str | None) -> Principal:
+    email, key_hash = _credentials(header)
+    record = ApiKey.get_or_none(key_hash)
     if record is None or record.email.lower() != email.strip().lower():
         raise WrongApiKeyError("Invalid API key")
     if not record.realm_active:

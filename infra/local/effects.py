@@ -199,6 +199,7 @@ def _dynamodb_table_change(method: Any) -> Any:
 def _is_wake_queue(queue_name: str) -> bool:
     return WAKE_QUEUE_MARK in queue_name
 
+
 def _sqs_effect(backend: Any) -> tuple[Any, ...]:
     return ("sqs", backend.account_id, backend.region_name, backend.queues)
 

@@ -89,6 +89,15 @@ class LagReporter:
         self.behind = behind
 
 
+def shard_iterator(streams: Any, arn: str, shard_id: str, after: str | None) -> str:
+    """An iterator from the shard's start, or after the record with sequence number
+    `after` (a reader going on where it left off)."""
+    position: dict[str, Any] = {"ShardIteratorType": "TRIM_HORIZON"} if after is None \
+        else {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after}
+    return streams.get_shard_iterator(StreamArn=arn, ShardId=shard_id,
+                                      **position)["ShardIterator"]
+
+
 class StreamPoller(threading.Thread):
     """Reads one table's stream and calls a handler with Lambda-shaped batches."""
 
@@ -141,12 +150,7 @@ class StreamPoller(threading.Thread):
 
     def _first_iterator(self, arn: str, shard_id: str) -> str:
         position = self.position_file.read_text().strip() if self.position_file.exists() else ""
-        kwargs: dict[str, Any] = {"StreamArn": arn, "ShardId": shard_id}
-        if position:
-            kwargs.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=position)
-        else:
-            kwargs.update(ShardIteratorType="TRIM_HORIZON")
-        return self.streams.get_shard_iterator(**kwargs)["ShardIterator"]
+        return shard_iterator(self.streams, arn, shard_id, position or None)
 
     @staticmethod
     def _lambda_record(record: dict[str, Any], arn: str) -> dict[str, Any]:

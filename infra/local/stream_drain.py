@@ -8,7 +8,7 @@ from typing import Any
 import boto3
 from botocore.exceptions import ClientError
 
-from infra.local.pollers import StreamPoller
+from infra.local.pollers import StreamPoller, shard_iterator
 
 
 class OutboxDrain:
@@ -29,13 +29,7 @@ class OutboxDrain:
         self.iterator = self._iterator()
 
     def _iterator(self) -> str:
-        """From the stream's start, or after the last record read."""
-        position: dict[str, Any] = {"ShardIteratorType": "TRIM_HORIZON"}
-        if self.last_read is not None:
-            position = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
-                        "SequenceNumber": self.last_read}
-        return self.streams.get_shard_iterator(StreamArn=self.arn, ShardId=self.shard_id,
-                                               **position)["ShardIterator"]
+        return shard_iterator(self.streams, self.arn, self.shard_id, self.last_read)
 
     def read(self) -> list[dict[str, Any]]:
         records = []

@@ -34,7 +34,9 @@ def _streams(client: Client, action: str, body: dict[str, Any]) -> tuple[int, di
     return _dynamodb(client, action, body, "DynamoDBStreams_20120810", "dynamodb")
 
 
-def test_dynamodb_answers_as_through_moto_and_other_services_still_reach_moto():
+def _clients() -> tuple[Client, Client, list[str]]:
+    """A client through `answered_directly`, one straight to moto's app, and the
+    requests the first let through to moto's app (target, else path)."""
     moto_patches.apply()
     moto = DomainDispatcherApplication(create_backend_app)
     reached: list[str] = []
@@ -43,7 +45,11 @@ def test_dynamodb_answers_as_through_moto_and_other_services_still_reach_moto():
         reached.append(environ.get("HTTP_X_AMZ_TARGET", environ["PATH_INFO"]))
         return moto(environ, start_response)
 
-    fast, slow = Client(answered_directly(spy)), Client(moto)
+    return Client(answered_directly(spy)), Client(moto), reached
+
+
+def test_dynamodb_answers_as_through_moto_and_other_services_still_reach_moto():
+    fast, slow, reached = _clients()
     table = f"fast-{uuid.uuid4().hex[:8]}"
     status, created = _dynamodb(fast, "CreateTable", {
         "TableName": table, "BillingMode": "PAY_PER_REQUEST",
@@ -65,15 +71,7 @@ def test_dynamodb_answers_as_through_moto_and_other_services_still_reach_moto():
 
 
 def test_sqs_and_streams_answer_as_through_moto_and_the_rest_still_reaches_moto():
-    moto_patches.apply()
-    moto = DomainDispatcherApplication(create_backend_app)
-    reached: list[str] = []
-
-    def spy(environ: dict[str, Any], start_response: Any) -> Any:
-        reached.append(environ.get("HTTP_X_AMZ_TARGET", environ["PATH_INFO"]))
-        return moto(environ, start_response)
-
-    fast, slow = Client(answered_directly(spy)), Client(moto)
+    fast, slow, reached = _clients()
     # SQS (its JSON protocol): a message sent one way is received the other
     name = f"fast-{uuid.uuid4().hex[:8]}"
     status, created = _sqs(fast, "CreateQueue", {"QueueName": name})
