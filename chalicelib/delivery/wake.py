@@ -22,6 +22,11 @@ MAX_WAIT_SECONDS = 20        # SQS's longest long poll
 MESSAGE_RETENTION = 60       # SQS's shortest retention
 HIDE_SECONDS = 43200         # received wake-ups stay hidden until they expire
 
+# What a wake-up says: new events, or credentials that changed (a rotated or revoked
+# key), after which the waiter checks its key again before reading.
+EVENTS = "1"
+CREDENTIALS = "credentials"
+
 
 def wake_queue_prefix() -> str:
     return config.table_prefix() + config.WAKE_QUEUE_MARK
@@ -38,8 +43,9 @@ def ensure_wake_queue(queue: EventQueue) -> str:
     return url
 
 
-def wait_for_wake(url: str, seconds: float) -> bool:
-    """Blocks up to `seconds` (whole seconds, 1..20) for a wake-up; True if one came."""
+def wait_for_wake(url: str, seconds: float) -> set[str]:
+    """Blocks up to `seconds` (whole seconds, 1..20) for wake-ups; what they said
+    (EVENTS, CREDENTIALS), empty if none came."""
     wait = max(1, min(MAX_WAIT_SECONDS, math.floor(seconds)))
     try:
         messages = aws_clients.sqs().receive_message(QueueUrl=url, WaitTimeSeconds=wait,
@@ -47,14 +53,14 @@ def wait_for_wake(url: str, seconds: float) -> bool:
                                           VisibilityTimeout=HIDE_SECONDS).get("Messages", [])
     except ClientError as error:   # e.g. deleted by the sweep: the caller re-checks
         logger.warning("wake queue receive failed", extra={"error": str(error)})
-        return False
-    return bool(messages)
+        return set()
+    return {message.get("Body", EVENTS) for message in messages}
 
 
-def wake(url: str) -> None:
+def wake(url: str, reason: str = EVENTS) -> None:
     """Best effort: a lost wake-up only delays delivery to the waiter's next check."""
     try:
-        aws_clients.sqs().send_message(QueueUrl=url, MessageBody="1")
+        aws_clients.sqs().send_message(QueueUrl=url, MessageBody=reason)
     except ClientError as error:
         logger.warning("wake-up failed", extra={"error": str(error)})
 

@@ -1,6 +1,6 @@
 """The embedded backend: the database process (moto with the project's patches, its saved
 state and journal: infra/local/database.py), the resources of infra/template.json, and
-(once the app exists) the pollers and the TTL sweep. `make run` serves the app over it;
+(once the app exists) the pollers. `make run` serves the app over it;
 `chalice local` starts it when no stack runs (chalicelib/local_dev.py).
 """
 from __future__ import annotations
@@ -30,12 +30,12 @@ class Backend:
     threads: list[threading.Thread] = field(default_factory=list)
 
     def start_workers(self, app: Any) -> list[threading.Thread]:
-        """The pollers feeding the app's handlers and the TTL sweep, as threads of this
-        process (`chalice local`); returns the pollers."""
+        """The pollers feeding the app's handlers, as threads of this process
+        (`chalice local`)."""
         from infra.local.workers import start_workers
 
         self.threads = start_workers(app, self.prefix, self.state, self.stop)
-        return self.threads[:-1]
+        return self.threads
 
     def shut_down(self) -> None:
         """Stops the workers, then has the database save everything into one snapshot."""

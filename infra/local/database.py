@@ -1,5 +1,6 @@
 """The local stack's database process: moto with the project's patches, the saved state,
-the write-ahead journal and its checkpoints, served over HTTP on its own port.
+the write-ahead journal and its checkpoints, and the TTL sweep moto lacks
+(infra/local/ttl_sweep.py), served over HTTP on its own port.
 
 `make run` starts it as a child (infra/local/backend.py, infra/local/child.py), so that
 moto's request handling does not share one interpreter lock with the app: on two cores
@@ -80,7 +81,7 @@ def start_server(port: int) -> None:
 
 def serve(state: Path, port: int) -> None:
     from infra import moto_patches
-    from infra.local import snapshot
+    from infra.local import snapshot, ttl_sweep
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)   # moto's per-request lines
     moto_patches.apply()
@@ -91,6 +92,7 @@ def serve(state: Path, port: int) -> None:
     start_server(port)
     stop = threading.Event()
     persistence.run(stop)
+    ttl_sweep.start_sweeper(stop)
     print(f"ready http://127.0.0.1:{port}", flush=True)
     serve_until_told(stop)
     persistence.close()

@@ -1,6 +1,7 @@
 """The local stack's workers: what Lambda's event source mappings and EventBridge do on
 AWS (the pollers feeding the outbox stream, the SQS queues and the schedules to the
-app's handlers), and the TTL sweep moto lacks.
+app's handlers). The TTL sweep moto lacks runs in the database process
+(infra/local/ttl_sweep.py).
 
 `make run` runs them in a process of their own (`python -m infra.local.workers`, started
 by infra/local_stack.py with the stack's environment), so that the fan-out does not wait
@@ -20,12 +21,10 @@ from infra.local.child import report, serve_until_told
 
 def start_workers(app: Any, prefix: str, state: Path, stop: threading.Event
                   ) -> list[threading.Thread]:
-    """The pollers (returned first) and the TTL sweep, as threads."""
+    """The pollers, as threads."""
     from infra.local.pollers import start_pollers
-    from infra.local.ttl_sweep import start_sweeper
 
-    pollers = start_pollers(app, prefix, state, stop)
-    return [*pollers, start_sweeper(prefix, stop)]
+    return start_pollers(app, prefix, state, stop)
 
 
 def serve() -> None:
@@ -33,7 +32,7 @@ def serve() -> None:
 
     stop = threading.Event()
     threads = start_workers(app, os.environ["TABLE_PREFIX"], environment.state_dir(), stop)
-    pollers = [t.name for t in threads if t.name != "ttl-sweeper"]
+    pollers = [t.name for t in threads]
     print(f"ready {len(pollers)} event pollers feeding {', '.join(pollers) or '-'}",
           flush=True)
     serve_until_told(stop)

@@ -19,7 +19,7 @@ from chalicelib.delivery import push
 from chalicelib.delivery.append import read_tail
 from chalicelib.delivery.connections import forget
 from chalicelib.delivery.queues import queues_of_users
-from chalicelib.delivery.wake import wake
+from chalicelib.delivery.wake import CREDENTIALS, wake
 from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.models.base import transaction
@@ -106,5 +106,5 @@ def end_sessions(realm_id: int, user_id: int) -> int:
             forget(queue, connection_id)
             closed += 1
         if queue.wake_url:
-            wake(queue.wake_url)
+            wake(queue.wake_url, CREDENTIALS)
     return closed
