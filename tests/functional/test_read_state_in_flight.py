@@ -192,3 +192,75 @@ def test_sender_read_flag_and_muted_sender_in_flight(realm, drain_events):
     drain_events()
     _everywhere_read(realm.admin, message_id)
     _everywhere_unread(realm.member, message_id)
+
+
+def test_the_message_reaches_queues_while_its_markers_are_written(realm, drain_events,
+                                                                   register_queue,
+                                                                   monkeypatch):
+    """Delivery does not wait for the recipients' state: the event is appended beside
+    it, and the message reads unread meanwhile (its delivery is still pending)."""
+    import threading
+    import time
+
+    from chalicelib.events.reader import read_events
+    from chalicelib.events.recipients import RecipientStep
+
+    channel(realm.owner, "general", [realm.owner, realm.member])
+    queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
+    writing, release = threading.Event(), threading.Event()
+    original = RecipientStep.flush
+
+    def slow_flush(self):
+        writing.set()
+        assert release.wait(20)
+        return original(self)
+
+    monkeypatch.setattr(RecipientStep, "flush", slow_flush)
+    with drain_events.paused():
+        message_id = send(realm.owner, "general", "t")
+    fanout = threading.Thread(target=drain_events)
+    fanout.start()
+    try:
+        assert writing.wait(20)
+        # WHEN the recipients' state is still being written
+        deadline = time.monotonic() + 20
+        while not read_events(queue_id, -1) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # THEN the event is already in the queue, and the message reads unread
+        assert [e["message"]["id"] for e in read_events(queue_id, -1)] == [message_id]
+        _everywhere_unread(realm.member, message_id)
+    finally:
+        release.set()
+        fanout.join(30)
+    assert set_flags(realm.member, [message_id], "add", "read").ok
+    _everywhere_read(realm.member, message_id)
+
+
+def test_a_failed_recipients_step_is_retried_without_a_second_event(realm, drain_events,
+                                                                     register_queue,
+                                                                     monkeypatch):
+    from chalicelib.events.reader import read_events
+    from chalicelib.events.recipients import RecipientStep
+
+    channel(realm.owner, "general", [realm.owner, realm.member])
+    queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
+    original = RecipientStep.flush
+    failures = {"left": 1}
+
+    def failing_once(self):
+        if failures["left"]:
+            failures["left"] -= 1
+            raise RuntimeError("the markers could not be written")
+        return original(self)
+
+    monkeypatch.setattr(RecipientStep, "flush", failing_once)
+    # WHEN the recipients' state fails the first time the batch is handled
+    message_id = send(realm.owner, "general", "t")
+    drain_events()
+    # THEN the batch came again: one event in the queue, and the message is unread
+    # until read, then read everywhere (the markers were written on the retry)
+    assert failures["left"] == 0
+    assert [e["message"]["id"] for e in read_events(queue_id, -1)] == [message_id]
+    _everywhere_unread(realm.member, message_id)
+    assert set_flags(realm.member, [message_id], "add", "read").ok
+    _everywhere_read(realm.member, message_id)
