@@ -172,6 +172,62 @@ def test_item_reads_and_writes_answer_what_moto_s_serializer_would(dynamodb, mon
     assert fast[7]["Attributes"]["n"] == {"N": "7"}
 
 
+def test_item_requests_parse_as_moto_s_parser_parses_them(dynamodb, monkeypatch):
+    from moto.core.responses import BaseResponse
+    from moto.dynamodb.responses import DynamoHandler
+
+    from moto.core.parse import JSONParser
+
+    patched = DynamoHandler.parse_parameters
+    seen: list[tuple[str, bool]] = []
+    moto_parses: list[int] = []
+    real_parse = JSONParser._do_parse
+    monkeypatch.setattr(JSONParser, "_do_parse", lambda *a: (moto_parses.append(1),
+                                                            real_parse(*a))[1])
+
+    def both(self, request):
+        # WHEN a request is parsed by the patch and by moto's own parser
+        before = len(moto_parses)
+        patched(self, request)
+        ours, short = self.params, len(moto_parses) == before
+        BaseResponse.parse_parameters(self, request)
+        # THEN both give the same parameters
+        assert ours == self.params, self._get_action()
+        seen.append((self._get_action(), short))
+
+    monkeypatch.setattr(DynamoHandler, "parse_parameters", both)
+    item = {"k": {"S": "a"}, "n": {"N": "1.5"}, "b": {"BOOL": True}, "z": {"NULL": True},
+            "l": {"L": [{"S": "x"}, {"N": "2"}]}, "m": {"M": {"inner": {"S": "y"}}},
+            "ss": {"SS": ["p", "q"]}, "ns": {"NS": ["3", "4"]}}
+    dynamodb.put_item(TableName=TABLE, Item=item, ReturnConsumedCapacity="TOTAL",
+                      ConditionExpression="attribute_not_exists(k)")
+    dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "bin"}, "v": {"B": b"\x00"}})
+    dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "a"}}, ConsistentRead=True,
+                      ProjectionExpression="#n", ExpressionAttributeNames={"#n": "n"})
+    dynamodb.query(TableName=TABLE, KeyConditionExpression="k = :k", Limit=5,
+                   ScanIndexForward=False, ExpressionAttributeValues={":k": {"S": "a"}})
+    dynamodb.update_item(TableName=TABLE, Key={"k": {"S": "a"}}, ReturnValues="ALL_NEW",
+                         UpdateExpression="SET n = :n", ExpressionAttributeValues={
+                             ":n": {"N": "7"}})
+    dynamodb.batch_write_item(RequestItems={TABLE: [
+        {"PutRequest": {"Item": {"k": {"S": "c"}}}},
+        {"DeleteRequest": {"Key": {"k": {"S": "c2"}}}}]})
+    dynamodb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": TABLE, "Item": {"k": {"S": "d"}}}},
+        {"ConditionCheck": {"TableName": TABLE, "Key": {"k": {"S": "a"}},
+                            "ConditionExpression": "attribute_exists(k)"}}])
+    dynamodb.batch_execute_statement(Statements=[
+        {"Statement": f'INSERT INTO "{TABLE}" VALUE {{\'k\': ?}}',
+         "Parameters": [{"S": "e"}]}])
+    dynamodb.delete_item(TableName=TABLE, Key={"k": {"S": "d"}}, ReturnValues="ALL_OLD")
+    # AND requests without binary values took the short way, the binary one moto's
+    short = dict(seen)
+    assert short["PutItem"] is False   # the last PutItem held a binary value
+    assert all(short[a] for a in ("GetItem", "Query", "UpdateItem", "BatchWriteItem",
+                                  "TransactWriteItems", "BatchExecuteStatement",
+                                  "DeleteItem"))
+
+
 def _all_records(client) -> dict:
     """GetRecords of the two puts before both rounds (timestamps and binary values
     included), less the next iterator, which differs on every call."""
@@ -373,3 +429,27 @@ def test_shard_iterators_expire_after_15_minutes_as_on_aws(dynamodb, monkeypatch
     with pytest.raises(ClientError) as refused:
         streams.get_records(ShardIterator=answer["NextShardIterator"])
     assert refused.value.response["Error"]["Code"] == "ExpiredIteratorException"
+
+
+@pytest.mark.parametrize("body", ['{"Items": [{"k": {"S": "<x>"}}]}',
+                                  "<R><RequestId>old</RequestId></R>", b"\x00bytes", ""])
+def test_answers_get_their_request_id_as_moto_gives_it(body):
+    moto_patches.apply()
+    from moto.core import responses
+
+    import re
+
+    patched = responses.BaseResponse._enrich_response
+    assert patched.__qualname__.startswith("_request_id_tags_only_in_xml")
+    fixed = "f" * 52
+    ours_headers, ours = patched({"status": 200}, body)
+    # what moto's own does, with the same request id
+
+    expected = body
+    if isinstance(body, str):
+        expected = re.sub(r"(?<=<RequestId>).*(?=<\/RequestId>)", ours_headers[
+            "x-amzn-requestid"], body)
+    assert ours == expected and ours_headers["status"] == "200"
+    assert len(ours_headers["x-amzn-requestid"]) == len(fixed)
+    if isinstance(body, str) and "<RequestId>" in body:
+        assert ours_headers["x-amzn-requestid"] in ours
