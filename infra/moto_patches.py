@@ -65,6 +65,7 @@ def apply() -> None:
     _query_answers_without_deep_copies()
     _cheap_sqs_clock()
     _expiring_shard_iterators()
+    _stream_reads_that_wait()
     _applied = True
 
 
@@ -415,6 +416,57 @@ def _expiring_shard_iterators() -> None:
 
     ShardIterator.__init__ = init  # type: ignore[method-assign]
     DynamoDBStreamsBackend.get_records = get_records  # type: ignore[method-assign]
+
+
+# A GetRecords carrying this header (milliseconds, at most STREAM_WAIT_MAX_MS) waits that
+# long for a record when it would answer none, as SQS's long poll does. Only the local
+# stack's stream poller sends it; every other read answers at once, as on AWS.
+STREAM_WAIT_HEADER = "x-local-stream-wait-ms"
+STREAM_WAIT_MAX_MS = 5000
+_stream_appended = threading.Condition()
+_stream_generation = 0   # counts stream records appended (under _stream_appended)
+
+
+def _stream_reads_that_wait() -> None:
+    """The local stream poller read an idle stream 37 times a second: 17 % of a core in
+    the workers and 8 % in the database at rest, and a record waited up to 20 ms
+    between reads. A read that asks to wait sleeps until a record is appended instead."""
+    import time
+
+    from moto.dynamodb.models.table import StreamShard
+    from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
+
+    original_add = StreamShard.add
+    original_get = DynamoDBStreamsHandler.get_records
+
+    def add(self: Any, old: Any, new: Any) -> None:
+        global _stream_generation
+        original_add(self, old, new)
+        with _stream_appended:
+            _stream_generation += 1
+            _stream_appended.notify_all()
+
+    def get_records(self: Any) -> Any:
+        seen = _stream_generation
+        result = original_get(self)
+        try:
+            wait_ms = min(float(self.headers.get(STREAM_WAIT_HEADER) or 0), STREAM_WAIT_MAX_MS)
+        except ValueError:
+            wait_ms = 0.0
+        deadline = time.monotonic() + wait_ms / 1000
+        while not result.result["Records"]:  # type: ignore[index]
+            with _stream_appended:
+                # Records appended since `seen` (even before this wait) end it at once.
+                while seen == _stream_generation and (left := deadline - time.monotonic()) > 0:
+                    _stream_appended.wait(left)
+                if seen == _stream_generation:
+                    return result
+                seen = _stream_generation
+            result = original_get(self)
+        return result
+
+    StreamShard.add = add  # type: ignore[method-assign]
+    DynamoDBStreamsHandler.get_records = get_records  # type: ignore[method-assign]
 
 
 def _cheap_sqs_clock() -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from infra.local import environment
+from infra.local import environment, fast_headers
 from infra.local.child import start_child, stop_child
 from infra.local.environment import free_port
 
@@ -49,6 +49,7 @@ class Backend:
 def start_backend(prefix: str, progress: Callable[[str], None]) -> Backend:
     """Starts the database process on the saved state and creates what is missing; sets
     the environment that points boto3 and the models at it (before the app is imported)."""
+    fast_headers.install()   # this process's HTTP clients and server read plain headers
     state = environment.state_dir()
     state.mkdir(parents=True, exist_ok=True)
     environment.remove_endpoint_file()   # a killed stack's: it names a dead moto

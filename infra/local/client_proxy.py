@@ -39,6 +39,7 @@ def make_handler(upstream: str) -> type[BaseHTTPRequestHandler]:
 
     class Forward(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True   # headers and body are two writes
 
         def _forward(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)

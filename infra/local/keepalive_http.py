@@ -64,7 +64,8 @@ class KeepAliveHandler(BaseHTTPRequestHandler):
         self.command = None  # type: ignore[assignment]
         self.request_version = self.default_request_version
         self.close_connection = True
-        self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        raw: bytes = self.raw_requestline  # type: ignore[attr-defined]
+        self.requestline = str(raw, "iso-8859-1").rstrip("\r\n")
         words = self.requestline.split()
         if len(words) != 3 or not words[2].startswith("HTTP/1."):
             self.send_error(HTTPStatus.BAD_REQUEST, f"Bad request line {self.requestline!r}")

@@ -28,6 +28,9 @@ def start_workers(app: Any, prefix: str, state: Path, stop: threading.Event
 
 
 def serve() -> None:
+    from infra.local import fast_headers
+
+    fast_headers.install()
     from app import app
 
     stop = threading.Event()

@@ -173,10 +173,9 @@ def test_item_reads_and_writes_answer_what_moto_s_serializer_would(dynamodb, mon
 
 
 def test_item_requests_parse_as_moto_s_parser_parses_them(dynamodb, monkeypatch):
+    from moto.core.parse import JSONParser
     from moto.core.responses import BaseResponse
     from moto.dynamodb.responses import DynamoHandler
-
-    from moto.core.parse import JSONParser
 
     patched = DynamoHandler.parse_parameters
     seen: list[tuple[str, bool]] = []
@@ -435,9 +434,9 @@ def test_shard_iterators_expire_after_15_minutes_as_on_aws(dynamodb, monkeypatch
                                   "<R><RequestId>old</RequestId></R>", b"\x00bytes", ""])
 def test_answers_get_their_request_id_as_moto_gives_it(body):
     moto_patches.apply()
-    from moto.core import responses
-
     import re
+
+    from moto.core import responses
 
     patched = responses.BaseResponse._enrich_response
     assert patched.__qualname__.startswith("_request_id_tags_only_in_xml")
@@ -453,3 +452,34 @@ def test_answers_get_their_request_id_as_moto_gives_it(body):
     assert len(ours_headers["x-amzn-requestid"]) == len(fixed)
     if isinstance(body, str) and "<RequestId>" in body:
         assert ours_headers["x-amzn-requestid"] in ours
+
+
+def test_a_stream_read_that_asks_to_wait_returns_the_next_record_when_it_comes(dynamodb):
+    streams = boto3.client("dynamodbstreams", region_name="us-east-1")
+    arn = dynamodb.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                          ShardIteratorType="LATEST")["ShardIterator"]
+    # An ordinary read of an idle stream answers at once, with nothing
+    started = time.monotonic()
+    assert streams.get_records(ShardIterator=iterator)["Records"] == []
+    assert time.monotonic() - started < 1
+
+    waiting = boto3.client("dynamodbstreams", region_name="us-east-1")
+
+    def ask(request, **_):
+        request.headers[moto_patches.STREAM_WAIT_HEADER] = "4000"
+
+    waiting.meta.events.register("before-sign.dynamodbstreams.GetRecords", ask)
+    # WHEN a waiting read is made and a record comes 0.3 s later
+    threading.Timer(0.3, lambda: dynamodb.put_item(
+        TableName=TABLE, Item={"k": {"S": "late"}})).start()
+    started = time.monotonic()
+    answer = waiting.get_records(ShardIterator=iterator)
+    # THEN it answers with that record as soon as it is written, not at its deadline
+    assert [r["dynamodb"]["Keys"]["k"]["S"] for r in answer["Records"]] == ["late"]
+    assert time.monotonic() - started < 3
+    # AND with nothing coming, it answers empty at its deadline
+    started = time.monotonic()
+    assert waiting.get_records(ShardIterator=answer["NextShardIterator"])["Records"] == []
+    assert time.monotonic() - started >= 3.5
