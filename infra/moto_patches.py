@@ -55,6 +55,7 @@ def apply() -> None:
     _writes_answer_their_own_state()
     _serialize_wire_answers_directly()
     _parse_wire_json_requests_directly()
+    _cheap_result_conversion()
     _query_one_partition()
     _remember_backend_hosts()
     _remember_method_names()
@@ -101,10 +102,20 @@ def _partiql_inserts() -> None:
         responses: list[dict[str, Any]] = []
         for table_name, item in (i for i in inserts if i is not None):
             table = self.get_table(table_name)
+            key_names = [n for n in (table.hash_key_attr, table.range_key_attr) if n]
             try:
-                self.put_item(table_name, item,
-                              condition_expression="attribute_not_exists(#key)",
-                              expression_attribute_names={"#key": table.hash_key_attr})
+                if not all(n in item for n in key_names):
+                    # moto's conditional put answers this one (with its own error)
+                    self.put_item(table_name, item,
+                                  condition_expression="attribute_not_exists(#key)",
+                                  expression_attribute_names={"#key": table.hash_key_attr})
+                else:
+                    # The key looked up, not the condition parsed: moto parsed the same
+                    # expression for every statement (a fifth of a fan-out's appends).
+                    with _LOCK:
+                        if self.get_item(table_name, {n: item[n] for n in key_names}):
+                            raise ConditionalCheckFailed
+                        self.put_item(table_name, item)
             except ConditionalCheckFailed:
                 responses.append({"TableName": table_name, "Error": {
                     "Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"}})
@@ -336,6 +347,40 @@ def _parse_wire_json_requests_directly() -> None:
         original(self, request)
 
     DynamoHandler.parse_parameters = parse_parameters  # type: ignore[method-assign]
+
+
+def _cheap_result_conversion() -> None:
+    """moto turns every answer's attribute values into plain dicts with a function that
+    asks each value what it is through a chain of isinstance checks: 8 % of the local
+    database's time in a fan-out to 1,000 queues (a Query of 1,000 subscriptions). The
+    same conversion dispatches on the exact type first and leaves every other case
+    (binary values, items, datetimes, subclasses) to moto's function."""
+    from moto.dynamodb import responses
+    from moto.dynamodb.models import utilities
+    from moto.dynamodb.models.dynamo_type import DynamoType, LimitedSizeDict
+
+    original = utilities.dynamo_to_dict
+    scalars = {"S", "N", "BOOL", "NULL"}
+    unchanged = {str, int, float, bool, type(None)}
+
+    def dynamo_to_dict(obj: Any) -> Any:
+        kind = type(obj)
+        if kind is DynamoType:
+            if obj.type in scalars:
+                return {obj.type: obj.value}
+            if obj.type in ("SS", "NS"):
+                return {obj.type: list(obj.value)}
+            if obj.type in ("L", "M"):
+                return {obj.type: dynamo_to_dict(obj.value)}
+        elif kind is dict or kind is LimitedSizeDict:   # the latter: an item's attributes
+            return {k: dynamo_to_dict(v) for k, v in obj.items()}
+        elif kind is list:
+            return [dynamo_to_dict(v) for v in obj]
+        elif kind in unchanged:
+            return obj
+        return original(obj)
+
+    responses.dynamo_to_dict = dynamo_to_dict  # type: ignore[attr-defined]
 
 
 def _serialize_wire_answers_directly() -> None:

@@ -483,3 +483,50 @@ def test_a_stream_read_that_asks_to_wait_returns_the_next_record_when_it_comes(d
     started = time.monotonic()
     assert waiting.get_records(ShardIterator=answer["NextShardIterator"])["Records"] == []
     assert time.monotonic() - started >= 3.5
+
+
+def test_answers_convert_their_values_as_moto_does():
+    import datetime
+
+    from moto.dynamodb import responses
+    from moto.dynamodb.models import utilities
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
+
+    moto_patches.apply()
+    fast = responses.dynamo_to_dict
+    assert fast is not utilities.dynamo_to_dict
+    values = {"s": {"S": "x"}, "n": {"N": "1.5"}, "t": {"BOOL": True}, "z": {"NULL": True},
+              "ss": {"SS": ["a", "b"]}, "ns": {"NS": ["1"]}, "b": {"B": "AAE="},
+              "bs": {"BS": ["AAE=", "Ag=="]},
+              "l": {"L": [{"S": "y"}, {"M": {"in": {"N": "2"}, "bin": {"B": "AQ=="}}}]},
+              "m": {"M": {"deep": {"L": [{"NULL": True}]}}}}
+    typed = {name: DynamoType(value) for name, value in values.items()}
+    item = Item(DynamoType({"S": "k"}), None, {"k": {"S": "k"}, **values})
+    answers = [
+        {"Items": [typed, dict(typed)], "Count": 2, "ScannedCount": 2,
+         "LastEvaluatedKey": {"k": DynamoType({"S": "k"})}},
+        {"Attributes": typed, "ConsumedCapacity": {"TableName": "t", "CapacityUnits": 1.0}},
+        {"Responses": {"t": [typed, LimitedSizeDict(typed)]}, "UnprocessedKeys": {}},
+        {"Item": item, "When": datetime.datetime(2026, 1, 1)},
+        [typed, "text", 3, None],
+    ]
+    for answer in answers:
+        assert fast(answer) == utilities.dynamo_to_dict(answer)
+    # Set values are copies: an answer never shares a list with the stored item
+    converted = fast(typed["ss"])
+    converted["SS"].append("c")
+    assert typed["ss"].value == ["a", "b"]
+
+
+def test_a_partiql_insert_of_an_existing_key_is_refused_and_overwrites_nothing(dynamodb):
+    dynamodb.put_item(TableName=TABLE, Item={"k": {"S": "taken"}, "v": {"S": "first"}})
+    statement = f'INSERT INTO "{TABLE}" VALUE {{\'k\': ?, \'v\': ?}}'
+    answer = dynamodb.batch_execute_statement(Statements=[
+        {"Statement": statement, "Parameters": [{"S": "taken"}, {"S": "second"}]},
+        {"Statement": statement, "Parameters": [{"S": "new"}, {"S": "third"}]}])
+    assert [r.get("Error", {}).get("Code") for r in answer["Responses"]] == [
+        "DuplicateItem", None]
+    assert dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "taken"}})["Item"]["v"] == {
+        "S": "first"}
+    assert dynamodb.get_item(TableName=TABLE, Key={"k": {"S": "new"}})["Item"]["v"] == {
+        "S": "third"}
