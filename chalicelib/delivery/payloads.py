@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -83,15 +85,51 @@ def _value_ids(form: dict[str, Any]) -> list[tuple[str, int]]:
     return ids
 
 
+class _RecentPayloads:
+    """Payloads read lately, by key. A payload never changes once written (its key names
+    its record and the hash of its content), so a copy is as good as a read: the
+    waiting clients of one channel all read the same payloads after each message."""
+
+    LIMIT = 512   # a few KB each
+
+    def __init__(self) -> None:
+        # Kept as JSON text: every answer gets a fresh copy no caller can share or alter.
+        self._items: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            found = {k: self._items[k] for k in keys if k in self._items}
+            for key in found:
+                self._items.move_to_end(key)
+        return {k: json.loads(text) for k, text in found.items()}
+
+    def add(self, payloads: dict[str, dict[str, Any]]) -> None:
+        encoded = {k: json.dumps(v) for k, v in payloads.items()}
+        with self._lock:
+            self._items.update(encoded)
+            while len(self._items) > self.LIMIT:
+                self._items.popitem(last=False)
+
+
+recent_payloads = _RecentPayloads()
+
+
 def resolve(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Replaces payload references with the stored forms (strongly consistent reads)."""
+    """Replaces payload references with the stored forms (strongly consistent reads of
+    those not read lately by this process)."""
     keys = sorted({e["_payload"] for e in events if "_payload" in e})
     if not keys:
         return events
-    payloads: dict[str, dict[str, Any]] = {}
-    for item in read_all(QueueEvent, [(_partition(k), PAYLOAD_SK) for k in keys],
-                         consistent_read=True):
-        payloads[item.queue_id.removeprefix("payload:")] = item.payload or {}
+    payloads = recent_payloads.get(keys)
+    missing = [k for k in keys if k not in payloads]
+    if missing:
+        read: dict[str, dict[str, Any]] = {}
+        for item in read_all(QueueEvent, [(_partition(k), PAYLOAD_SK) for k in missing],
+                             consistent_read=True):
+            read[item.queue_id.removeprefix("payload:")] = item.payload or {}
+        recent_payloads.add(read)
+        payloads.update(read)
     resolved = []
     for event in events:
         if "_payload" not in event:

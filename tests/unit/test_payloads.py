@@ -79,3 +79,31 @@ class _NoWrites:
 
     def save(self, item: object) -> None:
         raise AssertionError("nothing to write")
+
+
+def test_payloads_read_once_are_resolved_again_without_a_read(monkeypatch):
+    from types import SimpleNamespace
+
+    reads: list[list[Any]] = []
+    stored = {"payload:o9:a": {"type": "message", "message": {"id": 9, "content": "x"}}}
+
+    def read_all(model: Any, keys: list[Any], consistent_read: bool = False) -> list[Any]:
+        reads.append(keys)
+        return [SimpleNamespace(queue_id=k, payload=stored[k]) for k, _ in keys if k in stored]
+
+    monkeypatch.setattr(payloads, "read_all", read_all)
+    monkeypatch.setattr(payloads, "recent_payloads", payloads._RecentPayloads())
+    events = [{"id": 1, "_payload": "o9:a", "flags": []},
+              {"id": 2, "_payload": "o9:gone", "flags": []}]
+    first = payloads.resolve(events)
+    # The second client's read of the same events costs no read for the known payload
+    # (the expired one is read again: it may not have been written yet elsewhere).
+    second = payloads.resolve(events)
+    assert [k for k, _ in reads[0]] == ["payload:o9:a", "payload:o9:gone"]
+    assert [k for k, _ in reads[1]] == ["payload:o9:gone"]
+    assert first == second == [
+        {"type": "message", "message": {"id": 9, "content": "x"}, "id": 1, "flags": []},
+        {"type": "heartbeat", "id": 2}]
+    # Each answer is a copy: changing one changes no other
+    first[0]["message"]["content"] = "changed"
+    assert payloads.resolve(events[:1])[0]["message"]["content"] == "x"
