@@ -507,7 +507,7 @@ def test_answers_convert_their_values_as_moto_does():
          "LastEvaluatedKey": {"k": DynamoType({"S": "k"})}},
         {"Attributes": typed, "ConsumedCapacity": {"TableName": "t", "CapacityUnits": 1.0}},
         {"Responses": {"t": [typed, LimitedSizeDict(typed)]}, "UnprocessedKeys": {}},
-        {"Item": item, "When": datetime.datetime(2026, 1, 1)},
+        {"Item": item, "When": datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)},
         [typed, "text", 3, None],
     ]
     for answer in answers:
