@@ -141,6 +141,7 @@ def fanout_figures(counter: RequestCounter, channels: list[Channel], drain: Any
     n = len(big.queue_ids)
     cost = results[n]["after"]
     raw_put, raw_batch = raw_writes(counter, big.queue_ids)
+    assert raw_put is not None
     print(f"\n2. Fan-out of one message to {n:,} connected queues, against raw writes of the"
           " same items")
     print(f"   fan-out         {cost.dynamodb_requests:>6,} DynamoDB requests "
@@ -164,8 +165,10 @@ def _ops(cost: Cost) -> str:
                      if op.startswith("dynamodb."))
 
 
-def raw_writes(counter: RequestCounter, queue_ids: list[str]) -> tuple[Cost, Cost]:
-    """The chunk items the fan-out just wrote, written again under other keys."""
+def raw_writes(counter: RequestCounter, queue_ids: list[str], one_by_one: bool = True
+               ) -> tuple[Cost | None, Cost]:
+    """The chunk items the fan-out just wrote, written again under other keys: one
+    PutItem each (unless one_by_one is False), then in BatchWriteItems of 25."""
     from chalicelib.models.events import QueueEvent
 
     client = boto3.client("dynamodb", region_name="us-east-1")
@@ -188,7 +191,8 @@ def raw_writes(counter: RequestCounter, queue_ids: list[str]) -> tuple[Cost, Cos
         for start in range(0, len(requests), 25):
             client.batch_write_item(RequestItems={table: requests[start:start + 25]})
 
-    return measure(counter, lambda: put_each("~p")), measure(counter, batch_write)
+    each = measure(counter, lambda: put_each("~p")) if one_by_one else None
+    return each, measure(counter, batch_write)
 
 
 def chunk_sizes(queue_ids: list[str]) -> str:

@@ -41,12 +41,12 @@ from chalicelib.search.indexing import SearchIndexStep
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
 # with the outbox table's real stream ARN (infra/template.json), and the local stack's
 # poller maps it to the local outbox table.
+OUTBOX_STREAM_ARN_PLACEHOLDER = (
+    "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
+
 # The recipients' state of a batch is written beside its appends (FanoutBatch.flush);
 # a pool of its own, since the steps use the append and writer pools themselves.
 _recipients_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recipients")
-
-OUTBOX_STREAM_ARN_PLACEHOLDER = (
-    "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
 
 
 def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
