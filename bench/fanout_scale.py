@@ -11,7 +11,8 @@ For each size: a channel of that many subscribers, each with a connected queue; 
 message sent through the API; the stream batch handed to the real fan-out handler. Its
 wall time and DynamoDB requests and write units are printed against raw BatchWriteItem
 of the same chunk items (bench/event_fanout.raw_writes) in the same run, with the time
-split into the batch's phases (audience and flags, recipients' state, appends). Two
+split into the batch's phases (subscribers and flags, queues and forms, recipients'
+state, appends). Two
 messages per size: for the first, a queue's tail is known only if its connect marker
 was appended more than the dedup window (10 s) before (delivery/append.py TailCache,
 else a Query per queue); then five warm fan-outs (every tail known), each against raw
@@ -75,7 +76,8 @@ def main(sizes: tuple[int, ...], database_process: bool = False) -> None:
 
         push.send_events = lambda *args, **kwargs: True   # no socket server in-process
         clock = PhaseClock()
-        clock.wrap(fanout.FanoutBatch, "collect", "audience, flags, forms")
+        clock.wrap(fanout.FanoutBatch, "note", "subscribers, flags")
+        clock.wrap(fanout.FanoutBatch, "address", "queues, forms")
         clock.wrap(fanout.RecipientStep, "flush", "recipients' state")
         clock.wrap(fanout.FanoutBatch, "_flush_queues", "queue appends")
         realm, _, owner_key = bench_realm()

@@ -6,17 +6,20 @@ so one poison record does not hold back the ones after it. The events of one bat
 go to the same queue are appended together, in stream order, as one chunk; then the
 queue's WebSocket connection gets them and a waiting long-poll is woken.
 
-Order within a batch: collect (per record: audience, recipients' flags, forms, side
-effects gathered), then the payloads stored once (queues refer to them), then the
-recipients' state (unread markers, settling, notifications) side by side with the queue
-appends and webhook jobs. A client may see a message before its unread marker exists:
-until the markers are written the message's PendingDelivery says who has read it, and
-every reader consults it first (actions/read_state/reads/pending.py). Writing the
-markers first was half of a loaded batch's time, all of it before any delivery.
+Order within a batch, in two passes over its records. First each record is noted:
+what it changes for its recipients (flags, unread markers, notifications) and what the
+search index gets; both are then written in the background while the second pass
+resolves each record's audience to queues and forms. Then the payloads are stored once
+(queues refer to them) and the queue appends and webhook jobs go out. A client may see
+a message before its unread marker exists: until the markers are written the message's
+PendingDelivery says who has read it, and every reader consults it first
+(actions/read_state/reads/pending.py). Writing the markers first was half of a loaded
+batch's time, all of it before any delivery; starting them only after the audience
+reads left one of the two cores idle during those reads.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +34,11 @@ from chalicelib.events.recipients import RecipientStep
 from chalicelib.events.slices import append_all, append_pool
 from chalicelib.lib import metrics
 from chalicelib.lib.log import logger
-from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
+from chalicelib.lib.partial_batch import (
+    EntireBatchFailed,
+    PartialBatchResponse,
+    process_records,
+)
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.narrow.evaluate import ReaderContext
 from chalicelib.narrow.reader import reader_context
@@ -44,8 +51,9 @@ from chalicelib.search.indexing import SearchIndexStep
 OUTBOX_STREAM_ARN_PLACEHOLDER = (
     "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
 
-# The recipients' state of a batch is written beside its appends (FanoutBatch.flush);
-# a pool of its own, since the steps use the append and writer pools themselves.
+# The recipients' state of a batch is written beside its queue reads and appends
+# (FanoutBatch.start_recipients_and_index); a pool of its own, since the steps use the
+# append and writer pools themselves.
 _recipients_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recipients")
 
 
@@ -55,13 +63,20 @@ def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
                        request_id=getattr(context, "aws_request_id", None))
     batch = FanoutBatch()
     try:
-        result = process_records(raw_event, batch.collect, "dynamodb")
-        failures = result["batchItemFailures"]
+        records = raw_event.get("Records") or []
+        failures = process_records(raw_event, batch.note, "dynamodb",
+                                   raise_if_all_fail=False)["batchItemFailures"]
+        batch.start_recipients_and_index()
+        failures += process_records({"Records": batch.noted_records()}, batch.address,
+                                    "dynamodb", raise_if_all_fail=False)["batchItemFailures"]
         reported = {f["itemIdentifier"] for f in failures}
-        for sequence_number in sorted(batch.flush() - reported, key=_sequence_order):
+        flush_failed = batch.flush()   # waits for the background steps, whatever failed
+        if records and len(reported) == len(records):
+            raise EntireBatchFailed(f"all {len(records)} records failed")
+        for sequence_number in sorted(flush_failed - reported, key=_sequence_order):
             failures.append({"itemIdentifier": sequence_number})
         metrics.add_events_delivered(batch.appended)
-        return result
+        return {"batchItemFailures": failures}
     finally:
         metrics.add_fanout_delay(raw_event.get("Records", []))
         metrics.flush()
@@ -90,6 +105,16 @@ class _QueueAppends:
     sequence_numbers: set[str] = field(default_factory=set)
 
 
+@dataclass
+class _Noted:
+    """An outbox record after the first pass, waiting for its audience."""
+    raw: dict[str, Any]
+    outbox: Outbox
+    event: dict[str, Any]
+    audience: Audience
+    flags: dict[str, list[str]] | None   # a new message's recipients' flags
+
+
 class FanoutBatch:
     """Collects the appends of one stream batch, then performs them queue by queue.
 
@@ -111,7 +136,10 @@ class FanoutBatch:
         self.notifications = NotificationStep(self.audience.subscriptions)
         self.recipients.on_delivered = self.notifications.delivered
         self.collected: set[str] = set()
+        self.noted: dict[str, _Noted] = {}
         self.search = SearchIndexStep()   # the full-text index, beside the appends
+        self._recipients_written: Future[bool] | None = None
+        self._indexed: Future[set[str]] | None = None
         # Queue owners' topic and channel settings, read once a batch, only for queues
         # narrowed by is:muted.
         self._reader_settings: dict[tuple[int, int], ReaderContext] = {}
@@ -121,7 +149,9 @@ class FanoutBatch:
             self._reader_settings[realm_id, user_id] = reader_context(realm_id, user_id)
         return self._reader_settings[realm_id, user_id]
 
-    def collect(self, raw: dict[str, Any]) -> None:
+    # ---- first pass: what each record changes beyond the queues ----------------------
+
+    def note(self, raw: dict[str, Any]) -> None:
         image = raw.get("dynamodb", {}).get("NewImage")
         # Only a full INSERT is an outbox record; moto also emits key-only INSERTs and
         # no-op MODIFYs, and TTL expiry emits REMOVEs.
@@ -139,11 +169,31 @@ class FanoutBatch:
             self.recipients.collect_internal(outbox.realm_id, event)
             return
         self.notifications.note_flags(outbox.realm_id, event, audience)
+        flags = self.recipients.note(outbox.realm_id, outbox.outbox_id, event)
+        self.noted[sequence_number] = _Noted(raw, outbox, event, audience, flags)
+
+    def noted_records(self) -> list[dict[str, Any]]:
+        """The records the second pass takes, in stream order."""
+        return [noted.raw for noted in self.noted.values()]
+
+    def start_recipients_and_index(self) -> None:
+        """The recipients' state and the search index need nothing of the queues: they
+        are written while the second pass reads the audiences."""
+        self._indexed = append_pool.submit(self.search.flush)
+        self._recipients_written = _recipients_pool.submit(self._flush_recipients)
+
+    # ---- second pass: each record's queues and forms ----------------------------------
+
+    def address(self, raw: dict[str, Any]) -> None:
+        sequence_number = raw["dynamodb"]["SequenceNumber"]
+        noted = self.noted[sequence_number]
+        outbox, event, audience = noted.outbox, noted.event, noted.audience
         since = commit_time_ms(raw, outbox)
         queues = [q for q in self.audience.queues(outbox.realm_id, audience)
                   if role_may_see(q, audience)]
-        user_flags = self.recipients.user_flags(outbox.realm_id, outbox.outbox_id, event,
-                                                {q.user_id for q in queues})
+        user_flags = noted.flags if noted.flags is not None else \
+            self.recipients.flags_after_update(outbox.realm_id, event,
+                                               {q.user_id for q in queues})
         for queue in queues:
             shown: dict[str, Any] | None = event
             if audience.get("user_access") is not None and not self.access.may_access(
@@ -160,25 +210,28 @@ class FanoutBatch:
                 for i, form in enumerate(forms))
             appends.sequence_numbers.add(sequence_number)
 
+    # ---- the writes -------------------------------------------------------------------
+
     def flush(self) -> set[str]:
         """Writes what the batch collected; returns the sequence numbers that failed.
         If the payloads could not be written, no event is appended; if they or the
         recipients' state failed, the whole batch is offered again (appends and the
-        recipients' steps already done are skipped the second time)."""
-        # The search index depends on nothing else here: it is written meanwhile, from
-        # the start (waiting for it after the appends was 40 % of a loaded batch's time).
-        indexing = append_pool.submit(self.search.flush)
+        recipients' steps already done are skipped the second time). Returns only once
+        the background steps have ended."""
+        if self._indexed is None or self._recipients_written is None:
+            self.start_recipients_and_index()
+        assert self._indexed is not None and self._recipients_written is not None
         try:
             self.payloads.write()
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
             logger.exception("payloads failed")
             self.pending = {}
-            return set(self.collected) | self._flush_webhook_jobs() | indexing.result()
-        recipients = _recipients_pool.submit(self._flush_recipients)
+            self._recipients_written.result()
+            return set(self.collected) | self._flush_webhook_jobs() | self._indexed.result()
         failed = self._flush_webhook_jobs() | self._flush_queues()
-        if not recipients.result():
+        if not self._recipients_written.result():
             failed |= set(self.collected)
-        return failed | indexing.result()
+        return failed | self._indexed.result()
 
     def _flush_recipients(self) -> bool:
         """The recipients' state, then the notifications it decides; False if it failed."""

@@ -3,7 +3,7 @@
 A new message's recipients get their flags here, not in the sending request, so that a
 send costs the same whatever the channel's size: the fan-out writes one unread marker
 per recipient (and a flag row for the few with lasting flags) in BatchWriteItem
-batches, before the message event reaches any queue. Until then the message is unread
+batches, beside the queue appends (events/fanout.py). Until then the message is unread
 for its recipients through its pending item (actions/read_state/reads/pending.py), and a
 user who marks it read meanwhile is listed there: once the markers are written, those
 users' markers are deleted and the pending item with them (settle_delivery). A mark per
@@ -134,21 +134,28 @@ class RecipientStep:
         elif event.get("op") == MUTED_RECORD_OP:
             self.mutes.append((realm_id, int(event["user_id"]), int(event["sender_id"])))
 
-    def user_flags(self, realm_id: int, outbox_id: str, event: dict[str, Any],
-                   queue_owners: set[int]) -> dict[str, list[str]]:
-        """Each queue owner's flags for a message or update_message event."""
-        if event.get("type") == "message":
+    def note(self, realm_id: int, outbox_id: str, event: dict[str, Any]
+             ) -> dict[str, list[str]] | None:
+        """What a record changes for its recipients, kept for `flush`; for a new message,
+        each recipient's flags. Every record of a batch is noted before `flush` starts."""
+        kind = event.get("type")
+        if kind == "message":
             flags = self._deliver(realm_id, outbox_id, event)
             return {str(user_id): sorted(f) for user_id, f in flags.items()}
-        if event.get("type") == "delete_message":
+        if kind == "delete_message":
             self.note_deletion(realm_id, event)
-            return {}
-        if event.get("type") == "update_message":
+        elif kind == "update_message":
             self._note_update(realm_id, event)
-            if not queue_owners or "message_id" not in event:
-                return {}
-            return self._flags_after_update(realm_id, event, queue_owners)
-        return {}
+        return None
+
+    def flags_after_update(self, realm_id: int, event: dict[str, Any],
+                           queue_owners: set[int]) -> dict[str, list[str]]:
+        """Each queue owner's flags for an update_message event (read only: safe beside
+        `flush`, whose mention changes it applies again the same way)."""
+        if event.get("type") != "update_message" or not queue_owners \
+                or "message_id" not in event:
+            return {}
+        return self._flags_after_update(realm_id, event, queue_owners)
 
     def _flags_after_update(self, realm_id: int, event: dict[str, Any],
                             owners: set[int]) -> dict[str, list[str]]:

@@ -236,6 +236,39 @@ def test_the_message_reaches_queues_while_its_markers_are_written(realm, drain_e
     _everywhere_read(realm.member, message_id)
 
 
+def test_the_markers_are_written_while_the_audience_is_read(realm, drain_events,
+                                                           register_queue, monkeypatch):
+    """The recipients' state needs nothing of the queues: it starts before the second
+    pass reads the audience's queues, not after the appends are ready."""
+    import threading
+
+    from chalicelib.events import audience
+    from chalicelib.events.reader import read_events
+    from chalicelib.events.recipients import RecipientStep
+
+    channel(realm.owner, "general", [realm.owner, realm.member])
+    queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
+    writing = threading.Event()
+    original_flush, original_lookup = RecipientStep.flush, audience.queues_of_users
+
+    def flush(self):
+        writing.set()
+        return original_flush(self)
+
+    def queues_of_users(*args, **kwargs):
+        # WHEN the fan-out reads the audience's queues THEN the markers are on their way
+        assert writing.wait(20), "the recipients' state waited for the queue reads"
+        return original_lookup(*args, **kwargs)
+
+    monkeypatch.setattr(RecipientStep, "flush", flush)
+    monkeypatch.setattr(audience, "queues_of_users", queues_of_users)
+    with drain_events.paused():
+        message_id = send(realm.owner, "general", "t")
+    drain_events()
+    assert [e["message"]["id"] for e in read_events(queue_id, -1)] == [message_id]
+    assert writing.is_set()
+
+
 def test_a_failed_recipients_step_is_retried_without_a_second_event(realm, drain_events,
                                                                      register_queue,
                                                                      monkeypatch):
