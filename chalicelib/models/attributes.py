@@ -17,6 +17,8 @@ T = TypeVar("T")
 
 
 def _integer(text: str) -> int:
+    if text.isascii() and text.removeprefix("-").isdigit():
+        return int(text)   # nearly always, and a tenth of json.loads's cost
     number = json.loads(text)
     # An item written by hand may hold 3.0; it is still the integer 3.
     return number if isinstance(number, int) else int(number)
@@ -28,7 +30,8 @@ class IntegerAttribute(Attribute[int]):
     attr_type = NUMBER
 
     def serialize(self, value: int) -> str:
-        return json.dumps(value)
+        # str() is json.dumps's text for an int (not for a bool), at a fraction of its cost.
+        return str(value) if type(value) is int else json.dumps(value)
 
     def deserialize(self, value: str) -> int:
         return _integer(value)
@@ -41,7 +44,8 @@ class IntegerSetAttribute(Attribute[set[int]]):
     null = True
 
     def serialize(self, value: Iterable[int]) -> list[str] | None:
-        return [json.dumps(number) for number in value] or None
+        return [str(number) if type(number) is int else json.dumps(number)
+                for number in value] or None
 
     def deserialize(self, value: Iterable[str]) -> set[int]:
         return {_integer(text) for text in value}

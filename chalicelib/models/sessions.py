@@ -6,7 +6,8 @@ service model from disk: about 0.17 s of CPU for every model's first use in ever
 thread. A cold Lambda touching a dozen tables, or a fan-out thread touching twenty,
 paid that again and again. Sharing the session within a thread (sessions are not
 thread-safe, so never across threads) and the loader across threads
-(lib/botocore_loader.py) makes a model's first use about 0.02 s.
+(lib/botocore_loader.py) makes a model's first use about 0.02 s. Each session reads
+item answers without walking the service model when it can (models/item_answers.py).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import botocore.session
 from pynamodb.connection import base as pynamodb_connection
 
 from chalicelib.lib.botocore_loader import share_loader
+from chalicelib.models.item_answers import ItemAnswerParsers
 
 _per_thread = threading.local()
 
@@ -27,6 +29,7 @@ def thread_session(env_vars: dict[str, Any] | None = None) -> botocore.session.S
     session: botocore.session.Session | None = getattr(_per_thread, "session", None)
     if session is None:
         session = botocore.session.get_session(env_vars)
+        session.register_component("response_parser_factory", ItemAnswerParsers())
         _per_thread.session = session
     return session
 
