@@ -1,11 +1,14 @@
 """A bounded load run against the local stack (`make run`): senders and waiting clients.
 
 Run: make load      (or .venv/bin/python -m bench.load [--senders 20] [--waiters 50]
-                      [--seconds 60] [--url http://127.0.0.1:8000])
+                      [--seconds 60] [--rate 22] [--url http://127.0.0.1:8000])
 
 Without --url it starts its own stack as `make run` does (a subprocess on a fresh state
 directory); with --url it uses a running one (its .local-state/demo-accounts.json).
-Senders post to one channel as fast as their answers come; each waiting client holds a
+Senders post to one channel as fast as their answers come (the stack's capacity: its
+delivery delay is then mostly queueing behind a saturated machine) or, with --rate, at
+that many messages a second between them (the delay at a given throughput: 22 messages
+a second to 50 waiting clients is 1,100 events a second); each waiting client holds a
 queue registered for messages and long-polls GET /events. After the sending time, the
 waiters drain what is left (bounded), then the run checks that every acknowledged
 message reached every queue exactly once and, per sender, in the order it was sent, and
@@ -76,10 +79,17 @@ class Sent:
 
 
 def sender(number: int, url: str, auth: tuple[str, str], stop: threading.Event,
-           stats: Stats, sent: Sent) -> None:
+           stats: Stats, sent: Sent, interval: float = 0.0, offset: float = 0.0) -> None:
+    """Sends until stopped: back to back, or one message every `interval` seconds (at
+    once when an answer came late, so a slow stack gets the same number of messages)."""
     s = session()
     sequence = 0
+    next_at = time.monotonic() + offset   # senders spread over one interval
     while not stop.is_set():
+        if interval:
+            if stop.wait(max(0.0, next_at - time.monotonic())):
+                break
+            next_at += interval
         response = call(s, stats, "POST /messages", "POST", f"{url}/api/v1/messages",
                         auth=auth, data={"type": "stream", "to": "load",
                                          "topic": f"sender {number}",
@@ -182,6 +192,9 @@ def main() -> int:
     parser.add_argument("--senders", type=int, default=20)
     parser.add_argument("--waiters", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="messages a second from all senders (default: as fast as "
+                             "answers come)")
     parser.add_argument("--url")
     args = parser.parse_args()
 
@@ -229,9 +242,10 @@ def run(url: str, pid: int | None, args: argparse.Namespace, accounts: dict[str,
         threading.Thread(target=meter.sample, args=(stop_meter,), daemon=True).start()
     waiting = [threading.Thread(target=w.run, args=(stop_waiting, stats), daemon=True)
                for w in waiters]
+    interval = args.senders / args.rate if args.rate > 0 else 0.0
     sending = [threading.Thread(target=sender, args=(
-        n, url, senders_auth[n % len(senders_auth)], stop_sending, stats, sent), daemon=True)
-        for n in range(args.senders)]
+        n, url, senders_auth[n % len(senders_auth)], stop_sending, stats, sent, interval,
+        interval * n / args.senders), daemon=True) for n in range(args.senders)]
     for thread in waiting + sending:
         thread.start()
     started = time.monotonic()
@@ -272,7 +286,8 @@ def report(args: argparse.Namespace, stats: Stats, sent: Sent, waiters: list[Wai
         delays += [at - sent.acked_at[m] for m, at in waiter.received if m in sent.acked_at]
     server_errors = {k: n for k, n in stats.statuses.items() if k[1] >= 500 or k[1] == 0}
     events = sum(len(w.received) for w in waiters)
-    print(f"\nload: {args.senders} senders, {args.waiters} waiting clients, "
+    pace = f" at {args.rate:g} messages/s" if args.rate > 0 else " as fast as answered"
+    print(f"\nload: {args.senders} senders{pace}, {args.waiters} waiting clients, "
           f"{send_seconds:.0f} s of sending (then {drained_after:.1f} s to drain)")
     print(f"  throughput: {len(sent.messages) / send_seconds:.1f} messages/s acknowledged, "
           f"{events / (send_seconds + drained_after):.0f} events/s delivered "
