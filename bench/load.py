@@ -142,11 +142,13 @@ def percentile(values: list[float], fraction: float) -> float:
 
 class CpuMeter:
     """CPU used by the stack's processes (from /proc: the API and its children, the
-    database and the workers), sampled every second."""
+    database and the workers) and by this one, sampled every second."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int | None) -> None:
         self.ticks = os.sysconf("SC_CLK_TCK")
-        self.processes = {"API": pid, **_children(pid)}
+        # This process too: the clients share the machine's cores with the stack.
+        stack = {"API": pid, **_children(pid)} if pid else {}
+        self.processes = {**stack, "load clients": os.getpid()}
         self.samples: dict[str, list[float]] = {name: [] for name in self.processes}
 
     def seconds(self, pid: int) -> float:
@@ -168,7 +170,8 @@ class CpuMeter:
             last_at = now_at
 
     def busiest(self) -> float:
-        return max((max(s) for s in self.samples.values() if s), default=0.0)
+        return max((max(s) for name, s in self.samples.items()
+                    if s and name != "load clients"), default=0.0)
 
 
 def _children(pid: int) -> dict[str, int]:
@@ -237,7 +240,7 @@ def run(url: str, pid: int | None, args: argparse.Namespace, accounts: dict[str,
     for waiter in waiters:
         waiter.register(stats)
     stop_sending, stop_waiting, stop_meter = (threading.Event() for _ in range(3))
-    meter = CpuMeter(pid) if pid else None
+    meter = CpuMeter(pid)
     if meter:
         threading.Thread(target=meter.sample, args=(stop_meter,), daemon=True).start()
     waiting = [threading.Thread(target=w.run, args=(stop_waiting, stats), daemon=True)

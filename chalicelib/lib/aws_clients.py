@@ -19,10 +19,16 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
 
+# The fan-out calls the shared clients from up to 16 append threads at once (and the
+# slices' threads): with botocore's 10 pooled connections the others opened a fresh
+# connection per call and dropped it after.
+_SHARED = Config(max_pool_connections=48)
+
+
 @functools.cache
 def dynamodb() -> DynamoDBClient:
     """For what PynamoDB does not model (PartiQL batches); endpoints as PynamoDB's."""
-    return boto3.client("dynamodb", region_name=config.region())
+    return boto3.client("dynamodb", region_name=config.region(), config=_SHARED)
 
 
 @functools.cache
@@ -32,7 +38,7 @@ def s3() -> S3Client:
 
 @functools.cache
 def sqs() -> SQSClient:
-    return boto3.client("sqs", region_name=config.region())
+    return boto3.client("sqs", region_name=config.region(), config=_SHARED)
 
 
 @functools.cache

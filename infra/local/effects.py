@@ -254,6 +254,23 @@ def _drop_expired(queue: Any) -> None:
         queue._messages = kept
 
 
+def _drop_never_visible_again(queue: Any, received: Any) -> None:
+    """Drops received messages hidden until after their retention ends: no receive can
+    see them again, as if deleted. The wake queues' waiters hide what they receive for
+    longer than it lives instead of deleting it; kept, those messages made every send
+    and receive on the queue walk a minute's worth of them (moto counts the in-flight
+    messages for each queue's attributes)."""
+    if not received:
+        return
+    retention_ms = int(queue.message_retention_period) * 1000
+    # moto hands out copies: the queue's own messages are found by id.
+    gone = {m.id for m in received if m.visible_at >= m.sent_timestamp + retention_ms}
+    if gone:
+        queue._messages = [m for m in queue._messages if m.id not in gone]
+        queue.pending_messages.difference_update(
+            [m for m in queue.pending_messages if m.id in gone])
+
+
 def _lengths(queue: Any) -> tuple[int, int]:
     dead_letters = queue.dead_letter_queue
     return len(queue._messages), len(dead_letters._messages) if dead_letters else 0
@@ -273,6 +290,7 @@ def _sqs_receive(method: Any) -> Any:
                 _drop_expired(queue)
                 before = _lengths(queue)
                 result = method(self, queue_name, count, 0, *args, **kwargs)
+                _drop_never_visible_again(queue, result)
                 if (result or _lengths(queue) != before) and not _is_wake_queue(queue_name):
                     _record(_sqs_queue_effects(self, queue_name))
             remaining = deadline - time.monotonic()

@@ -68,6 +68,35 @@ def test_messages_past_their_retention_are_dropped(journaled_sqs):
     assert [m.body for m in queue._messages] == ["new"]
 
 
+def test_a_message_hidden_past_its_retention_is_dropped_when_received(journaled_sqs):
+    """As the wake queues' waiters receive (wake.py): hidden for longer than it lives,
+    a received message can never be seen again, so it is not kept."""
+    sqs, records = journaled_sqs
+    url = sqs.create_queue(QueueName="wakes", Attributes={
+        "MessageRetentionPeriod": "60"})["QueueUrl"]
+    from moto.sqs.models import sqs_backends
+
+    queue = sqs_backends["123456789012"]["us-east-1"].queues["wakes"]
+    for body in ("1", "2"):
+        sqs.send_message(QueueUrl=url, MessageBody=body)
+    records.clear()
+    received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1,
+                                   VisibilityTimeout=43200)["Messages"]
+    assert [m["Body"] for m in received] == ["1"]
+    assert [m.body for m in queue._messages] == ["2"]
+    # the journal has the queue as it now is
+    assert [m.body for m in records[-1][0][-1]._messages] == ["2"]
+
+
+def test_a_message_hidden_within_its_retention_stays_to_come_back(journaled_sqs):
+    sqs, _ = journaled_sqs
+    url = sqs.create_queue(QueueName="jobs")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="job")
+    assert sqs.receive_message(QueueUrl=url, VisibilityTimeout=1)["Messages"]
+    time.sleep(1.1)
+    assert [m["Body"] for m in sqs.receive_message(QueueUrl=url)["Messages"]] == ["job"]
+
+
 def test_a_long_poll_answers_when_a_message_arrives_not_at_its_next_look(journaled_sqs):
     sqs, _ = journaled_sqs
     url = sqs.create_queue(QueueName="waiter")["QueueUrl"]
