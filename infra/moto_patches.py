@@ -8,20 +8,39 @@ writers and readers, as DynamoDB's are. The AWS code path is untouched: only mot
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import os
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 _LOCK = threading.RLock()
+# SQS changes share no state with DynamoDB's and S3's, so they hold a lock of their own:
+# a wake-up sent while the DynamoDB lock was taken by BatchWriteItems and Queries waited
+# 26 ms at the median (107 ms at p95) under load, to hold the lock for 0.1 ms.
+_QUEUE_LOCK = threading.RLock()
 _applied = False
 
 
 def write_lock() -> threading.RLock:
-    """The lock every patched write holds; snapshots take it for a consistent copy."""
+    """The lock every patched DynamoDB and S3 call holds."""
     return _LOCK
+
+
+def queue_lock() -> threading.RLock:
+    """The lock every SQS change holds."""
+    return _QUEUE_LOCK
+
+
+@contextlib.contextmanager
+def every_lock() -> Iterator[None]:
+    """Both locks (always in this order): nothing changes while they are held, for a
+    consistent copy of every backend or a journal switching files."""
+    with _LOCK, _QUEUE_LOCK:
+        yield
 
 
 def apply() -> None:

@@ -1,7 +1,7 @@
 """What each mutation of moto's backends changed, captured as it happens, and applied again.
 
 `install()` wraps the mutating methods of moto's DynamoDB, SQS and S3 backends; while a
-sink is set (`start`), each call hands it, under the backend write lock and before the
+sink is set (`start`), each call hands it, under its backend's lock and before the
 call returns, the effects it had: the touched items as they now are (or their absence)
 with the stream records they emitted, the region's SQS queues, an S3 object's versions.
 `apply()` sets one effect on the live backends (replaying them in order rebuilds the
@@ -217,7 +217,7 @@ def _sqs_queue_effects(backend: Any, queue_name: str) -> list[tuple[Any, ...]]:
 
 def _sqs_change(method: Any) -> Any:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with moto_patches.write_lock():
+        with moto_patches.queue_lock():
             result = method(self, *args, **kwargs)
             _record([_sqs_effect(self)])
             return result
@@ -232,7 +232,7 @@ def _sqs_queue_change(messages_only: bool) -> Callable[[Any], Any]:
     def make(method: Any) -> Any:
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
             name = _queue_name(args, kwargs)
-            with moto_patches.write_lock():
+            with moto_patches.queue_lock():
                 _drop_expired(self.queues.get(name))
                 result = method(self, *args, **kwargs)
                 if not (messages_only and _is_wake_queue(name)):
@@ -285,7 +285,7 @@ def _sqs_receive(method: Any) -> Any:
                 *args: Any, **kwargs: Any) -> Any:
         deadline = time.monotonic() + wait_seconds_timeout
         while True:
-            with moto_patches.write_lock():
+            with moto_patches.queue_lock():
                 queue = self.get_queue(queue_name)
                 _drop_expired(queue)
                 before = _lengths(queue)

@@ -1,8 +1,8 @@
 """A write-ahead journal of moto's mutations: an acknowledged write survives `kill -9`.
 
 Every mutating call of moto's DynamoDB, SQS and S3 backends appends one record of its
-effects before it returns, under the backend write lock (so records are in the order the
-changes were made, and the HTTP answer that acknowledges a write is sent only after its
+effects before it returns, under its backend's lock (so the records of an object are in
+the order its changes were made, and the HTTP answer that acknowledges a write is sent only after its
 record is in the file): the touched items as they now are (or their absence) with the
 stream records they emitted, the region's SQS queues, an S3 object's versions. Replaying
 the records in order over the last snapshot rebuilds the state exactly (stream sequence
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import pickle
 import struct
+import threading
 import time
 import zlib
 from collections.abc import Iterator
@@ -54,6 +55,7 @@ class Journal:
         self.longest_append = 0.0    # seconds: the most one append held the lock
         self.longest_write = 0.0     # ...of which in write() (and fsync)
         self.slow_appends = {0.001: 0, 0.01: 0, 0.1: 0}   # appends over 1 ms, 10, 100
+        self._file_lock = threading.Lock()
         self._fd = self._open(generation)
 
     def _open(self, generation: int) -> int:
@@ -61,18 +63,23 @@ class Journal:
                        os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def append(self, record: list[tuple[Any, ...]]) -> None:
+        """Called under the lock of the backend that changed (moto_patches): DynamoDB's
+        and S3's, or SQS's. Records of different locks touch different objects, so their
+        order between them does not matter; a record is written whole, under a lock of
+        the file's own."""
         started = time.perf_counter()
         payload = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
         framed = _HEADER.pack(len(payload), zlib.crc32(payload)) + payload
         pickled = time.perf_counter()
-        written = os.write(self._fd, framed)
-        while written < len(framed):   # regular files take it in one call; be sure
-            written += os.write(self._fd, framed[written:])
-        if self.fsync:
-            os.fsync(self._fd)
+        with self._file_lock:
+            written = os.write(self._fd, framed)
+            while written < len(framed):   # regular files take it in one call; be sure
+                written += os.write(self._fd, framed[written:])
+            if self.fsync:
+                os.fsync(self._fd)
+            self.bytes_written += len(framed)
+            self.records += 1
         self.longest_write = max(self.longest_write, time.perf_counter() - pickled)
-        self.bytes_written += len(framed)
-        self.records += 1
         took = time.perf_counter() - started
         self.longest_append = max(self.longest_append, took)
         for threshold in self.slow_appends:
@@ -82,7 +89,7 @@ class Journal:
     def rotate(self) -> int:
         """Starts the next generation (under the lock); returns the one just closed."""
         closed = self.generation
-        with moto_patches.write_lock():
+        with moto_patches.every_lock():
             os.close(self._fd)
             self.generation += 1
             self._fd = self._open(self.generation)
@@ -109,7 +116,7 @@ def read_records(path: Path) -> Iterator[list[tuple[Any, ...]]]:
 def replay(path: Path) -> int:
     """Applies every complete record of a journal file; returns how many."""
     count = 0
-    with moto_patches.write_lock():
+    with moto_patches.every_lock():
         for record in read_records(path):
             for effect in record:
                 effects.apply(effect)

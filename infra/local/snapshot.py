@@ -6,7 +6,7 @@ generation on it must be completed) and the journal files of that generation and
 
 A checkpoint folds journals into a new snapshot without stalling requests: the running
 stack only closes its journal file and opens the next one (a few microseconds under the
-write lock); a separate process (`python -m infra.local.snapshot STATE_DIR GENERATION`)
+locks); a separate process (`python -m infra.local.snapshot STATE_DIR GENERATION`)
 loads the old snapshot, replays the closed journals and writes the new snapshot
 atomically, so nothing in the serving process waits for pickling, whatever the data's
 size. moto has no persistence of its own; its backends pickle once locks have a reducer,
@@ -190,7 +190,7 @@ class Persistence:
             # Its work is redone here from memory; what it leaves behind is ignored.
             self._checkpoint.terminate()
             self.wait()
-        with moto_patches.write_lock():
+        with moto_patches.every_lock():
             closed = self.journal.rotate()
             _write_snapshot(self.state_dir, closed + 1)
         _forget_journals(self.state_dir, closed + 1)

@@ -158,3 +158,46 @@ def test_an_idle_poller_waits_in_its_receive_and_hands_over_a_message_at_once(
     finally:
         stop.set()
         poller.join(timeout=5)
+
+
+def test_a_message_is_sent_while_dynamodb_holds_its_lock(journaled_sqs):
+    """SQS does not wait behind DynamoDB's batch writes and queries (its own lock)."""
+    from infra import moto_patches
+
+    sqs, records = journaled_sqs
+    url = sqs.create_queue(QueueName="stage-wake-q2")["QueueUrl"]
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_dynamodb() -> None:
+        with moto_patches.write_lock():
+            holding.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_dynamodb)
+    holder.start()
+    try:
+        assert holding.wait(5)
+        sent = time.monotonic()
+        sqs.send_message(QueueUrl=url, MessageBody="1")
+        assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)["Messages"]
+        assert time.monotonic() - sent < 2
+    finally:
+        release.set()
+        holder.join(5)
+
+
+def test_the_journal_switches_files_only_when_neither_backend_is_changing(tmp_path):
+    from infra import moto_patches
+    from infra.local.journal import Journal
+
+    journal = Journal(tmp_path, 1)
+    rotated = threading.Event()
+    with moto_patches.queue_lock():
+        rotating = threading.Thread(target=lambda: (journal.rotate(), rotated.set()))
+        rotating.start()
+        # WHEN an SQS change is under way THEN the journal keeps its file until it ends
+        assert not rotated.wait(0.3)
+    assert rotated.wait(5)
+    rotating.join(5)
+    assert journal.generation == 2
+    journal.close()
