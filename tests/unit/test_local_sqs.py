@@ -164,7 +164,7 @@ def test_a_message_is_sent_while_dynamodb_holds_its_lock(journaled_sqs):
     """SQS does not wait behind DynamoDB's batch writes and queries (its own lock)."""
     from infra import moto_patches
 
-    sqs, records = journaled_sqs
+    sqs, _ = journaled_sqs
     url = sqs.create_queue(QueueName="stage-wake-q2")["QueueUrl"]
     holding, release = threading.Event(), threading.Event()
 
