@@ -14,6 +14,7 @@ import boto3
 from botocore.exceptions import ClientError
 
 from chalicelib import config
+from chalicelib.lib.client_config import SHARED_POOL_CONNECTIONS, client_config
 from chalicelib.lib.log import logger
 
 MAX_MESSAGE_BYTES = 120_000   # API Gateway refuses WebSocket frames over 128 KB
@@ -38,8 +39,10 @@ class ErrorMessage(TypedDict):
 
 @functools.lru_cache(maxsize=4)
 def _client(endpoint_url: str) -> Any:
+    # Called from the fan-out's append threads at once.
     return boto3.client("apigatewaymanagementapi", endpoint_url=endpoint_url,
-                        region_name=config.region())
+                        region_name=config.region(),
+                        config=client_config(max_pool_connections=SHARED_POOL_CONNECTIONS))
 
 
 def enabled() -> bool:

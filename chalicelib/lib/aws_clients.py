@@ -7,9 +7,9 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 import boto3
-from botocore.config import Config
 
 from chalicelib import config
+from chalicelib.lib.client_config import SHARED_POOL_CONNECTIONS, client_config
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -19,10 +19,8 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
 
-# The fan-out calls the shared clients from up to 16 append threads at once (and the
-# slices' threads): with botocore's 10 pooled connections the others opened a fresh
-# connection per call and dropped it after.
-_SHARED = Config(max_pool_connections=48)
+# The fan-out calls these from its append threads at once (and the slices' threads).
+_SHARED = client_config(max_pool_connections=SHARED_POOL_CONNECTIONS)
 
 
 @functools.cache
@@ -33,7 +31,7 @@ def dynamodb() -> DynamoDBClient:
 
 @functools.cache
 def s3() -> S3Client:
-    return boto3.client("s3", region_name=config.region())
+    return boto3.client("s3", region_name=config.region(), config=client_config())
 
 
 @functools.cache
@@ -43,12 +41,12 @@ def sqs() -> SQSClient:
 
 @functools.cache
 def ses() -> SESClient:
-    return boto3.client("ses", region_name=config.region())
+    return boto3.client("ses", region_name=config.region(), config=client_config())
 
 
 @functools.cache
 def sns() -> SNSClient:
-    return boto3.client("sns", region_name=config.region())
+    return boto3.client("sns", region_name=config.region(), config=client_config())
 
 
 @functools.cache
@@ -56,7 +54,8 @@ def lambda_invoker() -> Any:   # a botocore Lambda client (no stubs installed fo
     """Synchronous invocations (the fan-out's slices): no retries, since the caller
     decides what a failed slice means, and a read timeout within the function's 60 s."""
     return boto3.client("lambda", region_name=config.region(),
-                        config=Config(read_timeout=50, retries={"total_max_attempts": 1}))
+                        config=client_config(read_timeout=50,
+                                             retries={"total_max_attempts": 1}))
 
 
 @functools.cache

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 
 from chalicelib import config
+from chalicelib.lib.client_config import client_config
 
 if TYPE_CHECKING:
     from mypy_boto3_scheduler import EventBridgeSchedulerClient
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 @functools.cache
 def _client() -> EventBridgeSchedulerClient:
-    return boto3.client("scheduler", region_name=config.region())
+    return boto3.client("scheduler", region_name=config.region(), config=client_config())
 
 
 def at_expression(timestamp: int) -> str:

@@ -18,6 +18,7 @@ import botocore.session
 from pynamodb.connection import base as pynamodb_connection
 
 from chalicelib.lib.botocore_loader import share_loader
+from chalicelib.lib.client_config import client_config
 from chalicelib.models.item_answers import ItemAnswerParsers
 
 _per_thread = threading.local()
@@ -30,6 +31,7 @@ def thread_session(env_vars: dict[str, Any] | None = None) -> botocore.session.S
     if session is None:
         session = botocore.session.get_session(env_vars)
         session.register_component("response_parser_factory", ItemAnswerParsers())
+        session.set_default_client_config(client_config())   # merged with PynamoDB's
         _per_thread.session = session
     return session
 
