@@ -145,6 +145,45 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
     assert [e["n"] for e in read_all(realm_id, 2, queue_b)] == [2, 3]
 
 
+def test_a_record_whose_audience_cannot_be_read_fails_alone(aws, monkeypatch):
+    from chalicelib.events.audience import AudienceResolver
+    from chalicelib.lib.partial_batch import EntireBatchFailed
+
+    # GIVEN two records for two users' queues
+    realm_id = next(_realm_ids)
+    queue_a = create_queue(realm_id, 1, {"event_types": None}).queue_id
+    queue_b = create_queue(realm_id, 2, {"event_types": None}).queue_id
+    items = [outbox(realm_id, {"type": "custom", "n": 1}, {"users": [1]}),
+             outbox(realm_id, {"type": "custom", "n": 2}, {"users": [2]})]
+    records = records_for(items)
+    original = AudienceResolver.queues_of_users
+
+    def failing_for(users):
+        def lookup(self, realm, user_ids):
+            if set(user_ids) & users:
+                raise RuntimeError("throttled")
+            return original(self, realm, user_ids)
+        return lookup
+
+    # WHEN the second pass cannot read user 1's queues
+    monkeypatch.setattr(AudienceResolver, "queues_of_users", failing_for({1}))
+    result = handle_stream_batch({"Records": records})
+    # THEN only that record is reported, and the other is delivered
+    assert result == {"batchItemFailures": [
+        {"itemIdentifier": records[0]["dynamodb"]["SequenceNumber"]}]}
+    assert [e["n"] for e in read_all(realm_id, 2, queue_b)] == [2]
+    # WHEN no record's audience can be read THEN the invocation fails whole (the
+    # stream retries the batch), once its background steps have ended
+    monkeypatch.setattr(AudienceResolver, "queues_of_users", failing_for({1, 2}))
+    with pytest.raises(EntireBatchFailed):
+        handle_stream_batch({"Records": records})
+    # WHEN the records come again THEN each queue has its event once
+    monkeypatch.setattr(AudienceResolver, "queues_of_users", original)
+    assert handle_stream_batch({"Records": records}) == {"batchItemFailures": []}
+    assert [e["n"] for e in read_all(realm_id, 1, queue_a)] == [1]
+    assert [e["n"] for e in read_all(realm_id, 2, queue_b)] == [2]
+
+
 def test_records_that_are_not_outbox_inserts_are_ignored(aws):
     # GIVEN moto's extra records: a key-only INSERT, a no-op MODIFY, a TTL REMOVE
     realm_id = next(_realm_ids)
