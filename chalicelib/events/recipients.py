@@ -13,7 +13,8 @@ marker its user already read). A recipient who muted the sender gets the message
 Edits and moves change recipients' state too: a mention added or removed moves the
 `mentioned` flag; a move rewrites the unread markers of the moved messages (found
 through the markers' topic index), and marks them read for users who cannot read them
-where they went. Unsubscribing marks the channel's messages read (an internal record).
+where they went (the stored changes: events/recipient_edits.py). Unsubscribing marks
+the channel's messages read (an internal record).
 """
 from __future__ import annotations
 
@@ -35,16 +36,22 @@ from chalicelib.actions.read_state.markers import (
 )
 from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
-from chalicelib.actions.read_state.reads.pending import new_marker
+from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
 from chalicelib.actions.users.muted_users import MUTED_RECORD_OP, mark_sender_read
 from chalicelib.events.audience import AudienceResolver
+from chalicelib.events.recipient_edits import (
+    change_lasting_flags,
+    deletion_of,
+    flag_changes,
+    flag_rows_in,
+    forget_deleted,
+)
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.conversations import RecentConversation, conversation_key
 from chalicelib.models.fanout_marks import FanoutMark
 from chalicelib.models.message_flags import (
-    MENTION_FLAGS,
     MessageFlag,
     UnreadMessage,
     mention_bits,
@@ -56,7 +63,6 @@ from chalicelib.notifications.pending import Delivered
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
-WILDCARD_FLAGS = {"stream": "stream_wildcard_mentioned", "topic": "topic_wildcard_mentioned"}
 
 
 def has_alert_word(words: list[str], content: str) -> bool:
@@ -172,7 +178,7 @@ class RecipientStep:
                                                                message_id).items()}
         mentions = event.get("_mentions")
         if mentions is not None:
-            for user_id, (added, removed) in _flag_changes(mentions, owners).items():
+            for user_id, (added, removed) in flag_changes(mentions, owners).items():
                 flags[user_id] = (flags[user_id] - removed) | added
         return {str(u): sorted(f) for u, f in flags.items()}
 
@@ -232,7 +238,7 @@ class RecipientStep:
         for realm_id, event in self.moves:
             self._apply_move(realm_id, event)
         for realm_id, event in self.deletions:
-            _forget_deleted(realm_id, event)
+            forget_deleted(realm_id, event)
         for realm_id, user_id, stream_id in self.unsubscribes:
             mark_channel_read(realm_id, user_id, stream_id)
         for realm_id, user_id, sender_id in self.mutes:
@@ -293,7 +299,7 @@ class RecipientStep:
             key = (delivery.realm_id, delivery.message_id)
             before, after = written.get(key), now.get(key)
             if before is not None and after is None:   # deleted meanwhile
-                _forget_deleted(delivery.realm_id, _deletion_of(before))
+                forget_deleted(delivery.realm_id, deletion_of(before))
                 continue
             if before is None or after is None or after.type != "stream" or \
                     (before.stream_id, before.topic) == (after.stream_id, after.topic):
@@ -313,9 +319,9 @@ class RecipientStep:
                                        change.message_id)
         else:
             recipients = set(message.recipient_ids)
-        changes = _flag_changes({"before": change.before, "after": change.after}, recipients)
+        changes = flag_changes({"before": change.before, "after": change.after}, recipients)
         for user_id, (added, removed) in changes.items():
-            _change_lasting_flags(change.realm_id, user_id, message, added, removed)
+            change_lasting_flags(change.realm_id, user_id, message, added, removed)
 
     def _apply_move(self, realm_id: int, event: dict[str, Any]) -> None:
         old_stream = int(event["stream_id"])
@@ -324,7 +330,7 @@ class RecipientStep:
         new_key = topic_key(realm_id, int(event.get("new_stream_id", old_stream)),
                             str(event.get("subject", event["orig_subject"])))
         if new_key != old_key:
-            rows = _flag_rows_in(old_key, moved)
+            rows = flag_rows_in(old_key, moved)
             update_existing([(row, [MessageFlag.topic_key.set(new_key)]) for row in rows],
                             MessageFlag.message_id.exists())
         markers = [m for m in UnreadMessage.by_topic.query(old_key)
@@ -359,66 +365,6 @@ class RecipientStep:
         update_existing(updates, UnreadMessage.message_id.exists())
         for user_id, lost in losing.items():
             mark_read(realm_id, user_id, lost)
-
-
-def _flag_changes(mentions: dict[str, Any], users: set[int]
-                  ) -> dict[int, tuple[set[str], set[str]]]:
-    """(flags added, flags removed) per user, among `users`, for an edit's mentions."""
-    before, after = mentions["before"], mentions["after"]
-    was, now = set(before.get("users") or ()), set(after.get("users") or ())
-    old_wildcard = WILDCARD_FLAGS.get(before.get("wildcard") or "")
-    new_wildcard = WILDCARD_FLAGS.get(after.get("wildcard") or "")
-    changes: dict[int, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
-    for user_id in (now - was) & users:
-        changes[user_id][0].add("mentioned")
-    for user_id in (was - now) & users:
-        changes[user_id][1].add("mentioned")
-    if old_wildcard != new_wildcard:
-        for user_id in users:
-            if new_wildcard:
-                changes[user_id][0].add(new_wildcard)
-            if old_wildcard:
-                changes[user_id][1].add(old_wildcard)
-    return changes
-
-
-def _flag_rows_in(key: str, message_ids: set[int]) -> list[MessageFlag]:
-    """Everyone's flag rows of these messages of one topic (its index, one id range)."""
-    if not message_ids:
-        return []
-    return [row for row in MessageFlag.by_topic.query(
-        key, MessageFlag.message_id.between(min(message_ids), max(message_ids)))
-        if int(row.message_id) in message_ids]
-
-
-def _deletion_of(message: Message) -> dict[str, Any]:
-    """The delete_message facts _forget_deleted reads, for one message as written."""
-    if message.type == "stream":
-        return {"message_ids": [message.message_id], "message_type": "stream",
-                "stream_id": message.stream_id, "topic": message.topic}
-    return {"message_ids": [message.message_id], "message_type": "private",
-            "_participants": list(message.recipient_ids)}
-
-
-def _forget_deleted(realm_id: int, event: dict[str, Any]) -> None:
-    """Deletes the unread markers and flag rows of deleted messages (no events: clients
-    drop a deleted message from their unread counts and stars by themselves)."""
-    gone = {int(i) for i in event.get("message_ids", [])}
-    if event.get("message_type") == "stream":
-        key = topic_key(realm_id, int(event["stream_id"]), str(event.get("topic", "")))
-        markers: list[Any] = [m for m in UnreadMessage.by_topic.query(key)
-                              if int(m.message_id) in gone]
-        rows: list[Any] = _flag_rows_in(key, gone)
-    else:
-        keys = [(user_key(realm_id, int(u)), i) for u in event.get("_participants", [])
-                for i in sorted(gone)]
-        markers = [UnreadMessage(*k) for k in keys]
-        rows = [MessageFlag(*k) for k in keys]
-    with UnreadMessage.batch_write() as unread, MessageFlag.batch_write() as flags:
-        for marker in markers:
-            unread.delete(marker)
-        for row in rows:
-            flags.delete(row)
 
 
 def _restorer(delivery: _Delivery, messages: dict[tuple[int, int], Message]
@@ -457,30 +403,3 @@ def _raise_conversations(realm_id: int, message: Message) -> None:
         except UpdateError as error:
             if not is_write_condition_failure(error):
                 raise
-
-
-def _change_lasting_flags(realm_id: int, user_id: int, message: Message, added: set[str],
-                          removed: set[str]) -> None:
-    """Adds and removes derived flags on the user's row, and keeps the unread marker's
-    mention bits in step (only if the marker still exists)."""
-    key, message_id = user_key(realm_id, user_id), message.message_id
-    actions: list[Action] = []
-    if added - removed:
-        actions.append(MessageFlag.flags.add(added - removed))
-        place = message_place(realm_id, message)
-        if place is not None:
-            actions.append(MessageFlag.topic_key.set(place))
-    if removed - added:
-        actions.append(MessageFlag.flags.delete(removed - added))
-    if not actions:
-        return
-    row = MessageFlag(key, message_id)
-    row.update(actions=actions)   # refreshes `row` with the stored flags
-    flags = set(row.flags or ())
-    try:
-        UnreadMessage(key, message_id).update(
-            actions=[UnreadMessage.mentions.set(mention_bits(flags & set(MENTION_FLAGS)))],
-            condition=UnreadMessage.message_id.exists())
-    except UpdateError as error:
-        if not is_write_condition_failure(error):
-            raise   # else read meanwhile: no marker to keep in step
