@@ -78,7 +78,7 @@ def deliver(queue: EventQueue, appended: Appended) -> None:
     if appended.conn and push.enabled():
         push_events(queue, appended.conn, appended.events)
     if queue.wake_url:
-        wake(queue.wake_url)
+        wake(queue.wake_url, events=appended.events)
 
 
 def push_events(queue: EventQueue, connection_id: str, events: list[dict[str, Any]]) -> bool:

@@ -9,7 +9,10 @@ twice. Wake queues of gone event queues are deleted by the keepalive (events/kee
 """
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -21,6 +24,8 @@ from chalicelib.models.events import EventQueue
 MAX_WAIT_SECONDS = 20        # SQS's longest long poll
 MESSAGE_RETENTION = 60       # SQS's shortest retention
 HIDE_SECONDS = 43200         # received wake-ups stay hidden until they expire
+# SQS takes 256 KiB a message; events beyond this are read from the queue instead.
+MAX_CARRIED_CHARS = 200_000
 
 # What a wake-up says: new events, or credentials that changed (a rotated or revoked
 # key), after which the waiter checks its key again before reading.
@@ -43,9 +48,20 @@ def ensure_wake_queue(queue: EventQueue) -> str:
     return url
 
 
-def wait_for_wake(url: str, seconds: float) -> set[str]:
-    """Blocks up to `seconds` (whole seconds, 1..20) for wake-ups; what they said
-    (EVENTS, CREDENTIALS), empty if none came."""
+@dataclass(frozen=True)
+class WakeUp:
+    """What the wake-ups a wait received said (EVENTS, CREDENTIALS), and the events
+    they carried; false if none came."""
+
+    reasons: frozenset[str] = frozenset()
+    events: tuple[dict[str, Any], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.reasons)
+
+
+def wait_for_wake(url: str, seconds: float) -> WakeUp:
+    """Blocks up to `seconds` (whole seconds, 1..20) for wake-ups."""
     wait = max(1, min(MAX_WAIT_SECONDS, math.floor(seconds)))
     try:
         messages = aws_clients.sqs().receive_message(QueueUrl=url, WaitTimeSeconds=wait,
@@ -53,14 +69,30 @@ def wait_for_wake(url: str, seconds: float) -> set[str]:
                                           VisibilityTimeout=HIDE_SECONDS).get("Messages", [])
     except ClientError as error:   # e.g. deleted by the sweep: the caller re-checks
         logger.warning("wake queue receive failed", extra={"error": str(error)})
-        return set()
-    return {message.get("Body", EVENTS) for message in messages}
+        return WakeUp()
+    reasons: set[str] = set()
+    events: list[dict[str, Any]] = []
+    for message in messages:
+        body = message.get("Body", EVENTS)
+        if body.startswith("{"):
+            reasons.add(EVENTS)
+            events.extend(json.loads(body)["events"])
+        else:
+            reasons.add(body)
+    return WakeUp(frozenset(reasons), tuple(events))
 
 
-def wake(url: str, reason: str = EVENTS) -> None:
-    """Best effort: a lost wake-up only delays delivery to the waiter's next check."""
+def wake(url: str, reason: str = EVENTS, events: list[dict[str, Any]] | None = None) -> None:
+    """Best effort: a lost wake-up only delays delivery to the waiter's next check.
+    A wake-up for new events carries them when they fit, so the waiter need not read
+    them back from the queue (events/reader.py checks that they follow on)."""
+    body = reason
+    if events:
+        carried = json.dumps({"events": events}, separators=(",", ":"))   # ASCII only
+        if len(carried) <= MAX_CARRIED_CHARS:
+            body = carried
     try:
-        aws_clients.sqs().send_message(QueueUrl=url, MessageBody=reason)
+        aws_clients.sqs().send_message(QueueUrl=url, MessageBody=body)
     except ClientError as error:
         logger.warning("wake-up failed", extra={"error": str(error)})
 

@@ -2,7 +2,9 @@
 
 A waiting request reads DynamoDB only when woken (its SQS wake queue gets a message
 from the fan-out after each append) and once every LONGPOLL_CHECK_SECONDS as a safety
-net, instead of polling the queue.
+net, instead of polling the queue. A wake-up carries the events it announces when they
+fit: if they follow the client's last event id without a gap, they are the answer and
+the queue is not read again.
 """
 from __future__ import annotations
 
@@ -59,6 +61,18 @@ def read_events(queue_id: str, after: int) -> list[QueuedEvent]:
     return resolve(read_chunks(queue_id, after)[0])
 
 
+def following(carried: tuple[QueuedEvent, ...] | list[QueuedEvent], after: int
+              ) -> list[QueuedEvent]:
+    """The events a wake-up carried that follow `after` without a gap, oldest first;
+    empty unless the first of them is `after` + 1 (the queue is read instead). Those
+    after a gap come with the next poll, which reads the queue."""
+    by_id = {int(event["id"]): event for event in carried if int(event["id"]) > after}
+    run: list[QueuedEvent] = []
+    while after + 1 + len(run) in by_id:
+        run.append(by_id[after + 1 + len(run)])
+    return resolve(run) if run else []
+
+
 def _wait_for_events(queue: EventQueue, after: int,
                      reauthenticate: Callable[[], object] | None) -> list[QueuedEvent]:
     checked = time.monotonic()   # the request's own authentication
@@ -68,11 +82,11 @@ def _wait_for_events(queue: EventQueue, after: int,
         while (remaining := deadline - time.monotonic()) >= 1:
             said = wait_for_wake(url, min(remaining, config.longpoll_check_seconds()))
             if reauthenticate is not None and (
-                    not said or CREDENTIALS in said
+                    not said or CREDENTIALS in said.reasons
                     or time.monotonic() - checked >= config.longpoll_check_seconds()):
                 reauthenticate()
                 checked = time.monotonic()
-            events = read_events(queue.queue_id, after)
+            events = following(said.events, after) or read_events(queue.queue_id, after)
             if events:
                 return events
     # Nothing came: a heartbeat, appended like any event so ids keep increasing.

@@ -57,6 +57,37 @@ def test_a_waiting_poll_is_woken_by_an_append_and_reads_little_while_idle(
     assert idle_reads == 1
 
 
+def test_a_woken_poll_answers_with_the_events_its_wake_up_carried(
+        realm, register_queue, drain_events, monkeypatch):
+    # GIVEN a waiting GET /events
+    monkeypatch.setenv("LONGPOLL_WAIT_SECONDS", "20")
+    monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "10")
+    queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
+    reads: list[int] = []
+    real_read = reader.read_chunks
+    monkeypatch.setattr(reader, "read_chunks", lambda *a: (reads.append(1), real_read(*a))[1])
+    result: dict[str, Any] = {}
+    waiter = threading.Thread(target=lambda: result.update(
+        get_events(principal(realm.member), queue_id, -1, False)))
+    waiter.start()
+    deadline = time.monotonic() + 10
+    while EventQueue.get(queue_id).wake_url is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    before_wake = len(reads)
+    # WHEN two messages are fanned out to its queue in one batch
+    with drain_events.paused():
+        for content in ("one", "two"):
+            assert realm.owner.post("/messages", {
+                "type": "direct", "to": [realm.member.user_id], "content": content}).ok
+    drain_events()
+    waiter.join(timeout=15)
+    # THEN it answers with them without reading its queue again, exactly as stored
+    assert [m["message"]["content"] for m in messages(result["events"])] == ["one", "two"]
+    assert len(reads) == before_wake
+    assert result["events"] == reader.read_events(queue_id, -1)
+
+
 def test_a_channel_audience_reads_only_its_subscribers_queues(realm, register_queue,
                                                              drain_events, monkeypatch):
     # GIVEN 21 subscribers of a private channel and 5 other users, all with queues
