@@ -218,9 +218,8 @@ class FanoutBatch:
         recipients' state failed, the whole batch is offered again (appends and the
         recipients' steps already done are skipped the second time). Returns only once
         the background steps have ended."""
-        if self._indexed is None or self._recipients_written is None:
-            self.start_recipients_and_index()
-        assert self._indexed is not None and self._recipients_written is not None
+        assert self._indexed is not None and self._recipients_written is not None, \
+            "start_recipients_and_index comes first"
         try:
             self.payloads.write()
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream

@@ -23,7 +23,7 @@ from chalicelib.models.messages import Message, topic_key
 
 
 def flag_changes(mentions: dict[str, Any], users: set[int]
-                  ) -> dict[int, tuple[set[str], set[str]]]:
+                 ) -> dict[int, tuple[set[str], set[str]]]:
     """(flags added, flags removed) per user, among `users`, for an edit's mentions."""
     before, after = mentions["before"], mentions["after"]
     was, now = set(before.get("users") or ()), set(after.get("users") or ())
@@ -53,7 +53,7 @@ def flag_rows_in(key: str, message_ids: set[int]) -> list[MessageFlag]:
 
 
 def deletion_of(message: Message) -> dict[str, Any]:
-    """The delete_message facts _forget_deleted reads, for one message as written."""
+    """The delete_message facts `forget_deleted` reads, for one message as written."""
     if message.type == "stream":
         return {"message_ids": [message.message_id], "message_type": "stream",
                 "stream_id": message.stream_id, "topic": message.topic}
@@ -83,7 +83,7 @@ def forget_deleted(realm_id: int, event: dict[str, Any]) -> None:
 
 
 def change_lasting_flags(realm_id: int, user_id: int, message: Message, added: set[str],
-                          removed: set[str]) -> None:
+                         removed: set[str]) -> None:
     """Adds and removes derived flags on the user's row, and keeps the unread marker's
     mention bits in step (only if the marker still exists)."""
     key, message_id = user_key(realm_id, user_id), message.message_id

@@ -23,9 +23,11 @@ def messages(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in events if e["type"] == "message"]
 
 
-def test_a_waiting_poll_is_woken_by_an_append_and_reads_little_while_idle(
-        realm, register_queue, drain_events, monkeypatch):
-    # GIVEN a blocking GET /events that would check its queue only every 10 s
+def waiting_poll(realm, register_queue, monkeypatch
+                 ) -> tuple[str, threading.Thread, dict[str, Any], list[int]]:
+    """A member's blocking GET /events on a fresh queue, waiting on its wake queue, that
+    would check its queue only every 10 s: (queue id, the waiting thread, where its
+    answer lands as `body` at time `at`, one entry per read of its queue)."""
     monkeypatch.setenv("LONGPOLL_WAIT_SECONDS", "20")
     monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "10")
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
@@ -43,6 +45,13 @@ def test_a_waiting_poll_is_woken_by_an_append_and_reads_little_while_idle(
     deadline = time.monotonic() + 10
     while EventQueue.get(queue_id).wake_url is None and time.monotonic() < deadline:
         time.sleep(0.05)
+    return queue_id, waiter, result, reads
+
+
+def test_a_waiting_poll_is_woken_by_an_append_and_reads_little_while_idle(
+        realm, register_queue, drain_events, monkeypatch):
+    # GIVEN a blocking GET /events that would check its queue only every 10 s
+    _, waiter, result, reads = waiting_poll(realm, register_queue, monkeypatch)
     time.sleep(1.5)   # idle: the waiter must not be reading its queue meanwhile
     idle_reads = len(reads)
     # WHEN a message is fanned out to the queue
@@ -60,19 +69,7 @@ def test_a_waiting_poll_is_woken_by_an_append_and_reads_little_while_idle(
 def test_a_woken_poll_answers_with_the_events_its_wake_up_carried(
         realm, register_queue, drain_events, monkeypatch):
     # GIVEN a waiting GET /events
-    monkeypatch.setenv("LONGPOLL_WAIT_SECONDS", "20")
-    monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "10")
-    queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
-    reads: list[int] = []
-    real_read = reader.read_chunks
-    monkeypatch.setattr(reader, "read_chunks", lambda *a: (reads.append(1), real_read(*a))[1])
-    result: dict[str, Any] = {}
-    waiter = threading.Thread(target=lambda: result.update(
-        get_events(principal(realm.member), queue_id, -1, False)))
-    waiter.start()
-    deadline = time.monotonic() + 10
-    while EventQueue.get(queue_id).wake_url is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    queue_id, waiter, result, reads = waiting_poll(realm, register_queue, monkeypatch)
     time.sleep(0.5)
     before_wake = len(reads)
     # WHEN two messages are fanned out to its queue in one batch
@@ -83,9 +80,10 @@ def test_a_woken_poll_answers_with_the_events_its_wake_up_carried(
     drain_events()
     waiter.join(timeout=15)
     # THEN it answers with them without reading its queue again, exactly as stored
-    assert [m["message"]["content"] for m in messages(result["events"])] == ["one", "two"]
+    assert [m["message"]["content"] for m in messages(result["body"]["events"])] == [
+        "one", "two"]
     assert len(reads) == before_wake
-    assert result["events"] == reader.read_events(queue_id, -1)
+    assert result["body"]["events"] == reader.read_events(queue_id, -1)
 
 
 def test_a_channel_audience_reads_only_its_subscribers_queues(realm, register_queue,
