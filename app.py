@@ -2,71 +2,73 @@
 from chalice.app import Chalice, Rate
 
 from chalicelib import local_dev
+from chalicelib.lib.cold_start import handler_imports
 
 # Under `chalice local` only: point at the local stack's backend before models load.
 local_dev.configure()
 
-from chalicelib import apidocs, config
-from chalicelib.api import (
-    accounts,
-    alert_words,
-    api_keys,
-    attachments,
-    bots,
-    channel_admin,
-    channel_create,
-    channel_folders,
-    channels,
-    deactivation,
-    default_channels,
-    drafts,
-    event_polling,
-    events,
-    invites,
-    linkifiers,
-    member_lists,
-    message_flags,
-    messages,
-    muted_users,
-    navigation_views,
-    notifications,
-    playgrounds,
-    presence,
-    profile_fields,
-    reactions,
-    read_receipts,
-    realm,
-    realm_emoji,
-    realm_export,
-    realm_user_defaults,
-    saved_snippets,
-    scheduled_messages,
-    server,
-    settings,
-    subscriptions,
-    topics,
-    typing_notifications,
-    uploads,
-    user_admin,
-    user_groups,
-    user_status,
-    user_topics,
-    users,
-    welcome_bot,
-)
-from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
-from chalicelib.handlers import (
-    keepalive,
-    message_schedules,
-    notification_queue,
-    ses_events,
-    stream_fanout,
-    webhook_queue,
-    websocket,
-)
-from chalicelib.http.method_not_allowed import add_method_fallbacks
-from chalicelib.http.middleware import register_middleware
-from chalicelib.lib.tracing import traced_invocation
+with handler_imports():
+    from chalicelib import apidocs, config
+    from chalicelib.api import (
+        accounts,
+        alert_words,
+        api_keys,
+        attachments,
+        bots,
+        channel_admin,
+        channel_create,
+        channel_folders,
+        channels,
+        deactivation,
+        default_channels,
+        drafts,
+        event_polling,
+        events,
+        invites,
+        linkifiers,
+        member_lists,
+        message_flags,
+        messages,
+        muted_users,
+        navigation_views,
+        notifications,
+        playgrounds,
+        presence,
+        profile_fields,
+        reactions,
+        read_receipts,
+        realm,
+        realm_emoji,
+        realm_export,
+        realm_user_defaults,
+        saved_snippets,
+        scheduled_messages,
+        server,
+        settings,
+        subscriptions,
+        topics,
+        typing_notifications,
+        uploads,
+        user_admin,
+        user_groups,
+        user_status,
+        user_topics,
+        users,
+        welcome_bot,
+    )
+    from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
+    from chalicelib.handlers import (
+        keepalive,
+        message_schedules,
+        notification_queue,
+        ses_events,
+        stream_fanout,
+        webhook_queue,
+        websocket,
+    )
+    from chalicelib.http.method_not_allowed import add_method_fallbacks
+    from chalicelib.http.middleware import register_middleware
+    from chalicelib.lib.tracing import traced_invocation
 
 app = Chalice(app_name="teamchat")
 app.experimental_feature_flags.update(["WEBSOCKETS"])

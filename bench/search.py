@@ -183,7 +183,8 @@ def build_realm(size: int, corpus: Corpus) -> tuple[int, list[int]]:
 def searches(counter: RequestCounter, realm_id: int, corpus: Corpus, rare: list[int]
              ) -> None:
     from chalicelib.models.messages import Message
-    from chalicelib.search import matching_message_ids, parse_search_query
+    from chalicelib.search.query import matching_message_ids
+    from chalicelib.search.text import parse_search_query
 
     rare_channel = Message.get(realm_id, rare[0]).stream_id
 

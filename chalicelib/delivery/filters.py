@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from chalicelib.models.events import EventQueue
-from chalicelib.narrow.evaluate import ReaderContext
-from chalicelib.narrow.events import event_matches
-from chalicelib.narrow.reader import reader_context
+
+if TYPE_CHECKING:
+    from chalicelib.narrow.evaluate import ReaderContext
 
 # Settings that the deprecated events carried, as the reference split them; settings
 # added after the user_settings event exist only in that event.
@@ -61,7 +61,13 @@ def wants_type(options: dict[str, Any], event_type: str) -> bool:
 
 
 # The owner's topic and channel settings by (realm_id, user_id), for is:muted.
-SettingsReader = Callable[[int, int], ReaderContext]
+SettingsReader = Callable[[int, int], "ReaderContext"]
+
+
+def stored_reader_settings(realm_id: int, user_id: int) -> ReaderContext:
+    """The queue owner's settings as stored (two Queries)."""
+    from chalicelib.narrow.reader import reader_context
+    return reader_context(realm_id, user_id)
 
 
 def _narrow_allows(queue: EventQueue, event: dict[str, Any],
@@ -70,6 +76,9 @@ def _narrow_allows(queue: EventQueue, event: dict[str, Any],
     narrow = (queue.options or {}).get("narrow") or []
     if event["type"] != "message" or not narrow:
         return True
+    # Loaded here: few queues are narrowed, and the narrow language (its parser,
+    # evaluator and search) is a sixth of the fan-out function's cold import.
+    from chalicelib.narrow.events import event_matches
     user_id = queue.user_id
     return event_matches(narrow, user_id, event["message"], user_flags.get(str(user_id), []),
                          lambda: settings(int(queue.realm_id), user_id))
@@ -77,7 +86,7 @@ def _narrow_allows(queue: EventQueue, event: dict[str, Any],
 
 def forms_for_queue(event: dict[str, Any], queue: EventQueue,
                     user_flags: dict[str, list[str]],
-                    settings: SettingsReader = reader_context) -> list[dict[str, Any]]:
+                    settings: SettingsReader = stored_reader_settings) -> list[dict[str, Any]]:
     """The events (zero or more) that this queue should receive for `event`.
 
     Keys starting with "_" carry facts for the fan-out only and never reach clients;

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.actions.users.reads.access import EventAccess
 from chalicelib.actions.webhooks.jobs import OUTGOING_WEBHOOK_RECORD, enqueue_jobs
 from chalicelib.delivery.append import Pending
-from chalicelib.delivery.filters import forms_for_queue
+from chalicelib.delivery.filters import forms_for_queue, stored_reader_settings
 from chalicelib.delivery.outbox import Audience, stored_audience
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.events.audience import AudienceResolver
@@ -40,10 +40,11 @@ from chalicelib.lib.partial_batch import (
     process_records,
 )
 from chalicelib.models.events import EventQueue, Outbox
-from chalicelib.narrow.evaluate import ReaderContext
-from chalicelib.narrow.reader import reader_context
 from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep
+
+if TYPE_CHECKING:
+    from chalicelib.narrow.evaluate import ReaderContext
 
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
 # with the outbox table's real stream ARN (infra/template.json), and the local stack's
@@ -146,7 +147,7 @@ class FanoutBatch:
 
     def reader_settings(self, realm_id: int, user_id: int) -> ReaderContext:
         if (realm_id, user_id) not in self._reader_settings:
-            self._reader_settings[realm_id, user_id] = reader_context(realm_id, user_id)
+            self._reader_settings[realm_id, user_id] = stored_reader_settings(realm_id, user_id)
         return self._reader_settings[realm_id, user_id]
 
     # ---- first pass: what each record changes beyond the queues ----------------------

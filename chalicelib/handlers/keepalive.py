@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.events.keepalive import run_keepalive
-from chalicelib.lib.tracing import traced
+from chalicelib.lib.cold_start import handler_imports
+
+with handler_imports():
+    from chalicelib.events.keepalive import run_keepalive
+    from chalicelib.lib.tracing import traced
 
 
 @traced

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.partial_batch import PartialBatchResponse
-from chalicelib.lib.tracing import traced
-from chalicelib.notifications.notifier import handle_notifier_batch
+from chalicelib.lib.cold_start import handler_imports
+
+with handler_imports():
+    from chalicelib.lib.partial_batch import PartialBatchResponse
+    from chalicelib.lib.tracing import traced
+    from chalicelib.notifications.notifier import handle_notifier_batch
 
 
 @traced

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.tracing import traced
-from chalicelib.notifications.bounces import record_mail_event
+from chalicelib.lib.cold_start import handler_imports
+
+with handler_imports():
+    from chalicelib.lib.tracing import traced
+    from chalicelib.notifications.bounces import record_mail_event
 
 
 @traced

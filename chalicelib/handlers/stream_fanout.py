@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.events.fanout import handle_stream_batch
-from chalicelib.events.slices import SLICE_EVENT_KEY, SliceResponse, handle_slice
-from chalicelib.lib.partial_batch import PartialBatchResponse
-from chalicelib.lib.tracing import traced
+from chalicelib.lib.cold_start import handler_imports
+
+with handler_imports():
+    from chalicelib.events.fanout import handle_stream_batch
+    from chalicelib.events.slices import SLICE_EVENT_KEY, SliceResponse, handle_slice
+    from chalicelib.lib.partial_batch import PartialBatchResponse
+    from chalicelib.lib.tracing import traced
 
 
 @traced

@@ -9,13 +9,8 @@ from functools import lru_cache
 
 from chalicelib.models.messages import Message
 from chalicelib.narrow.evaluate import MessageFacts
-from chalicelib.search import (
-    SearchQuery,
-    highlight,
-    matches,
-    parse_search_query,
-    search_messages,
-)
+from chalicelib.search.query import search_messages
+from chalicelib.search.text import SearchQuery, highlight, matches, parse_search_query
 
 
 @lru_cache(maxsize=64)

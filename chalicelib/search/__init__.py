@@ -1,6 +1,8 @@
 """Full-text search: the index built from the outbox stream, and queries on it.
 
-The interface the narrow module uses (the `search` operator):
+The interface the narrow module uses (the `search` operator), in `search/query.py` (the
+reads) and `search/text.py` (the rest); this file imports neither, so that the fan-out,
+which only writes the index, does not load the queries:
 
 - `parse_search_query(text) -> SearchQuery`: words AND-ed, "quoted phrases" in order;
   folding, stemming and CJK bigrams as in `search/text.py`. `query.is_empty`: nothing
@@ -20,10 +22,3 @@ The interface the narrow module uses (the `search` operator):
 Writing: `search/indexing.py` (a fan-out step for message, update_message and
 delete_message records; `index_messages` for the admin's backfill).
 """
-from __future__ import annotations
-
-from chalicelib.search.query import matching_message_ids, search_messages
-from chalicelib.search.text import SearchQuery, highlight, matches, parse_search_query
-
-__all__ = ["SearchQuery", "highlight", "matches", "matching_message_ids",
-           "parse_search_query", "search_messages"]

@@ -6,7 +6,8 @@ import json
 
 from chalicelib.admin import main
 from chalicelib.models.search import SearchDoc, SearchPosting, posting_key
-from chalicelib.search import matching_message_ids, parse_search_query, search_messages
+from chalicelib.search.query import matching_message_ids, search_messages
+from chalicelib.search.text import parse_search_query
 from tests.functional.conftest import make_realm
 from tests.functional.edit_helpers import bulk_messages, channel, send
 

@@ -23,10 +23,13 @@ API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.registe
 # What the queue and stream functions leave out of their cold start: Chalice (they are
 # plain handlers), powertools' batch processor with every event data class (a loop does
 # its job, lib/partial_batch.py), and for the webhook worker the rarely used export code;
-# the fan-out forwards webhook jobs without the bot code that decides them.
+# the fan-out forwards webhook jobs without the bot code that decides them, and loads the
+# narrow language (and search's queries) only for a narrowed queue.
 NOT_IN_WORKERS = ("chalice.app", "aws_lambda_powertools.utilities.batch",
                   "aws_lambda_powertools.utilities.data_classes")
-WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.webhooks.triggers"),
+WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.webhooks.triggers",
+                      "chalicelib.narrow.parser", "chalicelib.narrow.evaluate",
+                      "chalicelib.search.query"),
            "Notifier": NOT_IN_WORKERS,
            "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.realm.export")}
 
@@ -40,9 +43,12 @@ def _functions() -> dict[str, dict]:
 def test_every_function_names_a_handler_that_loads_alone_and_light_ones_skip_the_api():
     functions = _functions()
     assert set(functions) > LIGHT
-    probe = ("import importlib, json, sys\n"
+    # The collector is paused during the imports (lib/cold_start.py), on again after,
+    # with what they built frozen.
+    probe = ("import gc, importlib, json, sys\n"
              "module, _, name = sys.argv[1].rpartition('.')\n"
              "assert callable(getattr(importlib.import_module(module), name))\n"
+             "assert gc.isenabled() and gc.get_freeze_count() > 50_000, gc.get_freeze_count()\n"
              "print(json.dumps([m for m in json.loads(sys.argv[2]) if m in sys.modules]))\n")
     for name, props in sorted(functions.items()):
         out = subprocess.run([sys.executable, "-c", probe, props["Handler"],

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.search import highlight, matches, parse_search_query
-from chalicelib.search.text import sequence_of, terms_of
+from chalicelib.search.text import highlight, matches, parse_search_query, sequence_of, terms_of
 
 
 @pytest.mark.parametrize("query, text", [
