@@ -61,13 +61,22 @@ def append_many(work: Sequence[tuple[EventQueue, list[Pending]]],
     """Appends each queue's items, as `append` would; None where a queue's append failed
     (its events are not in the queue; the caller offers the records again)."""
     jobs = [_Job(queue, items) for queue, items in work]
-    list(parallel(_prepare, jobs))
-    inserts = [job for job in jobs if job.chunk]
-    requests = [inserts[i:i + STATEMENTS_PER_REQUEST]
-                for i in range(0, len(inserts), STATEMENTS_PER_REQUEST)]
-    list(parallel(_insert, requests))
+    # Each request's 25 queues prepared, then inserted, by one task: the first requests
+    # go out while later queues are prepared (preparing all first left the database
+    # idle for a sixth of a 1,000-queue append).
+    groups = [jobs[i:i + STATEMENTS_PER_REQUEST]
+              for i in range(0, len(jobs), STATEMENTS_PER_REQUEST)]
+    list(parallel(_prepare_and_insert, groups))
     list(parallel(_finish, [job for job in jobs if job.chunk and (job.rest or not job.written)]))
     return [None if job.failed else job.result for job in jobs]
+
+
+def _prepare_and_insert(group: list[_Job]) -> None:
+    for job in group:
+        _prepare(job)
+    inserts = [job for job in group if job.chunk]
+    if inserts:
+        _insert(inserts)
 
 
 def _prepare(job: _Job) -> None:

@@ -19,7 +19,7 @@ from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.delivery.wake import delete_wake_queue
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.events import EventQueue, UserQueues
-from chalicelib.models.side_by_side import read_all
+from chalicelib.models.side_by_side import KEYS_PER_REQUEST, read_all, side_by_side
 
 QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
 # A poll renews the queue's life at most once per ACK_WRITE_INTERVAL: it writes an
@@ -132,36 +132,54 @@ def delete_queue(queue: EventQueue) -> None:
     unlist(queue.realm_id, owners, {queue.queue_id})
 
 
-def listed_queue_ids(realm_id: int, user_ids: Iterable[int]) -> dict[int, set[str]]:
+def listed_queue_ids(realm_id: int, user_ids: Iterable[int], parallel: bool = True
+                     ) -> dict[int, set[str]]:
     """The directory entries of these users (strongly consistent BatchGetItem, the pages
-    of a large channel side by side)."""
+    of a large channel side by side unless not `parallel`)."""
     wanted = sorted(set(user_ids))
     found: dict[int, set[str]] = {user_id: set() for user_id in wanted}
     for entry in read_all(UserQueues, [(realm_id, user_id) for user_id in wanted],
-                          consistent_read=True):
+                          consistent_read=True, parallel=parallel):
         found[int(entry.user_id)] = set(entry.queue_ids or ())
     return found
 
 
-def load_queues(queue_ids: Iterable[str]) -> dict[str, EventQueue]:
+def load_queues(queue_ids: Iterable[str], parallel: bool = True) -> dict[str, EventQueue]:
     """Queue items by id (strongly consistent BatchGetItem); missing ids are left out."""
     return {queue.queue_id: queue
-            for queue in read_all(EventQueue, sorted(set(queue_ids)), consistent_read=True)}
+            for queue in read_all(EventQueue, sorted(set(queue_ids)), consistent_read=True,
+                                  parallel=parallel)}
 
 
 def queues_of_users(realm_id: int, user_ids: Iterable[int]) -> list[EventQueue]:
-    """Live queues of these users: two BatchGetItem rounds, reads in proportion to them.
+    """Live queues of these users: per hundred users, a BatchGetItem of their directory
+    entries, then one of their queues; the hundreds side by side, so a large channel's
+    second reads start as soon as its first page is in (not after the last).
 
     Ids whose queue is gone or expired are removed from the directory on the way.
     """
-    listed = listed_queue_ids(realm_id, user_ids)
-    queues = load_queues(q for ids in listed.values() for q in ids)
+    wanted = sorted(set(user_ids))
+    pages = [wanted[i:i + KEYS_PER_REQUEST] for i in range(0, len(wanted), KEYS_PER_REQUEST)]
+    if len(pages) <= 1:
+        return _live_queues(realm_id, wanted, parallel=True)
+    return sorted((q for found in side_by_side(
+        lambda page: _live_queues(realm_id, page, parallel=False), pages) for q in found),
+        key=_queue_order)
+
+
+def _live_queues(realm_id: int, user_ids: list[int], parallel: bool) -> list[EventQueue]:
+    listed = listed_queue_ids(realm_id, user_ids, parallel=parallel)
+    queues = load_queues((q for ids in listed.values() for q in ids), parallel=parallel)
     live = [q for q in queues.values() if is_live(q) and q.realm_id == realm_id]
     for owner_id, ids in listed.items():
         stale = {q for q in ids if q not in queues or not is_live(queues[q])}
         if stale:
             unlist(realm_id, [owner_id], stale)
-    return sorted(live, key=lambda q: (q.user_id, q.created, q.queue_id))
+    return sorted(live, key=_queue_order)
+
+
+def _queue_order(queue: EventQueue) -> tuple[int, int, str]:
+    return (queue.user_id, queue.created, queue.queue_id)
 
 
 def public_watcher_queues(realm_id: int) -> list[EventQueue]:

@@ -9,6 +9,7 @@ through `subscriber_ids` and `stream`.
 from __future__ import annotations
 
 import json
+from concurrent.futures import Executor, Future
 
 from chalicelib.actions.channels.reads.permissions import channel_viewers
 from chalicelib.delivery.outbox import Audience
@@ -36,7 +37,7 @@ class AudienceResolver:
         self._user_queues: dict[tuple[int, int], list[EventQueue]] = {}
         self._realm_queues: dict[int, list[EventQueue]] = {}
         self._watchers: dict[int, list[EventQueue]] = {}
-        self._audiences: dict[str, list[EventQueue]] = {}
+        self._audiences: dict[str, Future[list[EventQueue]]] = {}
 
     # ---- cached reads, for the audiences and for per-record steps --------------------
 
@@ -85,12 +86,22 @@ class AudienceResolver:
 
     # ---- audiences --------------------------------------------------------------------
 
-    def queues(self, realm_id: int, audience: Audience) -> list[EventQueue]:
-        """The live queues an audience names (records of a batch often share one)."""
-        key = json.dumps([realm_id, audience], sort_keys=True)
+    def prefetch(self, realm_id: int, audience: Audience, pool: Executor) -> None:
+        """Starts reading an audience's queues on `pool` (not the side_by_side pool its
+        reads use), for a later `queues`; an audience already read or started is not."""
+        key = _audience_key(realm_id, audience)
         if key not in self._audiences:
-            self._audiences[key] = self._resolve(realm_id, audience)
-        return self._audiences[key]
+            self._audiences[key] = pool.submit(self._resolve, realm_id, audience)
+
+    def queues(self, realm_id: int, audience: Audience) -> list[EventQueue]:
+        """The live queues an audience names (records of a batch often share one); a
+        prefetch's error is raised here, for its record."""
+        key = _audience_key(realm_id, audience)
+        if key not in self._audiences:
+            read: Future[list[EventQueue]] = Future()
+            read.set_result(self._resolve(realm_id, audience))
+            self._audiences[key] = read
+        return self._audiences[key].result()
 
     def _resolve(self, realm_id: int, audience: Audience) -> list[EventQueue]:
         if audience.get("realm"):
@@ -129,3 +140,7 @@ class AudienceResolver:
         # Public channel: subscribers, plus queues that asked for every public channel.
         seen = {q.queue_id for q in queues}
         return queues + [q for q in self.public_watchers(realm_id) if q.queue_id not in seen]
+
+
+def _audience_key(realm_id: int, audience: Audience) -> str:
+    return json.dumps([realm_id, audience], sort_keys=True)

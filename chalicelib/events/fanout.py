@@ -52,10 +52,11 @@ if TYPE_CHECKING:
 OUTBOX_STREAM_ARN_PLACEHOLDER = (
     "arn:aws:dynamodb:us-east-1:000000000000:table/teamchat-outbox/stream/placeholder")
 
-# The recipients' state of a batch is written beside its queue reads and appends
-# (FanoutBatch.start_recipients_and_index); a pool of its own, since the steps use the
-# append and writer pools themselves.
-_recipients_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recipients")
+# The recipients' state of a batch is written, and its audiences' queues read, beside
+# the second pass and the appends (FanoutBatch.start_background_steps); pools of their
+# own, since these steps use the append and writer pools themselves.
+_recipients_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recipients")
+_audience_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="audiences")
 
 
 def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
@@ -67,7 +68,7 @@ def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
         records = raw_event.get("Records") or []
         failures = process_records(raw_event, batch.note, "dynamodb",
                                    raise_if_all_fail=False)["batchItemFailures"]
-        batch.start_recipients_and_index()
+        batch.start_background_steps()
         failures += process_records({"Records": batch.noted_records()}, batch.address,
                                     "dynamodb", raise_if_all_fail=False)["batchItemFailures"]
         reported = {f["itemIdentifier"] for f in failures}
@@ -136,6 +137,7 @@ class FanoutBatch:
         # Missed-message email and push: told of new messages and of reads.
         self.notifications = NotificationStep(self.audience.subscriptions)
         self.recipients.on_delivered = self.notifications.delivered
+        self.recipients.read_ahead = self.notifications.read_ahead
         self.collected: set[str] = set()
         self.noted: dict[str, _Noted] = {}
         self.search = SearchIndexStep()   # the full-text index, beside the appends
@@ -177,9 +179,13 @@ class FanoutBatch:
         """The records the second pass takes, in stream order."""
         return [noted.raw for noted in self.noted.values()]
 
-    def start_recipients_and_index(self) -> None:
+    def start_background_steps(self) -> None:
         """The recipients' state and the search index need nothing of the queues: they
-        are written while the second pass reads the audiences."""
+        are written while the second pass runs. The audiences' queue reads start here
+        too, each record's beside the others' and beside those writes, rather than one
+        after another as the second pass reaches them."""
+        for noted in self.noted.values():
+            self.audience.prefetch(noted.outbox.realm_id, noted.audience, _audience_pool)
         self._indexed = append_pool.submit(self.search.flush)
         self._recipients_written = _recipients_pool.submit(self._flush_recipients)
 
@@ -220,7 +226,7 @@ class FanoutBatch:
         recipients' steps already done are skipped the second time). Returns only once
         the background steps have ended."""
         assert self._indexed is not None and self._recipients_written is not None, \
-            "start_recipients_and_index comes first"
+            "start_background_steps comes first"
         try:
             self.payloads.write()
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream

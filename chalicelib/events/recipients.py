@@ -105,6 +105,9 @@ class RecipientStep:
         # Told of the batch's new messages once their markers exist, before the marks
         # (chalicelib/notifications/pending.py: who was away, what to notify).
         self.on_delivered: Callable[[list[Delivered]], None] | None = None
+        # Told of the same deliveries before their markers are written, to start the
+        # reads `on_delivered` will need.
+        self.read_ahead: Callable[[list[Delivered]], None] | None = None
 
     # -- reads shared by the batch ------------------------------------------------------
 
@@ -268,6 +271,13 @@ class RecipientStep:
                                             delivery.message_id, flags=lasting,
                                             topic_key=message_place(delivery.realm_id,
                                                                     message)))
+        delivered = [
+            Delivered(d.realm_id, d.message_id, m.type, int(m.sender_id),
+                      None if m.stream_id is None else int(m.stream_id), m.topic or "",
+                      d.flags)
+            for d in pending if (m := messages.get((d.realm_id, d.message_id))) is not None]
+        if self.read_ahead is not None:
+            self.read_ahead(delivered)
         write_all(rows)   # a marker per reader: many requests, side by side
         for delivery in pending:
             message = messages.get((delivery.realm_id, delivery.message_id))
@@ -278,12 +288,7 @@ class RecipientStep:
         settle_deliveries([(d.realm_id, d.message_id, _restorer(d, messages))
                            for d in pending])
         if self.on_delivered is not None:
-            self.on_delivered([
-                Delivered(d.realm_id, d.message_id, m.type, int(m.sender_id),
-                          None if m.stream_id is None else int(m.stream_id), m.topic or "",
-                          d.flags)
-                for d in pending
-                if (m := messages.get((d.realm_id, d.message_id))) is not None])
+            self.on_delivered(delivered)
         expires = datetime.now(UTC) + MARK_RETENTION
         write_all([FanoutMark(_mark(delivery.outbox_id), expires_at=expires)
                    for delivery in pending])

@@ -7,7 +7,8 @@ thread. A cold Lambda touching a dozen tables, or a fan-out thread touching twen
 paid that again and again. Sharing the session within a thread (sessions are not
 thread-safe, so never across threads) and the loader across threads
 (lib/botocore_loader.py) makes a model's first use about 0.02 s. Each session reads
-item answers without walking the service model when it can (models/item_answers.py).
+item answers and writes item requests without walking the service model when it can
+(lib/item_answers.py, lib/item_requests.py).
 """
 from __future__ import annotations
 
@@ -18,8 +19,7 @@ import botocore.session
 from pynamodb.connection import base as pynamodb_connection
 
 from chalicelib.lib.botocore_loader import share_loader
-from chalicelib.lib.client_config import client_config
-from chalicelib.models.item_answers import ItemAnswerParsers
+from chalicelib.lib.dynamodb_session import item_session
 
 _per_thread = threading.local()
 
@@ -29,10 +29,7 @@ def thread_session(env_vars: dict[str, Any] | None = None) -> botocore.session.S
     with no arguments)."""
     session: botocore.session.Session | None = getattr(_per_thread, "session", None)
     if session is None:
-        session = botocore.session.get_session(env_vars)
-        session.register_component("response_parser_factory", ItemAnswerParsers())
-        session.set_default_client_config(client_config())   # merged with PynamoDB's
-        _per_thread.session = session
+        session = _per_thread.session = item_session(env_vars)
     return session
 
 

@@ -36,15 +36,17 @@ def side_by_side(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
     return [f.result() for f in futures]
 
 
-def read_all(model: type[M], keys: Sequence[Any], consistent_read: bool = False) -> list[M]:
+def read_all(model: type[M], keys: Sequence[Any], consistent_read: bool = False,
+             parallel: bool = True) -> list[M]:
     """The items of these keys that exist (one model), 100 keys to a request, the
-    requests side by side."""
+    requests side by side (one after another if not `parallel`: for a caller that runs
+    on the pool itself)."""
     pages = [list(keys[i:i + KEYS_PER_REQUEST]) for i in range(0, len(keys), KEYS_PER_REQUEST)]
 
     def read(page: list[Any]) -> list[M]:
         return list(model.batch_get(page, consistent_read=consistent_read))
 
-    if len(pages) <= 1:
+    if len(pages) <= 1 or not parallel:
         return [item for page in pages for item in read(page)]
     return [item for found in side_by_side(read, pages) for item in found]
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,9 @@ from chalicelib.notifications.rules import Reason, Recipient, reason_for
 # A period whose wake-up never came (its job went to the dead-letter queue) reopens
 # after this long past its end, so the user is not silenced for good.
 STALE_PERIOD_MS = 3_600_000
+# Reads ahead (NotificationStep.read_ahead); its own pool, since the reads use the
+# side_by_side pool for their pages.
+_reads_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notification-reads")
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,17 @@ class Delivered:
     flags: dict[int, set[str]]
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What deciding a batch's notifications reads: when, who is active, the users'
+    items (active, not bots) and their topic policies by (realm, user, message)."""
+
+    now_ms: int
+    active: set[tuple[int, int]]
+    users: dict[tuple[int, int], User]
+    policies: dict[tuple[int, int, int], int]
+
+
 def push_configured() -> bool:
     return bool(config.sns_apns_platform_arn() or config.sns_fcm_platform_arn())
 
@@ -88,23 +103,25 @@ class NotificationStep:
         self.subscriptions = subscriptions
         self.reads: dict[tuple[int, int], set[int]] = defaultdict(set)   # (realm, user)
         self.stats: dict[str, int] = defaultdict(int)
+        self._ahead: tuple[list[Delivered], Future[_Facts]] | None = None
 
     # -- new messages -----------------------------------------------------------------
+
+    def read_ahead(self, deliveries: list[Delivered]) -> None:
+        """Starts the reads that `delivered` of these deliveries needs (presence,
+        settings, topic policies), while the fan-out writes the markers it must wait
+        for: they are half of the recipients' steps of a large channel's message."""
+        if deliveries:
+            self._ahead = (deliveries, _reads_pool.submit(self._facts, deliveries))
 
     def delivered(self, deliveries: list[Delivered]) -> None:
         if not deliveries:
             return
-        now_ms = clock_ms()
-        arrived = now_ms / 1000
-        candidates = {(d.realm_id, u) for d in deliveries for u in d.flags
-                      if u != d.sender_id}
-        active = _active(candidates, arrived)
-        # Active users get no email; with push configured, they may get a push
-        # (enable_online_push_notifications), so their settings are read too.
-        wanted = candidates if push_configured() else candidates - active
-        users = {(u.realm_id, u.user_id): u for u in read_all(User, sorted(wanted))
-                 if u.is_active and not u.is_bot}
-        policies = self._topic_policies(deliveries, set(users))
+        ahead, self._ahead = self._ahead, None
+        facts = ahead[1].result() if ahead is not None and ahead[0] is deliveries \
+            else self._facts(deliveries)
+        now_ms, active, users, policies = facts.now_ms, facts.active, facts.users, \
+            facts.policies
         emails: list[PendingNotification] = []
         periods: dict[tuple[int, int], int] = {}
         pushes: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
@@ -151,6 +168,18 @@ class NotificationStep:
         self.stats["pending"] += len(emails)
         self.stats["wakeups"] += sum(1 for job, _ in jobs if job["kind"] == "email")
         self.stats["push_jobs"] += len(pushes)
+
+    def _facts(self, deliveries: list[Delivered]) -> _Facts:
+        now_ms = clock_ms()
+        candidates = {(d.realm_id, u) for d in deliveries for u in d.flags
+                      if u != d.sender_id}
+        active = _active(candidates, now_ms / 1000)
+        # Active users get no email; with push configured, they may get a push
+        # (enable_online_push_notifications), so their settings are read too.
+        wanted = candidates if push_configured() else candidates - active
+        users = {(u.realm_id, u.user_id): u for u in read_all(User, sorted(wanted))
+                 if u.is_active and not u.is_bot}
+        return _Facts(now_ms, active, users, self._topic_policies(deliveries, set(users)))
 
     def _subscriptions(self, delivery: Delivered, users: set[tuple[int, int]]
                        ) -> dict[int, dict[str, Any]]:

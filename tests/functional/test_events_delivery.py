@@ -105,8 +105,8 @@ def test_a_channel_audience_reads_only_its_subscribers_queues(realm, register_qu
     monkeypatch.setattr(audience, "queues_of_realm", lambda realm_id: 1 / 0)
     loaded: list[str] = []
     real_load = queues.load_queues
-    monkeypatch.setattr(queues, "load_queues",
-                        lambda ids: (loaded.extend(ids := list(ids)), real_load(ids))[1])
+    monkeypatch.setattr(queues, "load_queues", lambda ids, **options: (
+        loaded.extend(ids := list(ids)), real_load(ids, **options))[1])
     assert subscribers[0].post("/messages", {"type": "stream", "to": stream_id,
                                              "topic": "t", "content": "hello 21"}).ok
     assert drain_events() == {"batchItemFailures": []}
