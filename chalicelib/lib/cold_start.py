@@ -3,7 +3,7 @@ garbage collector paused, and the objects they built leave its sight afterwards.
 
 An import builds ~100,000 long-lived objects (modules, classes, functions) and no
 garbage cycles worth collecting; with the collector running, the young generations fill
-and it walks them every few hundred allocations, about 7 % of the fan-out function's
+and it walks them every few hundred allocations, about 6 % of the fan-out function's
 import CPU. Frozen afterwards (`gc.freeze`), they are not walked again by the full
 collections of the warm invocations that follow; they are still freed by reference
 counting if dropped.
