@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Self, TypeVar
 
 from pynamodb.connection import Connection
+from pynamodb.constants import NULL
 from pynamodb.exceptions import PynamoDBException, TransactWriteError
 from pynamodb.expressions.update import Action
 from pynamodb.models import Model
@@ -37,6 +38,27 @@ class BaseModel(Model):
                 return ahead  # type: ignore[no-any-return]
         return super().get(hash_key, range_key, consistent_read=consistent_read,
                            attributes_to_get=attributes_to_get)
+
+    @classmethod
+    def _instantiate(cls, attribute_values: dict[str, dict[str, Any]]) -> Self:
+        """An item read from DynamoDB, as PynamoDB builds it, without running the
+        model's __init__ and its defaults twice over (half the cost of reading a
+        fan-out's thousand queues). Models with a discriminator keep PynamoDB's way."""
+        if getattr(cls, "_discriminator", None) is not None:
+            return super()._instantiate(attribute_values)
+        instance = cls.__new__(cls)
+        instance.attribute_values = {}
+        for name, attribute in cls.get_attributes().items():
+            stored = attribute_values.get(attribute.attr_name)
+            if stored and NULL not in stored:
+                value = attribute.deserialize(attribute.get_value(stored))
+            else:
+                default = attribute.default
+                value = default() if callable(default) else default
+                if value is None:
+                    continue
+            setattr(instance, name, value)
+        return instance
 
     @classmethod
     def get_or_none(cls, hash_key: Any, range_key: Any = None,

@@ -5,13 +5,15 @@ and before its per-record marks are (so a redelivered record that already passed
 is skipped, and a failed batch passes here again, idempotently). For each recipient of
 each new message, except its sender and bots:
 
-1. away? one BatchGetItem of the recipients' presence items per 100 recipients: a user
-   whose last active report is within the presence timeout of the message is active;
-2. settings: one BatchGetItem of the away recipients' user items (per 100; the active
-   ones' too when push is configured: enable_online_push_notifications pushes to them
-   as the reference does), and for a
-   channel message their topic policies (followed, muted: user_topics, per 100); the
-   subscriptions come from the fan-out's own reads of the channel;
+1. settings: one BatchGetItem of the recipients' user items per 100, and for a channel
+   message their topic policies (followed, muted: user_topics, per 100); the
+   subscriptions come from the fan-out's own reads of the channel. With these the rules
+   (rules.py) say who could be notified at all: for a plain message to a large channel
+   with the default settings, nobody;
+2. away? one BatchGetItem per 100 of the presence of those who could be notified only:
+   a user whose last active report is within the presence timeout of the message is
+   active (reading everyone's presence first was a third of the reads of such a
+   message, and decided nothing);
 3. for email: a pending item per (user, message), and the user's batching period opened
    if none is (a conditional UpdateItem); opening one sends the wake-up, delayed by
    the period (jobs.py). For push: one job per user, without delay.
@@ -83,13 +85,13 @@ class Delivered:
 
 @dataclass(frozen=True)
 class _Facts:
-    """What deciding a batch's notifications reads: when, who is active, the users'
-    items (active, not bots) and their topic policies by (realm, user, message)."""
+    """What deciding a batch's notifications reads: when, and each recipient some rule
+    could notify (an active, human user) with what the rules need of them; who of
+    these is active."""
 
     now_ms: int
     active: set[tuple[int, int]]
-    users: dict[tuple[int, int], User]
-    policies: dict[tuple[int, int, int], int]
+    recipients: list[tuple[Delivered, int, User, Recipient]]
 
 
 def push_configured() -> bool:
@@ -120,35 +122,22 @@ class NotificationStep:
         ahead, self._ahead = self._ahead, None
         facts = ahead[1].result() if ahead is not None and ahead[0] is deliveries \
             else self._facts(deliveries)
-        now_ms, active, users, policies = facts.now_ms, facts.active, facts.users, \
-            facts.policies
+        now_ms, active = facts.now_ms, facts.active
         emails: list[PendingNotification] = []
         periods: dict[tuple[int, int], int] = {}
         pushes: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
-        for delivery in deliveries:
-            subscriptions = self._subscriptions(delivery, set(users))
-            for user_id, flags in sorted(delivery.flags.items()):
-                user = users.get((delivery.realm_id, user_id))
-                if user is None or user_id == delivery.sender_id:
-                    continue
-                recipient = Recipient(
-                    flags=frozenset(flags), settings=effective_settings(user.stored_settings()),
-                    private=delivery.type == "private",
-                    subscription=subscriptions.get(user_id),
-                    topic_policy=policies.get((delivery.realm_id, user_id,
-                                               delivery.message_id), 0))
-                is_active = (delivery.realm_id, user_id) in active
-                reason = None if is_active else reason_for(recipient, "email")
-                if reason is not None and user.delivery_email:
-                    emails.append(_pending(delivery, user_id, reason, now_ms))
-                    periods[(delivery.realm_id, user_id)] = int(
-                        recipient.settings["email_notifications_batching_period_seconds"])
-                push_reason: Reason | None = reason_for(recipient, "push")
-                if is_active and not recipient.settings["enable_online_push_notifications"]:
-                    push_reason = None
-                if push_reason is not None and push_configured():
-                    pushes[(delivery.realm_id, user_id)].append(
-                        (delivery.message_id, push_reason))
+        for delivery, user_id, user, recipient in facts.recipients:
+            is_active = (delivery.realm_id, user_id) in active
+            reason = None if is_active else reason_for(recipient, "email")
+            if reason is not None and user.delivery_email:
+                emails.append(_pending(delivery, user_id, reason, now_ms))
+                periods[(delivery.realm_id, user_id)] = int(
+                    recipient.settings["email_notifications_batching_period_seconds"])
+            push_reason: Reason | None = reason_for(recipient, "push")
+            if is_active and not recipient.settings["enable_online_push_notifications"]:
+                push_reason = None
+            if push_reason is not None and push_configured():
+                pushes[(delivery.realm_id, user_id)].append((delivery.message_id, push_reason))
         if emails:
             with PendingNotification.batch_write() as batch:
                 for pending in emails:
@@ -171,15 +160,29 @@ class NotificationStep:
 
     def _facts(self, deliveries: list[Delivered]) -> _Facts:
         now_ms = clock_ms()
-        candidates = {(d.realm_id, u) for d in deliveries for u in d.flags
-                      if u != d.sender_id}
-        active = _active(candidates, now_ms / 1000)
-        # Active users get no email; with push configured, they may get a push
-        # (enable_online_push_notifications), so their settings are read too.
-        wanted = candidates if push_configured() else candidates - active
+        wanted = {(d.realm_id, u) for d in deliveries for u in d.flags if u != d.sender_id}
         users = {(u.realm_id, u.user_id): u for u in read_all(User, sorted(wanted))
                  if u.is_active and not u.is_bot}
-        return _Facts(now_ms, active, users, self._topic_policies(deliveries, set(users)))
+        policies = self._topic_policies(deliveries, set(users))
+        recipients = []
+        for delivery in deliveries:
+            subscriptions = self._subscriptions(delivery, set(users))
+            for user_id, flags in sorted(delivery.flags.items()):
+                user = users.get((delivery.realm_id, user_id))
+                if user is None or user_id == delivery.sender_id:
+                    continue
+                recipient = Recipient(
+                    flags=frozenset(flags), settings=effective_settings(user.stored_settings()),
+                    private=delivery.type == "private",
+                    subscription=subscriptions.get(user_id),
+                    topic_policy=policies.get((delivery.realm_id, user_id,
+                                               delivery.message_id), 0))
+                # Presence only decides between a reason and none: without one, skip.
+                if reason_for(recipient, "email") or (
+                        push_configured() and reason_for(recipient, "push")):
+                    recipients.append((delivery, user_id, user, recipient))
+        active = _active({(d.realm_id, u) for d, u, _, _ in recipients}, now_ms / 1000)
+        return _Facts(now_ms, active, recipients)
 
     def _subscriptions(self, delivery: Delivered, users: set[tuple[int, int]]
                        ) -> dict[int, dict[str, Any]]:

@@ -194,6 +194,32 @@ def test_mention_in_a_channel_is_emailed_and_plain_messages_are_not(realm, notif
     assert sent_mail(realm.moderator.email) == []   # not mentioned, channel email off
 
 
+def test_presence_is_read_only_for_recipients_a_rule_could_notify(realm, notifier, clock,
+                                                                   monkeypatch):
+    from chalicelib.models.presence import Presence
+    from chalicelib.notifications import pending
+
+    presence_reads: list[list] = []
+    real_read_all = pending.read_all
+
+    def spying(model, keys, *args, **kwargs):
+        if model is Presence:
+            presence_reads.append(list(keys))
+        return real_read_all(model, keys, *args, **kwargs)
+
+    monkeypatch.setattr(pending, "read_all", spying)
+    subscribe(realm.member, "pantry", realm.admin, realm.moderator)
+    notifier.run()
+    send_to_channel(realm.member, "pantry", "jam", "the jam is back")
+    notifier.run()
+    assert [keys for keys in presence_reads if keys] == []   # nobody could be notified
+    send_to_channel(realm.member, "pantry", "jam", "@**Adam Admin** it is apricot")
+    notifier.run()
+    assert [keys for keys in presence_reads if keys] == [[(realm.realm_id, realm.admin.user_id)]]
+    end_period(clock, notifier)
+    assert len(sent_mail(realm.admin.email)) == 1 and sent_mail(realm.moderator.email) == []
+
+
 def test_channel_email_notifications_and_followed_topics(realm, notifier, clock):
     subscribe(realm.member, "garden", realm.admin, realm.moderator)
     assert realm.admin.post("/users/me/subscriptions/properties", {"subscription_data": [
