@@ -134,10 +134,9 @@ class FanoutBatch:
         # Flags, unread markers, conversations; it reads channels' subscriptions through
         # the batch's audience reads.
         self.recipients = RecipientStep(self.audience)
-        # Missed-message email and push: told of new messages and of reads.
+        # Missed-message email and push: hands new messages and reads to the notifier.
         self.notifications = NotificationStep(self.audience.subscriptions)
         self.recipients.on_delivered = self.notifications.delivered
-        self.recipients.read_ahead = self.notifications.read_ahead
         self.collected: set[str] = set()
         self.noted: dict[str, _Noted] = {}
         self.search = SearchIndexStep()   # the full-text index, beside the appends

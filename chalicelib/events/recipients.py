@@ -103,11 +103,8 @@ class RecipientStep:
         self.mutes: list[tuple[int, int, int]] = []
         self.deletions: list[tuple[int, dict[str, Any]]] = []
         # Told of the batch's new messages once their markers exist, before the marks
-        # (chalicelib/notifications/pending.py: who was away, what to notify).
+        # (chalicelib/notifications/pending.py: hands them to the notifier).
         self.on_delivered: Callable[[list[Delivered]], None] | None = None
-        # Told of the same deliveries before their markers are written, to start the
-        # reads `on_delivered` will need.
-        self.read_ahead: Callable[[list[Delivered]], None] | None = None
 
     # -- reads shared by the batch ------------------------------------------------------
 
@@ -276,8 +273,6 @@ class RecipientStep:
                       None if m.stream_id is None else int(m.stream_id), m.topic or "",
                       d.flags)
             for d in pending if (m := messages.get((d.realm_id, d.message_id))) is not None]
-        if self.read_ahead is not None:
-            self.read_ahead(delivered)
         write_all(rows)   # a marker per reader: many requests, side by side
         for delivery in pending:
             message = messages.get((delivery.realm_id, delivery.message_id))

@@ -1,6 +1,7 @@
-"""The notifier's queue: an email wake-up is a message delayed until its period ends (SQS
-DelaySeconds, at most 15 minutes: a longer period is reached by re-sending the wake-up
-with the time left); pushes and removals go without delay."""
+"""The notifier's queue: new messages to decide on, pushes and removals go without
+delay; an email wake-up is a message delayed until its period ends (SQS DelaySeconds,
+at most 15 minutes: a longer period is reached by re-sending the wake-up with the time
+left)."""
 from __future__ import annotations
 
 import json
@@ -26,6 +27,16 @@ class PushJob(TypedDict):
     realm_id: int
     user_id: int
     messages: list[tuple[int, str]]   # (message id, reason)
+
+
+class DecideJob(TypedDict):
+    """New messages for the notifier to decide on (decide.py), from the fan-out
+    (pending.py). Each message: realm_id, message_id, type, sender_id, stream_id, topic,
+    `recipients` as [user id, [the flags the rules read]] and `subscriptions` as
+    [user id, settings] for subscriptions whose settings are not the defaults."""
+    kind: Literal["decide"]
+    arrived_ms: int
+    messages: list[dict[str, Any]]
 
 
 class RemoveJob(TypedDict):

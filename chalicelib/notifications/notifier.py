@@ -1,4 +1,5 @@
-"""The notifier (@app.on_sqs_message): sends the email of a period, pushes, removals.
+"""The notifier (@app.on_sqs_message): decides who is notified of new messages
+(decide.py), sends the email of a period, pushes, removals.
 
 An email job arrives when its user's batching period ends (a longer period than SQS's
 15-minute delay is reached by sending the job again with the time left). Then, exactly
@@ -53,6 +54,7 @@ from chalicelib.models.presence import Presence
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User
 from chalicelib.notifications import push
+from chalicelib.notifications.decide import decide
 from chalicelib.notifications.email_render import MissedMessage, render
 from chalicelib.notifications.jobs import EmailJob, clock_ms, delay_until, send_jobs
 from chalicelib.notifications.rules import still_wanted
@@ -84,6 +86,8 @@ def _record(record: dict[str, Any]) -> None:
     elif kind == "push":
         send_pushes(int(job["realm_id"]), int(job["user_id"]),
                     [(int(m), str(r)) for m, r in job["messages"]])
+    elif kind == "decide":
+        decide(job)
     elif kind == "remove":
         remove_pushes(int(job["realm_id"]), int(job["user_id"]),
                       [int(i) for i in job["message_ids"]])
@@ -243,6 +247,11 @@ def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) ->
         [(ukey, m) for m, _ in messages], consistent_read=True,
         attributes_to_get=["user_key", "message_id"])}
     wanted = {m: r for m, r in messages if m in unread and still_wanted(r, settings, "push")}
+    # A job (or the decide job before it) delivered twice pushes a message once.
+    owner = owner_key(realm_id, user_id)
+    for pushed in PushSent.batch_get([(owner, push_item(m)) for m in wanted],
+                                     consistent_read=True):
+        wanted.pop(int(pushed.message_id), None)
     if not wanted:
         return 0
     realm = Realm.get(realm_id)
@@ -269,7 +278,7 @@ def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) ->
                 devices.remove(device)
     with PushSent.batch_write() as batch:
         for message in shown:
-            batch.save(PushSent(owner_key(realm_id, user_id), push_item(message.message_id),
+            batch.save(PushSent(owner, push_item(message.message_id),
                                 message_id=message.message_id,
                                 expires_at=expiry(PUSH_RETENTION)))
     metrics.collector.add_metric(name=metrics.PUSH_NOTIFICATIONS, unit="Count", value=sent)

@@ -144,8 +144,12 @@ def test_redelivered_job_and_stream_record_still_send_one_email(realm, notifier,
 
     handle_stream_batch({"Records": records})
     handle_stream_batch({"Records": records})   # the stream delivers them again
+    notifier.run_due()
+    [decided] = [j for j in notifier.handled if j["kind"] == "decide"]
     [wakeup] = [j for j in notifier.jobs() if j["kind"] == "email"
                 and j["user_id"] == realm.admin.user_id]
+    assert notifier.replay(decided)["batchItemFailures"] == []   # SQS delivers it again
+    assert [j for j in notifier.jobs() if j["kind"] == "email"] == [wakeup]
     end_period(clock, notifier)
     assert len(sent_mail(realm.admin.email)) == 1
     result = notifier.replay(wakeup)             # SQS delivers the job again
@@ -197,17 +201,17 @@ def test_mention_in_a_channel_is_emailed_and_plain_messages_are_not(realm, notif
 def test_presence_is_read_only_for_recipients_a_rule_could_notify(realm, notifier, clock,
                                                                    monkeypatch):
     from chalicelib.models.presence import Presence
-    from chalicelib.notifications import pending
+    from chalicelib.notifications import decide
 
     presence_reads: list[list] = []
-    real_read_all = pending.read_all
+    real_read_all = decide.read_all
 
     def spying(model, keys, *args, **kwargs):
         if model is Presence:
             presence_reads.append(list(keys))
         return real_read_all(model, keys, *args, **kwargs)
 
-    monkeypatch.setattr(pending, "read_all", spying)
+    monkeypatch.setattr(decide, "read_all", spying)
     subscribe(realm.member, "pantry", realm.admin, realm.moderator)
     notifier.run()
     send_to_channel(realm.member, "pantry", "jam", "the jam is back")
@@ -337,6 +341,19 @@ def test_push_is_published_at_once_and_removed_when_read(realm, notifier, clock,
     assert realm.admin.delete("/users/me/android_gcm_reg_id", {"token": "phone-1"}).ok
     assert realm.admin.delete("/users/me/android_gcm_reg_id",
                               {"token": "phone-1"}).json["msg"] == "Token does not exist"
+
+
+def test_a_decide_or_push_job_delivered_twice_pushes_once(realm, notifier, clock, fcm_app):
+    assert realm.admin.post("/users/me/android_gcm_reg_id", {"token": "phone-9"}).ok
+    endpoint = _endpoint(fcm_app, "phone-9")
+    send_dm(realm.member, [realm.admin], "once only")
+    notifier.run()
+    [decided] = [j for j in notifier.handled if j["kind"] == "decide"]
+    [push_job] = [j for j in notifier.handled if j["kind"] == "push"]
+    assert notifier.replay(push_job)["batchItemFailures"] == []   # SQS's at-least-once
+    assert notifier.replay(decided)["batchItemFailures"] == []
+    notifier.run()
+    assert [m["content"] for m in endpoint_messages(endpoint)] == ["once only"]
 
 
 def test_push_settings_offline_and_online(realm, notifier, clock, fcm_app):
