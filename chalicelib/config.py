@@ -225,6 +225,12 @@ def fanout_slice_queues() -> int:
     return max(1, int(_env("FANOUT_SLICE_QUEUES", "1000")))
 
 
+def fanout_slice_items() -> int:
+    """Recipients' rows (unread markers, flag rows) one fan-out invocation writes for a
+    batch; more go, in slices of this many, to parallel invocations (events/write_slices.py)."""
+    return max(1, int(_env("FANOUT_SLICE_ITEMS", "2000")))
+
+
 def own_function_name() -> str | None:
     """The Lambda function this code runs in (Lambda sets it); None elsewhere."""
     return _env("AWS_LAMBDA_FUNCTION_NAME", "") or None

@@ -46,6 +46,7 @@ from chalicelib.events.recipient_edits import (
     flag_rows_in,
     forget_deleted,
 )
+from chalicelib.events.write_slices import write_spread
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.channels import Subscription, user_key
@@ -273,7 +274,7 @@ class RecipientStep:
                       None if m.stream_id is None else int(m.stream_id), m.topic or "",
                       d.flags)
             for d in pending if (m := messages.get((d.realm_id, d.message_id))) is not None]
-        write_all(rows)   # a marker per reader: many requests, side by side
+        write_spread(rows)   # a marker per reader: side by side, in slices if many
         for delivery in pending:
             message = messages.get((delivery.realm_id, delivery.message_id))
             if message is not None and message.type == "private":

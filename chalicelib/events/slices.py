@@ -38,6 +38,7 @@ APPEND_WORKERS = 16   # queues appended to in parallel; each queue's appends sta
 # From this many queues, first chunks go 25 to a request (batch_append.py).
 BATCH_APPEND_FROM = 8
 SLICE_EVENT_KEY = "fanout_slice"   # an invocation carrying a slice, not stream records
+WRITES_KEY = "writes"   # in a slice: items to write, not queues to append to
 MAX_SLICES_AT_ONCE = 32
 MAX_PAYLOAD_BYTES = 6_000_000   # a synchronous invocation's request limit (6 MB), less room
 # One pool for the life of the process: its threads keep their botocore sessions and
@@ -45,15 +46,16 @@ MAX_PAYLOAD_BYTES = 6_000_000   # a synchronous invocation's request limit (6 MB
 # one warm invocation to the next.
 append_pool = ThreadPoolExecutor(max_workers=APPEND_WORKERS, thread_name_prefix="append")
 # Slices wait on other invocations (or, locally, use the append pool): their own threads.
-_slice_pool = ThreadPoolExecutor(max_workers=MAX_SLICES_AT_ONCE, thread_name_prefix="slice")
+slice_pool = ThreadPoolExecutor(max_workers=MAX_SLICES_AT_ONCE, thread_name_prefix="slice")
 
 Work = Sequence[tuple[EventQueue, list[Pending]]]
 # Per queue of the work: the events appended, or None if its append failed.
 Results = list[int | None]
 
 
-class SliceResponse(TypedDict):
-    appended: Results
+class SliceResponse(TypedDict, total=False):
+    appended: Results   # a slice of queues: per queue, the events appended (or None)
+    written: int        # a slice of items to write (write_slices.py): how many
 
 
 def append_all(work: Work) -> Results:
@@ -63,11 +65,11 @@ def append_all(work: Work) -> Results:
         return append_here(work)
     slices = [work[i:i + size] for i in range(0, len(work), size)]
     runner = slice_runner()
-    elsewhere = [_slice_pool.submit(runner, encode_slice(part)) for part in slices[1:]]
+    elsewhere = [slice_pool.submit(runner, encode_slice(part)) for part in slices[1:]]
     results = append_here(slices[0])
     for part, future in zip(slices[1:], elsewhere, strict=True):
         try:
-            results.extend(future.result())
+            results.extend(future.result()["appended"])
         except Exception:  # noqa: BLE001 - the slice's records fail and come back
             logger.exception("fan-out slice failed", extra={"queues": len(part)})
             results.extend([None] * len(part))
@@ -137,7 +139,8 @@ def decode_slice(payload: dict[str, Any]) -> list[tuple[EventQueue, list[Pending
 
 
 def handle_slice(payload: dict[str, Any]) -> SliceResponse:
-    """An invocation carrying a slice: appends and delivers it (never slices again)."""
+    """An invocation carrying a slice of queues: appends and delivers it (never slices
+    again)."""
     return {"appended": append_here(decode_slice(payload))}
 
 
@@ -145,31 +148,36 @@ def handle_slice(payload: dict[str, Any]) -> SliceResponse:
 
 
 class SliceRunner(Protocol):
-    def __call__(self, payload: dict[str, Any]) -> Results: ...
+    def __call__(self, payload: dict[str, Any]) -> SliceResponse: ...
 
 
-def slice_runner() -> SliceRunner:
+def slice_runner(here: SliceRunner | None = None) -> SliceRunner:
+    """Runs a slice on another invocation of this function; outside Lambda, and when
+    no invocation can take it, `here` (default: a slice of queues, in this process)."""
+    local = here or run_in_process
     function = config.own_function_name()
-    return _InvokeFunction(function) if function else run_in_process
+    return InvokeFunction(function, local) if function else local
 
 
-def run_in_process(payload: dict[str, Any]) -> Results:
+def run_in_process(payload: dict[str, Any]) -> SliceResponse:
     """Outside Lambda: the slice, through its JSON form, on this thread."""
-    return handle_slice(json.loads(json.dumps(payload)))["appended"]
+    return handle_slice(json.loads(json.dumps(payload)))
 
 
-class _InvokeFunction:
-    """A synchronous invocation of this function with the slice."""
+class InvokeFunction:
+    """A synchronous invocation of this function with the slice (`here` runs it in this
+    invocation instead, when it cannot go)."""
 
-    def __init__(self, function_name: str) -> None:
+    def __init__(self, function_name: str, here: SliceRunner) -> None:
         self.function_name = function_name
+        self.here = here
 
-    def __call__(self, payload: dict[str, Any]) -> Results:
+    def __call__(self, payload: dict[str, Any]) -> SliceResponse:
         body = json.dumps({SLICE_EVENT_KEY: payload}, separators=(",", ":")).encode()
         if len(body) > MAX_PAYLOAD_BYTES:   # many large events: cheaper than splitting
-            logger.info("fan-out slice too large to send; appending here",
+            logger.info("fan-out slice too large to send; running it here",
                         extra={"bytes": len(body)})
-            return run_in_process(payload)
+            return self.here(payload)
         try:
             response = aws_clients.lambda_invoker().invoke(
                 FunctionName=self.function_name, Payload=body)
@@ -177,10 +185,9 @@ class _InvokeFunction:
             if error.response.get("Error", {}).get("Code") != "TooManyRequestsException":
                 raise
             # No concurrency left for a slice: this invocation does it.
-            logger.info("no concurrency for a fan-out slice; appending here")
-            return run_in_process(payload)
+            logger.info("no concurrency for a fan-out slice; running it here")
+            return self.here(payload)
         answer = json.loads(response["Payload"].read() or b"null")
         if response.get("FunctionError") or not isinstance(answer, dict):
             raise RuntimeError(f"fan-out slice failed: {answer!r}"[:500])
-        appended: Results = answer["appended"]
-        return appended
+        return answer  # type: ignore[return-value]

@@ -7,7 +7,13 @@ from chalicelib.lib.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib.events.fanout import handle_stream_batch
-    from chalicelib.events.slices import SLICE_EVENT_KEY, SliceResponse, handle_slice
+    from chalicelib.events.slices import (
+        SLICE_EVENT_KEY,
+        WRITES_KEY,
+        SliceResponse,
+        handle_slice,
+    )
+    from chalicelib.events.write_slices import handle_write_slice
     from chalicelib.lib.partial_batch import PartialBatchResponse
     from chalicelib.lib.tracing import traced
 
@@ -15,5 +21,8 @@ with handler_imports():
 @traced
 def handler(event: dict[str, Any], context: Any) -> PartialBatchResponse | SliceResponse:
     if SLICE_EVENT_KEY in event:   # another invocation's slice (events/slices.py)
-        return handle_slice(event[SLICE_EVENT_KEY])
+        payload = event[SLICE_EVENT_KEY]
+        if WRITES_KEY in payload:   # of recipients' rows (events/write_slices.py)
+            return handle_write_slice(payload)
+        return handle_slice(payload)
     return handle_stream_batch(event, context)

@@ -32,7 +32,7 @@ def small_slices(monkeypatch) -> list[dict[str, Any]]:
     carried: list[dict[str, Any]] = []
     run = slices.run_in_process
 
-    def recording(payload: dict[str, Any]) -> list[int | None]:
+    def recording(payload: dict[str, Any]) -> Any:
         carried.append(payload)
         return run(payload)
 
@@ -71,7 +71,7 @@ def test_a_failed_slice_fails_its_records_and_the_retry_duplicates_nothing(
                                   {"users": list(queues)})])
     run = slices.run_in_process
 
-    def second_slice_fails(payload: dict[str, Any]) -> list[int | None]:
+    def second_slice_fails(payload: dict[str, Any]) -> Any:
         if len(payload["queues"]) == SLICE:
             raise RuntimeError("the slice's invocation timed out")
         return run(payload)
@@ -111,7 +111,7 @@ def test_on_lambda_a_slice_is_a_synchronous_invocation_of_the_same_function(
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "teamchat-prod-fanout")
     monkeypatch.setattr(slices.aws_clients, "lambda_invoker", Lambda)
     # WHEN it is run as a slice
-    assert slices.slice_runner()(slices.encode_slice(work)) == [1, 1]
+    assert slices.slice_runner()(slices.encode_slice(work)) == {"appended": [1, 1]}
     # THEN the function was invoked by name with the slice, and both queues have the event
     assert [s["function"] for s in sent] == ["teamchat-prod-fanout"]
     assert set(sent[0]) == {"function", slices.SLICE_EVENT_KEY}
@@ -137,10 +137,10 @@ def test_a_slice_that_errs_on_lambda_raises_and_one_without_concurrency_runs_her
             return answer
 
     monkeypatch.setattr(slices.aws_clients, "lambda_invoker", Lambda)
-    invoke = slices._InvokeFunction("teamchat-prod-fanout")
+    invoke = slices.InvokeFunction("teamchat-prod-fanout", slices.run_in_process)
     with pytest.raises(RuntimeError, match="boom"):
         invoke(payload)
-    assert invoke(payload) == [1]   # throttled: appended by the caller itself
+    assert invoke(payload) == {"appended": [1]}   # throttled: appended by the caller itself
     [(user, queue_id)] = queues.items()
     assert [e["n"] for e in read_all(realm_id, user, queue_id)] == [7]
 
