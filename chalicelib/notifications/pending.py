@@ -63,24 +63,32 @@ class NotificationStep:
     # -- new messages -----------------------------------------------------------------
 
     def delivered(self, deliveries: list[Delivered]) -> None:
-        """Sends the notifier a decide job per RECIPIENTS_PER_JOB recipients."""
+        """Sends the notifier the batch's new messages as decide jobs of up to
+        RECIPIENTS_PER_JOB recipients: a batch's messages share jobs (the notifier then
+        reads each recipient once for all of them), a larger message is split."""
         arrived_ms = clock_ms()
-        jobs: list[tuple[Any, int]] = []
+        jobs: list[DecideJob] = []
+        size = RECIPIENTS_PER_JOB   # recipients in the last job: a full one starts anew
         for delivery in deliveries:
             settings = self._subscription_settings(delivery)
             # The sender is never notified: a message to oneself needs no job.
             recipients = sorted((u, f) for u, f in delivery.flags.items()
                                 if u != delivery.sender_id)
-            for start in range(0, len(recipients), RECIPIENTS_PER_JOB):
-                part = recipients[start:start + RECIPIENTS_PER_JOB]
-                job: DecideJob = {"kind": "decide", "arrived_ms": arrived_ms, "messages": [{
+            start = 0
+            while start < len(recipients):
+                if size >= RECIPIENTS_PER_JOB:
+                    jobs.append({"kind": "decide", "arrived_ms": arrived_ms, "messages": []})
+                    size = 0
+                part = recipients[start:start + RECIPIENTS_PER_JOB - size]
+                jobs[-1]["messages"].append({
                     "realm_id": delivery.realm_id, "message_id": delivery.message_id,
                     "type": delivery.type, "sender_id": delivery.sender_id,
                     "stream_id": delivery.stream_id, "topic": delivery.topic,
                     "recipients": [[u, sorted(f & _RULE_FLAGS)] for u, f in part],
-                    "subscriptions": [[u, settings[u]] for u, _ in part if u in settings]}]}
-                jobs.append((job, 0))
-        send_jobs(jobs)
+                    "subscriptions": [[u, settings[u]] for u, _ in part if u in settings]})
+                size += len(part)
+                start += len(part)
+        send_jobs([(job, 0) for job in jobs])
         self.stats["decide_jobs"] += len(jobs)
 
     def _subscription_settings(self, delivery: Delivered) -> dict[int, dict[str, Any]]:

@@ -41,6 +41,19 @@ def test_a_large_channel_s_message_is_split_by_recipients(monkeypatch):
     assert len({j["arrived_ms"] for j in jobs}) == 1
 
 
+def test_a_batch_s_messages_share_jobs_up_to_the_recipients_limit(monkeypatch):
+    sent: list[tuple[dict, int]] = []
+    monkeypatch.setattr(pending, "send_jobs", sent.extend)
+    step = NotificationStep(lambda realm_id, stream_id: [])
+    step.delivered([Delivered(3, m, "private", 5, None, "", {5: set(), 6: set(), 7: set()})
+                    for m in range(3)] + [
+        Delivered(3, 9, "stream", 5, 9, "t", {u: set() for u in range(10, 1510)})])
+    jobs = [job for job, _ in sent]
+    # 3 messages of 2 recipients and 994 of the 1,500, then the other 506.
+    assert [[(m["message_id"], len(m["recipients"])) for m in j["messages"]] for j in jobs] \
+        == [[(0, 2), (1, 2), (2, 2), (9, 994)], [(9, 506)]]
+
+
 def test_the_largest_job_stays_under_sqs_s_limit(monkeypatch):
     jobs = _decide_jobs(monkeypatch, 1_000, changed=True,
                         flags={"mentioned", "has_alert_word", "stream_wildcard_mentioned",
