@@ -106,7 +106,8 @@ def main() -> None:
                     for n in range(size):
                         dm(n)
                     fanout = _measure(counter, drain)
-                    # Push jobs have no delay: they run now, the email's wake-up waits.
+                    # The decide job and the pushes it sends have no delay: they run now;
+                    # the email's wake-up waits for the period's end.
                     pushes = _measure(counter, lambda: run_jobs(make_due=False))
                     clock.now += 121
                     email = _measure(counter, run_jobs)
@@ -114,15 +115,17 @@ def main() -> None:
                     _report(f"{label}, {size} message(s) in one period", size, fanout,
                             pushes, email)
                     if (phone, size) == (False, 1):
-                        worst = (fanout, email)
-            _channel_message(client, sender, realm.realm_id, counter, drain)
+                        worst = (fanout, pushes, email)
+            _channel_message(client, sender, realm.realm_id, counter, drain,
+                             lambda: run_jobs(make_due=False))
             _cost(*worst)
 
 
 def _channel_message(client: Any, sender: dict[str, str], realm_id: int,
-                     counter: RequestCounter, drain: Any) -> None:
-    """What the notification step adds to the fan-out of a channel message nobody is
-    notified of (no mention, channel email off): it still reads each recipient."""
+                     counter: RequestCounter, drain: Any, due_jobs: Any) -> None:
+    """A channel message nobody is notified of (no mention, channel email off): the
+    fan-out hands it over in one job; the notifier's decide job still reads each
+    recipient's settings and topic policy, and nobody's presence."""
     from chalicelib.actions.users.users import NewUser, do_create_user
 
     ids = [do_create_user(realm_id, NewUser(email=f"c{n}@bench.example.com",
@@ -139,11 +142,13 @@ def _channel_message(client: Any, sender: dict[str, str], realm_id: int,
                                 body=b"type=stream&to=big&topic=t&content=hi").status_code \
             == 200
         step = _measure(counter, drain)
+        decide = _measure(counter, due_jobs)
         notification = {(t, k): v for (t, k), v in step["units"].items()
                         if t in NOTIFICATION_TABLES}
         print(f"\nchannel message to 51 subscribers, nobody notified ({label}):")
-        print(f"  notification tables: {notification}")
+        print(f"  fan-out, notification tables: {notification}")
         print(f"  whole fan-out: {_summary(step)}")
+        print(f"  decide job:    {_summary(decide)}")
 
 
 def _measure(counter: RequestCounter, action: Any) -> dict[str, Any]:
@@ -174,7 +179,7 @@ def _report(label: str, size: int, fanout: dict[str, Any], pushes: dict[str, Any
                                  if k[0] in NOTIFICATION_TABLES})
     print(f"      units {dict(units)}")
     print(f"      whole fan-out: {_summary(fanout)}")
-    print(f"    push jobs:  {_summary(pushes)}")
+    print(f"    jobs at once (decide, push):  {_summary(pushes)}")
     print(f"    email job:  {_summary(email)}")
     sent = sum(n for (svc, op), n in email["calls"].items() if svc == "ses")
     print(f"    SES calls: {sent} for {size} message(s)")
@@ -188,25 +193,27 @@ def _report(label: str, size: int, fanout: dict[str, Any], pushes: dict[str, Any
           f"WRU {totals['write'] / size:.2f}, RRU {totals['read'] / size:.2f}")
 
 
-def _cost(fanout: dict[str, Any], email: dict[str, Any]) -> None:
+def _cost(fanout: dict[str, Any], decided: dict[str, Any], email: dict[str, Any]) -> None:
     """One email per period with one message (the worst case), from the measured run:
-    the fan-out's notification writes and reads plus the email job's."""
+    the fan-out's notification writes and reads, the decide job's and the email job's."""
     units: collections.Counter[str] = collections.Counter()
     for (table, kind), value in fanout["units"].items():
         if table in NOTIFICATION_TABLES:
             units[kind] += value
-    for (_table, kind), value in email["units"].items():
-        units[kind] += value
+    for step in (decided, email):
+        for (_table, kind), value in step["units"].items():
+            units[kind] += value
     bill = Bill()
     emails = 1000
     bill.add("SES emails", emails, SES_PER_EMAIL, "emails")
     bill.add("DynamoDB write units", emails * units["write"], DYNAMODB_PER_WRITE_UNIT, "WRU")
     bill.add("DynamoDB read units", emails * units["read"], DYNAMODB_PER_READ_UNIT, "RRU")
-    # The wake-up: sent (one SendMessageBatch per fan-out batch), received, deleted.
-    bill.add("SQS requests", emails * 3, SQS_PER_REQUEST, "requests")
-    bill.add("Lambda requests", emails, LAMBDA_PER_REQUEST, "invocations")
-    bill.lambda_time("Lambda notifier time", emails * NOTIFIER_SECONDS, NOTIFIER_MEMORY_MB,
-                     "arm64")
+    # The decide job and the wake-up: each sent (one SendMessageBatch per batch),
+    # received, deleted; each a notifier invocation.
+    bill.add("SQS requests", emails * 6, SQS_PER_REQUEST, "requests")
+    bill.add("Lambda requests", emails * 2, LAMBDA_PER_REQUEST, "invocations")
+    bill.lambda_time("Lambda notifier time", emails * 2 * NOTIFIER_SECONDS,
+                     NOTIFIER_MEMORY_MB, "arm64")
     print("\ncost of 1,000 missed-message emails (one message each, list prices):")
     bill.print()
     print(json.dumps({"per_email_usd": round(bill.total / emails, 7)}))
