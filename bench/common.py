@@ -6,7 +6,6 @@ import collections
 import json
 import math
 import os
-import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +14,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from chalicelib import config
+from infra.moto_patches import parse_insert
 
 os.environ.update({
     "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
@@ -110,20 +110,16 @@ def _read_units(items: list[dict], consistent: bool) -> float:
     return units * (1.0 if consistent else 0.5)
 
 
-_INSERT = re.compile(r'^INSERT INTO "(?P<table>[^"]+)" VALUE \{(?P<names>[^}]*)\}$')
-
-
 def _insert_units(params: dict, response: dict) -> collections.Counter[tuple[str, str]]:
     """PartiQL INSERTs (delivery/batch_append.py): a written item's units; a refused one
     (its key exists) costs a unit, as a failed conditional write does."""
     units: collections.Counter[tuple[str, str]] = collections.Counter()
     for statement, answer in zip(params["Statements"], response.get("Responses", []),
                                  strict=False):
-        insert = _INSERT.match(statement["Statement"])
+        insert = parse_insert(statement)
         if insert is not None:
-            names = re.findall(r"'([^']+)': \?", insert["names"])
-            units[(insert["table"], "write")] += 1.0 if "Error" in answer else _write_units(
-                dict(zip(names, statement.get("Parameters", []), strict=False)))
+            table, item = insert
+            units[(table, "write")] += 1.0 if "Error" in answer else _write_units(item)
     return units
 
 

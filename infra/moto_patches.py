@@ -95,6 +95,19 @@ _INSERT = re.compile(r'^INSERT INTO "(?P<table>[^"]+)" VALUE \{(?P<names>[^}]*)\
 _INSERT_NAME = re.compile(r"^'(?P<name>[A-Za-z0-9_]+)': \?$")
 
 
+def parse_insert(statement: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(table, item) of a BatchExecuteStatement INSERT with `?` parameters, the form
+    delivery/batch_append.py writes; None for any other statement."""
+    match = _INSERT.match(statement["Statement"].strip())
+    if match is None:
+        return None
+    names = [_INSERT_NAME.match(part.strip()) for part in match["names"].split(",")]
+    values = statement.get("Parameters", [])
+    if any(name is None for name in names) or len(names) != len(values):
+        return None
+    return match["table"], {n["name"]: v for n, v in zip(names, values, strict=True) if n}
+
+
 def _partiql_inserts() -> None:
     """moto runs a PartiQL statement by converting every item of every table to JSON
     (seconds per statement on a few thousand items), and its INSERT overwrites an item
@@ -106,18 +119,8 @@ def _partiql_inserts() -> None:
 
     original = DynamoDBBackend.batch_execute_statement
 
-    def parsed(statement: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        match = _INSERT.match(statement["Statement"].strip())
-        if match is None:
-            return None
-        names = [_INSERT_NAME.match(part.strip()) for part in match["names"].split(",")]
-        values = statement.get("Parameters", [])
-        if any(name is None for name in names) or len(names) != len(values):
-            return None
-        return match["table"], {n["name"]: v for n, v in zip(names, values, strict=True) if n}
-
     def batch_execute_statement(self: Any, statements: list[dict[str, Any]]) -> Any:
-        inserts = [parsed(statement) for statement in statements]
+        inserts = [parse_insert(statement) for statement in statements]
         if not statements or any(insert is None for insert in inserts):
             return original(self, statements)
         responses: list[dict[str, Any]] = []

@@ -82,7 +82,8 @@ def decide(job: DecideJob) -> dict[str, int]:
     """Runs one decide job; returns what it did (pending items, wake-ups, push jobs)."""
     arrived_ms = int(job["arrived_ms"])
     messages = [_message(m) for m in job["messages"]]
-    recipients = _candidates(messages)
+    pushing = push_configured()
+    recipients = _candidates(messages, pushing)
     active = _active({(m.realm_id, u) for m, u, _, _ in recipients}, arrived_ms / 1000)
     emails: list[PendingNotification] = []
     periods: dict[tuple[int, int], int] = {}
@@ -97,7 +98,7 @@ def decide(job: DecideJob) -> dict[str, int]:
         push_reason: Reason | None = reason_for(recipient, "push")
         if is_active and not recipient.settings["enable_online_push_notifications"]:
             push_reason = None
-        if push_reason is not None and push_configured():
+        if push_reason is not None and pushing:
             pushes[(message.realm_id, user_id)].append((message.message_id, push_reason))
     if emails:
         with PendingNotification.batch_write() as batch:
@@ -128,7 +129,8 @@ def _message(raw: dict[str, Any]) -> _Message:
                     {int(u): s for u, s in raw.get("subscriptions", [])})
 
 
-def _candidates(messages: list[_Message]) -> list[tuple[_Message, int, User, Recipient]]:
+def _candidates(messages: list[_Message], pushing: bool
+                ) -> list[tuple[_Message, int, User, Recipient]]:
     """Each recipient some rule could notify (an active, human user), with what the
     rules need of them. Presence only decides between a reason and none: those without
     one are left out before it is read."""
@@ -147,8 +149,7 @@ def _candidates(messages: list[_Message]) -> list[tuple[_Message, int, User, Rec
                 private=message.type == "private",
                 subscription=message.subscriptions.get(user_id),
                 topic_policy=policies.get((message.realm_id, user_id, message.message_id), 0))
-            if reason_for(recipient, "email") or (
-                    push_configured() and reason_for(recipient, "push")):
+            if reason_for(recipient, "email") or (pushing and reason_for(recipient, "push")):
                 found.append((message, user_id, user, recipient))
     return found
 

@@ -98,10 +98,10 @@ class NotificationStep:
             return {}
         found = {}
         for s in self.subscriptions(delivery.realm_id, delivery.stream_id):
-            settings = {"is_muted": s.is_muted, "email_notifications": s.email_notifications,
-                        "push_notifications": s.push_notifications,
-                        "wildcard_mentions_notify": s.wildcard_mentions_notify}
-            if settings != _SUBSCRIPTION_DEFAULTS and int(s.user_id) in delivery.flags:
+            if int(s.user_id) not in delivery.flags:
+                continue
+            settings = {name: getattr(s, name) for name in _SUBSCRIPTION_DEFAULTS}
+            if settings != _SUBSCRIPTION_DEFAULTS:
                 found[int(s.user_id)] = settings
         return found
 
