@@ -28,6 +28,9 @@ class Stream(BaseModel):
     date_created = IntegerAttribute()
     creator_id = IntegerAttribute(null=True)
     first_message_id = IntegerAttribute(null=True)
+    # The newest message sent or moved here (raised only; a deleted one may stay named):
+    # what a subscriber received last, without reading the channel's messages.
+    last_message_id = IntegerAttribute(null=True)
     message_retention_days = IntegerAttribute(null=True)
     folder_id = IntegerAttribute(null=True)
     topics_policy = UnicodeAttribute(default="inherit")

@@ -152,7 +152,7 @@ def test_profile_data_with_rendered_values(realm):
     assert realm.admin.get("/users/me").json["profile_data"] == {}
 
 
-def test_own_user_record_costs_two_dynamodb_requests(realm, monkeypatch):
+def test_own_user_record_costs_a_fixed_number_of_dynamodb_requests(realm, monkeypatch):
     # GIVEN a profile with values (so nothing could be read lazily)
     field = realm.admin.post("/realm/profile_fields", {"name": "Bio", "field_type": 2}
                              ).json["id"]
@@ -171,8 +171,10 @@ def test_own_user_record_costs_two_dynamodb_requests(realm, monkeypatch):
     monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counting)
     # WHEN
     body = realm.member.get("/users/me").json
-    # THEN authentication and one transactional read of user and counter, besides the
-    # rate limiter's one counter update (the realm's limits were read by the request above)
+    # THEN authentication, the user, and for max_message_id the caller's subscriptions,
+    # their channels and their conversations (a fixed number, whatever the organization's
+    # size), besides the rate limiter's one counter update (the realm's limits were read
+    # by the request above)
     assert body["profile_data"][str(field)]["rendered_value"] == "<p>hi</p>"
     assert calls.count("UpdateItem") == 1, calls
-    assert 1 <= len(calls) - 1 <= 2, calls
+    assert 1 <= len(calls) - 1 <= 5, calls
