@@ -98,11 +98,13 @@ package: $(STAMP) $(DOCS_STAMP)
 	@echo "==> build/package/sam.json passes cfn-lint"
 
 ## lint: ruff over everything (ruff.toml), mypy strict over app.py and chalicelib/ (mypy.ini),
-## and checkov over the packaged template: any finding neither fixed nor skipped on its
-## resource with a written reason fails
+## bandit over the code the functions run (app.py, chalicelib/: a finding is fixed or
+## skipped on its line with `# nosec <id> # <reason>`), and checkov over the packaged
+## template: any finding neither fixed nor skipped on its resource with a written reason fails
 lint: $(STAMP) $(CHECKOV_STAMP) package
 	@$(BIN)/ruff check app.py chalicelib infra tests bench
 	@$(BIN)/python -m mypy
+	@$(BIN)/bandit -q -r app.py chalicelib
 	@$(BIN)/python -m infra.checkov_gate --checkov $(CHECKOV_VENV)/bin/checkov build/package/sam.json
 
 bench: $(STAMP)

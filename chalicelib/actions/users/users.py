@@ -152,7 +152,7 @@ def do_create_user(realm_id: int, new: NewUser,
     user_id = allocate_id(realm_id, "user")
     items, api_key = user_items(realm_id, user_id, new)
     user = items[0][0]
-    assert isinstance(user, User)
+    assert isinstance(user, User)  # nosec B101 # type narrowing (set above)
     try:
         with transaction() as tx:
             for item, condition in items:

@@ -98,7 +98,7 @@ def access_stream_by_id(caller: Principal, stream_id: int, *,
         subscription = get_subscription(caller.realm_id, caller.user_id,
                                         stream_id) if stream else None
     _check_access(caller, stream, subscription, require_content_access)
-    assert stream is not None
+    assert stream is not None  # nosec B101 # type narrowing (set above)
     return stream, subscription
 
 
