@@ -184,3 +184,29 @@ def test_user_operands_are_bounded_before_any_read(realm, operator):
         assert response.status == 400 and response.json["code"] == "BAD_REQUEST", \
             response.json
         assert counter.total("dynamodb") <= baseline.total("dynamodb")
+
+
+def test_a_left_channel_reads_only_around_what_was_received(realm, drain_events,
+                                                            monkeypatch):
+    from chalicelib.actions.messages.reads import range as message_range
+
+    # GIVEN a private channel the member left, busy since, and a cap of two candidates
+    channel(realm.owner, "vault", [realm.owner, realm.member], invite_only=True)
+    received = send(realm.owner, "vault", "t", "the member got this")
+    assert realm.member.delete("/users/me/subscriptions",
+                               {"subscriptions": json.dumps(["vault"])}).ok
+    for n in range(5):
+        send(realm.owner, "vault", "t", f"later {n}")
+    drain_events()
+    monkeypatch.setattr(message_range, "MAX_EXAMINED", 2)
+    # THEN the newer messages are not examined one by one: what was received is found,
+    # and both ends are reached
+    response = realm.member.get("/messages", {"anchor": "newest", "num_before": 10,
+                                              "num_after": 0,
+                                              "narrow": [term("channel", "vault")]})
+    assert [m["id"] for m in response.json["messages"]] == [received]
+    assert (response.json["found_oldest"], response.json["found_newest"]) == (True, True)
+    after = realm.member.get("/messages", {"anchor": str(received + 1), "num_before": 0,
+                                           "num_after": 10,
+                                           "narrow": [term("channel", "vault")]})
+    assert after.json["messages"] == [] and after.json["found_newest"] is True

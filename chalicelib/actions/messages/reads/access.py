@@ -79,6 +79,18 @@ class Access:
         earlier = self.history.get(stream_id)
         return earlier is not None and earlier.received(message.message_id)
 
+    def received_span(self, stream_id: int) -> tuple[int, int] | None:
+        """For a channel whose messages the caller may read only as received ones (a
+        private channel they left): the lowest and highest id received (an empty span
+        if none); None when they may read it otherwise."""
+        stream, subscription = self.channel(stream_id)
+        if stream is None or subscription is not None or can_read_message(
+                stream, None, 0, self.caller):
+            return None
+        earlier = self.history.get(stream_id)
+        pairs = (earlier.received_ranges if earlier is not None else None) or [0, -1]
+        return min(pairs[0::2]), max(pairs[1::2])
+
     def subscribed(self, message: Message) -> bool:
         return self.channels.get(int(message.stream_id), (None, None))[1] is not None
 

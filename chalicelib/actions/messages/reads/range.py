@@ -244,7 +244,10 @@ def fetch(caller: Principal, ev: Evaluator, bound: Bound, limit: int,
         side.exhausted = False
         return side
     access = access or Access(caller)
-    source = _candidates(caller, ev, bound, limit)
+    narrowed = _within_received(ev, bound, access)
+    if narrowed is None:
+        return side   # nothing the caller received lies on this side
+    source = _candidates(caller, ev, narrowed, limit)
     examined = 0
     chunk_size = min(MESSAGES_PER_READ, limit + 1)
     while chunk := [m for _, m in zip(range(chunk_size), source, strict=False)]:
@@ -262,6 +265,21 @@ def fetch(caller: Principal, ev: Evaluator, bound: Bound, limit: int,
             return side
         chunk_size = MESSAGES_PER_READ
     return side
+
+
+def _within_received(ev: Evaluator, bound: Bound, access: Access) -> Bound | None:
+    """The side narrowed to the ids the caller received, for a channel they may read
+    only so (one they left): the channel's newer messages are not read one by one."""
+    channel = ev.narrow.first("channel")
+    span = access.received_span(channel.id) if channel is not None else None
+    if span is None:
+        return bound
+    low, high = span
+    if bound.op == "<":
+        return bound if bound.value <= high + 1 else Bound("<", high + 1, bound.forward)
+    if bound.value > high:
+        return None
+    return bound if bound.value >= low else Bound(">=", low, bound.forward)
 
 
 def matching(caller: Principal, ev: Evaluator, messages: list[Message], access: Access
