@@ -21,6 +21,9 @@ import re2
 SPACE = r"\s\pZ\x{0b}\x{1c}-\x{1f}\x{85}"
 WORD = r"\pL\pN_"
 MAX_PROGRAM_BYTES = 8 << 20   # RE2's memory budget for one compiled pattern
+# Alert words matched by one pattern: a user's words (each up to 100 characters, as many
+# as their item holds) stay well within the budget in patterns of this many.
+WORDS_PER_PATTERN = 200
 
 
 class PatternError(ValueError):
@@ -90,11 +93,6 @@ def delimited(source: str, before: str) -> DelimitedPattern:
     return DelimitedPattern(wrapped, frozenset(named))
 
 
-def slice_text(text: str, start: int, end: int) -> str:
-    """The text between two byte offsets a Found gave."""
-    return text.encode()[start:end].decode()
-
-
 @lru_cache(maxsize=1024)
 def _words_pattern(words: tuple[str, ...]) -> Any:
     alternatives = "|".join(re2.escape(word) for word in words)
@@ -104,6 +102,8 @@ def _words_pattern(words: tuple[str, ...]) -> Any:
 
 def has_any_word(words: Sequence[str], text: str) -> bool:
     """Whether one of the words is in the text as a whole word, case ignored (one pass
-    over the text for all the words)."""
-    wanted = tuple(sorted({word for word in words if word}))
-    return bool(wanted) and _words_pattern(wanted).search(text.encode()) is not None
+    over the text per WORDS_PER_PATTERN words)."""
+    wanted = sorted({word for word in words if word})
+    encoded = text.encode()
+    return any(_words_pattern(tuple(wanted[i:i + WORDS_PER_PATTERN])).search(encoded)
+               is not None for i in range(0, len(wanted), WORDS_PER_PATTERN))
