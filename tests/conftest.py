@@ -36,3 +36,27 @@ config.bound_table_prefix()
 
 # Records each Lambda function's AWS calls for tests/unit/test_least_privilege.py.
 pytest_plugins = ("tests.iam_recorder",)
+
+
+import dataclasses  # (after the environment above: importing chalicelib reads it)
+from collections.abc import Callable
+
+import pytest
+
+from chalicelib.core import feature_levels
+
+
+@pytest.fixture
+def advertise(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """`advertise(level)`: the server advertises `level` for the rest of the test, as if
+    every change up to it were honoured and the next one were not: what raising (or
+    lowering) the level in chalicelib/core/feature_levels.py would do."""
+    def at(level: int) -> None:
+        table = tuple(dataclasses.replace(change, status=feature_levels.HONOURED)
+                      if change.status == feature_levels.NOT_HONOURED and
+                      change.level <= level else change for change in feature_levels.CHANGES)
+        cap = feature_levels.Change(level + 1, "what a test advertises", "", "",
+                                    feature_levels.NOT_HONOURED)
+        monkeypatch.setattr(feature_levels, "CHANGES", (*table, cap))
+        assert feature_levels.advertised_level() == level
+    return at

@@ -14,7 +14,11 @@ from chalicelib.actions.realm.reads.settings import (
     STORED_NAMES,
 )
 from chalicelib.core.errors import ApiError
-from chalicelib.core.feature_levels import REALM_SETTINGS_CAPABILITY
+from chalicelib.core.feature_levels import (
+    REALM_SETTINGS_CAPABILITY,
+    at_advertised_level,
+    withheld,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -41,7 +45,8 @@ class RealmSettingChanges(TypedDict, total=False):
     move_messages_between_streams_limit_seconds: int | None
     message_edit_history_visibility_policy: str
     empty_topic_display_name: str   # this server's own: see OWN_SETTINGS
-    topics_policy: str
+    topics_policy: str   # level 392: sent only when the advertised level reaches it
+    mandatory_topics: bool   # topics_policy as clients before level 392 read it
     enable_read_receipts: bool
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
@@ -132,10 +137,22 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
     with transaction() as tx:
         tx.update(Realm(realm.realm_id), actions=actions, condition=condition)
         for name, value in changed.items():
+            data = _event_data(name, value)
+            if not data:
+                continue   # a setting the advertised level does not know yet
             event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
-                                           "property": "default",
-                                           "data": cast(RealmSettingChanges, {name: value})}
+                                           "property": "default", "data": data}
             add_event(tx, realm.realm_id, _gated(name, event), to_realm())
+
+
+def _event_data(name: str, value: Any) -> RealmSettingChanges:
+    """What the update_dict event of one changed setting says, at the advertised level:
+    below level 392 the organization's topics_policy is told as the boolean
+    mandatory_topics it replaced there."""
+    data: dict[str, Any] = {name: value}
+    if name == "topics_policy" and name in withheld("realm_setting"):
+        data = {"mandatory_topics": value == "disable_empty_topic"}
+    return at_advertised_level("realm_setting", cast(RealmSettingChanges, data))
 
 
 # Settings of this server's own (the reference has no such update_dict property at the
