@@ -21,7 +21,7 @@ os.environ.update({
     # (still counted, so every request takes the limiter's path); the tests of the limits
     # lower them (tests/functional/test_rate_limits.py). Production has the defaults.
     "RATE_LIMITS": "api_by_user=1000000/60,auth_failures_by_username=1000000/1800,"
-                   "auth_failures_by_ip=1000000/1800,invites_by_user=1000000/3600,"
+                   "auth_failures_by_ip=1000000/1800,"
                    "emails_by_recipient=1000000/86400",
 })
 for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict, cast
 
 from chalicelib import config
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.groups.reads.settings import (
     GroupSettingValue,
     check_group_setting_change,
@@ -48,6 +49,7 @@ class RealmSettingChanges(TypedDict, total=False):
     topics_policy: str   # level 392: sent only when the advertised level reaches it
     mandatory_topics: bool   # topics_policy as clients before level 392 read it
     enable_read_receipts: bool
+    moderation_request_channel_id: int   # -1: message reports are off
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue
@@ -92,6 +94,9 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
     per changed setting as the reference sends them."""
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
+    if requested.get("moderation_request_channel_id", -1) != -1:
+        check_moderation_channel(caller, requested["moderation_request_channel_id"])
+
     def attempt() -> EmptyResult:
         realm = get_realm(caller.realm_id)
         changed = _changes(realm, requested)
@@ -101,6 +106,13 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
 
     return retry_lost_races(
         attempt, conflict="The organization's settings changed concurrently; try again.")
+
+
+def check_moderation_channel(caller: Principal, stream_id: int) -> None:
+    """A channel of the organization that the administrator can see, not archived."""
+    stream, _ = access_stream_by_id(caller, stream_id, require_content_access=False)
+    if stream.is_archived:
+        raise ApiError("Invalid channel ID")
 
 
 def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:
