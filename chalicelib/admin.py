@@ -1,6 +1,7 @@
 """`python -m chalicelib.admin`: create organizations, users and bots; list users; rotate
-and revoke API keys; give special permissions; set an organization's rate limits;
-reindex; import an organization export; show how far event delivery runs behind.
+and revoke API keys; give special permissions; set an organization's rate limits and
+daily invitation limit; reindex; import an organization export; show how far event
+delivery runs behind. `--help` lists the commands.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -316,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    build_parser().parse_args()   # --help, and mistakes, need no stack nor AWS
     try:
         configure_environment()
     except AdminError as error:
