@@ -52,12 +52,15 @@ def _flags(op: str, flag: str) -> Callable[[DevData], Result]:
 
 def _report(x: DevData) -> Result:
     """The example sets the moderation request channel to a private channel first (its
-    set_moderation_request_channel), then reports another user's message."""
+    set_moderation_request_channel), then reports another user's message (here a direct
+    message, so that no other account's message list changes: the terminal client's
+    tests read the member's)."""
     x.client.add_subscriptions(streams=[{"name": "core team"}], invite_only=True)
     channel_id = x.client.get_stream_id("core team")["stream_id"]
     assert x.client.call_endpoint("/realm", method="PATCH", request={
         "moderation_request_channel_id": channel_id})["result"] == "success"
-    reported = x.nonadmin.send_message({**CASTLE, "to": "Verona"})["id"]
+    reported = x.owner.send_message({"type": "private", "to": [x.users["iago"]],
+                                     "content": WRINKLES})["id"]
     return x.client.call_endpoint(f"/messages/{reported}/report", method="POST", request={
         "report_type": "harassment", "description": "Boromir is bullying Frodo."})
 
