@@ -111,6 +111,12 @@ def upload_bucket() -> str:
     return _env("UPLOAD_BUCKET", table_prefix() + "uploads")
 
 
+def s3_link_endpoint() -> str | None:
+    """Where links to stored files point, if not at S3 itself: the local stack's own
+    address, which serves them (infra/local/object_links.py). Unset on AWS."""
+    return _env("S3_LINK_ENDPOINT_URL", "") or None
+
+
 def invitation_link_validity_minutes() -> int:
     """How long an invitation lasts unless the inviter says otherwise (§8: 14400 = 10 days)."""
     return int(_env("INVITATION_LINK_VALIDITY_MINUTES", "14400"))

@@ -14,6 +14,7 @@ import time
 from infra.local import environment
 from infra.local.child import spawn_child, stop_child, wait_until_ready
 from infra.local.environment import free_port
+from infra.local.object_links import link_endpoint
 
 WORKERS_STOP_SECONDS = 30
 
@@ -28,6 +29,9 @@ def main() -> None:
     port = int(os.environ.get("PORT", "8000"))
     environment.promise_port(port)   # bound only once the workers are up
     os.environ.setdefault("EXTERNAL_PORT", str(port))   # links in emails reach this server
+    # Links to stored files (exports, uploads) name this server too, which serves them
+    # (infra/local/object_links.py): moto's port changes at every start.
+    os.environ.update(link_endpoint(f"http://127.0.0.1:{port}"))
     prefix = os.environ.get("TABLE_PREFIX", environment.DEFAULT_PREFIX)
 
     from infra.local.backend import start_backend

@@ -16,6 +16,7 @@ from chalice.local import (
     ThreadedHTTPServer,
 )
 
+from infra.local import object_links
 from infra.local.environment import REPO_ROOT
 
 _NOT_FOUND = json.dumps({"result": "error", "msg": "Endpoint not found",
@@ -35,6 +36,14 @@ class _RequestHandler(ChaliceRequestHandler):
             self._send_http_response(404, {"Content-Type": "application/json"}, _NOT_FOUND)
             return
         super()._send_error_response(error)
+
+    def _generic_handle(self) -> None:
+        if object_links.serves(self.command, self.path):
+            object_links.forward(self)   # a link to a stored file (an export, an upload)
+            return
+        super()._generic_handle()
+
+    do_GET = do_HEAD = _generic_handle
 
     # Methods API Gateway would not route reach the app, which answers 405 for them
     # (http/method_not_allowed.py) instead of http.server's 501.
