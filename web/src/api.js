@@ -55,7 +55,9 @@ export async function api(method, path, params, { retry = method === 'GET', sign
   let rateWaits = 0;
   for (;;) {
     const query = method === 'GET' || method === 'DELETE' ? encode(params).toString() : '';
-    const headers = { Accept: 'application/json' };
+    // X-Requested-With: a refusal then carries no Basic challenge, which would open the
+    // browser's own login dialog over the page.
+    const headers = { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' };
     if (auth && credentials) headers.Authorization = credentials;
     let response;
     try {

@@ -168,7 +168,10 @@ function Chat({ session, onLogOut }) {
         return;
       }
       if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
-      const m = selected ? state.messages.get(selected) : null;
+      // The message with focus, else the selected one (focus moves before state renders).
+      const focused = target.closest && target.closest('.message');
+      const id = focused ? Number(focused.dataset.id) : selected;
+      const m = id ? state.messages.get(id) : null;
       const handlers = {
         '/': () => searchInput.current && searchInput.current.focus(),
         '?': () => setHelp((h) => !h),

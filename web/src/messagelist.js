@@ -204,9 +204,9 @@ const Message = memo(({ message, match, unread, selected, continued, onSelect, a
           <span aria-hidden="true">${r.reaction_type === 'unicode_emoji' ? emojiChar(r.emoji_code) : `:${r.emoji_name}:`}</span> ${r.users.length}</button>`)}
       </div>` : null}
       <div class="actions">
-        <button type="button" class="icon" aria-label="Add a reaction" title="Add a reaction (:)" onClick=${() => actions.pick(message.id)}>☺︎</button>
-        ${mine ? html`<button type="button" class="icon" aria-label="Edit" title="Edit (e)" onClick=${() => actions.edit(message.id)}>✎</button>
-        <button type="button" class="icon" aria-label="Delete" title="Delete (Delete)" onClick=${() => actions.confirmDelete(message.id)}>🗑︎</button>` : null}
+        <button type="button" class="icon" aria-label="React to this message" title="React (:)" onClick=${() => actions.pick(message.id)}>☺︎</button>
+        ${mine ? html`<button type="button" class="icon" aria-label="Edit this message" title="Edit (e)" onClick=${() => actions.edit(message.id)}>✎</button>
+        <button type="button" class="icon" aria-label="Delete this message" title="Delete (Delete)" onClick=${() => actions.confirmDelete(message.id)}>🗑︎</button>` : null}
       </div>
       ${actions.picking === message.id ? html`<${EmojiPicker} onClose=${() => actions.pick(null)}
         onPick=${(emoji) => { actions.pick(null); toggleReaction(message, emoji).catch((e) => notice('reaction', e.message, 'error', 6000)); }} />` : null}
