@@ -58,7 +58,10 @@ def browser(playwright_driver: Playwright) -> Iterator[Browser]:
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
     state = tmp_path_factory.mktemp("web-stack") / "state"
     state.mkdir()
-    stack = start_stack(state, WS_PORT=str(free_port()))
+    # The push channel's keepalive every 2 s (5 minutes by default): it closes the
+    # connection of a queue that has gone, which the expired-queue test waits for.
+    stack = start_stack(state, WS_PORT=str(free_port()),
+                        LOCAL_SCHEDULE_EVENTS_KEEPALIVE_SECONDS="2")
     yield stack
     if stack.process.poll() is None:
         stack.stop()

@@ -221,9 +221,9 @@ function Chat({ session, onLogOut }) {
     <${Sidebar} route=${route} />
     <main class="main" aria-label=${route.view === 'settings' ? 'Settings' : narrow ? describe(narrow.ops, narrow.query) : 'Inbox'}>
       ${route.view === 'settings' ? html`<${Settings} onLogOut=${() => { channel.current.stop(); onLogOut(); }} />` : null}
-      ${route.view === 'inbox' ? html`<${Inbox} />` : null}
+      ${route.view === 'inbox' ? html`<${Inbox} key=${state.generation} />` : null}
       ${narrow ? html`<${NarrowHeader} narrow=${narrow} />
-        <${MessageList} key=${narrow.key} narrow=${narrow} selected=${selected} setSelected=${setSelected} actions=${actions} />
+        <${MessageList} key=${`${state.generation}:${narrow.key}`} narrow=${narrow} selected=${selected} setSelected=${setSelected} actions=${actions} />
         <${Typing} narrow=${narrow} />` : null}
       ${route.view !== 'settings' ? html`<${Compose} narrow=${narrow} areaRef=${composeArea} />` : null}
     </main>

@@ -162,7 +162,7 @@ export class EventChannel {
   handleError(error) {
     if (this.stopped) return;
     if (error instanceof ApiError && error.code === 'BAD_EVENT_QUEUE_ID') {
-      notice('events', 'The event queue expired: loading again…', 'warning', 5000);
+      notice('requeue', 'The event queue expired: loaded again, nothing missed.', 'info', 6000);
       this.register().catch((e) => this.handleError(e));
       return;
     }

@@ -31,6 +31,7 @@ export const state = {
   narrows: new Map(),        // narrow key -> {ids, foundOldest, foundNewest, matches}
   realmEmoji: {},
   connection: 'connecting',
+  generation: 0,
 };
 
 export const MUTED = 1;
@@ -78,6 +79,7 @@ export function unreadCounts() {
 }
 
 export function loadRegistration(data) {
+  state.generation = (state.generation || 0) + 1;   // views remount and load afresh
   state.me = data.user_id;
   state.realm = data;
   state.settings = data.user_settings || {};
