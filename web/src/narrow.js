@@ -134,7 +134,7 @@ export function suggest(text, topicsOf) {
   const head = text.slice(0, cut);
   const word = text.slice(cut);
   const out = [];
-  const add = (value, label) => out.push({ text: head + value + ' ', label });
+  const add = (value, label) => out.push({ text: head + value + (value.endsWith(':') ? '' : ' '), label });
   const colon = word.indexOf(':');
   if (colon > 0) {
     const operator = word.slice(0, colon).replace(/^-/, '');
