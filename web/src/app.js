@@ -145,11 +145,10 @@ function Chat({ session, onLogOut }) {
   const listKey = narrow ? narrow.key : INBOX.key;
 
   const moveSelection = (step) => {
-    const ids = narrowState(listKey).ids;
-    if (!ids.length) return;
     const visible = [...document.querySelectorAll('.messages .message')].map((el) => Number(el.dataset.id));
-    if (!visible.length) return;
-    const at = visible.indexOf(selected);
+    if (!visible.length) return false;
+    const focusedMessage = document.activeElement && document.activeElement.closest && document.activeElement.closest('.message');
+    const at = visible.indexOf(focusedMessage ? Number(focusedMessage.dataset.id) : selected);
     const next = at < 0 ? visible[visible.length - 1] : visible[Math.min(Math.max(at + step, 0), visible.length - 1)];
     setSelected(next);
     requestAnimationFrame(() => {
@@ -168,10 +167,13 @@ function Chat({ session, onLogOut }) {
         return;
       }
       if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === 'Enter' && target.closest && target.closest('button, a')) return;
       // The message with focus, else the selected one (focus moves before state renders).
       const focused = target.closest && target.closest('.message');
       const id = focused ? Number(focused.dataset.id) : selected;
       const m = id ? state.messages.get(id) : null;
+      // Each returns false when it does not apply, leaving the key to the browser.
+      const mine = m && m.sender_id === state.me;
       const handlers = {
         '/': () => searchInput.current && searchInput.current.focus(),
         '?': () => setHelp((h) => !h),
@@ -181,14 +183,14 @@ function Chat({ session, onLogOut }) {
         j: () => moveSelection(1), ArrowDown: () => moveSelection(1),
         k: () => moveSelection(-1), ArrowUp: () => moveSelection(-1),
         End: () => moveSelection(1e9), Home: () => moveSelection(-1e9),
-        e: () => m && m.sender_id === state.me && actions.edit(m.id),
-        ':': () => m && actions.pick(m.id), '+': () => m && actions.pick(m.id),
-        Delete: () => m && m.sender_id === state.me && actions.confirmDelete(m.id),
-        r: () => m && reply(m), Enter: () => m && target.classList && target.classList.contains('message') && reply(m),
-        R: () => narrow && markNarrowRead(narrow.ops),
+        e: () => (mine ? actions.edit(m.id) : false),
+        ':': () => (m ? actions.pick(m.id) : false), '+': () => (m ? actions.pick(m.id) : false),
+        Delete: () => (mine ? actions.confirmDelete(m.id) : false),
+        r: () => (m ? reply(m) : false), Enter: () => (m && focused ? reply(m) : false),
+        R: () => (narrow ? markNarrowRead(narrow.ops) : false),
       };
       const handler = handlers[event.key];
-      if (handler) { event.preventDefault(); handler(); }
+      if (handler && handler() !== false) event.preventDefault();
     };
     const reply = (m) => {
       composeTarget.value = m.type === 'stream'

@@ -1,7 +1,7 @@
 // The emoji picker: a small set of common emoji under the names the server accepts
 // (the Unicode CLDR names; tests/unit/test_web_emoji.py checks each against the server).
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 export const EMOJI = [
   ['thumbs_up', '1f44d'], ['thumbs_down', '1f44e'], ['red_heart', '2764'], ['face_with_tears_of_joy', '1f602'],
@@ -34,7 +34,7 @@ export function EmojiPicker({ onPick, onClose, label = 'Add a reaction' }) {
   const [active, setActive] = useState(0);
   const input = useRef(null);
   const shown = EMOJI.filter((e) => e.name.includes(filter.toLowerCase().replace(/\s+/g, '_')));
-  useEffect(() => { input.current && input.current.focus(); }, []);
+  useLayoutEffect(() => { input.current && input.current.focus(); }, []);
   useEffect(() => setActive(0), [filter]);
   const onKey = (event) => {
     const moves = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: COLUMNS, ArrowUp: -COLUMNS };
