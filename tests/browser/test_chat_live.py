@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import api, channel_id, log_in, open_channel, org_url, screenshot
+from tests.browser.conftest import api, channel_id, open_channel, org_url, screenshot
 
 
 def test_logging_in_from_the_root_address_finds_the_organization(browser, web_stack):

@@ -12,7 +12,8 @@ from tests.browser.conftest import api, open_channel, org_url
 HOSTILE = {
     "script": "<script>window.pwned = 'script'</script> plain script text",
     "onerror": '<img src=x onerror="window.pwned = \'onerror\'"> image with onerror',
-    "javascript": "[click me](javascript:window.pwned='link') and <a href=\"javascript:window.pwned='a'\">this</a>",
+    "javascript": ("[click me](javascript:window.pwned='link') and "
+                   "<a href=\"javascript:window.pwned='a'\">this</a>"),
 }
 
 

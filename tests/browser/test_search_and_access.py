@@ -40,7 +40,8 @@ def test_search_suggests_and_finds_a_word(person, web_stack):
     result = page.locator(".message", has_text="migration finished")
     expect(result.locator(".highlight")).to_have_text(re.compile("flamingo", re.I))
     expect(page.locator(".message")).to_have_count(1)
-    expect(page.get_by_role("heading", name=re.compile("Search: channel:engineering flamingo"))).to_be_visible()
+    heading = page.get_by_role("heading", name=re.compile("Search: channel:engineering flamingo"))
+    expect(heading).to_be_visible()
     screenshot(page, "search")
     # AND a word nobody wrote finds nothing
     box.fill("xylophoneword")
