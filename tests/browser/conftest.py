@@ -60,8 +60,11 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
     state.mkdir()
     # The push channel's keepalive every 2 s (5 minutes by default): it closes the
     # connection of a queue that has gone, which the expired-queue test waits for.
+    # A higher per-user limit than the default 200 a minute: the suite's people make
+    # every request of several sessions within a minute (the 429 test injects its own).
     stack = start_stack(state, WS_PORT=str(free_port()),
-                        LOCAL_SCHEDULE_EVENTS_KEEPALIVE_SECONDS="2")
+                        LOCAL_SCHEDULE_EVENTS_KEEPALIVE_SECONDS="2",
+                        RATE_LIMITS="api_by_user=2000/60")
     yield stack
     if stack.process.poll() is None:
         stack.stop()

@@ -9,6 +9,7 @@ import { EventChannel } from './events.js';
 import { MessageList } from './messagelist.js';
 import {
   applyEvents, loadNarrow, loadTopics, markNarrowRead, narrowState, pingPresence, typersIn,
+  refreshLoadedNarrows,
 } from './messages.js';
 import { channelHash, describe, dmHash, parseHash } from './narrow.js';
 import { notices, notice } from './notices.js';
@@ -113,15 +114,19 @@ function Chat({ session, onLogOut }) {
   const routeRef = useRef(route);
   routeRef.current = route;
 
+  // Before the first render: the open narrow's messages are fetched while the queue is
+  // registered (the first view needs only them), and the registration brings the rest.
+  useMemo(() => { setCredentials(session.email, session.apiKey); if (!state.me) state.me = session.userId || 0; }, [session]);
   useEffect(() => {
-    setCredentials(session.email, session.apiKey);
     const events = new EventChannel({
       email: session.email, apiKey: session.apiKey,
-      onRegistered: (data) => { loadRegistration(data); setReady(true); },
+      onRegistered: (data) => { loadRegistration(data); setReady(true); refreshLoadedNarrows(); },
       onEvents: (list) => applyEvents(list),
     });
     channel.current = events;
-    events.start().catch((e) => notice('register', `Could not load: ${e.message}`, 'error'));
+    // The open narrow's messages first (the first view), the registration right after.
+    const first = routeRef.current.view === 'narrow' ? loadNarrow(routeRef.current.key, routeRef.current.ops) : null;
+    Promise.resolve(first).finally(() => events.start().catch((e) => notice('register', `Could not load: ${e.message}`, 'error')));
     pingPresence();
     const presence = setInterval(pingPresence, 60_000);
     const typingTick = setInterval(() => { if (state.typing.size) changed(); }, 3000);
@@ -207,23 +212,20 @@ function Chat({ session, onLogOut }) {
     if (el) el.focus();
   });
 
-  if (!ready) {
-    return html`<main class="loading"><p>Loading your organization…</p><${Notices} /></main>`;
-  }
   return html`<div class="app">
     <a class="skip" href="#compose-text" onClick=${(e) => { e.preventDefault(); composeArea.current && composeArea.current.focus(); }}>Skip to the compose box</a>
     <header class="topbar">
-      <a class="brand" href="#inbox">${state.realm.realm_name}</a>
+      <a class="brand" href="#inbox">${state.realm.realm_name || 'teamchat'}</a>
       <${SearchBox} inputRef=${searchInput} key=${route.query || ''} initial=${route.query || ''} />
       <${ConnectionBadge} />
       <button type="button" class="link" onClick=${() => setHelp(true)} aria-keyshortcuts="?">Keys</button>
       <a href="#settings" class="me" aria-label="Settings" aria-keyshortcuts=",">
         <${Avatar} userId=${state.me} name=${(state.users.get(state.me) || {}).full_name} size=${28} /></a>
     </header>
-    <${Sidebar} route=${route} />
+    ${ready ? html`<${Sidebar} route=${route} />` : html`<nav class="sidebar" aria-label="Conversations" aria-busy="true"><p class="hint">Loading…</p></nav>`}
     <main class="main" aria-label=${route.view === 'settings' ? 'Settings' : narrow ? describe(narrow.ops, narrow.query) : 'Inbox'}>
-      ${route.view === 'settings' ? html`<${Settings} onLogOut=${() => { channel.current.stop(); onLogOut(); }} />` : null}
-      ${route.view === 'inbox' ? html`<${Inbox} key=${state.generation} />` : null}
+      ${route.view === 'settings' && ready ? html`<${Settings} onLogOut=${() => { channel.current.stop(); onLogOut(); }} />` : null}
+      ${route.view === 'inbox' && ready ? html`<${Inbox} key=${state.generation} />` : null}
       ${narrow ? html`<${NarrowHeader} narrow=${narrow} />
         <${MessageList} key=${`${state.generation}:${narrow.key}`} narrow=${narrow} selected=${selected} setSelected=${setSelected} actions=${actions} />
         <${Typing} narrow=${narrow} />` : null}

@@ -16,7 +16,7 @@ import { safeHtml } from './sanitize.js';
 import { state, userName, messageDmKey } from './store.js';
 
 const WINDOW = 150;
-const STEP = 50;
+const STEP = 30;
 const EDGE_PX = 900;
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -108,15 +108,32 @@ export function MessageList({ narrow, selected, setSelected, actions }) {
   useEffect(() => { const t = setTimeout(check, 50); return () => clearTimeout(t); });
 
   // Read on sight: an unread message at least half in view, while the page is visible.
+  // One observer for the list's life; each unread element is observed once.
+  const observer = useRef(null);
+  const observed = useRef({ count: 0, round: 1 });
   useEffect(() => {
-    const el = box.current;
-    if (!el) return undefined;
-    const observer = new IntersectionObserver((entries) => {
+    observer.current = new IntersectionObserver((entries) => {
       if (document.visibilityState !== 'visible') return;
-      for (const entry of entries) if (entry.isIntersecting) markSeen(Number(entry.target.dataset.id));
-    }, { root: el, threshold: 0.5 });
-    for (const child of el.querySelectorAll('.message.unread')) observer.observe(child);
-    return () => observer.disconnect();
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        markSeen(Number(entry.target.dataset.id));
+        observer.current.unobserve(entry.target);
+      }
+    }, { root: box.current, threshold: 0.5 });
+    return () => observer.current.disconnect();
+  }, []);
+  useEffect(() => {
+    const io = observer.current;
+    if (!io || !box.current) return;
+    const seen = observed.current;
+    if (seen.count > 1000) { io.disconnect(); seen.count = 0; seen.round += 1; }   // forget gone elements
+    const round = String(seen.round);
+    for (const child of box.current.querySelectorAll('.message.unread')) {
+      if (child.dataset.observed === round) continue;
+      child.dataset.observed = round;
+      seen.count += 1;
+      io.observe(child);
+    }
   });
 
   let ticking = false;

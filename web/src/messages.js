@@ -2,6 +2,7 @@
 // and applying the events that change them.
 import { api } from './api.js';
 import { apiNarrow, matches } from './narrow.js';
+import { sanitizeAhead } from './sanitize.js';
 import {
   state, changed, rememberMessages, markReadLocally, dmKey, messageDmKey, noteTopic,
   topicKey, setPresences,
@@ -28,6 +29,7 @@ async function fetchPage(ops, anchor, numBefore, numAfter) {
 
 function absorb(view, data) {
   rememberMessages(data.messages);
+  sanitizeAhead(data.messages.map((m) => m.match_content ?? m.content));
   for (const m of data.messages) {
     if (m.match_content !== undefined) view.matches.set(m.id, { content: m.match_content, subject: m.match_subject });
     if (m.flags && !m.flags.includes('read') && !state.unread.has(m.id)) {
@@ -52,6 +54,24 @@ export function loadNarrow(key, ops) {
   }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
   changed();
   return view.loading;
+}
+
+/** After the first registration: each narrow loaded before the queue existed is fetched
+ * again (its newest page), so nothing that changed in between is missed. */
+export async function refreshLoadedNarrows() {
+  for (const [key, view] of state.narrows) {
+    if (!view.loaded || key.startsWith('q:')) continue;
+    const ops = JSON.parse(key).map(([operator, operand, negated]) => ({ operator, operand, negated }));
+    try {
+      const data = await fetchPage(ops, 'newest', FIRST_PAGE, 0);
+      const fresh = new Set(data.messages.map((m) => m.id));
+      const oldest = data.found_oldest ? 0 : Math.min(...fresh);
+      view.ids = view.ids.filter((id) => id < oldest || fresh.has(id));
+      for (const m of data.messages) state.messages.delete(m.id);
+      absorb(view, data);
+    } catch (error) { /* the view keeps what it has */ }
+  }
+  changed();
 }
 
 export function loadOlder(key, ops) {

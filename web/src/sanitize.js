@@ -31,3 +31,19 @@ export function safeHtml(html) {
   }
   return clean;
 }
+
+// Messages fetched in pages are sanitized ahead, in idle time, so scrolling to them only
+// inserts HTML already checked (sanitizing is most of the cost of showing a message).
+const ahead = [];
+let scheduled = false;
+const idle = window.requestIdleCallback || ((run) => setTimeout(() => run({ timeRemaining: () => 8 }), 1));
+
+export function sanitizeAhead(htmls) {
+  ahead.push(...htmls);
+  if (scheduled) return;
+  scheduled = true;
+  idle(function work(deadline) {
+    while (ahead.length && deadline.timeRemaining() > 2) safeHtml(ahead.pop());
+    if (ahead.length) idle(work); else scheduled = false;
+  });
+}

@@ -32,6 +32,7 @@ export const state = {
   realmEmoji: {},
   connection: 'connecting',
   generation: 0,
+  registered: false,
 };
 
 export const MUTED = 1;
@@ -79,7 +80,11 @@ export function unreadCounts() {
 }
 
 export function loadRegistration(data) {
-  state.generation = (state.generation || 0) + 1;   // views remount and load afresh
+  // A registration after the first (an expired queue) starts the views afresh; the
+  // first keeps what was fetched while it was on its way (refreshed after it).
+  const again = state.registered;
+  state.registered = true;
+  if (again) state.generation += 1;
   state.me = data.user_id;
   state.realm = data;
   state.settings = data.user_settings || {};
@@ -108,9 +113,11 @@ export function loadRegistration(data) {
   state.statuses = new Map(Object.entries(data.user_status || {}).map(([id, s]) => [Number(id), s]));
   state.realmEmoji = data.realm_emoji || {};
   state.topics = new Map();
-  state.messages = new Map();
-  state.narrows = new Map();
   state.typing = new Map();
+  if (again) {
+    state.messages = new Map();
+    state.narrows = new Map();
+  }
   changed();
 }
 
