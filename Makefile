@@ -18,7 +18,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web
+.PHONY: run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -160,6 +160,11 @@ try-terminal: $(STAMP)
 	  --ignore-requires-python zulip-term==0.7.0 pexpect==4.9.0 pyte==0.8.2 requests 2>&1 | \
 	  { grep -v "^WARNING: Location" || true; }; }
 	@$(TERM_VENV)/bin/python tests/clients/terminal_search.py
+
+## web-screenshots: the pictures of docs/web-client.md, taken by the browser tests
+web-screenshots: $(STAMP) $(WEB_STAMP) browser
+	@WEB_SCREENSHOTS_DIR=docs/images $(PYTEST) tests/browser/test_accessibility.py \
+		tests/browser/test_chat_live.py tests/browser/test_search_and_access.py
 
 ## bench-web: the web client in Chromium: first view with 1,000 messages, scrolling 10,000
 bench-web: $(STAMP) $(WEB_STAMP) browser

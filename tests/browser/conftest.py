@@ -137,4 +137,4 @@ def open_channel(page: Page, name: str) -> None:
 
 def screenshot(page: Page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"web-{name}.png"))

@@ -13,7 +13,6 @@ const NOTIFICATION_SETTINGS = [
   ['enable_offline_push_notifications', 'Push notifications to my phone while I’m away'],
   ['enable_stream_email_notifications', 'Email me about new channel messages'],
   ['enable_stream_push_notifications', 'Push notifications for new channel messages'],
-  ['enable_desktop_notifications', 'Desktop notifications'],
 ];
 
 function useSaver() {
