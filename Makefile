@@ -161,8 +161,12 @@ try-terminal: $(STAMP)
 	  { grep -v "^WARNING: Location" || true; }; }
 	@$(TERM_VENV)/bin/python tests/clients/terminal_search.py
 
-## web-screenshots: the pictures of docs/web-client.md, taken by the browser tests
+## web-screenshots: the pictures of docs/web-client.md, taken by the browser tests (with
+## Debian's emoji font, which a person's machine has and a bare server lacks)
 web-screenshots: $(STAMP) $(WEB_STAMP) browser
+	@test -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get install -y -qq --no-install-recommends fonts-noto-color-emoji >/dev/null; }
 	@WEB_SCREENSHOTS_DIR=docs/images $(PYTEST) tests/browser/test_accessibility.py \
 		tests/browser/test_chat_live.py tests/browser/test_search_and_access.py
 

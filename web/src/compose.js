@@ -42,7 +42,10 @@ function parseRecipients(text) {
 
 export function Compose({ narrow, areaRef }) {
   const text = useSignal(draft);
-  const target = useSignal(composeTarget) || targetFor(narrow);
+  let target = useSignal(composeTarget) || targetFor(narrow);
+  if (target.type === 'stream' && !state.subs.has(target.streamId) && state.subs.size) {
+    target = { ...target, streamId: [...state.subs.keys()][0] };   // chosen before the registration
+  }
   const [recipients, setRecipients] = useState('');
   const [preview, setPreview] = useState(null);
   const [error, setError] = useState('');

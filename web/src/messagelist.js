@@ -163,7 +163,7 @@ export function MessageList({ narrow, selected, setSelected, actions }) {
     ? html`<p class="list-status" role="alert">Could not load messages: ${view.error}</p>`
     : (view.loading && !view.loaded ? html`<p class="list-status">Loading…</p>` : null);
   return html`<section class="messages" ref=${box} onScroll=${onScroll} aria-label="Messages" aria-busy=${!!view.loading}>
-    ${start === 0 && view.foundOldest && view.loaded ? html`<p class="list-edge">${ids.length ? 'The beginning of this conversation' : 'No messages here yet.'}</p>` : null}
+    ${start === 0 && view.foundOldest && view.loaded ? html`<p class="list-edge">${!ids.length ? 'No messages here yet.' : narrow.query !== undefined ? 'Every match is shown.' : 'The beginning of this conversation'}</p>` : null}
     ${start > 0 || (!view.foundOldest && view.loaded) ? html`<p class="list-edge">Loading older messages…</p>` : null}
     ${status}
     ${rows}
