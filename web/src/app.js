@@ -4,7 +4,7 @@ import { html } from 'htm/preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, setCredentials, setUnauthorizedHandler } from './api.js';
 import { Avatar } from './avatar.js';
-import { Compose, composeTarget } from './compose.js';
+import { Compose, composeTarget, draft } from './compose.js';
 import { EventChannel } from './events.js';
 import { MessageList } from './messagelist.js';
 import {
@@ -19,7 +19,7 @@ import { Settings } from './settings.js';
 import { useSignal } from './signal.js';
 import {
   state, version, loadRegistration, unreadCounts, isMuted, userName, presenceStatus, topicKey,
-  changed, messageDmKey,
+  changed, messageDmKey, resetState,
 } from './store.js';
 
 export function App() {
@@ -28,6 +28,8 @@ export function App() {
   const logOut = useCallback((why = '') => {
     forgetSession();
     setCredentials(null);
+    resetState();
+    draft.value = '';   // a draft is the person's, not the tab's
     setEnded(why);
     setSession(null);
   }, []);

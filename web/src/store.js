@@ -37,6 +37,18 @@ export const state = {
 
 export const MUTED = 1;
 
+/** Forgets everything (logging out): the next session starts from nothing. */
+export function resetState() {
+  Object.assign(state, {
+    me: 0, realm: {}, settings: {}, users: new Map(), subs: new Map(), streams: new Map(),
+    unread: new Map(), mentions: new Set(), topics: new Map(), recentDms: new Map(),
+    userTopics: new Map(), presence: new Map(), statuses: new Map(), typing: new Map(),
+    messages: new Map(), narrows: new Map(), realmEmoji: {}, connection: 'connecting',
+    generation: state.generation + 1, registered: false,
+  });
+  changed();
+}
+
 export function topicKey(streamId, topic) {
   return `${streamId}:${String(topic).toLowerCase()}`;
 }
