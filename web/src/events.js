@@ -101,7 +101,10 @@ export class EventChannel {
       // (one non-blocking poll) whether it still exists, then reconnect.
       this.failures += 1;
       this.setConnection('reconnecting');
-      if (!opened && this.failures >= 3) this.mode = 'longpoll';
+      if (!opened && this.failures >= 3) {
+        this.mode = 'longpoll';
+        this.lastUpgrade = Date.now();   // the push channel is tried again in 5 minutes
+      }
       this.checkQueue();
     };
   }
