@@ -18,7 +18,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
+.PHONY: term-client run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -102,7 +102,7 @@ PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
-test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser package lint
+test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client package lint
 	@$(PYTEST) tests
 
 ## test-fast: unit and functional tiers only
@@ -151,14 +151,22 @@ bench: $(STAMP)
 load: $(STAMP)
 	@$(BIN)/python -m bench.load
 
-## try-terminal: the official terminal client (zulip-term) searches a fresh local stack
+## term-client: the official terminal client (zulip-term) in build/term-venv, for its tests
 # zulip-term 0.7.0 declares Python < 3.11 but runs on 3.11; it gets a venv of its own.
 TERM_VENV := build/term-venv
-try-terminal: $(STAMP)
-	@test -x $(TERM_VENV)/bin/zulip-term || { $(PYTHON) -m venv $(TERM_VENV) && \
-	  $(TERM_VENV)/bin/python -m pip install -q --disable-pip-version-check \
-	  --ignore-requires-python zulip-term==0.7.0 pexpect==4.9.0 pyte==0.8.2 requests 2>&1 | \
-	  { grep -v "^WARNING: Location" || true; }; }
+TERM_STAMP := $(TERM_VENV)/.installed
+term-client: $(TERM_STAMP)
+
+$(TERM_STAMP): requirements-terminal.txt
+	@echo "==> installing the terminal client (zulip-term) into $(TERM_VENV)"
+	@test -x $(TERM_VENV)/bin/python || $(PYTHON) -m venv $(TERM_VENV)
+	@$(TERM_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  --ignore-requires-python -r requirements-terminal.txt 2>&1 | \
+	  { grep -v "^WARNING: Location" || true; }
+	@touch $(TERM_STAMP)
+
+## try-terminal: the official terminal client searches a fresh local stack
+try-terminal: $(STAMP) $(TERM_STAMP)
 	@$(TERM_VENV)/bin/python tests/clients/terminal_search.py
 
 ## web-screenshots: the pictures of docs/web-client.md, taken by the browser tests (with

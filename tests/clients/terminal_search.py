@@ -7,15 +7,10 @@ the stack and the proxy run on the project's own .venv)
 """
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import pexpect
-import pyte
 import requests
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -23,34 +18,10 @@ PROJECT_PYTHON = str(REPO_ROOT / ".venv" / "bin" / "python")
 sys.path.insert(0, str(REPO_ROOT))
 
 from infra.local import launcher  # (the repository root is on the path now)
-from infra.local.environment import free_port
+from tests.clients.terminal import Terminal, renaming_proxy, write_zuliprc
 
 SOUGHT = "The deployment of the kangaroo service failed twice"
 QUERY = "deploying kangaroos"   # other inflections of two of its words
-
-
-class Terminal:
-    """zulip-term in a 160x45 pseudo-terminal, its screen kept by a terminal emulator."""
-
-    def __init__(self, zuliprc: Path, client: str) -> None:
-        self.screen = pyte.Screen(160, 45)
-        self.stream = pyte.ByteStream(self.screen)
-        self.child = pexpect.spawn(client, ["-c", str(zuliprc)], dimensions=(45, 160),
-                                   env=dict(os.environ, TERM="xterm-256color"))
-
-    def wait_for(self, text: str, seconds: float) -> bool:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            try:
-                self.stream.feed(self.child.read_nonblocking(65536, timeout=0.3))
-            except pexpect.TIMEOUT:
-                pass
-            if text in self.text():
-                return True
-        return False
-
-    def text(self) -> str:
-        return "\n".join(line.rstrip() for line in self.screen.display)
 
 
 def post(stack: launcher.LocalStack, account: dict, **data: str) -> int:
@@ -61,15 +32,12 @@ def post(stack: launcher.LocalStack, account: dict, **data: str) -> int:
 
 
 def main() -> int:
-    client = str(Path(sys.executable).with_name("zulip-term"))
+    client = Path(sys.executable).with_name("zulip-term")
     launcher.sys.executable = PROJECT_PYTHON   # the stack runs on the project's venv
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
         state.mkdir()
         stack = launcher.start_stack(state)
-        port = free_port()
-        proxy = subprocess.Popen([PROJECT_PYTHON, "-m", "infra.local.client_proxy", "--port",
-                                  str(port), "--to", stack.url], cwd=REPO_ROOT)
         try:
             accounts = stack.accounts()
             owner, member = accounts["owner"], accounts["member"]
@@ -81,23 +49,19 @@ def main() -> int:
             for n in range(30):
                 post(stack, owner, type="stream", to="general", topic=f"after {n}",
                      content=f"more filler {n}")
-            zuliprc = Path(tmp) / "zuliprc"
-            zuliprc.write_text(f"[api]\nemail={member['email']}\nkey={member['api_key']}\n"
-                               f"site=http://127.0.0.1:{port}\n[zterm]\nnotify=disabled\n")
-            zuliprc.chmod(0o600)   # the client refuses a key others can read
-            terminal = Terminal(zuliprc, client)
-            if not terminal.wait_for("Search [/]", 60):
-                print(terminal.text())
-                print("FAILED: the terminal client did not start")
-                return 1
-            terminal.child.send("/")
-            terminal.wait_for("", 1)
-            terminal.child.send(QUERY + "\r")
-            found = terminal.wait_for(SOUGHT, 30)
-            screen = terminal.text()
-            terminal.child.terminate(force=True)
+            with renaming_proxy(stack.url, PROJECT_PYTHON) as site:
+                terminal = Terminal(write_zuliprc(Path(tmp), member, site), client)
+                if not terminal.wait_for("Search [/]", 60):
+                    print(terminal.text())
+                    print("FAILED: the terminal client did not start")
+                    return 1
+                terminal.child.send("/")
+                terminal.wait_for("", 1)
+                terminal.child.send(QUERY + "\r")
+                found = terminal.wait_for(SOUGHT, 30)
+                screen = terminal.text()
+                terminal.close()
         finally:
-            proxy.terminate()
             stack.stop()
     print(screen)
     verdict = "found" if found and "Search Results" in screen else "did NOT find"

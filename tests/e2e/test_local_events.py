@@ -66,3 +66,45 @@ def test_call_on_each_event_receives_typing_and_messages(local_stack):
     # THEN the listener receives it
     assert message is not None, "the message did not reach call_on_each_event"
     assert "ping from e2e" in message["message"]["content"]
+
+
+def test_call_on_each_message_receives_twenty_messages_in_order(local_stack):
+    # GIVEN the member listening with the official client's message loop, and a channel
+    # both are in
+    listener, sender = client_for(local_stack, "member"), client_for(local_stack, "owner")
+    for client in (listener, sender):
+        assert client.add_subscriptions(streams=[{"name": "twenty"}])["result"] == "success"
+    received: queue.Queue[dict[str, Any]] = queue.Queue()
+    registered = threading.Event()
+    original_register = listener.register
+
+    def register(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        answer = original_register(*args, **kwargs)
+        registered.set()
+        return answer
+
+    listener.register = register   # type: ignore[method-assign]
+
+    def on_message(message: dict[str, Any]) -> None:
+        received.put(message)
+        if received.qsize() >= 20:
+            raise _Stop
+
+    def listen() -> None:
+        with contextlib.suppress(_Stop):
+            listener.call_on_each_message(on_message)
+
+    threading.Thread(target=listen, daemon=True).start()
+    assert registered.wait(30), "the message loop did not register a queue"
+    # WHEN the owner sends twenty messages one after another
+    sent = [sender.send_message({"type": "stream", "to": "twenty", "topic": "count",
+                                 "content": f"number {n}"})["id"] for n in range(20)]
+    # THEN the listener receives all twenty, each once, in the order they were sent
+    got: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 30
+    while len(got) < 20 and time.monotonic() < deadline:
+        with contextlib.suppress(queue.Empty):
+            got.append(received.get(timeout=1))
+    assert [m["id"] for m in got] == sent
+    # (raw Markdown: the loop registers without apply_markdown, whose default is false)
+    assert [m["content"] for m in got] == [f"number {n}" for n in range(20)]

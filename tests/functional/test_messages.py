@@ -82,10 +82,15 @@ def test_topic_narrow_and_anchors(realm):
     body = realm.member.get("/messages", {"anchor": ids[2], "num_before": 1, "num_after": 1,
                                           "narrow": narrow}).json
     assert [m["id"] for m in body["messages"]] == [ids[0], ids[2], ids[3]]
-    assert body["found_anchor"] and body["found_oldest"] and body["found_newest"]
+    # one a side is what was asked: whether more lie beyond is not yet known
+    assert body["found_anchor"] and not body["found_oldest"] and not body["found_newest"]
+    wider = realm.member.get("/messages", {"anchor": ids[2], "num_before": 2, "num_after": 2,
+                                           "narrow": narrow}).json
+    assert [m["id"] for m in wider["messages"]] == [ids[0], ids[2], ids[3]]
+    assert wider["found_anchor"] and wider["found_oldest"] and wider["found_newest"]
     oldest = realm.member.get("/messages", {"anchor": "oldest", "num_before": 0,
                                             "num_after": 1, "narrow": narrow}).json
-    assert [m["id"] for m in oldest["messages"]] == [ids[0], ids[2]]
+    assert [m["id"] for m in oldest["messages"]] == [ids[0]]
     assert not oldest["found_newest"]
 
 

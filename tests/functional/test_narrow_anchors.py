@@ -28,29 +28,45 @@ def get(account, **params):
             (body["found_anchor"], body["found_oldest"], body["found_newest"]))
 
 
+LARGEST = 10**16   # the anchor of `newest`: past every message id
+
+
 def test_newest_and_oldest(realm, six):
+    # `newest` stands past the last message: exactly num_before messages, no anchor found
     assert get(realm.member, anchor="newest", num_before=2, num_after=0) == (
-        six[3:], six[5], (True, False, True))
-    assert get(realm.member, anchor="newest", num_before=5, num_after=0) == (
-        six, six[5], (True, True, True))
+        six[4:], LARGEST, (False, False, True))
+    assert get(realm.member, anchor="newest", num_before=6, num_after=0) == (
+        six, LARGEST, (False, False, True))
+    assert get(realm.member, anchor="newest", num_before=7, num_after=3) == (
+        six, LARGEST, (False, True, True))
     assert get(realm.member, anchor="oldest", num_before=0, num_after=2) == (
-        six[:3], six[0], (True, True, False))
-    assert get(realm.member, anchor="oldest", num_before=0, num_after=5) == (
-        six, six[0], (True, True, True))
+        six[:2], 0, (False, True, False))
+    assert get(realm.member, anchor="oldest", num_before=3, num_after=7) == (
+        six, 0, (False, True, True))
 
 
 def test_an_id_anchor_with_and_without_itself(realm, six):
     assert get(realm.member, anchor=str(six[2]), num_before=1, num_after=1) == (
         six[1:4], six[2], (True, False, False))
-    assert get(realm.member, anchor=str(six[2]), num_before=1, num_after=1,
-               include_anchor=False) == ([six[1], six[3]], six[2], (False, False, False))
     assert get(realm.member, anchor=str(six[2]), num_before=2, num_after=3) == (
+        six, six[2], (True, False, False))
+    assert get(realm.member, anchor=str(six[2]), num_before=3, num_after=4) == (
         six, six[2], (True, True, True))
+    assert get(realm.member, anchor=str(six[2]), num_before=2, num_after=0,
+               include_anchor=False) == (six[:2], six[2], (False, False, False))
+    assert get(realm.member, anchor=str(six[2]), num_before=3, num_after=0,
+               include_anchor=False) == (six[:2], six[2], (False, True, False))
+    assert get(realm.member, anchor=str(six[2]), num_before=0, num_after=1,
+               include_anchor=False) == ([six[3]], six[2], (False, False, False))
     # an anchor no message of the narrow has: the nearest on each side
     assert get(realm.member, anchor="0", num_before=3, num_after=1) == (
         six[:1], 0, (False, True, False))
     assert get(realm.member, anchor=str(10**16), num_before=1, num_after=5) == (
-        six[5:], 10**16, (False, False, True))
+        six[5:], LARGEST, (False, False, True))
+    # the anchor left out on both sides at once is refused
+    response = realm.member.get("/messages", {
+        "anchor": six[2], "num_before": 1, "num_after": 1, "include_anchor": "false"})
+    assert response.status == 400 and response.json["code"] == "BAD_REQUEST", response.json
 
 
 def test_first_unread(realm, six):
@@ -59,14 +75,18 @@ def test_first_unread(realm, six):
                                                  "flag": "read"}).ok
     assert get(realm.member, anchor="first_unread", num_before=1, num_after=1) == (
         six[2:5], six[3], (True, False, False))
-    # the deprecated form says the same
-    assert get(realm.member, use_first_unread_anchor=True, num_before=1, num_after=1)[:2] == (
-        six[2:5], six[3])
-    # WHEN all are read THEN first_unread is the newest
+    # the deprecated form says the same, whatever anchor comes beside it
+    for anchor in (None, "0", str(LARGEST)):
+        assert get(realm.member, use_first_unread_anchor="true", num_before=1, num_after=1,
+                   **({"anchor": anchor} if anchor else {}))[:2] == (six[2:5], six[3])
+    # WHEN all are read THEN first_unread stands past the newest message, as `newest`
     assert realm.member.post("/messages/flags", {"messages": six, "op": "add",
                                                  "flag": "read"}).ok
-    assert get(realm.member, anchor="first_unread", num_before=1, num_after=1)[:2] == (
-        six[4:], six[5])
+    assert get(realm.member, anchor="first_unread", num_before=1, num_after=1) == (
+        six[5:], LARGEST, (False, False, True))
+    # AND so in the terminal client's first request (anchor 10**16 with the legacy flag)
+    assert get(realm.member, anchor=str(LARGEST), use_first_unread_anchor="true",
+               num_before=30, num_after=10) == (six, LARGEST, (False, True, True))
 
 
 def test_date_anchor(realm, six):
@@ -74,11 +94,11 @@ def test_date_anchor(realm, six):
     make_old(realm.realm_id, six[:4], 2 * 86400)
     yesterday = datetime.fromtimestamp(datetime.now(UTC).timestamp() - 86400, UTC)
     assert get(realm.member, anchor="date", anchor_date=yesterday.isoformat(), num_before=1,
-               num_after=1) == (six[3:6], six[4], (True, False, True))
+               num_after=1) == (six[3:6], six[4], (True, False, False))
     # a date after every message: the newest
     tomorrow = datetime.fromtimestamp(datetime.now(UTC).timestamp() + 86400, UTC)
     assert get(realm.member, anchor="date", anchor_date=tomorrow.isoformat(),
-               num_before=1, num_after=0)[:2] == (six[4:], six[5])
+               num_before=1, num_after=0)[:2] == (six[5:], LARGEST)
     for params, fragment in (({"anchor": "date"}, "anchor_date"),
                              ({"anchor": "date", "anchor_date": "someday"}, "anchor_date")):
         response = realm.member.get("/messages", {"num_before": 1, "num_after": 0, **params})
@@ -124,7 +144,7 @@ def test_the_largest_range_is_accepted(realm, six):
 
 
 def test_raw_markdown_and_client_gravatar(realm, six):
-    params = {"anchor": "newest", "num_before": 0, "num_after": 0,
+    params = {"anchor": "newest", "num_before": 1, "num_after": 0,
               "narrow": [{"operator": "channel", "operand": "feed"}]}
     [rendered] = realm.member.get("/messages", params).json["messages"]
     assert rendered["content"] == "<p>message <strong>5</strong></p>"
@@ -144,7 +164,9 @@ def test_found_flags_when_the_narrow_filters_most_candidates(realm, six, drain_e
     narrow = [{"operator": "channel", "operand": "feed"},
               {"operator": "sender", "operand": "me"}]
     assert get(realm.member, anchor="newest", num_before=1, num_after=0, narrow=narrow) == (
-        [mine], mine, (True, True, True))
+        [mine], LARGEST, (False, False, True))
+    assert get(realm.member, anchor="newest", num_before=2, num_after=0, narrow=narrow) == (
+        [mine], LARGEST, (False, True, True))
     assert get(realm.member, anchor=str(six[0]), num_before=5, num_after=5,
                narrow=narrow) == ([mine], six[0], (False, True, True))
 
@@ -153,18 +175,18 @@ def test_a_side_stopped_by_the_examination_cap_does_not_claim_the_end(realm, six
                                                                       monkeypatch):
     from chalicelib.actions.messages.reads import range as message_range
 
-    # GIVEN a narrow that only the realm's messages answer, and a cap of four candidates
-    monkeypatch.setattr(message_range, "MAX_EXAMINED", 4)
+    # GIVEN a narrow that only the realm's messages answer, and a cap of two candidates
+    monkeypatch.setattr(message_range, "MAX_EXAMINED", 2)
     narrow = [{"operator": "is", "operand": "followed"}]   # no topic is followed
     # THEN a side that stops there does not claim to have reached the end
     assert get(realm.member, anchor="newest", num_before=1, num_after=0,
-               narrow=narrow) == ([], 0, (False, False, True))
+               narrow=narrow) == ([], LARGEST, (False, False, True))
     assert get(realm.member, anchor="oldest", num_before=0, num_after=1,
                narrow=narrow) == ([], 0, (False, True, False))
     # AND without the cap the same narrow reaches both ends
     monkeypatch.setattr(message_range, "MAX_EXAMINED", 5000)
     assert get(realm.member, anchor="newest", num_before=1, num_after=0,
-               narrow=narrow) == ([], 0, (False, True, True))
+               narrow=narrow) == ([], LARGEST, (False, True, True))
 
 
 def test_a_sender_narrow_reads_only_that_senders_messages(realm, six, monkeypatch,
@@ -179,7 +201,7 @@ def test_a_sender_narrow_reads_only_that_senders_messages(realm, six, monkeypatc
     for operand in ("me", realm.member.user_id, realm.member.email):
         narrow = [{"operator": "sender", "operand": operand}]
         assert get(realm.member, anchor="newest", num_before=10, num_after=0,
-                   narrow=narrow) == ([mine], mine, (True, True, True))
+                   narrow=narrow) == ([mine], LARGEST, (False, True, True))
     owner = [{"operator": "sender", "operand": realm.owner.user_id}]
     assert get(realm.member, anchor=str(six[2]), num_before=1, num_after=1,
                narrow=owner) == (six[1:4], six[2], (True, False, False))
@@ -199,3 +221,84 @@ def test_reindex_keys_messages_sent_before_the_sender_index(realm, six):
     assert do_reindex_realm(realm.realm_id)["sender_keys_set"] == 3
     assert get(realm.member, anchor="newest", num_before=10, num_after=0,
                narrow=narrow)[0] == six
+
+
+def reference_range(ids: list[int], anchor: int, include_anchor: bool, num_before: int,
+                    num_after: int) -> tuple[list[int], bool, bool, bool]:
+    """What the reference answers over the narrow's message ids `ids`: its range query
+    (rows at or below / at or above the anchor, with its limits) and the cut and flags
+    that follow it, written over a plain list."""
+    at_left, at_right = anchor == 0, anchor >= LARGEST
+    if at_right:
+        num_after = 0
+    need_before, need_after = not at_left and num_before > 0, not at_right and num_after > 0
+    rows: set[int] = set()
+    if need_before and need_after:
+        rows |= set([i for i in ids if i <= anchor - 1][-num_before:])
+        rows |= set([i for i in ids if i >= anchor][:num_after + 1])
+    elif need_before:
+        below = ids if at_right else [i for i in ids if i <= anchor - (not include_anchor)]
+        rows |= set(below[-(num_before + (0 if at_right else int(include_anchor))):])
+    elif need_after:
+        above = ids if at_left else [i for i in ids if i >= anchor + (not include_anchor)]
+        limit = num_after + int(include_anchor)
+        rows |= set(above[:limit])
+    else:
+        rows |= {i for i in ids if i == anchor}
+    ordered = sorted(rows)
+    if at_right:
+        before, anchored, after = ordered, [], []
+    else:
+        before = [i for i in ordered if i < anchor]
+        anchored = [i for i in ordered if i == anchor]
+        after = [i for i in ordered if i > anchor]
+    if num_before:
+        before = before[-num_before:]
+    if num_after:
+        after = after[:num_after]
+    return (before + anchored + after, len(anchored) == 1,
+            at_left or len(before) < num_before, at_right or len(after) < num_after)
+
+
+def test_every_anchor_and_count_answers_as_the_reference(realm, six, drain_events):
+    # GIVEN a gap in the narrow's ids (a message of another channel) and the member
+    # having read the first two
+    channel(realm.owner, "elsewhere", [realm.owner])
+    gap = send(realm.owner, "elsewhere", "t", "not in the narrow")
+    later = [send(realm.owner, "feed", "t", f"later {n}") for n in range(2)]
+    drain_events()
+    ids = six + later
+    assert realm.member.post("/messages/flags", {"messages": six[:2], "op": "add",
+                                                 "flag": "read"}).ok
+    anchors: dict[str, int] = {
+        "oldest": 0, "newest": LARGEST, "-5": 0, str(LARGEST * 10): LARGEST,
+        str(six[0]): six[0], str(six[3]): six[3], str(gap): gap, str(later[-1]): later[-1],
+        str(later[-1] + 50): later[-1] + 50}
+    cases = 0
+    for anchor, anchor_id in anchors.items():
+        for num_before in (0, 1, 3, 9):
+            for num_after in (0, 1, 3, 9):
+                for include_anchor in (True, False):
+                    response = realm.member.get("/messages", {
+                        "anchor": anchor, "num_before": num_before, "num_after": num_after,
+                        "include_anchor": str(include_anchor).lower(),
+                        "narrow": [{"operator": "channel", "operand": "feed"}]})
+                    if not include_anchor and num_before and num_after:
+                        assert response.status == 400, (anchor, num_before, num_after)
+                        continue
+                    assert response.ok, response.json
+                    body = response.json
+                    answer = ([m["id"] for m in body["messages"]], body["found_anchor"],
+                              body["found_oldest"], body["found_newest"])
+                    assert (answer, body["anchor"]) == (reference_range(
+                        ids, anchor_id, include_anchor, num_before, num_after), anchor_id), (
+                        anchor, num_before, num_after, include_anchor)
+                    cases += 1
+    assert cases > 200
+    # first_unread is the first unread message, and past the newest once all are read
+    for reader, first in ((realm.member, six[2]), (realm.owner, LARGEST)):
+        body = reader.get("/messages", {"anchor": "first_unread", "num_before": 2,
+                                        "num_after": 2, "narrow": [
+                                            {"operator": "channel", "operand": "feed"}]}).json
+        assert body["anchor"] == first
+        assert [m["id"] for m in body["messages"]] == reference_range(ids, first, True, 2, 2)[0]

@@ -44,7 +44,7 @@ def test_an_old_image_is_found_past_the_examination_cap(realm, feed, drain_event
     drain_events()
     monkeypatch.setattr(message_range, "MAX_EXAMINED", 10)
     # THEN has:image finds it and reaches both ends, alone or beside a channel
-    done = (True, True, True)
+    done = (False, True, True)   # `newest` and `oldest` are no message: none is found
     assert get(realm.member, [term("has", "image")]) == ([image], done)
     assert get(realm.member, [term("has", "attachment"), term("channel", "feed")]) == (
         [image], done)
@@ -65,10 +65,12 @@ def test_an_image_the_caller_may_not_read_shows_nowhere(realm, feed, drain_event
     lobby = send(realm.owner, "lobby", "t", IMAGE)
     drain_events()
     # THEN the member gets the public ones, and the flags say nothing of the secret one
-    assert get(realm.member, [term("has", "image")], num_before=0) == (
-        [lobby], (True, False, True))
     assert get(realm.member, [term("has", "image")], num_before=1) == (
-        [public, lobby], (True, True, True))
+        [lobby], (False, False, True))
+    assert get(realm.member, [term("has", "image")], num_before=2) == (
+        [public, lobby], (False, False, True))
+    assert get(realm.member, [term("has", "image")], num_before=3) == (
+        [public, lobby], (False, True, True))
     assert get(realm.member, [term("has", "image")], anchor=str(secret), num_before=5,
                num_after=5) == ([public, lobby], (False, True, True))
     # AND a guest sees no image of channels it is not in
@@ -193,7 +195,7 @@ def test_is_resolved_follows_resolving_and_unresolving(realm, feed, drain_events
     assert done.ok, done.json
     # THEN is:resolved lists every message of it, and the notice sent there
     found, flags = get(realm.member, resolved, num_before=50)
-    assert found[:-1] == topic and flags == (True, True, True)
+    assert found[:-1] == topic and flags == (False, True, True)
     notice = found[-1]
     assert rows(realm.realm_id, "resolved") == [*topic, notice]
     # WHEN it is unresolved THEN is:resolved is empty and so is the index

@@ -274,6 +274,12 @@ def matching(caller: Principal, ev: Evaluator, messages: list[Message], access: 
         flags.get(m.message_id) if ev.needs_flags else None))]
 
 
+# The anchor `newest` stands for, and `first_unread` when nothing is unread: larger than
+# any message id, so clients can tell "at the end of history" from a message's id
+# (the reference's LARGER_THAN_MAX_MESSAGE_ID, which clients compare against).
+LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000
+
+
 @dataclass
 class MessageRange:
     messages: list[Message]
@@ -315,12 +321,13 @@ def date_anchor(caller: Principal, anchor_date: datetime) -> int | None:
 
 
 def parse_anchor(anchor: str) -> str | int:
-    """`newest`, `oldest`, `first_unread`, `date`, or a message id."""
+    """`newest`, `oldest`, `first_unread`, `date`, or a message id (a negative id reads as
+    0 and one past the largest as the largest, as the reference reads them)."""
     if anchor in ("newest", "oldest", "first_unread", "date"):
         return anchor
     if not anchor.lstrip("-").isdigit() or len(anchor) > 20:
         raise ApiError("Invalid anchor")
-    return int(anchor)
+    return min(max(int(anchor), 0), LARGER_THAN_MAX_MESSAGE_ID)
 
 
 def check_counts(num_before: int, num_after: int, maximum: int = MAX_BATCH) -> None:
@@ -328,46 +335,74 @@ def check_counts(num_before: int, num_after: int, maximum: int = MAX_BATCH) -> N
         raise ApiError(f"num_before and num_after must be between 0 and {maximum}")
 
 
+def check_anchor_exclusion(include_anchor: bool, num_before: int, num_after: int) -> None:
+    """The anchor can be left out only at an end of the range, as the reference has it."""
+    if not include_anchor and num_before > 0 and num_after > 0:
+        raise ApiError("include_anchor=false needs num_before or num_after to be 0: the "
+                       "anchor can only be left out at one end of the range")
+
+
 def fetch_range(caller: Principal, ev: Evaluator, anchor: str | int, include_anchor: bool,
                 num_before: int, num_after: int) -> MessageRange:
-    """The messages around the anchor (`newest`, `oldest`, `first_unread` or an id)."""
+    """The messages around the anchor (`newest`, `oldest`, `first_unread` or an id), with
+    the reference's counts and flags in every corner (its `limit_query_to_range` and
+    `post_process_limited_query`): `newest`, and `first_unread` with nothing unread, stand
+    for an anchor past every message, so they give exactly `num_before` messages and
+    answer LARGER_THAN_MAX_MESSAGE_ID; the anchor itself comes on top of `num_before` and
+    `num_after` when it matches; asking for neither side reads the anchor alone."""
+    check_anchor_exclusion(include_anchor, num_before, num_after)
+    anchor_id = _anchor_id(caller, ev, anchor)
+    at_left, at_right = anchor_id <= 0, anchor_id >= LARGER_THAN_MAX_MESSAGE_ID
+    if at_right:
+        num_after = 0
+    need_before, need_after = not at_left and num_before > 0, not at_right and num_after > 0
+    access = Access(caller)
+    older, newer = Side(), Side()
+    if need_before and need_after:
+        older = fetch(caller, ev, Bound("<", anchor_id, forward=False), num_before, access)
+        newer = fetch(caller, ev, Bound(">=", anchor_id, forward=True), num_after + 1,
+                      access)
+    elif need_before:
+        # Up to and with the anchor when it is wanted (and is not past every message).
+        upper = anchor_id + 1 if include_anchor and not at_right else anchor_id
+        extra = 1 if include_anchor and not at_right else 0
+        older = fetch(caller, ev, Bound("<", upper, forward=False), num_before + extra,
+                      access)
+    elif need_after:
+        lower = 0 if at_left else anchor_id + (0 if include_anchor else 1)
+        newer = fetch(caller, ev, Bound(">=", lower, forward=True),
+                      num_after + (1 if include_anchor else 0), access)
+    elif not at_left and not at_right:
+        newer = Side(matching(caller, ev, load_messages(caller.realm_id, [anchor_id]),
+                              access))
+    rows = sorted(older.messages + newer.messages, key=lambda m: m.message_id)
+    if at_right:
+        before, anchored, after = rows, [], []
+    else:
+        before = [m for m in rows if m.message_id < anchor_id]
+        anchored = [m for m in rows if m.message_id == anchor_id]
+        after = [m for m in rows if m.message_id > anchor_id]
+    if num_before:
+        before = before[-num_before:]
+    if num_after:
+        after = after[:num_after]
+    # A side stopped by the examination cap (not exhausted) cannot claim the end.
+    found_oldest = at_left or (len(before) < num_before and older.exhausted)
+    found_newest = at_right or (len(after) < num_after and newer.exhausted)
+    return MessageRange(before + anchored + after, anchor_id, len(anchored) == 1,
+                        found_oldest, found_newest, access)
+
+
+def _anchor_id(caller: Principal, ev: Evaluator, anchor: str | int) -> int:
+    """The anchor as a message id: `oldest` is 0; `newest`, and `first_unread` with nothing
+    unread in the narrow, are LARGER_THAN_MAX_MESSAGE_ID."""
+    if anchor == "oldest":
+        return 0
+    if anchor == "newest":
+        return LARGER_THAN_MAX_MESSAGE_ID
     if anchor == "first_unread":
         unread = first_unread_id(caller, ev)
-        anchor = unread if unread is not None else "newest"
-    access = Access(caller)
-    anchor_id: int | None = None
-    if anchor == "newest":
-        # The newest message is the anchor: it and num_before older ones.
-        # One extra row tells whether the history goes on.
-        side = fetch(caller, ev, Bound(">=", 0, forward=False), num_before + 2, access)
-        before, after = side.messages[:num_before + 1][::-1], []
-        found_anchor, found_newest = bool(before), True
-        found_oldest = side.exhausted and len(side.messages) <= num_before + 1
-    elif anchor == "oldest":
-        side = fetch(caller, ev, Bound(">=", 0, forward=True), num_after + 2, access)
-        before, after = [], side.messages[:num_after + 1]
-        found_anchor, found_oldest = bool(after), True
-        found_newest = side.exhausted and len(side.messages) <= num_after + 1
-    else:
-        anchor_id = int(anchor)
-        # One extra row each way tells whether the history goes on.
-        older = fetch(caller, ev, Bound("<", anchor_id, forward=False), num_before + 1,
-                      access)
-        found_oldest = older.exhausted and len(older.messages) <= num_before
-        before = older.messages[:num_before][::-1]
-        newer = fetch(caller, ev, Bound(">=", anchor_id, forward=True), num_after + 2,
-                      access)
-        after = newer.messages
-        found_anchor = bool(after) and after[0].message_id == anchor_id
-        extra = 1 if found_anchor else 0
-        found_newest = newer.exhausted and len(after) <= num_after + extra
-        if found_anchor and not include_anchor:
-            after = after[1:]
-        after = after[:num_after + (1 if found_anchor and include_anchor else 0)]
-        found_anchor = found_anchor and include_anchor
-    messages = before + after
-    if anchor_id is None:
-        anchor_id = (messages[-1] if anchor != "oldest" else messages[0]).message_id \
-            if messages else 0
-    return MessageRange(messages, anchor_id, found_anchor, found_oldest, found_newest,
-                        access)
+        return unread if unread is not None else LARGER_THAN_MAX_MESSAGE_ID
+    if isinstance(anchor, str):
+        raise ApiError("Invalid anchor")
+    return min(max(anchor, 0), LARGER_THAN_MAX_MESSAGE_ID)

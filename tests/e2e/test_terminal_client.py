@@ -1,0 +1,67 @@
+"""The official terminal client (zulip-term 0.7.0) starts and shows its message list, for
+a user who has read everything (the one it crashed for when `newest` answered the newest
+message's id instead of the reference's LARGER_THAN_MAX_MESSAGE_ID) and for one with
+unread messages. It runs behind the renaming proxy, in a pseudo-terminal, as a person
+runs it."""
+from __future__ import annotations
+
+import requests
+
+from tests.clients.terminal import TERM_CLIENT, Terminal, renaming_proxy, write_zuliprc
+
+
+def post(stack, account: dict, path: str, **data: str) -> dict:
+    answer = requests.post(f"{stack.url}/api/v1{path}", timeout=10, data=data,
+                           auth=(account["email"], account["api_key"]))
+    assert answer.ok, answer.text
+    return answer.json()
+
+
+def start_terminal(stack, account: dict, tmp_path, expected: str) -> str:
+    """The screen once `expected` shows, after the client ran a few seconds more (a crash
+    in the message view comes right after the first draw)."""
+    assert TERM_CLIENT.exists(), "zulip-term is missing: `make term-client` installs it"
+    with renaming_proxy(stack.url) as site:
+        terminal = Terminal(write_zuliprc(tmp_path, account, site))
+        try:
+            shown = terminal.wait_for(expected, 60)
+            terminal.pump(3)
+            alive = terminal.child.isalive()
+            screen = terminal.text()
+        finally:
+            terminal.close()
+    output = terminal.output.decode(errors="replace")
+    crash_log = tmp_path / "zulip-terminal-tracebacks.log"
+    assert not crash_log.exists(), crash_log.read_text()[-3000:]
+    assert "crashed" not in output and "Traceback" not in output, output[-3000:]
+    assert alive, screen
+    assert shown, screen
+    return screen
+
+
+def test_starts_for_a_user_who_has_read_everything(local_stack, tmp_path):
+    # GIVEN the owner's own messages and nothing unread
+    owner = local_stack.accounts()["owner"]
+    for n in range(3):
+        post(local_stack, owner, "/messages", type="stream", to="general",
+             topic="terminal", content=f"all read, line {n}")
+    post(local_stack, owner, "/mark_all_as_read")
+    body = requests.get(f"{local_stack.url}/api/v1/messages", timeout=10,
+                        auth=(owner["email"], owner["api_key"]),
+                        params={"anchor": "first_unread", "num_before": 1,
+                                "num_after": 1}).json()
+    assert body["anchor"] == 10**16, body   # nothing unread
+    # THEN the client starts and shows the newest messages
+    screen = start_terminal(local_stack, owner, tmp_path, "all read, line 2")
+    assert "all read, line 1" in screen
+
+
+def test_starts_for_a_user_with_unread_messages(local_stack, tmp_path):
+    # GIVEN messages the member has not read
+    accounts = local_stack.accounts()
+    for n in range(3):
+        post(local_stack, accounts["owner"], "/messages", type="stream", to="general",
+             topic="terminal unread", content=f"not yet read, line {n}")
+    # THEN the client starts at them
+    screen = start_terminal(local_stack, accounts["member"], tmp_path, "not yet read, line 0")
+    assert "terminal unread" in screen
