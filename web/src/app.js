@@ -1,7 +1,7 @@
 // The application shell: signing in, the sidebar, the views (Inbox, a narrow, settings),
 // notices and the keyboard map.
 import { html } from 'htm/preact';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, setCredentials, setUnauthorizedHandler } from './api.js';
 import { Avatar } from './avatar.js';
 import { Compose, composeTarget, draft } from './compose.js';
@@ -169,7 +169,7 @@ function Chat({ session, onLogOut }) {
       const target = event.target;
       const typing = target.closest && target.closest('input, textarea, select, [contenteditable]');
       if (event.key === 'Escape') {
-        if (help) { setHelp(false); return; }
+        if (document.querySelector('.dialog')) { setHelp(false); return; }
         if (typing) { target.blur(); focusSelected(); }
         return;
       }
@@ -377,9 +377,10 @@ export const KEYS = [
 
 function KeyboardHelp({ onClose }) {
   const close = useRef(null);
-  useEffect(() => close.current && close.current.focus(), []);
+  useLayoutEffect(() => close.current && close.current.focus(), []);
   return html`<div class="dialog-backdrop">
-    <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="keys-title">
+    <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="keys-title"
+      onKeyDown=${(e) => { if (e.key === 'Escape' || e.key === '?') { e.preventDefault(); e.stopPropagation(); onClose(); } }}>
       <h2 id="keys-title">Keyboard shortcuts</h2>
       <table><tbody>${KEYS.map(([key, what]) => html`<tr><th scope="row"><kbd>${key}</kbd></th><td>${what}</td></tr>`)}</tbody></table>
       <button type="button" ref=${close} onClick=${onClose}>Close</button>
