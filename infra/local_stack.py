@@ -91,8 +91,13 @@ def main() -> None:
 def _print_welcome(accounts: list[dict], port: int) -> None:
     print(f"\nDemo organization 'demo' (http://demo.localhost:{port}):")
     for account in accounts:
-        print(f"  {account['role']:<7} {account['email']:<28} API key {account['api_key']}")
+        # A state from before the demo accounts had passwords: `make reset` gives them one.
+        password = account.get("password") or "(none: make reset)"
+        print(f"  {account['role']:<7} {account['email']:<28} password {password:<16} "
+              f"API key {account['api_key']}")
     owner = accounts[0]
+    print(f"\nWeb client: http://demo.localhost:{port}/ (log in with an email and password "
+          "above)")
     print("\nTry it:")
     print(f"  curl -sSu {owner['email']}:{owner['api_key']} "
           f"http://127.0.0.1:{port}/api/v1/users/me")

@@ -30,6 +30,19 @@ def test_missing_credentials_are_401_with_challenge(anonymous):
     assert "Basic" in response.headers.get("WWW-Authenticate", "")
 
 
+def test_a_scripts_401_carries_no_basic_challenge(realm, anonymous):
+    # GIVEN requests a browser page's script makes (marked X-Requested-With)
+    script = {"X-Requested-With": "XMLHttpRequest"}
+    token = base64.b64encode(f"{realm.member.email}:{'x' * 32}".encode()).decode()
+    for headers in (script, {**script, "Authorization": f"Basic {token}"}):
+        # WHEN they are refused
+        response = anonymous("GET", "/users/me", headers=headers)
+        # THEN the answer is the same 401, but its challenge is not Basic, which would
+        # make the browser open its own login dialog over the page
+        assert response.status == 401 and response.json["code"] == "UNAUTHORIZED"
+        assert response.headers["WWW-Authenticate"] == 'Session realm="teamchat"'
+
+
 def test_wrong_api_key_is_401(realm, anonymous):
     token = base64.b64encode(f"{realm.member.email}:wrongkey".encode()).decode()
     response = anonymous("GET", "/users/me", headers={"Authorization": f"Basic {token}"})
