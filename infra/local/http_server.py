@@ -17,8 +17,7 @@ from chalice.local import (
     ThreadedHTTPServer,
 )
 
-from infra.local import object_links
-from infra.local import web_static
+from infra.local import object_links, web_static
 from infra.local.environment import REPO_ROOT
 
 _NOT_FOUND = json.dumps({"result": "error", "msg": "Endpoint not found",
@@ -45,15 +44,16 @@ class _RequestHandler(ChaliceRequestHandler):
             return
         super()._generic_handle()
 
-    do_GET = do_HEAD = _generic_handle
-
     # Methods API Gateway would not route reach the app, which answers 405 for them
     # (http/method_not_allowed.py) instead of http.server's 501.
     do_TRACE = ChaliceRequestHandler._generic_handle
     do_CONNECT = ChaliceRequestHandler._generic_handle
 
     def do_GET(self) -> None:
-        if web_static.is_client_path(self.path):
+        # Links to stored files first (under the bucket's name), then the web client's
+        # files (every path the app does not serve), then the app.
+        if not object_links.serves(self.command, self.path) and \
+                web_static.is_client_path(self.path):
             self._send_client_file()
         else:
             self._generic_handle()
