@@ -81,7 +81,7 @@ CHANGES: tuple[Change, ...] = (
                "(avatar_url null for Gravatar avatars)",
            "api/users.py, lib/avatars.for_client", f"{_DOC}::test_users_client_gravatar_default"),
     Change(111, "POST /users/me/subscriptions/properties: no subscription_data echo",
-           "actions/subscription_properties.py",
+           "actions/channels/subscription_properties.py",
            f"{_DOC}::test_subscription_properties_answer_is_the_envelope"),
     Change(163, "POST /register: realm_email_address_visibility removed",
            "events/state/realm.py NOT_SHOWN", f"{_DOC}::test_register_has_no_removed_realm_keys"),
@@ -93,7 +93,7 @@ CHANGES: tuple[Change, ...] = (
            "tests/functional/test_user_admin.py::"
            "test_owner_with_the_permission_changes_a_users_email"),
     Change(289, "POST /users/me/subscriptions: subscribed/already_subscribed keyed by user id",
-           "actions/subscriptions.py", f"{_DOC}::test_subscribe_results_are_keyed_by_user_id"),
+           "actions/channels/subscriptions.py", f"{_DOC}::test_subscribe_results_are_keyed_by_user_id"),
     Change(300, "GET /messages: message_ids (and num_before/num_after optional with it)",
            "actions/messages (issue 21)", f"{_DOC}::test_messages_by_ids"),
     Change(333, "PATCH /streams/{id}, POST /users/me/subscriptions: can_send_message_group",
@@ -114,22 +114,22 @@ CHANGES: tuple[Change, ...] = (
            REPORTED),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /messages/{id}: the message has no rendered_content "
            "(only outgoing-webhook payloads carry it)",
-           "actions/message_dicts.py, actions/outgoing_webhooks.receiver_message",
+           "actions/messages/reads/dicts.py, actions/webhooks/triggers.receiver_message",
            f"{_DOC}::test_fetched_message_has_no_rendered_content"),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /invites: link_url for reusable invitation links",
-           "actions/invite_admin.py, models/invitations.link_key",
+           "actions/invitations/admin.py, models/invitations.link_key",
            f"{_DOC}::test_invites_list_the_link_url"),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /users/{email}", "api/users.get_user (one route)",
            f"{_DOC}::test_get_user_by_email"),
     Change(313, "PATCH /users/{email}", "api/user_admin.update_user (one route with "
            "PATCH /users/{id})", f"{_DOC}::test_update_user_by_email"),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /get_stream_id: an unknown name is BAD_REQUEST",
-           "api/streams.get_stream_id", f"{_DOC}::test_get_stream_id_unknown_name"),
+           "api/channels.get_stream_id", f"{_DOC}::test_get_stream_id_unknown_name"),
     Change(REFERENCE_DOCUMENT_LEVEL, "Authentication: a malformed API key and a wrong one "
            "are both 401 UNAUTHORIZED, told apart by the message",
            "http/auth.authenticate", f"{_DOC}::test_malformed_and_wrong_api_keys"),
     # ---- after the reference document: the published changelog, level by level
-    Change(379, "PATCH /messages/{id}: prev_content_sha256", "actions/message_edit.py",
+    Change(379, "PATCH /messages/{id}: prev_content_sha256", "actions/messages/edit.py",
            "tests/functional/test_message_edit.py::"
            "test_sender_edits_content_and_history_records_it"),
     Change(380, "POST /register: is_moderator true for administrators and owners",
@@ -154,30 +154,30 @@ CHANGES: tuple[Change, ...] = (
            "no organization here enables public access (PATCH /realm does not take "
            "enable_spectator_access), so authentication stays required as the reference "
            "requires it there", f"{_DOC}::test_get_users_needs_authentication"),
-    Change(388, "PATCH /streams/{id}: is_archived=false unarchives", "actions/stream_admin.py",
+    Change(388, "PATCH /streams/{id}: is_archived=false unarchives", "actions/channels/admin.py",
            "tests/functional/test_stream_admin_settings.py::test_archive_and_unarchive"),
     Change(389, "Channel folders: endpoints, channel_folders state and events, folder_id",
-           "actions/channel_folders.py",
+           "actions/channels/folders.py",
            "tests/functional/test_channel_folders.py::test_create_list_with_event_and_state",
            sends=("channel.folder_id", "register.channel_folders",
                   "stream_property.folder_id")),
     Change(390, "Navigation views: endpoints, navigation_views state, navigation_view events",
-           "actions/navigation_views.py",
+           "actions/users/navigation_views.py",
            f"{_DOC}::test_navigation_views_lifecycle_with_events_and_state",
            sends=("register.navigation_views",)),
     Change(391, "Adding members and subgroups to a deactivated group is allowed",
-           "actions/user_groups.check_mutable still refuses", "", NOT_HONOURED),
+           "actions/groups/user_groups.check_mutable still refuses", "", NOT_HONOURED),
     Change(392, "topics_policy on channels and the realm; mandatory_topics deprecated",
-           "actions/topics.py, actions/stream_admin.py (POST /users/me/subscriptions "
+           "actions/channels/topics.py, actions/channels/admin.py (POST /users/me/subscriptions "
            "topics_policy is REPORTED)",
            "tests/functional/test_stream_admin_settings.py::test_topics_policy",
            sends=("channel.topics_policy", "stream_property.topics_policy",
                   "register.realm_topics_policy", "register.realm_can_set_topics_policy_group",
                   "realm_setting.topics_policy", "realm_setting.can_set_topics_policy_group")),
     Change(393, "message_ids sorted in delete_message and update_message events",
-           "actions/message_delete.py, actions/message_move.py",
+           "actions/messages/delete.py, actions/messages/move.py",
            f"{_DOC}::test_moved_message_ids_are_sorted"),
-    Change(394, "subscriber_count in Stream and Subscription objects", "actions/streams.py",
+    Change(394, "subscriber_count in Stream and Subscription objects", "actions/channels/reads/channels.py",
            f"{_DOC}::test_subscriber_count_in_channel_objects",
            sends=("channel.subscriber_count",)),
     Change(395, "Markdown: no Dropbox album previews", "no previews of that kind here", "",
@@ -202,7 +202,7 @@ CHANGES: tuple[Change, ...] = (
                   "stream_property.can_resolve_topics_group")),
     Change(403, "realm_incoming_webhook_bots url_options", "no incoming webhook bots list",
            "", NOT_OFFERED),
-    Change(404, "topics_policy option empty_topic_only", "actions/stream_admin.py",
+    Change(404, "topics_policy option empty_topic_only", "actions/channels/admin.py",
            "tests/functional/test_stream_admin_settings.py::"
            "test_empty_topic_only_needs_every_message_in_the_empty_topic"),
     Change(405, "Markdown: audio player for uploaded audio files", "", "", NOT_HONOURED),
@@ -210,7 +210,7 @@ CHANGES: tuple[Change, ...] = (
            "the notifications issue's work", "", NOT_OFFERED),
     Change(407, "Channel can_delete_any_message_group / can_delete_own_message_group, "
                 "can_set_delete_message_policy_group, POST /users/{id}/status",
-           "actions/stream_admin.py, actions/user_status.py "
+           "actions/channels/admin.py, actions/users/status.py "
            "(can_set_delete_message_policy_group missing)", "", NOT_HONOURED,
            sends=("channel.can_delete_any_message_group",
                   "channel.can_delete_own_message_group",
@@ -229,9 +229,9 @@ CHANGES: tuple[Change, ...] = (
            NOT_OFFERED),
     Change(416, "welcome_message_custom_text on invitations and the realm; "
                 "POST /realm/test_welcome_bot_custom_message",
-           "actions/invites.py, actions/welcome_bot.py (the realm setting is missing)",
+           "actions/invitations/invites.py, actions/realm/welcome_bot.py (the realm setting is missing)",
            f"{_DOC}::test_welcome_bot_custom_message", NOT_HONOURED),
-    Change(417, "POST /channels/create", "actions/channel_create.py",
+    Change(417, "POST /channels/create", "actions/channels/create.py",
            f"{_DOC}::test_create_channel"),
     Change(418, "channel_folder reorder event", "", "", NOT_HONOURED),
     Change(419, "simplified_presence_events client capability", "", "", NOT_HONOURED),
