@@ -153,7 +153,7 @@ def _update_for_queue(event: dict[str, Any], caps: dict[str, Any], user_id: int,
 
 class DeleteMessageLegacyEvent(TypedDict):
     """delete_message as clients without bulk_message_deletion get it: one per message
-    (the bulk form is DeleteMessageEvent in actions/message_delete.py)."""
+    (the bulk form is DeleteMessageEvent in actions/messages/delete.py)."""
 
     type: Literal["delete_message"]
     message_id: int

@@ -1,7 +1,7 @@
 """The outbox stream handler: resolves each event's audience to live queues and appends.
 
 Safe to run twice on the same records: appends skip events already in a queue (dedup
-keys, events/append.py). A record that fails is reported alone (partial batch failure),
+keys, delivery/append.py). A record that fails is reported alone (partial batch failure),
 so one poison record does not hold back the ones after it. The events of one batch that
 go to the same queue are appended together, in stream order, as one chunk; then the
 queue's WebSocket connection gets them and a waiting long-poll is woken.

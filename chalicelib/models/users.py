@@ -87,7 +87,7 @@ class User(BaseModel):
     # set-permission`): with the owner role, changing other users' emails.
     can_change_user_emails = BooleanAttribute(default=False)
     # The (non-system) user groups the user is a direct member of: written in the same
-    # transaction as the group's members (actions/group_membership.py), so deactivation
+    # transaction as the group's members (actions/groups/membership.py), so deactivation
     # finds them without reading the realm's groups. System groups follow from the role.
     group_ids = IntegerSetAttribute(null=True)
     # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.

@@ -48,7 +48,7 @@ RESERVED_ITEMS = 3
 
 
 class DeleteMessageEvent(TypedDict):
-    """delete_message for clients with bulk_message_deletion (events/filters.py derives
+    """delete_message for clients with bulk_message_deletion (delivery/filters.py derives
     the one-per-message form for the others)."""
 
     type: Literal["delete_message"]

@@ -5,7 +5,7 @@ that was read), the batch's update_message event (and delete_message for users a
 channel move takes the messages from), and for the first and last batch the move
 record and the notification messages. A move of more than one batch leaves a
 MessageMove record, so retrying the same request after a crash finishes exactly the
-messages still in the old place, with the same edit timestamp (actions/move_resume.py).
+messages still in the old place, with the same edit timestamp (actions/messages/move_resume.py).
 """
 from __future__ import annotations
 

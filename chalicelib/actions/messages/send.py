@@ -119,7 +119,7 @@ def prepare_message(realm: Realm, message: Message, audience: Audience, *,
                            "message": message_api_dict(message, users, streams, realm,
                                                        linkifiers=linkifiers),
                            "flags": []}
-    # "_" facts stop in the fan-out (events/filters.py): the raw content for clients that
+    # "_" facts stop in the fan-out (delivery/filters.py): the raw content for clients that
     # asked for Markdown, the mentions and whether the sender read it (for the flags), and
     # how the empty topic shows to clients without empty_topic_name; the channel's
     # privacy, for queues narrowed by `channels:` (narrow/events.py).

@@ -1,7 +1,7 @@
 """POST /streams/{stream_id}/delete_topic: deletes a topic's messages in batches.
 
 Newest first, as the reference does; each batch is one deletion transaction
-(actions/message_delete.py), correct on its own: the messages come from the topic
+(actions/messages/delete.py), correct on its own: the messages come from the topic
 index (one eventually consistent Query a batch) and each delete is conditioned on the
 version listed, so a lagging index or an edit meanwhile only makes that batch read its
 messages again, consistently. The request stops starting batches

@@ -263,7 +263,8 @@ def _emoji_record(emoji: RealmEmoji) -> dict[str, Any]:
 def _read_state(realm_id: int, user_ids: list[int], message_ids: set[int]
                 ) -> dict[str, list[int]]:
     """Each consenting user's unread exported messages (their markers, one Query each, and
-    the messages the fan-out has not reached yet, as reads/pending.py tells them)."""
+    the messages the fan-out has not reached yet, as
+    actions/read_state/reads/pending.py tells them)."""
     state: dict[str, list[int]] = {}
     for user_id in user_ids:
         unread = {int(m.message_id) for m in UnreadMessage.query(

@@ -1,4 +1,4 @@
-"""Loads an organization export (actions/realm_export.py, docs/realm-export.md) into a new
+"""Loads an organization export (actions/realm/export.py, docs/realm-export.md) into a new
 organization: `python -m chalicelib.admin import-realm`.
 
 Ids are allocated afresh in the new realm and every reference is mapped (senders,

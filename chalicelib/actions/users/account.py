@@ -173,7 +173,8 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str,
 
 
 def add_api_key(user: User) -> str:
-    """Issues the user a further API key (also for a resumed signup, actions/signup.py)."""
+    """Issues the user a further API key (also for a resumed signup,
+    actions/invitations/signup.py)."""
     api_key = new_api_key()
     key_hash = hash_api_key(api_key)
     def attempt() -> str:

@@ -1,4 +1,4 @@
-"""Custom profile fields: the realm's definitions (users' values: actions/profile_data.py)."""
+"""Custom profile fields: the realm's definitions (users' values: actions/users/profile_data.py)."""
 from __future__ import annotations
 
 import json

@@ -168,5 +168,5 @@ def settings_event(caller: Principal, name: str, value: bool | int | str
                                       "property": name, "value": value}
     if name == "default_language":
         event["language_name"] = language_name(str(value))
-    # For the deprecated forms the fan-out derives for old clients (events/filters.py).
+    # For the deprecated forms the fan-out derives for old clients (delivery/filters.py).
     return {**event, "_user_email": caller.email}

@@ -1,5 +1,5 @@
 """POST /register's presence (`presence`): the realm's presence as a fetching ping would
-answer it (actions/presence_reads.py), in the format `slim_presence` asks for."""
+answer it (actions/presence/reads/snapshot.py), in the format `slim_presence` asks for."""
 from __future__ import annotations
 
 from typing import TypedDict

@@ -1,7 +1,7 @@
 """POST /register's read state: the newest message id (`message`), the unread messages
 (`message` with `update_message_flags`), the starred messages (`starred_messages`) and
 the recent direct-message conversations (`recent_private_conversations`). The state is
-built by actions/unread.py and actions/conversations.py."""
+built by actions/read_state/reads/unread.py and actions/messages/reads/conversations.py."""
 from __future__ import annotations
 
 from typing import TypedDict
@@ -47,7 +47,7 @@ class RecentPrivateConversationsState(TypedDict, total=False):
 
 
 def message_state(ctx: StateContext) -> MessageState:
-    """The newest message the caller received (reads/newest_received.py)."""
+    """The newest message the caller received (actions/messages/reads/newest_received.py)."""
     return {"max_message_id": newest_received_id(ctx.caller, ctx.subscriptions)}
 
 

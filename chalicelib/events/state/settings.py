@@ -30,7 +30,7 @@ class UserSettingsState(TypedDict, total=False):
 class LegacyDisplaySettingsState(TypedDict, total=False):
     """Present when `update_display_settings` is among the fetch types and the client
     lacks the user_settings_object capability: the settings that deprecated event
-    carried (events/filters.py splits the events the same way)."""
+    carried (delivery/filters.py splits the events the same way)."""
 
     color_scheme: int
     default_language: str
