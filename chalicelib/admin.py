@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chalicelib.local_dev import stack_endpoint, use_stack
+from chalicelib.local_endpoint import stack_endpoint, use_stack
 
 ROLES = ["owner", "administrator", "moderator", "member", "guest"]
 
