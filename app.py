@@ -1,11 +1,7 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
 from chalice.app import Chalice, Rate
 
-from chalicelib import local_dev
 from chalicelib.lib.cold_start import handler_imports
-
-# Under `chalice local` only: point at the local stack's backend before models load.
-local_dev.configure()
 
 with handler_imports():
     from chalicelib import apidocs, config
@@ -193,5 +189,3 @@ def scheduled_messages_delivery(event, context):  # type: ignore[no-untyped-def]
 def events_keepalive(event):  # type: ignore[no-untyped-def]
     keepalive.handler(event.to_dict(), event.context)
 
-
-local_dev.start_workers(app)   # `chalice local` with its own backend: feeds the handlers

@@ -1,7 +1,7 @@
 """The embedded backend: the database process (moto with the project's patches, its saved
 state and journal: infra/local/database.py), the resources of infra/template.json, and
 (once the app exists) the pollers. `make run` serves the app over it;
-`chalice local` starts it when no stack runs (chalicelib/local_dev.py).
+chalice local starts it when no stack runs (infra/local/chalice_local.py).
 """
 from __future__ import annotations
 
