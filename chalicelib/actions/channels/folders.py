@@ -5,7 +5,6 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -14,6 +13,7 @@ from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import UniqueName, claim_name
 
 MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder

@@ -45,7 +45,6 @@ from chalicelib.actions.groups.reads.user_groups import (
     require_member_or_admin,
     user_group_dict,
 )
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
@@ -57,6 +56,7 @@ from chalicelib.lib.realm_settings import (
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import (
     Realm,
     UniqueName,

@@ -18,7 +18,6 @@ from chalicelib.actions.channels.reads.permissions import can_add_subscribers
 from chalicelib.actions.groups.members import can_add_members_to_group
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
-from chalicelib.actions.ids import allocate_id, allocate_ids, realm_scope
 from chalicelib.actions.users.users import ROLES, check_email
 from chalicelib.core.errors import ApiError, ErrorCode, principal_error
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
@@ -36,6 +35,7 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.counters import Counter
+from chalicelib.models.ids import allocate_id, allocate_ids, realm_scope
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.rate_limits import check_email_allowed
 from chalicelib.models.realms import Realm, UniqueName, email_key

@@ -20,7 +20,6 @@ from chalicelib import config
 from chalicelib.actions.channels.reads.permissions import realm_default_stream_ids
 from chalicelib.actions.channels.subscriptions import do_add_subscribers
 from chalicelib.actions.groups.membership import join_group
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.invitations.invites import (
     KEEP_AFTER_USE,
     InviteTerms,
@@ -52,6 +51,7 @@ from chalicelib.lib.log import logger
 from chalicelib.lib.passwords import check_password, hash_password
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup

@@ -20,7 +20,6 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.reads.recipients import direct_recipient_users
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.actions.messages.send import check_send_message
@@ -33,6 +32,7 @@ from chalicelib.lib.scheduler import delete_schedule, put_schedule
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.scheduled_messages import ScheduledMessage
 from chalicelib.models.users import User
 

@@ -14,7 +14,6 @@ from chalicelib.actions.channels.reads.channels import (
 )
 from chalicelib.actions.channels.topics import check_topic, note_topic_message
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.reads.dicts import (
     MessageDict,
     message_api_dict,
@@ -49,6 +48,7 @@ from chalicelib.lib.mentions import Mentions
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.message_properties import add_property_changes, stored_properties
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
 from chalicelib.models.read_ahead import read_ahead

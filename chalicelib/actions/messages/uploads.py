@@ -20,7 +20,6 @@ from chalicelib.actions.channels.reads.channels import (
     can_read_message,
     get_subscription,
 )
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.upload_space import (
     AttachmentDict,
     add_attachment_event,
@@ -34,6 +33,7 @@ from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import get_stream
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment
 

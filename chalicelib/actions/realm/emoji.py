@@ -12,7 +12,6 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.uploads import DOWNLOAD_URL_SECONDS
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.files import UploadedFile
@@ -29,6 +28,7 @@ from chalicelib.lib.emoji import (
     is_builtin_emoji_name,
 )
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_emoji import RealmEmoji
 from chalicelib.models.realms import UniqueName, claim_name, release_name
 

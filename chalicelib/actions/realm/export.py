@@ -18,7 +18,6 @@ import time
 from typing import Any, Literal, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.uploads import upload_path_ids
 from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
 from chalicelib.actions.webhooks.jobs import OUTGOING_WEBHOOK_RECORD
@@ -30,6 +29,7 @@ from chalicelib.lib.log import logger
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, Subscription, stream_key, user_key
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.linkifiers import realm_linkifiers
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import Message

@@ -20,7 +20,6 @@ from typing import Any, TypedDict
 from chalicelib import config
 from chalicelib.actions.channels.subscriptions import do_add_subscribers
 from chalicelib.actions.channels.topics import note_topic_message
-from chalicelib.actions.ids import allocate_ids, realm_scope
 from chalicelib.actions.messages.reads.dicts import recipient_id_for
 from chalicelib.actions.messages.reads.rendering import (
     RenderedContent,
@@ -45,6 +44,7 @@ from chalicelib.lib.mentions import find_mentions
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS, system_group_id
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream
+from chalicelib.models.ids import allocate_ids, realm_scope
 from chalicelib.models.message_flags import MENTIONED_BIT, UnreadMessage
 from chalicelib.models.message_properties import (
     MessageProperty,

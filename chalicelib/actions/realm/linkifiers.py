@@ -13,7 +13,6 @@ from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.realm.reads.linkifiers import (
     CAPABILITY,
     LinkifierDict,
@@ -27,6 +26,7 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.linkifiers import LinkifierError, check_linkifier
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.linkifiers import Linkifier, realm_linkifiers
 from chalicelib.models.realms import UniqueName, claim_name, move_name, release_name
 

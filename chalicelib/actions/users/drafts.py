@@ -9,7 +9,6 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.actions.ids import allocate_ids, realm_scope
 from chalicelib.actions.users.users import get_own_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -24,6 +23,7 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.channels import user_key
 from chalicelib.models.drafts import Draft
+from chalicelib.models.ids import allocate_ids, realm_scope
 from chalicelib.models.users import User
 
 MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction

@@ -10,7 +10,6 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.reads.newest_received import newest_received_id
 from chalicelib.actions.users.reads.access import (
     ProfileDataValue,
@@ -41,6 +40,7 @@ from chalicelib.models.base import (
     is_condition_failure,
     transaction,
 )
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import Realm, UniqueName, email_key
 from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
 
