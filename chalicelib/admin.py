@@ -38,7 +38,7 @@ def configure_environment() -> None:
 
 
 def _realm(subdomain: str) -> Any:
-    from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
+    from chalicelib.models.realms import get_realm_by_subdomain
 
     realm = get_realm_by_subdomain(subdomain)
     if realm is None:

@@ -1,11 +1,14 @@
 """Organizations, unique names within them, and their id counters."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.core.errors import ApiError
+from chalicelib.lib.realm_settings import DEFAULTS
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -93,3 +96,29 @@ def group_name_key(realm_id: int, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"group:{name.strip().lower()}"
 
 
+def get_realm_by_subdomain(subdomain: str) -> Realm | None:
+    if not SUBDOMAIN_RE.match(subdomain.lower()):   # no realm has it: no lookup (key size)
+        return None
+    scope, key = subdomain_key(subdomain)
+    claim = UniqueName.get_or_none(scope, key)
+    return None if claim is None else Realm.get_or_none(claim.target_id)
+
+
+def get_realm(realm_id: int) -> Realm:
+    realm = Realm.get_or_none(realm_id)
+    if realm is None:
+        raise ApiError("Invalid organization")
+    return realm
+
+
+SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
+
+
+def realm_setting(realm: Realm, name: str) -> Any:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    return stored.get(name, DEFAULTS[name])
+
+
+def empty_topic_display_name(realm: Realm) -> str:
+    """What clients without the empty_topic_name capability see for the empty topic."""
+    return str(realm_setting(realm, "realm_empty_topic_display_name"))

@@ -101,7 +101,7 @@ def ensure_demo(state_dir: Path, api_url: str | None,
 
 
 def demo_realm_exists() -> bool:
-    from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
+    from chalicelib.models.realms import get_realm_by_subdomain
 
     return get_realm_by_subdomain(DEMO_SUBDOMAIN) is not None
 

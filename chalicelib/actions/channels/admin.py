@@ -34,8 +34,6 @@ from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
     check_group_setting_change,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
@@ -44,7 +42,7 @@ from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.channels import Stream, get_stream, stream_key
-from chalicelib.models.realms import Realm, move_name, stream_name_key
+from chalicelib.models.realms import Realm, get_realm, move_name, realm_setting, stream_name_key
 from chalicelib.models.topics import Topic, topic_item_key
 
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")

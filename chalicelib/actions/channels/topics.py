@@ -8,18 +8,13 @@ from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm, realm_setting
 from chalicelib.models.topics import Topic, topic_item_key
 
 REFRESH_ATTEMPTS = 3

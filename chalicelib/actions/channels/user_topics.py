@@ -13,8 +13,6 @@ from chalicelib.actions.channels.reads.channels import (
     stream_id_by_name,
 )
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -23,7 +21,7 @@ from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, get_stream, user_key
 from chalicelib.models.races import retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm
 from chalicelib.models.topics import (
     FOLLOWED,
     INHERIT,

@@ -43,14 +43,13 @@ from chalicelib.actions.groups.user_groups import (
     has_group_permission,
     require,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 

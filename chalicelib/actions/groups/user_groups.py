@@ -45,7 +45,6 @@ from chalicelib.actions.groups.reads.user_groups import (
     require_member_or_admin,
     user_group_dict,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -61,6 +60,7 @@ from chalicelib.models.realms import (
     Realm,
     UniqueName,
     claim_name,
+    get_realm,
     group_name_key,
     move_name,
 )

@@ -23,11 +23,6 @@ from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.messages.uploads import plan_deleted_links, upload_path_ids
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
@@ -38,7 +33,7 @@ from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.message_properties import forget_properties
 from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm, realm_setting
 from chalicelib.models.users import User
 
 NO_PERMISSION = "You don't have permission to delete this message"

@@ -25,14 +25,12 @@ from chalicelib.actions.messages.move_resume import MOVE_ATTRIBUTES, find_resuma
 from chalicelib.actions.messages.reads.access import access_message
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.actions.messages.send import check_wildcard_permission
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream, Subscription
 from chalicelib.models.messages import Message, topic_key
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm, realm_setting
 
 RESOLVED_PREFIX = RESOLVED_TOPIC_PREFIX
 # Grace period after the content edit limit, for a user who started editing in time.

@@ -31,7 +31,6 @@ from chalicelib.actions.messages.send import PreparedMessage, mention_facts
 from chalicelib.actions.messages.upload_space import AttachmentDict
 from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
@@ -48,7 +47,7 @@ from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name
 
 # Items per transaction are at most 100; a batch leaves room for its two events, the
 # move record and two notification messages with their events and has: index rows (at

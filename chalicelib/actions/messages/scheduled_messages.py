@@ -23,7 +23,6 @@ from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.reads.recipients import direct_recipient_users
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.actions.messages.send import check_send_message
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
@@ -33,6 +32,7 @@ from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
 from chalicelib.models.ids import allocate_id
+from chalicelib.models.realms import get_realm
 from chalicelib.models.scheduled_messages import ScheduledMessage
 from chalicelib.models.users import User
 

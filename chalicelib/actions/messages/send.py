@@ -31,11 +31,6 @@ from chalicelib.actions.messages.reads.rendering import (
 )
 from chalicelib.actions.messages.uploads import plan_links
 from chalicelib.actions.read_state.reads.pending import pending_record
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
 from chalicelib.actions.webhooks.triggers import add_webhook_triggers, triggered_bots
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
@@ -52,7 +47,7 @@ from chalicelib.models.ids import allocate_id
 from chalicelib.models.message_properties import add_property_changes, stored_properties
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
 from chalicelib.models.read_ahead import read_ahead
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm, realm_setting
 from chalicelib.models.users import User
 
 

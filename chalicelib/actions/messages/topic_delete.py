@@ -27,14 +27,13 @@ from chalicelib.actions.messages.delete import (
     forget_deleted,
     link_items_at_most,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS
 from chalicelib.models.channels import Stream, Subscription, get_stream
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 
 MESSAGES_PER_BATCH = 90
 # What deleting needs of a message: its place, version and (for upload links) content.

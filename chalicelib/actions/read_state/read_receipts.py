@@ -22,8 +22,6 @@ from typing import TypedDict
 
 from chalicelib.actions.messages.reads.access import access_message
 from chalicelib.actions.read_state.reads.pending import pending_of
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.user_settings import effective_settings
@@ -32,6 +30,7 @@ from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import Message
 from chalicelib.models.muted_users import muted_by, muted_user_ids
 from chalicelib.models.pending_deliveries import PendingDelivery
+from chalicelib.models.realms import get_realm, realm_setting
 from chalicelib.models.users import User
 
 

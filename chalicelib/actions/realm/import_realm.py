@@ -33,7 +33,6 @@ from chalicelib.actions.realm.emoji import emoji_name_key
 from chalicelib.actions.realm.export import EXPORT_FORMAT, EXPORT_VERSION
 from chalicelib.actions.realm.linkifiers import check_add_linkifier
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.realm.realms import do_create_realm
 from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.core.errors import ApiError
@@ -53,7 +52,7 @@ from chalicelib.models.message_properties import (
 )
 from chalicelib.models.messages import Message, dm_key
 from chalicelib.models.realm_emoji import RealmEmoji
-from chalicelib.models.realms import Realm, claim_name, group_name_key, stream_name_key
+from chalicelib.models.realms import Realm, claim_name, get_realm, group_name_key, stream_name_key
 from chalicelib.models.uploads import Attachment
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.realm.reads.realms import SUBDOMAIN_RE, get_realm_by_subdomain
 from chalicelib.actions.users.users import NewUser, user_items
 from chalicelib.core.errors import ApiError
 from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import GLOBAL_COUNTER, allocate_ids, realm_scope
-from chalicelib.models.realms import Realm, claim_name, subdomain_key
+from chalicelib.models.realms import SUBDOMAIN_RE, Realm, claim_name, get_realm_by_subdomain, subdomain_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User
 

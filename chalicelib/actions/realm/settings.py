@@ -10,10 +10,6 @@ from chalicelib.actions.groups.reads.settings import (
     check_group_setting_change,
     realm_group_setting,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    STORED_NAMES,
-)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
     REALM_SETTINGS_CAPABILITY,
@@ -26,7 +22,7 @@ from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 
 UNLIMITED = "unlimited"
 TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
@@ -177,3 +173,8 @@ def _gated(name: str, event: RealmUpdateDictEvent) -> dict[str, Any]:
         return dict(event)
     return {**event, "_without_capability": {"capability": REALM_SETTINGS_CAPABILITY,
                                              "event": None}}
+
+
+# PATCH /realm names that are stored (and shown by POST /register) with a realm_ prefix.
+STORED_NAMES = {"empty_topic_display_name": "realm_empty_topic_display_name",
+                "topics_policy": "realm_topics_policy"}

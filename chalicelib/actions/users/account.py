@@ -12,7 +12,6 @@ from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.realm.reads.realms import get_realm, get_realm_by_subdomain
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import get_user_by_email
@@ -31,7 +30,7 @@ from chalicelib.models.rate_limits import (
     check_login_allowed,
     record_auth_failure,
 )
-from chalicelib.models.realms import email_key, move_name
+from chalicelib.models.realms import email_key, get_realm, get_realm_by_subdomain, move_name
 from chalicelib.models.users import ApiKey, User, name_key
 
 MIN_PASSWORD_LENGTH = 8

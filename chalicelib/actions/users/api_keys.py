@@ -12,7 +12,6 @@ from typing import TypedDict
 
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery import push
@@ -24,6 +23,7 @@ from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
+from chalicelib.models.realms import get_realm
 from chalicelib.models.users import ApiKey, User
 
 MAX_ATTEMPTS = 5

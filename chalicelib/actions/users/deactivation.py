@@ -19,7 +19,6 @@ from chalicelib.actions.groups.membership import (
     lost_race,
     removed_members_event,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import access_user_by_id
@@ -38,7 +37,7 @@ from chalicelib.models.base import (
 from chalicelib.models.presence import forget_presence
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.rate_limits import check_email_allowed
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
 

@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.access import UserAccess, viewer_access
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, user_key
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.topics import UserTopic
 from chalicelib.models.users import User
 

@@ -9,7 +9,6 @@ from chalicelib.actions.messages.scheduled_messages import ScheduledMessageDict
 from chalicelib.actions.messages.scheduled_messages import (
     scheduled_messages_state as user_scheduled_messages,
 )
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.actions.users.drafts import DraftDict
 from chalicelib.actions.users.drafts import drafts_state as user_drafts
 from chalicelib.actions.users.muted_users import MutedUser, muted_users_list
@@ -20,6 +19,7 @@ from chalicelib.actions.users.saved_snippets import (
 from chalicelib.actions.users.status import UserStatusDict
 from chalicelib.actions.users.status import user_status_state as visible_statuses
 from chalicelib.events.state.context import StateContext
+from chalicelib.models.realms import empty_topic_display_name
 
 
 class AlertWordsState(TypedDict, total=False):

@@ -18,8 +18,8 @@ from chalicelib.actions.read_state.reads.unread import (
 from chalicelib.actions.read_state.reads.unread import (
     unread_msgs_state as unread_messages,
 )
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.events.state.context import StateContext
+from chalicelib.models.realms import empty_topic_display_name
 
 
 class MessageState(TypedDict, total=False):

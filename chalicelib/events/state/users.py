@@ -6,7 +6,6 @@ from typing import Any, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
-from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.actions.users.bots import RealmBotDict, administered_bots
 from chalicelib.actions.users.reads.access import UserDict
 from chalicelib.actions.users.system_bots import is_system_bot
@@ -15,6 +14,7 @@ from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.events.state.context import StateContext
 from chalicelib.lib.avatars import gravatar_url
+from chalicelib.models.realms import realm_setting
 
 # Avatars here always come from Gravatar (no uploads yet).
 AVATAR_SOURCE_GRAVATAR = "G"

@@ -11,16 +11,11 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib.actions.messages.reads.access import access_message
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.html_diff import highlight_html_differences
 from chalicelib.models.messages import Message
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm, realm_setting
 
 POLICY = "message_edit_history_visibility_policy"
 CONTENT_KEYS = ("prev_content", "prev_rendered_content", "content_html_diff")
