@@ -115,3 +115,15 @@ UNCHANGEABLE_DEFAULTS: dict[str, Any] = {
     "signup_announcements_stream_id": -1,
     "service_update_announcements_stream_id": -1,
 }
+
+
+# Role-based direct members of each system group; each includes the next stricter one
+# as its subgroup (owners ⊂ administrators ⊂ moderators ⊂ full members ⊂ members ⊂ everyone).
+SYSTEM_GROUP_DIRECT_ROLES: dict[str, set[int]] = {
+    "role:owners": {100}, "role:administrators": {200}, "role:moderators": {300},
+    "role:fullmembers": {400}, "role:members": set(), "role:everyone": {600},
+    "role:nobody": set()}
+SYSTEM_GROUP_SUBGROUP: dict[str, str] = {
+    "role:administrators": "role:owners", "role:moderators": "role:administrators",
+    "role:fullmembers": "role:moderators", "role:members": "role:fullmembers",
+    "role:everyone": "role:members"}

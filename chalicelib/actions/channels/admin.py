@@ -21,7 +21,6 @@ from chalicelib.actions.channels.reads.channels import (
     stream_id_by_name,
 )
 from chalicelib.actions.channels.reads.permissions import (
-    CHANNEL_GROUP_SETTINGS,
     can_administer_channel,
     channel_group_setting,
     has_content_access,
@@ -38,6 +37,7 @@ from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.lib.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder

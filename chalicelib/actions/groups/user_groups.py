@@ -14,10 +14,7 @@ from typing import Any, Literal, TypedDict, cast
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.channels.reads.permissions import (
-    CHANNEL_GROUP_SETTINGS,
-    channel_group_setting,
-)
+from chalicelib.actions.channels.reads.permissions import channel_group_setting
 from chalicelib.actions.groups.membership import (
     EVERYONE,
     USERS_PER_TRANSACTION,
@@ -29,7 +26,6 @@ from chalicelib.actions.groups.membership import (
     write_members,
 )
 from chalicelib.actions.groups.reads.settings import (
-    GroupSettingValue,
     caller_has_realm_permission,
     check_group_setting_change,
     check_group_setting_value,
@@ -37,7 +33,6 @@ from chalicelib.actions.groups.reads.settings import (
     user_has_group_setting,
 )
 from chalicelib.actions.groups.reads.user_groups import (
-    GROUP_PERMISSION_SETTINGS,
     UserGroupChanges,
     UserGroupDict,
     get_user_group,
@@ -49,6 +44,7 @@ from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
+from chalicelib.lib.group_settings import CHANNEL_GROUP_SETTINGS, GROUP_PERMISSION_SETTINGS, GroupSettingValue
 from chalicelib.lib.realm_settings import (
     GROUP_SETTING_DEFAULTS,
 )

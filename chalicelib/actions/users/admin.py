@@ -22,7 +22,6 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.groups.membership import EVERYONE, removed_members_event
-from chalicelib.actions.groups.reads.user_groups import SYSTEM_GROUP_DIRECT_ROLES
 from chalicelib.actions.users.account import full_name_writes, write_email_change
 from chalicelib.actions.users.deactivation import key_hashes
 from chalicelib.actions.users.profile_data import do_update_profile_data
@@ -42,7 +41,7 @@ from chalicelib.core.principal import (
 )
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.lib.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, system_group_id
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,

@@ -5,14 +5,12 @@ from __future__ import annotations
 from typing import Any, TypedDict, cast
 
 from chalicelib import config
-from chalicelib.actions.groups.reads.settings import (
-    GroupSettingValue,
-    realm_group_setting,
-)
+from chalicelib.actions.groups.reads.settings import realm_group_setting
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.events.state.context import StateContext
 from chalicelib.lib.avatars import gravatar_url
+from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.realm_settings import (
     DEFAULTS,

@@ -7,16 +7,16 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.permissions import CHANNEL_GROUP_SETTING_DEFAULTS
-from chalicelib.actions.groups.reads.settings import (
-    ALLOWED_SYSTEM_GROUPS,
-    CREATOR,
-    FORBIDDEN_SYSTEM_GROUPS,
-)
-from chalicelib.actions.groups.reads.user_groups import GROUP_PERMISSION_DEFAULTS
 from chalicelib.actions.messages.uploads import MAX_UPLOAD_MIB
 from chalicelib.actions.users.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from chalicelib.events.state.realm import NamedId
+from chalicelib.lib.group_settings import (
+    ALLOWED_SYSTEM_GROUPS,
+    CHANNEL_GROUP_SETTING_DEFAULTS,
+    CREATOR,
+    FORBIDDEN_SYSTEM_GROUPS,
+    GROUP_PERMISSION_DEFAULTS,
+)
 from chalicelib.lib.presence_rules import (
     OFFLINE_THRESHOLD_SECONDS,
     PING_INTERVAL_SECONDS,
