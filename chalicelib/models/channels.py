@@ -6,6 +6,11 @@ from typing import Any
 from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
+from chalicelib.lib.group_settings import (
+    CHANNEL_GROUP_SETTING_DEFAULTS,
+    GroupSettingValue,
+    stored_group_setting,
+)
 from chalicelib.models.attributes import IntegerAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -102,3 +107,8 @@ def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
     """The channel's active subscribers (one Query of the by_stream index, paged)."""
     return [s.user_id for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
             if s.active]
+
+
+def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
+    return stored_group_setting(stream.group_settings, name,
+                                CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)

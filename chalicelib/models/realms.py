@@ -8,7 +8,8 @@ from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.realm_settings import DEFAULTS
+from chalicelib.lib.group_settings import GroupSettingValue, stored_group_setting
+from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
 
@@ -122,3 +123,7 @@ def realm_setting(realm: Realm, name: str) -> Any:
 def empty_topic_display_name(realm: Realm) -> str:
     """What clients without the empty_topic_name capability see for the empty topic."""
     return str(realm_setting(realm, "realm_empty_topic_display_name"))
+
+
+def realm_group_setting(realm: Realm, name: str) -> GroupSettingValue:
+    return stored_group_setting(realm.settings, name, GROUP_SETTING_DEFAULTS[name])

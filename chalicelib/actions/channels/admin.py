@@ -22,7 +22,6 @@ from chalicelib.actions.channels.reads.channels import (
 )
 from chalicelib.actions.channels.reads.permissions import (
     can_administer_channel,
-    channel_group_setting,
     has_content_access,
     realm_default_stream_ids,
     viewers_audience,
@@ -41,7 +40,7 @@ from chalicelib.lib.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
-from chalicelib.models.channels import Stream, get_stream, stream_key
+from chalicelib.models.channels import Stream, channel_group_setting, get_stream, stream_key
 from chalicelib.models.realms import Realm, get_realm, move_name, realm_setting, stream_name_key
 from chalicelib.models.topics import Topic, topic_item_key
 

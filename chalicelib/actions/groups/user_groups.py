@@ -14,7 +14,6 @@ from typing import Any, Literal, TypedDict, cast
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.channels.reads.permissions import channel_group_setting
 from chalicelib.actions.groups.membership import (
     EVERYONE,
     USERS_PER_TRANSACTION,
@@ -29,7 +28,6 @@ from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
     check_group_setting_change,
     check_group_setting_value,
-    realm_group_setting,
     user_has_group_setting,
 )
 from chalicelib.actions.groups.reads.user_groups import (
@@ -50,7 +48,7 @@ from chalicelib.lib.realm_settings import (
 )
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.channels import Stream
+from chalicelib.models.channels import Stream, channel_group_setting
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import (
     Realm,
@@ -59,6 +57,7 @@ from chalicelib.models.realms import (
     get_realm,
     group_name_key,
     move_name,
+    realm_group_setting,
 )
 from chalicelib.models.user_groups import UserGroup
 

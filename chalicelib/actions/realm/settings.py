@@ -5,7 +5,7 @@ from typing import Any, Literal, TypedDict, cast
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.actions.groups.reads.settings import check_group_setting_change, realm_group_setting
+from chalicelib.actions.groups.reads.settings import check_group_setting_change
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
     REALM_SETTINGS_CAPABILITY,
@@ -19,7 +19,7 @@ from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
-from chalicelib.models.realms import Realm, get_realm
+from chalicelib.models.realms import Realm, get_realm, realm_group_setting
 
 UNLIMITED = "unlimited"
 TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",

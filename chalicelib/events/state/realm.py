@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, TypedDict, cast
 
 from chalicelib import config
-from chalicelib.actions.groups.reads.settings import realm_group_setting
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.events.state.context import StateContext
@@ -18,7 +17,7 @@ from chalicelib.lib.realm_settings import (
     SYSTEM_GROUPS,
     UNCHANGEABLE_DEFAULTS,
 )
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_group_setting
 
 # The reference's numbers for the deprecated policy forms of four group settings, by
 # system group; a value these cannot express shows as the policy of the default group.

@@ -4,17 +4,13 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict, cast
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.permissions import (
-    channel_group_setting,
-    has_content_access,
-    has_metadata_access,
-)
+from chalicelib.actions.channels.reads.permissions import has_content_access, has_metadata_access
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
 from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.lib.realm_settings import system_group_id
-from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
+from chalicelib.models.channels import Stream, Subscription, channel_group_setting, get_stream, user_key
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 from chalicelib.models.realms import UniqueName, stream_name_key
 

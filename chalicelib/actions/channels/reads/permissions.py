@@ -26,20 +26,10 @@ from chalicelib.core.principal import (
     Principal,
 )
 from chalicelib.delivery.outbox import Audience, to_channel_viewers
-from chalicelib.lib.group_settings import (
-    CHANNEL_GROUP_SETTING_DEFAULTS,
-    GroupSettingValue,
-    stored_group_setting,
-)
-from chalicelib.models.channels import Stream, get_stream
+from chalicelib.models.channels import Stream, channel_group_setting, get_stream
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User, role_key
-
-
-def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
-    return stored_group_setting(stream.group_settings, name,
-                                CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)
 
 
 def _holds(caller: Principal, stream: Stream, setting: str) -> bool:

@@ -15,22 +15,16 @@ from chalicelib.lib.group_settings import (
     GroupSettingValue,
     is_system_group,
     normalize,
-    stored_group_setting,
 )
 from chalicelib.lib.realm_settings import (
-    GROUP_SETTING_DEFAULTS,
     SYSTEM_GROUP_MAX_ROLE,
     SYSTEM_GROUPS,
 )
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 
 MAX_SUBGROUP_DEPTH = 10   # nesting deeper than this is refused when groups are edited
-
-
-def realm_group_setting(realm: Realm, name: str) -> GroupSettingValue:
-    return stored_group_setting(realm.settings, name, GROUP_SETTING_DEFAULTS[name])
 
 
 def _role_in_system_group(role: int, group_id: int) -> bool:

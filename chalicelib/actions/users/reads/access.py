@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.groups.reads.settings import realm_group_setting
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.delivery.filters import capabilities
 from chalicelib.delivery.outbox import Audience, to_users_who_can_access
@@ -25,7 +24,7 @@ from chalicelib.lib.timeutil import iso_from_seconds
 from chalicelib.models.base import transact_get
 from chalicelib.models.channels import Subscription, subscriber_ids, user_key
 from chalicelib.models.events import EventQueue
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.users import User
 
 SETTING = "can_access_all_users_group"
