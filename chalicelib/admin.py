@@ -70,7 +70,7 @@ def create_user(args: argparse.Namespace) -> dict[str, Any]:
 
 def create_bot(args: argparse.Namespace) -> dict[str, Any]:
     from chalicelib.actions.users.bots import do_create_bot
-    from chalicelib.actions.users.reads.users import get_user_by_email
+    from chalicelib.models.users import get_user_by_email
 
     realm = _realm(args.realm)
     owner = get_user_by_email(realm.realm_id, args.owner_email)
@@ -105,7 +105,7 @@ def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _user(realm: Any, email: str) -> Any:
-    from chalicelib.actions.users.reads.users import get_user_by_email
+    from chalicelib.models.users import get_user_by_email
 
     user = get_user_by_email(realm.realm_id, email)
     if user is None:

@@ -112,3 +112,8 @@ def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
 def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
     return stored_group_setting(stream.group_settings, name,
                                 CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)
+
+
+def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
+    subscription = Subscription.get_or_none(user_key(realm_id, user_id), stream_id)
+    return subscription if subscription is not None and subscription.active else None

@@ -13,6 +13,7 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProject
 
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.models.realms import UniqueName, email_key
 
 
 class UsersByName(GlobalSecondaryIndex["User"]):
@@ -129,3 +130,15 @@ class ApiKey(BaseModel):
     # When the key was issued, in UNIX nanoseconds (absent on keys older than this field): the oldest
     # extra key is the one POST /fetch_api_key retires when a user holds too many.
     created = IntegerAttribute(null=True)
+
+
+def get_user_by_email(realm_id: int, email: str) -> User | None:
+    if len(email.strip().encode()) > MAX_EMAIL_BYTES:
+        return None   # no account has one; DynamoDB would refuse the key (1 KB)
+    scope, key = email_key(realm_id, email)
+    claim = UniqueName.get_or_none(scope, key)
+    return None if claim is None else User.get_or_none(realm_id, claim.target_id)
+
+
+# RFC 5321's limit, in bytes; it also keeps the email claim's key under DynamoDB's 1 KB.
+MAX_EMAIL_BYTES = 254

@@ -16,7 +16,6 @@ from chalicelib import config
 from chalicelib.actions.channels.folders import get_usable_folder
 from chalicelib.actions.channels.reads.channels import (
     channel_already_exists,
-    get_subscription,
     stream_create_event,
     stream_id_by_name,
 )
@@ -40,7 +39,7 @@ from chalicelib.lib.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
-from chalicelib.models.channels import Stream, channel_group_setting, get_stream, stream_key
+from chalicelib.models.channels import Stream, channel_group_setting, get_stream, get_subscription, stream_key
 from chalicelib.models.realms import Realm, get_realm, move_name, realm_setting, stream_name_key
 from chalicelib.models.topics import Topic, topic_item_key
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.channels.reads.channels import access_stream_by_id, get_subscription
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.groups.reads.user_groups import get_user_group, require_member_or_admin
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.principal import Principal
@@ -15,7 +15,7 @@ from chalicelib.lib.realm_settings import (
     SYSTEM_GROUPS,
     system_group_id,
 )
-from chalicelib.models.channels import subscriber_ids
+from chalicelib.models.channels import get_subscription, subscriber_ids
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 

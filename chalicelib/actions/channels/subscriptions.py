@@ -16,7 +16,6 @@ from chalicelib.actions.channels.reads.channels import (
     subscription_api_dict,
 )
 from chalicelib.actions.channels.reads.permissions import can_add_subscribers
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
@@ -35,7 +34,7 @@ from chalicelib.models.channels import (
 from chalicelib.models.counters import Counter
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import claim_name, get_realm, stream_name_key
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
 
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer event
 

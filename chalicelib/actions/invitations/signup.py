@@ -37,7 +37,6 @@ from chalicelib.actions.users.account import (
     MIN_PASSWORD_LENGTH,
     add_api_key,
 )
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.system_bots import notification_bot, welcome_bot
 from chalicelib.actions.users.users import (
     NewUser,
@@ -55,7 +54,7 @@ from chalicelib.models.ids import allocate_id
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
 
 # How long the confirmation emailed to someone who used a reusable link stays valid.
 SIGNUP_CONFIRMATION_VALIDITY = timedelta(days=1)

@@ -16,10 +16,7 @@ from typing import Any, TypedDict
 from pynamodb.expressions.condition import size
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.channels import (
-    can_read_message,
-    get_subscription,
-)
+from chalicelib.actions.channels.reads.channels import can_read_message
 from chalicelib.actions.messages.upload_space import (
     AttachmentDict,
     add_attachment_event,
@@ -32,7 +29,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
-from chalicelib.models.channels import get_stream
+from chalicelib.models.channels import get_stream, get_subscription
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment

@@ -10,11 +10,10 @@ from typing import TypedDict
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.users.account import FetchApiKeyResult, add_api_key
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import Principal
 from chalicelib.models.realms import get_realm_by_subdomain
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
 
 
 class ChannelEmailResult(TypedDict):

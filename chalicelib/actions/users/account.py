@@ -14,7 +14,6 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import config
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import check_email
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
@@ -31,7 +30,7 @@ from chalicelib.models.rate_limits import (
     record_auth_failure,
 )
 from chalicelib.models.realms import email_key, get_realm, get_realm_by_subdomain, move_name
-from chalicelib.models.users import ApiKey, User, name_key
+from chalicelib.models.users import ApiKey, User, get_user_by_email, name_key
 
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 100

@@ -28,7 +28,6 @@ from chalicelib.actions.users.profile_data import do_update_profile_data
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.shown import access_user_by_id_or_email
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import check_email, check_full_name
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import (
@@ -48,7 +47,7 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.users import ApiKey, User, role_key
+from chalicelib.models.users import ApiKey, User, get_user_by_email, role_key
 
 ROLES = (ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST)
 MAX_ATTEMPTS = 3

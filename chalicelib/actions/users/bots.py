@@ -8,7 +8,6 @@ from typing import Literal, TypedDict
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.system_bots import is_system_bot
 from chalicelib.actions.users.users import NewUser, do_create_user, get_own_user
 from chalicelib.core.errors import ApiError
@@ -17,7 +16,7 @@ from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.secrets import random_alphanumeric
 from chalicelib.lib.url_safety import UnsafeUrlError, check_url_syntax
 from chalicelib.lib.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
-from chalicelib.models.users import User, bot_owner_key, name_key
+from chalicelib.models.users import User, bot_owner_key, get_user_by_email, name_key
 
 BOT_TYPE_GENERIC = 1
 BOT_TYPE_INCOMING_WEBHOOK = 2

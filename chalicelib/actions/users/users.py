@@ -19,7 +19,6 @@ from chalicelib.actions.users.reads.access import (
     user_access_audience,
     viewer_access,
 )
-from chalicelib.actions.users.reads.users import MAX_EMAIL_BYTES, get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
@@ -42,7 +41,15 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import Realm, UniqueName, email_key
-from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
+from chalicelib.models.users import (
+    MAX_EMAIL_BYTES,
+    ApiKey,
+    User,
+    bot_owner_key,
+    get_user_by_email,
+    name_key,
+    role_key,
+)
 
 ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
 ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,

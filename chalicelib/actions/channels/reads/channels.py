@@ -10,7 +10,14 @@ from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
 from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.lib.realm_settings import system_group_id
-from chalicelib.models.channels import Stream, Subscription, channel_group_setting, get_stream, user_key
+from chalicelib.models.channels import (
+    Stream,
+    Subscription,
+    channel_group_setting,
+    get_stream,
+    get_subscription,
+    user_key,
+)
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 from chalicelib.models.realms import UniqueName, stream_name_key
 
@@ -68,11 +75,6 @@ class StreamCreateEvent(TypedDict):
     type: Literal["stream"]
     op: Literal["create"]
     streams: list[StreamDict]
-
-
-def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
-    subscription = Subscription.get_or_none(user_key(realm_id, user_id), stream_id)
-    return subscription if subscription is not None and subscription.active else None
 
 
 def _check_access(caller: Principal, stream: Stream | None, subscription: Subscription | None,

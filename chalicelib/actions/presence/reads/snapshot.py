@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import NotRequired, TypedDict
 
 from chalicelib.actions.users.reads.access import viewer_access
-from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
+from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib import presence_rules
@@ -28,7 +28,7 @@ from chalicelib.lib.presence_rules import (
     modern_presence,
 )
 from chalicelib.models.presence import PRESENCE_RETENTION, Presence
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
 
 DEFAULT_HISTORY_DAYS = 14
 
