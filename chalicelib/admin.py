@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from chalicelib.core.principal import ROLE_NAMES
 from chalicelib.local_endpoint import stack_endpoint, use_stack
-
-ROLES = ["owner", "administrator", "moderator", "member", "guest"]
 
 
 class AdminError(Exception):
@@ -248,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--realm", required=True, help="the organization's subdomain")
     command.add_argument("--email", required=True)
     command.add_argument("--name", required=True)
-    command.add_argument("--role", required=True, choices=ROLES)
+    command.add_argument("--role", required=True, choices=list(ROLE_NAMES))
     command.set_defaults(run=create_user)
     command = commands.add_parser("create-bot", help="create a bot owned by a user")
     command.add_argument("--realm", required=True)

@@ -18,9 +18,9 @@ from chalicelib.actions.channels.reads.permissions import can_add_subscribers
 from chalicelib.actions.groups.members import can_add_members_to_group
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
-from chalicelib.actions.users.users import ROLES, check_email
+from chalicelib.actions.users.users import check_email
 from chalicelib.core.errors import ApiError, ErrorCode, principal_error
-from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, ROLES, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
 from chalicelib.lib.email import send_email

@@ -31,11 +31,8 @@ from chalicelib.actions.users.reads.shown import access_user_by_id_or_email
 from chalicelib.actions.users.users import check_email, check_full_name
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import (
-    ROLE_ADMINISTRATOR,
-    ROLE_GUEST,
-    ROLE_MEMBER,
-    ROLE_MODERATOR,
     ROLE_OWNER,
+    ROLES,
     Principal,
 )
 from chalicelib.core.results import EmptyResult
@@ -49,7 +46,6 @@ from chalicelib.models.base import (
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.users import ApiKey, User, get_user_by_email, role_key
 
-ROLES = (ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST)
 MAX_ATTEMPTS = 3
 ONLY_OWNER = "The owner permission cannot be removed from the only organization owner."
 

@@ -24,8 +24,9 @@ from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
     ROLE_GUEST,
     ROLE_MEMBER,
-    ROLE_MODERATOR,
+    ROLE_NAMES,
     ROLE_OWNER,
+    ROLES,
     Principal,
 )
 from chalicelib.delivery.outbox import add_event
@@ -51,9 +52,6 @@ from chalicelib.models.users import (
     role_key,
 )
 
-ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
-ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
-              "moderator": ROLE_MODERATOR, "member": ROLE_MEMBER, "guest": ROLE_GUEST}
 EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
 BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
 
