@@ -142,3 +142,10 @@ def get_user_by_email(realm_id: int, email: str) -> User | None:
 
 # RFC 5321's limit, in bytes; it also keeps the email claim's key under DynamoDB's 1 KB.
 MAX_EMAIL_BYTES = 254
+
+
+# The values of User.bot_type, numbered as the reference numbers them.
+BOT_TYPE_GENERIC = 1
+BOT_TYPE_INCOMING_WEBHOOK = 2
+BOT_TYPE_OUTGOING_WEBHOOK = 3
+BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}

@@ -16,12 +16,15 @@ from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.secrets import random_alphanumeric
 from chalicelib.lib.url_safety import UnsafeUrlError, check_url_syntax
 from chalicelib.lib.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
-from chalicelib.models.users import User, bot_owner_key, get_user_by_email, name_key
-
-BOT_TYPE_GENERIC = 1
-BOT_TYPE_INCOMING_WEBHOOK = 2
-BOT_TYPE_OUTGOING_WEBHOOK = 3
-BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}
+from chalicelib.models.users import (
+    BOT_TYPE_GENERIC,
+    BOT_TYPE_OUTGOING_WEBHOOK,
+    BOT_TYPES,
+    User,
+    bot_owner_key,
+    get_user_by_email,
+    name_key,
+)
 
 
 class CreateBotResult(TypedDict):

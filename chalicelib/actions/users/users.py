@@ -53,7 +53,6 @@ from chalicelib.models.users import (
 )
 
 EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
-BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
 
 
 class RealmUserAddEvent(TypedDict):

@@ -11,11 +11,10 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from chalicelib.actions.users.bots import BOT_TYPE_OUTGOING_WEBHOOK
 from chalicelib.actions.webhooks.jobs import OUTGOING_WEBHOOK_RECORD, DeliveryJob
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.mentions import USER_MENTION
-from chalicelib.models.users import User
+from chalicelib.models.users import BOT_TYPE_OUTGOING_WEBHOOK, User
 
 
 def is_outgoing_webhook_bot(user: User) -> bool:
