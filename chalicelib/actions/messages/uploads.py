@@ -24,7 +24,7 @@ from chalicelib.actions.messages.upload_space import (
     check_upload_quota,
 )
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
-from chalicelib.core.files import UploadedFile
+from chalicelib.core.files import DOWNLOAD_URL_SECONDS, MAX_UPLOAD_MIB, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
@@ -41,8 +41,6 @@ class UploadResult(TypedDict):
     filename: str
 
 
-MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
-DOWNLOAD_URL_SECONDS = 60
 MAX_ACCESS_CHECKS = 100   # linking messages loaded to decide whether a caller may read
 MAX_NAME_LENGTH = 100   # sanitized file names are no longer
 # "<realm_id>/<random>/<name>": bounded, so text that only looks like one never turns into

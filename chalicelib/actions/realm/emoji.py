@@ -12,9 +12,8 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
-from chalicelib.actions.messages.uploads import DOWNLOAD_URL_SECONDS
 from chalicelib.core.errors import ApiError, ErrorCode
-from chalicelib.core.files import UploadedFile
+from chalicelib.core.files import DOWNLOAD_URL_SECONDS, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm

@@ -7,8 +7,8 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.messages.uploads import MAX_UPLOAD_MIB
 from chalicelib.actions.users.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from chalicelib.core.files import MAX_UPLOAD_MIB
 from chalicelib.events.state.realm import NamedId
 from chalicelib.lib.group_settings import (
     ALLOWED_SYSTEM_GROUPS,
