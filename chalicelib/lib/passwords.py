@@ -22,3 +22,7 @@ def check_password(password: str, stored: str | None) -> bool:
     digest = hashlib.scrypt(password.encode("utf-8"), salt=base64.b64decode(salt_b64),
                             n=_N, r=_R, p=_P)
     return hmac.compare_digest(digest, base64.b64decode(digest_b64))
+
+
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 100

@@ -32,11 +32,7 @@ from chalicelib.actions.invitations.invites import (
     save_new,
 )
 from chalicelib.actions.messages.send import check_send_message
-from chalicelib.actions.users.account import (
-    MAX_PASSWORD_LENGTH,
-    MIN_PASSWORD_LENGTH,
-    add_api_key,
-)
+from chalicelib.actions.users.account import add_api_key
 from chalicelib.actions.users.system_bots import notification_bot, welcome_bot
 from chalicelib.actions.users.users import (
     NewUser,
@@ -47,7 +43,7 @@ from chalicelib.actions.users.users import (
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.lib.log import logger
-from chalicelib.lib.passwords import check_password, hash_password
+from chalicelib.lib.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password, hash_password
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream
 from chalicelib.models.ids import allocate_id

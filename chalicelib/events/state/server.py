@@ -7,7 +7,6 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.users.account import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from chalicelib.core.files import MAX_UPLOAD_MIB
 from chalicelib.events.state.realm import NamedId
 from chalicelib.lib.group_settings import (
@@ -17,6 +16,7 @@ from chalicelib.lib.group_settings import (
     FORBIDDEN_SYSTEM_GROUPS,
     GROUP_PERMISSION_DEFAULTS,
 )
+from chalicelib.lib.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from chalicelib.lib.presence_rules import (
     OFFLINE_THRESHOLD_SECONDS,
     PING_INTERVAL_SECONDS,
