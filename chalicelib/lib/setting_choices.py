@@ -1,7 +1,10 @@
 """The allowed values of personal settings (§4.2): choices, ranges, names."""
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
+from zoneinfo import available_timezones
+
+from chalicelib.core.errors import ApiError
 
 # Language codes the server offers, with their English names (user_settings events
 # carry the name as `language_name`).
@@ -68,3 +71,38 @@ STR_CHOICES: dict[str, frozenset[str]] = {
 }
 INT_RANGES: dict[str, tuple[int, int]] = {"web_font_size_px": (12, 24),
                                           "web_line_height_percent": (100, 200)}
+
+
+MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
+
+
+def check_setting(name: str, value: Any) -> None:
+    """Raises for a value outside the setting's allowed values (types are checked earlier)."""
+    if name == "email_address_visibility" and value not in INT_CHOICES[name]:
+        raise ApiError("Invalid email_address_visibility: this server shows real email "
+                       "addresses to the whole organization, so only 1 (everyone) applies.")
+    if name in INT_CHOICES and value not in INT_CHOICES[name]:
+        raise ApiError(f"Invalid {name}")
+    if name in STR_CHOICES and value not in STR_CHOICES[name]:
+        raise ApiError(f"Invalid {name}")
+    if name in INT_RANGES and not INT_RANGES[name][0] <= value <= INT_RANGES[name][1]:
+        low, high = INT_RANGES[name]
+        raise ApiError(f"Invalid {name}: use a value from {low} to {high}")
+    if name == "email_notifications_batching_period_seconds" and not (
+            0 < value <= MAX_EMAIL_BATCHING_SECONDS):
+        raise ApiError(f"Invalid email batching period: {value} seconds")
+    if name == "default_language" and value not in LANGUAGES:
+        raise ApiError("Invalid default_language")
+    if name == "notification_sound" and value not in NOTIFICATION_SOUNDS:
+        raise ApiError(f"Invalid notification sound '{value}'")
+    if name == "timezone" and value != "" and value not in _timezones():
+        raise ApiError("Not a recognized time zone")
+
+
+_TIMEZONES: set[str] = set()
+
+
+def _timezones() -> set[str]:
+    if not _TIMEZONES:   # reading the zone database takes a while: once per process
+        _TIMEZONES.update(available_timezones())
+    return _TIMEZONES

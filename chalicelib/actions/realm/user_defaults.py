@@ -12,12 +12,11 @@ from typing import Any, Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
 
-from chalicelib.actions.users.settings import check_setting
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS
+from chalicelib.lib.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS, check_setting
 from chalicelib.lib.user_settings import DEFAULTS as SETTING_DEFAULTS
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
