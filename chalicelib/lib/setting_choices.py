@@ -1,4 +1,5 @@
-"""The allowed values of personal settings (§4.2): choices, ranges, names."""
+"""The allowed values of personal settings (§4.2): choices, ranges, names, and the check
+of a value against them."""
 from __future__ import annotations
 
 from typing import Any, TypedDict
