@@ -41,8 +41,6 @@ from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.pending_deliveries import PendingDelivery
 from chalicelib.models.races import LostRace, retry_lost_races
 
-# Internal outbox records for the fan-out's read-state step (never sent to clients).
-READ_STATE_RECORD = "_read_state"
 # One item per message plus the event: the most a transaction holds.
 FLAGS_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 1
 MAX_ATTEMPTS = 5
@@ -75,13 +73,6 @@ class UpdateMessageFlagsRemoveEvent(TypedDict):
     messages: list[int]
     all: bool
     message_details: NotRequired[dict[str, UnreadMessageDetails]]
-
-
-def unsubscribed_record(user_id: int, stream_id: int) -> dict[str, Any]:
-    """The record an unsubscribe writes: the fan-out marks the user's unread messages
-    in the channel read (events/recipients.py)."""
-    return {"type": READ_STATE_RECORD, "op": "unsubscribed", "user_id": user_id,
-            "stream_id": stream_id}
 
 
 # ---- reading --------------------------------------------------------------------------

@@ -8,23 +8,22 @@ sender arrive read (events/recipients.py); the request stays constant in size.
 """
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.read_state.markers import READ_STATE_RECORD, mark_read
+from chalicelib.actions.read_state.markers import mark_read
 from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.records import muted_record
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.muted_users import UserMute, muted_key, muted_user_ids, muter_key
-
-MUTED_RECORD_OP = "muted"
 
 
 class MutedUser(TypedDict):
@@ -46,12 +45,6 @@ def muted_users_list(realm_id: int, user_id: int) -> list[MutedUser]:
 def _event(muted: dict[int, int]) -> MutedUsersEvent:
     return {"type": "muted_users", "muted_users": [
         {"id": u, "timestamp": at} for u, at in sorted(muted.items())]}
-
-
-def muted_record(user_id: int, muted_user_id: int) -> dict[str, Any]:
-    """For the fan-out only: mark the muted user's messages read for the muter."""
-    return {"type": READ_STATE_RECORD, "op": MUTED_RECORD_OP, "user_id": user_id,
-            "sender_id": muted_user_id}
 
 
 def do_mute_user(caller: Principal, muted_user_id: int) -> None:

@@ -17,7 +17,6 @@ from chalicelib.lib.log import logger
 if TYPE_CHECKING:
     from mypy_boto3_sqs.type_defs import SendMessageBatchRequestEntryTypeDef
 
-OUTGOING_WEBHOOK_RECORD = "_outgoing_webhook"   # outbox records the fan-out sends to SQS
 SQS_BATCH_COUNT, SQS_BATCH_BYTES = 10, 250_000   # SQS: 10 messages, 256 KiB per request
 
 
