@@ -194,14 +194,3 @@ def delete_draft(caller: Principal, draft_id: int) -> EmptyResult:
     except TransactWriteError as error:
         _raise_for(error)
     return {}
-
-
-def delete_all_drafts(realm_id: int, user_id: int) -> int:
-    """When a user stops synchronizing drafts: delete them, in batches (safe to repeat)."""
-    # Strongly consistent: a draft committed just before synchronization was turned off
-    # must be among those deleted (its transaction checked the setting).
-    drafts = list(Draft.query(user_key(realm_id, user_id), consistent_read=True))
-    with Draft.batch_write() as batch:
-        for draft in drafts:
-            batch.delete(draft)
-    return len(drafts)

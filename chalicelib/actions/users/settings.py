@@ -12,7 +12,6 @@ from chalicelib.actions.users.account import (
     full_name_writes,
     start_email_change,
 )
-from chalicelib.actions.users.drafts import delete_all_drafts
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_full_name, get_own_user
@@ -29,6 +28,7 @@ from chalicelib.lib.setting_choices import (
 )
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.drafts import delete_all_drafts
 from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.users import User
 
