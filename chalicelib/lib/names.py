@@ -1,6 +1,7 @@
 """Checks of the names people give things (channels, channel folders)."""
 from __future__ import annotations
 
+from chalicelib import config
 from chalicelib.core.errors import ApiError
 
 
@@ -18,3 +19,7 @@ def check_name(name: str, label: str, limit: int) -> str:
     if has_control_characters(name):
         raise ApiError(f"Invalid character in {label.lower()}: '{name}'.")
     return name
+
+
+def check_stream_name(name: str) -> str:
+    return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)

@@ -25,7 +25,6 @@ from chalicelib.actions.channels.reads.permissions import (
     realm_default_stream_ids,
     viewers_audience,
 )
-from chalicelib.actions.channels.subscriptions import check_stream_name
 from chalicelib.actions.channels.update import StreamUpdate, StreamUpdateEvent
 from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
@@ -37,6 +36,7 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.lib.markdown import render_markdown
+from chalicelib.lib.names import check_stream_name
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.channels import Stream, channel_group_setting, get_stream, get_subscription, stream_key

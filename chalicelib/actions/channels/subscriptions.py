@@ -20,7 +20,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
 from chalicelib.lib.markdown import render_markdown
-from chalicelib.lib.names import check_name
+from chalicelib.lib.names import check_stream_name
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import (
@@ -64,15 +64,11 @@ class SubscriptionPeerAddEvent(TypedDict):
 COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd"]
 
 
-
 def peer_audience(stream: Stream) -> Audience:
     """Who hears of a channel's subscribers changing: the realm for a public channel,
     else the channel's subscribers."""
     return to_realm() if not stream.invite_only else \
         to_channel(stream.stream_id, public=False)
-
-def check_stream_name(name: str) -> str:
-    return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)
 
 
 def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
