@@ -27,11 +27,15 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.read_state.markers import mark_channel_read, mark_read, message_place
+from chalicelib.actions.read_state.markers import (
+    mark_channel_read,
+    mark_read,
+    mark_sender_read,
+    message_place,
+)
 from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
-from chalicelib.actions.users.muted_users import mark_sender_read
 from chalicelib.delivery.records import MUTED_RECORD_OP, READ_STATE_RECORD
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipient_edits import (

@@ -298,3 +298,14 @@ def _flag_writer(key: str, message_id: int, flag: str, add: bool, place: str | N
 
 def mentions_of(flags: Iterable[str]) -> int:
     return mention_bits(set(flags))
+
+
+def mark_sender_read(realm_id: int, user_id: int, sender_id: int) -> list[int]:
+    """Marks every message of the sender read for the user (the fan-out's step for a
+    new mute): the user's markers filtered by sender, and the sender's messages in
+    flight, with their events."""
+    in_flight = unread_in_flight(Recipient(realm_id, user_id),
+                                 lambda m: m.sender_id == sender_id)
+    markers = list(UnreadMessage.query(user_key(realm_id, user_id),
+                                       filter_condition=UnreadMessage.sender_id == sender_id))
+    return mark_read(realm_id, user_id, markers, in_flight)

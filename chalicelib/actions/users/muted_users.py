@@ -12,8 +12,6 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.read_state.markers import mark_read
-from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -21,8 +19,6 @@ from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import muted_record
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.channels import user_key
-from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.muted_users import UserMute, muted_key, muted_user_ids, muter_key
 
 
@@ -88,14 +84,3 @@ def do_unmute_user(caller: Principal, muted_user_id: int) -> None:
         if is_condition_failure(error):
             raise ApiError("This user is not muted") from error
         raise
-
-
-def mark_sender_read(realm_id: int, user_id: int, sender_id: int) -> list[int]:
-    """Marks every message of the sender read for the user (the fan-out's step for a
-    new mute): the user's markers filtered by sender, and the sender's messages in
-    flight, with their events."""
-    in_flight = unread_in_flight(Recipient(realm_id, user_id),
-                                 lambda m: m.sender_id == sender_id)
-    markers = list(UnreadMessage.query(user_key(realm_id, user_id),
-                                       filter_condition=UnreadMessage.sender_id == sender_id))
-    return mark_read(realm_id, user_id, markers, in_flight)
