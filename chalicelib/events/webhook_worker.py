@@ -37,7 +37,7 @@ def _handle_record(record: dict[str, Any]) -> None:
     if body.startswith('{"job"'):   # other background jobs (realm exports)
         # Imported here: exports are rare, and the export code (archives, uploads)
         # would otherwise load on every cold start of this function.
-        from chalicelib.actions.realm.export import run_background_job
+        from chalicelib.actions.workflows.export import run_background_job
 
         run_background_job(json.loads(body))
         return

@@ -31,7 +31,7 @@ WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.webhooks.triggers",
                       "chalicelib.narrow.parser", "chalicelib.narrow.evaluate",
                       "chalicelib.search.query"),
            "Notifier": NOT_IN_WORKERS,
-           "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.realm.export")}
+           "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.workflows.export")}
 
 
 def _functions() -> dict[str, dict]:

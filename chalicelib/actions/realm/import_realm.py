@@ -1,4 +1,4 @@
-"""Loads an organization export (actions/realm/export.py, docs/realm-export.md) into a new
+"""Loads an organization export (actions/workflows/export.py, docs/realm-export.md) into a new
 organization: `python -m chalicelib.admin import-realm`.
 
 Ids are allocated afresh in the new realm and every reference is mapped (senders,
@@ -30,11 +30,11 @@ from chalicelib.actions.messages.send import new_channel_message
 from chalicelib.actions.messages.uploads import sanitize_filename
 from chalicelib.actions.read_state.reads.pending import WILDCARD_BITS, new_marker
 from chalicelib.actions.realm.emoji import emoji_name_key
-from chalicelib.actions.realm.export import EXPORT_FORMAT, EXPORT_VERSION
 from chalicelib.actions.realm.linkifiers import check_add_linkifier
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.realm.realms import do_create_realm
 from chalicelib.actions.users.users import NewUser, do_create_user
+from chalicelib.actions.workflows.export import EXPORT_FORMAT, EXPORT_VERSION
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.lib import aws_clients

@@ -1,0 +1,2 @@
+"""Work that spans areas: creating, exporting, importing and reindexing an organization;
+the welcome bot's preview; the reference's operations this deployment lacks."""
