@@ -18,9 +18,9 @@ def main(messages: int = 10_000) -> None:
 
         from chalicelib import config
         from chalicelib.actions.channels.subscriptions import do_add_subscribers
-        from chalicelib.actions.realm.import_realm import import_realm
         from chalicelib.actions.users.users import NewUser, do_create_user
         from chalicelib.actions.workflows.export import build_export, do_start_export
+        from chalicelib.actions.workflows.import_realm import import_realm
         from chalicelib.core.principal import Principal
         from chalicelib.models.channels import Stream
         from chalicelib.models.realm_exports import RealmExport

@@ -205,7 +205,7 @@ def reindex(args: argparse.Namespace) -> dict[str, Any]:
 def import_realm(args: argparse.Namespace) -> dict[str, Any]:
     """Loads an export (a file, or `s3://<key>` in the uploads bucket) as a new realm."""
     from chalicelib import config
-    from chalicelib.actions.realm.import_realm import import_realm as load
+    from chalicelib.actions.workflows.import_realm import import_realm as load
     from chalicelib.lib import aws_clients
 
     source: str = args.source
