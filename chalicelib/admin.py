@@ -194,7 +194,7 @@ def status(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def reindex(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realm.reindex import do_reindex_realm
+    from chalicelib.actions.workflows.reindex import do_reindex_realm
 
     realm = _realm(args.realm)
     return {"realm_id": realm.realm_id, **do_reindex_realm(

@@ -166,7 +166,7 @@ def test_reindex_backfills_the_rows_and_resumes(realm, feed, drain_events):
     assert get(realm.member, [term("has", "image")])[0] == [image]
     assert get(realm.member, [term("has", "reaction")])[0] == []
     # WHEN the whole reindex runs (twice: it is idempotent) THEN every row is back
-    from chalicelib.actions.realm.reindex import do_reindex_realm
+    from chalicelib.actions.workflows.reindex import do_reindex_realm
 
     for _ in range(2):
         result = do_reindex_realm(realm.realm_id)
