@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
-from chalicelib.actions.realm.reindex_properties import backfill_properties
+from chalicelib.actions.workflows.reindex_properties import backfill_properties
 from chalicelib.models.base import (
     is_condition_failure,
     is_write_condition_failure,
