@@ -229,7 +229,7 @@ CHANGES: tuple[Change, ...] = (
            NOT_OFFERED),
     Change(416, "welcome_message_custom_text on invitations and the realm; "
                 "POST /realm/test_welcome_bot_custom_message",
-           "actions/invitations/invites.py, actions/realm/welcome_bot.py (the realm setting is missing)",
+           "actions/invitations/invites.py, actions/workflows/welcome_bot.py (the realm setting is missing)",
            f"{_DOC}::test_welcome_bot_custom_message", NOT_HONOURED),
     Change(417, "POST /channels/create", "actions/channels/create.py",
            f"{_DOC}::test_create_channel"),
