@@ -44,8 +44,8 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realm.realms import do_create_realm
         from chalicelib.actions.users.users import NewUser, do_create_user
+        from chalicelib.actions.workflows.realms import do_create_realm
         from chalicelib.lib import presence_rules
         from chalicelib.models.presence import Presence, presence_expiry
 

@@ -47,8 +47,8 @@ def _realm(subdomain: str) -> Any:
 
 
 def create_realm(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
 
     realm, owner_id, api_key = do_create_realm(
         args.name, args.subdomain,
@@ -96,7 +96,7 @@ def list_users(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realm.realms import do_deactivate_realm
+    from chalicelib.actions.workflows.realms import do_deactivate_realm
 
     realm = _realm(args.realm)
     count = do_deactivate_realm(realm)

@@ -35,8 +35,8 @@ def demo_password(label: str) -> str:
 def seed_accounts() -> list[dict[str, Any]]:
     """Creates the demo realm and its people through the actions (no HTTP yet), each
     with a password, for logging in to the web client."""
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.actions.workflows.realms import do_create_realm
     from chalicelib.lib.passwords import hash_password
 
     (label, name, role), *others = DEMO_ACCOUNTS

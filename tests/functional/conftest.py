@@ -223,8 +223,8 @@ def realm(chalice_client: Client) -> TestRealm:
 
 
 def make_realm(chalice_client: Client) -> TestRealm:
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.actions.workflows.realms import do_create_realm
 
     number = next(_realm_numbers)
     subdomain = f"zt{number}"

@@ -50,8 +50,8 @@ def error(response):
 @pytest.fixture
 def other_realm(chalice_client):
     """A second organization with an administrator and a member."""
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.actions.workflows.realms import do_create_realm
     from tests.functional.conftest import Account
 
     tag = next(_other_numbers)

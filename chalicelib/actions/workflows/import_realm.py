@@ -32,9 +32,9 @@ from chalicelib.actions.read_state.reads.pending import WILDCARD_BITS, new_marke
 from chalicelib.actions.realm.emoji import emoji_name_key
 from chalicelib.actions.realm.linkifiers import check_add_linkifier
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
-from chalicelib.actions.realm.realms import do_create_realm
 from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.actions.workflows.export import EXPORT_FORMAT, EXPORT_VERSION
+from chalicelib.actions.workflows.realms import do_create_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.lib import aws_clients
