@@ -1,1 +1,2 @@
-"""The organization: realms, their settings, custom emoji, playgrounds, id counters' backfill."""
+"""The organization's settings, custom emoji, linkifiers, playgrounds and the defaults of
+new users."""
