@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib.actions.channels.user_topics import muted_topic_triples, user_topic_dict
+from chalicelib.actions.messages.drafts import DraftDict
+from chalicelib.actions.messages.drafts import drafts_state as user_drafts
 from chalicelib.actions.messages.scheduled_messages import ScheduledMessageDict
 from chalicelib.actions.messages.scheduled_messages import (
     scheduled_messages_state as user_scheduled_messages,
 )
-from chalicelib.actions.users.drafts import DraftDict
-from chalicelib.actions.users.drafts import drafts_state as user_drafts
 from chalicelib.actions.users.muted_users import MutedUser, muted_users_list
 from chalicelib.actions.users.saved_snippets import SavedSnippetDict
 from chalicelib.actions.users.saved_snippets import (
