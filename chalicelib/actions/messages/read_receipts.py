@@ -2,7 +2,7 @@
 
 Read state is stored by exception (models/message_flags.py): a delivered message is
 read for a recipient unless an unread marker says otherwise. A message the fan-out has
-not reached yet (a `PendingDelivery`, reads/pending.py) is unread for each recipient
+not reached yet (a `PendingDelivery`, read_state/reads/pending.py) is unread for each recipient
 the fan-out will give a marker to, unless they marked it read early (`read_by`); for
 the others (those who muted the sender) the fan-out writes no marker, so none decides.
 The pending item is read before the markers: once it is gone, markers are final.
