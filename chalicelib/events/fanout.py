@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.actions.users.reads.access import EventAccess
-from chalicelib.actions.webhooks.jobs import enqueue_jobs
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.filters import forms_for_queue, stored_reader_settings
 from chalicelib.delivery.outbox import Audience, stored_audience
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
+from chalicelib.delivery.webhook_jobs import enqueue_jobs
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.events.slices import append_all, append_pool

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from chalicelib.actions.webhooks.delivery import RetryLater, deliver
-from chalicelib.actions.webhooks.jobs import DeliveryJob
+from chalicelib.delivery.webhook_jobs import DeliveryJob
 from chalicelib.lib import aws_clients, metrics
 from chalicelib.lib.log import logger
 from chalicelib.lib.partial_batch import PartialBatchResponse, process_records

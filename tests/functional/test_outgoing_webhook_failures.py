@@ -10,7 +10,7 @@ import pytest
 
 from chalicelib.actions.webhooks import delivery as webhook_delivery
 from chalicelib.actions.webhooks.delivery import RetryLater, deliver
-from chalicelib.actions.webhooks.jobs import DeliveryJob
+from chalicelib.delivery.webhook_jobs import DeliveryJob
 from chalicelib.events import webhook_worker
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.lib import aws_clients

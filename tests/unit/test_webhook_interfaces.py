@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 import pytest
 
 from chalicelib.actions.webhooks.delivery import retry_delay
-from chalicelib.actions.webhooks.jobs import _sqs_batches
+from chalicelib.delivery.webhook_jobs import _sqs_batches
 from chalicelib.lib.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,

@@ -15,10 +15,10 @@ from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
 from chalicelib.actions.messages.send import check_send_message
-from chalicelib.actions.webhooks.jobs import DeliveryJob
 from chalicelib.actions.webhooks.triggers import is_outgoing_webhook_bot
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
+from chalicelib.delivery.webhook_jobs import DeliveryJob
 from chalicelib.lib import webhook_client
 from chalicelib.lib.log import logger
 from chalicelib.lib.timeutil import now_seconds

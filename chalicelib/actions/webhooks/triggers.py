@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from chalicelib.actions.webhooks.jobs import DeliveryJob
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
+from chalicelib.delivery.webhook_jobs import DeliveryJob
 from chalicelib.lib.mentions import USER_MENTION
 from chalicelib.models.users import BOT_TYPE_OUTGOING_WEBHOOK, User
 
