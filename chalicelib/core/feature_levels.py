@@ -114,7 +114,7 @@ CHANGES: tuple[Change, ...] = (
            REPORTED),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /messages/{id}: the message has no rendered_content "
            "(only outgoing-webhook payloads carry it)",
-           "actions/messages/reads/dicts.py, actions/webhooks/triggers.receiver_message",
+           "actions/messages/reads/dicts.py, actions/messages/webhook_triggers.receiver_message",
            f"{_DOC}::test_fetched_message_has_no_rendered_content"),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /invites: link_url for reusable invitation links",
            "actions/invitations/admin.py, models/invitations.link_key",

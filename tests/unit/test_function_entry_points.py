@@ -27,7 +27,7 @@ API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.registe
 # narrow language (and search's queries) only for a narrowed queue.
 NOT_IN_WORKERS = ("chalice.app", "aws_lambda_powertools.utilities.batch",
                   "aws_lambda_powertools.utilities.data_classes")
-WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.webhooks.triggers",
+WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.messages.webhook_triggers",
                       "chalicelib.narrow.parser", "chalicelib.narrow.evaluate",
                       "chalicelib.search.query"),
            "Notifier": NOT_IN_WORKERS,

@@ -30,8 +30,8 @@ from chalicelib.actions.messages.reads.rendering import (
     render_content,
 )
 from chalicelib.actions.messages.uploads import plan_links
+from chalicelib.actions.messages.webhook_triggers import add_webhook_triggers, triggered_bots
 from chalicelib.actions.read_state.reads.pending import pending_record
-from chalicelib.actions.webhooks.triggers import add_webhook_triggers, triggered_bots
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel

@@ -15,7 +15,7 @@ from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
 from chalicelib.actions.messages.send import check_send_message
-from chalicelib.actions.webhooks.triggers import is_outgoing_webhook_bot
+from chalicelib.actions.messages.webhook_triggers import is_outgoing_webhook_bot
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.webhook_jobs import DeliveryJob
