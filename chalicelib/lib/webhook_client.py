@@ -15,6 +15,7 @@ from urllib.parse import quote, urlsplit
 
 from chalicelib import config
 from chalicelib.lib.url_safety import HostLookupError, resolve_public_addresses
+from chalicelib.lib.webhook_interfaces import WebhookRequest
 
 USER_AGENT = f"ServiceOutgoingWebhook/{config.SERVICE_VERSION}"
 MAX_RESPONSE_BYTES = 1024 * 1024
@@ -28,12 +29,6 @@ class WebhookUnreachable(Exception):
 
 class WebhookTimeout(WebhookUnreachable):
     """The receiver did not answer in time: worth retrying."""
-
-
-@dataclass(frozen=True)
-class WebhookRequest:
-    body: bytes
-    content_type: str
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,19 @@ to say. The answer rules follow the reference: `response_not_required` wins, the
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
-
-from chalicelib.lib.webhook_client import WebhookRequest
 
 INTERFACE_GENERIC = 1
 INTERFACE_SLACK = 2
 INTERFACES = {INTERFACE_GENERIC, INTERFACE_SLACK}
+
+
+@dataclass(frozen=True)
+class WebhookRequest:
+    body: bytes
+    content_type: str
 
 
 class InvalidReplyError(ValueError):

@@ -12,12 +12,8 @@ import pytest
 
 from chalicelib.lib import url_safety
 from chalicelib.lib.url_safety import UnsafeUrlError
-from chalicelib.lib.webhook_client import (
-    WebhookRequest,
-    WebhookTimeout,
-    WebhookUnreachable,
-    post,
-)
+from chalicelib.lib.webhook_client import WebhookTimeout, WebhookUnreachable, post
+from chalicelib.lib.webhook_interfaces import WebhookRequest
 
 REQUEST = WebhookRequest(b'{"data": "hi"}', "application/json")
 

@@ -23,16 +23,13 @@ from chalicelib.lib import webhook_client
 from chalicelib.lib.log import logger
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.url_safety import UnsafeUrlError
-from chalicelib.lib.webhook_client import (
-    WebhookRequest,
-    WebhookTimeout,
-    WebhookUnreachable,
-)
+from chalicelib.lib.webhook_client import WebhookTimeout, WebhookUnreachable
 from chalicelib.lib.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,
     InvalidReplyError,
     UnsupportedConversationError,
+    WebhookRequest,
     generic_request,
     reply_content,
     slack_request,
