@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalicelib.actions.webhooks.delivery import RetryLater, deliver
 from chalicelib.delivery.webhook_jobs import DeliveryJob
 from chalicelib.lib import aws_clients, metrics
 from chalicelib.lib.log import logger
 from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
+from chalicelib.webhooks.delivery import RetryLater, deliver
 
 # deliver()'s results as the WebhookDeliveries metric's `outcome` dimension.
 _OUTCOMES: dict[str, metrics.WebhookOutcome] = {

@@ -29,8 +29,11 @@ ALLOWED: dict[str, set[str]] = {
     # unsubscribe link changes a setting through them); the fan-out (events) calls it.
     "notifications": {"core", "lib", "models", "search", "narrow", "delivery", "actions",
                       "notifications", "config"},
+    # Outgoing webhooks: the worker, delivery to the bot's receiver and its reply.
+    "webhooks": {"core", "lib", "models", "search", "narrow", "delivery", "actions",
+                 "webhooks", "config"},
     "events": {"core", "lib", "models", "search", "narrow", "delivery", "actions",
-               "notifications", "events",
+               "notifications", "webhooks", "events",
                "config", "http"},
 }
 # The WebSocket handlers are an entry point beside the HTTP views: they parse a request.
