@@ -34,7 +34,7 @@ _lock = threading.Lock()
 
 ENTRY_POINTS = {   # module, attribute -> the function (template logical id) it runs in
     ("chalicelib.events.fanout", "handle_stream_batch"): "Fanout",
-    ("chalicelib.events.webhook_worker", "handle_webhook_batch"): "OutgoingWebhooks",
+    ("chalicelib.webhooks.worker", "handle_webhook_batch"): "OutgoingWebhooks",
     ("chalicelib.events.websocket", "on_connect"): "WebsocketConnect",
     ("chalicelib.events.websocket", "on_message"): "WebsocketMessage",
     ("chalicelib.events.websocket", "on_disconnect"): "WebsocketDisconnect",

@@ -9,10 +9,10 @@ import threading
 import pytest
 
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.events import webhook_worker
 from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.lib import aws_clients
 from chalicelib.webhooks import delivery as webhook_delivery
+from chalicelib.webhooks import worker as webhook_worker
 from chalicelib.webhooks.delivery import RetryLater, deliver
 from tests.functional.edit_helpers import channel, send
 from tests.functional.webhook_helpers import (
