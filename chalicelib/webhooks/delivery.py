@@ -19,11 +19,9 @@ from chalicelib.actions.messages.webhook_triggers import is_outgoing_webhook_bot
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.lib import webhook_client
 from chalicelib.lib.log import logger
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.url_safety import UnsafeUrlError
-from chalicelib.lib.webhook_client import WebhookTimeout, WebhookUnreachable
 from chalicelib.lib.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,
@@ -37,6 +35,8 @@ from chalicelib.lib.webhook_interfaces import (
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.users import User
 from chalicelib.models.webhooks import WebhookDelivery, delivery_key
+from chalicelib.webhooks import client as webhook_client
+from chalicelib.webhooks.client import WebhookTimeout, WebhookUnreachable
 
 MAX_ATTEMPTS = 4            # the queue's maxReceiveCount matches: then the dead-letter queue
 REQUEST_TIMEOUT_SECONDS = 10

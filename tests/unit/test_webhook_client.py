@@ -12,8 +12,8 @@ import pytest
 
 from chalicelib.lib import url_safety
 from chalicelib.lib.url_safety import UnsafeUrlError
-from chalicelib.lib.webhook_client import WebhookTimeout, WebhookUnreachable, post
 from chalicelib.lib.webhook_interfaces import WebhookRequest
+from chalicelib.webhooks.client import WebhookTimeout, WebhookUnreachable, post
 
 REQUEST = WebhookRequest(b'{"data": "hi"}', "application/json")
 
