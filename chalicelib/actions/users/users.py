@@ -10,7 +10,6 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.messages.reads.newest_received import newest_received_id
 from chalicelib.actions.users.reads.access import (
     ProfileDataValue,
     UserAccess,
@@ -19,6 +18,7 @@ from chalicelib.actions.users.reads.access import (
     user_access_audience,
     viewer_access,
 )
+from chalicelib.actions.users.reads.newest_received import newest_received_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,

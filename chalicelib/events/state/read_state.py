@@ -10,7 +10,6 @@ from chalicelib.actions.messages.reads.conversations import RecentConversationEn
 from chalicelib.actions.messages.reads.conversations import (
     recent_private_conversations_state as recent_conversations,
 )
-from chalicelib.actions.messages.reads.newest_received import newest_received_id
 from chalicelib.actions.read_state.reads.unread import UnreadMessagesState
 from chalicelib.actions.read_state.reads.unread import (
     starred_messages_state as starred_message_ids,
@@ -18,6 +17,7 @@ from chalicelib.actions.read_state.reads.unread import (
 from chalicelib.actions.read_state.reads.unread import (
     unread_msgs_state as unread_messages,
 )
+from chalicelib.actions.users.reads.newest_received import newest_received_id
 from chalicelib.events.state.context import StateContext
 from chalicelib.models.realms import empty_topic_display_name
 
@@ -47,7 +47,7 @@ class RecentPrivateConversationsState(TypedDict, total=False):
 
 
 def message_state(ctx: StateContext) -> MessageState:
-    """The newest message the caller received (actions/messages/reads/newest_received.py)."""
+    """The newest message the caller received (actions/users/reads/newest_received.py)."""
     return {"max_message_id": newest_received_id(ctx.caller, ctx.subscriptions)}
 
 
