@@ -137,7 +137,7 @@ CHANGES: tuple[Change, ...] = (
     Change(381, "POST /reminders", "no reminders here", "", NOT_OFFERED),
     Change(382, "POST /messages/{id}/report (to the moderation request channel, which "
                 "PATCH /realm moderation_request_channel_id sets)",
-           "actions/messages/report.py, actions/realm/settings.py",
+           "actions/messages/report.py, actions/workflows/realm_update.py",
            "tests/functional/test_message_reports.py::test_a_report_reaches_the_moderators"),
     Change(383, "web_channel_default_view: option 3 (inbox-style list)",
            "lib/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),

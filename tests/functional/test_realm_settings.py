@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
-from chalicelib.actions.realm import settings as realm_settings
-from chalicelib.actions.realm.settings import do_update_realm
+from chalicelib.actions.workflows import realm_update as realm_settings
+from chalicelib.actions.workflows.realm_update import do_update_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import REALM_SETTINGS_CAPABILITY
 from chalicelib.core.principal import Principal

@@ -1,2 +1,2 @@
-"""The organization's settings, custom emoji, linkifiers, playgrounds and the defaults of
-new users."""
+"""The organization's custom emoji, linkifiers, playgrounds and the defaults of new users
+(its settings change in workflows/realm_update.py)."""

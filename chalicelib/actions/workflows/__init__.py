@@ -1,2 +1,3 @@
 """Work that spans areas: creating, exporting, importing and reindexing an organization;
-the welcome bot's preview; the reference's operations this deployment lacks."""
+changing its settings; the welcome bot's preview; the reference's operations this
+deployment lacks."""

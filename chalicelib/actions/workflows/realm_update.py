@@ -1,4 +1,6 @@
-"""Organization settings (§2.8): reading them with defaults, and PATCH /realm."""
+"""PATCH /realm (§2.8): the organization's settings checked and changed. Here, above the
+areas, because a moderation request channel is checked as a channel the administrator
+can see (channels sits above realm); reading a setting is models/realms.py."""
 from __future__ import annotations
 
 from typing import Any, Literal, TypedDict, cast
