@@ -1,7 +1,8 @@
 """The house's layers run one way: each package imports only the layers below it.
 
 core -> lib, models -> search, narrow -> delivery -> actions (reads below commands)
--> notifications -> events -> api, http.
+-> notifications, webhooks -> events -> api, http.
+Inside actions/ each area imports only the areas below it (AREAS, bottom first).
 A violation here is an arrow that runs back up; the message names the file and import.
 """
 from __future__ import annotations
@@ -36,6 +37,10 @@ ALLOWED: dict[str, set[str]] = {
                "notifications", "webhooks", "events",
                "config", "http"},
 }
+# The areas of actions/, bottom first: each imports only the areas below it. Workflows
+# are what spans areas (export, import, reindex, PATCH /realm, the welcome bot's preview).
+AREAS = ("groups", "realm", "users", "presence", "channels", "read_state", "messages",
+         "invitations", "workflows")
 # The WebSocket handlers are an entry point beside the HTTP views: they parse a request.
 ENTRY_POINTS_USING_HTTP = {"chalicelib/events/websocket.py", "chalicelib/events/register.py",
                            "chalicelib/events/reader.py", "chalicelib/events/keepalive.py"}
@@ -71,6 +76,30 @@ def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
             if top not in ALLOWED[layer] or (top == "http" and layer == "events"
                                                and rel not in ENTRY_POINTS_USING_HTTP):
                 wrong.append(f"{rel} imports {module}")
+    assert wrong == []
+
+
+def _area(path: Path) -> str | None:
+    parts = path.relative_to(PACKAGE / "actions").parts
+    return parts[0] if len(parts) > 1 else None
+
+
+def test_every_area_has_a_place() -> None:
+    areas = {p.name for p in (PACKAGE / "actions").iterdir() if (p / "__init__.py").exists()}
+    assert areas == set(AREAS), "put the new area in AREAS (and the diagram)"
+
+
+def test_an_area_imports_only_the_areas_below_it() -> None:
+    rank = {area: i for i, area in enumerate(AREAS)}
+    wrong = []
+    for path in _modules("actions"):
+        area = _area(path)
+        for module in _imports(path):
+            parts = module.split(".")
+            if parts[1] != "actions" or len(parts) < 3 or parts[2] == area:
+                continue
+            if rank.get(parts[2], len(AREAS)) > rank.get(area or "", -1):
+                wrong.append(f"{path.relative_to(ROOT)} ({area}) imports {module}")
     assert wrong == []
 
 
