@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    can_read_message,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.reads.permissions import (
     can_move_messages_out_of_channel,
 )
@@ -22,7 +19,7 @@ from chalicelib.actions.messages.move import UpdateMessageResult, execute_edit
 from chalicelib.actions.messages.move_notifications import RESOLVED_TOPIC_PREFIX
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.messages.move_resume import MOVE_ATTRIBUTES, find_resumable_move
-from chalicelib.actions.messages.reads.access import access_message
+from chalicelib.actions.messages.reads.access import access_message, can_read_message
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.actions.messages.send import check_wildcard_permission
 from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch

@@ -16,10 +16,7 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    can_read_message,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.delete import (
     RESERVED_ITEMS,
@@ -27,6 +24,7 @@ from chalicelib.actions.messages.delete import (
     forget_deleted,
     link_items_at_most,
 )
+from chalicelib.actions.messages.reads.access import can_read_message
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS

@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 from pynamodb.expressions.condition import size
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.channels import can_read_message
+from chalicelib.actions.messages.reads.access import can_read_message
 from chalicelib.actions.messages.upload_space import (
     AttachmentDict,
     add_attachment_event,

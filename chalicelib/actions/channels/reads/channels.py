@@ -146,15 +146,6 @@ def access_stream_by_name(caller: Principal, name: str, *, require_content_acces
                        stream=name) from None
 
 
-def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
-                     caller: Principal) -> bool:
-    if subscription is None:
-        return stream.is_web_public or (not stream.invite_only and not caller.is_guest)
-    if not stream.history_public_to_subscribers:
-        return message_id >= subscription.first_visible_message_id
-    return True
-
-
 def stream_api_dict(stream: Stream) -> StreamDict:
     return at_advertised_level("channel", _stream_dict(stream))
 

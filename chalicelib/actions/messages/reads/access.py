@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from chalicelib.actions.channels.reads.channels import can_read_message
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
@@ -116,3 +115,12 @@ def access_message(caller: Principal, message_id: int, *, modifying: bool = Fals
     if message is None:
         raise invalid_message()
     return check_message_access(caller, message, modifying=modifying)
+
+
+def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
+                     caller: Principal) -> bool:
+    if subscription is None:
+        return stream.is_web_public or (not stream.invite_only and not caller.is_guest)
+    if not stream.history_public_to_subscribers:
+        return message_id >= subscription.first_visible_message_id
+    return True
