@@ -14,11 +14,7 @@ from pynamodb.expressions.update import Action
 
 from chalicelib import config
 from chalicelib.actions.channels.folders import get_usable_folder
-from chalicelib.actions.channels.reads.channels import (
-    channel_already_exists,
-    stream_create_event,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import channel_already_exists, stream_create_event
 from chalicelib.actions.channels.reads.permissions import (
     can_administer_channel,
     has_content_access,
@@ -39,7 +35,14 @@ from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.names import check_stream_name
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
-from chalicelib.models.channels import Stream, channel_group_setting, get_stream, get_subscription, stream_key
+from chalicelib.models.channels import (
+    Stream,
+    channel_group_setting,
+    get_stream,
+    get_subscription,
+    stream_id_by_name,
+    stream_key,
+)
 from chalicelib.models.realms import Realm, get_realm, move_name, realm_setting, stream_name_key
 from chalicelib.models.topics import Topic, topic_item_key
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.channels.reads.channels import (
-    channel_already_exists,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import channel_already_exists
 from chalicelib.actions.channels.subscriptions import _create_stream, do_add_subscribers, principal_users
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.lib.names import check_stream_name
+from chalicelib.models.channels import stream_id_by_name
 
 
 class CreateChannelResult(TypedDict):

@@ -12,7 +12,6 @@ from chalicelib.actions.channels.reads.channels import (
     access_stream_by_id,
     stream_api_dict,
     stream_create_event,
-    stream_id_by_name,
     subscription_api_dict,
 )
 from chalicelib.actions.channels.reads.permissions import can_add_subscribers
@@ -27,6 +26,7 @@ from chalicelib.models.channels import (
     Stream,
     Subscription,
     get_stream,
+    stream_id_by_name,
     stream_key,
     subscriber_ids,
     user_key,

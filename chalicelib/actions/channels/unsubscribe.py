@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
 from chalicelib.actions.channels.subscriptions import peer_audience, principal_users
 from chalicelib.core.errors import ApiError, ErrorCode
@@ -20,7 +17,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import unsubscribed_record
 from chalicelib.models.base import transaction
-from chalicelib.models.channels import Stream, Subscription, user_key
+from chalicelib.models.channels import Stream, Subscription, stream_id_by_name, user_key
 from chalicelib.models.counters import Counter
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User

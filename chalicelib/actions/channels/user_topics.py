@@ -7,11 +7,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    access_stream_by_name,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id, access_stream_by_name
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -19,7 +15,7 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
-from chalicelib.models.channels import Stream, get_stream, user_key
+from chalicelib.models.channels import Stream, get_stream, stream_id_by_name, user_key
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm
 from chalicelib.models.topics import (

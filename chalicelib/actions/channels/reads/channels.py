@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict, cast
 
-from chalicelib import config
 from chalicelib.actions.channels.reads.permissions import has_content_access, has_metadata_access
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.feature_levels import at_advertised_level
@@ -16,10 +15,12 @@ from chalicelib.models.channels import (
     channel_group_setting,
     get_stream,
     get_subscription,
+    name_claim_key,
+    stream_id_by_name,
     user_key,
 )
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
-from chalicelib.models.realms import UniqueName, stream_name_key
+from chalicelib.models.realms import UniqueName
 
 
 class StreamDict(TypedDict):
@@ -108,22 +109,8 @@ def channel_access_reads(caller: Principal, channel: int | str) -> list[ReadAhea
     if isinstance(channel, int):
         return [(Stream, caller.realm_id, channel),
                 (Subscription, user_key(caller.realm_id, caller.user_id), channel)]
-    key = _name_claim_key(caller.realm_id, channel)
+    key = name_claim_key(caller.realm_id, channel)
     return [] if key is None else [(UniqueName, *key)]
-
-
-def _name_claim_key(realm_id: int, name: str) -> tuple[str, str] | None:
-    """The key of a channel name's claim; None for a name no channel can have (a long
-    enough one would exceed a key's size)."""
-    if not name.strip() or len(name.strip()) > config.MAX_STREAM_NAME_LENGTH:
-        return None
-    return stream_name_key(realm_id, name)
-
-
-def stream_id_by_name(realm_id: int, name: str) -> int | None:
-    key = _name_claim_key(realm_id, name)
-    claim = None if key is None else UniqueName.get_or_none(*key)
-    return None if claim is None else claim.target_id
 
 
 def channel_already_exists(name: str) -> ApiError:
