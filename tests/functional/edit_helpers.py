@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions.channels.topics import note_topic_message
+from chalicelib.actions.messages.prepare import new_channel_message
 from chalicelib.actions.messages.reads.rendering import render_content
-from chalicelib.actions.messages.send import new_channel_message
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream
 from chalicelib.models.ids import allocate_ids, realm_scope

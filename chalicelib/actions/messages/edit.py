@@ -19,9 +19,9 @@ from chalicelib.actions.messages.move import UpdateMessageResult, execute_edit
 from chalicelib.actions.messages.move_notifications import RESOLVED_TOPIC_PREFIX
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.messages.move_resume import MOVE_ATTRIBUTES, find_resumable_move
+from chalicelib.actions.messages.prepare import check_wildcard_permission
 from chalicelib.actions.messages.reads.access import access_message, can_read_message
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
-from chalicelib.actions.messages.send import check_wildcard_permission
 from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.lib.timeutil import now_seconds

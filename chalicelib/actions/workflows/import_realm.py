@@ -20,13 +20,13 @@ from typing import Any, TypedDict
 from chalicelib import config
 from chalicelib.actions.channels.subscriptions import do_add_subscribers
 from chalicelib.actions.channels.topics import note_topic_message
+from chalicelib.actions.messages.prepare import new_channel_message
 from chalicelib.actions.messages.reads.dicts import recipient_id_for
 from chalicelib.actions.messages.reads.rendering import (
     RenderedContent,
     check_content,
     resolve_mentions,
 )
-from chalicelib.actions.messages.send import new_channel_message
 from chalicelib.actions.messages.uploads import sanitize_filename
 from chalicelib.actions.read_state.reads.pending import WILDCARD_BITS, new_marker
 from chalicelib.actions.realm.emoji import emoji_name_key
