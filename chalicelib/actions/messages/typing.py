@@ -11,7 +11,7 @@ from typing import Literal, TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.actions.messages.edit import access_message_to_edit
+from chalicelib.actions.messages.reads.access import access_message_to_edit
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
