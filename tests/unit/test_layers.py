@@ -2,12 +2,14 @@
 
 core -> lib, models -> search, narrow -> delivery -> actions (reads below commands)
 -> notifications, webhooks -> events -> api, http.
-Inside actions/ each area imports only the areas below it (AREAS, bottom first).
+Inside actions/ each area imports only the areas below it (AREAS, bottom first), by
+chains of at most MAX_CHAIN modules.
 A violation here is an arrow that runs back up; the message names the file and import.
 """
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -37,6 +39,7 @@ ALLOWED: dict[str, set[str]] = {
                "notifications", "webhooks", "events",
                "config", "http"},
 }
+MAX_CHAIN = 6   # the longest chain of imports inside actions/, in modules
 # The areas of actions/, bottom first: each imports only the areas below it. Workflows
 # are what spans areas (export, import, reindex, PATCH /realm, the welcome bot's preview).
 AREAS = ("groups", "realm", "users", "presence", "channels", "read_state", "messages",
@@ -50,18 +53,27 @@ def _modules(layer: str) -> list[Path]:
     return sorted((PACKAGE / layer).rglob("*.py"))
 
 
-def _imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text())
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _imports(path: Path) -> tuple[str, ...]:
+    """Every chalicelib module this file imports, at any depth (TYPE_CHECKING too); a
+    `from package import module` names the module."""
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "chalicelib":
-                found.extend(f"chalicelib.{a.name}" for a in node.names)
-            elif node.module.startswith("chalicelib."):
-                found.append(node.module)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and \
+                (node.module == "chalicelib" or node.module.startswith("chalicelib.")):
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                as_path = ROOT.joinpath(*full.split("."))
+                is_module = as_path.with_suffix(".py").exists() or (as_path / "__init__.py").exists()
+                found.append(full if is_module else node.module)
         elif isinstance(node, ast.Import):
             found.extend(a.name for a in node.names if a.name.startswith("chalicelib."))
-    return found
+    return tuple(found)
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
@@ -121,3 +133,19 @@ def test_http_is_only_the_chalice_adapter() -> None:
             wrong.extend(f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path)
                          if m.startswith("chalicelib.http"))
     assert wrong == []
+
+
+def test_the_longest_import_chain_in_actions_is_short() -> None:
+    paths = {_name(p): p for p in _modules("actions")}
+    graph = {m: {d for d in _imports(p) if d in paths and d != m} for m, p in paths.items()}
+    longest: dict[str, list[str]] = {}
+
+    def chain(module: str) -> list[str]:   # the graph has no cycle (import_cycles.py)
+        if module not in longest:
+            longest[module] = [module, *max((chain(d) for d in graph[module]), key=len,
+                                             default=[])]
+        return longest[module]
+
+    worst = max((chain(m) for m in graph), key=len)
+    assert len(worst) <= MAX_CHAIN, " -> ".join(m.removeprefix("chalicelib.actions.")
+                                                for m in worst)
