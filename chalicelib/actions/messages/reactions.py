@@ -15,7 +15,7 @@ from pynamodb.expressions.condition import size
 
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
-from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
+from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
+from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
 from chalicelib.actions.users.reads.access import UserAccess, user_access_audience
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.actions.users.settings import settings_event

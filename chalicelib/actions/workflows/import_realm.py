@@ -29,8 +29,8 @@ from chalicelib.actions.messages.reads.rendering import (
 )
 from chalicelib.actions.messages.uploads import sanitize_filename
 from chalicelib.actions.read_state.reads.pending import WILDCARD_BITS, new_marker
-from chalicelib.actions.realm.emoji import emoji_name_key
 from chalicelib.actions.realm.linkifiers import check_add_linkifier
+from chalicelib.actions.realm.reads.emoji import emoji_name_key
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.actions.workflows.export import EXPORT_FORMAT, EXPORT_VERSION

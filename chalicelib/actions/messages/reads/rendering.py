@@ -5,7 +5,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from chalicelib import config
-from chalicelib.actions.realm.emoji import active_emoji_sources
+from chalicelib.actions.realm.reads.emoji import active_emoji_sources
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.core.errors import ApiError
 from chalicelib.lib.linkifiers import LinkifierRule
