@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 
 from chalicelib import config
-from chalicelib.lib.client_config import SHARED_POOL_CONNECTIONS, client_config
+from chalicelib.aws.client_config import SHARED_POOL_CONNECTIONS, client_config
 from chalicelib.lib.dynamodb_session import item_session
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """A botocore session made for DynamoDB: its clients read item answers and write item
 requests without walking the service model when they can (lib/item_answers.py,
-lib/item_requests.py), with the default client config (lib/client_config.py), and stop
+lib/item_requests.py), with the default client config (aws/client_config.py), and stop
 reading for a request whose time is spent (lib/deadline.py).
 
 PynamoDB's connections use one per thread (models/sessions.py); the shared client for
@@ -12,7 +12,7 @@ from typing import Any
 
 import botocore.session
 
-from chalicelib.lib.client_config import client_config
+from chalicelib.aws.client_config import client_config
 from chalicelib.lib.deadline import install_read_deadline
 from chalicelib.lib.item_answers import ItemAnswerParsers
 from chalicelib.lib.item_requests import install_item_requests

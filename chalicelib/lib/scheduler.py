@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 
 from chalicelib import config
-from chalicelib.lib.client_config import client_config
+from chalicelib.aws.client_config import client_config
 
 if TYPE_CHECKING:
     from mypy_boto3_scheduler import EventBridgeSchedulerClient

@@ -20,24 +20,29 @@ PACKAGE = ROOT / "chalicelib"
 # What each layer may import from chalicelib (besides itself and config/log helpers).
 ALLOWED: dict[str, set[str]] = {
     "core": {"core"},
-    "lib": {"core", "lib", "config"},
-    "models": {"core", "lib", "models", "config"},
+    # Domain rules (settings and their defaults, mentions, markdown, emoji, limits) and the
+    # AWS plumbing (clients, item encoding, logs, metrics, traces): side by side, pure.
+    "rules": {"core", "rules", "config"},
+    "aws": {"core", "aws", "config"},
+    # On its way out: its modules move to rules/ and aws/.
+    "lib": {"core", "lib", "rules", "aws", "config"},
+    "models": {"core", "lib", "rules", "aws", "models", "config"},
     # The full-text index (tokenizing, postings, queries): over the models only.
-    "search": {"core", "lib", "models", "search", "config"},
+    "search": {"core", "lib", "rules", "aws", "models", "search", "config"},
     # The narrow language (parsing, evaluating facts): over the models and search.
-    "narrow": {"core", "lib", "models", "search", "narrow", "config"},
-    "delivery": {"core", "lib", "models", "search", "narrow", "delivery", "config"},
-    "actions": {"core", "lib", "models", "search", "narrow", "delivery", "actions", "config"},
+    "narrow": {"core", "lib", "rules", "aws", "models", "search", "narrow", "config"},
+    "delivery": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery", "config"},
+    "actions": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+                "actions", "config"},
     # Missed-message email and push: its rules and jobs sit above the actions (the
     # unsubscribe link changes a setting through them); the fan-out (events) calls it.
-    "notifications": {"core", "lib", "models", "search", "narrow", "delivery", "actions",
-                      "notifications", "config"},
+    "notifications": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+                      "actions", "notifications", "config"},
     # Outgoing webhooks: the worker, delivery to the bot's receiver and its reply.
-    "webhooks": {"core", "lib", "models", "search", "narrow", "delivery", "actions",
-                 "webhooks", "config"},
-    "events": {"core", "lib", "models", "search", "narrow", "delivery", "actions",
-               "notifications", "webhooks", "events",
-               "config", "http"},
+    "webhooks": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+                 "actions", "webhooks", "config"},
+    "events": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+               "actions", "notifications", "webhooks", "events", "config", "http"},
 }
 MAX_CHAIN = 6   # the longest chain of imports inside actions/, in modules
 # The areas of actions/, bottom first: each imports only the areas below it. Workflows
@@ -128,7 +133,7 @@ def test_readers_import_no_command() -> None:
 def test_http_is_only_the_chalice_adapter() -> None:
     """Below api/ (and the entry points), nothing imports chalicelib.http."""
     wrong = []
-    for layer in ("core", "lib", "models", "delivery", "actions"):
+    for layer in ("core", "rules", "aws", "lib", "models", "delivery", "actions"):
         for path in _modules(layer):
             wrong.extend(f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path)
                          if m.startswith("chalicelib.http"))
