@@ -11,13 +11,13 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.delivery import push
 from chalicelib.delivery.append import append
 from chalicelib.delivery.connections import deliver, forget, heartbeat
 from chalicelib.delivery.queues import acknowledge, is_live, load_queues
 from chalicelib.delivery.wake import delete_wake_queue, list_wake_queues
-from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, WsConnection
 
 WORKERS = 16

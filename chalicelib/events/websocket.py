@@ -22,6 +22,7 @@ import binascii
 import json
 from typing import Any
 
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, UnauthorizedError
 from chalicelib.delivery import push
 from chalicelib.delivery.connections import attach, forget, push_events
@@ -35,7 +36,6 @@ from chalicelib.http.rate_limits import (
     limit_request,
     source_ip,
 )
-from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, WsConnection
 
 MAX_MESSAGE_BYTES = 4096

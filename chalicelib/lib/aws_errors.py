@@ -18,7 +18,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from chalicelib.lib.log import logger
+from chalicelib.aws.log import logger
 
 T = TypeVar("T")
 

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.log import logger
 
 # The DynamoDB operations that read stored data: where a long request spends its time.
 READ_OPERATIONS = ("GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems")

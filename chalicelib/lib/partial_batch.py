@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, TypedDict
 
-from chalicelib.lib.log import logger
+from chalicelib.aws.log import logger
 
 RecordSource = Literal["sqs", "dynamodb"]
 

@@ -16,10 +16,10 @@ from pynamodb.exceptions import UpdateError
 from chalicelib import config
 from chalicelib.actions.messages.send import check_send_message
 from chalicelib.actions.messages.webhook_triggers import is_outgoing_webhook_bot
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.lib.log import logger
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.lib.url_safety import UnsafeUrlError
 from chalicelib.lib.webhook_interfaces import (

@@ -24,7 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.sync.server import Server, ServerConnection, serve
 
-from chalicelib.lib.log import logger
+from chalicelib.aws.log import logger
 from infra.local.pollers import LambdaContext
 
 STAGE = "local"

@@ -40,9 +40,9 @@ from chalicelib.actions.users.users import (
     check_full_name,
     do_create_user,
 )
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
-from chalicelib.lib.log import logger
 from chalicelib.lib.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password, hash_password
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream

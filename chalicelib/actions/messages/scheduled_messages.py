@@ -23,10 +23,10 @@ from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.reads.recipients import direct_recipient_users
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.actions.messages.send import check_send_message
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.log import logger
 from chalicelib.lib.scheduler import delete_schedule, put_schedule
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction

@@ -12,6 +12,7 @@ from typing import TypedDict
 
 from pynamodb.expressions.update import Action
 
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery import push
@@ -19,7 +20,6 @@ from chalicelib.delivery.append import read_tail
 from chalicelib.delivery.connections import forget
 from chalicelib.delivery.queues import queues_of_users
 from chalicelib.delivery.wake import CREDENTIALS, wake
-from chalicelib.lib.log import logger
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
