@@ -79,7 +79,7 @@ def longpoll_wait_seconds() -> float:
 
 
 def request_seconds() -> float:
-    """How long one API request may work (lib/deadline.py): past a long-poll's wait, under
+    """How long one API request may work (aws/deadline.py): past a long-poll's wait, under
     the API function's timeout (28 s) and API Gateway's (29 s)."""
     return float(_env("REQUEST_SECONDS", "24"))
 

@@ -11,6 +11,7 @@ from typing import Any
 from chalice.app import Blueprint, Response
 
 from chalicelib import config
+from chalicelib.aws.deadline import request_deadline
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.files import UploadedFile
@@ -24,7 +25,6 @@ from chalicelib.http.rate_limits import (
 )
 from chalicelib.http.request import request_params
 from chalicelib.http.response import json_error, json_success
-from chalicelib.lib.deadline import request_deadline
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 
 # Parameters arrive form-encoded, as multipart or as JSON: accept every media type

@@ -1,7 +1,7 @@
 """A botocore session made for DynamoDB: its clients read item answers and write item
 requests without walking the service model when they can (lib/item_answers.py,
 lib/item_requests.py), with the default client config (aws/client_config.py), and stop
-reading for a request whose time is spent (lib/deadline.py).
+reading for a request whose time is spent (aws/deadline.py).
 
 PynamoDB's connections use one per thread (models/sessions.py); the shared client for
 PartiQL batches one of its own (lib/aws_clients.py).
@@ -13,7 +13,7 @@ from typing import Any
 import botocore.session
 
 from chalicelib.aws.client_config import client_config
-from chalicelib.lib.deadline import install_read_deadline
+from chalicelib.aws.deadline import install_read_deadline
 from chalicelib.lib.item_answers import ItemAnswerParsers
 from chalicelib.lib.item_requests import install_item_requests
 
