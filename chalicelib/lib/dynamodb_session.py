@@ -1,5 +1,5 @@
 """A botocore session made for DynamoDB: its clients read item answers and write item
-requests without walking the service model when they can (lib/item_answers.py,
+requests without walking the service model when they can (aws/item_answers.py,
 lib/item_requests.py), with the default client config (aws/client_config.py), and stop
 reading for a request whose time is spent (aws/deadline.py).
 
@@ -14,7 +14,7 @@ import botocore.session
 
 from chalicelib.aws.client_config import client_config
 from chalicelib.aws.deadline import install_read_deadline
-from chalicelib.lib.item_answers import ItemAnswerParsers
+from chalicelib.aws.item_answers import ItemAnswerParsers
 from chalicelib.lib.item_requests import install_item_requests
 
 

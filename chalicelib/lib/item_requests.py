@@ -20,7 +20,7 @@ from botocore.model import OperationModel
 from botocore.serialize import JSONSerializer
 from botocore.session import Session
 
-from chalicelib.lib.item_answers import ITEM_OPERATIONS
+from chalicelib.aws.item_answers import ITEM_OPERATIONS
 
 # Keys of binary attribute values. A quote inside a string value is escaped (\"), so
 # these appear in the body only as keys; a false match costs only the slow path.
