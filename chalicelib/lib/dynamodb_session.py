@@ -1,6 +1,6 @@
 """A botocore session made for DynamoDB: its clients read item answers and write item
 requests without walking the service model when they can (aws/item_answers.py,
-lib/item_requests.py), with the default client config (aws/client_config.py), and stop
+aws/item_requests.py), with the default client config (aws/client_config.py), and stop
 reading for a request whose time is spent (aws/deadline.py).
 
 PynamoDB's connections use one per thread (models/sessions.py); the shared client for
@@ -15,7 +15,7 @@ import botocore.session
 from chalicelib.aws.client_config import client_config
 from chalicelib.aws.deadline import install_read_deadline
 from chalicelib.aws.item_answers import ItemAnswerParsers
-from chalicelib.lib.item_requests import install_item_requests
+from chalicelib.aws.item_requests import install_item_requests
 
 
 def item_session(env_vars: dict[str, Any] | None = None) -> botocore.session.Session:

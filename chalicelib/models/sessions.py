@@ -8,7 +8,7 @@ paid that again and again. Sharing the session within a thread (sessions are not
 thread-safe, so never across threads) and the loader across threads
 (lib/botocore_loader.py) makes a model's first use about 0.02 s. Each session reads
 item answers and writes item requests without walking the service model when it can
-(aws/item_answers.py, lib/item_requests.py).
+(aws/item_answers.py, aws/item_requests.py).
 """
 from __future__ import annotations
 

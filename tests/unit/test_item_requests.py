@@ -1,10 +1,10 @@
 """Item requests written as JSON are the bytes botocore's model walk writes
-(lib/item_requests.py)."""
+(aws/item_requests.py)."""
 import botocore.session
 import pytest
 from botocore.serialize import create_serializer
 
-from chalicelib.lib.item_requests import ItemRequestSerializer
+from chalicelib.aws.item_requests import ItemRequestSerializer
 from chalicelib.models.sessions import thread_session
 
 MODEL = botocore.session.get_session().get_service_model("dynamodb")
