@@ -2,7 +2,7 @@
 
 The HTTP adapter opens a deadline for each request (`request_deadline`); every read of
 stored data checks it (a botocore hook on DynamoDB's read operations, installed on the
-DynamoDB session, lib/dynamodb_session.py), as do loops that decide their own length
+DynamoDB session, aws/dynamodb_session.py), as do loops that decide their own length
 (`check_deadline`). A request past its deadline answers a clean error and does no more
 work, so no request keeps a process busy after the client stopped waiting. Writes are
 never stopped half way: the hook checks reads only, and every action reads before it

@@ -10,7 +10,7 @@ import boto3
 
 from chalicelib import config
 from chalicelib.aws.client_config import SHARED_POOL_CONNECTIONS, client_config
-from chalicelib.lib.dynamodb_session import item_session
+from chalicelib.aws.dynamodb_session import item_session
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -27,7 +27,7 @@ _SHARED = client_config(max_pool_connections=SHARED_POOL_CONNECTIONS)
 @functools.cache
 def dynamodb() -> DynamoDBClient:
     """For what PynamoDB does not model (PartiQL batches); endpoints as PynamoDB's, and
-    the same shortcuts for item requests and answers (lib/dynamodb_session.py)."""
+    the same shortcuts for item requests and answers (aws/dynamodb_session.py)."""
     return boto3.session.Session(botocore_session=item_session()).client(
         "dynamodb", region_name=config.region(), config=_SHARED)
 

@@ -18,8 +18,8 @@ from typing import Any
 import botocore.session
 from pynamodb.connection import base as pynamodb_connection
 
+from chalicelib.aws.dynamodb_session import item_session
 from chalicelib.lib.botocore_loader import share_loader
-from chalicelib.lib.dynamodb_session import item_session
 
 _per_thread = threading.local()
 
