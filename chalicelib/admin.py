@@ -206,7 +206,7 @@ def import_realm(args: argparse.Namespace) -> dict[str, Any]:
     """Loads an export (a file, or `s3://<key>` in the uploads bucket) as a new realm."""
     from chalicelib import config
     from chalicelib.actions.workflows.import_realm import import_realm as load
-    from chalicelib.lib import aws_clients
+    from chalicelib.aws import aws_clients
 
     source: str = args.source
     if source.startswith("s3://"):

@@ -4,7 +4,7 @@ aws/item_requests.py), with the default client config (aws/client_config.py), an
 reading for a request whose time is spent (aws/deadline.py).
 
 PynamoDB's connections use one per thread (models/sessions.py); the shared client for
-PartiQL batches one of its own (lib/aws_clients.py).
+PartiQL batches one of its own (aws/aws_clients.py).
 """
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from chalicelib import config
+from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
-from chalicelib.lib import aws_clients
 from chalicelib.models.events import EventQueue
 
 MAX_WAIT_SECONDS = 20        # SQS's longest long poll

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from chalicelib import config
+from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
-from chalicelib.lib import aws_clients
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.type_defs import SendMessageBatchRequestEntryTypeDef

@@ -27,11 +27,11 @@ from typing import Any, Protocol, TypedDict
 from botocore.exceptions import ClientError
 
 from chalicelib import config
+from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.delivery.append import Appended, Pending, append
 from chalicelib.delivery.batch_append import append_many
 from chalicelib.delivery.connections import deliver
-from chalicelib.lib import aws_clients
 from chalicelib.models.events import EventQueue
 
 APPEND_WORKERS = 16   # queues appended to in parallel; each queue's appends stay in order

@@ -12,8 +12,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from chalicelib import config
+from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
-from chalicelib.lib import aws_clients
 
 
 def sender_address() -> str:

@@ -8,7 +8,7 @@ import json
 from typing import Any, Literal, TypedDict
 
 from chalicelib import config
-from chalicelib.lib import aws_clients
+from chalicelib.aws import aws_clients
 from chalicelib.lib import presence_rules as presence
 
 MAX_DELAY_SECONDS = 900   # SQS's limit for DelaySeconds

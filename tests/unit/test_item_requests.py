@@ -76,6 +76,6 @@ def test_a_session_s_dynamodb_clients_take_the_shortcut():
 
 
 def test_the_shared_dynamodb_client_takes_the_shortcut():
-    from chalicelib.lib import aws_clients
+    from chalicelib.aws import aws_clients
 
     assert isinstance(aws_clients.dynamodb()._serializer, ItemRequestSerializer)

@@ -23,10 +23,10 @@ from chalicelib.actions.messages.upload_space import (
     change_space,
     check_upload_quota,
 )
+from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
 from chalicelib.core.files import DOWNLOAD_URL_SECONDS, MAX_UPLOAD_MIB, UploadedFile
 from chalicelib.core.principal import Principal
-from chalicelib.lib import aws_clients
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import get_stream, get_subscription

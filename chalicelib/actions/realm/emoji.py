@@ -21,12 +21,12 @@ from chalicelib.actions.realm.reads.emoji import (
     realm_emoji_dict,
     realm_emoji_items,
 )
+from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.files import DOWNLOAD_URL_SECONDS, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib import aws_clients
 from chalicelib.lib.emoji import (
     is_builtin_emoji_name,
 )

@@ -20,12 +20,12 @@ from typing import Any, Literal, TypedDict
 from chalicelib import config
 from chalicelib.actions.messages.uploads import upload_path_ids
 from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
+from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
-from chalicelib.lib import aws_clients
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, Subscription, stream_key, user_key

@@ -35,9 +35,9 @@ from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.actions.workflows.export import EXPORT_FORMAT, EXPORT_VERSION
 from chalicelib.actions.workflows.realms import do_create_realm
+from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_OWNER, Principal
-from chalicelib.lib import aws_clients
 from chalicelib.lib.markdown import render_message
 from chalicelib.lib.mentions import find_mentions
 from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS, system_group_id
