@@ -23,10 +23,10 @@ from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.messages.uploads import plan_deleted_links, upload_path_ids
+from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
-from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, stream_key

@@ -31,10 +31,10 @@ from chalicelib.actions.messages.reads.rendering import RenderedContent
 from chalicelib.actions.messages.upload_space import AttachmentDict
 from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
+from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.aws_errors import best_effort
 from chalicelib.lib.message_properties import (
     CONTENT_PROPERTIES,
     content_properties,
