@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from aws_lambda_powertools import Tracer
 
-from chalicelib.lib.botocore_loader import share_loader
+from chalicelib.aws.botocore_loader import share_loader
 from chalicelib.lib.xray_sampling import lazy_xray_clients
 
 share_loader()   # before the X-Ray SDK's sessions, made when the Tracer is
