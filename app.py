@@ -4,7 +4,7 @@ import pkgutil
 
 from chalice.app import Chalice, Rate
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib import api, apidocs, config

@@ -5,7 +5,7 @@ loads the reader, the authentication and the middleware, not the rest of the API
 """
 from __future__ import annotations
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalice.app import Chalice

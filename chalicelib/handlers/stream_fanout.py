@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib.events.fanout import handle_stream_batch

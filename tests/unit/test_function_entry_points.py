@@ -43,7 +43,7 @@ def _functions() -> dict[str, dict]:
 def test_every_function_names_a_handler_that_loads_alone_and_light_ones_skip_the_api():
     functions = _functions()
     assert set(functions) > LIGHT
-    # The collector is paused during the imports (lib/cold_start.py), on again after,
+    # The collector is paused during the imports (aws/cold_start.py), on again after,
     # with what they built frozen.
     probe = ("import gc, importlib, json, sys\n"
              "module, _, name = sys.argv[1].rpartition('.')\n"
