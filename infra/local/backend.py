@@ -53,7 +53,7 @@ def start_backend(prefix: str, progress: Callable[[str], None]) -> Backend:
     state = environment.state_dir()
     state.mkdir(parents=True, exist_ok=True)
     environment.remove_endpoint_file()   # a killed stack's: it names a dead moto
-    # Every email sent is also written here as an .eml file (chalicelib/lib/email.py).
+    # Every email sent is also written here as an .eml file (chalicelib/aws/email.py).
     os.environ.setdefault("LOCAL_MAIL_DIR", str(state / "mail"))
     moto_port = int(os.environ.get("MOTO_PORT") or free_port())
     database, moto_url = start_child("infra.local.database", [str(state), str(moto_port)],

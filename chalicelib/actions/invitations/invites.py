@@ -19,12 +19,12 @@ from chalicelib.actions.groups.members import can_add_members_to_group
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
 from chalicelib.actions.users.users import check_email
+from chalicelib.aws.email import send_email
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode, principal_error
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, ROLES, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
-from chalicelib.lib.email import send_email
 from chalicelib.lib.rate_limits import RateLimitedError
 from chalicelib.lib.secrets import random_alphanumeric
 from chalicelib.lib.timeutil import now_seconds

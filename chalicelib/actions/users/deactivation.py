@@ -22,13 +22,13 @@ from chalicelib.actions.groups.membership import (
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import access_user_by_id
+from chalicelib.aws.email import send_email
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.queues import delete_queue, queues_of_users
-from chalicelib.lib.email import send_email
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
