@@ -1,4 +1,4 @@
-"""The structured logger shared by every handler (metrics: lib/metrics.py)."""
+"""The structured logger shared by every handler (metrics: aws/metrics.py)."""
 from __future__ import annotations
 
 from aws_lambda_powertools import Logger

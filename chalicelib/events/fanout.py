@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.actions.users.reads.access import EventAccess
+from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.filters import forms_for_queue, stored_reader_settings
@@ -34,7 +35,6 @@ from chalicelib.delivery.webhook_jobs import enqueue_jobs
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.events.slices import append_all, append_pool
-from chalicelib.lib import metrics
 from chalicelib.lib.partial_batch import (
     EntireBatchFailed,
     PartialBatchResponse,

@@ -1,6 +1,6 @@
 """How far the fan-out runs behind: the age of the oldest record in its latest batch.
 
-On AWS the fan-out publishes that age as the `FanoutDelay` metric (lib/metrics.py) and
+On AWS the fan-out publishes that age as the `FanoutDelay` metric (aws/metrics.py) and
 `status` reads it back from CloudWatch; the local stack's stream poller writes it into
 the state directory, where `status` reads it, and prints a warning while it is high.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from chalicelib import config
-from chalicelib.lib import metrics
+from chalicelib.aws import metrics
 
 BEHIND_SECONDS = 5.0          # delivery later than this is "behind"
 LAG_FILE = "fanout-lag.json"

@@ -9,6 +9,7 @@ from typing import Any
 
 from chalice.app import Chalice, Request, Response
 
+from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import (
     ApiError,
@@ -18,7 +19,6 @@ from chalicelib.core.errors import (
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.method_not_allowed import method_not_allowed, served_methods
 from chalicelib.http.response import json_error
-from chalicelib.lib import metrics
 
 # Chalice's error codes and the envelope codes a client of this API expects.
 _CHALICE_ERRORS = {

@@ -15,8 +15,8 @@ from pynamodb.attributes import TTLAttribute, UnicodeAttribute
 from pynamodb.exceptions import PynamoDBException
 
 from chalicelib import config
+from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
-from chalicelib.lib import metrics
 from chalicelib.lib.rate_limits import (
     AUTH_FAILURES_BY_IP,
     AUTH_FAILURES_BY_USERNAME,

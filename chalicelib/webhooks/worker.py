@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalicelib.aws import aws_clients
+from chalicelib.aws import aws_clients, metrics
 from chalicelib.aws.log import logger
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.lib import metrics
 from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
 from chalicelib.webhooks.delivery import RetryLater, deliver
 

@@ -32,10 +32,10 @@ from chalicelib.actions.messages.reads.rendering import (
 )
 from chalicelib.actions.messages.uploads import plan_links
 from chalicelib.actions.messages.webhook_triggers import add_webhook_triggers, triggered_bots
+from chalicelib.aws import metrics
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.lib import metrics
 from chalicelib.lib.json_values import check_json
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
