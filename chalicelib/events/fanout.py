@@ -26,6 +26,11 @@ from typing import TYPE_CHECKING, Any
 from chalicelib.actions.users.reads.access import EventAccess
 from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
+from chalicelib.aws.partial_batch import (
+    EntireBatchFailed,
+    PartialBatchResponse,
+    process_records,
+)
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.filters import forms_for_queue, stored_reader_settings
 from chalicelib.delivery.outbox import Audience, stored_audience
@@ -35,11 +40,6 @@ from chalicelib.delivery.webhook_jobs import enqueue_jobs
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
 from chalicelib.events.slices import append_all, append_pool
-from chalicelib.lib.partial_batch import (
-    EntireBatchFailed,
-    PartialBatchResponse,
-    process_records,
-)
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep

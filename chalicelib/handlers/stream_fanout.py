@@ -6,6 +6,7 @@ from typing import Any
 from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
+    from chalicelib.aws.partial_batch import PartialBatchResponse
     from chalicelib.events.fanout import handle_stream_batch
     from chalicelib.events.slices import (
         SLICE_EVENT_KEY,
@@ -14,7 +15,6 @@ with handler_imports():
         handle_slice,
     )
     from chalicelib.events.write_slices import handle_write_slice
-    from chalicelib.lib.partial_batch import PartialBatchResponse
     from chalicelib.lib.tracing import traced
 
 

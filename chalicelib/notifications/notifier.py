@@ -27,8 +27,8 @@ from pynamodb.exceptions import DeleteError, PutError, UpdateError
 from chalicelib.aws import metrics
 from chalicelib.aws.email import send_message
 from chalicelib.aws.log import logger
+from chalicelib.aws.partial_batch import PartialBatchResponse, process_records
 from chalicelib.lib import presence_rules
-from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
 from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, user_key

@@ -11,8 +11,8 @@ from typing import Any
 
 from chalicelib.aws import aws_clients, metrics
 from chalicelib.aws.log import logger
+from chalicelib.aws.partial_batch import PartialBatchResponse, process_records
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
 from chalicelib.webhooks.delivery import RetryLater, deliver
 
 # deliver()'s results as the WebhookDeliveries metric's `outcome` dimension.

@@ -22,7 +22,7 @@ API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.registe
                     "asyncio")
 # What the queue and stream functions leave out of their cold start: Chalice (they are
 # plain handlers), powertools' batch processor with every event data class (a loop does
-# its job, lib/partial_batch.py), and for the webhook worker the rarely used export code;
+# its job, aws/partial_batch.py), and for the webhook worker the rarely used export code;
 # the fan-out forwards webhook jobs without the bot code that decides them, and loads the
 # narrow language (and search's queries) only for a narrowed queue.
 NOT_IN_WORKERS = ("chalice.app", "aws_lambda_powertools.utilities.batch",
