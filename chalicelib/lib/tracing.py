@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from aws_lambda_powertools import Tracer
 
 from chalicelib.aws.botocore_loader import share_loader
-from chalicelib.lib.xray_sampling import lazy_xray_clients
+from chalicelib.aws.xray_sampling import lazy_xray_clients
 
 share_loader()   # before the X-Ray SDK's sessions, made when the Tracer is
 with lazy_xray_clients():   # the SDK's sampler clients, unused on Lambda, made if used

@@ -141,8 +141,8 @@ def test_the_xray_sdks_sampling_clients_are_made_only_if_used():
     """They cost most of the SDK's import and a Lambda function never uses them."""
     from aws_xray_sdk.core import xray_recorder
 
+    from chalicelib.aws.xray_sampling import LazyClient
     from chalicelib.lib import tracing
-    from chalicelib.lib.xray_sampling import LazyClient
 
     assert tracing.tracer is not None
     client = xray_recorder.sampler._connector._xray_client
