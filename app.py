@@ -11,6 +11,7 @@ with handler_imports():
 
     # Three view modules also serve links outside /api/v1 (registered below by name).
     from chalicelib.api import accounts, invites, notifications
+    from chalicelib.aws.tracing import traced_invocation
     from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
     from chalicelib.handlers import (
         keepalive,
@@ -23,7 +24,6 @@ with handler_imports():
     )
     from chalicelib.http.method_not_allowed import add_method_fallbacks
     from chalicelib.http.middleware import register_middleware
-    from chalicelib.lib.tracing import traced_invocation
 
     # Every module of chalicelib/api/ is a view module with a blueprint `bp`, mounted
     # under /api/v1: a new one is served by being there, with no list to keep.
@@ -34,7 +34,7 @@ app = Chalice(app_name="teamchat")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
 app.api.binary_types = ["application/octet-stream", "multipart/form-data",
                         "image/*", "application/pdf"]
-# First, so outermost: each request is an X-Ray subsegment (lib/tracing.py); the other
+# First, so outermost: each request is an X-Ray subsegment (aws/tracing.py); the other
 # functions' entry points (chalicelib/handlers/) are traced themselves.
 app.register_middleware(traced_invocation, "http")
 

@@ -6,8 +6,8 @@ from typing import Any
 from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
+    from chalicelib.aws.tracing import traced
     from chalicelib.events.keepalive import run_keepalive
-    from chalicelib.lib.tracing import traced
 
 
 @traced

@@ -11,8 +11,8 @@ with handler_imports():
     from chalice.app import Chalice
 
     from chalicelib.api import event_polling
+    from chalicelib.aws.tracing import traced_invocation
     from chalicelib.http.middleware import register_middleware
-    from chalicelib.lib.tracing import traced_invocation
 
 app = Chalice(app_name="teamchat")
 app.register_middleware(traced_invocation, "http")   # first, so outermost

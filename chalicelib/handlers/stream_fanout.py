@@ -7,6 +7,7 @@ from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib.aws.partial_batch import PartialBatchResponse
+    from chalicelib.aws.tracing import traced
     from chalicelib.events.fanout import handle_stream_batch
     from chalicelib.events.slices import (
         SLICE_EVENT_KEY,
@@ -15,7 +16,6 @@ with handler_imports():
         handle_slice,
     )
     from chalicelib.events.write_slices import handle_write_slice
-    from chalicelib.lib.tracing import traced
 
 
 @traced

@@ -7,7 +7,7 @@ from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib.aws.partial_batch import PartialBatchResponse
-    from chalicelib.lib.tracing import traced
+    from chalicelib.aws.tracing import traced
     from chalicelib.webhooks.worker import handle_webhook_batch
 
 
