@@ -79,7 +79,7 @@ CHANGES: tuple[Change, ...] = (
            "tests/functional/test_linkifiers.py::test_topic_names_carry_their_links"),
     Change(92, "GET /users, GET /users/{id}: client_gravatar defaults to true "
                "(avatar_url null for Gravatar avatars)",
-           "api/users.py, lib/avatars.for_client", f"{_DOC}::test_users_client_gravatar_default"),
+           "api/users.py, rules/avatars.for_client", f"{_DOC}::test_users_client_gravatar_default"),
     Change(111, "POST /users/me/subscriptions/properties: no subscription_data echo",
            "actions/channels/subscription_properties.py",
            f"{_DOC}::test_subscription_properties_answer_is_the_envelope"),

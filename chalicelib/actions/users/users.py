@@ -30,7 +30,6 @@ from chalicelib.core.principal import (
     Principal,
 )
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.passwords import hash_password
 from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
@@ -51,6 +50,7 @@ from chalicelib.models.users import (
     name_key,
     role_key,
 )
+from chalicelib.rules.avatars import gravatar_url
 
 EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
 

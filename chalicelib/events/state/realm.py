@@ -8,7 +8,6 @@ from chalicelib import config
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.events.state.context import StateContext
-from chalicelib.lib.avatars import gravatar_url
 from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.lib.markdown import render_markdown
 from chalicelib.lib.realm_settings import (
@@ -18,6 +17,7 @@ from chalicelib.lib.realm_settings import (
     UNCHANGEABLE_DEFAULTS,
 )
 from chalicelib.models.realms import Realm, realm_group_setting
+from chalicelib.rules.avatars import gravatar_url
 
 # The reference's numbers for the deprecated policy forms of four group settings, by
 # system group; a value these cannot express shows as the policy of the default group.
