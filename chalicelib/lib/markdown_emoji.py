@@ -14,7 +14,7 @@ from emoji import EMOJI_DATA, STATUS, emoji_list
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from chalicelib.lib.emoji import codepoint_to_name, emoji_code, name_to_codepoint
+from chalicelib.rules.emoji import codepoint_to_name, emoji_code, name_to_codepoint
 
 # As the reference's syntax: a colon, word characters, dashes or pluses, a colon.
 EMOJI_SYNTAX = re.compile(r":([\w\-+]+):")

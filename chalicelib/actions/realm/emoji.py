@@ -27,13 +27,13 @@ from chalicelib.core.files import DOWNLOAD_URL_SECONDS, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib.emoji import (
-    is_builtin_emoji_name,
-)
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_emoji import RealmEmoji
 from chalicelib.models.realms import claim_name, release_name
+from chalicelib.rules.emoji import (
+    is_builtin_emoji_name,
+)
 
 MAX_EMOJI_FILE_SIZE_MIB = 5
 _NAME_CHARS = re.compile(r"[0-9a-z_-]+")

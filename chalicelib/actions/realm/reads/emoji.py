@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.emoji import CustomEmoji, EmojiData, EmojiError, builtin_emoji_data, check_emoji
 from chalicelib.models.realm_emoji import RealmEmoji
 from chalicelib.models.realms import UniqueName
+from chalicelib.rules.emoji import CustomEmoji, EmojiData, EmojiError, builtin_emoji_data, check_emoji
 
 MAX_EMOJI_NAME_LENGTH = 60
 
