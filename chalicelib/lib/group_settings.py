@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any, TypedDict
 
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
+from chalicelib.rules.realm_settings import SYSTEM_GROUPS, system_group_id
 
 
 class AnonymousGroup(TypedDict):

@@ -9,9 +9,9 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib.core.errors import ApiError
 from chalicelib.lib.group_settings import GroupSettingValue, stored_group_setting
-from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.rules.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 
 
 class Realm(BaseModel):
@@ -22,7 +22,7 @@ class Realm(BaseModel):
     description = UnicodeAttribute(default="")
     date_created = IntegerAttribute()
     deactivated = BooleanAttribute(default=False)
-    # Organization settings (§2.8) that differ from the defaults in lib/realm_settings.py.
+    # Organization settings (§2.8) that differ from the defaults in rules/realm_settings.py.
     settings: MapAttribute[str, Any] = MapAttribute(default=dict)
     # The default channels (new users join them), changed with the channels themselves.
     default_stream_ids = IntegerSetAttribute(null=True)

@@ -502,7 +502,7 @@ def test_concurrent_change_of_the_same_field_rereads(realm, monkeypatch):
 
 def test_limited_access_keeps_values_from_guests(realm, register_queue, fetch_events,
                                                  drain_events):
-    from chalicelib.lib.realm_settings import system_group_id
+    from chalicelib.rules.realm_settings import system_group_id
 
     phone = field_id(realm.admin, "Phone", 1)
     assert realm.owner.patch("/realm", {"can_access_all_users_group": {

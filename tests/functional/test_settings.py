@@ -303,7 +303,7 @@ def test_a_password_changed_meanwhile_is_not_overwritten(realm, monkeypatch):
 def test_limited_access_keeps_user_changes_from_guests(realm, register_queue, fetch_events,
                                                         drain_events):
     """realm_user updates go to those who can access the user (can_access_all_users_group)."""
-    from chalicelib.lib.realm_settings import system_group_id
+    from chalicelib.rules.realm_settings import system_group_id
 
     assert realm.owner.patch("/realm", {"can_access_all_users_group": {
         "new": system_group_id("role:members")}}).ok

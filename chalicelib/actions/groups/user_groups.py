@@ -43,9 +43,6 @@ from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.lib.group_settings import CHANNEL_GROUP_SETTINGS, GROUP_PERMISSION_SETTINGS, GroupSettingValue
-from chalicelib.lib.realm_settings import (
-    GROUP_SETTING_DEFAULTS,
-)
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, channel_group_setting
@@ -60,6 +57,9 @@ from chalicelib.models.realms import (
     realm_group_setting,
 )
 from chalicelib.models.user_groups import UserGroup
+from chalicelib.rules.realm_settings import (
+    GROUP_SETTING_DEFAULTS,
+)
 
 MAX_NAME_LENGTH = 100
 MAX_DESCRIPTION_LENGTH = 1024

@@ -37,7 +37,6 @@ from chalicelib.core.principal import (
 )
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, system_group_id
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
@@ -45,6 +44,7 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.users import ApiKey, User, get_user_by_email, role_key
+from chalicelib.rules.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, system_group_id
 
 MAX_ATTEMPTS = 3
 ONLY_OWNER = "The owner permission cannot be removed from the only organization owner."

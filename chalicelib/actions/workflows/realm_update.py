@@ -18,10 +18,10 @@ from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.lib.group_settings import GroupSettingValue
-from chalicelib.lib.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm, get_realm, realm_group_setting
+from chalicelib.rules.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 
 UNLIMITED = "unlimited"
 TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",

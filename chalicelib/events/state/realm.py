@@ -1,5 +1,5 @@
 """POST /register's organization (`realm`): its name, addresses and every setting the
-reference lists, stored values over their defaults (lib/realm_settings.py)."""
+reference lists, stored values over their defaults (rules/realm_settings.py)."""
 from __future__ import annotations
 
 from typing import Any, TypedDict, cast
@@ -10,14 +10,14 @@ from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.events.state.context import StateContext
 from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.lib.markdown import render_markdown
-from chalicelib.lib.realm_settings import (
+from chalicelib.models.realms import Realm, realm_group_setting
+from chalicelib.rules.avatars import gravatar_url
+from chalicelib.rules.realm_settings import (
     DEFAULTS,
     GROUP_SETTING_DEFAULTS,
     SYSTEM_GROUPS,
     UNCHANGEABLE_DEFAULTS,
 )
-from chalicelib.models.realms import Realm, realm_group_setting
-from chalicelib.rules.avatars import gravatar_url
 
 # The reference's numbers for the deprecated policy forms of four group settings, by
 # system group; a value these cannot express shows as the policy of the default group.

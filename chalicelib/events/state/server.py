@@ -21,7 +21,7 @@ from chalicelib.lib.presence_rules import (
     OFFLINE_THRESHOLD_SECONDS,
     PING_INTERVAL_SECONDS,
 )
-from chalicelib.lib.realm_settings import GROUP_SETTING_DEFAULTS
+from chalicelib.rules.realm_settings import GROUP_SETTING_DEFAULTS
 
 # Identifies this server process, as the reference's SERVER_GENERATION does.
 SERVER_GENERATION = int(time.time())

@@ -16,13 +16,13 @@ from chalicelib.lib.group_settings import (
     is_system_group,
     normalize,
 )
-from chalicelib.lib.realm_settings import (
-    SYSTEM_GROUP_MAX_ROLE,
-    SYSTEM_GROUPS,
-)
 from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
+from chalicelib.rules.realm_settings import (
+    SYSTEM_GROUP_MAX_ROLE,
+    SYSTEM_GROUPS,
+)
 
 MAX_SUBGROUP_DEPTH = 10   # nesting deeper than this is refused when groups are edited
 

@@ -13,14 +13,14 @@ from chalicelib.lib.group_settings import (
     GroupSettingValue,
     stored_group_setting,
 )
-from chalicelib.lib.realm_settings import (
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
+from chalicelib.rules.realm_settings import (
     SYSTEM_GROUP_DIRECT_ROLES,
     SYSTEM_GROUP_SUBGROUP,
     SYSTEM_GROUPS,
     system_group_id,
 )
-from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User
 
 
 class UserGroupProperties(TypedDict):
