@@ -7,14 +7,14 @@ from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib import config
-from chalicelib.lib.group_settings import (
+from chalicelib.models.attributes import IntegerAttribute, list_of
+from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.models.realms import UniqueName, stream_name_key
+from chalicelib.rules.group_settings import (
     CHANNEL_GROUP_SETTING_DEFAULTS,
     GroupSettingValue,
     stored_group_setting,
 )
-from chalicelib.models.attributes import IntegerAttribute, list_of
-from chalicelib.models.base import BaseModel, table_meta
-from chalicelib.models.realms import UniqueName, stream_name_key
 
 # Periods of a subscription kept after the user leaves, for the messages they received.
 MAX_RECEIVED_RANGES = 50

@@ -8,9 +8,9 @@ from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.group_settings import GroupSettingValue, stored_group_setting
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.rules.group_settings import GroupSettingValue, stored_group_setting
 from chalicelib.rules.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 
 

@@ -38,11 +38,11 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.group_settings import GroupSettingValue, is_system_group
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
+from chalicelib.rules.group_settings import GroupSettingValue, is_system_group
 from chalicelib.rules.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, SYSTEM_GROUPS
 
 

@@ -42,7 +42,6 @@ from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.group_settings import CHANNEL_GROUP_SETTINGS, GROUP_PERMISSION_SETTINGS, GroupSettingValue
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, channel_group_setting
@@ -57,6 +56,11 @@ from chalicelib.models.realms import (
     realm_group_setting,
 )
 from chalicelib.models.user_groups import UserGroup
+from chalicelib.rules.group_settings import (
+    CHANNEL_GROUP_SETTINGS,
+    GROUP_PERMISSION_SETTINGS,
+    GroupSettingValue,
+)
 from chalicelib.rules.realm_settings import (
     GROUP_SETTING_DEFAULTS,
 )

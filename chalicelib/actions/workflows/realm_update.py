@@ -17,10 +17,10 @@ from chalicelib.core.feature_levels import (
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm, get_realm, realm_group_setting
+from chalicelib.rules.group_settings import GroupSettingValue
 from chalicelib.rules.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 
 UNLIMITED = "unlimited"

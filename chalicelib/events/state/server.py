@@ -9,17 +9,17 @@ from typing import TypedDict
 from chalicelib import config
 from chalicelib.core.files import MAX_UPLOAD_MIB
 from chalicelib.events.state.realm import NamedId
-from chalicelib.lib.group_settings import (
+from chalicelib.lib.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from chalicelib.lib.presence_rules import (
+    OFFLINE_THRESHOLD_SECONDS,
+    PING_INTERVAL_SECONDS,
+)
+from chalicelib.rules.group_settings import (
     ALLOWED_SYSTEM_GROUPS,
     CHANNEL_GROUP_SETTING_DEFAULTS,
     CREATOR,
     FORBIDDEN_SYSTEM_GROUPS,
     GROUP_PERMISSION_DEFAULTS,
-)
-from chalicelib.lib.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
-from chalicelib.lib.presence_rules import (
-    OFFLINE_THRESHOLD_SECONDS,
-    PING_INTERVAL_SECONDS,
 )
 from chalicelib.rules.realm_settings import GROUP_SETTING_DEFAULTS
 

@@ -7,7 +7,6 @@ from chalicelib.actions.channels.reads.permissions import has_content_access, ha
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
-from chalicelib.lib.group_settings import GroupSettingValue
 from chalicelib.models.channels import (
     Stream,
     Subscription,
@@ -20,6 +19,7 @@ from chalicelib.models.channels import (
 )
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 from chalicelib.models.realms import UniqueName
+from chalicelib.rules.group_settings import GroupSettingValue
 from chalicelib.rules.realm_settings import system_group_id
 
 

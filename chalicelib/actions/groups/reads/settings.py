@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.core.errors import ApiError, expectation_mismatch
-from chalicelib.lib.group_settings import (
+from chalicelib.models.realms import Realm, realm_group_setting
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
+from chalicelib.rules.group_settings import (
     ALLOWED_SYSTEM_GROUPS,
     FORBIDDEN_SYSTEM_GROUPS,
     GroupSettingValue,
     is_system_group,
     normalize,
 )
-from chalicelib.models.realms import Realm, realm_group_setting
-from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User
 from chalicelib.rules.realm_settings import (
     SYSTEM_GROUP_MAX_ROLE,
     SYSTEM_GROUPS,

@@ -8,13 +8,13 @@ from typing import TypedDict
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.group_settings import (
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
+from chalicelib.rules.group_settings import (
     GROUP_PERMISSION_DEFAULTS,
     GroupSettingValue,
     stored_group_setting,
 )
-from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User
 from chalicelib.rules.realm_settings import (
     SYSTEM_GROUP_DIRECT_ROLES,
     SYSTEM_GROUP_SUBGROUP,
