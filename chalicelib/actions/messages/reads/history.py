@@ -14,9 +14,9 @@ from chalicelib.actions.messages.reads.access import access_message
 from chalicelib.actions.messages.reads.dicts import CONTENT_KEYS, POLICY
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.html_diff import highlight_html_differences
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import empty_topic_display_name, get_realm, realm_setting
+from chalicelib.rules.html_diff import highlight_html_differences
 
 
 class EditSnapshot(TypedDict):
