@@ -46,7 +46,6 @@ from chalicelib.events.recipient_edits import (
     forget_deleted,
 )
 from chalicelib.events.write_slices import write_spread
-from chalicelib.lib.patterns import has_any_word
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.channels import Subscription, user_key
@@ -61,6 +60,7 @@ from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.muted_users import muted_by
 from chalicelib.models.side_by_side import write_all
 from chalicelib.notifications.pending import Delivered
+from chalicelib.rules.patterns import has_any_word
 
 DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
@@ -68,7 +68,7 @@ MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
 
 def has_alert_word(words: list[str], content: str) -> bool:
     """Whole-word, case-insensitive, as the reference highlights alert words (all the
-    words in one linear-time pass: lib/patterns.py)."""
+    words in one linear-time pass: rules/patterns.py)."""
     return has_any_word(words, content)
 
 

@@ -2,7 +2,7 @@
 
 A pattern is a regular expression in RE2's syntax, as the reference's, whose named groups
 fill the RFC 6570 template's variables; it runs in RE2, a linear-time engine
-(lib/patterns.py), so no pattern an administrator saves can make rendering a message
+(rules/patterns.py), so no pattern an administrator saves can make rendering a message
 take exponential time, and one RE2 cannot run is refused when it is saved. As the
 reference does, a match must start the text or follow whitespace or one of `'"(,:<`, and
 must not be followed by a word character, so `#12` links in "see #12" and not inside
@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from chalicelib.lib.patterns import DelimitedPattern, PatternError, delimited
 from chalicelib.lib.url_template import UrlTemplateError, template_variables
+from chalicelib.rules.patterns import DelimitedPattern, PatternError, delimited
 
 MAX_PATTERN_LENGTH = 1000
 MAX_URL_TEMPLATE_LENGTH = 1024
