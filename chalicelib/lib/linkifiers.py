@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from chalicelib.lib.url_template import UrlTemplateError, template_variables
 from chalicelib.rules.patterns import DelimitedPattern, PatternError, delimited
+from chalicelib.rules.url_template import UrlTemplateError, template_variables
 
 MAX_PATTERN_LENGTH = 1000
 MAX_URL_TEMPLATE_LENGTH = 1024
