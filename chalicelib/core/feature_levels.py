@@ -75,7 +75,7 @@ CHANGES: tuple[Change, ...] = (
            REPORTED),
     Change(46, "topic_links: objects with the matched text and its URL, from the realm's "
                "linkifiers (messages and topic-moving update_message events)",
-           "actions/messages/reads/dicts.topic_link_dicts, lib/linkifiers.topic_links",
+           "actions/messages/reads/dicts.topic_link_dicts, rules/linkifiers.topic_links",
            "tests/functional/test_linkifiers.py::test_topic_names_carry_their_links"),
     Change(92, "GET /users, GET /users/{id}: client_gravatar defaults to true "
                "(avatar_url null for Gravatar avatars)",

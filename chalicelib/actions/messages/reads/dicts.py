@@ -5,12 +5,12 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
-from chalicelib.lib.linkifiers import LinkifierRule, topic_links
 from chalicelib.models.channels import Stream
 from chalicelib.models.messages import Message, parse_reaction_key
 from chalicelib.models.realms import Realm, realm_setting
 from chalicelib.models.users import User
 from chalicelib.rules.avatars import gravatar_url
+from chalicelib.rules.linkifiers import LinkifierRule, topic_links
 
 
 class DisplayRecipient(TypedDict):
