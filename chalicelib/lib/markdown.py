@@ -12,7 +12,6 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from chalicelib.lib.markdown_emoji import apply_emoji, text_token
 from chalicelib.lib.mentions import (
     CHANNEL_WILDCARDS,
     GROUP_MENTION,
@@ -20,6 +19,7 @@ from chalicelib.lib.mentions import (
     USER_MENTION,
 )
 from chalicelib.rules.linkifiers import LinkifierRule, linkify
+from chalicelib.rules.markdown_emoji import apply_emoji, text_token
 
 
 @lru_cache(maxsize=1)
