@@ -12,14 +12,14 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from chalicelib.lib.mentions import (
+from chalicelib.rules.linkifiers import LinkifierRule, linkify
+from chalicelib.rules.markdown_emoji import apply_emoji, text_token
+from chalicelib.rules.mentions import (
     CHANNEL_WILDCARDS,
     GROUP_MENTION,
     TOPIC_WILDCARDS,
     USER_MENTION,
 )
-from chalicelib.rules.linkifiers import LinkifierRule, linkify
-from chalicelib.rules.markdown_emoji import apply_emoji, text_token
 
 
 @lru_cache(maxsize=1)

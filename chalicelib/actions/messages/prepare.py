@@ -13,7 +13,6 @@ from chalicelib.actions.read_state.reads.pending import pending_record
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel
-from chalicelib.lib.mentions import Mentions
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.ids import allocate_id
@@ -22,6 +21,7 @@ from chalicelib.models.messages import Message, sender_key, topic_key
 from chalicelib.models.realms import Realm, empty_topic_display_name, realm_setting
 from chalicelib.models.users import User
 from chalicelib.rules.linkifiers import LinkifierRule
+from chalicelib.rules.mentions import Mentions
 
 
 class MessageEvent(TypedDict):

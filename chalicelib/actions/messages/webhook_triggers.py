@@ -14,8 +14,8 @@ from typing import Any
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.lib.mentions import USER_MENTION
 from chalicelib.models.users import BOT_TYPE_OUTGOING_WEBHOOK, User
+from chalicelib.rules.mentions import USER_MENTION
 
 
 def is_outgoing_webhook_bot(user: User) -> bool:
