@@ -38,7 +38,6 @@ from chalicelib.actions.workflows.realms import do_create_realm
 from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_OWNER, Principal
-from chalicelib.lib.markdown import render_message
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream
 from chalicelib.models.ids import allocate_ids, realm_scope
@@ -54,6 +53,7 @@ from chalicelib.models.realms import Realm, claim_name, get_realm, group_name_ke
 from chalicelib.models.uploads import Attachment
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User
+from chalicelib.rules.markdown import render_message
 from chalicelib.rules.mentions import find_mentions
 from chalicelib.rules.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS, system_group_id
 

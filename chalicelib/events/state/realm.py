@@ -8,10 +8,10 @@ from chalicelib import config
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.events.state.context import StateContext
-from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.group_settings import GroupSettingValue
+from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.realm_settings import (
     DEFAULTS,
     GROUP_SETTING_DEFAULTS,

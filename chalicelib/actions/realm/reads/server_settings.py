@@ -6,8 +6,8 @@ from typing import NotRequired, TypedDict
 from chalicelib import config
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import advertised_level
-from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.realms import get_realm_by_subdomain
+from chalicelib.rules.markdown import render_markdown
 
 
 class ExternalAuthenticationMethod(TypedDict):
