@@ -35,11 +35,6 @@ from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.message_properties import (
-    CONTENT_PROPERTIES,
-    content_properties,
-    is_resolved_topic,
-)
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
@@ -48,6 +43,11 @@ from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm, empty_topic_display_name
+from chalicelib.rules.message_properties import (
+    CONTENT_PROPERTIES,
+    content_properties,
+    is_resolved_topic,
+)
 
 # Items per transaction are at most 100; a batch leaves room for its two events, the
 # move record and two notification messages with their events and has: index rows (at
