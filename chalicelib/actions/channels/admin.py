@@ -30,7 +30,6 @@ from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib.names import check_stream_name
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.channels import (
@@ -45,6 +44,7 @@ from chalicelib.models.realms import Realm, get_realm, move_name, realm_setting,
 from chalicelib.models.topics import Topic, topic_item_key
 from chalicelib.rules.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.rules.markdown import render_markdown
+from chalicelib.rules.names import check_stream_name
 
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")
 # Changes that need content access (for a private channel: a subscription or its
