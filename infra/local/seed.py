@@ -37,7 +37,7 @@ def seed_accounts() -> list[dict[str, Any]]:
     with a password, for logging in to the web client."""
     from chalicelib.actions.users.users import NewUser, do_create_user
     from chalicelib.actions.workflows.realms import do_create_realm
-    from chalicelib.lib.passwords import hash_password
+    from chalicelib.rules.passwords import hash_password
 
     (label, name, role), *others = DEMO_ACCOUNTS
     email = f"{label}@{DEMO_DOMAIN}"

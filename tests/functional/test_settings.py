@@ -279,8 +279,8 @@ def test_one_bad_part_changes_nothing(realm, register_queue, fetch_events, drain
 def test_a_password_changed_meanwhile_is_not_overwritten(realm, monkeypatch):
     """The new hash is written only over the hash the old password was checked against."""
     from chalicelib.actions.users import settings
-    from chalicelib.lib.passwords import check_password
     from chalicelib.models.users import User
+    from chalicelib.rules.passwords import check_password
     from tests.functional.test_account import set_password
 
     set_password(realm.member, "first password")

@@ -43,7 +43,6 @@ from chalicelib.actions.users.users import (
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
-from chalicelib.lib.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password, hash_password
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream
 from chalicelib.models.ids import allocate_id
@@ -51,6 +50,7 @@ from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password, hash_password
 
 # How long the confirmation emailed to someone who used a reusable link stays valid.
 SIGNUP_CONFIRMATION_VALIDITY = timedelta(days=1)

@@ -9,7 +9,6 @@ from typing import TypedDict
 from chalicelib import config
 from chalicelib.core.files import MAX_UPLOAD_MIB
 from chalicelib.events.state.realm import NamedId
-from chalicelib.lib.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from chalicelib.lib.presence_rules import (
     OFFLINE_THRESHOLD_SECONDS,
     PING_INTERVAL_SECONDS,
@@ -21,6 +20,7 @@ from chalicelib.rules.group_settings import (
     FORBIDDEN_SYSTEM_GROUPS,
     GROUP_PERMISSION_DEFAULTS,
 )
+from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from chalicelib.rules.realm_settings import GROUP_SETTING_DEFAULTS
 
 # Identifies this server process, as the reference's SERVER_GENERATION does.
