@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import boto3
 import pytest
 
-from chalicelib.lib import presence_rules
+from chalicelib.rules import presence_rules
 from tests.functional.notification_helpers import (
     Clock,
     NotifierQueue,

@@ -6,7 +6,7 @@ from typing import TypedDict
 
 from chalicelib.actions.presence.reads.snapshot import presence_data
 from chalicelib.events.state.context import StateContext
-from chalicelib.lib.presence_rules import LegacyPresence, ModernPresence
+from chalicelib.rules.presence_rules import LegacyPresence, ModernPresence
 
 
 class PresenceState(TypedDict, total=False):

@@ -9,10 +9,6 @@ from typing import TypedDict
 from chalicelib import config
 from chalicelib.core.files import MAX_UPLOAD_MIB
 from chalicelib.events.state.realm import NamedId
-from chalicelib.lib.presence_rules import (
-    OFFLINE_THRESHOLD_SECONDS,
-    PING_INTERVAL_SECONDS,
-)
 from chalicelib.rules.group_settings import (
     ALLOWED_SYSTEM_GROUPS,
     CHANNEL_GROUP_SETTING_DEFAULTS,
@@ -21,6 +17,10 @@ from chalicelib.rules.group_settings import (
     GROUP_PERMISSION_DEFAULTS,
 )
 from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from chalicelib.rules.presence_rules import (
+    OFFLINE_THRESHOLD_SECONDS,
+    PING_INTERVAL_SECONDS,
+)
 from chalicelib.rules.realm_settings import GROUP_SETTING_DEFAULTS
 
 # Identifies this server process, as the reference's SERVER_GENERATION does.
