@@ -150,8 +150,8 @@ def set_permission(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def set_rate_limits(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.lib.rate_limits import RateLimitSpecError, format_rules, parse_rules
     from chalicelib.models.realms import Realm
+    from chalicelib.rules.rate_limits import RateLimitSpecError, format_rules, parse_rules
 
     realm = _realm(args.realm)
     try:

@@ -217,7 +217,7 @@ def mail_events_topic_name() -> str:
 
 
 def rate_limits() -> str:
-    """Overrides of the default rate limits (lib/rate_limits.py), e.g.
+    """Overrides of the default rate limits (rules/rate_limits.py), e.g.
     `api_by_user=200/60,auth_failures_by_username=5/1800`; `name=off` turns one off."""
     return _env("RATE_LIMITS", "")
 

@@ -42,7 +42,7 @@ class ApiBlueprint(Blueprint):
                  rate_limit: str | None = None,
                  reads_with_caller: Callable[[Mapping[str, Any]], list[ReadAhead]] | None = None,
                  ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
-        """`rate_limit` names a rule (lib/rate_limits.py) counted per caller besides the
+        """`rate_limit` names a rule (rules/rate_limits.py) counted per caller besides the
         API limit, for requests that cost more (none does now). `reads_with_caller`
         names, from the query string, items the view will read first: they are read in
         one BatchGetItem with the caller's API key (models/read_ahead.py)."""

@@ -33,7 +33,7 @@ class Realm(BaseModel):
     # (PATCH /realm/user_settings_defaults).
     user_settings_defaults: MapAttribute[str, Any] = MapAttribute(null=True)
     # This organization's rate limits where they differ from the deployment's RATE_LIMITS
-    # (`name=limit/seconds,...`, lib/rate_limits.py); set with the admin CLI.
+    # (`name=limit/seconds,...`, rules/rate_limits.py); set with the admin CLI.
     rate_limits = UnicodeAttribute(null=True)
     # How many people this organization may invite by email a UTC day, where it differs
     # from the deployment's INVITES_DAILY_LIMIT (the reference's max_invites); set with
