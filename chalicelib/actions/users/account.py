@@ -19,7 +19,6 @@ from chalicelib.aws.email import send_email
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
-from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.confirmations import Confirmation
 from chalicelib.models.races import retry_lost_races
@@ -31,6 +30,7 @@ from chalicelib.models.rate_limits import (
 from chalicelib.models.realms import email_key, get_realm, get_realm_by_subdomain, move_name
 from chalicelib.models.users import ApiKey, User, get_user_by_email, name_key
 from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password
+from chalicelib.rules.secrets import hash_api_key, new_api_key, random_alphanumeric
 
 EMAIL_CHANGE_VALIDITY = timedelta(days=1)
 MAX_EXTRA_API_KEYS = 20
