@@ -8,7 +8,7 @@ import pytest
 
 from chalicelib.actions.users.settings import do_update_settings
 from chalicelib.core.principal import Principal
-from chalicelib.lib.setting_choices import INT_CHOICES, STR_CHOICES
+from chalicelib.rules.setting_choices import INT_CHOICES, STR_CHOICES
 
 MODERN = {"user_settings_object": True}
 ALL_SETTINGS_TYPES = ["user_settings", "update_display_settings", "update_global_notifications"]

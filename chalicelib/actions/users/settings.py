@@ -21,16 +21,16 @@ from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.delivery.queues import set_receives_typing_notifications
-from chalicelib.lib.setting_choices import (
-    check_setting,
-    language_name,
-)
 from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.drafts import delete_all_drafts
 from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.users import User
 from chalicelib.rules.passwords import hash_password
+from chalicelib.rules.setting_choices import (
+    check_setting,
+    language_name,
+)
 
 
 class UserSettingsUpdateEvent(TypedDict):
