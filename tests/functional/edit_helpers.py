@@ -6,11 +6,11 @@ from typing import Any
 from chalicelib.actions.channels.topics import note_topic_message
 from chalicelib.actions.messages.prepare import new_channel_message
 from chalicelib.actions.messages.reads.rendering import render_content
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream
 from chalicelib.models.ids import allocate_ids, realm_scope
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import get_realm
+from chalicelib.rules.timeutil import now_seconds
 
 
 def channel(account, name: str, members: list | None = None, **extra: Any) -> int:

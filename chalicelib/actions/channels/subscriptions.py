@@ -18,7 +18,6 @@ from chalicelib.actions.channels.reads.permissions import can_add_subscribers
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import (
     Stream,
@@ -35,6 +34,7 @@ from chalicelib.models.realms import claim_name, get_realm, stream_name_key
 from chalicelib.models.users import User, get_user_by_email
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
+from chalicelib.rules.timeutil import now_seconds
 
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer event
 

@@ -13,7 +13,6 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, get_stream, stream_id_by_name, user_key
 from chalicelib.models.races import retry_lost_races
@@ -26,6 +25,7 @@ from chalicelib.models.topics import (
     UserTopic,
     user_topic_key,
 )
+from chalicelib.rules.timeutil import now_seconds
 
 POLICIES = (INHERIT, MUTED, UNMUTED, FOLLOWED)
 

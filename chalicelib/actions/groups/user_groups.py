@@ -42,7 +42,6 @@ from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, channel_group_setting
 from chalicelib.models.ids import allocate_id
@@ -64,6 +63,7 @@ from chalicelib.rules.group_settings import (
 from chalicelib.rules.realm_settings import (
     GROUP_SETTING_DEFAULTS,
 )
+from chalicelib.rules.timeutil import now_seconds
 
 MAX_NAME_LENGTH = 100
 MAX_DESCRIPTION_LENGTH = 1024

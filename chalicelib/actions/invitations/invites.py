@@ -25,7 +25,6 @@ from chalicelib.core.errors import ApiError, ErrorCode, principal_error
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, ROLES, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     is_condition_failure,
@@ -41,6 +40,7 @@ from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 from chalicelib.rules.rate_limits import RateLimitedError
 from chalicelib.rules.secrets import random_alphanumeric
+from chalicelib.rules.timeutil import now_seconds
 
 MAX_WELCOME_TEXT_LENGTH = 8000
 MAX_EXPIRY_MINUTES = 100 * 365 * 24 * 60

@@ -27,7 +27,6 @@ from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.message_properties import forget_properties
@@ -35,6 +34,7 @@ from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm, realm_setting
 from chalicelib.models.users import User
+from chalicelib.rules.timeutil import now_seconds
 
 NO_PERMISSION = "You don't have permission to delete this message"
 # Besides its messages and their upload links, a batch writes the delete event and, at

@@ -29,10 +29,10 @@ from chalicelib.actions.messages.reads.access import (
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch
 from chalicelib.core.principal import Principal
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream, Subscription
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm, get_realm, realm_setting
+from chalicelib.rules.timeutil import now_seconds
 
 RESOLVED_PREFIX = RESOLVED_TOPIC_PREFIX
 

@@ -35,7 +35,6 @@ from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
 from chalicelib.models.message_moves import MessageMove
@@ -48,6 +47,7 @@ from chalicelib.rules.message_properties import (
     content_properties,
     is_resolved_topic,
 )
+from chalicelib.rules.timeutil import now_seconds
 
 # Items per transaction are at most 100; a batch leaves room for its two events, the
 # move record and two notification messages with their events and has: index rows (at

@@ -13,7 +13,6 @@ from chalicelib.actions.read_state.reads.pending import pending_record
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.message_properties import add_property_changes, stored_properties
@@ -22,6 +21,7 @@ from chalicelib.models.realms import Realm, empty_topic_display_name, realm_sett
 from chalicelib.models.users import User
 from chalicelib.rules.linkifiers import LinkifierRule
 from chalicelib.rules.mentions import Mentions
+from chalicelib.rules.timeutil import now_seconds
 
 
 class MessageEvent(TypedDict):

@@ -28,13 +28,13 @@ from chalicelib.aws.scheduler import delete_schedule, put_schedule
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import get_realm
 from chalicelib.models.scheduled_messages import ScheduledMessage
 from chalicelib.models.users import User
+from chalicelib.rules.timeutil import now_seconds
 
 NOT_FOUND = "There is no scheduled message with this ID."
 

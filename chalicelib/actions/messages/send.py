@@ -36,7 +36,6 @@ from chalicelib.aws import metrics
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream
 from chalicelib.models.messages import Message, dm_key, sender_key
@@ -44,6 +43,7 @@ from chalicelib.models.read_ahead import read_ahead
 from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.users import User
 from chalicelib.rules.json_values import check_json
+from chalicelib.rules.timeutil import now_seconds
 
 
 class SendMessageResult(TypedDict):

@@ -27,12 +27,12 @@ from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
 from chalicelib.core.files import DOWNLOAD_URL_SECONDS, MAX_UPLOAD_MIB, UploadedFile
 from chalicelib.core.principal import Principal
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import get_stream, get_subscription
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment
+from chalicelib.rules.timeutil import now_seconds
 
 
 class UploadResult(TypedDict):

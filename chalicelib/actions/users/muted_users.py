@@ -17,9 +17,9 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import muted_record
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.muted_users import UserMute, muted_key, muted_user_ids, muter_key
+from chalicelib.rules.timeutil import now_seconds
 
 
 class MutedUser(TypedDict):

@@ -5,13 +5,13 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.users.users import NewUser, user_items
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import GLOBAL_COUNTER, allocate_ids, realm_scope
 from chalicelib.models.realms import SUBDOMAIN_RE, Realm, claim_name, get_realm_by_subdomain, subdomain_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User
 from chalicelib.rules.realm_settings import SYSTEM_GROUPS, system_group_id
+from chalicelib.rules.timeutil import now_seconds
 
 RESERVED_SUBDOMAINS = {"www", "api", "admin", "static", "mail"}
 def check_subdomain(subdomain: str) -> str:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm, get_realm, realm_setting
+from chalicelib.rules.timeutil import now_seconds
 
 
 def invalid_message() -> ApiError:
