@@ -144,7 +144,7 @@ CHANGES: tuple[Change, ...] = (
     Change(384, "GET /users: user_ids", "api/users.get_users",
            f"{_DOC}::test_users_filtered_by_user_ids"),
     Change(385, "User setting resolved_topic_notice_auto_read_policy",
-           "lib/user_settings.py (kept and shown; no notice is marked read automatically)",
+           "rules/user_settings.py (kept and shown; no notice is marked read automatically)",
            f"{_DOC}::test_new_setting_values_are_accepted",
            sends=("user_setting.resolved_topic_notice_auto_read_policy",)),
     Change(386, "PATCH /user_groups/{id}: deactivated=false reactivates a group",

@@ -91,7 +91,7 @@ class User(BaseModel):
     # transaction as the group's members (actions/groups/membership.py), so deactivation
     # finds them without reading the realm's groups. System groups follow from the role.
     group_ids = IntegerSetAttribute(null=True)
-    # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.
+    # Personal settings (§4.2) that differ from the defaults in rules/user_settings.py.
     settings: MapAttribute[str, Any] = MapAttribute(default=dict)
     # Words and phrases that highlight a message for this user, as the user wrote them.
     alert_words = list_of(UnicodeAttribute, null=True)

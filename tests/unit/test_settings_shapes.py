@@ -13,13 +13,13 @@ from chalicelib.events.state.settings import (
     LegacyNotificationSettingsState,
 )
 from chalicelib.http.params import param_specs
-from chalicelib.lib.user_settings import (
+from chalicelib.rules.setting_choices import INT_CHOICES, INT_RANGES, STR_CHOICES
+from chalicelib.rules.user_settings import (
     DEFAULTS,
     DefaultableUserSettings,
     UserSettings,
     own_settings,
 )
-from chalicelib.rules.setting_choices import INT_CHOICES, INT_RANGES, STR_CHOICES
 
 ACCOUNT_PARAMETERS = {"caller", "full_name", "email", "old_password", "new_password"}
 

@@ -14,7 +14,6 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
@@ -25,6 +24,7 @@ from chalicelib.models.drafts import Draft
 from chalicelib.models.ids import allocate_ids, realm_scope
 from chalicelib.models.users import User
 from chalicelib.rules.timeutil import now_seconds
+from chalicelib.rules.user_settings import own_settings
 
 MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction
 MAX_TIMESTAMP = 2**53         # DynamoDB numbers hold 38 digits; no date is near this

@@ -24,7 +24,6 @@ from chalicelib.actions.messages.reads.access import access_message
 from chalicelib.actions.read_state.reads.pending import pending_of
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.channels import Subscription, stream_key, user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import Message
@@ -32,6 +31,7 @@ from chalicelib.models.muted_users import muted_by, muted_user_ids
 from chalicelib.models.pending_deliveries import PendingDelivery
 from chalicelib.models.realms import get_realm, realm_setting
 from chalicelib.models.users import User
+from chalicelib.rules.user_settings import effective_settings
 
 
 class ReadReceiptsResult(TypedDict):

@@ -26,7 +26,6 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import (
     is_condition_failure,
     is_write_condition_failure,
@@ -42,6 +41,7 @@ from chalicelib.rules.presence_rules import (
     Status,
     legacy_event_status,
 )
+from chalicelib.rules.user_settings import effective_settings
 
 
 class PresenceEventDetail(TypedDict):

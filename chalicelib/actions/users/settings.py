@@ -21,7 +21,6 @@ from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.delivery.queues import set_receives_typing_notifications
-from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.drafts import delete_all_drafts
 from chalicelib.models.presence import set_presence_hidden
@@ -31,6 +30,7 @@ from chalicelib.rules.setting_choices import (
     check_setting,
     language_name,
 )
+from chalicelib.rules.user_settings import own_settings
 
 
 class UserSettingsUpdateEvent(TypedDict):

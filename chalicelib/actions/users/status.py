@@ -18,13 +18,13 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import transaction
 from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.user_status import UserStatus
 from chalicelib.models.users import User
 from chalicelib.rules.timeutil import now_seconds
+from chalicelib.rules.user_settings import effective_settings
 
 MAX_STATUS_TEXT_LENGTH = 60
 

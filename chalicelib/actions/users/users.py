@@ -30,7 +30,6 @@ from chalicelib.core.principal import (
     Principal,
 )
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.user_settings import DEFAULTS as SETTING_DEFAULTS
 from chalicelib.models.base import (
     BaseModel,
     is_condition_failure,
@@ -51,6 +50,7 @@ from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.passwords import hash_password
 from chalicelib.rules.secrets import hash_api_key, new_api_key
 from chalicelib.rules.timeutil import iso_from_seconds, now_seconds
+from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
 
 EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
 

@@ -26,7 +26,6 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
-from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, Subscription, stream_key, user_key
 from chalicelib.models.ids import allocate_id
@@ -39,6 +38,7 @@ from chalicelib.models.realms import Realm
 from chalicelib.models.uploads import Attachment
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
+from chalicelib.rules.user_settings import effective_settings
 
 REALM_EXPORT_JOB = "realm_export"
 EXPORT_FORMAT = "teamchat-realm-export"

@@ -6,12 +6,12 @@ from typing import Any, TypedDict
 
 from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.events.state.context import StateContext
-from chalicelib.lib.user_settings import UserSettings, own_settings
 from chalicelib.rules.setting_choices import (
     EMOJISET_CHOICES,
     NOTIFICATION_SOUNDS,
     EmojisetChoice,
 )
+from chalicelib.rules.user_settings import UserSettings, own_settings
 
 
 class UserSettingsObject(UserSettings):
