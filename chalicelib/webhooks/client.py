@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
 from chalicelib import config
-from chalicelib.lib.webhook_interfaces import WebhookRequest
 from chalicelib.rules.url_safety import HostLookupError, resolve_public_addresses
+from chalicelib.rules.webhook_interfaces import WebhookRequest
 
 USER_AGENT = f"ServiceOutgoingWebhook/{config.SERVICE_VERSION}"
 MAX_RESPONSE_BYTES = 1024 * 1024

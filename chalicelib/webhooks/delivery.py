@@ -20,7 +20,12 @@ from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.lib.webhook_interfaces import (
+from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.users import User
+from chalicelib.models.webhooks import WebhookDelivery, delivery_key
+from chalicelib.rules.timeutil import now_seconds
+from chalicelib.rules.url_safety import UnsafeUrlError
+from chalicelib.rules.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,
     InvalidReplyError,
@@ -30,11 +35,6 @@ from chalicelib.lib.webhook_interfaces import (
     reply_content,
     slack_request,
 )
-from chalicelib.models.base import is_write_condition_failure
-from chalicelib.models.users import User
-from chalicelib.models.webhooks import WebhookDelivery, delivery_key
-from chalicelib.rules.timeutil import now_seconds
-from chalicelib.rules.url_safety import UnsafeUrlError
 from chalicelib.webhooks import client as webhook_client
 from chalicelib.webhooks.client import WebhookTimeout, WebhookUnreachable
 

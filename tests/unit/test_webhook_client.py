@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib.lib.webhook_interfaces import WebhookRequest
 from chalicelib.rules import url_safety
 from chalicelib.rules.url_safety import UnsafeUrlError
+from chalicelib.rules.webhook_interfaces import WebhookRequest
 from chalicelib.webhooks.client import WebhookTimeout, WebhookUnreachable, post
 
 REQUEST = WebhookRequest(b'{"data": "hi"}', "application/json")

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 import pytest
 
 from chalicelib.delivery.webhook_jobs import _sqs_batches
-from chalicelib.lib.webhook_interfaces import (
+from chalicelib.rules.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,
     InvalidReplyError,

@@ -12,7 +12,6 @@ from chalicelib.actions.users.system_bots import is_system_bot
 from chalicelib.actions.users.users import NewUser, do_create_user, get_own_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
 from chalicelib.models.users import (
     BOT_TYPE_GENERIC,
     BOT_TYPE_OUTGOING_WEBHOOK,
@@ -25,6 +24,7 @@ from chalicelib.models.users import (
 from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.secrets import random_alphanumeric
 from chalicelib.rules.url_safety import UnsafeUrlError, check_url_syntax
+from chalicelib.rules.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
 
 
 class CreateBotResult(TypedDict):
