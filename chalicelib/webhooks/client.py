@@ -1,6 +1,6 @@
 """POSTs a webhook request, connecting only to the address that was vetted.
 
-The host is resolved once and every address checked (lib/url_safety); the connection
+The host is resolved once and every address checked (rules/url_safety.py); the connection
 then goes to that address, with the original host name for the Host header and TLS,
 so a DNS answer that changes between the check and the connect cannot redirect it.
 Redirects are not followed (a 3xx answer is an error answer like any non-2xx).

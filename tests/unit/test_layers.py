@@ -1,6 +1,6 @@
 """The house's layers run one way: each package imports only the layers below it.
 
-core -> lib, models -> search, narrow -> delivery -> actions (reads below commands)
+core -> rules, aws -> models -> search, narrow -> delivery -> actions (reads below commands)
 -> notifications, webhooks -> events -> api, http.
 Inside actions/ each area imports only the areas below it (AREAS, bottom first), by
 chains of at most MAX_CHAIN modules.
@@ -24,24 +24,22 @@ ALLOWED: dict[str, set[str]] = {
     # AWS plumbing (clients, item encoding, logs, metrics, traces): side by side, pure.
     "rules": {"core", "rules", "config"},
     "aws": {"core", "aws", "config"},
-    # On its way out: its modules move to rules/ and aws/.
-    "lib": {"core", "lib", "rules", "aws", "config"},
-    "models": {"core", "lib", "rules", "aws", "models", "config"},
+    "models": {"core", "rules", "aws", "models", "config"},
     # The full-text index (tokenizing, postings, queries): over the models only.
-    "search": {"core", "lib", "rules", "aws", "models", "search", "config"},
+    "search": {"core", "rules", "aws", "models", "search", "config"},
     # The narrow language (parsing, evaluating facts): over the models and search.
-    "narrow": {"core", "lib", "rules", "aws", "models", "search", "narrow", "config"},
-    "delivery": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery", "config"},
-    "actions": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+    "narrow": {"core", "rules", "aws", "models", "search", "narrow", "config"},
+    "delivery": {"core", "rules", "aws", "models", "search", "narrow", "delivery", "config"},
+    "actions": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
                 "actions", "config"},
     # Missed-message email and push: its rules and jobs sit above the actions (the
     # unsubscribe link changes a setting through them); the fan-out (events) calls it.
-    "notifications": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+    "notifications": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
                       "actions", "notifications", "config"},
     # Outgoing webhooks: the worker, delivery to the bot's receiver and its reply.
-    "webhooks": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+    "webhooks": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
                  "actions", "webhooks", "config"},
-    "events": {"core", "lib", "rules", "aws", "models", "search", "narrow", "delivery",
+    "events": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
                "actions", "notifications", "webhooks", "events", "config", "http"},
 }
 MAX_CHAIN = 6   # the longest chain of imports inside actions/, in modules
@@ -133,7 +131,7 @@ def test_readers_import_no_command() -> None:
 def test_http_is_only_the_chalice_adapter() -> None:
     """Below api/ (and the entry points), nothing imports chalicelib.http."""
     wrong = []
-    for layer in ("core", "rules", "aws", "lib", "models", "delivery", "actions"):
+    for layer in ("core", "rules", "aws", "models", "delivery", "actions"):
         for path in _modules(layer):
             wrong.extend(f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path)
                          if m.startswith("chalicelib.http"))

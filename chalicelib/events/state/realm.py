@@ -79,7 +79,7 @@ class RealmState(TypedDict, total=False):
     realm_password_auth_enabled: bool
     realm_available_video_chat_providers: dict[str, NamedId]
     realm_default_external_accounts: dict[str, ExternalAccount]
-    # Settings PATCH /realm changes (lib/realm_settings.DEFAULTS).
+    # Settings PATCH /realm changes (rules/realm_settings.DEFAULTS).
     realm_allow_message_editing: bool
     realm_message_content_edit_limit_seconds: int | None
     realm_move_messages_within_stream_limit_seconds: int | None
@@ -91,7 +91,7 @@ class RealmState(TypedDict, total=False):
     realm_message_retention_days: int
     realm_message_content_delete_limit_seconds: int | None
     realm_message_edit_history_visibility_policy: str
-    # Settings nothing changes yet (lib/realm_settings.UNCHANGEABLE_DEFAULTS).
+    # Settings nothing changes yet (rules/realm_settings.UNCHANGEABLE_DEFAULTS).
     realm_default_language: str
     realm_digest_emails_enabled: bool
     realm_digest_weekday: int
@@ -132,7 +132,7 @@ class RealmState(TypedDict, total=False):
     realm_create_private_stream_policy: int
     realm_create_web_public_stream_policy: int
     realm_wildcard_mention_policy: int
-    # Group settings (lib/realm_settings.GROUP_SETTING_DEFAULTS).
+    # Group settings (rules/realm_settings.GROUP_SETTING_DEFAULTS).
     realm_can_resolve_topics_group: GroupSettingValue
     realm_can_move_messages_between_channels_group: GroupSettingValue
     realm_can_move_messages_between_topics_group: GroupSettingValue
