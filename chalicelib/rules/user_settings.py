@@ -77,6 +77,57 @@ class UserSettings(DefaultableUserSettings):
     allow_private_data_export: bool
 
 
+class LegacyDisplaySettings(TypedDict, total=False):
+    """The settings the deprecated update_display_settings event carried, as the reference
+    split them (settings added after the user_settings event exist only in that event):
+    the event filters split changes by these names, POST /register's top-level copies
+    show them."""
+
+    color_scheme: int
+    default_language: str
+    demote_inactive_streams: int
+    emojiset: str
+    enable_drafts_synchronization: bool
+    enter_sends: bool
+    fluid_layout_width: bool
+    high_contrast_mode: bool
+    left_side_userlist: bool
+    starred_message_counts: bool
+    timezone: str
+    translate_emoticons: bool
+    twenty_four_hour_time: bool
+    web_home_view: str
+
+
+class LegacyNotificationSettings(TypedDict, total=False):
+    """The settings the deprecated update_global_notifications event carried."""
+
+    desktop_icon_count_display: int
+    email_notifications_batching_period_seconds: int
+    enable_desktop_notifications: bool
+    enable_digest_emails: bool
+    enable_login_emails: bool
+    enable_marketing_emails: bool
+    enable_offline_email_notifications: bool
+    enable_offline_push_notifications: bool
+    enable_online_push_notifications: bool
+    enable_sounds: bool
+    enable_stream_audible_notifications: bool
+    enable_stream_desktop_notifications: bool
+    enable_stream_email_notifications: bool
+    enable_stream_push_notifications: bool
+    message_content_in_email_notifications: bool
+    notification_sound: str
+    pm_content_in_desktop_notifications: bool
+    presence_enabled: bool
+    realm_name_in_email_notifications_policy: int
+    wildcard_mentions_notify: bool
+
+
+LEGACY_DISPLAY_SETTINGS = frozenset(LegacyDisplaySettings.__annotations__)
+LEGACY_NOTIFICATION_SETTINGS = frozenset(LegacyNotificationSettings.__annotations__)
+
+
 DEFAULTS: UserSettings = {
     "twenty_four_hour_time": False,
     "web_mark_read_on_scroll_policy": 1,

@@ -11,7 +11,12 @@ from chalicelib.rules.setting_choices import (
     NOTIFICATION_SOUNDS,
     EmojisetChoice,
 )
-from chalicelib.rules.user_settings import UserSettings, own_settings
+from chalicelib.rules.user_settings import (
+    LegacyDisplaySettings,
+    LegacyNotificationSettings,
+    UserSettings,
+    own_settings,
+)
 
 
 class UserSettingsObject(UserSettings):
@@ -27,52 +32,18 @@ class UserSettingsState(TypedDict, total=False):
     user_settings: UserSettingsObject
 
 
-class LegacyDisplaySettingsState(TypedDict, total=False):
+class LegacyDisplaySettingsState(LegacyDisplaySettings, total=False):
     """Present when `update_display_settings` is among the fetch types and the client
     lacks the user_settings_object capability: the settings that deprecated event
-    carried (delivery/filters.py splits the events the same way)."""
+    carried (delivery/filters.py splits the events by the same names)."""
 
-    color_scheme: int
-    default_language: str
-    demote_inactive_streams: int
-    emojiset: str
-    enable_drafts_synchronization: bool
-    enter_sends: bool
-    fluid_layout_width: bool
-    high_contrast_mode: bool
-    left_side_userlist: bool
-    starred_message_counts: bool
-    timezone: str
-    translate_emoticons: bool
-    twenty_four_hour_time: bool
-    web_home_view: str
     emojiset_choices: list[EmojisetChoice]
 
 
-class LegacyNotificationSettingsState(TypedDict, total=False):
+class LegacyNotificationSettingsState(LegacyNotificationSettings, total=False):
     """Present when `update_global_notifications` is among the fetch types and the
     client lacks the user_settings_object capability."""
 
-    desktop_icon_count_display: int
-    email_notifications_batching_period_seconds: int
-    enable_desktop_notifications: bool
-    enable_digest_emails: bool
-    enable_login_emails: bool
-    enable_marketing_emails: bool
-    enable_offline_email_notifications: bool
-    enable_offline_push_notifications: bool
-    enable_online_push_notifications: bool
-    enable_sounds: bool
-    enable_stream_audible_notifications: bool
-    enable_stream_desktop_notifications: bool
-    enable_stream_email_notifications: bool
-    enable_stream_push_notifications: bool
-    message_content_in_email_notifications: bool
-    notification_sound: str
-    pm_content_in_desktop_notifications: bool
-    presence_enabled: bool
-    realm_name_in_email_notifications_policy: int
-    wildcard_mentions_notify: bool
     available_notification_sounds: list[str]
 
 
