@@ -181,7 +181,7 @@ def set_max_invites(args: argparse.Namespace) -> dict[str, Any]:
 def status(args: argparse.Namespace) -> dict[str, Any]:
     """How far the fan-out runs behind: the local stack's last batch, or on AWS the
     FanoutDelay metric of the last five minutes."""
-    from chalicelib.events import lag
+    from chalicelib.fanout import lag
 
     state_dir = Path(os.environ.get("LOCAL_STATE_DIR", ".local-state"))
     if stack_endpoint(state_dir) is not None:

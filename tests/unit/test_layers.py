@@ -39,8 +39,19 @@ ALLOWED: dict[str, set[str]] = {
     # Outgoing webhooks: the worker, delivery to the bot's receiver and its reply.
     "webhooks": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
                  "actions", "webhooks", "config"},
+    # The outbox stream's fan-out: audiences, recipients' rows, slices.
+    "fanout": {"core", "rules", "aws", "models", "search", "narrow", "delivery", "actions",
+               "notifications", "fanout", "config"},
+    # POST /register: the queue and its initial state.
+    "registration": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
+                     "actions", "registration", "config"},
+    # How clients receive events live: the long-poll reader, the WebSocket handlers (an
+    # entry point beside the views: they parse a request) and the keepalive.
+    "realtime": {"core", "rules", "aws", "models", "delivery", "http", "realtime", "config"},
+    # On its way out: its modules move to fanout/, registration/ and realtime/.
     "events": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
-               "actions", "notifications", "webhooks", "events", "config", "http"},
+               "actions", "notifications", "webhooks", "fanout", "registration", "realtime",
+               "events", "config", "http"},
 }
 MAX_CHAIN = 6   # the longest chain of imports inside actions/, in modules
 # The areas of actions/, bottom first: each imports only the areas below it. Workflows
