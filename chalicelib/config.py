@@ -233,7 +233,7 @@ def metrics_namespace() -> str:
 
 def fanout_slice_queues() -> int:
     """Queues one fan-out invocation appends to for a batch; a batch for more queues
-    hands the rest, in slices of this many, to parallel invocations (events/slices.py)."""
+    hands the rest, in slices of this many, to parallel invocations (fanout/slices.py)."""
     return max(1, int(_env("FANOUT_SLICE_QUEUES", "1000")))
 
 

@@ -39,7 +39,7 @@ from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
 from chalicelib.delivery.webhook_jobs import enqueue_jobs
 from chalicelib.events.audience import AudienceResolver
 from chalicelib.events.recipients import RecipientStep
-from chalicelib.events.slices import append_all, append_pool
+from chalicelib.fanout.slices import append_all, append_pool
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep

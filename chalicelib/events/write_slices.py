@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chalicelib import config
-from chalicelib.events.slices import WRITES_KEY, SliceResponse, slice_pool, slice_runner
+from chalicelib.fanout.slices import WRITES_KEY, SliceResponse, slice_pool, slice_runner
 from chalicelib.models.base import BaseModel
 from chalicelib.models.message_flags import MessageFlag, UnreadMessage
 from chalicelib.models.side_by_side import write_all

@@ -49,7 +49,7 @@ def aws() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def chalice_client(aws: None) -> Iterator[Client]:
     from app import app
-    from chalicelib.events import slices
+    from chalicelib.fanout import slices
     from chalicelib.http.openapi import openapi_document
 
     checker = ContractChecker(openapi_document(app))

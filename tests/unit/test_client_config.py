@@ -2,7 +2,7 @@
 and a fixed User-Agent (chalicelib/aws/client_config.py)."""
 from chalicelib.aws import aws_clients
 from chalicelib.aws.client_config import USER_AGENT
-from chalicelib.events.slices import APPEND_WORKERS
+from chalicelib.fanout.slices import APPEND_WORKERS
 
 
 def test_the_fanouts_threads_each_keep_a_pooled_connection(monkeypatch):
