@@ -239,7 +239,7 @@ def fanout_slice_queues() -> int:
 
 def fanout_slice_items() -> int:
     """Recipients' rows (unread markers, flag rows) one fan-out invocation writes for a
-    batch; more go, in slices of this many, to parallel invocations (events/write_slices.py)."""
+    batch; more go, in slices of this many, to parallel invocations (fanout/write_slices.py)."""
     return max(1, int(_env("FANOUT_SLICE_ITEMS", "2000")))
 
 

@@ -45,7 +45,7 @@ from chalicelib.events.recipient_edits import (
     flag_rows_in,
     forget_deleted,
 )
-from chalicelib.events.write_slices import write_spread
+from chalicelib.fanout.write_slices import write_spread
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.channels import Subscription, user_key

@@ -9,20 +9,20 @@ with handler_imports():
     from chalicelib.aws.partial_batch import PartialBatchResponse
     from chalicelib.aws.tracing import traced
     from chalicelib.events.fanout import handle_stream_batch
-    from chalicelib.events.write_slices import handle_write_slice
     from chalicelib.fanout.slices import (
         SLICE_EVENT_KEY,
         WRITES_KEY,
         SliceResponse,
         handle_slice,
     )
+    from chalicelib.fanout.write_slices import handle_write_slice
 
 
 @traced
 def handler(event: dict[str, Any], context: Any) -> PartialBatchResponse | SliceResponse:
     if SLICE_EVENT_KEY in event:   # another invocation's slice (fanout/slices.py)
         payload = event[SLICE_EVENT_KEY]
-        if WRITES_KEY in payload:   # of recipients' rows (events/write_slices.py)
+        if WRITES_KEY in payload:   # of recipients' rows (fanout/write_slices.py)
             return handle_write_slice(payload)
         return handle_slice(payload)
     return handle_stream_batch(event, context)
