@@ -13,7 +13,7 @@ marker its user already read). A recipient who muted the sender gets the message
 Edits and moves change recipients' state too: a mention added or removed moves the
 `mentioned` flag; a move rewrites the unread markers of the moved messages (found
 through the markers' topic index), and marks them read for users who cannot read them
-where they went (the stored changes: events/recipient_edits.py). Unsubscribing marks
+where they went (the stored changes: fanout/recipient_edits.py). Unsubscribing marks
 the channel's messages read (an internal record).
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
 from chalicelib.delivery.records import MUTED_RECORD_OP, READ_STATE_RECORD
 from chalicelib.events.audience import AudienceResolver
-from chalicelib.events.recipient_edits import (
+from chalicelib.fanout.recipient_edits import (
     change_lasting_flags,
     deletion_of,
     flag_changes,
