@@ -37,7 +37,7 @@ from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
 from chalicelib.delivery.records import MUTED_RECORD_OP, READ_STATE_RECORD
-from chalicelib.events.audience import AudienceResolver
+from chalicelib.fanout.audience import AudienceResolver
 from chalicelib.fanout.recipient_edits import (
     change_lasting_flags,
     deletion_of,

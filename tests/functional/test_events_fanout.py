@@ -147,7 +147,7 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
 
 def test_a_record_whose_audience_cannot_be_read_fails_alone(aws, monkeypatch):
     from chalicelib.aws.partial_batch import EntireBatchFailed
-    from chalicelib.events.audience import AudienceResolver
+    from chalicelib.fanout.audience import AudienceResolver
 
     # GIVEN two records for two users' queues
     realm_id = next(_realm_ids)

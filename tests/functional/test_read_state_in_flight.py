@@ -242,9 +242,9 @@ def test_the_markers_are_written_while_the_audience_is_read(realm, drain_events,
     pass reads the audience's queues, not after the appends are ready."""
     import threading
 
-    from chalicelib.events import audience
     from chalicelib.events.reader import read_events
     from chalicelib.events.recipients import RecipientStep
+    from chalicelib.fanout import audience
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
