@@ -11,7 +11,7 @@ READ_STATE_RECORD = "_read_state"
 
 def unsubscribed_record(user_id: int, stream_id: int) -> dict[str, Any]:
     """The record an unsubscribe writes: the fan-out marks the user's unread messages
-    in the channel read (events/recipients.py)."""
+    in the channel read (fanout/recipients.py)."""
     return {"type": READ_STATE_RECORD, "op": "unsubscribed", "user_id": user_id,
             "stream_id": stream_id}
 

@@ -37,8 +37,8 @@ from chalicelib.delivery.outbox import Audience, stored_audience
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
 from chalicelib.delivery.webhook_jobs import enqueue_jobs
-from chalicelib.events.recipients import RecipientStep
 from chalicelib.fanout.audience import AudienceResolver
+from chalicelib.fanout.recipients import RecipientStep
 from chalicelib.fanout.slices import append_all, append_pool
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.notifications.pending import NotificationStep

@@ -1,5 +1,5 @@
 """What edits, moves and deletions change in recipients' stored state (the fan-out's
-recipient step, events/recipients.py): mention flags gained or lost, the flag rows of
+recipient step, fanout/recipients.py): mention flags gained or lost, the flag rows of
 moved or deleted messages, deleted messages' unread markers."""
 from __future__ import annotations
 

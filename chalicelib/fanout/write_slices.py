@@ -1,7 +1,7 @@
 """The recipients' rows of a large audience, written in slices on parallel invocations.
 
 A message to a channel writes a row or two per recipient (an unread marker, a flag row;
-events/recipients.py): 10,000 recipients are 400 BatchWriteItem requests, which one
+fanout/recipients.py): 10,000 recipients are 400 BatchWriteItem requests, which one
 invocation's 8 writers take most of a second to send while the queue appends of the same
 batch are spread over invocations (slices.py). Above `fanout_slice_items()` rows, the
 rows are cut into slices of that many: this invocation writes the first, and each other

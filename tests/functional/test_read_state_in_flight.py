@@ -203,7 +203,7 @@ def test_the_message_reaches_queues_while_its_markers_are_written(realm, drain_e
     import time
 
     from chalicelib.events.reader import read_events
-    from chalicelib.events.recipients import RecipientStep
+    from chalicelib.fanout.recipients import RecipientStep
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
@@ -243,8 +243,8 @@ def test_the_markers_are_written_while_the_audience_is_read(realm, drain_events,
     import threading
 
     from chalicelib.events.reader import read_events
-    from chalicelib.events.recipients import RecipientStep
     from chalicelib.fanout import audience
+    from chalicelib.fanout.recipients import RecipientStep
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
@@ -273,7 +273,7 @@ def test_a_failed_recipients_step_is_retried_without_a_second_event(realm, drain
                                                                      register_queue,
                                                                      monkeypatch):
     from chalicelib.events.reader import read_events
-    from chalicelib.events.recipients import RecipientStep
+    from chalicelib.fanout.recipients import RecipientStep
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]

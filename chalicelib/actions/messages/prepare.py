@@ -70,7 +70,7 @@ def prepare_message(realm: Realm, message: Message, audience: Audience, *,
 
     The event carries, for the fan-out only, what each recipient's flags follow from
     (`_mentions`); the fan-out writes their unread markers and flags
-    (events/recipients.py) and gives each queue its owner's flags. `people` (the sender
+    (fanout/recipients.py) and gives each queue its owner's flags. `people` (the sender
     and, for a direct message, its recipients) and `stream` are what the caller read to
     check the message, and `linkifiers` what rendered it (they link the topic too), so
     nothing is read again here.

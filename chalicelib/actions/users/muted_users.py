@@ -4,7 +4,7 @@ A mute is one transaction: both of its items (models/muted_users.py), conditione
 the mute being new (or, to unmute, existing), with the `muted_users` event (the whole
 list, as the reference sends it) and, for a mute, an internal record on which the
 fan-out marks the muted user's messages read for the muter. New messages of a muted
-sender arrive read (events/recipients.py); the request stays constant in size.
+sender arrive read (fanout/recipients.py); the request stays constant in size.
 """
 from __future__ import annotations
 
