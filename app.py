@@ -12,7 +12,7 @@ with handler_imports():
     # Three view modules also serve links outside /api/v1 (registered below by name).
     from chalicelib.api import accounts, invites, notifications
     from chalicelib.aws.tracing import traced_invocation
-    from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
+    from chalicelib.fanout.batch import OUTBOX_STREAM_ARN_PLACEHOLDER
     from chalicelib.handlers import (
         keepalive,
         message_schedules,

@@ -33,7 +33,7 @@ _running: Counter[str] = Counter()
 _lock = threading.Lock()
 
 ENTRY_POINTS = {   # module, attribute -> the function (template logical id) it runs in
-    ("chalicelib.events.fanout", "handle_stream_batch"): "Fanout",
+    ("chalicelib.fanout.batch", "handle_stream_batch"): "Fanout",
     ("chalicelib.webhooks.worker", "handle_webhook_batch"): "OutgoingWebhooks",
     ("chalicelib.events.websocket", "on_connect"): "WebsocketConnect",
     ("chalicelib.events.websocket", "on_message"): "WebsocketMessage",

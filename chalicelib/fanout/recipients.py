@@ -3,7 +3,7 @@
 A new message's recipients get their flags here, not in the sending request, so that a
 send costs the same whatever the channel's size: the fan-out writes one unread marker
 per recipient (and a flag row for the few with lasting flags) in BatchWriteItem
-batches, beside the queue appends (events/fanout.py). Until then the message is unread
+batches, beside the queue appends (fanout/batch.py). Until then the message is unread
 for its recipients through its pending item (actions/read_state/reads/pending.py), and a
 user who marks it read meanwhile is listed there: once the markers are written, those
 users' markers are deleted and the pending item with them (settle_delivery). A mark per

@@ -8,7 +8,7 @@ from chalicelib.aws.cold_start import handler_imports
 with handler_imports():
     from chalicelib.aws.partial_batch import PartialBatchResponse
     from chalicelib.aws.tracing import traced
-    from chalicelib.events.fanout import handle_stream_batch
+    from chalicelib.fanout.batch import handle_stream_batch
     from chalicelib.fanout.slices import (
         SLICE_EVENT_KEY,
         WRITES_KEY,

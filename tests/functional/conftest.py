@@ -282,7 +282,7 @@ def sent_emails(to: str) -> list[dict[str, Any]]:
 def stream_record(outbox: Any, sequence_number: int, event_name: str = "INSERT"
                   ) -> dict[str, Any]:
     """A DynamoDB stream record (as Lambda receives it) for an Outbox item."""
-    from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
+    from chalicelib.fanout.batch import OUTBOX_STREAM_ARN_PLACEHOLDER
 
     image = outbox.serialize()
     return {

@@ -12,9 +12,9 @@ import pytest
 
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import create_queue
-from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.events.reader import get_events
 from chalicelib.fanout import slices
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.events import Outbox, QueueEvent
 from tests.functional.conftest import stream_record
 

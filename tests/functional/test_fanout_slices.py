@@ -12,8 +12,8 @@ from botocore.exceptions import ClientError
 
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.queues import create_queue
-from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.fanout import slices
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.handlers import stream_fanout
 from chalicelib.models.events import EventQueue
 from tests.functional.test_events_fanout import outbox, read_all, records_for

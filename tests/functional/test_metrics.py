@@ -11,7 +11,7 @@ import pytest
 
 from chalicelib.api import users as users_api
 from chalicelib.aws import metrics
-from chalicelib.events.fanout import handle_stream_batch
+from chalicelib.fanout.batch import handle_stream_batch
 from tests.functional.conftest import stream_record
 from tests.functional.edit_helpers import channel, send
 from tests.functional.webhook_helpers import make_bot

@@ -10,7 +10,7 @@ import pytest
 
 from chalicelib.aws import aws_clients
 from chalicelib.delivery.webhook_jobs import DeliveryJob
-from chalicelib.events.fanout import handle_stream_batch
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.webhooks import delivery as webhook_delivery
 from chalicelib.webhooks import worker as webhook_worker
 from chalicelib.webhooks.delivery import RetryLater, deliver

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.events.fanout import handle_stream_batch
 from chalicelib.fanout import write_slices
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.users import User
 from tests.functional.edit_helpers import channel
 from tests.functional.read_state_helpers import flags_of, unread_ids
