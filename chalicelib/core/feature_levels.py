@@ -84,7 +84,7 @@ CHANGES: tuple[Change, ...] = (
            "actions/channels/subscription_properties.py",
            f"{_DOC}::test_subscription_properties_answer_is_the_envelope"),
     Change(163, "POST /register: realm_email_address_visibility removed",
-           "events/state/realm.py NOT_SHOWN", f"{_DOC}::test_register_has_no_removed_realm_keys"),
+           "registration/state/realm.py NOT_SHOWN", f"{_DOC}::test_register_has_no_removed_realm_keys"),
     Change(200, "POST /users/me/subscriptions: is_default_stream",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
@@ -133,7 +133,7 @@ CHANGES: tuple[Change, ...] = (
            "tests/functional/test_message_edit.py::"
            "test_sender_edits_content_and_history_records_it"),
     Change(380, "POST /register: is_moderator true for administrators and owners",
-           "events/state/users.py", f"{_DOC}::test_is_moderator_covers_administrators"),
+           "registration/state/users.py", f"{_DOC}::test_is_moderator_covers_administrators"),
     Change(381, "POST /reminders", "no reminders here", "", NOT_OFFERED),
     Change(382, "POST /messages/{id}/report (to the moderation request channel, which "
                 "PATCH /realm moderation_request_channel_id sets)",

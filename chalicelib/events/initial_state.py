@@ -1,4 +1,4 @@
-"""The initial state POST /register returns: which builder (events/state/) serves which
+"""The initial state POST /register returns: which builder (registration/state/) serves which
 fetch types, and the shape they compose. Unknown fetch types are ignored, as the
 reference ignores them, so one client serves servers of several versions."""
 from __future__ import annotations
@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from chalicelib.core.principal import Principal
-from chalicelib.events.state.channels import (
+from chalicelib.models.users import User
+from chalicelib.registration.state.channels import (
     DefaultStreamsState,
     StreamState,
     SubscriptionState,
@@ -16,12 +17,12 @@ from chalicelib.events.state.channels import (
     stream_state,
     subscription_state,
 )
-from chalicelib.events.state.context import PresenceOptions, StateContext
-from chalicelib.events.state.navigation import (
+from chalicelib.registration.state.context import PresenceOptions, StateContext
+from chalicelib.registration.state.navigation import (
     NavigationViewsState,
     user_navigation_views_state,
 )
-from chalicelib.events.state.organization import (
+from chalicelib.registration.state.organization import (
     ChannelFoldersState,
     CustomProfileFieldsState,
     RealmEmojiState,
@@ -33,7 +34,7 @@ from chalicelib.events.state.organization import (
     realm_playgrounds_state,
     realm_user_groups_state,
 )
-from chalicelib.events.state.personal import (
+from chalicelib.registration.state.personal import (
     AlertWordsState,
     DraftsState,
     MutedTopicsState,
@@ -50,8 +51,8 @@ from chalicelib.events.state.personal import (
     user_status_state,
     user_topic_state,
 )
-from chalicelib.events.state.presence import PresenceState, presence_state
-from chalicelib.events.state.read_state import (
+from chalicelib.registration.state.presence import PresenceState, presence_state
+from chalicelib.registration.state.read_state import (
     MessageState,
     RecentPrivateConversationsState,
     StarredMessagesState,
@@ -61,8 +62,8 @@ from chalicelib.events.state.read_state import (
     starred_messages_state,
     unread_msgs_state,
 )
-from chalicelib.events.state.realm import RealmState, realm_state
-from chalicelib.events.state.realm_config import (
+from chalicelib.registration.state.realm import RealmState, realm_state
+from chalicelib.registration.state.realm_config import (
     RealmFiltersState,
     RealmLinkifiersState,
     RealmUserSettingsDefaultsState,
@@ -70,21 +71,20 @@ from chalicelib.events.state.realm_config import (
     realm_linkifiers_state,
     user_settings_defaults_state,
 )
-from chalicelib.events.state.server import ServerState, server_state
-from chalicelib.events.state.settings import (
+from chalicelib.registration.state.server import ServerState, server_state
+from chalicelib.registration.state.settings import (
     LegacyDisplaySettingsState,
     LegacyNotificationSettingsState,
     UserSettingsState,
     legacy_settings_state,
     user_settings_state,
 )
-from chalicelib.events.state.users import (
+from chalicelib.registration.state.users import (
     RealmBotState,
     RealmUserState,
     realm_bot_state,
     realm_user_state,
 )
-from chalicelib.models.users import User
 
 
 class InitialState(

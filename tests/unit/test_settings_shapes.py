@@ -6,11 +6,11 @@ from typing import get_type_hints
 
 from chalicelib.api.realm_user_defaults import update_realm_user_settings_defaults
 from chalicelib.api.settings import update_settings
-from chalicelib.events.state.settings import (
+from chalicelib.http.params import param_specs
+from chalicelib.registration.state.settings import (
     LegacyDisplaySettingsState,
     LegacyNotificationSettingsState,
 )
-from chalicelib.http.params import param_specs
 from chalicelib.rules.setting_choices import INT_CHOICES, INT_RANGES, STR_CHOICES
 from chalicelib.rules.user_settings import (
     DEFAULTS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib.core.feature_levels import at_advertised_level
-from chalicelib.events.state.context import StateContext
+from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.setting_choices import (
     EMOJISET_CHOICES,
     NOTIFICATION_SOUNDS,

@@ -15,8 +15,8 @@ from chalicelib.actions.channels.reads.permissions import (
     has_metadata_access,
     realm_default_stream_ids,
 )
-from chalicelib.events.state.context import StateContext
 from chalicelib.models.channels import Stream, subscriber_ids
+from chalicelib.registration.state.context import StateContext
 
 
 class NeverSubscribedDict(StreamDict):

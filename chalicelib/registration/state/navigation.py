@@ -7,7 +7,7 @@ from chalicelib.actions.users.navigation_views import (
     NavigationViewDict,
     navigation_views_state,
 )
-from chalicelib.events.state.context import StateContext
+from chalicelib.registration.state.context import StateContext
 
 
 class NavigationViewsState(TypedDict, total=False):

@@ -7,8 +7,8 @@ from typing import Any, TypedDict, cast
 from chalicelib import config
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
-from chalicelib.events.state.context import StateContext
 from chalicelib.models.realms import Realm, realm_group_setting
+from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.group_settings import GroupSettingValue
 from chalicelib.rules.markdown import render_markdown

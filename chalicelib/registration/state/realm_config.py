@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 
 from chalicelib.actions.realm.reads.linkifiers import CAPABILITY, LinkifierDict, linkifiers_state
 from chalicelib.actions.realm.user_defaults import realm_user_settings_defaults
-from chalicelib.events.state.context import StateContext
+from chalicelib.registration.state.context import StateContext
 
 
 class RealmLinkifiersState(TypedDict, total=False):

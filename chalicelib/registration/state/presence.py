@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.actions.presence.reads.snapshot import presence_data
-from chalicelib.events.state.context import StateContext
+from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.presence_rules import LegacyPresence, ModernPresence
 
 

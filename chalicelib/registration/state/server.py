@@ -8,7 +8,7 @@ from typing import TypedDict
 
 from chalicelib import config
 from chalicelib.core.files import MAX_UPLOAD_MIB
-from chalicelib.events.state.realm import NamedId
+from chalicelib.registration.state.realm import NamedId
 from chalicelib.rules.group_settings import (
     ALLOWED_SYSTEM_GROUPS,
     CHANNEL_GROUP_SETTING_DEFAULTS,

@@ -18,8 +18,8 @@ from chalicelib.actions.users.saved_snippets import (
 )
 from chalicelib.actions.users.status import UserStatusDict
 from chalicelib.actions.users.status import user_status_state as visible_statuses
-from chalicelib.events.state.context import StateContext
 from chalicelib.models.realms import empty_topic_display_name
+from chalicelib.registration.state.context import StateContext
 
 
 class AlertWordsState(TypedDict, total=False):

@@ -18,8 +18,8 @@ from chalicelib.actions.read_state.reads.unread import (
     unread_msgs_state as unread_messages,
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
-from chalicelib.events.state.context import StateContext
 from chalicelib.models.realms import empty_topic_display_name
+from chalicelib.registration.state.context import StateContext
 
 
 class MessageState(TypedDict, total=False):

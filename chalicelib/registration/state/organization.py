@@ -14,7 +14,7 @@ from chalicelib.actions.realm.playgrounds import (
 from chalicelib.actions.realm.reads.emoji import RealmEmojiDict
 from chalicelib.actions.realm.reads.emoji import realm_emoji_state as realm_emoji
 from chalicelib.actions.users.profile_fields import profile_fields_state
-from chalicelib.events.state.context import StateContext
+from chalicelib.registration.state.context import StateContext
 
 
 class RealmEmojiState(TypedDict, total=False):

@@ -12,8 +12,8 @@ from chalicelib.actions.users.system_bots import is_system_bot
 from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
-from chalicelib.events.state.context import StateContext
 from chalicelib.models.realms import realm_setting
+from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.avatars import gravatar_url
 
 # Avatars here always come from Gravatar (no uploads yet).
