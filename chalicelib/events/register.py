@@ -13,10 +13,10 @@ from chalicelib.core.feature_levels import (
 )
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import create_queue, wait_until_indexed
-from chalicelib.events.initial_state import InitialState, fetch_initial_state
 from chalicelib.models.events import EventQueue
 from chalicelib.models.users import User
 from chalicelib.narrow.events import parse_event_narrow
+from chalicelib.registration.initial_state import InitialState, fetch_initial_state
 from chalicelib.registration.state.context import PresenceOptions
 from chalicelib.rules.user_settings import own_settings
 
