@@ -6,9 +6,9 @@ from typing import Any
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.queues import access_queue, delete_queue
-from chalicelib.events.register import RegisterResult, do_register
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.registration.register import RegisterResult, do_register
 
 bp = ApiBlueprint(__name__)
 

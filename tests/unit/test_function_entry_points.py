@@ -16,7 +16,7 @@ PACKAGED = Path("build/package/sam.json")
 LIGHT = {"LongPollHandler", "Fanout", "WebsocketConnect", "WebsocketMessage",
          "WebsocketDisconnect", "EventsKeepalive", "Notifier", "MailEvents",
          "OutgoingWebhooks", "ScheduledMessages"}
-API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.register",
+API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.registration.register",
                     "snowballstemmer",
                     # nothing here is async; wrapt 2 (the X-Ray SDK's) imported it
                     "asyncio")
