@@ -12,12 +12,12 @@ from typing import Any
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import MAX_QUEUE_ID_LENGTH
-from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 from chalicelib.models.events import EventQueue
 from chalicelib.models.read_ahead import ReadAhead
+from chalicelib.realtime.reader import GetEventsResult, get_events
 
 
 def routes() -> ApiBlueprint:

@@ -85,7 +85,7 @@ def wait_for_wake(url: str, seconds: float) -> WakeUp:
 def wake(url: str, reason: str = EVENTS, events: list[dict[str, Any]] | None = None) -> None:
     """Best effort: a lost wake-up only delays delivery to the waiter's next check.
     A wake-up for new events carries them when they fit, so the waiter need not read
-    them back from the queue (events/reader.py checks that they follow on)."""
+    them back from the queue (realtime/reader.py checks that they follow on)."""
     body = reason
     if events:
         carried = json.dumps({"events": events}, separators=(",", ":"))   # ASCII only

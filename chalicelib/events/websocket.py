@@ -27,7 +27,6 @@ from chalicelib.core.errors import ApiError, UnauthorizedError
 from chalicelib.delivery import push
 from chalicelib.delivery.connections import attach, forget, push_events
 from chalicelib.delivery.queues import access_queue, acknowledge
-from chalicelib.events.reader import fetch_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.params import parse_integer
 from chalicelib.http.rate_limits import (
@@ -37,6 +36,7 @@ from chalicelib.http.rate_limits import (
     source_ip,
 )
 from chalicelib.models.events import EventQueue, WsConnection
+from chalicelib.realtime.reader import fetch_events
 
 MAX_MESSAGE_BYTES = 4096
 # The subprotocol a browser asks for, and the prefix of the one that carries its

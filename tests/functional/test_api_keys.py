@@ -101,7 +101,7 @@ def test_a_poll_woken_by_events_soon_after_its_check_does_not_read_its_key_again
     # GIVEN a waiting poll that checks its key every 10 s at most (called as the view
     # calls it: the drain below must not run inside a request)
     from chalicelib.core.principal import Principal
-    from chalicelib.events.reader import get_events
+    from chalicelib.realtime.reader import get_events
 
     monkeypatch.setenv("LONGPOLL_WAIT_SECONDS", "20")
     monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "10")

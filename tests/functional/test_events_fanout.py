@@ -12,10 +12,10 @@ import pytest
 
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import create_queue
-from chalicelib.events.reader import get_events
 from chalicelib.fanout import slices
 from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.events import Outbox, QueueEvent
+from chalicelib.realtime.reader import get_events
 from tests.functional.conftest import stream_record
 
 # The records here are made by hand ("custom" events): no contract describes them.

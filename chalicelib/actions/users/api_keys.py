@@ -95,7 +95,7 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
 
 def end_sessions(realm_id: int, user_id: int) -> int:
     """Closes the user's push connections and wakes their waiting long-polls, which then
-    check their key again (events/reader.py) and answer with the auth error. The queues
+    check their key again (realtime/reader.py) and answer with the auth error. The queues
     stay: a client with the new key goes on with its queue. Returns connections closed."""
     closed = 0
     for queue in queues_of_users(realm_id, [user_id]):
