@@ -75,7 +75,7 @@ def mail_events(event):  # type: ignore[no-untyped-def]
     ses_events.handler(event.to_dict(), event.context)
 
 
-# The push channel (chalicelib/events/websocket.py); Chalice names these functions
+# The push channel (chalicelib/realtime/websocket.py); Chalice names these functions
 # WebsocketConnect, WebsocketMessage and WebsocketDisconnect.
 @app.on_ws_connect()
 def ws_connect(event):  # type: ignore[no-untyped-def]

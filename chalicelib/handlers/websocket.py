@@ -7,7 +7,7 @@ from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib.aws.tracing import traced
-    from chalicelib.events import websocket
+    from chalicelib.realtime import websocket
 
 # What API Gateway needs from a WebSocket route that has nothing to say.
 ACCEPTED = {"statusCode": 200}

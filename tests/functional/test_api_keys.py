@@ -156,7 +156,7 @@ def test_a_push_connection_with_the_old_key_is_closed(realm, register_queue,
 
 def test_a_connection_made_while_the_key_is_rotated_is_refused(realm, register_queue,
                                                                sockets, monkeypatch):  # noqa: F811
-    from chalicelib.events import websocket
+    from chalicelib.realtime import websocket
 
     queue_id = register_queue(realm.member)["queue_id"]
     real_attach = websocket.attach

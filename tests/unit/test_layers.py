@@ -59,7 +59,7 @@ MAX_CHAIN = 6   # the longest chain of imports inside actions/, in modules
 AREAS = ("groups", "realm", "users", "presence", "channels", "read_state", "messages",
          "invitations", "workflows")
 # The WebSocket handlers are an entry point beside the HTTP views: they parse a request.
-ENTRY_POINTS_USING_HTTP = {"chalicelib/events/websocket.py", "chalicelib/registration/register.py",
+ENTRY_POINTS_USING_HTTP = {"chalicelib/realtime/websocket.py", "chalicelib/registration/register.py",
                            "chalicelib/realtime/reader.py", "chalicelib/events/keepalive.py"}
 
 
