@@ -38,7 +38,7 @@ ENTRY_POINTS = {   # module, attribute -> the function (template logical id) it 
     ("chalicelib.realtime.websocket", "on_connect"): "WebsocketConnect",
     ("chalicelib.realtime.websocket", "on_message"): "WebsocketMessage",
     ("chalicelib.realtime.websocket", "on_disconnect"): "WebsocketDisconnect",
-    ("chalicelib.events.keepalive", "run_keepalive"): "EventsKeepalive",
+    ("chalicelib.realtime.keepalive", "run_keepalive"): "EventsKeepalive",
     ("chalicelib.notifications.notifier", "handle_notifier_batch"): "Notifier",
     ("chalicelib.notifications.bounces", "record_mail_event"): "MailEvents",
     ("chalicelib.actions.messages.scheduled_messages", "deliver_scheduled_message"):

@@ -5,7 +5,7 @@ SQS long polling answers as soon as a message arrives, so the waiter neither rea
 DynamoDB in a loop nor sleeps past an append. The wake queue is created by the queue's
 first blocking poll (queues that only use the push channel never get one); its messages
 live 60 s and are received with a long visibility timeout, so none is deleted or seen
-twice. Wake queues of gone event queues are deleted by the keepalive (events/keepalive.py).
+twice. Wake queues of gone event queues are deleted by the keepalive (realtime/keepalive.py).
 """
 from __future__ import annotations
 

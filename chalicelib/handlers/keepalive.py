@@ -7,7 +7,7 @@ from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib.aws.tracing import traced
-    from chalicelib.events.keepalive import run_keepalive
+    from chalicelib.realtime.keepalive import run_keepalive
 
 
 @traced

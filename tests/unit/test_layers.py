@@ -60,7 +60,7 @@ AREAS = ("groups", "realm", "users", "presence", "channels", "read_state", "mess
          "invitations", "workflows")
 # The WebSocket handlers are an entry point beside the HTTP views: they parse a request.
 ENTRY_POINTS_USING_HTTP = {"chalicelib/realtime/websocket.py", "chalicelib/registration/register.py",
-                           "chalicelib/realtime/reader.py", "chalicelib/events/keepalive.py"}
+                           "chalicelib/realtime/reader.py", "chalicelib/realtime/keepalive.py"}
 
 
 def _modules(layer: str) -> list[Path]:
