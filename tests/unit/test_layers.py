@@ -1,7 +1,7 @@
 """The house's layers run one way: each package imports only the layers below it.
 
 core -> rules, aws -> models -> search, narrow -> delivery -> actions (reads below commands)
--> notifications, webhooks -> events -> api, http.
+-> notifications, webhooks -> fanout, registration -> http -> realtime -> api.
 Inside actions/ each area imports only the areas below it (AREAS, bottom first), by
 chains of at most MAX_CHAIN modules.
 A violation here is an arrow that runs back up; the message names the file and import.
@@ -33,7 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "actions": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
                 "actions", "config"},
     # Missed-message email and push: its rules and jobs sit above the actions (the
-    # unsubscribe link changes a setting through them); the fan-out (events) calls it.
+    # unsubscribe link changes a setting through them); the fan-out calls it.
     "notifications": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
                       "actions", "notifications", "config"},
     # Outgoing webhooks: the worker, delivery to the bot's receiver and its reply.
@@ -48,19 +48,12 @@ ALLOWED: dict[str, set[str]] = {
     # How clients receive events live: the long-poll reader, the WebSocket handlers (an
     # entry point beside the views: they parse a request) and the keepalive.
     "realtime": {"core", "rules", "aws", "models", "delivery", "http", "realtime", "config"},
-    # On its way out: its modules move to fanout/, registration/ and realtime/.
-    "events": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
-               "actions", "notifications", "webhooks", "fanout", "registration", "realtime",
-               "events", "config", "http"},
 }
 MAX_CHAIN = 6   # the longest chain of imports inside actions/, in modules
 # The areas of actions/, bottom first: each imports only the areas below it. Workflows
 # are what spans areas (export, import, reindex, PATCH /realm, the welcome bot's preview).
 AREAS = ("groups", "realm", "users", "presence", "channels", "read_state", "messages",
          "invitations", "workflows")
-# The WebSocket handlers are an entry point beside the HTTP views: they parse a request.
-ENTRY_POINTS_USING_HTTP = {"chalicelib/realtime/websocket.py", "chalicelib/registration/register.py",
-                           "chalicelib/realtime/reader.py", "chalicelib/realtime/keepalive.py"}
 
 
 def _modules(layer: str) -> list[Path]:
@@ -96,11 +89,7 @@ def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
     for path in _modules(layer):
         rel = str(path.relative_to(ROOT))
         for module in _imports(path):
-            top = module.split(".")[1]
-            if top == "http" and rel in ENTRY_POINTS_USING_HTTP:
-                continue
-            if top not in ALLOWED[layer] or (top == "http" and layer == "events"
-                                               and rel not in ENTRY_POINTS_USING_HTTP):
+            if module.split(".")[1] not in ALLOWED[layer]:
                 wrong.append(f"{rel} imports {module}")
     assert wrong == []
 
