@@ -1,14 +1,19 @@
-"""The house's layers run one way: each package imports only the layers below it.
+"""The house's layers run one way: each package imports only the layers below it, and
+inside actions/ each area imports only the areas below it, by chains of at most six.
 
-core -> rules, aws -> models -> search, narrow -> delivery -> actions (reads below commands)
--> notifications, webhooks -> fanout, registration -> http -> realtime -> api.
-Inside actions/ each area imports only the areas below it (AREAS, bottom first), by
-chains of at most MAX_CHAIN modules.
-A violation here is an arrow that runs back up; the message names the file and import.
+Packages, bottom first (packages of one row import each other not at all):
+  core | rules, aws | models | search | narrow | delivery | actions
+  | notifications, webhooks | fanout, registration | http | realtime | api | handlers
+Areas of actions/, bottom first: groups < realm < users < presence < channels
+  < read_state < messages < invitations < workflows (inside each, reads/ below commands).
+docs/architecture.md draws this order; test_the_diagram_draws_the_enforced_order holds
+the two together. A violation is an arrow that runs back up; the message names the
+file and the import.
 """
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -17,43 +22,25 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "chalicelib"
 
-# What each layer may import from chalicelib (besides itself and config/log helpers).
-ALLOWED: dict[str, set[str]] = {
-    "core": {"core"},
-    # Domain rules (settings and their defaults, mentions, markdown, emoji, limits) and the
-    # AWS plumbing (clients, item encoding, logs, metrics, traces): side by side, pure.
-    "rules": {"core", "rules", "config"},
-    "aws": {"core", "aws", "config"},
-    "models": {"core", "rules", "aws", "models", "config"},
-    # The full-text index (tokenizing, postings, queries): over the models only.
-    "search": {"core", "rules", "aws", "models", "search", "config"},
-    # The narrow language (parsing, evaluating facts): over the models and search.
-    "narrow": {"core", "rules", "aws", "models", "search", "narrow", "config"},
-    "delivery": {"core", "rules", "aws", "models", "search", "narrow", "delivery", "config"},
-    "actions": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
-                "actions", "config"},
-    # Missed-message email and push: its rules and jobs sit above the actions (the
-    # unsubscribe link changes a setting through them); the fan-out calls it.
-    "notifications": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
-                      "actions", "notifications", "config"},
-    # Outgoing webhooks: the worker, delivery to the bot's receiver and its reply.
-    "webhooks": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
-                 "actions", "webhooks", "config"},
-    # The outbox stream's fan-out: audiences, recipients' rows, slices.
-    "fanout": {"core", "rules", "aws", "models", "search", "narrow", "delivery", "actions",
-               "notifications", "fanout", "config"},
-    # POST /register: the queue and its initial state.
-    "registration": {"core", "rules", "aws", "models", "search", "narrow", "delivery",
-                     "actions", "registration", "config"},
-    # How clients receive events live: the long-poll reader, the WebSocket handlers (an
-    # entry point beside the views: they parse a request) and the keepalive.
-    "realtime": {"core", "rules", "aws", "models", "delivery", "http", "realtime", "config"},
-}
-MAX_CHAIN = 6   # the longest chain of imports inside actions/, in modules
-# The areas of actions/, bottom first: each imports only the areas below it. Workflows
-# are what spans areas (export, import, reindex, PATCH /realm, the welcome bot's preview).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("core",), ("rules", "aws"), ("models",), ("search",), ("narrow",), ("delivery",),
+    ("actions",), ("notifications", "webhooks"), ("fanout", "registration"), ("http",),
+    ("realtime",), ("api",), ("handlers",))
 AREAS = ("groups", "realm", "users", "presence", "channels", "read_state", "messages",
          "invitations", "workflows")
+MAX_CHAIN = 6
+# The Chalice adapter: only what parses a request uses it (the views, the long-poll
+# reader and WebSocket handlers, the functions' entry points).
+HTTP_USERS = {"http", "realtime", "api", "handlers"}
+HTTP_MAY_IMPORT = {"core", "rules", "aws", "models", "delivery", "http", "config"}
+
+
+def allowed(layer: str) -> set[str]:
+    if layer == "http":
+        return HTTP_MAY_IMPORT
+    tier = next(i for i, row in enumerate(LAYERS) if layer in row)
+    below = {name for row in LAYERS[:tier] for name in row}
+    return ({*below, layer, "config"} - {"http"}) | ({"http"} if layer in HTTP_USERS else set())
 
 
 def _modules(layer: str) -> list[Path]:
@@ -83,15 +70,18 @@ def _imports(path: Path) -> tuple[str, ...]:
     return tuple(found)
 
 
-@pytest.mark.parametrize("layer", sorted(ALLOWED))
+@pytest.mark.parametrize("layer", [name for row in LAYERS for name in row])
 def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
-    wrong = []
-    for path in _modules(layer):
-        rel = str(path.relative_to(ROOT))
-        for module in _imports(path):
-            if module.split(".")[1] not in ALLOWED[layer]:
-                wrong.append(f"{rel} imports {module}")
+    wrong = [f"{path.relative_to(ROOT)} imports {module}"
+             for path in _modules(layer) for module in _imports(path)
+             if module.count(".") and module.split(".")[1] not in allowed(layer)]
     assert wrong == []
+
+
+def test_every_package_has_a_place() -> None:
+    placed = {name for row in LAYERS for name in row}
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert packages - placed <= {"apidocs"}, "put the new package in LAYERS (and the diagram)"
 
 
 def _area(path: Path) -> str | None:
@@ -111,7 +101,7 @@ def test_an_area_imports_only_the_areas_below_it() -> None:
         area = _area(path)
         for module in _imports(path):
             parts = module.split(".")
-            if parts[1] != "actions" or len(parts) < 3 or parts[2] == area:
+            if parts[1] != "actions" or len(parts) < 4 or parts[2] == area:
                 continue
             if rank.get(parts[2], len(AREAS)) > rank.get(area or "", -1):
                 wrong.append(f"{path.relative_to(ROOT)} ({area}) imports {module}")
@@ -120,21 +110,10 @@ def test_an_area_imports_only_the_areas_below_it() -> None:
 
 def test_readers_import_no_command() -> None:
     """Inside each area, modules under reads/ only read: they import no module that writes."""
-    wrong = []
-    for path in sorted((PACKAGE / "actions").rglob("reads/*.py")):
-        for module in _imports(path):
-            if module.startswith("chalicelib.actions.") and ".reads" not in module:
-                wrong.append(f"{path.relative_to(ROOT)} imports {module}")
-    assert wrong == []
-
-
-def test_http_is_only_the_chalice_adapter() -> None:
-    """Below api/ (and the entry points), nothing imports chalicelib.http."""
-    wrong = []
-    for layer in ("core", "rules", "aws", "models", "delivery", "actions"):
-        for path in _modules(layer):
-            wrong.extend(f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path)
-                         if m.startswith("chalicelib.http"))
+    wrong = [f"{path.relative_to(ROOT)} imports {module}"
+             for path in sorted((PACKAGE / "actions").rglob("reads/*.py"))
+             for module in _imports(path)
+             if module.startswith("chalicelib.actions.") and ".reads" not in module]
     assert wrong == []
 
 
@@ -152,3 +131,24 @@ def test_the_longest_import_chain_in_actions_is_short() -> None:
     worst = max((chain(m) for m in graph), key=len)
     assert len(worst) <= MAX_CHAIN, " -> ".join(m.removeprefix("chalicelib.actions.")
                                                 for m in worst)
+
+
+def test_http_is_only_the_chalice_adapter() -> None:
+    """Below the entry points, nothing imports chalicelib.http."""
+    wrong = [f"{path.relative_to(ROOT)} imports {m}"
+             for row in LAYERS for layer in row if layer not in HTTP_USERS
+             for path in _modules(layer) for m in _imports(path)
+             if m.startswith("chalicelib.http")]
+    assert wrong == []
+
+
+def test_the_diagram_draws_the_enforced_order() -> None:
+    """docs/architecture.md's layer diagram: one row of packages per line, top first, and
+    the areas of actions/ bottom first, joined by `<`."""
+    text = (ROOT / "docs/architecture.md").read_text()
+    block = text.split("## The layers", 1)[1].split("```")[1]
+    rows = [tuple(re.findall(r"([a-z_]+)/", m.group(1)))
+            for m in re.finditer(r"^  ((?:[a-z_]+/ ?)+)", block, re.MULTILINE)]
+    assert rows == list(reversed(LAYERS))
+    chain = " ".join(line.strip() for line in block.splitlines() if " < " in line)
+    assert tuple(w.strip() for w in chain.split("<") if w.strip()) == AREAS
