@@ -49,7 +49,7 @@ def apply() -> None:
         return
     from moto.dynamodb.models import DynamoDBBackend
 
-    from infra import moto_items
+    from infra import moto_indexes, moto_items
     from infra.moto_updates import plain_updates
 
     original_transact = DynamoDBBackend.transact_write_items
@@ -57,6 +57,8 @@ def apply() -> None:
     # key checks and the lock below wrap it too).
     DynamoDBBackend.update_item = plain_updates(  # type: ignore[method-assign]
         DynamoDBBackend.update_item)
+    # Index partitions kept in step with writes (inside the key checks and the lock).
+    moto_indexes.apply()
     # DynamoDB refuses an empty or oversized string key on every operation; moto checks
     # puts and transactions but lets UpdateItem, GetItem and DeleteItem through, which
     # hid keys that AWS would refuse. (Before the lock, so that the
@@ -295,6 +297,7 @@ def _remember_method_names() -> None:
 _partition = threading.local()
 partition_queries = 0   # how many Queries read one partition (the tests check it is used)
 unsorted_index_walks = 0   # how many index Queries walked the table unsorted (likewise)
+index_partition_reads = 0   # how many index Queries read one index partition (likewise)
 
 
 def _query_one_partition() -> None:
@@ -303,18 +306,22 @@ def _query_one_partition() -> None:
     chunks: every append reads its queue's tail). DynamoDB reads one partition; so does
     this: during a Query without an index, `all_items` lists that partition only.
 
-    A Query on an index still walks the whole table (moto keeps no index), but without
-    sorting it first: moto sorts what matched by the index's full key (unique, so the
-    order it started from cannot show), and sorting every item of a table by its own key
-    was most of the Query's cost (a 10,000-subscriber channel's subscriptions: the
-    fan-out's first read)."""
+    A Query on an index reads that index's partition (infra/moto_indexes.py); an index
+    it cannot serve walks the whole table, without sorting it first: moto sorts what
+    matched by the index's full key (unique, so the order it started from cannot show),
+    and sorting every item of a table by its own key was most of the Query's cost."""
     from moto.dynamodb.models.table import Table
+
+    from infra import moto_indexes
 
     original_query, original_all_items = Table.query, Table.all_items
 
     def all_items(self: Any) -> list[Any]:
         if getattr(_partition, "table", None) is not self:
             return original_all_items(self)
+        served = getattr(_partition, "items", None)
+        if served is not None:   # an index Query: that index partition (moto_indexes)
+            return served
         hash_key = getattr(_partition, "hash_key", None)
         if hash_key is None:   # an index Query: every item, in no particular order
             global unsorted_index_walks
@@ -338,10 +345,19 @@ def _query_one_partition() -> None:
         if not index_name:
             partition_queries += 1
         _partition.table, _partition.hash_key = self, None if index_name else hash_key
+        _partition.items = None
+        if index_name:
+            conditions = kwargs.get("hash_key_conditions") or []
+            value = conditions[0][1] if len(conditions) == 1 else hash_key
+            if value is not None:
+                _partition.items = moto_indexes.index_partition(self, index_name, value)
+            if _partition.items is not None:
+                global index_partition_reads
+                index_partition_reads += 1
         try:
             return original_query(self, hash_key, *args, **kwargs)
         finally:
-            _partition.table = _partition.hash_key = None
+            _partition.table = _partition.hash_key = _partition.items = None
 
     Table.all_items = all_items  # type: ignore[method-assign]
     Table.query = query  # type: ignore[method-assign]
@@ -643,8 +659,11 @@ class _ItemBackup:
             self.stream_lengths[table_name] = len(shard.items)
 
     def restore(self, backend: Any) -> None:
+        from infra import moto_indexes
+
         for (table_name, hash_value, range_value), item in self.items.items():
             table = backend.get_table(table_name)
+            moto_indexes.forget(table)   # items replaced behind the index
             if range_value is not None:
                 bucket = table.items[hash_value]
                 if item is None:

@@ -44,6 +44,7 @@ LATER_REFERENCE_FIELDS: dict[str, int] = {
     "can_move_messages_out_of_channel_group": 396, "can_resolve_topics_group": 402,
     "can_delete_any_message_group": 407, "can_delete_own_message_group": 407,
     "resolved_topic_notice_auto_read_policy": 385, "channel_folders": 389,
+    "partial_subscribers": 412,
 }
 
 # Where the reference's own server sends what its document's schema leaves out, as its own

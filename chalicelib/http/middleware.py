@@ -14,6 +14,7 @@ from chalicelib.core.errors import (
     ErrorCode,
     InternalServerError,
 )
+from chalicelib.http.compression import fitted
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.method_not_allowed import method_not_allowed, served_methods
 from chalicelib.http.response import json_error
@@ -44,7 +45,7 @@ def register_middleware(app: Chalice) -> None:
             response = json_error(error_for_exception(error))
         if response.status_code == 405 and _is_chalice_error(response):
             response = method_not_allowed(served_methods(event))
-        response = _envelope_chalice_error(response)
+        response = fitted(_envelope_chalice_error(response), event.headers)
         if response.status_code >= 500:   # every 5xx the API answers passes here
             metrics.count_server_error(response.status_code)
         logger.info("request", extra={"status": response.status_code,

@@ -16,6 +16,7 @@ from chalicelib.actions.channels.reads.channels import (
     subscription_api_dict,
 )
 from chalicelib.actions.channels.reads.permissions import can_add_subscribers
+from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
 from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.users import get_user_by_email
@@ -31,7 +32,6 @@ from chalicelib.models.channels import (
     Subscription,
     get_stream,
     stream_key,
-    subscriber_ids,
     user_key,
 )
 from chalicelib.models.counters import Counter
@@ -205,15 +205,22 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
     return {u.user_id for u in new_users}
 
 
-def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[SubscriptionDict]:
+def get_subscriptions(caller: Principal, include_subscribers: IncludeSubscribers
+                      ) -> list[SubscriptionDict]:
     subscriptions = [s for s in Subscription.query(user_key(caller.realm_id, caller.user_id))
                      if s.active]
     streams = {s.stream_id: s for s in Stream.batch_get(
         [(caller.realm_id, sub.stream_id) for sub in subscriptions])}
-    return [subscription_api_dict(
-        streams[sub.stream_id], sub,
-        subscriber_ids(caller.realm_id, sub.stream_id) if include_subscribers else None)
-        for sub in subscriptions if sub.stream_id in streams]
+    lists = subscriber_lists(caller.realm_id, streams.values(), include_subscribers)
+    shown = []
+    for sub in subscriptions:
+        if sub.stream_id in streams:
+            data = subscription_api_dict(streams[sub.stream_id], sub)
+            if sub.stream_id in lists:
+                found = lists[sub.stream_id]
+                data[found.key] = found.user_ids
+            shown.append(data)
+    return shown
 
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,
