@@ -1,7 +1,8 @@
-"""The fan-out of one message to 1,000 and 10,000 connected queues, invocation by
-invocation (issue 41): each invocation's DynamoDB requests, items read and written, and
-busy time (CPU); the critical path (the longest chain of invocations that wait on one
-another) and the largest single invocation; and a modelled wall time on AWS.
+"""The fan-out of one message to a channel of 1,000 and of 10,000 people, each reader
+with a connected queue, invocation by invocation (issue 41): each invocation's DynamoDB
+requests, items read and written, and busy time (CPU); the critical path (the longest
+chain of invocations that wait on one another) and the largest single invocation; and
+a modelled wall time on AWS.
 
 These figures do not depend on the machine's cores: every slice runs here, one after
 another, with moto in a process of its own (bench/common.py), so this process's CPU is
@@ -20,7 +21,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.common import RequestCounter, bench_realm, database_process_backend, form_headers
+from bench.common import RequestCounter, database_process_backend, form_headers
 from bench.event_fanout import Channel
 
 SIZES = (1000, 10_000)
@@ -203,27 +204,31 @@ def main(sizes: tuple[int, ...]) -> None:
         from chalice.test import Client
 
         from app import app
+        from chalicelib.actions.realm.realms import do_create_realm
+        from chalicelib.actions.users.users import NewUser
         from chalicelib.delivery import push
         from infra.local.stream_drain import OutboxDrain
 
         push.send_events = lambda *args, **kwargs: True   # no socket server in-process
         install(recorder)
-        realm, _, owner_key = bench_realm()
-        owner = form_headers("o@bench.example.com", owner_key)
         drain = OutboxDrain()
-        print("Fan-out of one message, invocation by invocation (moto in its own process; "
-              f"load {os.getloadavg()[0]:.1f})")
+        print("Fan-out of one message to a channel of N people (the sender and N - 1 "
+              "readers, each with a connected queue), invocation by invocation (moto in "
+              f"its own process; load {os.getloadavg()[0]:.1f})")
         with Client(app) as client:
-            first_id = 2   # people after the owner (1), each channel's in a band of ids
             for size in sizes:
                 started = time.perf_counter()
+                # An organization each: the readers are its people 2 to N.
+                realm, _, owner_key = do_create_realm(
+                    f"Fan-out {size}", f"fanout{size}", NewUser(
+                        email=f"o@fanout{size}.example.com", full_name="Owner", role=100))
+                owner = form_headers(f"o@fanout{size}.example.com", owner_key)
                 channel = Channel(client.http, owner, realm.realm_id, f"inv{size}",
-                                  size + 1, first_id, True)
-                first_id += size
+                                  size, 2, True)
                 drain()
                 channel.send(1)   # warm: every queue's tail known afterwards
                 drain()
-                print(f"\n({size:,} queues set up in {time.perf_counter() - started:.0f} s)")
+                print(f"\n({size:,} people set up in {time.perf_counter() - started:.0f} s)")
                 gc.collect()
                 gc.freeze()
                 for _ in range(RUNS):
@@ -242,7 +247,7 @@ def _compare(summary: dict[int, list[dict[str, Any]]]) -> None:
         values = sorted(run[key] for run in summary[size])
         return values[len(values) // 2]
 
-    print(f"\n{large:,} against {small:,} queues (medians of {RUNS} runs):")
+    print(f"\n{large:,} against {small:,} people (medians of {RUNS} runs):")
     for key, label in (("largest_requests", "largest invocation's DynamoDB requests"),
                        ("largest_items", "largest invocation's items"),
                        ("largest_cpu_ms", "largest invocation's CPU ms"),

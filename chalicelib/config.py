@@ -225,6 +225,13 @@ def fanout_slice_queues() -> int:
     return max(1, int(_env("FANOUT_SLICE_QUEUES", "1000")))
 
 
+def export_invocation_seconds() -> float:
+    """How long one invocation of the background worker writes an organization export
+    before it saves its progress and hands the job back (the function's timeout is 60 s;
+    actions/realm/export_writer.py)."""
+    return float(_env("EXPORT_INVOCATION_SECONDS", "40"))
+
+
 def fanout_slice_people() -> int:
     """People of a batch's largest audience one fan-out invocation takes; a larger
     audience is cut into ranges of user ids of about this many, each range on its own

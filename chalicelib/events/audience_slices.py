@@ -45,6 +45,7 @@ RANGE_KEY = "people"   # in a slice: a range of people and the batch's records
 class RangeResult(TypedDict):
     failed: list[str]     # sequence numbers of the records that failed in the range
     rows_failed: bool     # its recipients' rows: the batch may not settle
+    delivered: int        # events it appended
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ class RangeSlices:
 
     scopes: list[Scope]
     futures: list[Future[SliceResponse]] = field(default_factory=list)
+    _outcomes: list[RangeResult | None] | None = None
 
     def start(self, records: list[dict[str, Any]], run_here: SliceRunner) -> None:
         runner = slice_runner(here=run_here)
@@ -161,22 +163,29 @@ class RangeSlices:
 
     def results(self) -> list[RangeResult | None]:
         """Each range's outcome once it ended; None for one that failed whole."""
+        if self._outcomes is not None:
+            return self._outcomes
         outcomes: list[RangeResult | None] = []
         for scope, future in zip(self.scopes, self.futures, strict=True):
             try:
                 answer = future.result()
                 outcomes.append(RangeResult(failed=list(answer.get("failed", [])),
-                                            rows_failed=bool(answer.get("rows_failed"))))
+                                            rows_failed=bool(answer.get("rows_failed")),
+                                            delivered=int(answer.get("delivered", 0))))
             except Exception:  # noqa: BLE001 - the range's records fail and come back
                 logger.exception("fan-out range failed",
                                  extra={"low": scope.low, "high": scope.high})
                 outcomes.append(None)
+        self._outcomes = outcomes
         return outcomes
 
     def wait_rows(self) -> None:
         """Before the flight is settled: every range's rows are written, or raise."""
         if any(r is None or r["rows_failed"] for r in self.results()):
             raise RuntimeError("a range of the fan-out did not write its recipients' rows")
+
+    def delivered(self) -> int:
+        return sum(r["delivered"] for r in self.results() if r is not None)
 
     def failed(self, collected: set[str]) -> set[str]:
         """The records that failed in some range (all of them for a range that failed

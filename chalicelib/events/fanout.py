@@ -83,14 +83,16 @@ def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
         if others is not None:
             batch.recipients.before_settle = others.wait_rows
         failures, failed = run_batch(batch, records)
+        delivered = batch.appended
         if others is not None:
             failed |= others.failed(batch.collected)
+            delivered += others.delivered()
         reported = {f["itemIdentifier"] for f in failures}
         if records and len(reported) == len(records):
             raise EntireBatchFailed(f"all {len(records)} records failed")
         for sequence_number in sorted(failed - reported, key=_sequence_order):
             failures.append({"itemIdentifier": sequence_number})
-        metrics.add_events_delivered(batch.appended)
+        metrics.add_events_delivered(delivered)
         return {"batchItemFailures": failures}
     finally:
         metrics.add_fanout_delay(raw_event.get("Records", []))
@@ -114,9 +116,8 @@ def handle_range(payload: dict[str, Any]) -> SliceResponse:
     """An invocation carrying a range of people of another invocation's batch."""
     batch = FanoutBatch(range_scope(payload))
     failures, failed = run_batch(batch, payload["records"])
-    recipients_failed = batch.recipients_failed
     return {"failed": sorted(failed | {f["itemIdentifier"] for f in failures}),
-            "rows_failed": recipients_failed}
+            "rows_failed": batch.recipients_failed, "delivered": batch.appended}
 
 
 def run_range_here(payload: dict[str, Any]) -> SliceResponse:

@@ -122,3 +122,19 @@ def test_ranges_cover_every_id_once():
     scopes = [Scope(None, 9), Scope(10, 19), Scope(20, None)]
     for user_id in (-5, 0, 9, 10, 19, 20, 10**9):
         assert sum(s.has(user_id) for s in scopes) == 1
+
+
+def test_a_realm_wide_event_is_cut_by_ranges_too(realm, crowd, ranges, drain_events,
+                                                 register_queue, fetch_events):
+    people, _ = crowd
+    queues = {p.user_id: register_queue(p, event_types=["realm_user"])["queue_id"]
+              for p in people}
+    # WHEN someone joins (every person of the realm hears of it)
+    newcomer = realm.add_user("Newcomer")
+    drain_events()
+    # THEN the realm's people were cut into ranges, and each queue heard of it once
+    assert len(ranges) >= 2
+    for person in people:
+        added = [e["person"]["user_id"] for e in fetch_events(person, queues[person.user_id])
+                 if e["type"] == "realm_user" and e["op"] == "add"]
+        assert added == [newcomer.user_id]
