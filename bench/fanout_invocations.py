@@ -57,7 +57,9 @@ class Invocation:
 
     def chain_ms(self) -> float:
         """The longest chain from here: this invocation, and the slowest child after an
-        invoke (as if the child started only when this one finished: an upper bound)."""
+        invoke, as if the child started only when this one had finished (an upper bound:
+        the children start once the batch is planned, and the batch's own invocation
+        then waits for them before it settles)."""
         return self.modelled_ms() + max((INVOKE_MS + c.chain_ms() for c in self.children),
                                         default=0.0)
 
@@ -175,7 +177,7 @@ def install(recorder: Recorder) -> None:
 def report(size: int, batch: Invocation) -> dict[str, Any]:
     every = batch.all()
     largest = max(every, key=lambda i: (i.request_count, i.cpu_s))
-    print(f"\n{size:,} queues: {len(every)} invocation(s), critical path "
+    print(f"\n{size:,} people: {len(every)} invocation(s), critical path "
           f"{batch.path_length()} invocation(s), modelled wall time on AWS "
           f"{batch.chain_ms():,.0f} ms")
     print(f"   {'invocation':<12} {'requests':>8} {'items read':>10} {'written':>8} "

@@ -477,6 +477,7 @@ def main() -> None:
     parser.add_argument("--no-search-index", action="store_true")
     parser.add_argument("--stack", action="store_true",
                         help="write into the running local stack (make run)")
+    parser.add_argument("--out", help="also write what bench.scale --org reads here")
     args = parser.parse_args()
     spec = OrgSpec(args.users, args.channels, args.messages, args.seed,
                    search_index=not args.no_search_index)
@@ -494,12 +495,16 @@ def main() -> None:
 
         with moto_backend():
             org = build_org(spec, MotoSink(), args.subdomain)
-    print(json.dumps({"realm_id": org.realm_id, "subdomain": org.subdomain,
-                      "accounts": {k: vars(a) for k, a in org.accounts.items()},
-                      "heavy_unread": org.heavy_unread,
-                      "items": sum(org.counts.values()),
-                      "seconds": {k: round(v, 1) for k, v in org.seconds.items()},
-                      "total_seconds": round(time.perf_counter() - started, 1)}, indent=1))
+    summary = {"realm_id": org.realm_id, "subdomain": org.subdomain, "spec": vars(spec),
+               "accounts": {k: vars(a) for k, a in org.accounts.items()},
+               "big_channel": org.big_channel, "words": org.words,
+               "heavy_unread": org.heavy_unread, "items": sum(org.counts.values()),
+               "seconds": {k: round(v, 1) for k, v in org.seconds.items()},
+               "total_seconds": round(time.perf_counter() - started, 1)}
+    if args.out:
+        with open(args.out, "w") as handle:
+            json.dump(summary, handle, indent=1)
+    print(json.dumps(summary, indent=1))
 
 
 if __name__ == "__main__":

@@ -54,6 +54,8 @@ class AudienceResolver:
         decide notifications (_READ_ATTRIBUTES)."""
         key = (realm_id, stream_id)
         if key not in self._subscriptions:
+            if self.scope.nobody:
+                return []
             self._subscriptions[key] = [
                 s for s in Subscription.by_stream.query(
                     stream_key(realm_id, stream_id), _user_range(Subscription.user_id,
@@ -115,6 +117,8 @@ class AudienceResolver:
         return self._audiences[key].result()
 
     def _resolve(self, realm_id: int, audience: Audience) -> list[EventQueue]:
+        if self.scope.nobody:
+            return []
         found = self._queues_named(realm_id, audience)
         if self.scope.whole:
             return found

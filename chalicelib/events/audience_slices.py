@@ -7,13 +7,14 @@ did the critical path. Here the invocation that takes the batch looks at its lar
 audience first (a channel's subscriber count, a realm's people: one read each) and,
 above `fanout_slice_people()` people, cuts the user ids into ranges of about that many,
 as equal widths between the audience's lowest and highest id (two single-item Queries
-of the channel's subscriptions). It keeps the first range and sends each other range,
-with the batch's records, to another invocation of the same function, all at once
+of the channel's subscriptions). It sends each range, with the batch's records, to
+another invocation of the same function, all at once
 (slices.py's runner: synchronous invokes; outside Lambda, threads of this process).
 Each range does everything per person for its people; the batch's own invocation
-also does the batch-wide steps, and settles the messages' flight once every range has
-written its rows. So the largest invocation does about one range's work, and the
-critical path is one invocation longer than for a small audience.
+does the batch-wide steps only, and settles the messages' flight once every range has
+written its rows. So the largest invocation does about one range's work, no more than
+one invocation does for an audience of that size, and the critical path is one
+invocation longer than for a small audience.
 
 A queue belongs to its owner's range, so a queue's events of a batch are appended by
 one invocation, in stream order. A range that fails fails the batch's records it
@@ -31,7 +32,7 @@ from typing import Any, TypedDict
 from chalicelib import config
 from chalicelib.delivery.outbox import Audience, stored_audience
 from chalicelib.events.delivered_rows import delivery_mark
-from chalicelib.events.scope import Bound, Scope
+from chalicelib.events.scope import BATCH_STEPS_ONLY, Bound, Scope
 from chalicelib.events.slices import SliceResponse, SliceRunner, slice_pool, slice_runner
 from chalicelib.lib.log import logger
 from chalicelib.models.channels import Stream, Subscription, stream_key
@@ -121,8 +122,8 @@ def _id_span(record: _Noted) -> tuple[int, int]:
 
 
 def plan_ranges(records: list[dict[str, Any]]) -> list[Scope] | None:
-    """The batch's ranges of people, the first (with the batch-wide steps) for this
-    invocation; None when one invocation is enough."""
+    """This invocation's scope (the batch-wide steps, no person's work), then the ranges
+    of people for other invocations; None when one invocation is enough."""
     noted = _noted(records)
     if not noted:
         return None
@@ -142,8 +143,8 @@ def plan_ranges(records: list[dict[str, Any]]) -> list[Scope] | None:
     marks = [delivery_mark(n.outbox_id) for n in noted if n.message]
     done = frozenset(m.mark.split(":", 1)[1] for m in FanoutMark.batch_get(
         marks, consistent_read=True)) if marks else frozenset()
-    return [Scope(low, high, batch_steps=i == 0, done=done if i else frozenset())
-            for i, (low, high) in enumerate(bounds)]
+    return [BATCH_STEPS_ONLY, *(Scope(low, high, batch_steps=False, done=done)
+                                for low, high in bounds)]
 
 
 @dataclass
