@@ -79,9 +79,12 @@ def _channel_ids(audience: Audience) -> list[int]:
 
 
 def _estimates(noted: list[_Noted]) -> list[tuple[int, _Noted]]:
-    """Each record's audience size, at most: a channel's subscriber count (its item,
-    read once a batch), a realm's people (its user counter), a list's length."""
-    channels: dict[tuple[int, int], int] = {}
+    """Each record's audience size, at most: a channel's subscriber count (the batch's
+    channels in one BatchGetItem), a realm's people (its user counter), a list's
+    length."""
+    keys = sorted({(n.realm_id, s) for n in noted for s in _channel_ids(n.audience)})
+    counts = {(int(s.realm_id), int(s.stream_id)): int(s.subscriber_count or 0)
+              for s in Stream.batch_get(keys)} if keys else {}
     people: dict[int, int] = {}
     sized = []
     for record in noted:
@@ -92,13 +95,8 @@ def _estimates(noted: list[_Noted]) -> list[tuple[int, _Noted]]:
                 people[realm_id] = int(counter.user or 0) if counter else 0
             size = people[realm_id]
         else:
-            size = len(audience.get("users") or ())
-            for stream_id in _channel_ids(audience):
-                if (realm_id, stream_id) not in channels:
-                    stream = Stream.get_or_none(realm_id, stream_id)
-                    channels[(realm_id, stream_id)] = int(stream.subscriber_count or 0) \
-                        if stream else 0
-                size += channels[(realm_id, stream_id)]
+            size = len(audience.get("users") or ()) + sum(
+                counts.get((realm_id, s), 0) for s in _channel_ids(audience))
         sized.append((size, record))
     return sized
 
