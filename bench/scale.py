@@ -16,7 +16,6 @@ import gzip
 import json
 import os
 import statistics
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -150,16 +149,17 @@ def measure(send: Send, counter: Any, request: Request, repeat: int) -> tuple[Fi
                   statistics.median(timings)), body
 
 
-def print_figures(title: str, figures: list[Figure]) -> None:
+def print_header(title: str) -> None:
     print(f"\n{title}")
     print("| operation | status | JSON bytes | gzip bytes | requests | RRU | WRU | ms "
           "| $ per call | within limits |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for f in figures:
-        print(f"| {f.label} | {f.status} | {f.json_bytes:,} | {f.gzip_bytes:,} | "
-              f"{f.requests:,} | {f.read_units:,.1f} | {f.write_units:,.0f} | {f.ms:,.0f} | "
-              f"{f.cost:.7f} | {'yes' if f.within_limits else 'NO'} |")
-    sys.stdout.flush()
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|", flush=True)
+
+
+def print_figure(f: Figure) -> None:
+    print(f"| {f.label} | {f.status} | {f.json_bytes:,} | {f.gzip_bytes:,} | "
+          f"{f.requests:,} | {f.read_units:,.1f} | {f.write_units:,.0f} | {f.ms:,.0f} | "
+          f"{f.cost:.7f} | {'yes' if f.within_limits else 'NO'} |", flush=True)
 
 
 def mark_all_as_read(send: Send, counter: Any, heavy_unread: int) -> Figure:
@@ -280,10 +280,10 @@ def run_in_process(sizes: list[int], per_user: int, search: bool, repeat: int) -
                   f"{os.getloadavg()[0]:.1f}", flush=True)
             with Client(app) as client:
                 send = in_process_sender(client, org)
-                requests = start_up(org) + (searches(org) if search else [])
-                figures = [measure(send, counter, r, repeat)[0] for r in requests]
-                figures.append(mark_all_as_read(send, counter, org.heavy_unread))
-                print_figures(f"{users:,} people (in-process moto)", figures)
+                print_header(f"{users:,} people (in-process moto)")
+                for request in start_up(org) + (searches(org) if search else []):
+                    print_figure(measure(send, counter, request, repeat)[0])
+                print_figure(mark_all_as_read(send, counter, org.heavy_unread))
                 print(export_figures(org, counter), flush=True)
 
 
@@ -320,10 +320,10 @@ def run_against(url: str, org_file: str, repeat: int) -> None:
                 "Content-Encoding")
         return status, gzip.decompress(wire) if coding == "gzip" else wire, wire
 
-    requests = [r for r in start_up(org) if not r.partial_level] + searches(org)
-    figures = [measure(send, None, r, repeat)[0] for r in requests]
-    print_figures(f"{org.spec.users:,} people, {org.spec.messages:,} messages on {url} "
-                  f"(times: median of {repeat}; load {os.getloadavg()[0]:.1f})", figures)
+    print_header(f"{org.spec.users:,} people, {org.spec.messages:,} messages on {url} "
+                 f"(times: median of {repeat}; load {os.getloadavg()[0]:.1f})")
+    for request in [r for r in start_up(org) if not r.partial_level] + searches(org):
+        print_figure(measure(send, None, request, repeat)[0])
 
 
 def main() -> None:

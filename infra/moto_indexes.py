@@ -14,11 +14,15 @@ item again by its key attributes now. Whatever changes a table's items by anothe
 walks the table once more. moto still filters, sorts and pages the partition it is
 given, so answers are moto's own (tests/unit/test_moto_indexes.py compares them).
 
+A key Query gets the same help (`key_window`): each partition kept sorted by its range
+key until it is written, and moto handed only the run of it the page can reach.
+
 Applied with the other patches (infra/moto_patches.py); every write and Query already
 runs under moto_patches' lock, so no index changes during a Query.
 """
 from __future__ import annotations
 
+import bisect
 import weakref
 from typing import Any
 
@@ -84,6 +88,87 @@ class TableIndexes:
                 del self.partitions[index_name][value]
 
 
+# Key Queries: a partition kept sorted by its range key, and the window of it a page can
+# reach. moto sorted the whole partition for every page, then walked it to the page's
+# start: an export reads a realm's million messages in 500 pages, each of which sorted
+# and walked the million. moto still checks, sorts and pages the window it is given.
+_SIZE_LIMIT = 1024 * 1024    # moto's (and DynamoDB's) page size
+
+
+class SortedPartitions:
+    """One table's partitions, each sorted by range key once until written again."""
+
+    def __init__(self) -> None:
+        self.sorted: dict[Any, tuple[list[Any], list[Any]]] = {}   # hash -> items, keys
+
+    def of(self, table: Any, hash_value: Any) -> tuple[list[Any], list[Any]]:
+        found = self.sorted.get(hash_value)
+        if found is None:
+            items = sorted((table.items.get(hash_value) or {}).values(),
+                           key=lambda item: item.range_key)
+            found = self.sorted[hash_value] = (items, [i.range_key for i in items])
+        return found
+
+    def changed(self, hash_value: Any) -> None:
+        self.sorted.pop(hash_value, None)
+
+
+_SORTED: weakref.WeakKeyDictionary[Any, SortedPartitions] = weakref.WeakKeyDictionary()
+key_windows = 0   # how many key Queries were handed a window (the tests check it is used)
+# Comparisons whose matches are one run of the sorted keys: (lower, upper) bisections.
+_BOUNDS = {"EQ": ("left", "right"), "=": ("left", "right"), "LT": (None, "left"),
+           "<": (None, "left"), "LE": (None, "right"), "<=": (None, "right"),
+           "GT": ("right", None), ">": ("right", None), "GE": ("left", None),
+           ">=": ("left", None), "BETWEEN": ("left", "right")}
+
+
+def key_window(table: Any, hash_value: Any, comparison: str | None, values: list[Any],
+               limit: int | None, start_key: dict[str, Any] | None, forward: bool
+               ) -> list[Any] | None:
+    """The items of one partition a key Query's page can reach, in key order: those the
+    range condition allows, after the start key, as many as the page takes and one more
+    (moto then sees there is a next page); None when the table has no range key or the
+    condition is not one run of keys."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    if not table.range_key_attr or (comparison and comparison not in _BOUNDS):
+        return None
+    global key_windows
+    key_windows += 1
+    partitions = _SORTED.get(table)
+    if partitions is None:
+        partitions = _SORTED[table] = SortedPartitions()
+    items, keys = partitions.of(table, hash_value)
+    low, high = 0, len(keys)
+    if comparison:
+        lower, upper = _BOUNDS[comparison]
+        first, last = values[0], values[-1]
+        if lower is not None:
+            low = (bisect.bisect_left if lower == "left" else bisect.bisect_right)(keys, first)
+        if upper is not None:
+            high = (bisect.bisect_left if upper == "left" else bisect.bisect_right)(keys, last)
+    if start_key and table.range_key_attr in start_key:
+        start = DynamoType(start_key[table.range_key_attr])
+        if forward:
+            low = max(low, bisect.bisect_right(keys, start))
+        else:
+            high = min(high, bisect.bisect_left(keys, start))
+    window = items[low:high] if forward else items[low:high][::-1]
+    taken, size = [], 0
+    for item in window:
+        taken.append(item)
+        size += item.size()
+        if (limit is not None and len(taken) > limit) or size > _SIZE_LIMIT:
+            break
+    return taken if forward else taken[::-1]
+
+
+def _partition_changed(table: Any, hash_value: Any) -> None:
+    found = _SORTED.get(table)
+    if found is not None:
+        found.changed(hash_value)
+
+
 def _every_item(table: Any) -> list[Any]:
     if table.range_key_attr:
         return [item for items in table.items.values() for item in items.values()]
@@ -100,6 +185,7 @@ def indexes_of(table: Any) -> TableIndexes:
 def forget(table: Any) -> None:
     """The table's items changed behind the index: rebuilt on the next Query."""
     _INDEXES.pop(table, None)
+    _SORTED.pop(table, None)
 
 
 def index_partition(table: Any, index_name: str, hash_value: Any) -> list[Any] | None:
@@ -123,6 +209,7 @@ def apply() -> None:
 
     def put_item(self: Any, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         item = original_put(self, item_attrs, *args, **kwargs)
+        _partition_changed(self, item.hash_key)
         found = _INDEXES.get(self)
         if found is not None and found.partitions:
             found.place(item)
@@ -130,6 +217,7 @@ def apply() -> None:
 
     def delete_item(self: Any, hash_key: Any, range_key: Any) -> Any:
         item = original_delete(self, hash_key, range_key)
+        _partition_changed(self, hash_key)
         found = _INDEXES.get(self)
         if item is not None and found is not None:
             found.remove(item)
@@ -146,6 +234,8 @@ def apply() -> None:
             return original_update(self, table_name, key, *args, **kwargs)
         finally:   # a failed condition changed nothing; placing again is harmless
             table = self.get_table(table_name)
+            if table.hash_key_attr in key:   # an update may create the item
+                _partition_changed(table, DynamoType(key[table.hash_key_attr]))
             found = _INDEXES.get(table)
             if found is not None and found.partitions and table.hash_key_attr in key:
                 range_value = (DynamoType(key[table.range_key_attr])

@@ -346,6 +346,12 @@ def _query_one_partition() -> None:
             partition_queries += 1
         _partition.table, _partition.hash_key = self, None if index_name else hash_key
         _partition.items = None
+        known = {"consistent_read", "filter_expression", "hash_key_conditions",
+                 "range_key_conditions", "index_name"}
+        if not index_name and len(args) >= 5 and not set(kwargs) - known and \
+                len(kwargs.get("range_key_conditions") or ()) <= 1:
+            _partition.items = moto_indexes.key_window(
+                self, hash_key, args[0], args[1], args[2], args[3], args[4] is not False)
         if index_name:
             conditions = kwargs.get("hash_key_conditions") or []
             value = conditions[0][1] if len(conditions) == 1 else hash_key

@@ -25,8 +25,7 @@ def ranges(monkeypatch) -> list[dict[str, Any]]:
     run = fanout.run_range_here
 
     def recording(payload: dict[str, Any]) -> Any:
-        carried.append(payload[audience_slices.RANGE_KEY] if audience_slices.RANGE_KEY
-                       in payload else payload)
+        carried.append(payload.get(audience_slices.RANGE_KEY, payload))
         return run(payload)
 
     monkeypatch.setattr(fanout, "run_range_here", recording)
