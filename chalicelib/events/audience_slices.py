@@ -63,10 +63,13 @@ def _noted(records: list[dict[str, Any]]) -> list[_Noted]:
         image = raw.get("dynamodb", {}).get("NewImage")
         if raw.get("eventName") != "INSERT" or not image or "event" not in image:
             continue
-        outbox = Outbox.from_raw_data(image)
-        noted.append(_Noted(int(outbox.realm_id), outbox.outbox_id,
-                            stored_audience(outbox.audience),
-                            outbox.event.get("type") == "message"))
+        try:
+            outbox = Outbox.from_raw_data(image)
+            noted.append(_Noted(int(outbox.realm_id), outbox.outbox_id,
+                                stored_audience(outbox.audience),
+                                outbox.event.get("type") == "message"))
+        except Exception:  # noqa: BLE001, S112 - a poison record fails alone, in the first pass
+            continue
     return noted
 
 
