@@ -399,7 +399,7 @@ class Generator:
 
         for user_id, message in self.dm_unread:
             self.put(new_marker(realm_id, user_id, message, 0))
-        for user_id, message_id, stream_id, topic in self.starred:
+        for user_id, message_id, stream_id, topic in sorted(set(self.starred)):
             self.put(MessageFlag(user_key(realm_id, user_id), message_id, flags={"starred"},
                                  starred_key=user_key(realm_id, user_id),
                                  topic_key=topic_key(realm_id, stream_id, topic)
@@ -424,6 +424,7 @@ class Generator:
         for user_id in self.humans + self.guests:
             if user_id == heavy:
                 continue
+            seen: set[int] = set()
             count = min(int(rng.expovariate(1 / 25)), 400)
             channels = subscribed[user_id]
             for _ in range(count if channels else 0):
@@ -432,7 +433,8 @@ class Generator:
                 if recent:
                     message_id, topic, sender = recent[-1 - min(len(recent) - 1,
                                                                 int(rng.expovariate(0.05)))]
-                    if sender != user_id:
+                    if sender != user_id and message_id not in seen:
+                        seen.add(message_id)
                         yield user_id, stream_id, message_id, topic, sender
 
     def _presence(self) -> None:

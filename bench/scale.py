@@ -71,6 +71,8 @@ class Figure:
     read_units: float
     write_units: float
     ms: float
+    longest_ms: float = 0.0   # of several requests (mark all as read): the longest
+    cpu_ms: float = 0.0       # this process's CPU (the app's alone with --database-process)
 
     @property
     def cost(self) -> float:
@@ -83,7 +85,8 @@ class Figure:
 
     @property
     def within_limits(self) -> bool:
-        return self.gzip_bytes * 4 / 3 < LAMBDA_LIMIT and self.ms < GATEWAY_LIMIT_S * 1000
+        return self.gzip_bytes * 4 / 3 < LAMBDA_LIMIT and \
+            max(self.longest_ms or self.ms, 0) < GATEWAY_LIMIT_S * 1000
 
 
 def start_up(org: Org) -> list[Request]:
@@ -135,9 +138,10 @@ Send = Callable[[Request], Answer]
 def measure(send: Send, counter: Any, request: Request, repeat: int) -> tuple[Figure, bytes]:
     before_units = counter.units.copy() if counter else {}
     before_calls = sum(counter.calls.values()) if counter else 0
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     status, body, wire = send(request)
     timings = [(time.perf_counter() - started) * 1000]
+    cpu_ms = (time.process_time() - cpu) * 1000
     requests = (sum(counter.calls.values()) - before_calls) if counter else 0
     units = (counter.units - before_units) if counter else {}
     for _ in range(repeat - 1):
@@ -146,20 +150,21 @@ def measure(send: Send, counter: Any, request: Request, repeat: int) -> tuple[Fi
         timings.append((time.perf_counter() - started) * 1000)
     return Figure(request.label, status, len(body), len(wire), requests,
                   float(units.get("read", 0)), float(units.get("write", 0)),
-                  statistics.median(timings)), body
+                  statistics.median(timings), cpu_ms=cpu_ms), body
 
 
 def print_header(title: str) -> None:
     print(f"\n{title}")
     print("| operation | status | JSON bytes | gzip bytes | requests | RRU | WRU | ms "
-          "| $ per call | within limits |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|", flush=True)
+          "| CPU ms | $ per call | within limits |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|", flush=True)
 
 
 def print_figure(f: Figure) -> None:
     print(f"| {f.label} | {f.status} | {f.json_bytes:,} | {f.gzip_bytes:,} | "
           f"{f.requests:,} | {f.read_units:,.1f} | {f.write_units:,.0f} | {f.ms:,.0f} | "
-          f"{f.cost:.7f} | {'yes' if f.within_limits else 'NO'} |", flush=True)
+          f"{f.cpu_ms:,.0f} | {f.cost:.7f} | {'yes' if f.within_limits else 'NO'} |",
+          flush=True)
 
 
 def mark_all_as_read(send: Send, counter: Any, heavy_unread: int) -> Figure:
@@ -171,13 +176,15 @@ def mark_all_as_read(send: Send, counter: Any, heavy_unread: int) -> Figure:
     while True:
         figure, body = measure(send, counter, request, 1)
         rounds += 1
-        total = figure if total is None else replace(
+        total = replace(figure, longest_ms=figure.ms) if total is None else replace(
             total, status=figure.status, requests=total.requests + figure.requests,
             read_units=total.read_units + figure.read_units,
-            write_units=total.write_units + figure.write_units, ms=total.ms + figure.ms)
+            write_units=total.write_units + figure.write_units, ms=total.ms + figure.ms,
+            longest_ms=max(total.longest_ms, figure.ms))
         if figure.status != 200 or json.loads(body).get("complete", True) or rounds >= 50:
             break
-    total.label = f"{total.label} ({rounds} requests of at most 29 s)"
+    total.label = (f"{total.label} ({rounds} requests, the longest "
+                   f"{total.longest_ms / 1000:,.1f} s; figures added up)")
     return total
 
 
@@ -252,16 +259,20 @@ def in_process_sender(client: Any, org: Org) -> Send:
     return send
 
 
-def run_in_process(sizes: list[int], per_user: int, search: bool, repeat: int) -> None:
-    from bench.common import RequestCounter, moto_backend
+def run_in_process(sizes: list[int], per_user: int, search: bool, repeat: int,
+                   database_process: bool = False) -> None:
+    """On in-process moto, or (`database_process`) moto in a process of its own, so that
+    this process's CPU is the app's alone (the organization is then written over HTTP:
+    keep it small)."""
+    from bench.common import RequestCounter, database_process_backend, moto_backend
     from bench.large_org import build_org
-    from bench.org_sink import MotoSink
+    from bench.org_sink import BatchSink, MotoSink
 
     counter = RequestCounter()
     counter.install()
     for users in sizes:
         spec = OrgSpec.scaled(users, messages=users * per_user, search_index=search)
-        with moto_backend():
+        with database_process_backend() if database_process else moto_backend():
             import boto3
             from chalice.test import Client
 
@@ -271,7 +282,8 @@ def run_in_process(sizes: list[int], per_user: int, search: bool, repeat: int) -
             boto3.client("s3", region_name="us-east-1").create_bucket(
                 Bucket=config.upload_bucket())
             started = time.perf_counter()
-            org = build_org(spec, MotoSink(), f"large{users}")
+            org = build_org(spec, BatchSink() if database_process else MotoSink(),
+                            f"large{users}")
             print(f"\n{users:,} people, {spec.channels:,} channels, {spec.messages:,} "
                   f"messages{' with the search index' if search else ''}: "
                   f"{sum(org.counts.values()):,} items written in "
@@ -280,7 +292,9 @@ def run_in_process(sizes: list[int], per_user: int, search: bool, repeat: int) -
                   f"{os.getloadavg()[0]:.1f}", flush=True)
             with Client(app) as client:
                 send = in_process_sender(client, org)
-                print_header(f"{users:,} people (in-process moto)")
+                print_header(f"{users:,} people ("
+                             + ("moto in its own process: CPU ms is the app's alone)"
+                                if database_process else "in-process moto)"))
                 for request in start_up(org) + (searches(org) if search else []):
                     print_figure(measure(send, counter, request, repeat)[0])
                 print_figure(mark_all_as_read(send, counter, org.heavy_unread))
@@ -334,13 +348,16 @@ def main() -> None:
                         help="write the search index too and search (memory: about 1 GB "
                              "per 100,000 messages)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--database-process", action="store_true",
+                        help="moto in its own process: the CPU column is the app's own")
     parser.add_argument("--url", help="a running stack: times only")
     parser.add_argument("--org", help="with --url: the file bench.large_org --out wrote")
     args = parser.parse_args()
     if args.url:
         run_against(args.url.rstrip("/"), args.org, args.repeat)
     else:
-        run_in_process(args.sizes, args.messages_per_user, args.search, args.repeat)
+        run_in_process(args.sizes, args.messages_per_user, args.search, args.repeat,
+                       args.database_process)
 
 
 if __name__ == "__main__":
