@@ -18,7 +18,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: term-client run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal
+.PHONY: term-client run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -55,6 +55,31 @@ browser:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			$$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
+## node: Node.js and npm for the web client's build (Debian's packages if missing)
+node:
+	@command -v npm >/dev/null || { \
+		echo "==> installing Debian's nodejs and npm for the web client's build"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			$$SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+
+## web: the web client (web/), built by Vite into web/dist with the pinned packages of
+## web/package-lock.json; the local stack serves it at /
+WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/index.html web/vite.config.js web/package.json
+WEB_MODULES := web/node_modules/.installed
+WEB_STAMP := web/dist/.built
+web: $(WEB_STAMP)
+
+$(WEB_MODULES): web/package-lock.json | node
+	@echo "==> installing the web client's pinned packages (npm ci)"
+	@cd web && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(WEB_MODULES)
+
+$(WEB_STAMP): $(WEB_MODULES) $(WEB_SOURCES)
+	@echo "==> building the web client (vite build)"
+	@cd web && npx --no-install vite build --logLevel warn
+	@touch $(WEB_STAMP)
+
 ## openapi: write the OpenAPI document generated from the views (commit the result)
 openapi: $(STAMP)
 	@$(BIN)/python -m infra.write_openapi
@@ -68,7 +93,7 @@ fuzz: $(STAMP)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) $(BIN)/python -m bench.fuzz
 
 ## run: serve the API on http://127.0.0.1:$(PORT) over an embedded moto backend
-run: $(STAMP) $(DOCS_STAMP)
+run: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP)
 	@PORT=$(PORT) $(BIN)/python -m infra.local_stack
 
 # One pytest worker per CPU (pytest-xdist), whole files to a worker: a file's fixtures
@@ -77,7 +102,7 @@ PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
-test: $(STAMP) $(DOCS_STAMP) browser term-client package lint
+test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client package lint
 	@$(PYTEST) tests
 
 ## test-fast: unit and functional tiers only
@@ -98,11 +123,13 @@ package: $(STAMP) $(DOCS_STAMP)
 	@echo "==> build/package/sam.json passes cfn-lint"
 
 ## lint: ruff over everything (ruff.toml), mypy strict over app.py and chalicelib/ (mypy.ini),
-## and checkov over the packaged template: any finding neither fixed nor skipped on its
-## resource with a written reason fails
+## bandit over the code the functions run (app.py, chalicelib/: a finding is fixed or
+## skipped on its line with `# nosec <id> # <reason>`), and checkov over the packaged
+## template: any finding neither fixed nor skipped on its resource with a written reason fails
 lint: $(STAMP) $(CHECKOV_STAMP) package
 	@$(BIN)/ruff check app.py chalicelib infra tests bench
 	@$(BIN)/python -m mypy
+	@$(BIN)/bandit -q -r app.py chalicelib
 	@$(BIN)/python -m infra.checkov_gate --checkov $(CHECKOV_VENV)/bin/checkov build/package/sam.json
 
 bench: $(STAMP)
@@ -144,5 +171,18 @@ $(TERM_STAMP): requirements-terminal.txt
 try-terminal: $(STAMP) $(TERM_STAMP)
 	@$(TERM_VENV)/bin/python tests/clients/terminal_search.py
 
+## web-screenshots: the pictures of docs/web-client.md, taken by the browser tests (with
+## Debian's emoji font, which a person's machine has and a bare server lacks)
+web-screenshots: $(STAMP) $(WEB_STAMP) browser
+	@test -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get install -y -qq --no-install-recommends fonts-noto-color-emoji >/dev/null; }
+	@WEB_SCREENSHOTS_DIR=docs/images $(PYTEST) tests/browser/test_accessibility.py \
+		tests/browser/test_chat_live.py tests/browser/test_search_and_access.py
+
+## bench-web: the web client in Chromium: first view with 1,000 messages, scrolling 10,000
+bench-web: $(STAMP) $(WEB_STAMP) browser
+	@$(BIN)/python -m bench.web_client
+
 clean:
-	rm -rf $(VENV) build .pytest_cache $(DOCS_STATIC)
+	rm -rf $(VENV) build .pytest_cache $(DOCS_STATIC) web/node_modules web/dist

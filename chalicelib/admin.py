@@ -1,6 +1,7 @@
 """`python -m chalicelib.admin`: create organizations, users and bots; list users; rotate
-and revoke API keys; give special permissions; set an organization's rate limits;
-reindex; import an organization export; show how far event delivery runs behind.
+and revoke API keys; give special permissions; set an organization's rate limits and
+daily invitation limit; reindex; import an organization export; show how far event
+delivery runs behind. `--help` lists the commands.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -164,6 +165,20 @@ def set_rate_limits(args: argparse.Namespace) -> dict[str, Any]:
             "note": "running functions use it within REALM_LIMITS_CACHE_SECONDS"}
 
 
+def set_max_invites(args: argparse.Namespace) -> dict[str, Any]:
+    from chalicelib import config
+    from chalicelib.models.realms import Realm
+
+    realm = _realm(args.realm)
+    if args.max is not None and args.max < 0:
+        raise AdminError("--max: a number of people, 0 or more")
+    realm.update(actions=[Realm.max_invites.remove() if args.max is None
+                          else Realm.max_invites.set(args.max)])
+    return {"realm_id": realm.realm_id,
+            "max_invites": config.invites_daily_limit() if args.max is None else args.max,
+            "note": "people invited by email per UTC day"}
+
+
 def status(args: argparse.Namespace) -> dict[str, Any]:
     """How far the fan-out runs behind: the local stack's last batch, or on AWS the
     FanoutDelay metric of the last five minutes."""
@@ -259,10 +274,16 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--off", action="store_true", help="take the permission back")
     command = commands.add_parser(
         "set-rate-limits", help="an organization's own rate limits, e.g. "
-        "'api_by_user=500/60,invites_by_user=off' ('' goes back to the deployment's)")
+        "'api_by_user=500/60,auth_failures_by_ip=off' ('' goes back to the deployment's)")
     command.add_argument("--realm", required=True)
     command.add_argument("--limits", required=True)
     command.set_defaults(run=set_rate_limits)
+    command = commands.add_parser(
+        "set-max-invites", help="how many people an organization may invite by email a UTC "
+        "day (without --max: the deployment's INVITES_DAILY_LIMIT again)")
+    command.add_argument("--realm", required=True)
+    command.add_argument("--max", type=int, default=None)
+    command.set_defaults(run=set_max_invites)
     command = commands.add_parser(
         "status", help="how far event delivery runs behind (the fan-out's delay)")
     command.set_defaults(run=status)
@@ -296,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    build_parser().parse_args()   # --help, and mistakes, need no stack nor AWS
     try:
         configure_environment()
     except AdminError as error:

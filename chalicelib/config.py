@@ -78,6 +78,12 @@ def longpoll_wait_seconds() -> float:
     return float(_env("LONGPOLL_WAIT_SECONDS", "20"))
 
 
+def request_seconds() -> float:
+    """How long one API request may work (lib/deadline.py): past a long-poll's wait, under
+    the API function's timeout (28 s) and API Gateway's (29 s)."""
+    return float(_env("REQUEST_SECONDS", "24"))
+
+
 def allow_private_webhook_hosts() -> bool:
     """Local development only: lets outgoing webhooks reach loopback receivers."""
     return _env("ALLOW_PRIVATE_WEBHOOK_HOSTS", "") in {"1", "true", "loopback"}
@@ -103,6 +109,12 @@ def webhook_retry_delays_seconds() -> list[int]:
 
 def upload_bucket() -> str:
     return _env("UPLOAD_BUCKET", table_prefix() + "uploads")
+
+
+def s3_link_endpoint() -> str | None:
+    """Where links to stored files point, if not at S3 itself: the local stack's own
+    address, which serves them (infra/local/object_links.py). Unset on AWS."""
+    return _env("S3_LINK_ENDPOINT_URL", "") or None
 
 
 def invitation_link_validity_minutes() -> int:

@@ -49,10 +49,15 @@ def stack_endpoint(state_dir: Path | None = None, *, answering: bool = False,
     endpoint = dict(json.loads(path.read_text()))
     if answering:
         try:
-            urllib.request.urlopen(endpoint["aws_endpoint_url"] + "/moto-api/", timeout=2)
+            # The local stack's own moto on loopback, from the file the stack wrote.
+            urllib.request.urlopen(  # nosec B310 # an http URL of our own local stack
+                endpoint["aws_endpoint_url"] + "/moto-api/", timeout=2)
         except OSError:
             return None
     return endpoint
+
+
+LOCAL_CREDENTIAL = "local"   # what the local stack's moto is given for any credential
 
 
 def use_stack(endpoint: dict[str, Any]) -> None:
@@ -61,7 +66,8 @@ def use_stack(endpoint: dict[str, Any]) -> None:
         "AWS_ENDPOINT_URL": endpoint["aws_endpoint_url"],
         "TABLE_PREFIX": endpoint["table_prefix"],
         "AWS_DEFAULT_REGION": endpoint["region"],
-        "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+        # moto takes any credentials; these name no AWS account.
+        "AWS_ACCESS_KEY_ID": LOCAL_CREDENTIAL, "AWS_SECRET_ACCESS_KEY": LOCAL_CREDENTIAL,
         "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
     })
 

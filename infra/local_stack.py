@@ -14,6 +14,7 @@ import time
 from infra.local import environment
 from infra.local.child import spawn_child, stop_child, wait_until_ready
 from infra.local.environment import free_port
+from infra.local.object_links import link_endpoint
 
 WORKERS_STOP_SECONDS = 30
 
@@ -28,6 +29,9 @@ def main() -> None:
     port = int(os.environ.get("PORT", "8000"))
     environment.promise_port(port)   # bound only once the workers are up
     os.environ.setdefault("EXTERNAL_PORT", str(port))   # links in emails reach this server
+    # Links to stored files (exports, uploads) name this server too, which serves them
+    # (infra/local/object_links.py): moto's port changes at every start.
+    os.environ.update(link_endpoint(f"http://127.0.0.1:{port}"))
     prefix = os.environ.get("TABLE_PREFIX", environment.DEFAULT_PREFIX)
 
     from infra.local.backend import start_backend
@@ -87,8 +91,13 @@ def main() -> None:
 def _print_welcome(accounts: list[dict], port: int) -> None:
     print(f"\nDemo organization 'demo' (http://demo.localhost:{port}):")
     for account in accounts:
-        print(f"  {account['role']:<7} {account['email']:<28} API key {account['api_key']}")
+        # A state from before the demo accounts had passwords: `make reset` gives them one.
+        password = account.get("password") or "(none: make reset)"
+        print(f"  {account['role']:<7} {account['email']:<28} password {password:<16} "
+              f"API key {account['api_key']}")
     owner = accounts[0]
+    print(f"\nWeb client: http://demo.localhost:{port}/ (log in with an email and password "
+          "above)")
     print("\nTry it:")
     print(f"  curl -sSu {owner['email']}:{owner['api_key']} "
           f"http://127.0.0.1:{port}/api/v1/users/me")

@@ -70,6 +70,17 @@ validates answers against the reference's schema would refuse them otherwise):
 | `empty_topic_display_name` (organization setting) | `realm` `update_dict` events \
 | client capability `{realm_settings}` |
 
+## Fields of later levels
+
+What a change above the advertised level adds to answers and events is held back until
+its level is advertised: each row's `sends` in the table names them, and one function
+(`feature_levels.at_advertised_level`) leaves them out of channel objects, registration,
+organization and user settings events, and stream update events (a property the level
+does not know is changed without an event). Raising the advertised level lets them out
+with no other change. Held back now:
+
+{withheld}
+
 ## The table
 
 | Level | Change | Where it is honoured | Status | Test |
@@ -81,8 +92,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|") or "-"
 
 
+def _withheld() -> str:
+    level = advertised_level()
+    rows = [f"- level {c.level}: " + ", ".join(f"`{name}`" for name in c.sends)
+            for c in sorted(CHANGES, key=lambda c: c.level) if c.level > level and c.sends]
+    return "\n".join(rows) or "- nothing"
+
+
 def render() -> str:
-    head = _HEAD.format(level=advertised_level(), honoured=HONOURED,
+    head = _HEAD.format(withheld=_withheld(), level=advertised_level(), honoured=HONOURED,
                         not_offered=NOT_OFFERED, reported=REPORTED,
                         not_honoured=NOT_HONOURED, doc_level=REFERENCE_DOCUMENT_LEVEL,
                         websocket=WEBSOCKET_CAPABILITY, parameter=EXTENSIONS_PARAMETER,

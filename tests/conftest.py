@@ -21,7 +21,7 @@ os.environ.update({
     # (still counted, so every request takes the limiter's path); the tests of the limits
     # lower them (tests/functional/test_rate_limits.py). Production has the defaults.
     "RATE_LIMITS": "api_by_user=1000000/60,auth_failures_by_username=1000000/1800,"
-                   "auth_failures_by_ip=1000000/1800,invites_by_user=1000000/3600,"
+                   "auth_failures_by_ip=1000000/1800,"
                    "emails_by_recipient=1000000/86400",
 })
 for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",
@@ -36,3 +36,27 @@ config.bound_table_prefix()
 
 # Records each Lambda function's AWS calls for tests/unit/test_least_privilege.py.
 pytest_plugins = ("tests.iam_recorder",)
+
+
+import dataclasses  # (after the environment above: importing chalicelib reads it)
+from collections.abc import Callable
+
+import pytest
+
+from chalicelib.core import feature_levels
+
+
+@pytest.fixture
+def advertise(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """`advertise(level)`: the server advertises `level` for the rest of the test, as if
+    every change up to it were honoured and the next one were not: what raising (or
+    lowering) the level in chalicelib/core/feature_levels.py would do."""
+    def at(level: int) -> None:
+        table = tuple(dataclasses.replace(change, status=feature_levels.HONOURED)
+                      if change.status == feature_levels.NOT_HONOURED and
+                      change.level <= level else change for change in feature_levels.CHANGES)
+        cap = feature_levels.Change(level + 1, "what a test advertises", "", "",
+                                    feature_levels.NOT_HONOURED)
+        monkeypatch.setattr(feature_levels, "CHANGES", (*table, cap))
+        assert feature_levels.advertised_level() == level
+    return at

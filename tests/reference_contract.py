@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib.core import feature_levels
 from tests.reference_schema import _document, _has_type, folded, renamed
 
 API_PREFIX = "/api/v1"
@@ -35,17 +36,33 @@ EXTENSIONS: dict[str, str] = {
     "empty_topic_display_name": "client_capabilities.teamchat_realm_settings (POST /register)",
 }
 
-# Keys the reference added after its document's level (378), from its published changelog:
-# key -> the level that added it. They are the reference's, so a strict client built on
-# its current schema knows them.
-LATER_REFERENCE_FIELDS: dict[str, int] = {
-    "folder_id": 389, "navigation_views": 390, "topics_policy": 392, "subscriber_count": 394,
-    "can_move_messages_within_channel_group": 396,
-    "can_move_messages_out_of_channel_group": 396, "can_resolve_topics_group": 402,
-    "can_delete_any_message_group": 407, "can_delete_own_message_group": 407,
-    "resolved_topic_notice_auto_read_policy": 385, "channel_folders": 389,
-    "partial_subscribers": 412,
-}
+# Keys the reference added after its document's level (378) come from the level table
+# (chalicelib/core/feature_levels.py, each change's `sends`): a key is allowed only while
+# the advertised level reaches the change that adds it, as a client of that level
+# expects. The document marks some keys of later levels with a placeholder level
+# ("feature level ZF-..."): those are held to the table too.
+_PLACEHOLDER_LEVEL = re.compile(r"New in Zulip [\d.]+ \(feature level ZF-")
+
+
+def later_reference_fields() -> dict[str, int]:
+    """key -> the lowest level of the table that sends it."""
+    levels: dict[str, int] = {}
+    for change in feature_levels.CHANGES:
+        for name in change.sends:
+            key = name.split(".", 1)[1]
+            levels[key] = min(levels.get(key, change.level), change.level)
+    return levels
+
+
+def _later_field_problem(key: str, path: str) -> str | None:
+    level = later_reference_fields().get(key)
+    if level is None:
+        return f"{path}.{key}: not in the reference"
+    if level > feature_levels.advertised_level():
+        return (f"{path}.{key}: added at level {level}, above the advertised "
+                f"{feature_levels.advertised_level()}")
+    return None
+
 
 # Where the reference's own server sends what its document's schema leaves out, as its own
 # event checks (zerver/lib/event_types.py) or the field's description say: (event type,
@@ -122,12 +139,15 @@ def strict_problems(value: Any, schema: dict[str, Any], path: str) -> list[str]:
                 problems.append(f"{path}.{renamed(name)}: missing")
         for key, item in value.items():
             if key in listed:
+                if _PLACEHOLDER_LEVEL.search(str(folded(listed[key]).get("description", ""))):
+                    later = _later_field_problem(key, path)
+                    problems += [later] if later else []
                 problems += strict_problems(item, listed[key], f"{path}.{key}")
             elif isinstance(extra, dict):
                 problems += strict_problems(item, extra, f"{path}{{{key}}}")
-            elif key not in EXTENSIONS and key not in LATER_REFERENCE_FIELDS and (
-                    listed or extra is False):
-                problems.append(f"{path}.{key}: not in the reference")
+            elif key not in EXTENSIONS and (listed or extra is False):
+                later = _later_field_problem(key, path)
+                problems += [later] if later else []
     return problems
 
 

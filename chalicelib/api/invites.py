@@ -29,12 +29,11 @@ from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.lib.rate_limits import INVITES_BY_USER
 
 bp = ApiBlueprint(__name__)
 
 
-@bp.endpoint("/invites", "POST", rate_limit=INVITES_BY_USER)
+@bp.endpoint("/invites", "POST")
 def send_invites(
     caller: Principal, *,
     invitee_emails: str,
@@ -55,7 +54,7 @@ def send_invites(
         welcome_message_custom_text=welcome_message_custom_text)
 
 
-@bp.endpoint("/invites/multiuse", "POST", rate_limit=INVITES_BY_USER)
+@bp.endpoint("/invites/multiuse", "POST")
 def create_invite_link(
     caller: Principal, *,
     invite_expires_in_minutes: Json[int | None] = NOT_GIVEN,
@@ -87,7 +86,7 @@ def revoke_invite_link(caller: Principal, *, invite_id: int) -> EmptyResult:
     return do_revoke_multiuse_invite(caller, invite_id)
 
 
-@bp.endpoint("/invites/{invite_id}/resend", "POST", rate_limit=INVITES_BY_USER)
+@bp.endpoint("/invites/{invite_id}/resend", "POST")
 def resend_email_invite(caller: Principal, *, invite_id: int) -> EmptyResult:
     return do_resend_invite(caller, invite_id)
 

@@ -35,10 +35,12 @@ def update_message_flags_for_narrow(caller: Principal, *, anchor: str,
                                     include_anchor: bool = True, num_before: int,
                                     num_after: int, narrow: Json[list[Any]],
                                     op: Literal["add", "remove"], flag: str,
+                                    anchor_date: str | None = None,
                                     ) -> UpdateMessageFlagsForNarrowResult:
     return do_update_message_flags_for_narrow(
         caller, anchor=parse_anchor(anchor), include_anchor=include_anchor,
-        num_before=num_before, num_after=num_after, narrow_terms=narrow, op=op, flag=flag)
+        num_before=num_before, num_after=num_after, narrow_terms=narrow, op=op, flag=flag,
+        anchor_date=anchor_date)
 
 
 @bp.endpoint("/mark_all_as_read", "POST")

@@ -28,6 +28,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     empty_topic_display_name: str
     topics_policy: str
     enable_read_receipts: bool
+    moderation_request_channel_id: int
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange

@@ -11,8 +11,9 @@ level 167). One NOT_HONOURED change caps the advertised level just below it.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar, cast
 
 Status = Literal["honoured", "not offered", "reported", "not honoured"]
 HONOURED: Status = "honoured"
@@ -35,6 +36,17 @@ PARTIAL_SUBSCRIBERS_LEVEL = 412     # include_subscribers=partial, partial_subsc
 REALM_SETTINGS_CAPABILITY = "teamchat_realm_settings"  # POST /register client_capabilities
 
 
+# What a change adds to answers and events, named "<shape>.<key>" in `Change.sends`:
+SHAPES = {
+    "channel": "Stream and Subscription objects (GET /streams, subscriptions, register, "
+               "stream events)",
+    "register": "top-level keys of POST /register",
+    "realm_setting": "keys of realm update_dict events' data",
+    "stream_property": "properties of stream update events (the event is not sent)",
+    "user_setting": "user settings (POST /register user_settings, user_settings events)",
+}
+
+
 @dataclass(frozen=True)
 class Change:
     level: int
@@ -42,6 +54,9 @@ class Change:
     where: str     # the module or endpoint that honours it, or why not
     test: str      # tests/<path>::<test> proving it ("" where nothing is served)
     status: Status = HONOURED
+    # What the change adds to answers and events ("<shape>.<key>", SHAPES): sent only
+    # while the advertised level reaches the change's (`withheld`, `at_advertised_level`).
+    sends: tuple[str, ...] = ()
 
 
 _DOC = "tests/functional/test_conformance.py"
@@ -123,14 +138,18 @@ CHANGES: tuple[Change, ...] = (
     Change(380, "POST /register: is_moderator true for administrators and owners",
            "events/state/users.py", f"{_DOC}::test_is_moderator_covers_administrators"),
     Change(381, "POST /reminders", "no reminders here", "", NOT_OFFERED),
-    Change(382, "POST /messages/{id}/report", "no message reports here", "", NOT_OFFERED),
+    Change(382, "POST /messages/{id}/report (to the moderation request channel, which "
+                "PATCH /realm moderation_request_channel_id sets)",
+           "actions/messages/report.py, actions/realm/settings.py",
+           "tests/functional/test_message_reports.py::test_a_report_reaches_the_moderators"),
     Change(383, "web_channel_default_view: option 3 (inbox-style list)",
            "lib/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
     Change(384, "GET /users: user_ids", "api/users.get_users",
            f"{_DOC}::test_users_filtered_by_user_ids"),
     Change(385, "User setting resolved_topic_notice_auto_read_policy",
            "lib/user_settings.py (kept and shown; no notice is marked read automatically)",
-           f"{_DOC}::test_new_setting_values_are_accepted"),
+           f"{_DOC}::test_new_setting_values_are_accepted",
+           sends=("user_setting.resolved_topic_notice_auto_read_policy",)),
     Change(386, "PATCH /user_groups/{id}: deactivated=false reactivates a group",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
@@ -142,25 +161,37 @@ CHANGES: tuple[Change, ...] = (
            "tests/functional/test_stream_admin_settings.py::test_archive_and_unarchive"),
     Change(389, "Channel folders: endpoints, channel_folders state and events, folder_id",
            "actions/channel_folders.py",
-           "tests/functional/test_channel_folders.py::test_create_list_with_event_and_state"),
+           "tests/functional/test_channel_folders.py::test_create_list_with_event_and_state",
+           sends=("channel.folder_id", "register.channel_folders",
+                  "stream_property.folder_id")),
     Change(390, "Navigation views: endpoints, navigation_views state, navigation_view events",
            "actions/navigation_views.py",
-           f"{_DOC}::test_navigation_views_lifecycle_with_events_and_state"),
+           f"{_DOC}::test_navigation_views_lifecycle_with_events_and_state",
+           sends=("register.navigation_views",)),
     Change(391, "Adding members and subgroups to a deactivated group is allowed",
            "actions/user_groups.check_mutable still refuses", "", NOT_HONOURED),
     Change(392, "topics_policy on channels and the realm; mandatory_topics deprecated",
            "actions/topics.py, actions/stream_admin.py (POST /users/me/subscriptions "
            "topics_policy is REPORTED)",
-           "tests/functional/test_stream_admin_settings.py::test_topics_policy"),
+           "tests/functional/test_stream_admin_settings.py::test_topics_policy",
+           sends=("channel.topics_policy", "stream_property.topics_policy",
+                  "register.realm_topics_policy", "register.realm_can_set_topics_policy_group",
+                  "realm_setting.topics_policy", "realm_setting.can_set_topics_policy_group")),
     Change(393, "message_ids sorted in delete_message and update_message events",
            "actions/message_delete.py, actions/message_move.py",
            f"{_DOC}::test_moved_message_ids_are_sorted"),
     Change(394, "subscriber_count in Stream and Subscription objects", "actions/streams.py",
-           f"{_DOC}::test_subscriber_count_in_channel_objects"),
+           f"{_DOC}::test_subscriber_count_in_channel_objects",
+           sends=("channel.subscriber_count",)),
     Change(395, "Markdown: no Dropbox album previews", "no previews of that kind here", "",
            NOT_OFFERED),
     Change(396, "can_move_messages_within_channel_group / can_move_messages_out_of_channel_"
-                "group", "", "", NOT_HONOURED),
+                "group", "actions/channels/admin.py (within_channel missing)", "",
+           NOT_HONOURED,
+           sends=("channel.can_move_messages_within_channel_group",
+                  "channel.can_move_messages_out_of_channel_group",
+                  "stream_property.can_move_messages_within_channel_group",
+                  "stream_property.can_move_messages_out_of_channel_group")),
     Change(397, "POST /users/me/subscriptions: send_new_subscription_messages; "
                 "max_bulk_new_subscription_messages", "", "", NOT_HONOURED),
     Change(398, "User setting web_left_sidebar_unreads_count_summary", "", "", NOT_HONOURED),
@@ -169,7 +200,9 @@ CHANGES: tuple[Change, ...] = (
     Change(400, "Markdown: topic permalinks prefer the latest message", "", "", NOT_HONOURED),
     Change(401, "web_channel_default_view: option 4 (top unread topic)",
            "lib/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
-    Change(402, "can_resolve_topics_group on channels", "", "", NOT_HONOURED),
+    Change(402, "can_resolve_topics_group on channels", "", "", NOT_HONOURED,
+           sends=("channel.can_resolve_topics_group",
+                  "stream_property.can_resolve_topics_group")),
     Change(403, "realm_incoming_webhook_bots url_options", "no incoming webhook bots list",
            "", NOT_OFFERED),
     Change(404, "topics_policy option empty_topic_only", "actions/stream_admin.py",
@@ -181,7 +214,13 @@ CHANGES: tuple[Change, ...] = (
     Change(407, "Channel can_delete_any_message_group / can_delete_own_message_group, "
                 "can_set_delete_message_policy_group, POST /users/{id}/status",
            "actions/stream_admin.py, actions/user_status.py "
-           "(can_set_delete_message_policy_group missing)", "", NOT_HONOURED),
+           "(can_set_delete_message_policy_group missing)", "", NOT_HONOURED,
+           sends=("channel.can_delete_any_message_group",
+                  "channel.can_delete_own_message_group",
+                  "stream_property.can_delete_any_message_group",
+                  "stream_property.can_delete_own_message_group",
+                  "register.realm_can_set_delete_message_policy_group",
+                  "realm_setting.can_set_delete_message_policy_group")),
     Change(409, "Realm setting require_e2ee_push_notifications", "", "", NOT_HONOURED),
     Change(410, "max_channel_folder_name_length, max_channel_folder_description_length", "", "",
            NOT_HONOURED),
@@ -191,7 +230,8 @@ CHANGES: tuple[Change, ...] = (
            "actions/channels/reads/subscribers.py (sent only while this level is advertised; "
            "below it partial is answered as true)",
            "tests/functional/test_partial_subscribers.py::"
-           "test_large_channels_list_bots_and_the_recently_active"),
+           "test_large_channels_list_bots_and_the_recently_active",
+           sends=("channel.partial_subscribers",)),
     Change(413, "Mobile push payload changes", "no mobile push here", "", NOT_OFFERED),
     Change(414, "Channel folder order, PATCH /channel_folders", "", "", NOT_HONOURED),
     Change(415, "Reminder note, max_reminder_note_length", "no reminders here", "",
@@ -212,7 +252,63 @@ CHANGES: tuple[Change, ...] = (
 
 def advertised_level(changes: tuple[Change, ...] | None = None) -> int:
     """The highest level the table reaches with no NOT_HONOURED change at or below it."""
-    changes = CHANGES if changes is None else changes
+    if changes is None:
+        return _gates().level
+    return _level_of(changes)
+
+
+def _level_of(changes: tuple[Change, ...]) -> int:
     walked = max(change.level for change in changes)
     broken = [change.level for change in changes if change.status == NOT_HONOURED]
     return min([walked, *(level - 1 for level in broken)])
+
+
+# ---- what the advertised level lets out ------------------------------------------------
+
+@dataclass(frozen=True)
+class _Gates:
+    table: tuple[Change, ...]           # the table they were computed from
+    level: int
+    withheld: dict[str, frozenset[str]]   # shape -> keys of changes above `level`
+
+
+_computed: list[_Gates] = []
+
+
+def _gates() -> _Gates:
+    """Computed once per table (a test may put another table in CHANGES)."""
+    if _computed and _computed[0].table is CHANGES:
+        return _computed[0]
+    level = _level_of(CHANGES)
+    withheld: dict[str, set[str]] = {shape: set() for shape in SHAPES}
+    for change in CHANGES:
+        if change.level > level:
+            for name in change.sends:
+                shape, key = name.split(".", 1)
+                withheld[shape].add(key)
+    gates = _Gates(CHANGES, level, {k: frozenset(v) for k, v in withheld.items()})
+    _computed[:] = [gates]
+    return gates
+
+
+def level_reached(level: int) -> bool:
+    """Whether the advertised level includes a change of behaviour made at `level`."""
+    return _gates().level >= level
+
+
+def withheld(shape: str) -> frozenset[str]:
+    """The keys of `shape` (SHAPES) that changes above the advertised level add: not
+    sent until their level is advertised."""
+    return _gates().withheld[shape]
+
+
+Shaped = TypeVar("Shaped", bound=Mapping[str, object])
+
+
+def at_advertised_level(shape: str, value: Shaped) -> Shaped:
+    """`value` without the keys of `shape` that the advertised level does not reach (each
+    such key is optional in its TypedDict: NotRequired)."""
+    keys = withheld(shape)
+    if not keys.intersection(value):
+        return value
+    return cast(Shaped, {k: v for k, v in value.items() if k not in keys})

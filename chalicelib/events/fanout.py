@@ -272,7 +272,7 @@ class FanoutBatch:
         recipients' steps already done are skipped the second time). Returns only once
         the background steps have ended."""
         assert self._indexed is not None and self._recipients_written is not None, \
-            "start_background_steps comes first"
+            "start_background_steps comes first"  # nosec B101 # an order of calls, checked
         try:
             self.payloads.write()
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream

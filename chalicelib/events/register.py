@@ -7,7 +7,11 @@ from chalicelib import config
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
 from chalicelib.actions.messages.reads.narrow import queue_narrow
 from chalicelib.core.errors import ApiError
-from chalicelib.core.feature_levels import WEBSOCKET_CAPABILITY, advertised_level
+from chalicelib.core.feature_levels import (
+    WEBSOCKET_CAPABILITY,
+    advertised_level,
+    at_advertised_level,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import create_queue, wait_until_indexed
 from chalicelib.events.initial_state import InitialState, fetch_initial_state
@@ -136,6 +140,6 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
     if client_capabilities.get(WEBSOCKET_CAPABILITY):
         # Extension: the push channel (README, "Real-time events over a WebSocket").
         result["event_queue_websocket_url"] = config.websocket_url()
-    return RegisterResult(**result, **fetch_initial_state(
+    return at_advertised_level("register", RegisterResult(**result, **fetch_initial_state(
         caller, me, state_types, client_capabilities, include_subscribers,
-        PresenceOptions(slim_presence, presence_history_limit_days), client_gravatar))
+        PresenceOptions(slim_presence, presence_history_limit_days), client_gravatar)))

@@ -1,7 +1,10 @@
 """The push channel: API Gateway WebSocket routes ($connect, $default, $disconnect).
 
 Connect: `wss://<url>?queue_id=<id>&last_event_id=<n>` with the API's Basic
-`Authorization` header; the connection then follows that queue (one connection per
+`Authorization` header, or, from a browser (which cannot set headers on a WebSocket),
+with the credentials as a subprotocol: `Sec-WebSocket-Protocol: teamchat.v1,
+teamchat.basic.<base64url of "email:api_key">`, answered with `teamchat.v1` (the key never
+goes in the URL, and is never echoed back). The connection then follows that queue (one connection per
 queue: a newer one replaces an older one, which is closed). API Gateway cannot send
 during $connect, so the client asks for what it has not seen:
 
@@ -14,10 +17,12 @@ heartbeat event at least every WEBSOCKET_HEARTBEAT_SECONDS. Errors are
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any
 
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ApiError, UnauthorizedError
 from chalicelib.delivery import push
 from chalicelib.delivery.connections import attach, forget, push_events
 from chalicelib.delivery.queues import access_queue, acknowledge
@@ -34,6 +39,11 @@ from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, WsConnection
 
 MAX_MESSAGE_BYTES = 4096
+# The subprotocol a browser asks for, and the prefix of the one that carries its
+# credentials (a subprotocol must be an HTTP token: base64url without padding is one).
+SUBPROTOCOL = "teamchat.v1"
+CREDENTIALS_PREFIX = "teamchat.basic."
+MAX_PROTOCOL_HEADER = 1024
 
 
 def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
@@ -41,22 +51,43 @@ def on_connect(raw: dict[str, Any]) -> dict[str, Any]:
     headers = {k.lower(): v for k, v in (raw.get("headers") or {}).items()}
     params = raw.get("queryStringParameters") or {}
     try:
+        authorization, answer_headers = _authorization(headers)
         # Limited by connection: connecting counts as a request, as does each message
         # the client sends; pushes and the time connected do not.
-        caller = authenticate_limited(headers.get("authorization"),
-                                      source_ip(raw["requestContext"]))
+        caller = authenticate_limited(authorization, source_ip(raw["requestContext"]))
         limit_request(caller)
         queue = access_queue(caller.realm_id, caller.user_id, str(params.get("queue_id") or ""))
         last_event_id = _event_id(params.get("last_event_id", "-1"))
         acknowledge(queue, -1)   # extends its life; get_events acknowledges
         replaced = attach(queue, connection_id, last_event_id)
-        _recheck_key(headers.get("authorization"), queue, connection_id, replaced)
+        _recheck_key(authorization, queue, connection_id, replaced)
     except ApiError as error:
         return {"statusCode": error.http_status, "body": json.dumps(error.to_dict())}
     if replaced:
         push.close(replaced)
     logger.info("websocket connected", extra={"queue_id": queue.queue_id})
-    return {"statusCode": 200}
+    return {"statusCode": 200, **({"headers": answer_headers} if answer_headers else {})}
+
+
+def _authorization(headers: dict[str, str]) -> tuple[str | None, dict[str, str]]:
+    """The Basic credentials (the Authorization header, else the subprotocol that carries
+    them) and the headers the handshake's answer needs: a client that offered
+    subprotocols refuses an answer that selects none."""
+    offered = [p.strip() for p in headers.get("sec-websocket-protocol", "")
+               [:MAX_PROTOCOL_HEADER].split(",") if p.strip()]
+    answer = {"Sec-WebSocket-Protocol": SUBPROTOCOL} if SUBPROTOCOL in offered else {}
+    if headers.get("authorization"):
+        return headers["authorization"], answer
+    carried = [p[len(CREDENTIALS_PREFIX):] for p in offered if p.startswith(CREDENTIALS_PREFIX)]
+    if not carried:
+        return None, answer
+    if not answer:
+        raise ApiError(f"Credentials in a subprotocol need the {SUBPROTOCOL} subprotocol too.")
+    try:
+        decoded = base64.urlsafe_b64decode(carried[0] + "=" * (-len(carried[0]) % 4))
+    except (binascii.Error, ValueError):
+        raise UnauthorizedError("Malformed credentials subprotocol.") from None
+    return "Basic " + base64.b64encode(decoded).decode(), answer
 
 
 def _recheck_key(header: str | None, queue: EventQueue, connection_id: str,

@@ -10,6 +10,7 @@ from typing import Any
 
 from chalice.app import Blueprint, Response
 
+from chalicelib import config
 from chalicelib.core.errors import ApiError
 from chalicelib.core.files import UploadedFile
 from chalicelib.http.auth import api_key_read
@@ -22,6 +23,7 @@ from chalicelib.http.rate_limits import (
 )
 from chalicelib.http.request import request_params
 from chalicelib.http.response import json_error, json_success
+from chalicelib.lib.deadline import request_deadline
 from chalicelib.lib.log import logger
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 
@@ -41,7 +43,7 @@ class ApiBlueprint(Blueprint):
                  reads_with_caller: Callable[[Mapping[str, Any]], list[ReadAhead]] | None = None,
                  ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
         """`rate_limit` names a rule (lib/rate_limits.py) counted per caller besides the
-        API limit, for requests that cost more (e.g. invitations). `reads_with_caller`
+        API limit, for requests that cost more (none does now). `reads_with_caller`
         names, from the query string, items the view will read first: they are read in
         one BatchGetItem with the caller's API key (models/read_ahead.py)."""
         path_names = set(PATH_PARAM.findall(path))
@@ -60,7 +62,8 @@ class ApiBlueprint(Blueprint):
                                     *reads_with_caller(request.query_params or {})]
                     if key is not None]
                 try:
-                    with read_ahead(ahead) if len(ahead) > 1 else nullcontext():
+                    with request_deadline(_seconds_left(request)), \
+                            read_ahead(ahead) if len(ahead) > 1 else nullcontext():
                         return respond(request, header, path_values)
                 except Exception as error:  # noqa: BLE001 - the read ahead failed: as below
                     return json_error(error_for_exception(error))
@@ -102,6 +105,17 @@ class ApiBlueprint(Blueprint):
             return handler
 
         return decorate
+
+
+def _seconds_left(request: Any) -> float:
+    """The request's time: the configured budget, or less when the function has less
+    left (a second kept to answer)."""
+    budget = config.request_seconds()
+    context = getattr(request, "lambda_context", None)
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if callable(remaining):
+        budget = min(budget, max(remaining() / 1000 - 1, 0.5))
+    return budget
 
 
 def _first_positional(view: Callable[..., Any]) -> str | None:

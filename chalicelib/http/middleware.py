@@ -45,7 +45,10 @@ def register_middleware(app: Chalice) -> None:
             response = json_error(error_for_exception(error))
         if response.status_code == 405 and _is_chalice_error(response):
             response = method_not_allowed(served_methods(event))
-        response = fitted(_envelope_chalice_error(response), event.headers)
+        response = _envelope_chalice_error(response)
+        if response.status_code == 401:
+            _no_browser_dialog(event, response)
+        response = fitted(response, event.headers)
         if response.status_code >= 500:   # every 5xx the API answers passes here
             metrics.count_server_error(response.status_code)
         logger.info("request", extra={"status": response.status_code,
@@ -53,6 +56,16 @@ def register_middleware(app: Chalice) -> None:
                                                            * 1000, 1)})
         logger.remove_keys(["realm_id", "user_id", "request_id", "path", "method"])
         return response
+
+
+def _no_browser_dialog(event: Request, response: Response) -> None:
+    """A script's request (marked `X-Requested-With: XMLHttpRequest`, as browser clients
+    mark theirs) gets its 401 with a challenge of another scheme than Basic: a Basic one
+    makes the browser put its own login dialog over the page (the reference names such
+    a scheme "Session" for its browser paths)."""
+    if (event.headers.get("x-requested-with") or "").lower() == "xmlhttprequest" and \
+            "WWW-Authenticate" in response.headers:
+        response.headers["WWW-Authenticate"] = 'Session realm="teamchat"'
 
 
 def _is_chalice_error(response: Response) -> bool:

@@ -37,6 +37,29 @@ def s3() -> S3Client:
     return boto3.client("s3", region_name=config.region(), config=client_config())
 
 
+def presigned_get_url(key: str, seconds: int, **params: str) -> str:
+    """A link that lets whoever holds it read a file of the uploads bucket for `seconds`
+    (params: S3's response overrides, e.g. ResponseContentDisposition). On AWS, an S3
+    presigned URL, signed with Signature Version 4 on the region's own host: botocore
+    presigns with the legacy version 2 by default, which S3 refuses for buckets created
+    since June 2020. Where S3_LINK_ENDPOINT_URL is set (the local stack: its API's
+    address, which hands such paths to the object store, infra/local/object_links.py),
+    signed for that address instead. Signing makes no request. With temporary
+    credentials (a Lambda's role) a link ends when they do, at the latest."""
+    return _link_signer(config.s3_link_endpoint(), config.region()).generate_presigned_url(
+        "get_object", ExpiresIn=seconds,
+        Params={"Bucket": config.upload_bucket(), "Key": key, **params})
+
+
+@functools.cache
+def _link_signer(endpoint: str | None, region: str) -> S3Client:
+    # Locally the bucket goes in the path, which the stack's server recognizes.
+    style = "virtual" if endpoint is None else "path"
+    return boto3.client("s3", region_name=region, endpoint_url=endpoint,
+                        config=client_config(signature_version="s3v4",
+                                             s3={"addressing_style": style}))
+
+
 @functools.cache
 def sqs() -> SQSClient:
     return boto3.client("sqs", region_name=config.region(), config=_SHARED)

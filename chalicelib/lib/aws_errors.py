@@ -72,7 +72,8 @@ def retrying_transient(step: Callable[[], T], attempts: int = 3,
         except Exception as error:
             if attempt == attempts - 1 or not is_transient(error):
                 raise
-            time.sleep(random.uniform(0, base_delay * 2**attempt))
+            # Jitter spreads retries out; nothing about it needs to be unpredictable.
+            time.sleep(random.uniform(0, base_delay * 2**attempt))  # nosec B311 # jitter
     raise AssertionError("unreachable")
 
 

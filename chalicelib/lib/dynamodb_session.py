@@ -1,6 +1,7 @@
 """A botocore session made for DynamoDB: its clients read item answers and write item
 requests without walking the service model when they can (lib/item_answers.py,
-lib/item_requests.py), with the default client config (lib/client_config.py).
+lib/item_requests.py), with the default client config (lib/client_config.py), and stop
+reading for a request whose time is spent (lib/deadline.py).
 
 PynamoDB's connections use one per thread (models/sessions.py); the shared client for
 PartiQL batches one of its own (lib/aws_clients.py).
@@ -12,6 +13,7 @@ from typing import Any
 import botocore.session
 
 from chalicelib.lib.client_config import client_config
+from chalicelib.lib.deadline import install_read_deadline
 from chalicelib.lib.item_answers import ItemAnswerParsers
 from chalicelib.lib.item_requests import install_item_requests
 
@@ -20,5 +22,6 @@ def item_session(env_vars: dict[str, Any] | None = None) -> botocore.session.Ses
     session = botocore.session.get_session(env_vars)
     session.register_component("response_parser_factory", ItemAnswerParsers())
     install_item_requests(session)
+    install_read_deadline(session)   # a request past its deadline reads no more
     session.set_default_client_config(client_config())   # merged with a client's own
     return session

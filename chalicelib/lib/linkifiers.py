@@ -1,9 +1,12 @@
 """Linkifiers: checking a (pattern, URL template) pair and turning matches in text into links.
 
-A pattern is a Python regular expression whose named groups fill the RFC 6570 template's
-variables. As the reference does, a match must start the text or follow whitespace or one
-of `'"(,:<`, and must not be followed by a word character, so `#12` links in "see #12"
-and not inside "abc#12x".
+A pattern is a regular expression in RE2's syntax, as the reference's, whose named groups
+fill the RFC 6570 template's variables; it runs in RE2, a linear-time engine
+(lib/patterns.py), so no pattern an administrator saves can make rendering a message
+take exponential time, and one RE2 cannot run is refused when it is saved. As the
+reference does, a match must start the text or follow whitespace or one of `'"(,:<`, and
+must not be followed by a word character, so `#12` links in "see #12" and not inside
+"abc#12x".
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from chalicelib.lib.patterns import DelimitedPattern, PatternError, delimited
 from chalicelib.lib.url_template import UrlTemplateError, template_variables
 
 MAX_PATTERN_LENGTH = 1000
@@ -26,6 +30,8 @@ _OPERATOR_RULES: dict[str, tuple[str, str, bool, bool]] = {
     ";": (";", ";", True, False), "?": ("?", "&", True, False), "&": ("&", "&", True, False),
 }
 _UNRESERVED = "-._~"
+# What may come right before a match besides a space (escaped for a character class).
+_BEFORE = "'\"(,:<"
 _RESERVED = ":/?#[]@!$&'()*+,;="
 
 
@@ -37,7 +43,7 @@ class LinkifierError(ValueError):
 class LinkifierRule:
     """One linkifier, compiled for the renderer."""
 
-    regex: re.Pattern[str]
+    pattern: DelimitedPattern
     url_template: str
 
 
@@ -51,8 +57,8 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
         raise LinkifierError(f"url_template is too long "
                              f"(limit: {MAX_URL_TEMPLATE_LENGTH} characters)")
     try:
-        compiled = re.compile(pattern)
-    except re.error as error:
+        compiled = delimited(pattern, _BEFORE)
+    except PatternError as error:
         raise LinkifierError(f"Bad regular expression: {error}") from None
     try:
         variables = template_variables(url_template)
@@ -60,7 +66,7 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
         raise LinkifierError("Invalid URL template.") from None
     if not url_template.lower().startswith(("http://", "https://", "/")):
         raise LinkifierError("Invalid URL template.")
-    groups = set(compiled.groupindex)
+    groups = set(compiled.group_names)
     for name in variables:
         if name not in groups:
             raise LinkifierError(f"Group '{name}' in URL template is not present in "
@@ -72,14 +78,14 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
 
 
 def compile_rules(pairs: Iterable[tuple[str, str]]) -> list[LinkifierRule]:
-    """Rules for the renderer; a stored pattern that no longer compiles is skipped."""
+    """Rules for the renderer; a stored pattern RE2 cannot run (saved before patterns
+    were checked as RE2) is skipped."""
     rules = []
     for pattern, url_template in pairs:
         try:
-            regex = re.compile(rf"(?<![^\s'\"(,:<])(?:{pattern})(?!\w)")
-        except re.error:
+            rules.append(LinkifierRule(delimited(pattern, _BEFORE), url_template))
+        except PatternError:
             continue
-        rules.append(LinkifierRule(regex, url_template))
     return rules
 
 
@@ -116,15 +122,13 @@ def linkify(text: str, rules: list[LinkifierRule]) -> list[tuple[str, str | None
             if url is not None:
                 result.append((piece, url))
                 continue
-            position = 0
-            for match in rule.regex.finditer(piece):
-                if not match.group(0):
-                    continue
-                result.append((piece[position:match.start()], None))
-                result.append((match.group(0),
-                               expand_url_template(rule.url_template, match.groupdict())))
-                position = match.end()
-            result.append((piece[position:], None))
+            encoded, position = piece.encode(), 0
+            for found in rule.pattern.find(piece):
+                result.append((encoded[position:found.start].decode(), None))
+                result.append((found.text,
+                               expand_url_template(rule.url_template, found.groups)))
+                position = found.end
+            result.append((encoded[position:].decode(), None))
         pieces = [(p, u) for p, u in result if p]
     return pieces
 
@@ -138,10 +142,9 @@ def topic_links(topic: str, rules: Sequence[LinkifierRule]) -> list[tuple[str, s
     """
     found: list[tuple[int, int, int, str, str]] = []   # (rule, start, end, text, url)
     for order, rule in enumerate(rules):
-        for match in rule.regex.finditer(topic):
-            if match.group(0):
-                found.append((order, match.start(), match.end(), match.group(0),
-                              expand_url_template(rule.url_template, match.groupdict())))
+        for match in rule.pattern.find(topic):
+            found.append((order, match.start, match.end, match.text,
+                          expand_url_template(rule.url_template, match.groups)))
     kept: list[tuple[int, int, int, str, str]] = []
     for candidate in sorted(found):
         _, start, end, _, _ = candidate

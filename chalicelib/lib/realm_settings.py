@@ -48,6 +48,8 @@ DEFAULTS: dict[str, Any] = {
     "email_address_visibility": 1,
     "message_retention_days": -1,
     "enable_read_receipts": False,   # GET /messages/{id}/read_receipts answers when True
+    # Where POST /messages/{id}/report posts; -1: reporting is off.
+    "moderation_request_channel_id": -1,
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {
@@ -109,7 +111,6 @@ UNCHANGEABLE_DEFAULTS: dict[str, Any] = {
     "upload_quota_mib": None,                # no quota
     "org_type": 0,                           # unspecified
     "plan_type": 1,                          # self-hosted
-    "moderation_request_channel_id": -1,     # no reports yet
     "new_stream_announcements_stream_id": -1,   # nothing is announced yet
     "signup_announcements_stream_id": -1,
     "service_update_announcements_stream_id": -1,

@@ -6,8 +6,11 @@ from typing import Any
 from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
-from chalicelib.models.attributes import IntegerAttribute
+from chalicelib.models.attributes import IntegerAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
+
+# Periods of a subscription kept after the user leaves, for the messages they received.
+MAX_RECEIVED_RANGES = 50
 
 
 class Stream(BaseModel):
@@ -25,6 +28,9 @@ class Stream(BaseModel):
     date_created = IntegerAttribute()
     creator_id = IntegerAttribute(null=True)
     first_message_id = IntegerAttribute(null=True)
+    # The newest message sent or moved here (raised only; a deleted one may stay named):
+    # what a subscriber received last, without reading the channel's messages.
+    last_message_id = IntegerAttribute(null=True)
     message_retention_days = IntegerAttribute(null=True)
     folder_id = IntegerAttribute(null=True)
     topics_policy = UnicodeAttribute(default="inherit")
@@ -69,7 +75,23 @@ class Subscription(BaseModel):
     push_notifications = BooleanAttribute(null=True)
     email_notifications = BooleanAttribute(null=True)
     wildcard_mentions_notify = BooleanAttribute(null=True)
+    # The message ids the user received in earlier subscriptions, as flat pairs
+    # [first, last, first, last, ...] (the newest MAX_RECEIVED_RANGES): they stay the
+    # user's to read after leaving, as the reference keeps a user's received messages.
+    received_ranges = list_of(IntegerAttribute, null=True)
     by_stream = SubscribersByStream()
+
+    def received(self, message_id: int) -> bool:
+        """Whether the message came to the user in an earlier subscription."""
+        pairs = self.received_ranges or []
+        return any(pairs[i] <= message_id <= pairs[i + 1]
+                   for i in range(0, len(pairs) - 1, 2))
+
+    def ranges_after_leaving(self, last_message_id: int) -> list[int]:
+        """The received ranges with this subscription's own added (it ends now)."""
+        pairs = [*(self.received_ranges or []), int(self.first_visible_message_id or 0),
+                 last_message_id]
+        return pairs[-2 * MAX_RECEIVED_RANGES:]
 
 
 def get_stream(realm_id: int, stream_id: int) -> Stream | None:

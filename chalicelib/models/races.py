@@ -52,7 +52,8 @@ def retry_lost_races(attempt: Callable[[], T], *, conflict: str | None,
     to n × backoff seconds (n at most MAX_BACKOFF_STEPS)."""
     for tried in range(attempts):
         if tried and backoff:
-            time.sleep(random.uniform(0, backoff * min(tried, MAX_BACKOFF_STEPS)))
+            time.sleep(random.uniform(  # nosec B311 # jitter, not a secret
+                0, backoff * min(tried, MAX_BACKOFF_STEPS)))
         try:
             return attempt()
         except (LostRace, TransactWriteError, PutError, UpdateError, DeleteError) as error:

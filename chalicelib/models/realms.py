@@ -31,6 +31,10 @@ class Realm(BaseModel):
     # This organization's rate limits where they differ from the deployment's RATE_LIMITS
     # (`name=limit/seconds,...`, lib/rate_limits.py); set with the admin CLI.
     rate_limits = UnicodeAttribute(null=True)
+    # How many people this organization may invite by email a UTC day, where it differs
+    # from the deployment's INVITES_DAILY_LIMIT (the reference's max_invites); set with
+    # the admin CLI.
+    max_invites = IntegerAttribute(null=True)
     # A new random token in every transaction that changes the linkifiers: a process may
     # render with the rules it compiled while this is unchanged (random, not a counter, so
     # that no other realm's state, even under a reused id, can match it;

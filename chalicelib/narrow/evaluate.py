@@ -17,6 +17,7 @@ from chalicelib.models.topics import topic_sort_key
 from chalicelib.narrow.types import Narrow, Term
 
 FLAG_OPERANDS = frozenset({"starred", "mentioned", "alerted", "unread"})
+GROUP_SIZE = 3   # participants of the smallest group conversation (the reader included)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,9 @@ class Evaluator:
             return not m.is_channel and m.participants == wanted
         if op == "dm-including":
             return not m.is_channel and self._is_user(operand, m, m.participants)
+        if op == "group-pm-with":   # group conversations only: three people or more
+            return not m.is_channel and len(m.participants) >= GROUP_SIZE and \
+                self._is_user(operand, m, m.participants)
         if op == "sender":
             return self._is_user(operand, m, frozenset({m.sender_id}))
         if op == "id":

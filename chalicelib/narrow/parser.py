@@ -2,7 +2,16 @@
 
 Accepted: a list of `{"operator", "operand", "negated"}` objects, or legacy
 `[operator, operand]` pairs; aliases (`stream`, `streams`, `subject`, `pm-with`,
-`group-pm-with`, `is:private`) become the current names.
+`is:private`, and the underscore spellings) become the current names. `group-pm-with`
+stays an operator of its own: group conversations only, as the reference has it.
+
+A user operand (`dm`, `dm-including`, `group-pm-with`, `sender`) is bounded in every form,
+a list or emails separated by commas, before anything is read, and each user is kept
+once however it is spelled (emails folded as the email claim folds them), so what
+resolving it costs follows the distinct users, not the spellings.
+
+`check_narrow` holds the rules about the narrow as a whole that a request's narrow must
+keep (a queue's stored narrow, parsed again on each event, is not checked again).
 """
 from __future__ import annotations
 
@@ -27,7 +36,7 @@ from chalicelib.narrow.types import (
 )
 
 ALIASES = {"stream": "channel", "streams": "channels", "subject": "topic", "pm-with": "dm",
-           "group-pm-with": "dm-including"}
+           "pm_with": "dm", "group_pm_with": "group-pm-with"}
 OPERATORS: frozenset[str] = frozenset(get_args(Operator))
 IS_OPERANDS: frozenset[str] = frozenset(get_args(IsOperand))
 IS_ALIASES = {"private": "dm"}
@@ -36,6 +45,11 @@ CHANNELS_OPERANDS = ("public", "web-public")
 NOT_NEGATABLE = frozenset({"near", "with"})   # positions, not conditions
 TERM_KEYS = frozenset({"operator", "operand", "negated"})
 MAX_TERMS = 50
+# Users one operand names, in any form (the limit of a direct message's recipients).
+MAX_OPERAND_USERS = 1000
+# Terms that hold only channel messages, or only direct messages (when not negated).
+CHANNEL_OPERATORS = frozenset({"channel", "channels", "topic"})
+DIRECT_OPERATORS = frozenset({"dm", "dm-including", "group-pm-with"})
 
 
 def parse_narrow(raw: Any) -> Narrow:
@@ -99,7 +113,7 @@ def _operand(operator: Operator, operand: Any) -> Operand:
         return str(operand)
     if operator == "dm":
         return _users(operator, operand)
-    users = _users(operator, operand)   # sender, dm-including: one user
+    users = _users(operator, operand)   # sender, dm-including, group-pm-with: one user
     if len(users) != 1:
         raise bad_operand(operator, "give one user")
     if users[0] == "me" and operator != "sender":
@@ -130,21 +144,47 @@ def _text(operator: str, value: Any) -> str:
 
 
 def _users(operator: str, operand: Any) -> tuple[UserRef, ...]:
-    """User ids or emails: a list, one id, or emails (or digits) separated by commas."""
+    """User ids or emails: a list, one id, or emails (or digits) separated by commas; at
+    most MAX_OPERAND_USERS of them, each once (emails stripped and lower-cased)."""
     if isinstance(operand, str):
-        items: list[Any] = [part.strip() for part in operand.split(",")]
+        # Split no further than one past the limit: a longer operand is refused as is.
+        items: list[Any] = operand.split(",", MAX_OPERAND_USERS)
     elif isinstance(operand, list):
         items = operand
     else:
         items = [operand]
-    users: list[UserRef] = []
+    if len(items) > MAX_OPERAND_USERS:
+        raise bad_operand(operator, f"name at most {MAX_OPERAND_USERS} users")
+    users: dict[UserRef, None] = {}
     for item in items:
+        if isinstance(item, str):
+            item = item.strip()
         if _is_id(item):
-            users.append(_id(operator, item))
-        elif isinstance(item, str) and item and (item == "me" or "@" in item):
-            users.append(item)
+            users[_id(operator, item)] = None
+        elif isinstance(item, str) and (item == "me" or "@" in item):
+            users[item if item == "me" else item.lower()] = None
         else:
             raise bad_operand(operator, "give user ids or emails")
     if not users:
         raise bad_operand(operator, "give user ids or emails")
-    return tuple(dict.fromkeys(users))
+    return tuple(users)
+
+
+def check_narrow(narrow: Narrow) -> None:
+    """The rules a request's narrow keeps as a whole, as the reference's validation and
+    query builder apply them: a `search` has words, and no narrow asks for channel
+    messages and direct messages at once (`is:dm` negated asks for channel messages)."""
+    for term in narrow.positive("search"):
+        if not str(term.operand).strip():
+            raise bad_operand("search", "the text cannot be blank")
+    channel_only = direct_only = False
+    for term in narrow.terms:
+        is_dm = term.operator == "is" and term.operand == "dm"
+        if term.negated:
+            channel_only = channel_only or is_dm
+        else:
+            channel_only = channel_only or term.operator in CHANNEL_OPERATORS
+            direct_only = direct_only or is_dm or term.operator in DIRECT_OPERATORS
+    if channel_only and direct_only:
+        raise bad_operator("a message is either in a channel or a direct message, "
+                           "never both")

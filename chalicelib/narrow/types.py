@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Operator = Literal["channel", "channels", "topic", "dm", "dm-including", "sender", "id",
-                   "near", "with", "is", "has", "search"]
+Operator = Literal["channel", "channels", "topic", "dm", "dm-including", "group-pm-with",
+                   "sender", "id", "near", "with", "is", "has", "search"]
 IsOperand = Literal["dm", "starred", "mentioned", "alerted", "unread", "resolved",
                     "followed", "muted"]
 HasOperand = Literal["link", "attachment", "image", "reaction"]
@@ -13,7 +13,6 @@ HasOperand = Literal["link", "attachment", "image", "reaction"]
 # A user: an id, an email, or "me" (sender only) until resolved to an id.
 UserRef = int | str
 Operand = int | str | tuple[UserRef, ...]
-
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Serves the Chalice app over HTTP the way API Gateway would, with our 404 envelope."""
+"""Serves the Chalice app over HTTP the way API Gateway would, with our 404 envelope, and
+the web client's files at `/` as CloudFront does on AWS (infra/local/web_static.py)."""
 from __future__ import annotations
 
 import json
@@ -16,6 +17,7 @@ from chalice.local import (
     ThreadedHTTPServer,
 )
 
+from infra.local import object_links, web_static
 from infra.local.environment import REPO_ROOT
 
 _NOT_FOUND = json.dumps({"result": "error", "msg": "Endpoint not found",
@@ -36,10 +38,38 @@ class _RequestHandler(ChaliceRequestHandler):
             return
         super()._send_error_response(error)
 
+    def _generic_handle(self) -> None:
+        if object_links.serves(self.command, self.path):
+            object_links.forward(self)   # a link to a stored file (an export, an upload)
+            return
+        super()._generic_handle()
+
     # Methods API Gateway would not route reach the app, which answers 405 for them
     # (http/method_not_allowed.py) instead of http.server's 501.
     do_TRACE = ChaliceRequestHandler._generic_handle
     do_CONNECT = ChaliceRequestHandler._generic_handle
+
+    def do_GET(self) -> None:
+        # Links to stored files first (under the bucket's name), then the web client's
+        # files (every path the app does not serve), then the app.
+        if not object_links.serves(self.command, self.path) and \
+                web_static.is_client_path(self.path):
+            self._send_client_file()
+        else:
+            self._generic_handle()
+
+    def do_HEAD(self) -> None:
+        self.do_GET()
+
+    def _send_client_file(self) -> None:
+        status, headers, body = web_static.answer(self.path)
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:
         """The app logs each request itself (structured); stay quiet here."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,23 +26,35 @@ DEMO_CHANNELS = {
 }
 
 
+def demo_password(label: str) -> str:
+    """A password a person can type from the printed list (the stack listens on loopback
+    only); random per stack, so no two stacks share one."""
+    return f"{label}-{secrets.token_hex(4)}"
+
+
 def seed_accounts() -> list[dict[str, Any]]:
-    """Creates the demo realm and its people through the actions (no HTTP yet)."""
+    """Creates the demo realm and its people through the actions (no HTTP yet), each
+    with a password, for logging in to the web client."""
     from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.lib.passwords import hash_password
 
     (label, name, role), *others = DEMO_ACCOUNTS
     email = f"{label}@{DEMO_DOMAIN}"
+    password = demo_password(label)
     realm, owner_id, owner_key = do_create_realm(
-        "Demo Org", DEMO_SUBDOMAIN, NewUser(email=email, full_name=name, role=role))
+        "Demo Org", DEMO_SUBDOMAIN, NewUser(email=email, full_name=name, role=role,
+                                            password_hash=hash_password(password)))
     accounts = [{"role": label, "email": email, "api_key": owner_key, "user_id": owner_id,
-                 "realm_id": realm.realm_id}]
+                 "realm_id": realm.realm_id, "password": password}]
     for label, name, role in others:
         email = f"{label}@{DEMO_DOMAIN}"
-        user, key = do_create_user(realm.realm_id, NewUser(email=email, full_name=name,
-                                                           role=role))
+        password = demo_password(label)
+        user, key = do_create_user(realm.realm_id, NewUser(
+            email=email, full_name=name, role=role, password_hash=hash_password(password)))
         accounts.append({"role": label, "email": email, "api_key": key,
-                         "user_id": user.user_id, "realm_id": realm.realm_id})
+                         "user_id": user.user_id, "realm_id": realm.realm_id,
+                         "password": password})
     return accounts
 
 

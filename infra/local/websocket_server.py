@@ -4,7 +4,9 @@
 it accepts connections (calling the app's $connect handler before the handshake
 completes, so a refusal is an HTTP error as on AWS), hands each message to the $default
 handler and each close to $disconnect, and serves `POST/DELETE /@connections/{id}` on a
-second port, the API the app's `events/push.py` calls through boto3 on AWS too.
+second port, the API the app's `events/push.py` calls through boto3 on AWS too. A
+`Sec-WebSocket-Protocol` header in the $connect handler's answer selects the subprotocol,
+as API Gateway's Lambda proxy integration does.
 """
 from __future__ import annotations
 
@@ -55,7 +57,8 @@ class LocalWebsocketGateway:
 
     def start(self) -> None:
         self.server = serve(self._session, self.host, self.port,
-                            process_request=self._connect, compression=None)
+                            process_request=self._connect,
+                            select_subprotocol=self._subprotocol, compression=None)
         threading.Thread(target=self.server.serve_forever, name="websocket-server",
                          daemon=True).start()
         self.management = ThreadingHTTPServer((self.host, self.management_port),
@@ -97,9 +100,16 @@ class LocalWebsocketGateway:
         if status != 200:
             return socket.respond(HTTPStatus(status), str(answer.get("body") or ""))
         socket.connection_id = connection_id  # type: ignore[attr-defined]
+        socket.subprotocol_answer = (  # type: ignore[attr-defined]
+            (answer or {}).get("headers") or {}).get("Sec-WebSocket-Protocol")
         with self.lock:
             self.clients[connection_id] = _Client(socket)
         return None
+
+    @staticmethod
+    def _subprotocol(socket: ServerConnection, offered: Any) -> str | None:
+        chosen: str | None = getattr(socket, "subprotocol_answer", None)
+        return chosen if chosen in offered else None
 
     def _session(self, socket: ServerConnection) -> None:
         connection_id: str = socket.connection_id  # type: ignore[attr-defined]

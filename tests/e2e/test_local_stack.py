@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -137,3 +138,20 @@ def test_database_and_workers_run_beside_the_stack_and_end_with_it(tmp_path):
                             auth=(owner["email"], owner["api_key"])).ok
     finally:
         again.stop()
+
+
+def test_make_run_prints_passwords_that_log_in(local_stack):
+    # GIVEN what `make run` printed when it seeded the demo organization
+    printed = (local_stack.state_dir.parent / f"stack-{local_stack.port}.log").read_text()
+    assert f"http://demo.localhost:{local_stack.port}/" in printed   # the web client's address
+    for account in local_stack.accounts().values():
+        # THEN each account's line carries its password
+        assert re.search(rf"{re.escape(account['email'])}\s+password "
+                         rf"{re.escape(account['password'])}\s", printed), account["email"]
+        # AND the password logs in at the organization's address, as the web client does
+        response = requests.post(f"{local_stack.url}/api/v1/fetch_api_key", timeout=10,
+                                 headers={"Host": f"demo.localhost:{local_stack.port}"},
+                                 data={"username": account["email"],
+                                       "password": account["password"]})
+        assert response.status_code == 200, response.text
+        assert response.json()["email"] == account["email"]

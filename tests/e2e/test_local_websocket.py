@@ -128,3 +128,35 @@ def test_push_channel_refuses_bad_credentials_and_foreign_queues(local_stack):
         _open(url, owner, queue_id, -1)
     assert foreign.value.response.status_code == 400
     assert json.loads(foreign.value.response.body)["code"] == "BAD_EVENT_QUEUE_ID"
+
+
+def test_a_browser_style_client_authenticates_with_a_subprotocol(local_stack):
+    # GIVEN a queue, and a client that (like a browser) sends no Authorization header
+    member, owner = local_stack.accounts()["member"], local_stack.accounts()["owner"]
+    registered = requests.post(f"{local_stack.url}/api/v1/register", timeout=10,
+                               auth=(member["email"], member["api_key"]),
+                               data={"event_types": '["message"]', "client_capabilities":
+                                     '{"teamchat_websocket": true}'}).json()
+    credentials = base64.urlsafe_b64encode(
+        f"{member['email']}:{member['api_key']}".encode()).decode().rstrip("=")
+    url = (f"{registered['event_queue_websocket_url']}?queue_id={registered['queue_id']}"
+           f"&last_event_id=-1")
+    # WHEN it offers its credentials as a subprotocol
+    with connect(url, subprotocols=["teamchat.v1", f"teamchat.basic.{credentials}"],
+                 open_timeout=10) as socket:
+        # THEN the handshake selects teamchat.v1 and events flow as with the header
+        assert socket.subprotocol == "teamchat.v1"
+        client = PushClient(socket, -1)
+        sent = _send_dm(local_stack, owner, member, "subprotocol hello")
+        seen = client.until(lambda applied: _messages(applied, "subprotocol"))
+    assert _messages(seen, "subprotocol") == ["subprotocol hello"]
+    # (read, so the shared stack's later tests find no unread message of this test's)
+    requests.post(f"{local_stack.url}/api/v1/messages/flags", timeout=10,
+                  auth=(member["email"], member["api_key"]),
+                  data={"messages": f"[{sent}]", "op": "add", "flag": "read"}).raise_for_status()
+    # AND wrong credentials in the subprotocol are refused before the handshake completes
+    wrong = base64.urlsafe_b64encode(f"{member['email']}:{'x' * 32}".encode()).decode()
+    with pytest.raises(InvalidStatus) as refused:
+        connect(url, subprotocols=["teamchat.v1", f"teamchat.basic.{wrong.rstrip('=')}"],
+                open_timeout=10)
+    assert refused.value.response.status_code == 401

@@ -17,10 +17,26 @@ def post(stack, account: dict, path: str, **data: str) -> dict:
     return answer.json()
 
 
+# zulip-term 0.7.0's presence thread may redraw before its main loop has made the pipe
+# it redraws through, when the server answers the first presence request at once: the
+# thread dies with this assertion (core.py, update_screen). A race in the client, not an
+# answer of the server's: such a start is tried again.
+CLIENT_STARTUP_RACE = 'assert hasattr(self, "_update_pipe")'
+
+
 def start_terminal(stack, account: dict, tmp_path, expected: str) -> str:
     """The screen once `expected` shows, after the client ran a few seconds more (a crash
     in the message view comes right after the first draw)."""
+    for attempt in range(3):
+        screen, output = _run_terminal(stack, account, tmp_path / str(attempt), expected)
+        if CLIENT_STARTUP_RACE not in output:
+            return screen
+    raise AssertionError(f"zulip-term lost its startup race three times:\n{output[-3000:]}")
+
+
+def _run_terminal(stack, account: dict, tmp_path, expected: str) -> tuple[str, str]:
     assert TERM_CLIENT.exists(), "zulip-term is missing: `make term-client` installs it"
+    tmp_path.mkdir()
     with renaming_proxy(stack.url) as site:
         terminal = Terminal(write_zuliprc(tmp_path, account, site))
         try:
@@ -31,12 +47,14 @@ def start_terminal(stack, account: dict, tmp_path, expected: str) -> str:
         finally:
             terminal.close()
     output = terminal.output.decode(errors="replace")
+    if CLIENT_STARTUP_RACE in output:
+        return screen, output
     crash_log = tmp_path / "zulip-terminal-tracebacks.log"
     assert not crash_log.exists(), crash_log.read_text()[-3000:]
     assert "crashed" not in output and "Traceback" not in output, output[-3000:]
     assert alive, screen
     assert shown, screen
-    return screen
+    return screen, output
 
 
 def test_starts_for_a_user_who_has_read_everything(local_stack, tmp_path):
@@ -57,8 +75,10 @@ def test_starts_for_a_user_who_has_read_everything(local_stack, tmp_path):
 
 
 def test_starts_for_a_user_with_unread_messages(local_stack, tmp_path):
-    # GIVEN messages the member has not read
+    # GIVEN messages the member has not read (and only those: other tests of this stack
+    # post where the member reads too, which would move the first unread message)
     accounts = local_stack.accounts()
+    post(local_stack, accounts["member"], "/mark_all_as_read")
     for n in range(3):
         post(local_stack, accounts["owner"], "/messages", type="stream", to="general",
              topic="terminal unread", content=f"not yet read, line {n}")

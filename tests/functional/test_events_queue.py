@@ -46,7 +46,7 @@ def test_register_returns_limits_and_initial_state(realm):
                   "event_queue_longpoll_timeout_seconds", "service_feature_level",
                   "service_version", "realm_users", "user_settings", "alert_words",
                   "max_message_id", "subscriptions", "realm_allow_message_editing",
-                  "realm_empty_topic_display_name", "realm_topics_policy",
+                  "realm_empty_topic_display_name", "realm_mandatory_topics",
                   "realm_can_access_all_users_group", "realm_name"):
         assert field in body, field
     assert body["last_event_id"] == -1

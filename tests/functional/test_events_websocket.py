@@ -134,6 +134,57 @@ def test_connect_refuses_bad_credentials_queues_and_ids(realm, register_queue, s
     assert list(WsConnection.scan(WsConnection.queue_id == queue_id)) == []
 
 
+def _protocols(*offered: str) -> dict[str, str]:
+    return {"Sec-WebSocket-Protocol": ", ".join(offered)}
+
+
+def _carried(email: str, api_key: str) -> str:
+    token = base64.urlsafe_b64encode(f"{email}:{api_key}".encode()).decode().rstrip("=")
+    return f"teamchat.basic.{token}"
+
+
+def test_a_browser_authenticates_with_a_subprotocol(realm, register_queue, drain_events,
+                                                    sockets):
+    # GIVEN a browser's queue; a browser cannot set an Authorization header on a socket
+    member = realm.member
+    queue_id = register_queue(member, event_types=["message"])["queue_id"]
+    # WHEN it offers the credentials as a subprotocol beside teamchat.v1
+    connection_id, answer = connect(member, queue_id, headers=_protocols(
+        "teamchat.v1", _carried(member.email, member.api_key)))
+    # THEN it is connected, with teamchat.v1 selected: the key is never echoed back
+    assert answer == {"statusCode": 200, "headers": {"Sec-WebSocket-Protocol": "teamchat.v1"}}
+    dm(realm.owner, member, "to the browser")
+    drain_events()
+    message(connection_id, {"op": "get_events", "last_event_id": -1})
+    # (pushed and then fetched: the same event, by id, as a client applies it once)
+    by_id = {e["id"]: e for e in sockets.events(connection_id)}
+    assert contents(list(by_id.values())) == ["to the browser"]
+    # AND a client with the header that offers teamchat.v1 gets it selected too
+    _, with_header = connect(member, queue_id, headers={
+        "Authorization": "Basic " + base64.b64encode(
+            f"{member.email}:{member.api_key}".encode()).decode(), **_protocols("teamchat.v1")})
+    assert with_header["headers"] == {"Sec-WebSocket-Protocol": "teamchat.v1"}
+
+
+def test_subprotocol_credentials_are_checked_as_the_header_is(realm, register_queue, sockets):
+    member = realm.member
+    queue_id = register_queue(member)["queue_id"]
+    wrong = connect(member, queue_id, headers=_protocols(
+        "teamchat.v1", _carried(member.email, "x" * 32)))[1]
+    assert wrong["statusCode"] == 401
+    malformed = connect(member, queue_id, headers=_protocols("teamchat.v1",
+                                                             "teamchat.basic.bm9jb2xvbg"))[1]
+    assert malformed["statusCode"] == 401
+    # Credentials without the protocol they belong to: refused, never half-accepted
+    alone = connect(member, queue_id, headers=_protocols(
+        _carried(member.email, member.api_key)))[1]
+    assert alone["statusCode"] == 400
+    foreign = connect(realm.owner, queue_id, headers=_protocols(
+        "teamchat.v1", _carried(realm.owner.email, realm.owner.api_key)))[1]
+    assert json.loads(foreign["body"])["code"] == "BAD_EVENT_QUEUE_ID"
+    assert list(WsConnection.scan(WsConnection.queue_id == queue_id)) == []
+
+
 def test_bad_messages_get_an_error_and_unknown_connections_are_closed(realm, register_queue,
                                                                       sockets):
     queue_id = register_queue(realm.member)["queue_id"]

@@ -263,7 +263,10 @@ def test_faults_leave_no_half_written_state(realm, drain_events, faults,
         if outcome.response.status == 400:   # only what this workload can get wrong
             assert body["code"] in ("INVITATION_FAILED",), (outcome.kind, body)
     assert statuses[200] and statuses[503], statuses
-    assert len(faults.injected) >= 6, faults.injected   # most kinds of fault happened
+    # every kind of fault of the services called hundreds of times happened (S3 and SES
+    # are called a few times a run: whether one of theirs is hit is up to the draw)
+    assert {f"dynamodb:{code}" for code, _ in DYNAMODB_FAULTS} | {"sqs:RequestThrottled"} \
+        <= set(faults.injected), faults.injected
 
     # ...what was acknowledged is stored once, what failed is not stored
     channel_messages = all_messages(realm.owner, [{"operator": "channel", "operand": "talk"}])

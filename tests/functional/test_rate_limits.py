@@ -160,16 +160,38 @@ def test_failed_logins_are_throttled_per_source_address(realm, limits, anonymous
     assert fetch_key(anonymous, realm, names[4].email, "a good password").ok
 
 
-def test_invitations_are_limited_per_user(realm, limits):
-    limits("invites_by_user=2/3600")
-    assert [realm.owner.post("/invites/multiuse", {}).status for _ in range(3)] == \
-        [200, 200, 429]
-    refused = realm.owner.post("/invites/multiuse", {})
-    assert refused.json["code"] == "RATE_LIMIT_HIT"
-    assert refused.headers["X-RateLimit-Limit"] == "2"
-    # Reading invitations is not an invitation; another administrator may still invite
-    assert realm.owner.get("/invites").ok
-    assert realm.admin.post("/invites/multiuse", {}).ok
+def test_an_administrator_invites_a_team_one_person_at_a_time(realm, limits, monkeypatch,
+                                                               capsys):
+    # GIVEN the limits a deployment has by default (no test overrides)
+    monkeypatch.setenv("RATE_LIMITS", "")
+    monkeypatch.delenv("INVITES_DAILY_LIMIT", raising=False)
+    people = [f"person{n}@{realm.subdomain}.example.com" for n in range(101)]
+    # WHEN an administrator invites 100 people one by one, a request every 30 seconds
+    for person in people[:100]:
+        response = realm.admin.post("/invites", {"invitee_emails": person, "stream_ids": []})
+        assert response.ok, (person, response.json)
+        limits.advance(30)
+    # THEN each was invited
+    assert len(realm.admin.get("/invites").json["invites"]) == 100
+    assert all(len(sent_emails(person)) == 1 for person in people[:100])
+    # AND the 101st person of the day is over the organization's daily limit, counted in
+    # invitees: refused as the reference refuses it, nothing sent
+    over = realm.owner.post("/invites", {"invitee_emails": people[100], "stream_ids": []})
+    assert (over.status, over.json["code"], over.json["daily_limit_reached"],
+            over.json["sent_invitations"]) == (400, "INVITATION_FAILED", True, False)
+    assert sent_emails(people[100]) == []
+    # AND an operator may give one organization a larger daily limit
+    assert admin(["set-max-invites", "--realm", realm.subdomain, "--max", "150"]) == 0
+    assert json.loads(capsys.readouterr().out)["max_invites"] == 150
+    assert realm.owner.post("/invites", {"invitee_emails": people[100],
+                                         "stream_ids": []}).ok
+    assert admin(["set-max-invites", "--realm", realm.subdomain, "--max", "-1"]) == 2
+
+
+def test_an_old_invitation_rule_in_a_limits_value_is_ignored(realm, limits):
+    # A deployment or organization still naming the retired per-user invitation rule
+    limits("invites_by_user=1/3600")
+    assert [realm.owner.post("/invites/multiuse", {}).status for _ in range(3)] == [200] * 3
 
 
 def test_emails_to_one_address_are_limited(realm, limits):

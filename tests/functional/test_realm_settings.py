@@ -43,7 +43,8 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
     changes = {
         "allow_message_editing": False, "message_content_edit_limit_seconds": None,
         "move_messages_within_stream_limit_seconds": 3600,
-        "topics_policy": "disable_empty_topic",
+        # topics_policy came at level 392: below it, told as mandatory_topics
+        "mandatory_topics": True,
         "message_content_delete_limit_seconds": 60,
         "message_edit_history_visibility_policy": "moves",
         "can_delete_own_message_group": MEMBERS,
@@ -61,7 +62,7 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
     assert state["realm_allow_message_editing"] is False
     assert state["realm_message_content_edit_limit_seconds"] is None
     assert state["realm_move_messages_within_stream_limit_seconds"] == 3600
-    assert state["realm_topics_policy"] == "disable_empty_topic"
+    assert state["realm_mandatory_topics"] is True and "realm_topics_policy" not in state
     assert state["realm_empty_topic_display_name"] == "misc"
     assert state["realm_can_move_messages_between_topics_group"] == MODERATORS
 
@@ -130,7 +131,7 @@ def test_registration_carries_every_setting_default_and_changed(realm, register_
         "realm_move_messages_within_stream_limit_seconds": 604800,
         "realm_move_messages_between_streams_limit_seconds": 604800,
         "realm_empty_topic_display_name": "general chat",
-        "realm_topics_policy": "allow_empty_topic",
+        "realm_mandatory_topics": False,
         "realm_can_resolve_topics_group": EVERYONE,
         "realm_can_move_messages_between_channels_group": MEMBERS,
         "realm_can_move_messages_between_topics_group": EVERYONE,
@@ -167,7 +168,7 @@ def test_registration_carries_every_setting_default_and_changed(realm, register_
         "realm_move_messages_within_stream_limit_seconds": None,
         "realm_move_messages_between_streams_limit_seconds": 60,
         "realm_empty_topic_display_name": "(misc)",
-        "realm_topics_policy": "disable_empty_topic",
+        "realm_mandatory_topics": True,
         "realm_can_resolve_topics_group": MODERATORS,
         "realm_can_move_messages_between_channels_group": anonymous,
         "realm_can_move_messages_between_topics_group": ADMINS,
@@ -185,7 +186,7 @@ SETTINGS_STATE = (
     "realm_allow_message_editing", "realm_message_content_edit_limit_seconds",
     "realm_move_messages_within_stream_limit_seconds",
     "realm_move_messages_between_streams_limit_seconds", "realm_empty_topic_display_name",
-    "realm_topics_policy", "realm_can_resolve_topics_group",
+    "realm_mandatory_topics", "realm_can_resolve_topics_group",
     "realm_can_move_messages_between_channels_group",
     "realm_can_move_messages_between_topics_group", "realm_can_access_all_users_group",
     "realm_can_mention_many_users_group", "realm_message_content_delete_limit_seconds",

@@ -204,7 +204,8 @@ def test_folder(realm, register_queue, fetch_events, drain_events):
     assert stream(realm.admin, stream_id)["folder_id"] is None
 
 
-def test_topics_policy(realm, register_queue, fetch_events, drain_events):
+def test_topics_policy(realm, register_queue, fetch_events, drain_events, advertise):
+    advertise(392)   # where channels have a topics_policy
     stream_id = channel(realm.admin, "general", [realm.admin])
     drain_events()
     queue_id = register_queue(realm.admin, event_types=["stream"])["queue_id"]
@@ -219,7 +220,8 @@ def test_topics_policy(realm, register_queue, fetch_events, drain_events):
         ("topics_policy", "inherit")]
 
 
-def test_empty_topic_only_needs_every_message_in_the_empty_topic(realm):
+def test_empty_topic_only_needs_every_message_in_the_empty_topic(realm, advertise):
+    advertise(404)
     stream_id = channel(realm.admin, "general", [realm.admin])
     # A channel without messages, or with empty-topic messages only, may switch
     assert patch(realm.admin, stream_id, topics_policy="empty_topic_only").ok
@@ -240,7 +242,9 @@ def test_empty_topic_only_needs_every_message_in_the_empty_topic(realm):
     "can_add_subscribers_group", "can_remove_subscribers_group",
     "can_administer_channel_group", "can_delete_any_message_group",
     "can_delete_own_message_group", "can_move_messages_out_of_channel_group"])
-def test_group_settings(realm, setting, register_queue, fetch_events, drain_events):
+def test_group_settings(realm, setting, register_queue, fetch_events, drain_events,
+                        advertise):
+    advertise(407)   # the level that defines the last of these on channels
     stream_id = channel(realm.admin, "general", [realm.admin])
     old = stream(realm.admin, stream_id)[setting]
     drain_events()
@@ -271,7 +275,7 @@ def test_group_settings(realm, setting, register_queue, fetch_events, drain_even
         {**base, "property": setting, "value": value} for value in (MEMBERS, anonymous, ADMINS)]
 
 
-def test_a_stale_old_value_loses_to_a_concurrent_change(realm, monkeypatch):
+def test_a_stale_old_value_loses_to_a_concurrent_change(realm, monkeypatch, advertise):
     from chalicelib.actions.channels import admin as stream_admin
     stream_id = channel(realm.admin, "general", [realm.admin])
     # GIVEN a request that read the channel before another administrator's change
@@ -290,6 +294,7 @@ def test_a_stale_old_value_loses_to_a_concurrent_change(realm, monkeypatch):
     monkeypatch.setattr(stream_admin, "get_stream", lambda realm_id, sid: stale)
     assert patch(realm.admin, stream_id, can_remove_subscribers_group=ADMINS).ok
     monkeypatch.undo()
+    advertise(407)   # again: undo() took it back too
     data = stream(realm.admin, stream_id)
     assert (data["can_remove_subscribers_group"], data["can_delete_own_message_group"]) == (
         ADMINS, MEMBERS)

@@ -76,3 +76,58 @@ def test_extension_names_are_the_ones_served():
     assert REALM_SETTINGS_CAPABILITY in EXTENSIONS["empty_topic_display_name"]
     text = DOCUMENT.read_text(encoding="utf-8")
     assert all(f"`{name}`" in text for name in EXTENSIONS)
+
+
+def test_what_a_change_sends_names_a_known_shape_and_an_optional_key():
+    from typing import NotRequired, get_origin, get_type_hints
+
+    from chalicelib.actions.channels.reads.channels import StreamDict
+    from chalicelib.actions.realm.settings import RealmSettingChanges
+
+    declared = {"channel": get_type_hints(StreamDict, include_extras=True),
+                "realm_setting": get_type_hints(RealmSettingChanges, include_extras=True)}
+    for change in CHANGES:
+        for name in change.sends:
+            shape, key = name.split(".", 1)
+            assert shape in feature_levels.SHAPES, name
+            # A key that may be held back must say, in its type, that it may be absent
+            # (RealmSettingChanges is total=False: every key is).
+            hint = declared.get(shape, {}).get(key)
+            if change.level > advertised_level() and shape == "channel" and hint:
+                assert get_origin(hint) is NotRequired, f"{name}: declare it NotRequired"
+
+
+def test_withheld_keys_are_those_of_changes_above_the_level(monkeypatch):
+    level = advertised_level()
+    above = {name for c in CHANGES if c.level > level for name in c.sends}
+    assert {f"{shape}.{key}" for shape in feature_levels.SHAPES
+            for key in feature_levels.withheld(shape)} == above
+    assert "channel.subscriber_count" in above
+    assert feature_levels.at_advertised_level("channel", {"subscriber_count": 1, "name": "a"}
+                                              ) == {"name": "a"}
+    # A table that honours everything lets everything out (computed again for it)
+    monkeypatch.setattr(feature_levels, "CHANGES", tuple(
+        Change(c.level, c.change, c.where, c.test, HONOURED, c.sends) for c in CHANGES))
+    assert not any(feature_levels.withheld(shape) for shape in feature_levels.SHAPES)
+    assert feature_levels.level_reached(400)
+
+
+def test_the_strict_checker_refuses_a_later_field_above_the_level(advertise):
+    from tests.reference_contract import strict_problems
+
+    level = advertised_level()
+    schema = {"type": "object", "properties": {"name": {"type": "string"}},
+              "additionalProperties": False}
+    counted = {"name": "a", "subscriber_count": 2}
+    # A key the document lists with a placeholder level is held to the table too
+    listed = {"type": "object", "properties": {"topics_policy": {
+        "type": "string",
+        "description": "**Changes**: New in Zulip 10.0 (feature level ZF-d9265f)."}}}
+    assert strict_problems(counted, schema, "x") == [
+        f"x.subscriber_count: added at level 394, above the advertised {level}"]
+    assert strict_problems({"topics_policy": "inherit"}, listed, "x") == [
+        f"x.topics_policy: added at level 392, above the advertised {level}"]
+    assert strict_problems({"name": "a", "folder_id": None}, schema, "x") == []
+    advertise(394)
+    assert strict_problems(counted, schema, "x") == []
+    assert strict_problems({"topics_policy": "inherit"}, listed, "x") == []

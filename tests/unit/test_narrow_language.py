@@ -31,12 +31,15 @@ def test_aliases_and_legacy_pairs_parse_to_the_same_terms():
                            {"operator": "dm-including", "operand": 7, "negated": True},
                            {"operator": "is", "operand": "dm"}])
     legacy = parse_narrow([["stream", "Talk"], ["subject", "plans"],
-                           {"operator": "group-pm-with", "operand": "7", "negated": True},
+                           {"operator": "dm-including", "operand": "7", "negated": True},
                            ["is", "private"]])
     assert modern == legacy == Narrow((Term("channel", "Talk"), Term("topic", "plans"),
                                        Term("dm-including", 7, True), Term("is", "dm")))
-    assert parse_narrow([["pm-with", "a@x.org, b@x.org"]]).terms == (
+    assert parse_narrow([["pm-with", "a@x.org, b@x.org"]]).terms == parse_narrow(
+        [["pm_with", "A@x.org,b@X.org ,a@x.org"]]).terms == (
         Term("dm", ("a@x.org", "b@x.org")),)
+    # group-pm-with is an operator of its own (group conversations only)
+    assert parse_narrow([["group_pm_with", "7"]]).terms == (Term("group-pm-with", 7),)
     assert parse_narrow([["channel", "12"]]).terms == (Term("channel", 12),)
 
 

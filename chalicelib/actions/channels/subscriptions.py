@@ -191,7 +191,8 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
                     stream_key=stream_key(realm_id, stream.stream_id), realm_id=realm_id,
                     user_id=user.user_id, date_subscribed=now_seconds(),
                     first_visible_message_id=first_visible,
-                    color=COLORS[stream.stream_id % len(COLORS)])
+                    color=COLORS[stream.stream_id % len(COLORS)],
+                    received_ranges=_earlier(current.get(user.user_id)))
                 tx.save(subscription)
                 added: SubscriptionAddEvent = {"type": "subscription", "op": "add",
                                                "subscriptions": [
@@ -203,6 +204,11 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
                                                   "user_ids": [u.user_id for u in chunk]}
             add_event(tx, realm_id, peer_add, peers)
     return {u.user_id for u in new_users}
+
+
+def _earlier(previous: Subscription | None) -> list[int] | None:
+    """What a user received in earlier subscriptions to the channel (kept on rejoining)."""
+    return previous.received_ranges if previous is not None else None
 
 
 def get_subscriptions(caller: Principal, include_subscribers: IncludeSubscribers

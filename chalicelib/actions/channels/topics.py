@@ -64,7 +64,8 @@ class TopicDict(TypedDict):
 
 
 def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: int) -> None:
-    """Raises the topic's latest message id to message_id (never lowers it)."""
+    """Raises the topic's latest message id to message_id (never lowers it), and the
+    channel's."""
     try:
         Topic(stream_key(realm_id, stream_id), topic_item_key(topic)).update(
             actions=[Topic.name.set(topic), Topic.max_id.set(message_id)],
@@ -72,6 +73,19 @@ def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: in
     except UpdateError as error:
         if not is_write_condition_failure(error):
             raise   # else a later message is already recorded
+    note_channel_message(realm_id, stream_id, message_id)
+
+
+def note_channel_message(realm_id: int, stream_id: int, message_id: int) -> None:
+    """Raises the channel's last_message_id to message_id (never lowers it)."""
+    try:
+        Stream(realm_id, stream_id).update(
+            actions=[Stream.last_message_id.set(message_id)],
+            condition=Stream.realm_id.exists() & (Stream.last_message_id.does_not_exist()
+                                                  | (Stream.last_message_id < message_id)))
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise   # else a later message is recorded (or the channel is gone)
 
 
 def refresh_topic(realm_id: int, stream_id: int, topic: str, gone: set[int]) -> None:

@@ -21,6 +21,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream, Subscription, user_key
+from chalicelib.models.counters import Counter
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
@@ -97,9 +98,14 @@ def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> s
             [(user_key(realm_id, u.user_id), stream.stream_id) for u in pending],
             consistent_read=True) if s.active}
         active = [u for u in pending if u.user_id in current]
+        # What was sent until now was received: read before the removal, so a message
+        # sent meanwhile is never counted as received when it was not.
+        counter = Counter.get_or_none(f"realm:{realm_id}") if active else None
+        last_sent = int(counter.message or 0) if counter is not None else 0
         for start in range(0, len(active), USERS_PER_TRANSACTION):
             chunk = active[start:start + USERS_PER_TRANSACTION]
-            _remove_chunk(realm_id, stream, chunk)
+            _remove_chunk(realm_id, stream, chunk, {
+                u.user_id: current[u.user_id].ranges_after_leaving(last_sent) for u in chunk})
             removed.update(u.user_id for u in chunk)
         return removed
 
@@ -107,12 +113,14 @@ def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> s
                             attempts=MAX_ATTEMPTS)
 
 
-def _remove_chunk(realm_id: int, stream: Stream, users: list[User]) -> None:
+def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
+                  received: dict[int, list[int]]) -> None:
     with transaction() as tx:
         tx.update(stream, actions=[Stream.subscriber_count.add(-len(users))])
         for user in users:
             tx.update(Subscription(user_key(realm_id, user.user_id), stream.stream_id),
-                      actions=[Subscription.active.set(False)],
+                      actions=[Subscription.active.set(False),
+                               Subscription.received_ranges.set(received[user.user_id])],
                       condition=Subscription.active == True)
             event: SubscriptionRemoveEvent = {
                 "type": "subscription", "op": "remove",

@@ -6,6 +6,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from pynamodb.attributes import MapAttribute
 
+from chalicelib.core.feature_levels import withheld
 from chalicelib.models.channels import Stream
 
 # Changed together, these must all still hold what was read (a default channel is never
@@ -67,6 +68,8 @@ class StreamUpdate:
         self.unarchived = True
 
     def _event(self, prop: str, value: Any, **extra: Any) -> None:
+        if prop in withheld("stream_property"):
+            return   # a property the advertised level does not know yet: no event
         event: StreamUpdateEvent = {"type": "stream", "op": "update",
                                     "stream_id": self.stream.stream_id, "name": self.name,
                                     "property": prop, "value": value}

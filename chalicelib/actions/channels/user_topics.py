@@ -122,13 +122,13 @@ def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | 
     if policy != INHERIT:
         if stream_id is not None:
             return access_stream_by_id(caller, stream_id)[0]
-        assert stream_name is not None
+        assert stream_name is not None  # nosec B101 # type narrowing (set above)
         try:
             return access_stream_by_name(caller, stream_name)[0]
         except ApiError:
             raise invalid_channel_name(stream_name) from None
     if stream_id is None:
-        assert stream_name is not None
+        assert stream_name is not None  # nosec B101 # type narrowing (set above)
         stream_id = stream_id_by_name(caller.realm_id, stream_name)
         if stream_id is None:
             raise invalid_channel_name(stream_name)

@@ -141,7 +141,7 @@ def do_resend_invite(caller: Principal, invite_id: int) -> EmptyResult:
     old_hash = invitation.key_hash
     try:
         with transaction() as tx:
-            add_daily_count(tx, caller.realm_id, 1)
+            add_daily_count(tx, realm, 1)
             tx.update(invitation, actions=[Invitation.key_hash.set(new_hash)],
                       condition=(Invitation.status == "active")
                       & (Invitation.key_hash == old_hash))

@@ -249,12 +249,19 @@ def add_invites_changed(tx: TransactWrite, realm_id: int, inviter_id: int,
         add_event(tx, realm_id, event, to_users([inviter_id]))
 
 
-def add_daily_count(tx: TransactWrite, realm_id: int, count: int) -> None:
-    """Counts emails against the organization's daily limit; fails the transaction if over."""
-    limit = config.invites_daily_limit()
+def daily_invite_limit(realm: Realm) -> int:
+    """How many people the organization may invite by email a UTC day (the reference's
+    max_invites: the deployment's default unless an operator set the organization's)."""
+    return config.invites_daily_limit() if realm.max_invites is None else realm.max_invites
+
+
+def add_daily_count(tx: TransactWrite, realm: Realm, count: int) -> None:
+    """Counts invitees against the organization's daily limit; fails the transaction if
+    over. This is what bounds invitation email, not how often anyone asks."""
+    limit = daily_invite_limit(realm)
     if count > limit:
         raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
-    count_today(tx, f"invites:{realm_id}", count, limit)
+    count_today(tx, f"invites:{realm.realm_id}", count, limit)
 
 
 def count_today(tx: TransactWrite, scope: str, count: int, limit: int) -> None:
@@ -319,7 +326,7 @@ def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> 
     realm, inviter = load_realm_and_user(caller.realm_id, caller.user_id)
     check_can_invite(caller, realm, "can_invite_users_group")
     emails = parse_invitee_emails(invitee_emails)
-    if len(emails) > config.invites_daily_limit():
+    if len(emails) > daily_invite_limit(realm):
         # Refused before the addresses are looked up, so a request's reads stay bounded.
         raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
     checked = check_invite_terms(caller, realm, **terms)
@@ -352,7 +359,7 @@ def _create_and_send(caller: Principal, realm: Realm, inviter: User, terms: Invi
         try:
             with transaction() as tx:
                 if start == 0:
-                    add_daily_count(tx, caller.realm_id, len(created))
+                    add_daily_count(tx, realm, len(created))
                 for invitation, key_record, _ in created[start:start + INVITES_PER_TRANSACTION]:
                     save_new(tx, invitation, key_record)
                 add_invites_changed(tx, caller.realm_id, caller.user_id, caller.is_admin)

@@ -180,7 +180,7 @@ class _EditWriter:
         return self._topic_links
 
     def _plan_attachments(self, target: Message) -> None:
-        assert self.rendered is not None
+        assert self.rendered is not None  # nosec B101 # type narrowing (set above)
         self.attachments = plan_attachment_changes(
             self.realm.realm_id, self.caller.user_id, target.message_id, target.content,
             self.rendered.content)
@@ -252,7 +252,7 @@ class _EditWriter:
         audience, losing = self.audience.for_batch(ids, content_changed=content)
         event = self._event(batch)
         if content:
-            assert self.rendered is not None
+            assert self.rendered is not None  # nosec B101 # type narrowing (set above)
             probe = Message(self.target.realm_id, self.target.message_id,
                             type=self.target.type)
             self.rendered.apply_to(probe)
@@ -402,7 +402,7 @@ class _EditWriter:
         return {**event, "_empty_topic_display_name": empty_topic_display_name(self.realm)}
 
     def _move_record(self) -> MessageMove:
-        assert self.plan is not None
+        assert self.plan is not None  # nosec B101 # type narrowing (set above)
         return MessageMove(self.realm.realm_id, self.target.message_id,
                            user_id=self.caller.user_id, edit_timestamp=self.edit_timestamp,
                            plan=self.plan.record(), status="moving",

@@ -77,7 +77,7 @@ def _still_to_move(caller: Principal, target: Message, plan: MovePlan) -> list[M
     key = topic_key(caller.realm_id, old_stream.stream_id, plan.old_topic)
     condition = (Message.message_id >= target.message_id
                  if plan.propagate_mode == "change_later" else None)
-    assert plan.edit_timestamp is not None
+    assert plan.edit_timestamp is not None  # nosec B101 # type narrowing (set above)
     found = []
     for message in Message.by_topic.query(key, range_key_condition=condition,
                                           attributes_to_get=MOVE_ATTRIBUTES):

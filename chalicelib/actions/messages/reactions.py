@@ -124,7 +124,7 @@ def check_remove_reaction(caller: Principal, message_id: int, emoji_name: str | 
                        "emoji_name, emoji_code")
     accessed = access_message(caller, message_id, modifying=True)
     if emoji_code is None:
-        assert emoji_name is not None
+        assert emoji_name is not None  # nosec B101 # type narrowing (set above)
         found = emoji_data(caller.realm_id, emoji_name)
         emoji_code = found.emoji_code
         reaction_type = reaction_type or found.reaction_type

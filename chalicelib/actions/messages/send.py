@@ -178,7 +178,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         triggers = triggered_bots(sender, content=rendered.content,
                                   mentioned=rendered.resolved.users.values())
     else:
-        assert direct is not None
+        assert direct is not None  # nosec B101 # type narrowing (set above)
         recipients = direct_recipient_users(caller, direct)
         participants = {u.user_id for u in recipients} | {caller.user_id}
         triggers = triggered_bots(sender, participants=recipients)

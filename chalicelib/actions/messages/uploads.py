@@ -106,10 +106,8 @@ def download_url(caller: Principal, path_id: str) -> str:
     if attachment is None or not _may_read(caller, attachment):
         raise ResourceNotFoundError("File not found")
     name = path_id.rsplit("/", 1)[-1]
-    return aws_clients.s3().generate_presigned_url(
-        "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
-        Params={"Bucket": config.upload_bucket(), "Key": path_id,
-                "ResponseContentDisposition": f'inline; filename="{name}"'})
+    return aws_clients.presigned_get_url(
+        path_id, DOWNLOAD_URL_SECONDS, ResponseContentDisposition=f'inline; filename="{name}"')
 
 
 def _may_read(caller: Principal, attachment: Attachment) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 from chalicelib.actions.messages.reads.access import Access
+from chalicelib.actions.messages.reads.date_anchor import check_anchor_date, date_anchor
 from chalicelib.actions.messages.reads.range import (
     check_counts,
     fetch_range,
@@ -113,10 +114,14 @@ def _apply_to_messages(caller: Principal, messages: list[Message], op: Op, flag:
 def do_update_message_flags_for_narrow(caller: Principal, *, anchor: str | int,
                                        include_anchor: bool, num_before: int,
                                        num_after: int, narrow_terms: list[object], op: Op,
-                                       flag: str) -> UpdateMessageFlagsForNarrowResult:
+                                       flag: str, anchor_date: str | None = None
+                                       ) -> UpdateMessageFlagsForNarrowResult:
     check_flag(flag)
     check_counts(num_before, num_after)
+    moment = check_anchor_date(anchor, anchor_date)
     ev = resolve(caller, narrow_terms)
+    if moment is not None:   # anchor=date, as GET /messages reads it
+        anchor = date_anchor(caller, ev, moment)
     found = fetch_range(caller, ev, anchor, include_anchor,
                         min(num_before, MAX_NARROW_FLAG_MESSAGES),
                         min(num_after, MAX_NARROW_FLAG_MESSAGES))

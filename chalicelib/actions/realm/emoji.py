@@ -215,6 +215,4 @@ def emoji_image_url(caller: Principal, realm_id: int, filename: str) -> str:
             if realm_id == caller.realm_id and stem.isdigit() else None)
     if item is None or item.path_id != f"{realm_id}/emoji/images/{filename}":
         raise ApiError("File not found", code=ErrorCode.NOT_FOUND, http_status=404)
-    return aws_clients.s3().generate_presigned_url(
-        "get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
-        Params={"Bucket": config.upload_bucket(), "Key": item.path_id})
+    return aws_clients.presigned_get_url(item.path_id, DOWNLOAD_URL_SECONDS)

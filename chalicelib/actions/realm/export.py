@@ -85,9 +85,10 @@ def _require_admin(caller: Principal) -> None:
 def export_dict(item: RealmExport) -> RealmExportDict:
     url = None
     if item.status == "succeeded" and item.s3_key:
-        url = aws_clients.s3().generate_presigned_url(
-            "get_object", ExpiresIn=EXPORT_URL_SECONDS,
-            Params={"Bucket": config.upload_bucket(), "Key": item.s3_key})
+        # A browser that follows the link saves the file rather than showing it.
+        url = aws_clients.presigned_get_url(
+            item.s3_key, EXPORT_URL_SECONDS, ResponseContentDisposition=(
+                f'attachment; filename="realm-{item.realm_id}-export-{item.export_id}.json"'))
     return {"id": item.export_id, "acting_user_id": item.acting_user_id,
             "export_time": float(item.export_time),
             "deleted_timestamp": item.deleted_timestamp,

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict, cast
 
 from chalicelib import config
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.groups.reads.settings import (
     GroupSettingValue,
     check_group_setting_change,
@@ -14,7 +15,11 @@ from chalicelib.actions.realm.reads.settings import (
     STORED_NAMES,
 )
 from chalicelib.core.errors import ApiError
-from chalicelib.core.feature_levels import REALM_SETTINGS_CAPABILITY
+from chalicelib.core.feature_levels import (
+    REALM_SETTINGS_CAPABILITY,
+    at_advertised_level,
+    withheld,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -41,8 +46,10 @@ class RealmSettingChanges(TypedDict, total=False):
     move_messages_between_streams_limit_seconds: int | None
     message_edit_history_visibility_policy: str
     empty_topic_display_name: str   # this server's own: see OWN_SETTINGS
-    topics_policy: str
+    topics_policy: str   # level 392: sent only when the advertised level reaches it
+    mandatory_topics: bool   # topics_policy as clients before level 392 read it
     enable_read_receipts: bool
+    moderation_request_channel_id: int   # -1: message reports are off
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue
@@ -87,6 +94,9 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
     per changed setting as the reference sends them."""
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
+    if requested.get("moderation_request_channel_id", -1) != -1:
+        check_moderation_channel(caller, requested["moderation_request_channel_id"])
+
     def attempt() -> EmptyResult:
         realm = get_realm(caller.realm_id)
         changed = _changes(realm, requested)
@@ -96,6 +106,13 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
 
     return retry_lost_races(
         attempt, conflict="The organization's settings changed concurrently; try again.")
+
+
+def check_moderation_channel(caller: Principal, stream_id: int) -> None:
+    """A channel of the organization that the administrator can see, not archived."""
+    stream, _ = access_stream_by_id(caller, stream_id, require_content_access=False)
+    if stream.is_archived:
+        raise ApiError("Invalid channel ID")
 
 
 def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:
@@ -132,10 +149,22 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
     with transaction() as tx:
         tx.update(Realm(realm.realm_id), actions=actions, condition=condition)
         for name, value in changed.items():
+            data = _event_data(name, value)
+            if not data:
+                continue   # a setting the advertised level does not know yet
             event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
-                                           "property": "default",
-                                           "data": cast(RealmSettingChanges, {name: value})}
+                                           "property": "default", "data": data}
             add_event(tx, realm.realm_id, _gated(name, event), to_realm())
+
+
+def _event_data(name: str, value: Any) -> RealmSettingChanges:
+    """What the update_dict event of one changed setting says, at the advertised level:
+    below level 392 the organization's topics_policy is told as the boolean
+    mandatory_topics it replaced there."""
+    data: dict[str, Any] = {name: value}
+    if name == "topics_policy" and name in withheld("realm_setting"):
+        data = {"mandatory_topics": value == "disable_empty_topic"}
+    return at_advertised_level("realm_setting", cast(RealmSettingChanges, data))
 
 
 # Settings of this server's own (the reference has no such update_dict property at the

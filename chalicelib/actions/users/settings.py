@@ -18,6 +18,7 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_full_name, get_own_user
 from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
@@ -122,8 +123,10 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
     changed = {name: value for name, value in requested.items() if current.get(name) != value}
     condition = User.user_id.exists()
     mine: Audience = to_users([caller.user_id])
+    # A setting the advertised level does not know yet changes without an event.
     events: list[tuple[Mapping[str, object], Audience]] = [
-        (settings_event(caller, name, value), mine) for name, value in changed.items()]
+        (settings_event(caller, name, value), mine) for name, value in changed.items()
+        if name not in withheld("user_setting")]
     # One path per setting (every user is created with the map): concurrent requests
     # changing other settings keep theirs.
     actions: list[Any] = [User.settings[name].set(value) for name, value in changed.items()]

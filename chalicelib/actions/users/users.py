@@ -11,6 +11,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.messages.reads.newest_received import newest_received_id
 from chalicelib.actions.users.reads.access import (
     ProfileDataValue,
     UserAccess,
@@ -38,10 +39,8 @@ from chalicelib.lib.user_settings import DEFAULTS as SETTING_DEFAULTS
 from chalicelib.models.base import (
     BaseModel,
     is_condition_failure,
-    transact_get,
     transaction,
 )
-from chalicelib.models.counters import Counter
 from chalicelib.models.realms import Realm, UniqueName, email_key
 from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
 
@@ -153,7 +152,7 @@ def do_create_user(realm_id: int, new: NewUser,
     user_id = allocate_id(realm_id, "user")
     items, api_key = user_items(realm_id, user_id, new)
     user = items[0][0]
-    assert isinstance(user, User)
+    assert isinstance(user, User)  # nosec B101 # type narrowing (set above)
     try:
         with transaction() as tx:
             for item, condition in items:
@@ -245,13 +244,8 @@ def role_from_name(value: str) -> int:
 
 
 def get_own_user_record(caller: Principal) -> OwnUserResult:
-    with transact_get() as tg:
-        user_future = tg.get(User, caller.realm_id, caller.user_id)
-        counter_future = tg.get(Counter, f"realm:{caller.realm_id}")
-    user = user_future.get()
-    counter = counter_future.get()
-    max_message_id = int(counter.message or -1) if counter is not None else -1
-    return own_user_api_dict(user, max_message_id)
+    user = User.get(caller.realm_id, caller.user_id)
+    return own_user_api_dict(user, newest_received_id(caller))
 
 
 def realm_user_dicts(users: list[User], access: UserAccess,

@@ -10,6 +10,7 @@ from chalicelib.actions.messages.reads.conversations import RecentConversationEn
 from chalicelib.actions.messages.reads.conversations import (
     recent_private_conversations_state as recent_conversations,
 )
+from chalicelib.actions.messages.reads.newest_received import newest_received_id
 from chalicelib.actions.read_state.reads.unread import UnreadMessagesState
 from chalicelib.actions.read_state.reads.unread import (
     starred_messages_state as starred_message_ids,
@@ -19,7 +20,6 @@ from chalicelib.actions.read_state.reads.unread import (
 )
 from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.events.state.context import StateContext
-from chalicelib.models.counters import Counter
 
 
 class MessageState(TypedDict, total=False):
@@ -47,8 +47,8 @@ class RecentPrivateConversationsState(TypedDict, total=False):
 
 
 def message_state(ctx: StateContext) -> MessageState:
-    counter = Counter.get_or_none(f"realm:{ctx.caller.realm_id}")
-    return {"max_message_id": int(counter.message or -1) if counter else -1}
+    """The newest message the caller received (reads/newest_received.py)."""
+    return {"max_message_id": newest_received_id(ctx.caller, ctx.subscriptions)}
 
 
 def unread_msgs_state(ctx: StateContext) -> UnreadMsgsState:

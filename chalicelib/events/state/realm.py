@@ -9,6 +9,7 @@ from chalicelib.actions.groups.reads.settings import (
     GroupSettingValue,
     realm_group_setting,
 )
+from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.events.state.context import StateContext
 from chalicelib.lib.avatars import gravatar_url
@@ -202,7 +203,7 @@ def realm_settings_state(realm: Realm) -> RealmState:
         # Email address and password (POST /fetch_api_key) is the one way to sign in.
         "realm_authentication_methods": {"Email": {"enabled": True, "available": True}},
         "realm_email_auth_enabled": True,
-        "realm_password_auth_enabled": True,
+        "realm_password_auth_enabled": SIGN_IN_WITH_PASSWORD,
         "realm_available_video_chat_providers": VIDEO_CHAT_PROVIDERS,
         "realm_default_external_accounts": {
             key: {"name": account["name"], "text": account["name"],

@@ -97,6 +97,10 @@ class ServerState(TypedDict, total=False):
     giphy_rating_options: dict[str, NamedId]
 
 
+# Passwords are checked by length only (no guessability estimate): the reference's 0.
+NO_GUESSABILITY_CHECK = 0
+
+
 def server_state(realm_jitsi_server_url: str | None) -> ServerState:
     return {
         "server_presence_ping_interval_seconds": PING_INTERVAL_SECONDS,
@@ -123,7 +127,7 @@ def server_state(realm_jitsi_server_url: str | None) -> ServerState:
         "upgrade_text_for_wide_organization_logo": "",
         "password_min_length": MIN_PASSWORD_LENGTH,
         "password_max_length": MAX_PASSWORD_LENGTH,
-        "password_min_guesses": 0,        # no guessability check: length only
+        "password_min_guesses": NO_GUESSABILITY_CHECK,
         "max_file_upload_size_mib": MAX_UPLOAD_MIB,
         "max_avatar_file_size_mib": MAX_IMAGE_FILE_SIZE_MIB,
         "max_icon_file_size_mib": MAX_IMAGE_FILE_SIZE_MIB,

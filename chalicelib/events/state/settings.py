@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.events.state.context import StateContext
 from chalicelib.lib.setting_choices import (
     EMOJISET_CHOICES,
@@ -77,9 +78,9 @@ class LegacyNotificationSettingsState(TypedDict, total=False):
 
 def user_settings_state(ctx: StateContext) -> UserSettingsState:
     settings = own_settings(ctx.me.stored_settings(), ctx.me.timezone)
-    return {"user_settings": UserSettingsObject(
+    return {"user_settings": at_advertised_level("user_setting", UserSettingsObject(
         **settings, emojiset_choices=list(EMOJISET_CHOICES),
-        available_notification_sounds=list(NOTIFICATION_SOUNDS))}
+        available_notification_sounds=list(NOTIFICATION_SOUNDS)))}
 
 
 def legacy_settings_state(ctx: StateContext) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from chalicelib.actions.users.bots import RealmBotDict, administered_bots
 from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
 from chalicelib.actions.users.system_bots import is_system_bot
 from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.events.state.context import StateContext
 from chalicelib.lib.avatars import for_client, gravatar_url
@@ -78,11 +79,17 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
         "avatar_url_medium": gravatar_url(me.delivery_email, me.avatar_version, medium=True),
         "is_admin": ctx.caller.is_admin,
         "is_owner": me.role == ROLE_OWNER,
-        "is_moderator": me.role <= ROLE_MODERATOR,   # administrators too (level 380)
+        "is_moderator": is_moderator(me.role),
         "is_guest": ctx.caller.is_guest,
     }
     state.update(_permissions(ctx))
     return state
+
+
+def is_moderator(role: int) -> bool:
+    """The reference's is_moderator: the moderator role alone until level 380, which made
+    it true for administrators and owners too (as is_admin is for owners)."""
+    return role <= ROLE_MODERATOR if level_reached(380) else role == ROLE_MODERATOR
 
 
 def _permissions(ctx: StateContext) -> RealmUserState:

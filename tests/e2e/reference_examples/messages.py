@@ -50,6 +50,21 @@ def _flags(op: str, flag: str) -> Callable[[DevData], Result]:
     return call
 
 
+def _report(x: DevData) -> Result:
+    """The example sets the moderation request channel to a private channel first (its
+    set_moderation_request_channel), then reports another user's message (here a direct
+    message, so that no other account's message list changes: the terminal client's
+    tests read the member's)."""
+    x.client.add_subscriptions(streams=[{"name": "core team"}], invite_only=True)
+    channel_id = x.client.get_stream_id("core team")["stream_id"]
+    assert x.client.call_endpoint("/realm", method="PATCH", request={
+        "moderation_request_channel_id": channel_id})["result"] == "success"
+    reported = x.owner.send_message({"type": "private", "to": [x.users["iago"]],
+                                     "content": WRINKLES})["id"]
+    return x.client.call_endpoint(f"/messages/{reported}/report", method="POST", request={
+        "report_type": "harassment", "description": "Boromir is bullying Frodo."})
+
+
 def _not_theirs(action: str) -> Callable[[DevData], Result]:
     def call(x: DevData) -> Result:
         sent = x.client.send_message(CASTLE)
@@ -104,6 +119,7 @@ MESSAGES: list[Example] = [
     Example("get_read_receipts", "GET /messages/{message_id}/read_receipts",
             lambda x: x.client.call_endpoint(f"/messages/{x.found['message']}/read_receipts",
                                              method="GET")),
+    Example("report_message", "POST /messages/{message_id}/report", _report),
     Example("delete_message", "DELETE /messages/{message_id}",
             lambda x: x.client.delete_message(x.found["message"])),
     Example("mark_all_as_read", "POST /mark_all_as_read",

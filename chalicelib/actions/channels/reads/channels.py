@@ -11,6 +11,7 @@ from chalicelib.actions.channels.reads.permissions import (
 )
 from chalicelib.actions.groups.reads.settings import GroupSettingValue
 from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
 from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
@@ -36,16 +37,17 @@ class StreamDict(TypedDict):
     is_announcement_only: bool
     stream_post_policy: int
     stream_weekly_traffic: int | None
-    subscriber_count: int
+    # NotRequired: sent once the advertised level reaches theirs (feature_levels.CHANGES)
+    subscriber_count: NotRequired[int]
     folder_id: int | None
-    topics_policy: str
+    topics_policy: NotRequired[str]
     is_default: NotRequired[bool]   # GET /streams with include_default only
     can_add_subscribers_group: GroupSettingValue
     can_remove_subscribers_group: GroupSettingValue
     can_administer_channel_group: GroupSettingValue
-    can_delete_any_message_group: GroupSettingValue
-    can_delete_own_message_group: GroupSettingValue
-    can_move_messages_out_of_channel_group: GroupSettingValue
+    can_delete_any_message_group: NotRequired[GroupSettingValue]
+    can_delete_own_message_group: NotRequired[GroupSettingValue]
+    can_move_messages_out_of_channel_group: NotRequired[GroupSettingValue]
     is_recently_active: bool
     can_send_message_group: GroupSettingValue
     can_subscribe_group: GroupSettingValue
@@ -99,7 +101,7 @@ def access_stream_by_id(caller: Principal, stream_id: int, *,
         subscription = get_subscription(caller.realm_id, caller.user_id,
                                         stream_id) if stream else None
     _check_access(caller, stream, subscription, require_content_access)
-    assert stream is not None
+    assert stream is not None  # nosec B101 # type narrowing (set above)
     return stream, subscription
 
 
@@ -157,6 +159,10 @@ def can_read_message(stream: Stream, subscription: Subscription | None, message_
 
 
 def stream_api_dict(stream: Stream) -> StreamDict:
+    return at_advertised_level("channel", _stream_dict(stream))
+
+
+def _stream_dict(stream: Stream) -> StreamDict:
     return {
         "stream_id": stream.stream_id,
         "name": stream.name,

@@ -72,7 +72,7 @@ class EditAudience:
         return self._channel_move(newest)
 
     def _channel_move(self, newest: int) -> tuple[Audience, list[int]]:
-        assert self.new is not None
+        assert self.new is not None  # nosec B101 # type narrowing (set above)
         before = self._readers_of_old().of(newest)
         after = self._readers_of_new().of(newest)
         # Public with shared history: everyone but guests can read it unsubscribed.
@@ -86,13 +86,13 @@ class EditAudience:
         return to_channels([], users=sorted(after | keep)), losing
 
     def _readers_of_old(self) -> _Readers:
-        assert self.old is not None
+        assert self.old is not None  # nosec B101 # type narrowing (set above)
         if self._old_readers is None:
             self._old_readers = _Readers.load(self.realm_id, self.old)
         return self._old_readers
 
     def _readers_of_new(self) -> _Readers:
-        assert self.new is not None
+        assert self.new is not None  # nosec B101 # type narrowing (set above)
         if self._new_readers is None:
             self._new_readers = _Readers.load(self.realm_id, self.new)
         return self._new_readers

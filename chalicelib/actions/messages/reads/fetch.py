@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, NotRequired, TypedDict, cast
 
 from chalicelib.actions.messages.reads.access import Access, access_message
+from chalicelib.actions.messages.reads.date_anchor import check_anchor_date, date_anchor
 from chalicelib.actions.messages.reads.dicts import (
     FetchedMessageDict,
     load_people_and_channels,
@@ -13,7 +13,6 @@ from chalicelib.actions.messages.reads.dicts import (
 )
 from chalicelib.actions.messages.reads.range import (
     MAX_BATCH,
-    date_anchor,
     fetch_range,
     load_messages,
     matching,
@@ -96,7 +95,7 @@ def get_messages(caller: Principal, *, narrow_terms: list[Any], request: RangeRe
         raise ApiError("num_before and num_after cannot be negative")
     if num_before + num_after > MAX_BATCH:
         raise ApiError(f"Too many messages requested (maximum {MAX_BATCH}).")
-    anchor = _anchor(caller, request)
+    anchor = _anchor(caller, ev, request)
     found = fetch_range(caller, ev, anchor, request.include_anchor is not False,
                         num_before, num_after)
     return {
@@ -109,31 +108,18 @@ def get_messages(caller: Principal, *, narrow_terms: list[Any], request: RangeRe
     }
 
 
-def _anchor(caller: Principal, request: RangeRequest) -> str | int:
-    """The anchor asked for: `date` becomes the first message sent since anchor_date."""
+def _anchor(caller: Principal, ev: Evaluator, request: RangeRequest) -> str | int:
+    """The anchor asked for: `date` becomes the first message of the narrow the caller
+    may read sent since anchor_date (reads/date_anchor.py)."""
     anchor = request.anchor
     if request.use_first_unread_anchor:
         # The deprecated form wins over any anchor sent with it (older clients, such as
         # the terminal client, send anchor=0 beside it).
         return "first_unread"
-    if anchor is None:
-        return "newest"
-    if anchor != "date":
-        if request.anchor_date is not None:
-            raise ApiError("anchor_date is only for anchor=date")
-        return anchor
-    if request.anchor_date is None:
-        raise missing_argument("anchor_date")
-    found = date_anchor(caller, _parse_date(request.anchor_date))
-    return "newest" if found is None else found
-
-
-def _parse_date(text: str) -> datetime:
-    try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ApiError("Invalid anchor_date: give an ISO 8601 date and time") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    moment = check_anchor_date(anchor, request.anchor_date)
+    if moment is not None:
+        return date_anchor(caller, ev, moment)
+    return "newest" if anchor is None else anchor
 
 
 def render(caller: Principal, messages: list[Message], options: RenderOptions

@@ -1,27 +1,27 @@
 """A narrow for a reader (the narrow package parses and evaluates; this reads what it
 needs): channel names and user emails to ids (with access checked, missing and forbidden
-alike), `with` to its message's conversation, and the reader's topic and channel
-settings that `is:followed` and `is:muted` read."""
+alike; a channel the reader was subscribed to stays a narrow after they leave it, for
+the messages they received), `with` to its message's conversation, and the reader's
+topic and channel settings that `is:followed` and `is:muted` read."""
 from __future__ import annotations
 
-from chalicelib.actions.channels.reads.channels import (
-    get_subscription,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import stream_id_by_name
 from chalicelib.actions.channels.reads.permissions import has_content_access
 from chalicelib.actions.messages.reads.access import Access
-from chalicelib.actions.users.reads.users import get_user_by_email
+from chalicelib.actions.messages.reads.narrow_users import resolve_users
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import get_stream
+from chalicelib.models.channels import Subscription, get_stream, user_key
 from chalicelib.models.messages import Message
-from chalicelib.models.users import User
 from chalicelib.narrow.errors import bad_operator
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext, SearchTest
 from chalicelib.narrow.events import check_event_narrow
+from chalicelib.narrow.parser import check_narrow
 from chalicelib.narrow.reader import needs_settings, reader_context
 from chalicelib.narrow.types import Narrow, Operator, Term, UserRef
 
-CONVERSATION_OPERATORS: tuple[Operator, ...] = ("channel", "topic", "dm", "dm-including", "channels")
+CONVERSATION_OPERATORS: tuple[Operator, ...] = ("channel", "topic", "dm", "dm-including",
+                                                "group-pm-with", "channels")
+USER_OPERATORS: tuple[Operator, ...] = ("dm", "dm-including", "group-pm-with", "sender")
 
 
 def resolve_narrow(caller: Principal, narrow: Narrow,
@@ -29,7 +29,9 @@ def resolve_narrow(caller: Principal, narrow: Narrow,
     """The evaluator of the narrow for this caller (raises BAD_NARROW for a channel or a
     user that does not exist or that the caller may not see)."""
     narrow = _with_conversation(caller, narrow)
-    terms = tuple(_resolve_term(caller, term) for term in narrow.terms)
+    check_narrow(narrow)
+    users = resolve_users(caller, _user_refs(narrow))
+    terms = tuple(_resolve_term(caller, term, users) for term in narrow.terms)
     resolved = Narrow(terms)
     return Evaluator(resolved, _reader(caller, resolved), search_test)
 
@@ -55,37 +57,41 @@ def _with_conversation(caller: Principal, narrow: Narrow) -> Narrow:
     return Narrow(place + kept)
 
 
-def _resolve_term(caller: Principal, term: Term) -> Term:
+def _user_refs(narrow: Narrow) -> list[UserRef]:
+    """Every user the narrow's terms name (each resolved once, whatever the term)."""
+    refs: list[UserRef] = []
+    for term in narrow.terms:
+        if term.operator in USER_OPERATORS:
+            operand = term.operand
+            refs.extend(operand if isinstance(operand, tuple) else (operand,))
+    return refs
+
+
+def _resolve_term(caller: Principal, term: Term, users: dict[UserRef, int]) -> Term:
     if term.operator == "channel":
         return Term("channel", _channel_id(caller, term.operand), term.negated)
-    if term.operator == "dm" and isinstance(term.operand, tuple):
-        return Term("dm", tuple(_user_id(caller, u) for u in term.operand), term.negated)
-    if term.operator in ("sender", "dm-including") and not isinstance(term.operand, tuple):
-        return Term(term.operator, _user_id(caller, term.operand), term.negated)
+    if term.operator in USER_OPERATORS:
+        operand = term.operand
+        if isinstance(operand, tuple):
+            return Term(term.operator, tuple(dict.fromkeys(users[u] for u in operand)),
+                        term.negated)
+        return Term(term.operator, users[operand], term.negated)
     return term
 
 
 def _channel_id(caller: Principal, operand: object) -> int:
+    """The channel's id, if the caller may read it now or was subscribed to it (its
+    messages they received stay theirs to read, as in the reference)."""
     stream_id = operand if isinstance(operand, int) else stream_id_by_name(
         caller.realm_id, str(operand))
     stream = get_stream(caller.realm_id, stream_id) if stream_id is not None else None
-    if stream is None or not has_content_access(
-            caller, stream, get_subscription(caller.realm_id, caller.user_id,
-                                             stream.stream_id) is not None):
+    if stream is None:
+        raise bad_operator("unknown channel")
+    subscription = Subscription.get_or_none(user_key(caller.realm_id, caller.user_id),
+                                            stream.stream_id)
+    if subscription is None and not has_content_access(caller, stream, False):
         raise bad_operator("unknown channel")
     return stream.stream_id
-
-
-def _user_id(caller: Principal, user: UserRef) -> int:
-    if user == "me":
-        return caller.user_id
-    if isinstance(user, int):
-        found = User.get_or_none(caller.realm_id, user)
-    else:
-        found = get_user_by_email(caller.realm_id, user)
-    if found is None:
-        raise bad_operator("unknown user")
-    return found.user_id
 
 
 def _reader(caller: Principal, narrow: Narrow) -> ReaderContext:

@@ -1,7 +1,7 @@
 """The has: index (models/message_properties.py) as a source of narrow candidates.
 
 Which source a narrow with a positive `has:` or `is:resolved` term reads, in one rule: a conversation
-(`topic`, `dm`, `dm-including`) and the sources before it (`id`, `search`, the caller's
+(`topic`, `dm`, `dm-including`, `group-pm-with`) and the sources before it (`id`, `search`, the caller's
 own rows) keep their source; otherwise `has:image` and `has:attachment`, rare in most
 organizations, read their index even beside `channel` or `sender`; `is:resolved`,
 `has:reaction` and `has:link`, common, read theirs only instead of the realm's whole
@@ -23,7 +23,8 @@ COMMON: tuple[Property, ...] = ("resolved", "reaction", "link")
 
 def indexed_property(narrow: Narrow) -> Property | None:
     """The property whose index lists the narrow's candidates, if it is read."""
-    if narrow.first("topic") or narrow.first("dm") or narrow.first("dm-including"):
+    if narrow.first("topic") or narrow.first("dm") or narrow.first("dm-including") or \
+            narrow.first("group-pm-with"):
         return None
     common = () if narrow.first("channel") or narrow.first("sender") else COMMON
     for name in (*RARE, *common):

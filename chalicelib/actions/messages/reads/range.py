@@ -4,21 +4,20 @@ Candidates come from the narrowest source that lists them: one message for `id`;
 caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`; a
 message index for a channel, a topic, a direct conversation or a sender; for a topic
 without a channel, the topic index of each channel whose topic list has it, merged; for
-`dm-including`, the direct-conversation index of each of the caller's conversations with
-that user, merged; the search index for `search`; the has: index for a positive `has:`
-or `is:resolved` term (image and attachment even beside a channel or sender; the others
-only instead of the realm's list: reads/properties.py); the realm's messages otherwise. Each
-page of candidates is checked for access (channels and subscriptions read once per
-request) and against the whole narrow by the narrow package's one evaluator. A request
-examines at most `MAX_EXAMINED` candidates a side; when it stops there, the found_* flag
-of that side stays false.
+`dm-including` (`group-pm-with`: groups only), the direct-conversation index of each of
+the caller's conversations with that user, merged; the search index for `search`; the
+has: index for a positive `has:` or `is:resolved` term (image and attachment even beside
+a channel or sender; the others only instead of the realm's list: reads/properties.py);
+the realm's messages otherwise. Each page of candidates is checked for access (channels
+and subscriptions read once per request) and against the whole narrow by the narrow
+package's one evaluator. A request examines at most `MAX_EXAMINED` candidates a side;
+when it stops there, the found_* flag of that side stays false.
 """
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 from chalicelib import config
@@ -33,12 +32,14 @@ from chalicelib.actions.read_state.reads.pending import (
 )
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
+from chalicelib.lib.deadline import check_deadline
 from chalicelib.models.channels import Stream, stream_key, user_key
 from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
 from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
 from chalicelib.models.topics import Topic, topic_item_key
 from chalicelib.narrow import Evaluator, Narrow, Term, message_facts, parse_narrow
+from chalicelib.narrow.evaluate import GROUP_SIZE
 from chalicelib.narrow.search_terms import search_candidates, search_test
 
 MAX_BATCH = 5000           # messages one GET /messages may ask for (num_before + num_after)
@@ -171,12 +172,14 @@ def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
         yield from Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
                                        scan_index_forward=bound.forward, page_size=page)
         return
-    including = narrow.first("dm-including")
+    including = narrow.first("dm-including") or narrow.first("group-pm-with")
     if including is not None and isinstance(including.operand, int):
+        smallest = GROUP_SIZE if including.operator == "group-pm-with" else 0
         yield from heapq.merge(
             *(Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
                                   scan_index_forward=bound.forward, page_size=page)
-              for participants in _conversations_including(caller, including.operand)),
+              for participants in _conversations_including(caller, including.operand)
+              if len(participants) >= smallest),
             key=lambda m: m.message_id, reverse=not bound.forward)
         return
     sender = narrow.first("sender")
@@ -241,10 +244,14 @@ def fetch(caller: Principal, ev: Evaluator, bound: Bound, limit: int,
         side.exhausted = False
         return side
     access = access or Access(caller)
-    source = _candidates(caller, ev, bound, limit)
+    narrowed = _within_received(ev, bound, access)
+    if narrowed is None:
+        return side   # nothing the caller received lies on this side
+    source = _candidates(caller, ev, narrowed, limit)
     examined = 0
     chunk_size = min(MESSAGES_PER_READ, limit + 1)
     while chunk := [m for _, m in zip(range(chunk_size), source, strict=False)]:
+        check_deadline()
         examined += len(chunk)
         side.messages.extend(matching(caller, ev, chunk, access))
         if len(side.messages) >= limit:
@@ -258,6 +265,21 @@ def fetch(caller: Principal, ev: Evaluator, bound: Bound, limit: int,
             return side
         chunk_size = MESSAGES_PER_READ
     return side
+
+
+def _within_received(ev: Evaluator, bound: Bound, access: Access) -> Bound | None:
+    """The side narrowed to the ids the caller received, for a channel they may read
+    only so (one they left): the channel's newer messages are not read one by one."""
+    channel = ev.narrow.first("channel")
+    span = access.received_span(channel.id) if channel is not None else None
+    if span is None:
+        return bound
+    low, high = span
+    if bound.op == "<":
+        return bound if bound.value <= high + 1 else Bound("<", high + 1, bound.forward)
+    if bound.value > high:
+        return None
+    return bound if bound.value >= low else Bound(">=", low, bound.forward)
 
 
 def matching(caller: Principal, ev: Evaluator, messages: list[Message], access: Access
@@ -296,28 +318,6 @@ def first_unread_id(caller: Principal, ev: Evaluator) -> int | None:
                        ev.search_test)
     found = fetch(caller, unread, Bound(">=", 0, forward=True), 1).messages
     return found[0].message_id if found else None
-
-
-def date_anchor(caller: Principal, anchor_date: datetime) -> int | None:
-    """The first message of the realm sent at or after the date (ids grow with time):
-    a binary search of a few single-item Queries; None if every message is older."""
-    moment = int(anchor_date.timestamp())
-    newest = next(iter(Message.query(caller.realm_id, scan_index_forward=False, limit=1)),
-                  None)
-    if newest is None or newest.date_sent < moment:
-        return None
-    low, high = 0, newest.message_id   # the answer is in (low, high]
-    while high - low > 1:
-        middle = (low + high) // 2
-        probe = next(iter(Message.query(caller.realm_id, Message.message_id >= middle,
-                                        limit=1)), None)
-        if probe is None or probe.message_id > high:
-            low = middle
-        elif probe.date_sent >= moment:
-            high = probe.message_id
-        else:
-            low = probe.message_id
-    return high
 
 
 def parse_anchor(anchor: str) -> str | int:

@@ -51,11 +51,15 @@ def subdomain_of(host: str) -> str | None:
     return subdomain if subdomain and "." not in subdomain else None
 
 
+# Email address and password (POST /fetch_api_key) is the one way to sign in.
+SIGN_IN_WITH_PASSWORD = True
+
+
 def server_settings(host: str, scheme: str, include_extensions: bool = False
                     ) -> ServerSettingsResult:
     settings: ServerSettingsResult = {
         "authentication_methods": {
-            "password": True, "dev": False, "email": True, "ldap": False,
+            "password": SIGN_IN_WITH_PASSWORD, "dev": False, "email": True, "ldap": False,
             "remoteuser": False, "github": False, "azuread": False, "gitlab": False,
             "apple": False, "google": False, "saml": False, "openid connect": False,
         },

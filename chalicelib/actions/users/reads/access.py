@@ -131,7 +131,7 @@ class UserAccess:
         return self.realm is None or user_id == self.viewer_id or user_id in self.peer_ids
 
     def placeholder(self, user_id: int) -> UserDict:
-        assert self.realm is not None
+        assert self.realm is not None  # nosec B101 # type narrowing (set above)
         return inaccessible_user_dict(user_id, self.realm)
 
 
@@ -204,7 +204,7 @@ class EventAccess:
                 queue.options or {}).get("user_list_incomplete"):
             return None
         realm = self._realm(realm_id)
-        assert realm is not None   # the realm limits access, so it was read
+        assert realm is not None  # nosec B101 # the realm limits access, so it was read
         return {**event, "person": inaccessible_user_dict(int(event["person"]["user_id"]),
                                                           realm)}
 

@@ -1,0 +1,118 @@
+// Settings a person needs: name (and so their avatar's initials), status, notifications,
+// muted topics, and for administrators an invitation link.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Avatar, colourOf, initials } from './avatar.js';
+import { EMOJI, emojiChar } from './emoji.js';
+import { channelHash } from './narrow.js';
+import { state, MUTED } from './store.js';
+
+const NOTIFICATION_SETTINGS = [
+  ['enable_offline_email_notifications', 'Email me about direct messages and mentions while I’m away'],
+  ['enable_offline_push_notifications', 'Push notifications to my phone while I’m away'],
+  ['enable_stream_email_notifications', 'Email me about new channel messages'],
+  ['enable_stream_push_notifications', 'Push notifications for new channel messages'],
+];
+
+function useSaver() {
+  const [status, setStatus] = useState({});
+  const save = async (key, call) => {
+    setStatus((s) => ({ ...s, [key]: 'Saving…' }));
+    try {
+      await call();
+      setStatus((s) => ({ ...s, [key]: 'Saved' }));
+    } catch (e) {
+      setStatus((s) => ({ ...s, [key]: `Not saved: ${e.message}` }));
+    }
+  };
+  return [status, save];
+}
+
+export function Settings({ onLogOut }) {
+  const me = state.users.get(state.me) || {};
+  const myStatus = state.statuses.get(state.me) || {};
+  const [name, setName] = useState(me.full_name || '');
+  const [statusText, setStatusText] = useState(myStatus.status_text || '');
+  const [statusEmoji, setStatusEmoji] = useState(myStatus.emoji_name || '');
+  const [invite, setInvite] = useState('');
+  const [status, save] = useSaver();
+  const muted = [...state.userTopics].filter(([, policy]) => policy === MUTED).map(([key]) => {
+    const [streamId, ...rest] = key.split(':');
+    return { streamId: Number(streamId), topic: rest.join(':') };
+  });
+
+  const saveName = (e) => { e.preventDefault(); save('name', () => api('PATCH', '/settings', { full_name: name }, { retry: false })); };
+  const saveStatus = (e) => {
+    e.preventDefault();
+    const emoji = EMOJI.find((x) => x.name === statusEmoji);
+    save('status', () => api('POST', '/users/me/status', {
+      status_text: statusText, emoji_name: emoji ? emoji.name : '', emoji_code: emoji ? emoji.code : '',
+      reaction_type: emoji ? 'unicode_emoji' : '',
+    }, { retry: false }));
+  };
+  const toggle = (setting, value) => save(setting, () => api('PATCH', '/settings', { [setting]: value }, { retry: false }));
+  const unmute = (t) => save(`mute-${t.streamId}-${t.topic}`, () => api('POST', '/user_topics', { stream_id: t.streamId, topic: t.topic, visibility_policy: 0 }, { retry: false }));
+  const makeInvite = () => save('invite', async () => {
+    const data = await api('POST', '/invites/multiuse', { invite_expires_in_minutes: 7 * 24 * 60, invite_as: 400 }, { retry: false });
+    setInvite(data.invite_link);
+  });
+
+  return html`<div class="settings">
+    <div class="narrow-header"><h1>Settings</h1></div>
+    <section aria-labelledby="profile-title">
+      <h2 id="profile-title">Profile</h2>
+      <form onSubmit=${saveName} class="row">
+        <${Avatar} userId=${state.me} name=${name} size=${56} />
+        <div>
+          <label for="full-name">Name</label>
+          <input id="full-name" value=${name} maxlength="60" onInput=${(e) => setName(e.currentTarget.value)} />
+          <button type="submit">Save name</button> <span class="hint" role="status">${status.name || ''}</span>
+          <p class="hint">Your avatar shows your initials (${initials(name)}) on your colour (${colourOf(state.me)}),
+            the same for everyone; the initials follow your name.</p>
+        </div>
+      </form>
+    </section>
+    <section aria-labelledby="status-title">
+      <h2 id="status-title">Status</h2>
+      <form onSubmit=${saveStatus} class="row">
+        <label for="status-emoji">Emoji</label>
+        <select id="status-emoji" value=${statusEmoji} onChange=${(e) => setStatusEmoji(e.currentTarget.value)}>
+          <option value="">None</option>
+          ${EMOJI.map((x) => html`<option value=${x.name}>${emojiChar(x.code)} ${x.name.replace(/_/g, ' ')}</option>`)}
+        </select>
+        <label for="status-text">Status</label>
+        <input id="status-text" value=${statusText} maxlength="60" placeholder="In a meeting" onInput=${(e) => setStatusText(e.currentTarget.value)} />
+        <button type="submit">Set status</button> <span class="hint" role="status">${status.status || ''}</span>
+      </form>
+    </section>
+    <section aria-labelledby="notifications-title">
+      <h2 id="notifications-title">Notifications</h2>
+      ${NOTIFICATION_SETTINGS.map(([setting, label]) => html`<div>
+        <label class="inline"><input type="checkbox" checked=${!!state.settings[setting]}
+          onChange=${(e) => toggle(setting, e.currentTarget.checked)} /> ${label}</label>
+        <span class="hint" role="status">${status[setting] || ''}</span></div>`)}
+    </section>
+    <section aria-labelledby="muted-title">
+      <h2 id="muted-title">Muted topics</h2>
+      ${muted.length ? html`<ul>${muted.map((t) => html`<li>
+        <a href=${channelHash(t.streamId, t.topic)}>#${(state.streams.get(t.streamId) || {}).name} › ${t.topic}</a>
+        <button type="button" onClick=${() => unmute(t)}>Unmute</button>
+        <span class="hint" role="status">${status[`mute-${t.streamId}-${t.topic}`] || ''}</span></li>`)}</ul>`
+      : html`<p class="hint">No muted topics. Mute one from its header.</p>`}
+    </section>
+    ${state.realm.is_admin ? html`<section aria-labelledby="invite-title">
+      <h2 id="invite-title">Invite people</h2>
+      <p>A link anyone can use to join ${state.realm.realm_name} as a member, for 7 days.</p>
+      <button type="button" onClick=${makeInvite}>Create an invitation link</button>
+      <span class="hint" role="status">${status.invite && status.invite !== 'Saved' ? status.invite : ''}</span>
+      ${invite ? html`<p><label for="invite-link">Invitation link</label>
+        <input id="invite-link" readonly value=${invite} onFocus=${(e) => e.currentTarget.select()} /></p>` : null}
+    </section>` : null}
+    <section aria-labelledby="session-title">
+      <h2 id="session-title">Session</h2>
+      <p>Signed in as ${(state.users.get(state.me) || {}).email}.</p>
+      <button type="button" class="danger" onClick=${onLogOut}>Log out</button>
+    </section>
+  </div>`;
+}
