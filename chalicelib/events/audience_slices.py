@@ -68,8 +68,8 @@ def _noted(records: list[dict[str, Any]]) -> list[_Noted]:
             noted.append(_Noted(int(outbox.realm_id), outbox.outbox_id,
                                 stored_audience(outbox.audience),
                                 outbox.event.get("type") == "message"))
-        except Exception:  # noqa: BLE001, S112 - a poison record fails alone, in the first pass
-            continue
+        except Exception:  # noqa: BLE001 - a poison record fails alone, in the first pass
+            logger.warning("unreadable outbox record left to the first pass", exc_info=True)
     return noted
 
 

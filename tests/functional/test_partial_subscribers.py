@@ -40,10 +40,10 @@ def _register(account, include):
     return response.json
 
 
-def test_large_channels_list_bots_and_the_recently_active(realm, channels, monkeypatch):
+def test_large_channels_list_bots_and_the_recently_active(realm, channels, monkeypatch,
+                                                          advertise):
     monkeypatch.setattr(subscriber_reads, "MIN_PARTIAL_SUBSCRIBERS_CHANNEL_SIZE", 5)
-    monkeypatch.setattr(subscriber_reads, "advertised_level",
-                        lambda: PARTIAL_SUBSCRIBERS_LEVEL)
+    advertise(PARTIAL_SUBSCRIBERS_LEVEL)
     state = _register(realm.member, "partial")
     shown = _by_name(state["subscriptions"])
     large, small = shown["large"], shown["small"]

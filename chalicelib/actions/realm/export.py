@@ -201,7 +201,7 @@ def _write(item: RealmExport, deadline: float) -> bool:
         item.update(actions=[RealmExport.progress.set(asdict(progress))],
                     condition=RealmExport.status == "pending")
 
-    assert item.s3_key is not None and item.upload_id is not None
+    assert item.s3_key is not None and item.upload_id is not None  # nosec B101 # set above
     run = ExportRun(item.realm_id, item.export_type, Progress.of(item),
                     _S3Parts(item.s3_key, item.upload_id), save, deadline)
     if not run.run():

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from chalicelib.core.feature_levels import PARTIAL_SUBSCRIBERS_LEVEL, advertised_level
+from chalicelib.core.feature_levels import PARTIAL_SUBSCRIBERS_LEVEL, level_reached
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
     ROLE_GUEST,
@@ -52,7 +52,7 @@ class SubscriberList:
 def partial_offered() -> bool:
     """`partial_subscribers` is a field of level 412: it goes out only once this server
     advertises that level (until then `partial` is answered as `true`)."""
-    return advertised_level() >= PARTIAL_SUBSCRIBERS_LEVEL
+    return level_reached(PARTIAL_SUBSCRIBERS_LEVEL)
 
 
 def subscriber_lists(realm_id: int, streams: Iterable[Stream], include: IncludeSubscribers,
