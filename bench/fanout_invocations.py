@@ -13,6 +13,7 @@ Run: .venv/bin/python -m bench.fanout_invocations [sizes...]   (default 1000 100
 from __future__ import annotations
 
 import gc
+import math
 import os
 import sys
 import threading
@@ -33,6 +34,12 @@ LATENCY_MS = {"Query": 6, "GetItem": 4, "BatchGetItem": 10, "BatchWriteItem": 12
 IN_FLIGHT = 16                 # the fan-out's append pool
 INVOKE_MS = 30                 # a synchronous invoke of a warm function, there and back
 LAMBDA_CPU_SHARE = 512 / 1769  # 512 MB is this share of a vCPU
+# The limits the model is held to: DynamoDB's per physical partition (a key's items stay
+# on one), an on-demand table's first partitions, and the executions reserved for the
+# fan-out (FanoutConcurrency in infra/template.json; one goes to the stream shard).
+PARTITION_WCU, PARTITION_RCU = 1000, 3000
+NEW_TABLE_PARTITIONS = 4
+FANOUT_CONCURRENCY = 12
 
 
 @dataclass
@@ -44,6 +51,8 @@ class Invocation:
     items_written: int = 0
     cpu_s: float = 0.0
     wall_s: float = 0.0
+    read_units: float = 0.0
+    write_units: float = 0.0
     children: list[Invocation] = field(default_factory=list)
 
     @property
@@ -120,11 +129,18 @@ class Recorder:
         self.counter, self.items = counter, items
         self.stack: list[Invocation] = []
         self.roots: list[Invocation] = []   # each stream batch's own invocation
+        self.sizing_cpu = self.sizing_wall = 0.0
 
-    def snapshot(self) -> tuple[dict[str, int], int, int, float, float]:
+    def snapshot(self) -> tuple[dict[str, int], int, int, float, float, float, float]:
         calls = {op: n for (svc, op), n in self.counter.calls.items() if svc == "dynamodb"}
-        return calls, self.items.read, self.items.written, time.process_time(), \
-            time.perf_counter()
+        # Sizing the calls' units is this bench's work: no invocation's time counts it.
+        cpu, wall = time.process_time(), time.perf_counter()
+        read, write = self.counter.units["read"], self.counter.units["write"]
+        self.sizing_cpu += time.process_time() - cpu
+        self.sizing_wall += time.perf_counter() - wall
+        return calls, self.items.read, self.items.written, \
+            time.process_time() - self.sizing_cpu, time.perf_counter() - self.sizing_wall, \
+            read, write
 
     def run(self, kind: str, work: Any) -> Any:
         parent = self.stack[-1] if self.stack else None
@@ -141,6 +157,7 @@ class Recorder:
                              if n - before[0].get(op, 0)}
             node.items_read, node.items_written = after[1] - before[1], after[2] - before[2]
             node.cpu_s, node.wall_s = after[3] - before[3], after[4] - before[4]
+            node.read_units, node.write_units = after[5] - before[5], after[6] - before[6]
             for child in node.children:   # what the children did is theirs, not this one's
                 for op, n in child.requests.items():
                     node.requests[op] = node.requests.get(op, 0) - n
@@ -148,6 +165,8 @@ class Recorder:
                 node.items_written -= child.items_written
                 node.cpu_s -= child.cpu_s
                 node.wall_s -= child.wall_s
+                node.read_units -= child.read_units
+                node.write_units -= child.write_units
             node.requests = {op: n for op, n in node.requests.items() if n}
 
 
@@ -174,12 +193,42 @@ def install(recorder: Recorder) -> None:
     write_slices.slice_pool = InlinePool(recorder, "rows")  # type: ignore[assignment]
 
 
-def report(size: int, batch: Invocation) -> dict[str, Any]:
+def within_limits(batch: Invocation, units: dict[tuple[str, str], float]
+                  ) -> tuple[float, str]:
+    """The modelled wall time held to the limits: the fan-out's reserved executions (all
+    of a batch's invocations are alive at once, the batch waiting on its ranges: those
+    that do not fit wait for a free one) and DynamoDB's partitions (each table's units
+    over its first partitions: the fan-out writes each person's items under that
+    person's keys, so no key gets more than a few writes per message), and what they are."""
+    every = batch.all()
+    free = FANOUT_CONCURRENCY - 1            # one execution is the shard's batch
+    waves = max(1, math.ceil((len(every) - 1) / free)) if len(every) > 1 else 1
+    ranges = max((INVOKE_MS + c.chain_ms() for c in batch.children), default=0.0)
+    lambda_ms = batch.modelled_ms() + waves * ranges
+    tables = {table for table, _ in units}
+    floor_s = max((max(units.get((t, "write"), 0) / (NEW_TABLE_PARTITIONS * PARTITION_WCU),
+                       units.get((t, "read"), 0) / (NEW_TABLE_PARTITIONS * PARTITION_RCU))
+                   for t in tables), default=0.0)
+    busiest = max(tables, key=lambda t: units.get((t, "write"), 0), default="-")
+    text = (f"   limits: {len(every)} executions at once of FanoutConcurrency "
+            f"{FANOUT_CONCURRENCY} ({waves} wave(s) of ranges); DynamoDB "
+            f"{sum(v for (_, k), v in units.items() if k == 'write'):,.0f} WCU and "
+            f"{sum(v for (_, k), v in units.items() if k == 'read'):,.0f} RCU in all, the most "
+            f"on {busiest} ({units.get((busiest, 'write'), 0):,.0f} WCU): at "
+            f"{PARTITION_WCU:,} WCU / {PARTITION_RCU:,} RCU per partition over an on-demand "
+            f"table's first {NEW_TABLE_PARTITIONS} partitions that takes at least "
+            f"{floor_s * 1000:,.0f} ms")
+    return max(lambda_ms, floor_s * 1000), text
+
+
+def report(size: int, batch: Invocation, units: dict[tuple[str, str], float]
+           ) -> dict[str, Any]:
     every = batch.all()
     largest = max(every, key=lambda i: (i.request_count, i.cpu_s))
+    limited, limits = within_limits(batch, units)
     print(f"\n{size:,} people: {len(every)} invocation(s), critical path "
           f"{batch.path_length()} invocation(s), modelled wall time on AWS "
-          f"{batch.chain_ms():,.0f} ms")
+          f"{batch.chain_ms():,.0f} ms ({limited:,.0f} ms held to the limits below)")
     print(f"   {'invocation':<12} {'requests':>8} {'items read':>10} {'written':>8} "
           f"{'CPU ms':>7} {'wall ms':>8} {'model ms':>8}  requests by operation")
     for n, inv in enumerate(every):
@@ -188,10 +237,12 @@ def report(size: int, batch: Invocation) -> dict[str, Any]:
               f"{inv.items_written:>8,} {inv.cpu_s * 1000:>7,.0f} {inv.wall_s * 1000:>8,.0f} "
               f"{inv.modelled_ms():>8,.0f}  "
               + ", ".join(f"{op} {n}" for op, n in sorted(inv.requests.items())))
+    print(limits)
     return {"invocations": len(every), "path": batch.path_length(),
             "largest_requests": largest.request_count,
             "largest_items": largest.items_read + largest.items_written,
-            "largest_cpu_ms": largest.cpu_s * 1000, "model_ms": batch.chain_ms()}
+            "largest_cpu_ms": largest.cpu_s * 1000, "model_ms": batch.chain_ms(),
+            "limited_ms": limited}
 
 
 def main(sizes: tuple[int, ...]) -> None:
@@ -235,8 +286,12 @@ def main(sizes: tuple[int, ...]) -> None:
                 gc.freeze()
                 for _ in range(RUNS):
                     channel.send(1)
+                    before = counter.by_table.copy()
                     recorder.run("batch", drain)
-                    summary.setdefault(size, []).append(report(size, recorder.roots[-1]))
+                    units = {k: v - before.get(k, 0) for k, v in counter.by_table.items()
+                             if v - before.get(k, 0)}
+                    summary.setdefault(size, []).append(
+                        report(size, recorder.roots[-1], units))
     _compare(summary)
 
 
@@ -254,7 +309,8 @@ def _compare(summary: dict[int, list[dict[str, Any]]]) -> None:
                        ("largest_items", "largest invocation's items"),
                        ("largest_cpu_ms", "largest invocation's CPU ms"),
                        ("path", "critical path (invocations)"),
-                       ("model_ms", "modelled wall time on AWS, ms")):
+                       ("model_ms", "modelled wall time on AWS, ms"),
+                       ("limited_ms", "the same held to the limits, ms")):
         print(f"   {label:<40} {median(small, key):>9,.0f} -> {median(large, key):>9,.0f}")
 
 

@@ -194,7 +194,15 @@ class Generator:
     def channels(self) -> None:
         from chalicelib.actions.channels.subscriptions import COLORS
         from chalicelib.actions.ids import allocate_ids, realm_scope
-        from chalicelib.models.channels import Stream, Subscription, stream_key, user_key
+        from chalicelib.models.channels import (
+            MAX_MEMBER_SET,
+            ChannelMembers,
+            Stream,
+            Subscription,
+            members_key,
+            stream_key,
+            user_key,
+        )
         from chalicelib.models.realms import Realm, UniqueName, stream_name_key
 
         started = time.perf_counter()
@@ -233,6 +241,9 @@ class Generator:
                                       date_subscribed=created,
                                       color=COLORS[stream_id % len(COLORS)],
                                       is_muted=rng.random() < 0.03))
+            if len(members) <= MAX_MEMBER_SET:
+                self.put(ChannelMembers(members_key(self.realm_id), stream_id,
+                                        user_ids=set(members)))
             self.members[stream_id] = members
             if invite_only:
                 self.private.add(stream_id)

@@ -28,8 +28,11 @@ from chalicelib.lib.names import check_name
 from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import (
+    MAX_MEMBER_SET,
+    ChannelMembers,
     Stream,
     Subscription,
+    channel_members,
     get_stream,
     stream_key,
     user_key,
@@ -38,7 +41,7 @@ from chalicelib.models.counters import Counter
 from chalicelib.models.realms import claim_name, stream_name_key
 from chalicelib.models.users import User
 
-USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer event
+USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event
 
 
 class SubscribeResult(TypedDict):
@@ -185,6 +188,9 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
         chunk = new_users[start:start + USERS_PER_TRANSACTION]
         with transaction() as tx:
             tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])
+            if stream.subscriber_count + start + len(chunk) <= MAX_MEMBER_SET:
+                tx.update(channel_members(realm_id, stream.stream_id), actions=[
+                    ChannelMembers.user_ids.add({u.user_id for u in chunk})])
             for user in chunk:
                 subscription = Subscription(
                     user_key(realm_id, user.user_id), stream.stream_id,
