@@ -188,6 +188,16 @@ def mark_all_as_read(send: Send, counter: Any, heavy_unread: int) -> Figure:
     return total
 
 
+def unread_summary(body: bytes) -> str:
+    """What registration said of the unread messages: how many it listed, and whether
+    it said older ones are left out (MAX_UNREAD_MESSAGES)."""
+    state = json.loads(body).get("unread_msgs", {})
+    listed = sum(len(entry["unread_message_ids"]) for group in ("streams", "pms", "huddles")
+                 for entry in state.get(group, []))
+    return (f"  (unread_msgs: {listed:,} message ids listed, count {state.get('count', 0):,}, "
+            f"old_unreads_missing {state.get('old_unreads_missing')})")
+
+
 def export_figures(org: Org, counter: Any) -> str:
     """The whole organization exported by the worker as on AWS: invocations of at most
     EXPORT_INVOCATION_SECONDS each, the job handed back between them."""
@@ -309,7 +319,10 @@ def run_in_process(sizes: list[int], per_user: int, search: bool, repeat: int,
                              + ("moto in its own process: CPU ms is the app's alone)"
                                 if database_process else "in-process moto)"))
                 for request in start_up(org) + (searches(org) if search else []):
-                    print_figure(measure(send, counter, request, repeat)[0])
+                    figure, body = measure(send, counter, request, repeat)
+                    print_figure(figure)
+                    if request.account == "heavy" and request.path == "/register":
+                        print(unread_summary(body), flush=True)
                 print_figure(mark_all_as_read(send, counter, org.heavy_unread))
                 print(export_figures(org, counter), flush=True)
 
