@@ -12,6 +12,7 @@ with an organization made by `bench.large_org --stack --out FILE`): times only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -288,43 +289,54 @@ def run_in_process(sizes: list[int], per_user: int, search: bool, repeat: int,
     this process's CPU is the app's alone (the organization is then written over HTTP:
     keep it small)."""
     from bench.common import RequestCounter, database_process_backend, moto_backend
-    from bench.large_org import build_org
-    from bench.org_sink import BatchSink, MotoSink
 
     counter = RequestCounter()
     counter.install()
-    for users in sizes:
-        spec = OrgSpec.scaled(users, messages=users * per_user, search_index=search)
-        with database_process_backend() if database_process else moto_backend():
-            import boto3
-            from chalice.test import Client
+    # One database process for every size (clients keep the endpoint they first met);
+    # in-process moto afresh for each.
+    shared = database_process_backend() if database_process else contextlib.nullcontext()
+    with shared:
+        for users in sizes:
+            with contextlib.nullcontext() if database_process else moto_backend():
+                measure_size(users, per_user, search, repeat, database_process, counter)
 
-            from app import app
-            from chalicelib import config
 
-            boto3.client("s3", region_name="us-east-1").create_bucket(
-                Bucket=config.upload_bucket())
-            started = time.perf_counter()
-            org = build_org(spec, BatchSink() if database_process else MotoSink(),
-                            f"large{users}")
-            print(f"\n{users:,} people, {spec.channels:,} channels, {spec.messages:,} "
-                  f"messages{' with the search index' if search else ''}: "
-                  f"{sum(org.counts.values()):,} items written in "
-                  f"{time.perf_counter() - started:.0f} s "
-                  f"({', '.join(f'{k} {v:.0f} s' for k, v in org.seconds.items())}); load "
-                  f"{os.getloadavg()[0]:.1f}", flush=True)
-            with Client(app) as client:
-                send = in_process_sender(client, org)
-                print_header(f"{users:,} people ("
-                             + ("moto in its own process: CPU ms is the app's alone)"
-                                if database_process else "in-process moto)"))
-                for request in start_up(org) + (searches(org) if search else []):
-                    figure, body = measure(send, counter, request, repeat)
-                    print_figure(figure)
-                    if request.account == "heavy" and request.path == "/register":
-                        print(unread_summary(body), flush=True)
-                print_figure(mark_all_as_read(send, counter, org.heavy_unread))
-                print(export_figures(org, counter), flush=True)
+def measure_size(users: int, per_user: int, search: bool, repeat: int,
+                 database_process: bool, counter: Any) -> None:
+    """One organization of `users` people built and measured."""
+    import boto3
+    from chalice.test import Client
+
+    from app import app
+    from bench.large_org import build_org
+    from bench.org_sink import BatchSink, MotoSink
+    from chalicelib import config
+
+    spec = OrgSpec.scaled(users, messages=users * per_user, search_index=search)
+    s3 = boto3.client("s3", region_name="us-east-1")
+    if config.upload_bucket() not in {b["Name"] for b in s3.list_buckets()["Buckets"]}:
+        s3.create_bucket(Bucket=config.upload_bucket())
+    started = time.perf_counter()
+    org = build_org(spec, BatchSink() if database_process else MotoSink(),
+                    f"large{users}")
+    print(f"\n{users:,} people, {spec.channels:,} channels, {spec.messages:,} "
+          f"messages{' with the search index' if search else ''}: "
+          f"{sum(org.counts.values()):,} items written in "
+          f"{time.perf_counter() - started:.0f} s "
+          f"({', '.join(f'{k} {v:.0f} s' for k, v in org.seconds.items())}); load "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    with Client(app) as client:
+        send = in_process_sender(client, org)
+        print_header(f"{users:,} people ("
+                     + ("moto in its own process: CPU ms is the app's alone)"
+                        if database_process else "in-process moto)"))
+        for request in start_up(org) + (searches(org) if search else []):
+            figure, body = measure(send, counter, request, repeat)
+            print_figure(figure)
+            if request.account == "heavy" and request.path == "/register":
+                print(unread_summary(body), flush=True)
+        print_figure(mark_all_as_read(send, counter, org.heavy_unread))
+        print(export_figures(org, counter), flush=True)
 
 
 def run_against(url: str, org_file: str, repeat: int) -> None:
