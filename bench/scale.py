@@ -86,7 +86,7 @@ class Figure:
 
     @property
     def within_limits(self) -> bool:
-        return self.gzip_bytes * 4 / 3 < LAMBDA_LIMIT and \
+        return self.status == 200 and self.gzip_bytes * 4 / 3 < LAMBDA_LIMIT and \
             max(self.longest_ms or self.ms, 0) < GATEWAY_LIMIT_S * 1000
 
 
