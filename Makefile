@@ -18,7 +18,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: term-client run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
+.PHONY: term-client js-client run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -102,7 +102,7 @@ PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
-test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client package lint
+test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client js-client package lint
 	@$(PYTEST) tests
 
 ## test-fast: unit and functional tiers only
@@ -166,6 +166,16 @@ $(TERM_STAMP): requirements-terminal.txt
 	  --ignore-requires-python -r requirements-terminal.txt 2>&1 | \
 	  { grep -v "^WARNING: Location" || true; }
 	@touch $(TERM_STAMP)
+
+## js-client: the official JavaScript library (zulip-js), pinned in tests/clients/js, for
+## its test in make test
+JS_CLIENT_STAMP := tests/clients/js/node_modules/.installed
+js-client: $(JS_CLIENT_STAMP)
+
+$(JS_CLIENT_STAMP): tests/clients/js/package-lock.json | node
+	@echo "==> installing the JavaScript library (zulip-js) into tests/clients/js"
+	@cd tests/clients/js && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(JS_CLIENT_STAMP)
 
 ## try-terminal: the official terminal client searches a fresh local stack
 try-terminal: $(STAMP) $(TERM_STAMP)

@@ -13,6 +13,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from chalicelib.lib.linkifiers import LinkifierRule, linkify
+from chalicelib.lib.markdown_emoji import apply_emoji, text_token
 from chalicelib.lib.mentions import (
     CHANNEL_WILDCARDS,
     GROUP_MENTION,
@@ -27,6 +28,7 @@ def _renderer() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
     md.core.ruler.push("linkifiers", _apply_linkifiers)
+    md.core.ruler.push("emoji", apply_emoji)
     return md
 
 
@@ -51,29 +53,26 @@ def _apply_linkifiers(state: StateCore) -> None:
             segments = protected.split(token.content) if protected else [token.content]
             for segment in segments:
                 if protected and protected.fullmatch(segment):
-                    children.append(_text(segment))
+                    children.append(text_token(segment))
                     continue
                 for piece, url in linkify(segment, rules):
                     if url is None:
-                        children.append(_text(piece))
+                        children.append(text_token(piece))
                         continue
                     opening = Token("link_open", "a", 1)
                     opening.attrs = {"href": url}
-                    children += [opening, _text(piece), Token("link_close", "a", -1)]
+                    children += [opening, text_token(piece), Token("link_close", "a", -1)]
         block.children = children
 
 
-def _text(content: str) -> Token:
-    token = Token("text", "", 0)
-    token.content = content
-    return token
-
-
 def render_markdown(text: str, linkifiers: list[LinkifierRule] | None = None,
-                    protected: re.Pattern[str] | None = None) -> str:
+                    protected: re.Pattern[str] | None = None,
+                    custom_emoji: dict[str, str] | None = None) -> str:
+    """`custom_emoji`: the organization's active emoji names and their image addresses."""
     if not text:
         return ""
-    env = {"linkifiers": linkifiers or [], "protected": protected}
+    env = {"linkifiers": linkifiers or [], "protected": protected,
+           "custom_emoji": custom_emoji or {}}
     html: str = _renderer().render(text, env)
     return html.strip()
 
@@ -88,7 +87,8 @@ class MentionTargets:
 
 
 def render_message(content: str, targets: MentionTargets,
-                   linkifiers: list[LinkifierRule] | None = None) -> str:
+                   linkifiers: list[LinkifierRule] | None = None,
+                   custom_emoji: dict[str, str] | None = None) -> str:
     """Renders a message; known mentions become spans, unknown ones stay text, and the
     realm's linkifiers link what they match."""
     spans: dict[str, str] = {}
@@ -131,7 +131,7 @@ def render_message(content: str, targets: MentionTargets,
     text = USER_MENTION.sub(user, content)
     text = GROUP_MENTION.sub(group, text)
     protected = re.compile(f"(tcmention{nonce}x[0-9]+)")
-    rendered = render_markdown(text, linkifiers, protected)
+    rendered = render_markdown(text, linkifiers, protected, custom_emoji)
     for key, markup in spans.items():
         rendered = rendered.replace(key, markup)
     return rendered

@@ -12,7 +12,8 @@ CONTENT_PROPERTIES: tuple[Property, ...] = ("link", "attachment", "image")
 RESOLVED_TOPIC_PREFIX = "\u2714 "   # "✔ ", how a resolved topic is named
 _LINK = re.compile(r"<a\s[^>]*href=|https?://", re.IGNORECASE)
 _UPLOAD = "/user_uploads/"
-_IMAGE_TAG = re.compile(r"<img\s", re.IGNORECASE)
+# An image, not a custom emoji (rendered as <img class="emoji">).
+_IMAGE_TAG = re.compile(r"<img\s(?![^>]*\bclass=\"emoji\")", re.IGNORECASE)
 _IMAGE_UPLOAD = re.compile(r"/user_uploads/[^\s\"')]+\.(?:png|jpe?g|gif|webp|bmp)\b",
                            re.IGNORECASE)
 

@@ -4,6 +4,12 @@ server says `service_*`. It forwards every request unchanged and adds the old na
 beside the new ones in JSON answers; the server itself is never bent to a client.
 
 Run: .venv/bin/python -m infra.local.client_proxy [--port 9991] [--to http://127.0.0.1:8000]
+     [--realm demo]
+
+With --realm, every request is sent as if to that organization's address
+(`<realm>.localhost`): clients that log in with a password (`POST /fetch_api_key`, as
+zulip-term's first run and zulip-js do) then reach it from http://127.0.0.1, which names
+no organization.
 """
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import argparse
 import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -34,8 +41,17 @@ def with_old_names(value: Any) -> Any:
     return renamed
 
 
-def make_handler(upstream: str) -> type[BaseHTTPRequestHandler]:
+def organization_host(upstream: str, realm: str | None) -> str | None:
+    """The Host the server reads the organization from (`<realm>.localhost:<port>`)."""
+    if not realm:
+        return None
+    port = urlsplit(upstream).port
+    return f"{realm}.localhost" + (f":{port}" if port else "")
+
+
+def make_handler(upstream: str, realm: str | None = None) -> type[BaseHTTPRequestHandler]:
     session = requests.Session()
+    host = organization_host(upstream, realm)
 
     class Forward(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -46,6 +62,8 @@ def make_handler(upstream: str) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(length) if length else None
             headers = {k: v for k, v in self.headers.items()
                        if k.lower() not in _NOT_FORWARDED}
+            if host:
+                headers["Host"] = host
             answer = session.request(self.command, upstream + self.path, data=body,
                                      headers=headers, timeout=120, allow_redirects=False)
             content = answer.content
@@ -67,8 +85,9 @@ def make_handler(upstream: str) -> type[BaseHTTPRequestHandler]:
     return Forward
 
 
-def serve(port: int, upstream: str) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(upstream.rstrip("/")))
+def serve(port: int, upstream: str, realm: str | None = None) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", port),
+                                 make_handler(upstream.rstrip("/"), realm))
     server.daemon_threads = True
     return server
 
@@ -77,9 +96,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=9991)
     parser.add_argument("--to", default="http://127.0.0.1:8000", help="the teamchat API")
+    parser.add_argument("--realm", help="the organization's subdomain (demo on make run), "
+                        "for clients that log in with a password")
     args = parser.parse_args()
-    server = serve(args.port, args.to)
-    print(f"official clients: use http://127.0.0.1:{args.port} (forwarding to {args.to})",
+    server = serve(args.port, args.to, args.realm)
+    target = organization_host(args.to, args.realm) or args.to
+    print(f"official clients: use http://127.0.0.1:{args.port} (forwarding to {target})",
           flush=True)
     try:
         server.serve_forever()

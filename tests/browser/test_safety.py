@@ -115,3 +115,16 @@ def test_the_api_key_never_goes_in_a_url(browser, web_stack):
     # THEN the key issued at login is in none of them (nor the password)
     assert any(url.startswith("ws://") for url in urls), urls
     assert all(key not in url and member["password"] not in url for url in urls)
+
+
+def test_emoji_show_as_characters_with_their_names(person, web_stack):
+    owner = web_stack.accounts()["owner"]
+    api(web_stack, owner, "POST", "/messages", type="stream", to="general",
+        topic="emoji", content="shipped :tada: and :no_such_emoji:")
+    page = person("member").page
+    open_channel(page, "general")
+    message = page.locator(".message", has_text="shipped")
+    # THEN the named emoji is its character, announced by name; the unknown one is text
+    emoji = message.get_by_role("img", name="tada")
+    expect(emoji).to_have_text("\N{PARTY POPPER}")
+    expect(message).to_contain_text(":no_such_emoji:")

@@ -87,11 +87,13 @@ def _wait_for_port(port: int, seconds: float) -> None:
 
 
 @contextmanager
-def renaming_proxy(upstream: str, python: str = sys.executable) -> Iterator[str]:
-    """The renaming proxy in front of `upstream`, for as long as the block runs."""
+def renaming_proxy(upstream: str, python: str = sys.executable,
+                   realm: str | None = None) -> Iterator[str]:
+    """The renaming proxy in front of `upstream`, for as long as the block runs; with
+    `realm`, as that organization's address (for clients that log in with a password)."""
     port = free_port()
-    proxy = subprocess.Popen([python, "-m", "infra.local.client_proxy", "--port", str(port),
-                              "--to", upstream], cwd=REPO_ROOT)
+    command = [python, "-m", "infra.local.client_proxy", "--port", str(port), "--to", upstream]
+    proxy = subprocess.Popen(command + (["--realm", realm] if realm else []), cwd=REPO_ROOT)
     try:
         _wait_for_port(port, 20)
         yield f"http://127.0.0.1:{port}"

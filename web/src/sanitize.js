@@ -5,7 +5,19 @@ import DOMPurify from 'dompurify';
 const cache = new Map();
 const MAX_CACHED = 5000;
 
+const EMOJI_CLASS = /(?:^|\s)emoji-([0-9a-f]+(?:-[0-9a-f]+)*)(?:\s|$)/;
+
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'SPAN') {
+    // The server writes an emoji as its :name: inside a span that names its code points;
+    // the page shows the character (the span keeps its accessible name and title).
+    const code = EMOJI_CLASS.exec(node.getAttribute('class') || '');
+    if (code) {
+      try {
+        node.textContent = String.fromCodePoint(...code[1].split('-').map((h) => parseInt(h, 16)));
+      } catch (RangeError) { /* not a code point: the :name: text stays */ }
+    }
+  }
   if (node.tagName === 'A') {
     const href = node.getAttribute('href') || '';
     // Only web and mail links stay live; anything else (javascript:, data:) is dead text.

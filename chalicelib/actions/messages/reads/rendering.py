@@ -5,10 +5,12 @@ import hashlib
 from dataclasses import dataclass, field
 
 from chalicelib import config
+from chalicelib.actions.realm.emoji import active_emoji_sources
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.core.errors import ApiError
 from chalicelib.lib.linkifiers import LinkifierRule
 from chalicelib.lib.markdown import MentionTargets, render_message
+from chalicelib.lib.markdown_emoji import has_emoji_syntax
 from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm, UniqueName, group_name_key
@@ -107,7 +109,9 @@ def render_content(realm_id: int, content: str, realm: Realm | None = None
     mentions = find_mentions(content)
     resolved = resolve_mentions(realm_id, mentions)
     linkifiers = linkifier_rules(realm_id, realm)
-    rendered = render_message(content, resolved.targets, linkifiers)
+    # The organization's emoji are read only for a message that names one not built in.
+    custom = active_emoji_sources(realm_id) if has_emoji_syntax(content) else None
+    rendered = render_message(content, resolved.targets, linkifiers, custom)
     return RenderedContent(content, rendered, mentions, resolved, linkifiers)
 
 
