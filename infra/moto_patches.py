@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import inspect
 import os
 import re
 import threading
@@ -89,8 +90,26 @@ def apply() -> None:
     _cheap_sqs_clock()
     _expiring_shard_iterators()
     _stream_reads_that_wait()
+    _private_multipart_uploads()
     moto_items.apply()
     _applied = True
+
+
+def _private_multipart_uploads() -> None:
+    """An object written by a multipart upload without an ACL is private, as S3 makes
+    every object; moto left its ACL unset, and an unset ACL let anyone read it without
+    a signature (the export is written in parts: its link's bare URL answered 200)."""
+    from moto.s3.models import S3Backend, get_canned_acl
+
+    original = S3Backend.create_multipart_upload
+
+    def create_multipart_upload(self: Any, *args: Any, **kwargs: Any) -> Any:
+        given = inspect.signature(original).bind(self, *args, **kwargs)
+        if given.arguments.get("acl") is None:
+            given.arguments["acl"] = get_canned_acl("private")
+        return original(*given.args, **given.kwargs)
+
+    S3Backend.create_multipart_upload = create_multipart_upload  # type: ignore[method-assign]
 
 
 _INSERT = re.compile(r'^INSERT INTO "(?P<table>[^"]+)" VALUE \{(?P<names>[^}]*)\}$')

@@ -102,6 +102,15 @@ class Subscription(BaseModel):
         return pairs[-2 * MAX_RECEIVED_RANGES:]
 
 
+class _MembersByStream(GlobalSecondaryIndex["ChannelMembers"]):
+    class Meta:
+        index_name = "by_stream"
+        projection = AllProjection()
+
+    stream_key = UnicodeAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
+
+
 class ChannelMembers(BaseModel):
     """A channel's active subscribers as one set (in the subscriptions table, under a
     key no user has, and without `stream_key`, so the by_stream index never lists it).
@@ -118,6 +127,10 @@ class ChannelMembers(BaseModel):
     user_key = UnicodeAttribute(hash_key=True)      # members_key(realm_id)
     stream_id = IntegerAttribute(range_key=True)
     user_ids = NumberSetAttribute(null=True)        # DynamoDB keeps no empty set
+    # The table's index, declared as the table has it; never set on these items.
+    stream_key = UnicodeAttribute(null=True)
+    user_id = IntegerAttribute(null=True)
+    by_stream = _MembersByStream()
 
 
 def members_key(realm_id: int) -> str:
