@@ -212,6 +212,7 @@ class Generator:
         everyone = self.humans + self.guests + self.bots
         heavy = self.accounts["heavy"].user_id
         self.members: dict[int, list[int]] = {}
+        self.stream_items: dict[int, Any] = {}
         self.private: set[int] = set()
         for n, (stream_id, size) in enumerate(zip(ids, sizes, strict=True)):
             if size >= spec.users:
@@ -232,6 +233,7 @@ class Generator:
                             creator_id=self.accounts["owner"].user_id,
                             is_default=n < ALL_MEMBER_CHANNELS, subscriber_count=len(members))
             self.put(stream)
+            self.stream_items[stream_id] = stream
             scope, key = stream_name_key(self.realm_id, name)
             self.put(UniqueName(scope, key, target_id=stream_id))
             for user_id in members:
@@ -269,6 +271,7 @@ class Generator:
         self.topics: dict[tuple[int, str], tuple[str, int]] = {}
         self.recent: dict[int, collections.deque[tuple[int, str, int]]] = \
             collections.defaultdict(lambda: collections.deque(maxlen=RECENT_PER_CHANNEL))
+        self.first_ids: dict[int, int] = {}
         self.heavy_ids: list[tuple[int, int, str, int]] = []   # (id, channel, topic, sender)
         self.conversations: dict[tuple[int, str], int] = {}
         self.dm_unread: list[tuple[int, Any]] = []
@@ -291,11 +294,19 @@ class Generator:
                 if stream_id in heavy_channels and sender != heavy:
                     self.heavy_ids.append((message_id, stream_id, topic, sender))
                 self.recent[stream_id].append((message_id, topic, sender))
+                self.first_ids.setdefault(stream_id, message_id)
             else:
                 sender = rng.choice(self.humans)
                 others = rng.sample(contacts[sender], 1 if rng.random() < 0.75 else 3)
                 message = self._direct_message(message_id, sender, others, words, sent)
             self._message_extras(message, sent)
+        # The channels' first and newest messages, as sending keeps them (registration's
+        # max_message_id reads a channel's newest from its item).
+        for stream_id, stream in self.stream_items.items():
+            if self.recent.get(stream_id):
+                stream.first_message_id = self.first_ids[stream_id]
+                stream.last_message_id = self.recent[stream_id][-1][0]
+                self.put(stream)
         self._timed("messages", started)
 
     def _channel_message(self, message_id: int, sender: int, stream_id: int, topic: str,

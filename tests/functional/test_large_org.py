@@ -56,6 +56,11 @@ def test_history_unread_state_and_search_are_served(built):
         "narrow": [{"operator": "channel", "operand": org.big_channel}]}).json["messages"]
     # Spread over the organization's days
     assert newest[0]["timestamp"] - oldest["messages"][0]["timestamp"] > SPEC.days * 86_400 / 2
+    # The channel's item knows its first and newest message, as sending keeps them
+    stream = accounts["member"].get(f"/streams/{org.big_channel}").json["stream"]
+    assert stream["first_message_id"] == oldest["messages"][0]["id"]
+    state = accounts["member"].post("/register", {"fetch_event_types": ["message"]}).json
+    assert state["max_message_id"] >= newest[0]["id"]
     unread = accounts["heavy"].post("/register", {
         "fetch_event_types": ["message", "update_message_flags"]}).json["unread_msgs"]
     listed = sum(len(s["unread_message_ids"]) for s in unread["streams"]) + \
