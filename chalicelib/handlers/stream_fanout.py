@@ -6,7 +6,8 @@ from typing import Any
 from chalicelib.lib.cold_start import handler_imports
 
 with handler_imports():
-    from chalicelib.events.fanout import handle_stream_batch
+    from chalicelib.events.audience_slices import RANGE_KEY
+    from chalicelib.events.fanout import handle_range, handle_stream_batch
     from chalicelib.events.slices import (
         SLICE_EVENT_KEY,
         WRITES_KEY,
@@ -24,5 +25,7 @@ def handler(event: dict[str, Any], context: Any) -> PartialBatchResponse | Slice
         payload = event[SLICE_EVENT_KEY]
         if WRITES_KEY in payload:   # of recipients' rows (events/write_slices.py)
             return handle_write_slice(payload)
+        if RANGE_KEY in payload:   # a range of people (events/audience_slices.py)
+            return handle_range(payload[RANGE_KEY])
         return handle_slice(payload)
     return handle_stream_batch(event, context)

@@ -31,7 +31,7 @@ from chalicelib.actions.messages.send import new_channel_message
 from chalicelib.actions.messages.uploads import sanitize_filename
 from chalicelib.actions.read_state.reads.pending import WILDCARD_BITS, new_marker
 from chalicelib.actions.realm.emoji import emoji_name_key
-from chalicelib.actions.realm.export import EXPORT_FORMAT, EXPORT_VERSION
+from chalicelib.actions.realm.export_writer import EXPORT_FORMAT, EXPORT_VERSION
 from chalicelib.actions.realm.linkifiers import check_add_linkifier
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.realm.reads.realms import get_realm
