@@ -70,7 +70,7 @@ class Channel:
                  subscribers: int, first_user_id: int, connect: bool) -> None:
         from chalicelib.delivery.connections import attach
         from chalicelib.delivery.queues import create_queue
-        from chalicelib.models.channels import Subscription, stream_key, user_key
+        from chalicelib.models.channels import Stream, Subscription, stream_key, user_key
 
         self.http, self.owner, self.realm_id, self.name = http, owner, realm_id, name
         response = http.post("/api/v1/users/me/subscriptions", headers=owner,
@@ -86,6 +86,9 @@ class Channel:
                                         stream_key=stream_key(realm_id, self.stream_id),
                                         realm_id=realm_id, user_id=user_id,
                                         date_subscribed=0))
+        # As subscribing through the API counts them (the fan-out plans by the count).
+        Stream(realm_id, self.stream_id).update(
+            actions=[Stream.subscriber_count.add(len(user_ids))])
         self.queues = [create_queue(realm_id, u, OPTIONS, 400) for u in user_ids]
         if connect:
             for n, queue in enumerate(self.queues):

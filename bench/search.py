@@ -12,9 +12,6 @@ Run: .venv/bin/python -m bench.search [realm sizes...]   (default: 10000 100000)
 """
 from __future__ import annotations
 
-import bisect
-import itertools
-import random
 import statistics
 import sys
 import time
@@ -29,45 +26,15 @@ from bench.common import (
     item_bytes,
     moto_backend,
 )
+from bench.corpus import RARE_WORD, Corpus
 
-VOCABULARY = 20_000
-TOPICS = 200
 CHANNELS = 10
-RARE_WORD, RARE_COUNT = "okapi", 10
+RARE_COUNT = 10
 PAGE = 100          # results asked for: a GET /messages page
 REPEAT = 20
 REPEAT_BUDGET = 20.0     # seconds per case: slow cases stop after at least MIN_REPEAT runs
 MIN_REPEAT = 5
 STORAGE_OVERHEAD = 100   # bytes DynamoDB adds to each item for storage
-
-
-def _words(rng: random.Random) -> list[str]:
-    syllables = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
-    words: set[str] = set()
-    ordered: list[str] = []
-    while len(ordered) < VOCABULARY:
-        word = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4)))
-        if word not in words and word != RARE_WORD:
-            words.add(word)
-            ordered.append(word)
-    return ordered
-
-
-class Corpus:
-    def __init__(self, seed: int = 21) -> None:
-        self.rng = random.Random(seed)
-        self.vocabulary = _words(self.rng)
-        weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
-        self.cumulative = list(itertools.accumulate(weights))
-        self.topics = [f"{self.vocabulary[5000 + n]} {self.vocabulary[9000 + n]}"
-                       for n in range(TOPICS)]
-
-    def word(self) -> str:
-        point = self.rng.random() * self.cumulative[-1]
-        return self.vocabulary[bisect.bisect_left(self.cumulative, point)]
-
-    def text(self, count: int) -> str:
-        return " ".join(self.word() for _ in range(count))
 
 
 def indexing_costs(counter: RequestCounter) -> None:

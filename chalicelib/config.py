@@ -237,6 +237,20 @@ def fanout_slice_queues() -> int:
     return max(1, int(_env("FANOUT_SLICE_QUEUES", "1000")))
 
 
+def export_invocation_seconds() -> float:
+    """How long one invocation of the background worker writes an organization export
+    before it saves its progress and hands the job back (the function's timeout is 60 s;
+    actions/workflows/export_writer.py)."""
+    return float(_env("EXPORT_INVOCATION_SECONDS", "40"))
+
+
+def fanout_slice_people() -> int:
+    """People of a batch's largest audience one fan-out invocation takes; a larger
+    audience is cut into ranges of user ids of about this many, each range on its own
+    invocation (fanout/audience_slices.py)."""
+    return max(1, int(_env("FANOUT_SLICE_PEOPLE", "1000")))
+
+
 def fanout_slice_items() -> int:
     """Recipients' rows (unread markers, flag rows) one fan-out invocation writes for a
     batch; more go, in slices of this many, to parallel invocations (fanout/write_slices.py)."""

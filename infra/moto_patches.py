@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import inspect
 import os
 import re
 import threading
@@ -49,7 +50,7 @@ def apply() -> None:
         return
     from moto.dynamodb.models import DynamoDBBackend
 
-    from infra import moto_items
+    from infra import moto_indexes, moto_items
     from infra.moto_updates import plain_updates
 
     original_transact = DynamoDBBackend.transact_write_items
@@ -57,6 +58,8 @@ def apply() -> None:
     # key checks and the lock below wrap it too).
     DynamoDBBackend.update_item = plain_updates(  # type: ignore[method-assign]
         DynamoDBBackend.update_item)
+    # Index partitions kept in step with writes (inside the key checks and the lock).
+    moto_indexes.apply()
     # DynamoDB refuses an empty or oversized string key on every operation; moto checks
     # puts and transactions but lets UpdateItem, GetItem and DeleteItem through, which
     # hid keys that AWS would refuse. (Before the lock, so that the
@@ -87,8 +90,26 @@ def apply() -> None:
     _cheap_sqs_clock()
     _expiring_shard_iterators()
     _stream_reads_that_wait()
+    _private_multipart_uploads()
     moto_items.apply()
     _applied = True
+
+
+def _private_multipart_uploads() -> None:
+    """An object written by a multipart upload without an ACL is private, as S3 makes
+    every object; moto left its ACL unset, and an unset ACL let anyone read it without
+    a signature (the export is written in parts: its link's bare URL answered 200)."""
+    from moto.s3.models import S3Backend, get_canned_acl
+
+    original = S3Backend.create_multipart_upload
+
+    def create_multipart_upload(self: Any, *args: Any, **kwargs: Any) -> Any:
+        given = inspect.signature(original).bind(self, *args, **kwargs)
+        if given.arguments.get("acl") is None:
+            given.arguments["acl"] = get_canned_acl("private")
+        return original(*given.args, **given.kwargs)
+
+    S3Backend.create_multipart_upload = create_multipart_upload  # type: ignore[method-assign]
 
 
 _INSERT = re.compile(r'^INSERT INTO "(?P<table>[^"]+)" VALUE \{(?P<names>[^}]*)\}$')
@@ -295,6 +316,7 @@ def _remember_method_names() -> None:
 _partition = threading.local()
 partition_queries = 0   # how many Queries read one partition (the tests check it is used)
 unsorted_index_walks = 0   # how many index Queries walked the table unsorted (likewise)
+index_partition_reads = 0   # how many index Queries read one index partition (likewise)
 
 
 def _query_one_partition() -> None:
@@ -303,18 +325,22 @@ def _query_one_partition() -> None:
     chunks: every append reads its queue's tail). DynamoDB reads one partition; so does
     this: during a Query without an index, `all_items` lists that partition only.
 
-    A Query on an index still walks the whole table (moto keeps no index), but without
-    sorting it first: moto sorts what matched by the index's full key (unique, so the
-    order it started from cannot show), and sorting every item of a table by its own key
-    was most of the Query's cost (a 10,000-subscriber channel's subscriptions: the
-    fan-out's first read)."""
+    A Query on an index reads that index's partition (infra/moto_indexes.py); an index
+    it cannot serve walks the whole table, without sorting it first: moto sorts what
+    matched by the index's full key (unique, so the order it started from cannot show),
+    and sorting every item of a table by its own key was most of the Query's cost."""
     from moto.dynamodb.models.table import Table
+
+    from infra import moto_indexes
 
     original_query, original_all_items = Table.query, Table.all_items
 
     def all_items(self: Any) -> list[Any]:
         if getattr(_partition, "table", None) is not self:
             return original_all_items(self)
+        served = getattr(_partition, "items", None)
+        if served is not None:   # an index Query: that index partition (moto_indexes)
+            return served
         hash_key = getattr(_partition, "hash_key", None)
         if hash_key is None:   # an index Query: every item, in no particular order
             global unsorted_index_walks
@@ -338,10 +364,25 @@ def _query_one_partition() -> None:
         if not index_name:
             partition_queries += 1
         _partition.table, _partition.hash_key = self, None if index_name else hash_key
+        _partition.items = None
+        known = {"consistent_read", "filter_expression", "hash_key_conditions",
+                 "range_key_conditions", "index_name"}
+        if not index_name and len(args) >= 5 and not set(kwargs) - known and \
+                len(kwargs.get("range_key_conditions") or ()) <= 1:
+            _partition.items = moto_indexes.key_window(
+                self, hash_key, args[0], args[1], args[2], args[3], args[4] is not False)
+        if index_name:
+            conditions = kwargs.get("hash_key_conditions") or []
+            value = conditions[0][1] if len(conditions) == 1 else hash_key
+            if value is not None:
+                _partition.items = moto_indexes.index_partition(self, index_name, value)
+            if _partition.items is not None:
+                global index_partition_reads
+                index_partition_reads += 1
         try:
             return original_query(self, hash_key, *args, **kwargs)
         finally:
-            _partition.table = _partition.hash_key = None
+            _partition.table = _partition.hash_key = _partition.items = None
 
     Table.all_items = all_items  # type: ignore[method-assign]
     Table.query = query  # type: ignore[method-assign]
@@ -643,8 +684,11 @@ class _ItemBackup:
             self.stream_lengths[table_name] = len(shard.items)
 
     def restore(self, backend: Any) -> None:
+        from infra import moto_indexes
+
         for (table_name, hash_value, range_value), item in self.items.items():
             table = backend.get_table(table_name)
+            moto_indexes.forget(table)   # items replaced behind the index
             if range_value is not None:
                 bucket = table.items[hash_value]
                 if item is None:

@@ -1,8 +1,9 @@
 """Event queues: POST /register and DELETE /events (GET /events: api/event_polling.py)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.queues import access_queue, delete_queue
@@ -13,11 +14,11 @@ from chalicelib.registration.register import RegisterResult, do_register
 bp = ApiBlueprint(__name__)
 
 
-
 def _register(caller: Principal, event_types: list[str] | None,
               fetch_event_types: list[str] | None, narrow: list[Any],
               client_capabilities: dict[str, Any] | None, all_public_streams: bool,
-              apply_markdown: bool, client_gravatar: bool, include_subscribers: bool,
+              apply_markdown: bool, client_gravatar: bool,
+              include_subscribers: IncludeSubscribers,
               slim_presence: bool = False, presence_history_limit_days: int | None = None,
               ) -> RegisterResult:
     return do_register(caller, event_types=event_types, fetch_event_types=fetch_event_types,
@@ -34,7 +35,8 @@ def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = N
                    narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
                    client_capabilities: Json[dict[str, Any]] | None = None,
                    all_public_streams: bool = False, apply_markdown: bool = False,
-                   client_gravatar: bool = False, include_subscribers: bool = False,
+                   client_gravatar: bool = False,
+                   include_subscribers: bool | Literal["partial"] = False,
                    slim_presence: bool = False, presence_history_limit_days: int | None = None,
                    ) -> RegisterResult:
     return _register(caller, event_types, fetch_event_types, narrow, client_capabilities,

@@ -1,7 +1,7 @@
 """The caller's subscriptions: subscribe (creating channels), unsubscribe and list."""
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from chalicelib.actions.channels import subscriptions as actions
 from chalicelib.actions.channels.reads.channels import SubscriptionDict
@@ -42,7 +42,8 @@ def unsubscribe(caller: Principal, *, subscriptions: Json[list[str]],
 
 
 @bp.endpoint("/users/me/subscriptions", "GET")
-def list_subscriptions(caller: Principal, *, include_subscribers: bool = False
+def list_subscriptions(caller: Principal, *,
+                       include_subscribers: bool | Literal["partial"] = False
                        ) -> SubscriptionsResult:
     return {"subscriptions": actions.get_subscriptions(caller, include_subscribers)}
 

@@ -28,6 +28,9 @@ REFERENCE_DOCUMENT_LEVEL = 378
 # This server's own extensions: sent only to a client that asks for them.
 WEBSOCKET_CAPABILITY = "teamchat_websocket"            # POST /register client_capabilities
 EXTENSIONS_PARAMETER = "include_teamchat_extensions"   # GET /server_settings
+# Fields and parameter values of a level above the advertised one are not sent; this is
+# the one such a reader checks itself (actions/channels/reads/subscribers.py).
+PARTIAL_SUBSCRIBERS_LEVEL = 412     # include_subscribers=partial, partial_subscribers
 # realm update_dict events for this server's own organization settings (the reference up
 # to the advertised level has none of them in update_dict): empty_topic_display_name.
 REALM_SETTINGS_CAPABILITY = "teamchat_realm_settings"  # POST /register client_capabilities
@@ -222,7 +225,13 @@ CHANGES: tuple[Change, ...] = (
     Change(410, "max_channel_folder_name_length, max_channel_folder_description_length", "", "",
            NOT_HONOURED),
     Change(411, "User setting web_left_sidebar_show_channel_folders", "", "", NOT_HONOURED),
-    Change(412, "include_subscribers=partial, partial_subscribers", "", "", NOT_HONOURED),
+    Change(PARTIAL_SUBSCRIBERS_LEVEL, "include_subscribers=partial, partial_subscribers "
+           "(POST /register, GET /users/me/subscriptions)",
+           "actions/channels/reads/subscribers.py (sent only while this level is advertised; "
+           "below it partial is answered as true)",
+           "tests/functional/test_partial_subscribers.py::"
+           "test_large_channels_list_bots_and_the_recently_active",
+           sends=("channel.partial_subscribers",)),
     Change(413, "Mobile push payload changes", "no mobile push here", "", NOT_OFFERED),
     Change(414, "Channel folder order, PATCH /channel_folders", "", "", NOT_HONOURED),
     Change(415, "Reminder note, max_reminder_note_length", "no reminders here", "",

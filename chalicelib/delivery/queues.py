@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeGuard
 
 from pynamodb.exceptions import UpdateError
+from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
 
 from chalicelib.core.errors import ApiError, ErrorCode
@@ -188,9 +189,10 @@ def public_watcher_queues(realm_id: int) -> list[EventQueue]:
             if (q.options or {}).get("all_public_streams")]
 
 
-def queues_of_realm(realm_id: int) -> list[EventQueue]:
-    """Every live queue of the realm (for realm-wide audiences: reads match the audience)."""
-    return [q for q in EventQueue.by_user.query(realm_id) if is_live(q)]
+def queues_of_realm(realm_id: int, owners: Condition | None = None) -> list[EventQueue]:
+    """Every live queue of the realm (for realm-wide audiences: reads match the audience);
+    `owners`: a condition on the owner's id (the fan-out's range of people)."""
+    return [q for q in EventQueue.by_user.query(realm_id, owners) if is_live(q)]
 
 
 def set_receives_typing_notifications(realm_id: int, user_id: int, value: bool) -> None:

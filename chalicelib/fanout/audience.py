@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import Executor, Future
+from typing import Any
+
+from pynamodb.expressions.condition import Condition
 
 from chalicelib.actions.channels.reads.permissions import channel_viewers
 from chalicelib.delivery.outbox import Audience
@@ -18,6 +21,7 @@ from chalicelib.delivery.queues import (
     queues_of_realm,
     queues_of_users,
 )
+from chalicelib.fanout.scope import EVERYONE, Scope
 from chalicelib.models.channels import Stream, Subscription, get_stream, stream_key
 from chalicelib.models.events import EventQueue
 
@@ -29,9 +33,12 @@ _READ_ATTRIBUTES = ["user_key", "stream_id", "user_id", "active", "first_visible
 
 
 class AudienceResolver:
-    """The audience reads of one fan-out batch, cached: channels, subscribers, queues."""
+    """The audience reads of one fan-out batch, cached: channels, subscribers, queues.
+    With a `scope` of a range of user ids (fanout/scope.py), only the people of that
+    range: their subscriptions, their queues (a queue goes to its owner's range)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scope: Scope = EVERYONE) -> None:
+        self.scope = scope
         self._subscriptions: dict[tuple[int, int], list[Subscription]] = {}
         self._streams: dict[tuple[int, int], Stream | None] = {}
         self._user_queues: dict[tuple[int, int], list[EventQueue]] = {}
@@ -47,9 +54,13 @@ class AudienceResolver:
         decide notifications (_READ_ATTRIBUTES)."""
         key = (realm_id, stream_id)
         if key not in self._subscriptions:
+            if self.scope.nobody:
+                return []
             self._subscriptions[key] = [
-                s for s in Subscription.by_stream.query(stream_key(realm_id, stream_id),
-                                                        attributes_to_get=_READ_ATTRIBUTES)
+                s for s in Subscription.by_stream.query(
+                    stream_key(realm_id, stream_id), _user_range(Subscription.user_id,
+                                                                 self.scope),
+                    attributes_to_get=_READ_ATTRIBUTES)
                 if s.active]
         return self._subscriptions[key]
 
@@ -66,6 +77,7 @@ class AudienceResolver:
     def queues_of_users(self, realm_id: int, user_ids: list[int] | set[int]
                         ) -> list[EventQueue]:
         """Live queues of these users; users already looked up in this batch cost nothing."""
+        user_ids = {u for u in user_ids if self.scope.has(u)}
         missing = sorted({u for u in user_ids if (realm_id, u) not in self._user_queues})
         if missing:
             found: dict[int, list[EventQueue]] = {u: [] for u in missing}
@@ -76,7 +88,8 @@ class AudienceResolver:
 
     def realm_queues(self, realm_id: int) -> list[EventQueue]:
         if realm_id not in self._realm_queues:
-            self._realm_queues[realm_id] = queues_of_realm(realm_id)
+            self._realm_queues[realm_id] = queues_of_realm(
+                realm_id, _user_range(EventQueue.user_id, self.scope))
         return self._realm_queues[realm_id]
 
     def public_watchers(self, realm_id: int) -> list[EventQueue]:
@@ -104,6 +117,16 @@ class AudienceResolver:
         return self._audiences[key].result()
 
     def _resolve(self, realm_id: int, audience: Audience) -> list[EventQueue]:
+        if self.scope.nobody:
+            return []
+        found = self._queues_named(realm_id, audience)
+        if self.scope.whole:
+            return found
+        # A queue that every public channel reaches (listed under PUBLIC_WATCHERS) is
+        # appended to by its owner's range only, like the owner's other queues.
+        return [q for q in found if self.scope.has(int(q.user_id))]
+
+    def _queues_named(self, realm_id: int, audience: Audience) -> list[EventQueue]:
         if audience.get("realm"):
             return self.realm_queues(realm_id)
         if "channel_viewers" in audience:
@@ -140,6 +163,17 @@ class AudienceResolver:
         # Public channel: subscribers, plus queues that asked for every public channel.
         seen = {q.queue_id for q in queues}
         return queues + [q for q in self.public_watchers(realm_id) if q.queue_id not in seen]
+
+
+def _user_range(attribute: Any, scope: Scope) -> Condition | None:
+    """The range key condition of a Query keyed by user id, for the scope's range."""
+    if scope.low is not None and scope.high is not None:
+        return attribute.between(scope.low, scope.high)  # type: ignore[no-any-return]
+    if scope.low is not None:
+        return attribute >= scope.low  # type: ignore[no-any-return]
+    if scope.high is not None:
+        return attribute <= scope.high  # type: ignore[no-any-return]
+    return None
 
 
 def _audience_key(realm_id: int, audience: Audience) -> str:

@@ -28,6 +28,7 @@ from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
 from chalicelib.aws.partial_batch import (
     EntireBatchFailed,
+    ItemFailure,
     PartialBatchResponse,
     process_records,
 )
@@ -38,8 +39,16 @@ from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
 from chalicelib.delivery.webhook_jobs import enqueue_jobs
 from chalicelib.fanout.audience import AudienceResolver
+from chalicelib.fanout.audience_slices import (
+    RANGE_KEY,
+    RangeSlices,
+    encoded,
+    plan_ranges,
+    range_scope,
+)
 from chalicelib.fanout.recipients import RecipientStep
-from chalicelib.fanout.slices import append_all, append_pool
+from chalicelib.fanout.scope import EVERYONE, Scope
+from chalicelib.fanout.slices import SliceResponse, append_all, append_pool
 from chalicelib.models.events import EventQueue, Outbox
 from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep
@@ -64,26 +73,57 @@ def handle_stream_batch(raw_event: dict[str, Any], context: Any = None) \
         -> PartialBatchResponse:
     logger.append_keys(handler="fanout",
                        request_id=getattr(context, "aws_request_id", None))
-    batch = FanoutBatch()
     try:
         records = raw_event.get("Records") or []
-        failures = process_records(raw_event, batch.note, "dynamodb",
-                                   raise_if_all_fail=False)["batchItemFailures"]
-        batch.start_background_steps()
-        failures += process_records({"Records": batch.noted_records()}, batch.address,
-                                    "dynamodb", raise_if_all_fail=False)["batchItemFailures"]
+        scopes = plan_ranges(records)
+        others = None
+        if scopes is not None:   # a large audience: other ranges of people elsewhere
+            others = RangeSlices(scopes[1:])
+            others.start(records, run_range_here)
+        batch = FanoutBatch(scopes[0] if scopes else EVERYONE)
+        if others is not None:
+            batch.recipients.before_settle = others.wait_rows
+        failures, failed = run_batch(batch, records)
+        delivered = batch.appended
+        if others is not None:
+            failed |= others.failed(batch.collected)
+            delivered += others.delivered()
         reported = {f["itemIdentifier"] for f in failures}
-        flush_failed = batch.flush()   # waits for the background steps, whatever failed
         if records and len(reported) == len(records):
             raise EntireBatchFailed(f"all {len(records)} records failed")
-        for sequence_number in sorted(flush_failed - reported, key=_sequence_order):
+        for sequence_number in sorted(failed - reported, key=_sequence_order):
             failures.append({"itemIdentifier": sequence_number})
-        metrics.add_events_delivered(batch.appended)
+        metrics.add_events_delivered(delivered)
         return {"batchItemFailures": failures}
     finally:
         metrics.add_fanout_delay(raw_event.get("Records", []))
         metrics.flush()
         logger.remove_keys(["handler", "request_id"])
+
+
+def run_batch(batch: FanoutBatch, records: list[dict[str, Any]]
+              ) -> tuple[list[ItemFailure], set[str]]:
+    """The batch's two passes and its writes: the records that failed in a pass (as
+    reported items), and those whose writes failed."""
+    failures = process_records({"Records": records}, batch.note, "dynamodb",
+                               raise_if_all_fail=False)["batchItemFailures"]
+    batch.start_background_steps()
+    failures += process_records({"Records": batch.noted_records()}, batch.address,
+                                "dynamodb", raise_if_all_fail=False)["batchItemFailures"]
+    return failures, batch.flush()   # the flush waits for the background steps
+
+
+def handle_range(payload: dict[str, Any]) -> SliceResponse:
+    """An invocation carrying a range of people of another invocation's batch."""
+    batch = FanoutBatch(range_scope(payload))
+    failures, failed = run_batch(batch, payload["records"])
+    return {"failed": sorted(failed | {f["itemIdentifier"] for f in failures}),
+            "rows_failed": batch.recipients_failed, "delivered": batch.appended}
+
+
+def run_range_here(payload: dict[str, Any]) -> SliceResponse:
+    """Outside Lambda (or without concurrency): the range, through its JSON form, here."""
+    return handle_range(encoded(payload)[RANGE_KEY])
 
 
 def _sequence_order(sequence_number: str) -> tuple[int, str]:
@@ -125,9 +165,11 @@ class FanoutBatch:
     the audiences and for any per-record step that needs the same facts.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, scope: Scope = EVERYONE) -> None:
+        self.scope = scope   # whose work this is: everyone's, or a range's (scope.py)
         self.pending: dict[str, _QueueAppends] = {}
-        self.audience = AudienceResolver()
+        self.audience = AudienceResolver(scope)
+        self.recipients_failed = False
         self.payloads = PayloadStore()
         self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
@@ -163,15 +205,20 @@ class FanoutBatch:
         outbox = Outbox.from_raw_data(image)
         sequence_number = raw["dynamodb"]["SequenceNumber"]
         event, audience = outbox.event, stored_audience(outbox.audience)
+        batch_steps = self.scope.batch_steps   # else another invocation does them
         if event.get("type") == OUTGOING_WEBHOOK_RECORD:   # for the webhook queue, not clients
-            self.webhook_jobs.append((sequence_number, event))
+            if batch_steps:
+                self.webhook_jobs.append((sequence_number, event))
             return
         self.collected.add(sequence_number)
-        self.search.collect(outbox.realm_id, sequence_number, event)
+        if batch_steps:
+            self.search.collect(outbox.realm_id, sequence_number, event)
         if self.recipients.is_internal(event):
-            self.recipients.collect_internal(outbox.realm_id, event)
+            if batch_steps:
+                self.recipients.collect_internal(outbox.realm_id, event)
             return
-        self.notifications.note_flags(outbox.realm_id, event, audience)
+        if batch_steps:
+            self.notifications.note_flags(outbox.realm_id, event, audience)
         flags = self.recipients.note(outbox.realm_id, outbox.outbox_id, event)
         self.noted[sequence_number] = _Noted(raw, outbox, event, audience, flags)
 
@@ -246,6 +293,7 @@ class FanoutBatch:
             self.notifications.flush()
         except Exception:  # noqa: BLE001 - reported as failed records, retried by the stream
             logger.exception("recipient state failed")
+            self.recipients_failed = True
             return False
         return True
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
 from chalicelib.actions.read_state.markers import (
@@ -38,6 +37,13 @@ from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
 from chalicelib.delivery.records import MUTED_RECORD_OP, READ_STATE_RECORD
 from chalicelib.fanout.audience import AudienceResolver
+from chalicelib.fanout.delivered_rows import (
+    Delivery,
+    current_messages,
+    delivery_mark,
+    raise_conversations,
+    restorer,
+)
 from chalicelib.fanout.recipient_edits import (
     change_lasting_flags,
     deletion_of,
@@ -47,9 +53,8 @@ from chalicelib.fanout.recipient_edits import (
 )
 from chalicelib.fanout.write_slices import write_spread
 from chalicelib.models.alert_words import AlertWords
-from chalicelib.models.base import is_write_condition_failure, update_existing
+from chalicelib.models.base import update_existing
 from chalicelib.models.channels import Subscription, user_key
-from chalicelib.models.conversations import RecentConversation, conversation_key
 from chalicelib.models.fanout_marks import FanoutMark
 from chalicelib.models.message_flags import (
     MessageFlag,
@@ -62,7 +67,6 @@ from chalicelib.models.side_by_side import write_all
 from chalicelib.notifications.pending import Delivered
 from chalicelib.rules.patterns import has_any_word
 
-DELIVERY_STEP = "recipients"
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
 
 
@@ -70,14 +74,6 @@ def has_alert_word(words: list[str], content: str) -> bool:
     """Whole-word, case-insensitive, as the reference highlights alert words (all the
     words in one linear-time pass: rules/patterns.py)."""
     return has_any_word(words, content)
-
-
-@dataclass
-class _Delivery:
-    outbox_id: str
-    realm_id: int
-    message_id: int
-    flags: dict[int, set[str]]   # every recipient's flags
 
 
 @dataclass
@@ -93,11 +89,16 @@ class RecipientStep:
     """Per fan-out batch: computes recipients' flags at collect time, writes at flush."""
 
     def __init__(self, audience: AudienceResolver) -> None:
-        """`audience`: the batch's audience reads, so each channel is read once a batch."""
+        """`audience`: the batch's audience reads, so each channel is read once a batch;
+        its scope says whose state this invocation writes (fanout/scope.py)."""
         self.audience = audience
+        self.scope = audience.scope
+        # With the batch cut by ranges of people: waits for the other ranges' rows,
+        # raising if one failed, before the messages' flight is settled.
+        self.before_settle: Callable[[], None] = lambda: None
         self._alert_words: dict[int, dict[int, list[str]]] = {}
         self._muted_by: dict[tuple[int, int], set[int]] = {}
-        self.deliveries: list[_Delivery] = []
+        self.deliveries: list[Delivery] = []
         self.mention_changes: list[_MentionChange] = []
         self.moves: list[tuple[int, dict[str, Any]]] = []
         self.unsubscribes: list[tuple[int, int, int]] = []
@@ -149,6 +150,8 @@ class RecipientStep:
         if kind == "message":
             flags = self._deliver(realm_id, outbox_id, event)
             return {str(user_id): sorted(f) for user_id, f in flags.items()}
+        if not self.scope.batch_steps:
+            return None
         if kind == "delete_message":
             self.note_deletion(realm_id, event)
         elif kind == "update_message":
@@ -187,10 +190,21 @@ class RecipientStep:
                  ) -> dict[int, set[str]]:
         message = event["message"]
         message_id, sender_id = int(message["id"]), int(message["sender_id"])
-        if message["type"] == "stream":
+        if message["type"] == "stream":   # the scope's range of them
             recipients = self._readers(realm_id, int(message["stream_id"]), message_id)
         else:
-            recipients = {int(r["id"]) for r in message["display_recipient"]}
+            recipients = {int(r["id"]) for r in message["display_recipient"]
+                          if self.scope.has(int(r["id"]))}
+        flags = self._flags(realm_id, event, recipients, recipients | (
+            {sender_id} if self.scope.has(sender_id) else set()))
+        self.deliveries.append(Delivery(outbox_id, realm_id, message_id, flags, event))
+        return flags
+
+    def _flags(self, realm_id: int, event: dict[str, Any], recipients: set[int],
+               users: set[int]) -> dict[int, set[str]]:
+        """The flags of `users` (recipients, and the sender if among them)."""
+        message = event["message"]
+        sender_id = int(message["sender_id"])
         facts = event.get("_mentions") or {}
         mentioned = set(facts.get("users") or ())
         wildcard = WILDCARD_FLAGS.get(facts.get("wildcard") or "")
@@ -198,7 +212,7 @@ class RecipientStep:
         muting = self._muting(realm_id, sender_id)
         content = str(message.get("_raw_content", ""))
         flags: dict[int, set[str]] = {}
-        for user_id in recipients | {sender_id}:
+        for user_id in users:
             user_flags: set[str] = set()
             if user_id == sender_id and (event.get("_read_by_sender", True)
                                          or user_id not in recipients):
@@ -213,8 +227,23 @@ class RecipientStep:
                                                                              content):
                 user_flags.add("has_alert_word")
             flags[user_id] = user_flags
-        self.deliveries.append(_Delivery(outbox_id, realm_id, message_id, flags))
         return flags
+
+    def flags_of(self, delivery: Delivery, user_id: int) -> set[str] | None:
+        """One person's flags for a delivered message, for a person of another range
+        (None if not a recipient): their subscription read alone."""
+        if user_id in delivery.flags:
+            return delivery.flags[user_id]
+        message = delivery.event["message"]
+        if message["type"] == "stream":
+            found = Subscription.get_or_none(user_key(delivery.realm_id, user_id),
+                                             int(message["stream_id"]))
+            readers = {user_id} if found is not None and found.active and \
+                found.first_visible_message_id <= delivery.message_id else set()
+        else:
+            readers = {user_id} & {int(r["id"]) for r in message["display_recipient"]}
+        users = readers | ({user_id} if user_id == int(message["sender_id"]) else set())
+        return self._flags(delivery.realm_id, delivery.event, readers, users).get(user_id)
 
     def note_deletion(self, realm_id: int, event: dict[str, Any]) -> None:
         """A delete_message record: its messages' markers and flag rows go too."""
@@ -234,6 +263,8 @@ class RecipientStep:
         """Writes everything collected; raises if any write failed (the batch is retried:
         deliveries already complete are skipped, the rest is idempotent)."""
         self._flush_deliveries()
+        if not self.scope.batch_steps:
+            return
         for change in self.mention_changes:
             self._apply_mention_change(change)
         for realm_id, event in self.moves:
@@ -247,13 +278,17 @@ class RecipientStep:
 
     def _flush_deliveries(self) -> None:
         if not self.deliveries:
+            self.before_settle()
             return
-        done = {m.mark for m in FanoutMark.batch_get(
-            [_mark(d.outbox_id) for d in self.deliveries], consistent_read=True)}
-        pending = [d for d in self.deliveries if _mark(d.outbox_id) not in done]
+        done = {delivery_mark(outbox_id) for outbox_id in self.scope.done}
+        if self.scope.batch_steps:
+            done = {m.mark for m in FanoutMark.batch_get(
+                [delivery_mark(d.outbox_id) for d in self.deliveries], consistent_read=True)}
+        pending = [d for d in self.deliveries if delivery_mark(d.outbox_id) not in done]
         if not pending:
+            self.before_settle()
             return
-        messages = _current(pending)
+        messages = current_messages(pending)
         rows: list[UnreadMessage | MessageFlag] = []
         for delivery in pending:
             message = messages.get((delivery.realm_id, delivery.message_id))
@@ -278,23 +313,28 @@ class RecipientStep:
         for delivery in pending:
             message = messages.get((delivery.realm_id, delivery.message_id))
             if message is not None and message.type == "private":
-                _raise_conversations(delivery.realm_id, message)
+                raise_conversations(delivery.realm_id, message, self.scope)
         self._follow_moves_meanwhile(pending, messages)
+        if not self.scope.batch_steps:   # a range of people: settled by the batch's own
+            if self.on_delivered is not None:
+                self.on_delivered(delivered)
+            return
+        self.before_settle()
         # After every marker is written and placed.
-        settle_deliveries([(d.realm_id, d.message_id, _restorer(d, messages))
+        settle_deliveries([(d.realm_id, d.message_id, restorer(d, messages, self.flags_of))
                            for d in pending])
         if self.on_delivered is not None:
             self.on_delivered(delivered)
         expires = datetime.now(UTC) + MARK_RETENTION
-        write_all([FanoutMark(_mark(delivery.outbox_id), expires_at=expires)
+        write_all([FanoutMark(delivery_mark(delivery.outbox_id), expires_at=expires)
                    for delivery in pending])
 
-    def _follow_moves_meanwhile(self, pending: list[_Delivery],
+    def _follow_moves_meanwhile(self, pending: list[Delivery],
                                 written: dict[tuple[int, int], Message]) -> None:
         """A move committed while the markers were written may have missed them (its own
         fan-out found the topic's markers before these existed): put them where the
         message is now. A move after this read finds them itself."""
-        now = _current(pending)
+        now = current_messages(pending)
         placed: dict[int, list[tuple[UnreadMessage, Message]]] = defaultdict(list)
         for delivery in pending:
             key = (delivery.realm_id, delivery.message_id)
@@ -366,41 +406,3 @@ class RecipientStep:
         update_existing(updates, UnreadMessage.message_id.exists())
         for user_id, lost in losing.items():
             mark_read(realm_id, user_id, lost)
-
-
-def _restorer(delivery: _Delivery, messages: dict[tuple[int, int], Message]
-              ) -> Callable[[int], UnreadMessage | None]:
-    def marker_of(user_id: int) -> UnreadMessage | None:
-        message = messages.get((delivery.realm_id, delivery.message_id))
-        flags = delivery.flags.get(user_id)
-        if message is None or flags is None or "read" in flags:
-            return None
-        return new_marker(delivery.realm_id, user_id, message, mention_bits(flags))
-    return marker_of
-
-
-def _mark(outbox_id: str) -> str:
-    return f"{DELIVERY_STEP}:{outbox_id}"
-
-
-def _current(deliveries: list[_Delivery]) -> dict[tuple[int, int], Message]:
-    """The delivered messages as stored now, by (realm, id): one consistent batched read."""
-    return {(m.realm_id, m.message_id): m for m in Message.batch_get(
-        [(d.realm_id, d.message_id) for d in deliveries], consistent_read=True,
-        attributes_to_get=["realm_id", "message_id", "type", "sender_id", "stream_id",
-                           "topic", "recipient_ids"])}
-
-
-def _raise_conversations(realm_id: int, message: Message) -> None:
-    """Each participant's conversation now has this message; a late or repeated
-    delivery never lowers the latest id (the update is conditioned on it)."""
-    key = conversation_key(message.recipient_ids)
-    for user_id in sorted(set(message.recipient_ids)):
-        item = RecentConversation(user_key(realm_id, user_id), key)
-        try:
-            item.update(actions=[RecentConversation.max_message_id.set(message.message_id)],
-                        condition=RecentConversation.max_message_id.does_not_exist()
-                        | (RecentConversation.max_message_id < message.message_id))
-        except UpdateError as error:
-            if not is_write_condition_failure(error):
-                raise

@@ -56,6 +56,9 @@ Results = list[int | None]
 class SliceResponse(TypedDict, total=False):
     appended: Results   # a slice of queues: per queue, the events appended (or None)
     written: int        # a slice of items to write (write_slices.py): how many
+    failed: list[str]   # a range of people (audience_slices.py): the records that failed
+    rows_failed: bool   # ... and whether its recipients' rows failed
+    delivered: int      # ... and how many events it appended
 
 
 def append_all(work: Work) -> Results:

@@ -16,6 +16,7 @@ from chalicelib.core.errors import (
     ErrorCode,
     InternalServerError,
 )
+from chalicelib.http.compression import fitted
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.method_not_allowed import method_not_allowed, served_methods
 from chalicelib.http.response import json_error
@@ -47,6 +48,7 @@ def register_middleware(app: Chalice) -> None:
         response = _envelope_chalice_error(response)
         if response.status_code == 401:
             _no_browser_dialog(event, response)
+        response = fitted(response, event.headers)
         if response.status_code >= 500:   # every 5xx the API answers passes here
             metrics.count_server_error(response.status_code)
         logger.info("request", extra={"status": response.status_code,

@@ -212,6 +212,10 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
         return raw
     if tp is int:
         return integer_text(name, raw)
+    if tp is bool:   # inside a union with a text choice, e.g. bool | Literal["partial"]
+        if raw not in ("true", "false"):
+            raise ApiError(f"{name} is not a boolean")
+        return raw == "true"
     if get_origin(tp) is Literal:
         if raw not in get_args(tp):
             raise ApiError(f"Invalid {name}")

@@ -3,7 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
+from pynamodb.attributes import (
+    BooleanAttribute,
+    MapAttribute,
+    NumberSetAttribute,
+    UnicodeAttribute,
+)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib import config
@@ -18,6 +23,9 @@ from chalicelib.rules.group_settings import (
 
 # Periods of a subscription kept after the user leaves, for the messages they received.
 MAX_RECEIVED_RANGES = 50
+# A channel's member set stops growing here (an item holds 400 KB; ids of 7 digits and
+# their overhead take 8 bytes): larger channels' lists are read from the index.
+MAX_MEMBER_SET = 25_000
 
 
 class Stream(BaseModel):
@@ -99,6 +107,46 @@ class Subscription(BaseModel):
         pairs = [*(self.received_ranges or []), int(self.first_visible_message_id or 0),
                  last_message_id]
         return pairs[-2 * MAX_RECEIVED_RANGES:]
+
+
+class _MembersByStream(GlobalSecondaryIndex["ChannelMembers"]):
+    class Meta:
+        index_name = "by_stream"
+        projection = AllProjection()
+
+    stream_key = UnicodeAttribute(hash_key=True)
+    user_id = IntegerAttribute(range_key=True)
+
+
+class ChannelMembers(BaseModel):
+    """A channel's active subscribers as one set (in the subscriptions table, under a
+    key no user has, and without `stream_key`, so the by_stream index never lists it).
+
+    Why: registration in an organization of 2,000 channels listed every channel's
+    subscribers with a Query each: 2,000 requests and 150,000 items at 10,000 people
+    (docs/scale.md). These items come 100 to a BatchGetItem. Written in the
+    transactions that change `Stream.subscriber_count`, so the set is always a subset of
+    the active subscribers; it is the whole list when its size is that count (not so
+    for channels from before the sets, or past MAX_MEMBER_SET: those are read from the
+    index)."""
+
+    Meta = table_meta("subscriptions")
+    user_key = UnicodeAttribute(hash_key=True)      # members_key(realm_id)
+    stream_id = IntegerAttribute(range_key=True)
+    user_ids = NumberSetAttribute(null=True)        # DynamoDB keeps no empty set
+    # The table's index, declared as the table has it; never set on these items.
+    stream_key = UnicodeAttribute(null=True)
+    user_id = IntegerAttribute(null=True)
+    by_stream = _MembersByStream()
+
+
+def members_key(realm_id: int) -> str:
+    return f"{realm_id}#members"
+
+
+def channel_members(realm_id: int, stream_id: int) -> ChannelMembers:
+    """The item to update (ADD and DELETE of `user_ids`) in a subscription change."""
+    return ChannelMembers(members_key(realm_id), stream_id)
 
 
 def get_stream(realm_id: int, stream_id: int) -> Stream | None:

@@ -1,7 +1,7 @@
 """Organization exports: one item per request, updated by the worker that writes it."""
 from __future__ import annotations
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import JSONAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, table_meta
@@ -19,3 +19,7 @@ class RealmExport(BaseModel):
     size = IntegerAttribute(null=True)              # bytes of that object
     failed_timestamp = NumberAttribute(null=True)
     deleted_timestamp = NumberAttribute(null=True)
+    # While it is written (actions/workflows/export_writer.py): the S3 multipart upload and
+    # how far it got, so the next invocation goes on from there.
+    upload_id = UnicodeAttribute(null=True)
+    progress = JSONAttribute(null=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
 from chalicelib.core.principal import Principal
 from chalicelib.models.users import User
 from chalicelib.registration.state.channels import (
@@ -157,10 +158,12 @@ PARTS: tuple[Part, ...] = (
 
 
 def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
-                        capabilities: dict[str, Any], include_subscribers: bool,
-                        presence: PresenceOptions | None = None) -> InitialState:
+                        capabilities: dict[str, Any], include_subscribers: IncludeSubscribers,
+                        presence: PresenceOptions | None = None,
+                        client_gravatar: bool = False) -> InitialState:
     ctx = StateContext(caller, me, None if types is None else frozenset(types),
-                       capabilities, include_subscribers, presence or PresenceOptions())
+                       capabilities, include_subscribers, presence or PresenceOptions(),
+                       client_gravatar)
     state: dict[str, Any] = {}
     for part in PARTS:
         if part.wanted(ctx):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
+from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
 from chalicelib.actions.messages.reads.narrow import queue_narrow
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
@@ -98,7 +99,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 fetch_event_types: list[str] | None, narrow: list[Any],
                 client_capabilities: dict[str, Any], all_public_streams: bool,
                 apply_markdown: bool, client_gravatar: bool,
-                include_subscribers: bool, slim_presence: bool = False,
+                include_subscribers: IncludeSubscribers, slim_presence: bool = False,
                 presence_history_limit_days: int | None = None) -> RegisterResult:
     check_types("event_types", event_types)
     if presence_history_limit_days is not None and presence_history_limit_days < 0:
@@ -141,4 +142,4 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         result["event_queue_websocket_url"] = config.websocket_url()
     return at_advertised_level("register", RegisterResult(**result, **fetch_initial_state(
         caller, me, state_types, client_capabilities, include_subscribers,
-        PresenceOptions(slim_presence, presence_history_limit_days))))
+        PresenceOptions(slim_presence, presence_history_limit_days), client_gravatar)))

@@ -366,7 +366,10 @@ def _apply_item(account: str, region: str, table_name: str, hash_value: Any,
                 range_value: Any, item: Any) -> None:
     from moto.dynamodb.models import dynamodb_backends
 
+    from infra import moto_indexes
+
     table = dynamodb_backends[account][region].get_table(table_name)
+    moto_indexes.forget(table)   # replayed behind the index: rebuilt when next queried
     if range_value is None:
         if item is None:
             table.items.pop(hash_value, None)

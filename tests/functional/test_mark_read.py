@@ -74,6 +74,32 @@ def test_mark_all_as_read_in_rounds_answers_complete_false(realm, drain_events, 
     assert all("read" in flags_of(realm.member, i) for i in ids)
 
 
+def test_a_round_of_mark_all_as_read_costs_the_same_however_many_are_left(
+        realm, drain_events, monkeypatch):
+    """Out of time after a round, the answer checks whether anything is left with one
+    Query of one item, not by counting what is left (a request per marker)."""
+    import chalicelib.actions.read_state.mark_read as mark_read
+    from tests.functional.aws_hooks import counting
+
+    channel(realm.owner, "many", [realm.owner, realm.member])
+    for n in range(12):
+        send(realm.owner, "many", "t", f"m{n}")
+    drain_events()
+    monkeypatch.setattr(mark_read, "MARK_ALL_PAGE", 2)
+    monkeypatch.setenv("MARK_ALL_AS_READ_SECONDS", "0")
+    queries = []
+    while True:
+        with counting() as calls:
+            response = realm.member.post("/mark_all_as_read")
+        queries.append(calls.calls["dynamodb.Query"])
+        if response.json["complete"]:
+            break
+    # Each round: its page, and one item to tell whether more are left (plus the
+    # request's own reads of messages in flight), whether 10 or 2 markers are left.
+    assert len(queries) == 6 and len(set(queries)) == 1, queries
+    assert unread_ids(realm.member) == []
+
+
 def test_personal_narrows(realm, drain_events):
     channel(realm.owner, "mix", [realm.owner, realm.member])
     plain = send(realm.owner, "mix", "t", "plain")

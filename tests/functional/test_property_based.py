@@ -9,6 +9,7 @@ and status code, content type and body as the document declares them. `make fuzz
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import os
 import time
@@ -81,8 +82,12 @@ class WsgiBridge:
             path += "?" + environ["QUERY_STRING"]
         response = self.client.http.request(environ["REQUEST_METHOD"], path, headers=headers,
                                             body=body)
-        start_response(f"{response.status_code} -", list(response.headers.items()))
-        return [response.body or b""]
+        body, headers = response.body or b"", list(response.headers.items())
+        if response.headers.get("Content-Encoding") == "gzip":   # as an HTTP client undoes it
+            body = gzip.decompress(body)
+            headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+        start_response(f"{response.status_code} -", headers)
+        return [body]
 
 
 @pytest.fixture(scope="module")

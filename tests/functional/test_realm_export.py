@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import boto3
+import pytest
 
 from chalicelib import config
 from chalicelib.admin import main
@@ -246,3 +247,60 @@ def test_groups_emoji_linkifiers_and_read_state_round_trip(realm, webhooks, caps
     state = member.post("/register", {"fetch_event_types": [
         "message", "update_message_flags"]}).json["unread_msgs"]
     assert state["count"] == 1 and state["mentions"] == [messages[1]["id"]]
+
+
+class _Killed(BaseException):
+    """An invocation stopped from outside (its timeout), not an error it handles."""
+
+
+def test_a_long_export_goes_on_where_each_invocation_stopped(realm, webhooks, monkeypatch):
+    """Written in parts that outlive their invocation: an invocation out of time saves
+    its progress and hands the job back; one killed goes on from the last saved part."""
+    import moto.s3.models
+
+    from chalicelib.actions.realm import export as export_module
+    from chalicelib.actions.workflows import export_writer
+    from tests.functional.edit_helpers import bulk_messages
+
+    general = populate(realm)["general"]
+    bulk_messages(realm.realm_id, realm.member.user_id, general, "bulk", 120)
+    whole = export_module.build_export(realm.realm_id, 1)
+    # GIVEN parts of 2 KB (S3 wants 5 MiB) and no time at all for an invocation
+    monkeypatch.setattr(export_writer, "PART_BYTES", 2000)
+    monkeypatch.setattr(moto.s3.models, "S3_UPLOAD_PART_MIN_SIZE", 1)
+    monkeypatch.setenv("EXPORT_INVOCATION_SECONDS", "0")
+    runs = []
+    run = export_writer.ExportRun.run
+
+    def counted(self):
+        runs.append(len(self.progress.parts))
+        return run(self)
+
+    monkeypatch.setattr(export_writer.ExportRun, "run", counted)
+    # AND the second invocation is killed after uploading its part, before saving it
+    upload = export_module._S3Parts.upload
+    uploads = []
+
+    def killed_once(self, number, data):
+        uploads.append(number)
+        if len(uploads) == 2:
+            raise _Killed()
+        return upload(self, number, data)
+
+    monkeypatch.setattr(export_module._S3Parts, "upload", killed_once)
+    export_id = realm.admin.post("/export/realm", {"export_type": 1}).json["id"]
+    job = {"realm_id": realm.realm_id, "export_id": export_id}
+    export_module.run_export_job(job)   # one part, saved, the job handed back
+    with pytest.raises(_Killed):
+        export_module.run_export_job(job)
+    # WHEN the queue offers the job again, and every invocation stops after one part
+    webhooks.run()
+    # THEN it went on from the saved part each time and wrote the whole document once
+    [done] = [e for e in exports(realm.admin) if e["id"] == export_id]
+    assert done["pending"] is False and done["failed_timestamp"] is None
+    # (the killed one's part 2 was written again by the next: runs start at 0, 1, 1)
+    assert runs[:3] == [0, 1, 1] and len(runs) > 4
+    document = stored_export(realm.realm_id, done)["document"]
+    assert document["messages"] == whole["messages"]
+    assert {k: v for k, v in document.items() if k != "exported_at"} == \
+        {k: v for k, v in whole.items() if k != "exported_at"}

@@ -15,17 +15,20 @@ from chalicelib.actions.channels.reads.channels import (
     subscription_api_dict,
 )
 from chalicelib.actions.channels.reads.permissions import can_add_subscribers
+from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import (
+    MAX_MEMBER_SET,
+    ChannelMembers,
     Stream,
     Subscription,
+    channel_members,
     get_stream,
     stream_id_by_name,
     stream_key,
-    subscriber_ids,
     user_key,
 )
 from chalicelib.models.counters import Counter
@@ -36,7 +39,7 @@ from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
 from chalicelib.rules.timeutil import now_seconds
 
-USERS_PER_TRANSACTION = 45   # 2 items per user + the channel update + the peer event
+USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event
 
 
 class SubscribeResult(TypedDict):
@@ -64,12 +67,12 @@ class SubscriptionPeerAddEvent(TypedDict):
 COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd"]
 
 
+
 def peer_audience(stream: Stream) -> Audience:
     """Who hears of a channel's subscribers changing: the realm for a public channel,
     else the channel's subscribers."""
     return to_realm() if not stream.invite_only else \
         to_channel(stream.stream_id, public=False)
-
 
 def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
     if not principals:
@@ -179,6 +182,9 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
         chunk = new_users[start:start + USERS_PER_TRANSACTION]
         with transaction() as tx:
             tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])
+            if stream.subscriber_count + start + len(chunk) <= MAX_MEMBER_SET:
+                tx.update(channel_members(realm_id, stream.stream_id), actions=[
+                    ChannelMembers.user_ids.add({u.user_id for u in chunk})])
             for user in chunk:
                 subscription = Subscription(
                     user_key(realm_id, user.user_id), stream.stream_id,
@@ -205,15 +211,22 @@ def _earlier(previous: Subscription | None) -> list[int] | None:
     return previous.received_ranges if previous is not None else None
 
 
-def get_subscriptions(caller: Principal, include_subscribers: bool) -> list[SubscriptionDict]:
+def get_subscriptions(caller: Principal, include_subscribers: IncludeSubscribers
+                      ) -> list[SubscriptionDict]:
     subscriptions = [s for s in Subscription.query(user_key(caller.realm_id, caller.user_id))
                      if s.active]
     streams = {s.stream_id: s for s in Stream.batch_get(
         [(caller.realm_id, sub.stream_id) for sub in subscriptions])}
-    return [subscription_api_dict(
-        streams[sub.stream_id], sub,
-        subscriber_ids(caller.realm_id, sub.stream_id) if include_subscribers else None)
-        for sub in subscriptions if sub.stream_id in streams]
+    lists = subscriber_lists(caller.realm_id, streams.values(), include_subscribers)
+    shown = []
+    for sub in subscriptions:
+        if sub.stream_id in streams:
+            data = subscription_api_dict(streams[sub.stream_id], sub)
+            if sub.stream_id in lists:
+                found = lists[sub.stream_id]
+                data[found.key] = found.user_ids
+            shown.append(data)
+    return shown
 
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,

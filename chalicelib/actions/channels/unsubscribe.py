@@ -17,13 +17,20 @@ from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import unsubscribed_record
 from chalicelib.models.base import transaction
-from chalicelib.models.channels import Stream, Subscription, stream_id_by_name, user_key
+from chalicelib.models.channels import (
+    ChannelMembers,
+    Stream,
+    Subscription,
+    channel_members,
+    stream_id_by_name,
+    user_key,
+)
 from chalicelib.models.counters import Counter
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
 MAX_CHANNELS = 100
-USERS_PER_TRANSACTION = 30   # 3 items per user + the channel + the peers' event
+USERS_PER_TRANSACTION = 30   # 3 items per user + the channel, its members, the peers' event
 MAX_ATTEMPTS = 3
 
 
@@ -114,6 +121,8 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
                   received: dict[int, list[int]]) -> None:
     with transaction() as tx:
         tx.update(stream, actions=[Stream.subscriber_count.add(-len(users))])
+        tx.update(channel_members(realm_id, stream.stream_id), actions=[
+            ChannelMembers.user_ids.delete({u.user_id for u in users})])
         for user in users:
             tx.update(Subscription(user_key(realm_id, user.user_id), stream.stream_id),
                       actions=[Subscription.active.set(False),

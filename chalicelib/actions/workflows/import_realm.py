@@ -33,7 +33,7 @@ from chalicelib.actions.realm.linkifiers import check_add_linkifier
 from chalicelib.actions.realm.reads.emoji import emoji_name_key
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.users.users import NewUser, do_create_user
-from chalicelib.actions.workflows.export import EXPORT_FORMAT, EXPORT_VERSION
+from chalicelib.actions.workflows.export_writer import EXPORT_FORMAT, EXPORT_VERSION
 from chalicelib.actions.workflows.realms import do_create_realm
 from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError

@@ -3,7 +3,7 @@ channels they could join (`subscription`), the channels they can see (`stream`),
 the organization's default channels (`default_streams`)."""
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from chalicelib.actions.channels.reads.channels import (
     StreamDict,
@@ -15,7 +15,8 @@ from chalicelib.actions.channels.reads.permissions import (
     has_metadata_access,
     realm_default_stream_ids,
 )
-from chalicelib.models.channels import Stream, subscriber_ids
+from chalicelib.actions.channels.reads.subscribers import SubscriberList, subscriber_lists
+from chalicelib.models.channels import Stream, Subscription
 from chalicelib.registration.state.context import StateContext
 
 
@@ -23,6 +24,7 @@ class NeverSubscribedDict(StreamDict):
     """A visible channel the caller never joined; subscribers as include_subscribers asks."""
 
     subscribers: NotRequired[list[int]]
+    partial_subscribers: NotRequired[list[int]]
 
 
 class SubscriptionState(TypedDict, total=False):
@@ -50,36 +52,43 @@ def _shown(ctx: StateContext, stream: Stream) -> bool:
     return not stream.is_archived or ctx.capable("archived_channels")
 
 
-def _subscribers(ctx: StateContext, stream_id: int) -> list[int] | None:
-    """A Query per channel, only when the client asked for subscribers."""
-    return subscriber_ids(ctx.caller.realm_id, stream_id) if ctx.include_subscribers else None
-
-
 def subscription_state(ctx: StateContext) -> SubscriptionState:
-    """The caller's subscriptions (one Query) and the realm's channels (one Query)."""
-    current, former = [], []
+    """The caller's subscriptions (one Query) and the realm's channels (one Query), with
+    the shown channels' subscribers when asked for (a Query each, side by side)."""
+    current: list[tuple[Stream, Subscription]] = []
+    former: list[tuple[Stream, Subscription]] = []
     for subscription in ctx.subscriptions:
         stream = ctx.streams.get(subscription.stream_id)
         if stream is None or not _shown(ctx, stream):
             continue
         if subscription.active:
-            current.append(subscription_api_dict(
-                stream, subscription, _subscribers(ctx, stream.stream_id)))
+            current.append((stream, subscription))
         elif has_metadata_access(ctx.caller, stream, False):
-            former.append(subscription_api_dict(
-                stream, subscription, _subscribers(ctx, stream.stream_id)))
+            former.append((stream, subscription))
     known = {s.stream_id for s in ctx.subscriptions}
-    never = []
-    for stream in ctx.streams.values():
-        if stream.stream_id in known or not _shown(ctx, stream):
-            continue
-        if has_metadata_access(ctx.caller, stream, False):
-            data = cast(NeverSubscribedDict, stream_api_dict(stream))
-            subscribers = _subscribers(ctx, stream.stream_id)
-            if subscribers is not None:
-                data["subscribers"] = subscribers
-            never.append(data)
-    return {"subscriptions": current, "unsubscribed": former, "never_subscribed": never}
+    never = [stream for stream in ctx.streams.values()
+             if stream.stream_id not in known and _shown(ctx, stream)
+             and has_metadata_access(ctx.caller, stream, False)]
+    lists = subscriber_lists(ctx.caller.realm_id,
+                             [*(s for s, _ in current + former), *never],
+                             ctx.include_subscribers)
+    return {"subscriptions": [_with_subscribers(subscription_api_dict(s, sub), lists)
+                              for s, sub in current],
+            "unsubscribed": [_with_subscribers(subscription_api_dict(s, sub), lists)
+                             for s, sub in former],
+            "never_subscribed": [_with_subscribers(cast(NeverSubscribedDict,
+                                                        stream_api_dict(s)), lists)
+                                 for s in never]}
+
+
+_Shown = TypeVar("_Shown", SubscriptionDict, NeverSubscribedDict)
+
+
+def _with_subscribers(data: _Shown, lists: dict[int, SubscriberList]) -> _Shown:
+    found = lists.get(data["stream_id"])
+    if found is not None:
+        data[found.key] = found.user_ids
+    return data
 
 
 def stream_state(ctx: StateContext) -> StreamState:

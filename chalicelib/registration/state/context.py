@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
 from chalicelib.actions.users.reads.access import UserAccess, viewer_access
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, user_key
@@ -29,8 +30,9 @@ class StateContext:
     me: User
     fetch_types: frozenset[str] | None     # None: every type
     capabilities: dict[str, Any]
-    include_subscribers: bool
+    include_subscribers: IncludeSubscribers
     presence: PresenceOptions = field(default_factory=PresenceOptions)
+    client_gravatar: bool = False   # Gravatar URLs left to the client (realm_users)
 
     def wants(self, fetch_type: str) -> bool:
         return self.fetch_types is None or fetch_type in self.fetch_types

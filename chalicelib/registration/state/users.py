@@ -7,14 +7,14 @@ from typing import Any, TypedDict
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.users.bots import RealmBotDict, administered_bots
-from chalicelib.actions.users.reads.access import UserDict
+from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
 from chalicelib.actions.users.system_bots import is_system_bot
 from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.models.realms import realm_setting
 from chalicelib.registration.state.context import StateContext
-from chalicelib.rules.avatars import gravatar_url
+from chalicelib.rules.avatars import for_client, gravatar_url
 
 # Avatars here always come from Gravatar (no uploads yet).
 AVATAR_SOURCE_GRAVATAR = "G"
@@ -59,6 +59,10 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
     others = [u for u in ctx.users if not is_system_bot(u)]
     users = realm_user_dicts(others, ctx.access,
                              omit_inaccessible=ctx.capable("user_list_incomplete"))
+    if ctx.client_gravatar:   # the client computes Gravatar URLs itself: null here
+        for user in users:
+            if user["avatar_url"] != INACCESSIBLE_AVATAR_URL:
+                user["avatar_url"] = for_client(user["avatar_url"], True)
     me = ctx.me
     state: RealmUserState = {
         # "Unknown user" placeholders are active: the reference lists them in realm_users.

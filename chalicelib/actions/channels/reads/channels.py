@@ -70,6 +70,7 @@ class SubscriptionDict(StreamDict):
     email_notifications: bool | None
     wildcard_mentions_notify: bool | None
     subscribers: NotRequired[list[int]]   # only when asked for
+    partial_subscribers: NotRequired[list[int]]   # instead, for large channels (partial)
 
 
 class StreamCreateEvent(TypedDict):
