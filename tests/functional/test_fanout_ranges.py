@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.fanout import audience_slices, fanout
+from chalicelib.fanout import audience_slices
+from chalicelib.fanout import batch as fanout
 from chalicelib.fanout.scope import Scope
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import UnreadMessage
