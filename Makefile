@@ -84,7 +84,7 @@ $(WEB_STAMP): $(WEB_MODULES) $(WEB_SOURCES)
 openapi: $(STAMP)
 	@$(BIN)/python -m infra.write_openapi
 
-## feature-levels: write docs/feature-levels.md from chalicelib/feature_levels.py
+## feature-levels: write docs/feature-levels.md from chalicelib/core/feature_levels.py
 feature-levels: $(STAMP)
 	@$(BIN)/python -m infra.write_feature_levels
 

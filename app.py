@@ -1,63 +1,18 @@
 """teamchat's Chalice app: wires blueprints, middleware and event handlers; no logic here."""
+import importlib
+import pkgutil
+
 from chalice.app import Chalice, Rate
 
-from chalicelib import local_dev
-from chalicelib.lib.cold_start import handler_imports
-
-# Under `chalice local` only: point at the local stack's backend before models load.
-local_dev.configure()
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
-    from chalicelib import apidocs, config
-    from chalicelib.api import (
-        accounts,
-        alert_words,
-        api_keys,
-        attachments,
-        bots,
-        channel_admin,
-        channel_create,
-        channel_folders,
-        channels,
-        deactivation,
-        default_channels,
-        drafts,
-        event_polling,
-        events,
-        invites,
-        linkifiers,
-        member_lists,
-        message_flags,
-        message_reports,
-        messages,
-        muted_users,
-        navigation_views,
-        notifications,
-        playgrounds,
-        presence,
-        profile_fields,
-        reactions,
-        read_receipts,
-        realm,
-        realm_emoji,
-        realm_export,
-        realm_user_defaults,
-        saved_snippets,
-        scheduled_messages,
-        server,
-        settings,
-        subscriptions,
-        topics,
-        typing_notifications,
-        uploads,
-        user_admin,
-        user_groups,
-        user_status,
-        user_topics,
-        users,
-        welcome_bot,
-    )
-    from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
+    from chalicelib import api, apidocs, config
+
+    # Three view modules also serve links outside /api/v1 (registered below by name).
+    from chalicelib.api import accounts, invites, notifications
+    from chalicelib.aws.tracing import traced_invocation
+    from chalicelib.fanout.batch import OUTBOX_STREAM_ARN_PLACEHOLDER
     from chalicelib.handlers import (
         keepalive,
         message_schedules,
@@ -69,65 +24,22 @@ with handler_imports():
     )
     from chalicelib.http.method_not_allowed import add_method_fallbacks
     from chalicelib.http.middleware import register_middleware
-    from chalicelib.lib.tracing import traced_invocation
+
+    # Every module of chalicelib/api/ is a view module with a blueprint `bp`, mounted
+    # under /api/v1: a new one is served by being there, with no list to keep.
+    VIEWS = [importlib.import_module(f"{api.__name__}.{module.name}")
+             for module in pkgutil.iter_modules(api.__path__)]
 
 app = Chalice(app_name="teamchat")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
 app.api.binary_types = ["application/octet-stream", "multipart/form-data",
                         "image/*", "application/pdf"]
-# First, so outermost: each request is an X-Ray subsegment (lib/tracing.py); the other
+# First, so outermost: each request is an X-Ray subsegment (aws/tracing.py); the other
 # functions' entry points (chalicelib/handlers/) are traced themselves.
 app.register_middleware(traced_invocation, "http")
 
-for area in (
-    server,
-    users,
-    channels,
-    subscriptions,
-    messages,
-    message_flags,
-    reactions,
-    events,
-    event_polling,
-    typing_notifications,
-    alert_words,
-    settings,
-    realm,
-    topics,
-    uploads,
-    user_topics,
-    deactivation,
-    drafts,
-    accounts,
-    bots,
-    user_status,
-    presence,
-    realm_emoji,
-    linkifiers,
-    default_channels,
-    attachments,
-    read_receipts,
-    message_reports,
-    member_lists,
-    user_admin,
-    realm_user_defaults,
-    realm_export,
-    profile_fields,
-    saved_snippets,
-    playgrounds,
-    user_groups,
-    channel_admin,
-    channel_folders,
-    invites,
-    muted_users,
-    scheduled_messages,
-    notifications,
-    api_keys,
-    navigation_views,
-    channel_create,
-    welcome_bot,
-):
-    app.register_blueprint(area.bp, url_prefix="/api/v1")
+for view in VIEWS:
+    app.register_blueprint(view.bp, url_prefix="/api/v1")
 app.register_blueprint(accounts.confirmations)
 app.register_blueprint(invites.links)
 app.register_blueprint(notifications.links)
@@ -163,7 +75,7 @@ def mail_events(event):  # type: ignore[no-untyped-def]
     ses_events.handler(event.to_dict(), event.context)
 
 
-# The push channel (chalicelib/events/websocket.py); Chalice names these functions
+# The push channel (chalicelib/realtime/websocket.py); Chalice names these functions
 # WebsocketConnect, WebsocketMessage and WebsocketDisconnect.
 @app.on_ws_connect()
 def ws_connect(event):  # type: ignore[no-untyped-def]
@@ -193,5 +105,3 @@ def scheduled_messages_delivery(event, context):  # type: ignore[no-untyped-def]
 def events_keepalive(event):  # type: ignore[no-untyped-def]
     keepalive.handler(event.to_dict(), event.context)
 
-
-local_dev.start_workers(app)   # `chalice local` with its own backend: feeds the handlers

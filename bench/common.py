@@ -231,8 +231,8 @@ MEMBER_EMAIL = "m@bench.example.com"
 def bench_realm() -> tuple[Any, int, str]:
     """The benchmarks' organization "bench" and its owner (OWNER_EMAIL), inside
     moto_backend(): the realm, the owner's user id and API key."""
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
 
     return do_create_realm("Bench", "bench", NewUser(
         email=OWNER_EMAIL, full_name="Owner", role=100))

@@ -102,8 +102,8 @@ def return_poll(counter: Any, http: Any, headers: dict[str, str], drain: Any
 
 def idle_push(counter: Any) -> dict[str, Any]:
     """One run of the keepalive over every connection (heartbeat, push, queue life)."""
-    from chalicelib.events.keepalive import run_keepalive
     from chalicelib.models.events import WsConnection
+    from chalicelib.realtime.keepalive import run_keepalive
 
     connections = sum(1 for _ in WsConnection.scan())
     cost = measure(counter, run_keepalive)

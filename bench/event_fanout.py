@@ -103,7 +103,7 @@ class Channel:
 
     def sample_events(self, count: int) -> list[dict[str, Any]]:
         """The last `count` message events as one queue received them (for the replay)."""
-        from chalicelib.events.reader import read_events
+        from chalicelib.realtime.reader import read_events
 
         events = [e for e in read_events(self.queue_ids[0], -1) if e["type"] == "message"]
         return [{k: v for k, v in e.items() if k != "id"} for e in events[-count:]]

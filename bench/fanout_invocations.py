@@ -186,7 +186,7 @@ class InlinePool:
 
 
 def install(recorder: Recorder) -> None:
-    from chalicelib.events import audience_slices, slices, write_slices
+    from chalicelib.fanout import audience_slices, slices, write_slices
 
     audience_slices.slice_pool = InlinePool(recorder, "range")  # type: ignore[assignment]
     slices.slice_pool = InlinePool(recorder, "queues")  # type: ignore[assignment]
@@ -257,8 +257,8 @@ def main(sizes: tuple[int, ...]) -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realm.realms import do_create_realm
         from chalicelib.actions.users.users import NewUser
+        from chalicelib.actions.workflows.realms import do_create_realm
         from chalicelib.delivery import push
         from infra.local.stream_drain import OutboxDrain
 

@@ -71,7 +71,7 @@ def main(sizes: tuple[int, ...], database_process: bool = False) -> None:
 
         from app import app
         from chalicelib.delivery import push
-        from chalicelib.events import fanout
+        from chalicelib.fanout import batch as fanout
         from infra.local.stream_drain import OutboxDrain
 
         push.send_events = lambda *args, **kwargs: True   # no socket server in-process

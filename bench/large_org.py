@@ -127,10 +127,10 @@ class Generator:
     # ---- people -------------------------------------------------------------------
 
     def people(self) -> None:
-        from chalicelib.actions.ids import allocate_ids, realm_scope
-        from chalicelib.actions.realm.realms import do_create_realm
         from chalicelib.actions.users import users as users_module
         from chalicelib.actions.users.users import NewUser, user_items
+        from chalicelib.actions.workflows.realms import do_create_realm
+        from chalicelib.models.ids import allocate_ids, realm_scope
 
         started = time.perf_counter()
         spec, rng = self.spec, self.rng
@@ -193,7 +193,6 @@ class Generator:
 
     def channels(self) -> None:
         from chalicelib.actions.channels.subscriptions import COLORS
-        from chalicelib.actions.ids import allocate_ids, realm_scope
         from chalicelib.models.channels import (
             MAX_MEMBER_SET,
             ChannelMembers,
@@ -203,6 +202,7 @@ class Generator:
             stream_key,
             user_key,
         )
+        from chalicelib.models.ids import allocate_ids, realm_scope
         from chalicelib.models.realms import Realm, UniqueName, stream_name_key
 
         started = time.perf_counter()
@@ -257,7 +257,7 @@ class Generator:
     # ---- messages -------------------------------------------------------------------
 
     def messages(self) -> None:
-        from chalicelib.actions.ids import allocate_ids, realm_scope
+        from chalicelib.models.ids import allocate_ids, realm_scope
 
         started = time.perf_counter()
         spec, rng = self.spec, self.rng

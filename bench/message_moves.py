@@ -48,11 +48,11 @@ def main(sizes: list[int]) -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.channels.reads.channels import stream_id_by_name
         from chalicelib.actions.channels.subscriptions import check_subscribe
         from chalicelib.actions.messages.edit import EditRequest, do_update_message
         from chalicelib.actions.users.system_bots import notification_bot
         from chalicelib.core.principal import Principal
+        from chalicelib.models.channels import stream_id_by_name
         from chalicelib.models.messages import Message
         from tests.functional.edit_helpers import bulk_messages
 

@@ -48,9 +48,9 @@ def build(size: int) -> tuple[Any, dict[str, str], int, list[int]]:
     from moto.dynamodb.models import dynamodb_backends
 
     from app import app
-    from chalicelib.actions.ids import allocate_ids, realm_scope
     from chalicelib.models.channels import stream_key, user_key
     from chalicelib.models.conversations import RecentConversation, conversation_key
+    from chalicelib.models.ids import allocate_ids, realm_scope
     from chalicelib.models.messages import Message, topic_key
     from chalicelib.models.pending_deliveries import PendingDelivery
 

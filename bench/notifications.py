@@ -47,8 +47,8 @@ def main() -> None:
         from app import app
         from chalicelib import config
         from chalicelib.actions.users.users import NewUser, do_create_user
-        from chalicelib.lib import presence_rules as presence
         from chalicelib.notifications.notifier import handle_notifier_batch
+        from chalicelib.rules import presence_rules as presence
         from infra.local.pollers import SqsPoller
         from infra.local.stream_drain import OutboxDrain
 

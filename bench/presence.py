@@ -44,10 +44,10 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.realm.realms import do_create_realm
         from chalicelib.actions.users.users import NewUser, do_create_user
-        from chalicelib.lib import presence_rules
+        from chalicelib.actions.workflows.realms import do_create_realm
         from chalicelib.models.presence import Presence, presence_expiry
+        from chalicelib.rules import presence_rules
 
         clock = {"now": time.time()}
         presence_rules.now = lambda: clock["now"]   # an hour of pings without waiting

@@ -18,9 +18,9 @@ def main(messages: int = 10_000) -> None:
 
         from chalicelib import config
         from chalicelib.actions.channels.subscriptions import do_add_subscribers
-        from chalicelib.actions.realm.export import build_export, do_start_export
-        from chalicelib.actions.realm.import_realm import import_realm
         from chalicelib.actions.users.users import NewUser, do_create_user
+        from chalicelib.actions.workflows.export import build_export, do_start_export
+        from chalicelib.actions.workflows.import_realm import import_realm
         from chalicelib.core.principal import Principal
         from chalicelib.models.channels import Stream
         from chalicelib.models.realm_exports import RealmExport
@@ -43,7 +43,7 @@ def main(messages: int = 10_000) -> None:
             bulk_messages(realm_id, users[topic % 50].user_id, 1, f"topic {topic}", 500)
         caller = Principal(realm_id, owner_id, "o@bench.example.com", 100, False)
         export_id = do_start_export(caller, 1)["id"]
-        from chalicelib.actions.realm.export import run_export_job
+        from chalicelib.actions.workflows.export import run_export_job
 
         before = sum(counter.calls.values())
         started = time.perf_counter()

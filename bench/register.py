@@ -34,9 +34,9 @@ def _organization(size: int) -> dict[str, dict[str, str]]:
         do_add_subscribers,
     )
     from chalicelib.actions.groups.user_groups import do_create_user_group
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.bots import do_create_bot
     from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.actions.workflows.realms import do_create_realm
     from chalicelib.core.principal import Principal
     from chalicelib.models.channels import Stream
     from chalicelib.models.users import User

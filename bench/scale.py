@@ -202,8 +202,8 @@ def unread_summary(body: bytes) -> str:
 def export_figures(org: Org, counter: Any) -> str:
     """The whole organization exported by the worker as on AWS: invocations of at most
     EXPORT_INVOCATION_SECONDS each, the job handed back between them."""
-    from chalicelib.actions.realm import export as export_module
-    from chalicelib.actions.realm.export import do_start_export, run_export_job
+    from chalicelib.actions.workflows import export as export_module
+    from chalicelib.actions.workflows.export import do_start_export, run_export_job
     from chalicelib.core.principal import Principal
     from chalicelib.models.realm_exports import RealmExport
 

@@ -106,10 +106,10 @@ def build_realm(size: int, corpus: Corpus) -> tuple[int, list[int]]:
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import dynamodb_backends
 
-    from chalicelib.actions.ids import allocate_ids, realm_scope
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
     from chalicelib.models.channels import stream_key
+    from chalicelib.models.ids import allocate_ids, realm_scope
     from chalicelib.models.messages import Message, topic_key
     from chalicelib.models.search import SearchPosting, posting_key
     from chalicelib.search.terms import message_terms

@@ -19,7 +19,7 @@ def main() -> None:
 
         from app import app
         from chalicelib.actions.users.users import NewUser, do_create_user
-        from chalicelib.lib.realm_settings import system_group_id
+        from chalicelib.rules.realm_settings import system_group_id
 
         realm, _owner_id, owner_key = bench_realm()
         accounts = {"owner": ("o@bench.example.com", owner_key)}

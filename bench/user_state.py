@@ -25,7 +25,7 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.ids import allocate_id
+        from chalicelib.models.ids import allocate_id
         from chalicelib.models.user_groups import UserGroup
 
         realm, owner_id, owner_key = bench_realm()

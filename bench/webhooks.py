@@ -62,8 +62,8 @@ def requests_per_delivery() -> None:
         from chalicelib.actions.users.bots import do_create_bot
         from chalicelib.actions.users.users import NewUser, do_create_user
         from chalicelib.core.principal import Principal
-        from chalicelib.events.webhook_worker import handle_webhook_batch
         from chalicelib.models.users import User
+        from chalicelib.webhooks.worker import handle_webhook_batch
         from infra.local.pollers import SqsPoller
         from infra.local.stream_drain import OutboxDrain
 

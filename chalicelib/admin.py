@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chalicelib.local_dev import stack_endpoint, use_stack
-
-ROLES = ["owner", "administrator", "moderator", "member", "guest"]
+from chalicelib.core.principal import ROLE_NAMES
+from chalicelib.local_endpoint import stack_endpoint, use_stack
 
 
 class AdminError(Exception):
@@ -38,7 +37,7 @@ def configure_environment() -> None:
 
 
 def _realm(subdomain: str) -> Any:
-    from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
+    from chalicelib.models.realms import get_realm_by_subdomain
 
     realm = get_realm_by_subdomain(subdomain)
     if realm is None:
@@ -48,8 +47,8 @@ def _realm(subdomain: str) -> Any:
 
 
 def create_realm(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
 
     realm, owner_id, api_key = do_create_realm(
         args.name, args.subdomain,
@@ -70,7 +69,7 @@ def create_user(args: argparse.Namespace) -> dict[str, Any]:
 
 def create_bot(args: argparse.Namespace) -> dict[str, Any]:
     from chalicelib.actions.users.bots import do_create_bot
-    from chalicelib.actions.users.reads.users import get_user_by_email
+    from chalicelib.models.users import get_user_by_email
 
     realm = _realm(args.realm)
     owner = get_user_by_email(realm.realm_id, args.owner_email)
@@ -97,7 +96,7 @@ def list_users(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realm.realms import do_deactivate_realm
+    from chalicelib.actions.workflows.realms import do_deactivate_realm
 
     realm = _realm(args.realm)
     count = do_deactivate_realm(realm)
@@ -105,7 +104,7 @@ def deactivate_realm(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _user(realm: Any, email: str) -> Any:
-    from chalicelib.actions.users.reads.users import get_user_by_email
+    from chalicelib.models.users import get_user_by_email
 
     user = get_user_by_email(realm.realm_id, email)
     if user is None:
@@ -151,8 +150,8 @@ def set_permission(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def set_rate_limits(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.lib.rate_limits import RateLimitSpecError, format_rules, parse_rules
     from chalicelib.models.realms import Realm
+    from chalicelib.rules.rate_limits import RateLimitSpecError, format_rules, parse_rules
 
     realm = _realm(args.realm)
     try:
@@ -182,7 +181,7 @@ def set_max_invites(args: argparse.Namespace) -> dict[str, Any]:
 def status(args: argparse.Namespace) -> dict[str, Any]:
     """How far the fan-out runs behind: the local stack's last batch, or on AWS the
     FanoutDelay metric of the last five minutes."""
-    from chalicelib.events import lag
+    from chalicelib.fanout import lag
 
     state_dir = Path(os.environ.get("LOCAL_STATE_DIR", ".local-state"))
     if stack_endpoint(state_dir) is not None:
@@ -195,7 +194,7 @@ def status(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def reindex(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.realm.reindex import do_reindex_realm
+    from chalicelib.actions.workflows.reindex import do_reindex_realm
 
     realm = _realm(args.realm)
     return {"realm_id": realm.realm_id, **do_reindex_realm(
@@ -206,8 +205,8 @@ def reindex(args: argparse.Namespace) -> dict[str, Any]:
 def import_realm(args: argparse.Namespace) -> dict[str, Any]:
     """Loads an export (a file, or `s3://<key>` in the uploads bucket) as a new realm."""
     from chalicelib import config
-    from chalicelib.actions.realm.import_realm import import_realm as load
-    from chalicelib.lib import aws_clients
+    from chalicelib.actions.workflows.import_realm import import_realm as load
+    from chalicelib.aws import aws_clients
 
     source: str = args.source
     if source.startswith("s3://"):
@@ -248,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--realm", required=True, help="the organization's subdomain")
     command.add_argument("--email", required=True)
     command.add_argument("--name", required=True)
-    command.add_argument("--role", required=True, choices=ROLES)
+    command.add_argument("--role", required=True, choices=list(ROLE_NAMES))
     command.set_defaults(run=create_user)
     command = commands.add_parser("create-bot", help="create a bot owned by a user")
     command.add_argument("--realm", required=True)

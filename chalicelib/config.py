@@ -79,7 +79,7 @@ def longpoll_wait_seconds() -> float:
 
 
 def request_seconds() -> float:
-    """How long one API request may work (lib/deadline.py): past a long-poll's wait, under
+    """How long one API request may work (aws/deadline.py): past a long-poll's wait, under
     the API function's timeout (28 s) and API Gateway's (29 s)."""
     return float(_env("REQUEST_SECONDS", "24"))
 
@@ -217,7 +217,7 @@ def mail_events_topic_name() -> str:
 
 
 def rate_limits() -> str:
-    """Overrides of the default rate limits (lib/rate_limits.py), e.g.
+    """Overrides of the default rate limits (rules/rate_limits.py), e.g.
     `api_by_user=200/60,auth_failures_by_username=5/1800`; `name=off` turns one off."""
     return _env("RATE_LIMITS", "")
 
@@ -233,27 +233,27 @@ def metrics_namespace() -> str:
 
 def fanout_slice_queues() -> int:
     """Queues one fan-out invocation appends to for a batch; a batch for more queues
-    hands the rest, in slices of this many, to parallel invocations (events/slices.py)."""
+    hands the rest, in slices of this many, to parallel invocations (fanout/slices.py)."""
     return max(1, int(_env("FANOUT_SLICE_QUEUES", "1000")))
 
 
 def export_invocation_seconds() -> float:
     """How long one invocation of the background worker writes an organization export
     before it saves its progress and hands the job back (the function's timeout is 60 s;
-    actions/realm/export_writer.py)."""
+    actions/workflows/export_writer.py)."""
     return float(_env("EXPORT_INVOCATION_SECONDS", "40"))
 
 
 def fanout_slice_people() -> int:
     """People of a batch's largest audience one fan-out invocation takes; a larger
     audience is cut into ranges of user ids of about this many, each range on its own
-    invocation (events/audience_slices.py)."""
+    invocation (fanout/audience_slices.py)."""
     return max(1, int(_env("FANOUT_SLICE_PEOPLE", "1000")))
 
 
 def fanout_slice_items() -> int:
     """Recipients' rows (unread markers, flag rows) one fan-out invocation writes for a
-    batch; more go, in slices of this many, to parallel invocations (events/write_slices.py)."""
+    batch; more go, in slices of this many, to parallel invocations (fanout/write_slices.py)."""
     return max(1, int(_env("FANOUT_SLICE_ITEMS", "2000")))
 
 

@@ -1,4 +1,4 @@
-"""`make feature-levels`: writes docs/feature-levels.md from chalicelib/feature_levels.py
+"""`make feature-levels`: writes docs/feature-levels.md from chalicelib/core/feature_levels.py
 (a unit test fails when the two differ)."""
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "feature-levels.md"
 _HEAD = """\
 # Feature levels: what this server promises
 
-<!-- Generated from chalicelib/feature_levels.py by `make feature-levels`; edit that file. -->
+<!-- Generated from chalicelib/core/feature_levels.py by `make feature-levels`; edit that file. -->
 
 `GET /server_settings` and `POST /register` advertise `service_feature_level`
 **{level}**. Clients written against the reference read that number and rely on every
 change the reference made up to it, so the number is computed from the table below
-(`chalicelib/feature_levels.advertised_level`), never typed: it is the highest level the
+(`chalicelib/core/feature_levels.advertised_level`), never typed: it is the highest level the
 table reaches with no *{not_honoured}* change at or below it.
 
 ## What a level promises

@@ -33,12 +33,12 @@ _running: Counter[str] = Counter()
 _lock = threading.Lock()
 
 ENTRY_POINTS = {   # module, attribute -> the function (template logical id) it runs in
-    ("chalicelib.events.fanout", "handle_stream_batch"): "Fanout",
-    ("chalicelib.events.webhook_worker", "handle_webhook_batch"): "OutgoingWebhooks",
-    ("chalicelib.events.websocket", "on_connect"): "WebsocketConnect",
-    ("chalicelib.events.websocket", "on_message"): "WebsocketMessage",
-    ("chalicelib.events.websocket", "on_disconnect"): "WebsocketDisconnect",
-    ("chalicelib.events.keepalive", "run_keepalive"): "EventsKeepalive",
+    ("chalicelib.fanout.batch", "handle_stream_batch"): "Fanout",
+    ("chalicelib.webhooks.worker", "handle_webhook_batch"): "OutgoingWebhooks",
+    ("chalicelib.realtime.websocket", "on_connect"): "WebsocketConnect",
+    ("chalicelib.realtime.websocket", "on_message"): "WebsocketMessage",
+    ("chalicelib.realtime.websocket", "on_disconnect"): "WebsocketDisconnect",
+    ("chalicelib.realtime.keepalive", "run_keepalive"): "EventsKeepalive",
     ("chalicelib.notifications.notifier", "handle_notifier_batch"): "Notifier",
     ("chalicelib.notifications.bounces", "record_mail_event"): "MailEvents",
     ("chalicelib.actions.messages.scheduled_messages", "deliver_scheduled_message"):

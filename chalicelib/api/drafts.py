@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.users import drafts as actions
-from chalicelib.actions.users.drafts import CreateDraftsResult, DraftsResult
+from chalicelib.actions.messages import drafts as actions
+from chalicelib.actions.messages.drafts import CreateDraftsResult, DraftsResult
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint

@@ -12,12 +12,12 @@ from typing import Any
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import MAX_QUEUE_ID_LENGTH
-from chalicelib.events.reader import GetEventsResult, get_events
 from chalicelib.http.auth import authenticate
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
 from chalicelib.models.events import EventQueue
 from chalicelib.models.read_ahead import ReadAhead
+from chalicelib.realtime.reader import GetEventsResult, get_events
 
 
 def routes() -> ApiBlueprint:
@@ -66,7 +66,7 @@ def poll(caller: Principal, queue_id: str | None, last_event_id: int | None,
             raise ApiError("A queue_id is needed unless dont_block is true.")
         # Imported here: registration pulls in the whole initial state, which the
         # long-poll function's cold start should not pay for this rare call.
-        from chalicelib.events.register import do_register
+        from chalicelib.registration.register import do_register
 
         registered = do_register(
             caller, event_types=event_types, fetch_event_types=[], narrow=narrow,

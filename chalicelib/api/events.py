@@ -7,9 +7,9 @@ from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.queues import access_queue, delete_queue
-from chalicelib.events.register import RegisterResult, do_register
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.registration.register import RegisterResult, do_register
 
 bp = ApiBlueprint(__name__)
 

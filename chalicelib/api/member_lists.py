@@ -14,7 +14,7 @@ from chalicelib.actions.channels.member_lists import (
     SubscriptionStatusResult,
 )
 from chalicelib.actions.channels.subscription_batch import UpdateSubscriptionsResult
-from chalicelib.actions.realm.unconfigured import ChannelEmailResult, get_channel_email
+from chalicelib.actions.workflows.unconfigured import ChannelEmailResult, get_channel_email
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json

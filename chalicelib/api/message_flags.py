@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from chalicelib.actions.messages.reads.range import parse_anchor
-from chalicelib.actions.read_state.flags import (
+from chalicelib.actions.messages.flags import (
     UpdateMessageFlagsForNarrowResult,
     UpdateMessageFlagsResult,
     do_update_message_flags,
     do_update_message_flags_for_narrow,
 )
+from chalicelib.actions.messages.reads.range import parse_anchor
 from chalicelib.actions.read_state.mark_read import (
     MarkAllAsReadResult,
     do_mark_all_as_read,

@@ -1,8 +1,8 @@
 """Read receipts: GET /messages/{message_id}/read_receipts."""
 from __future__ import annotations
 
-from chalicelib.actions.read_state import read_receipts as actions
-from chalicelib.actions.read_state.read_receipts import ReadReceiptsResult
+from chalicelib.actions.messages import read_receipts as actions
+from chalicelib.actions.messages.read_receipts import ReadReceiptsResult
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 

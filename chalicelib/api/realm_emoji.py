@@ -6,13 +6,8 @@ from urllib.parse import unquote
 
 from chalice.app import Response
 
-from chalicelib.actions.realm.emoji import (
-    RealmEmojiDict,
-    check_add_realm_emoji,
-    do_deactivate_realm_emoji,
-    emoji_image_url,
-    realm_emoji_state,
-)
+from chalicelib.actions.realm.emoji import check_add_realm_emoji, do_deactivate_realm_emoji, emoji_image_url
+from chalicelib.actions.realm.reads.emoji import RealmEmojiDict, realm_emoji_state
 from chalicelib.core.files import UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult

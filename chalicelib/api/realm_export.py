@@ -1,8 +1,8 @@
 """Organization exports: POST/GET /export/realm, GET /export/realm/consents."""
 from __future__ import annotations
 
-from chalicelib.actions.realm import export as actions
-from chalicelib.actions.realm.export import (
+from chalicelib.actions.workflows import export as actions
+from chalicelib.actions.workflows.export import (
     ExportConsentsResult,
     ExportCreatedResult,
     ExportsResult,

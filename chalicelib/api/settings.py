@@ -8,7 +8,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import changes_of
-from chalicelib.lib.user_settings import UserSettings
+from chalicelib.rules.user_settings import UserSettings
 
 bp = ApiBlueprint(__name__)
 

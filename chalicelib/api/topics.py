@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.channels.topics import TopicDict, get_topics
+from chalicelib.actions.channels.reads.topics import TopicDict, get_topics
 from chalicelib.actions.messages.topic_delete import (
     DeleteTopicResult,
     check_delete_topic,

@@ -1,7 +1,7 @@
 """POST /realm/test_welcome_bot_custom_message (feature level 416)."""
 from __future__ import annotations
 
-from chalicelib.actions.realm.welcome_bot import (
+from chalicelib.actions.workflows.welcome_bot import (
     TestWelcomeMessageResult,
     do_send_test_welcome_message,
 )

@@ -11,3 +11,7 @@ class UploadedFile:
     filename: str
     content_type: str
     data: bytes
+
+
+MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
+DOWNLOAD_URL_SECONDS = 60

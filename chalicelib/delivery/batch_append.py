@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from chalicelib.aws import aws_clients
+from chalicelib.aws.log import logger
 from chalicelib.delivery.append import (
     Appended,
     Pending,
@@ -28,8 +30,6 @@ from chalicelib.delivery.append import (
     take_chunk,
 )
 from chalicelib.delivery.queues import is_live
-from chalicelib.lib import aws_clients
-from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, QueueEvent
 
 if TYPE_CHECKING:

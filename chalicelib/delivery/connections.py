@@ -13,10 +13,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypedDict
 
+from chalicelib.aws.log import logger
 from chalicelib.delivery import push
 from chalicelib.delivery.append import Appended, Pending, append, read_tail
 from chalicelib.delivery.wake import wake
-from chalicelib.lib.log import logger
 from chalicelib.models.events import EventQueue, WsConnection
 
 # API Gateway closes a WebSocket connection after 2 hours; the record outlives it a little.

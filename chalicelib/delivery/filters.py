@@ -5,29 +5,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from chalicelib.models.events import EventQueue
+from chalicelib.rules.user_settings import LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS
 
 if TYPE_CHECKING:
     from chalicelib.narrow.evaluate import ReaderContext
 
-# Settings that the deprecated events carried, as the reference split them; settings
-# added after the user_settings event exist only in that event.
-LEGACY_DISPLAY_SETTINGS = {
-    "color_scheme", "default_language", "web_home_view", "demote_inactive_streams",
-    "emojiset", "enable_drafts_synchronization", "enter_sends", "fluid_layout_width",
-    "high_contrast_mode", "left_side_userlist", "starred_message_counts",
-    "translate_emoticons", "twenty_four_hour_time", "timezone",
-}
-LEGACY_NOTIFICATION_SETTINGS = {
-    "desktop_icon_count_display", "enable_desktop_notifications", "enable_digest_emails",
-    "enable_login_emails", "enable_marketing_emails",
-    "email_notifications_batching_period_seconds", "enable_offline_email_notifications",
-    "enable_offline_push_notifications", "enable_online_push_notifications", "enable_sounds",
-    "enable_stream_audible_notifications", "enable_stream_desktop_notifications",
-    "enable_stream_email_notifications", "enable_stream_push_notifications",
-    "message_content_in_email_notifications", "notification_sound",
-    "pm_content_in_desktop_notifications", "presence_enabled",
-    "realm_name_in_email_notifications_policy", "wildcard_mentions_notify",
-}
 EMPTY_TOPIC_DISPLAY_DEFAULT = "general chat"
 TYPING_TYPES = ("typing", "typing_edit_message")
 
@@ -153,7 +135,7 @@ def _update_for_queue(event: dict[str, Any], caps: dict[str, Any], user_id: int,
 
 class DeleteMessageLegacyEvent(TypedDict):
     """delete_message as clients without bulk_message_deletion get it: one per message
-    (the bulk form is DeleteMessageEvent in actions/message_delete.py)."""
+    (the bulk form is DeleteMessageEvent in actions/messages/delete.py)."""
 
     type: Literal["delete_message"]
     message_id: int

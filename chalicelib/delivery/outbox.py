@@ -27,7 +27,7 @@ class Audience(TypedDict, total=False):
     this user id under the realm's can_access_all_users_group (with realm: True);
     channel_viewers: everyone with metadata access to this channel id were it public
     (`public`) or private, less those who would have it under `minus_public` when given
-    (actions/channel_permissions.py).
+    (actions/channels/reads/permissions.py).
     """
 
     users: list[int]

@@ -14,8 +14,8 @@ import boto3
 from botocore.exceptions import ClientError
 
 from chalicelib import config
-from chalicelib.lib.client_config import SHARED_POOL_CONNECTIONS, client_config
-from chalicelib.lib.log import logger
+from chalicelib.aws.client_config import SHARED_POOL_CONNECTIONS, client_config
+from chalicelib.aws.log import logger
 
 MAX_MESSAGE_BYTES = 120_000   # API Gateway refuses WebSocket frames over 128 KB
 

@@ -1,6 +1,6 @@
 """Event queues: creation, lookup, acknowledgement, deletion, and who has which queues.
 
-A queue's events live in chunks appended by `events/append.py`; this module keeps the
+A queue's events live in chunks appended by `delivery/append.py`; this module keeps the
 queue item (options, life, the acknowledged id) and the per-user directory the fan-out
 reads to find an audience's queues (`UserQueues`, read with BatchGetItem).
 """

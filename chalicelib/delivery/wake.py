@@ -5,7 +5,7 @@ SQS long polling answers as soon as a message arrives, so the waiter neither rea
 DynamoDB in a loop nor sleeps past an append. The wake queue is created by the queue's
 first blocking poll (queues that only use the push channel never get one); its messages
 live 60 s and are received with a long visibility timeout, so none is deleted or seen
-twice. Wake queues of gone event queues are deleted by the keepalive (events/keepalive.py).
+twice. Wake queues of gone event queues are deleted by the keepalive (realtime/keepalive.py).
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from chalicelib import config
-from chalicelib.lib import aws_clients
-from chalicelib.lib.log import logger
+from chalicelib.aws import aws_clients
+from chalicelib.aws.log import logger
 from chalicelib.models.events import EventQueue
 
 MAX_WAIT_SECONDS = 20        # SQS's longest long poll
@@ -85,7 +85,7 @@ def wait_for_wake(url: str, seconds: float) -> WakeUp:
 def wake(url: str, reason: str = EVENTS, events: list[dict[str, Any]] | None = None) -> None:
     """Best effort: a lost wake-up only delays delivery to the waiter's next check.
     A wake-up for new events carries them when they fit, so the waiter need not read
-    them back from the queue (events/reader.py checks that they follow on)."""
+    them back from the queue (realtime/reader.py checks that they follow on)."""
     body = reason
     if events:
         carried = json.dumps({"events": events}, separators=(",", ":"))   # ASCII only

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
-    from chalicelib.events.keepalive import run_keepalive
-    from chalicelib.lib.tracing import traced
+    from chalicelib.aws.tracing import traced
+    from chalicelib.realtime.keepalive import run_keepalive
 
 
 @traced

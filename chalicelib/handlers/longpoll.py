@@ -5,14 +5,14 @@ loads the reader, the authentication and the middleware, not the rest of the API
 """
 from __future__ import annotations
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalice.app import Chalice
 
     from chalicelib.api import event_polling
+    from chalicelib.aws.tracing import traced_invocation
     from chalicelib.http.middleware import register_middleware
-    from chalicelib.lib.tracing import traced_invocation
 
 app = Chalice(app_name="teamchat")
 app.register_middleware(traced_invocation, "http")   # first, so outermost

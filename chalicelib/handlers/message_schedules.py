@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
     from chalicelib.actions.messages.scheduled_messages import deliver_scheduled_message
-    from chalicelib.lib.tracing import traced
+    from chalicelib.aws.tracing import traced
 
 
 @traced

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
-    from chalicelib.lib.partial_batch import PartialBatchResponse
-    from chalicelib.lib.tracing import traced
+    from chalicelib.aws.partial_batch import PartialBatchResponse
+    from chalicelib.aws.tracing import traced
     from chalicelib.notifications.notifier import handle_notifier_batch
 
 

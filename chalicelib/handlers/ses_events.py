@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
-    from chalicelib.lib.tracing import traced
+    from chalicelib.aws.tracing import traced
     from chalicelib.notifications.bounces import record_mail_event
 
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 with handler_imports():
-    from chalicelib.events.webhook_worker import handle_webhook_batch
-    from chalicelib.lib.partial_batch import PartialBatchResponse
-    from chalicelib.lib.tracing import traced
+    from chalicelib.aws.partial_batch import PartialBatchResponse
+    from chalicelib.aws.tracing import traced
+    from chalicelib.webhooks.worker import handle_webhook_batch
 
 
 @traced

@@ -7,10 +7,10 @@ import re
 
 from chalicelib.core.errors import ErrorCode, UnauthorizedError, WrongApiKeyError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.secrets import hash_api_key
 from chalicelib.models.users import ApiKey
+from chalicelib.rules.secrets import hash_api_key
 
-# Every key this server issues is 32 letters and digits (lib/secrets.new_api_key); the
+# Every key this server issues is 32 letters and digits (rules/secrets.new_api_key); the
 # reference tells a key of another form ("malformed") from a well-formed wrong one, both
 # with its generic 401 code UNAUTHORIZED.
 API_KEY_FORMAT = re.compile(r"[A-Za-z0-9]{32}")

@@ -11,6 +11,8 @@ from typing import Any
 from chalice.app import Blueprint, Response
 
 from chalicelib import config
+from chalicelib.aws.deadline import request_deadline
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.files import UploadedFile
 from chalicelib.http.auth import api_key_read
@@ -23,8 +25,6 @@ from chalicelib.http.rate_limits import (
 )
 from chalicelib.http.request import request_params
 from chalicelib.http.response import json_error, json_success
-from chalicelib.lib.deadline import request_deadline
-from chalicelib.lib.log import logger
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 
 # Parameters arrive form-encoded, as multipart or as JSON: accept every media type
@@ -42,7 +42,7 @@ class ApiBlueprint(Blueprint):
                  rate_limit: str | None = None,
                  reads_with_caller: Callable[[Mapping[str, Any]], list[ReadAhead]] | None = None,
                  ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
-        """`rate_limit` names a rule (lib/rate_limits.py) counted per caller besides the
+        """`rate_limit` names a rule (rules/rate_limits.py) counted per caller besides the
         API limit, for requests that cost more (none does now). `reads_with_caller`
         names, from the query string, items the view will read first: they are read in
         one BatchGetItem with the caller's API key (models/read_ahead.py)."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import uuid
 
+from chalicelib.aws.aws_errors import is_transient
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, InternalServerError, ServiceBusyError
-from chalicelib.lib.aws_errors import is_transient
-from chalicelib.lib.log import logger
 
 
 def error_for_exception(error: Exception) -> ApiError:

@@ -9,6 +9,8 @@ from typing import Any
 
 from chalice.app import Chalice, Request, Response
 
+from chalicelib.aws import metrics
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import (
     ApiError,
     ErrorCode,
@@ -18,8 +20,6 @@ from chalicelib.http.compression import fitted
 from chalicelib.http.faults import error_for_exception
 from chalicelib.http.method_not_allowed import method_not_allowed, served_methods
 from chalicelib.http.response import json_error
-from chalicelib.lib import metrics
-from chalicelib.lib.log import logger
 
 # Chalice's error codes and the envelope codes a client of this API expects.
 _CHALICE_ERRORS = {

@@ -42,7 +42,7 @@ from chalicelib.http.type_schemas import (
     typeddict_fields,
     where,
 )
-from chalicelib.lib.json_values import non_none
+from chalicelib.rules.json_values import non_none
 
 # Announced on every authenticated answer (http/rate_limits.py); a 429 adds Retry-After.
 RATE_LIMIT_HEADERS: JsonSchema = {

@@ -22,7 +22,7 @@ from chalicelib.core.errors import (
     ResourceNotFoundError,
     missing_argument,
 )
-from chalicelib.lib.json_values import (
+from chalicelib.rules.json_values import (
     check_json,
     check_storable,
     check_text,

@@ -12,8 +12,8 @@ from typing import Any
 from chalicelib.core.errors import WrongApiKeyError
 from chalicelib.core.principal import Principal
 from chalicelib.http.auth import authenticate, parse_basic_auth
-from chalicelib.lib.rate_limits import API_BY_USER, RateLimitedError
 from chalicelib.models.rate_limits import hit, record_auth_failure
+from chalicelib.rules.rate_limits import API_BY_USER, RateLimitedError
 
 
 def source_ip(context: Any) -> str:

@@ -11,7 +11,7 @@ from chalice.app import Request
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.files import UploadedFile
-from chalicelib.lib.json_values import MAX_JSON_DEPTH, MAX_JSON_LENGTH
+from chalicelib.rules.json_values import MAX_JSON_DEPTH, MAX_JSON_LENGTH
 
 
 def request_params(request: Request) -> dict[str, Any]:

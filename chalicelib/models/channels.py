@@ -11,8 +11,15 @@ from pynamodb.attributes import (
 )
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
+from chalicelib import config
 from chalicelib.models.attributes import IntegerAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.models.realms import UniqueName, stream_name_key
+from chalicelib.rules.group_settings import (
+    CHANNEL_GROUP_SETTING_DEFAULTS,
+    GroupSettingValue,
+    stored_group_setting,
+)
 
 # Periods of a subscription kept after the user leaves, for the messages they received.
 MAX_RECEIVED_RANGES = 50
@@ -150,3 +157,27 @@ def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
     """The channel's active subscribers (one Query of the by_stream index, paged)."""
     return [s.user_id for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
             if s.active]
+
+
+def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
+    return stored_group_setting(stream.group_settings, name,
+                                CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)
+
+
+def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
+    subscription = Subscription.get_or_none(user_key(realm_id, user_id), stream_id)
+    return subscription if subscription is not None and subscription.active else None
+
+
+def name_claim_key(realm_id: int, name: str) -> tuple[str, str] | None:
+    """The key of a channel name's claim; None for a name no channel can have (a long
+    enough one would exceed a key's size)."""
+    if not name.strip() or len(name.strip()) > config.MAX_STREAM_NAME_LENGTH:
+        return None
+    return stream_name_key(realm_id, name)
+
+
+def stream_id_by_name(realm_id: int, name: str) -> int | None:
+    key = name_claim_key(realm_id, name)
+    claim = None if key is None else UniqueName.get_or_none(*key)
+    return None if claim is None else claim.target_id

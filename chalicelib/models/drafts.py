@@ -7,6 +7,7 @@ from pynamodb.attributes import (
 
 from chalicelib.models.attributes import IntegerAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.models.channels import user_key
 
 
 class Draft(BaseModel):
@@ -20,3 +21,12 @@ class Draft(BaseModel):
     timestamp = IntegerAttribute()
 
 
+def delete_all_drafts(realm_id: int, user_id: int) -> int:
+    """When a user stops synchronizing drafts: delete them, in batches (safe to repeat)."""
+    # Strongly consistent: a draft committed just before synchronization was turned off
+    # must be among those deleted (its transaction checked the setting).
+    drafts = list(Draft.query(user_key(realm_id, user_id), consistent_read=True))
+    with Draft.batch_write() as batch:
+        for draft in drafts:
+            batch.delete(draft)
+    return len(drafts)

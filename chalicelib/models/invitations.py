@@ -41,7 +41,7 @@ class Invitation(BaseModel):
     status = UnicodeAttribute(default="active")      # "active", "used", "revoked"
     parent_id = IntegerAttribute(null=True)           # kind "signup": the link it came from
     # Once used: the account it created, and the onboarding steps done since (channels,
-    # groups, welcome, referrer), so a signup cut short resumes (actions/signup.py).
+    # groups, welcome, referrer), so a signup cut short resumes (actions/invitations/signup.py).
     user_id = IntegerAttribute(null=True)
     onboarding_done = UnicodeSetAttribute(null=True)
     # Reusable links only: GET /invites shows a link again (the reference's `link_url`),

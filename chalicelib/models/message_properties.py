@@ -17,14 +17,14 @@ from typing import Any
 
 from pynamodb.attributes import UnicodeAttribute
 
-from chalicelib.lib.message_properties import (
+from chalicelib.models.attributes import IntegerAttribute
+from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.models.messages import Message
+from chalicelib.rules.message_properties import (
     PROPERTIES,
     content_properties,
     is_resolved_topic,
 )
-from chalicelib.models.attributes import IntegerAttribute
-from chalicelib.models.base import BaseModel, table_meta
-from chalicelib.models.messages import Message
 
 
 def property_key(realm_id: int, name: str) -> str:

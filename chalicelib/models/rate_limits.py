@@ -15,9 +15,12 @@ from pynamodb.attributes import TTLAttribute, UnicodeAttribute
 from pynamodb.exceptions import PynamoDBException
 
 from chalicelib import config
-from chalicelib.lib import metrics
-from chalicelib.lib.log import logger
-from chalicelib.lib.rate_limits import (
+from chalicelib.aws import metrics
+from chalicelib.aws.log import logger
+from chalicelib.models.attributes import IntegerAttribute
+from chalicelib.models.base import BaseModel, is_write_condition_failure, table_meta
+from chalicelib.models.realms import Realm
+from chalicelib.rules.rate_limits import (
     AUTH_FAILURES_BY_IP,
     AUTH_FAILURES_BY_USERNAME,
     EMAILS_BY_RECIPIENT,
@@ -27,9 +30,6 @@ from chalicelib.lib.rate_limits import (
     bucket_key,
     effective_rules,
 )
-from chalicelib.models.attributes import IntegerAttribute
-from chalicelib.models.base import BaseModel, is_write_condition_failure, table_meta
-from chalicelib.models.realms import Realm
 
 # A counter item outlives its window by this much (TTL deletion is lazy anyway).
 EXPIRY_GRACE_SECONDS = 60

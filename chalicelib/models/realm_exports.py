@@ -19,7 +19,7 @@ class RealmExport(BaseModel):
     size = IntegerAttribute(null=True)              # bytes of that object
     failed_timestamp = NumberAttribute(null=True)
     deleted_timestamp = NumberAttribute(null=True)
-    # While it is written (actions/realm/export_writer.py): the S3 multipart upload and
+    # While it is written (actions/workflows/export_writer.py): the S3 multipart upload and
     # how far it got, so the next invocation goes on from there.
     upload_id = UnicodeAttribute(null=True)
     progress = JSONAttribute(null=True)

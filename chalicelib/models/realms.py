@@ -1,13 +1,17 @@
 """Organizations, unique names within them, and their id counters."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.core.errors import ApiError
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
 from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.rules.group_settings import GroupSettingValue, stored_group_setting
+from chalicelib.rules.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 
 
 class Realm(BaseModel):
@@ -18,7 +22,7 @@ class Realm(BaseModel):
     description = UnicodeAttribute(default="")
     date_created = IntegerAttribute()
     deactivated = BooleanAttribute(default=False)
-    # Organization settings (§2.8) that differ from the defaults in lib/realm_settings.py.
+    # Organization settings (§2.8) that differ from the defaults in rules/realm_settings.py.
     settings: MapAttribute[str, Any] = MapAttribute(default=dict)
     # The default channels (new users join them), changed with the channels themselves.
     default_stream_ids = IntegerSetAttribute(null=True)
@@ -29,7 +33,7 @@ class Realm(BaseModel):
     # (PATCH /realm/user_settings_defaults).
     user_settings_defaults: MapAttribute[str, Any] = MapAttribute(null=True)
     # This organization's rate limits where they differ from the deployment's RATE_LIMITS
-    # (`name=limit/seconds,...`, lib/rate_limits.py); set with the admin CLI.
+    # (`name=limit/seconds,...`, rules/rate_limits.py); set with the admin CLI.
     rate_limits = UnicodeAttribute(null=True)
     # How many people this organization may invite by email a UTC day, where it differs
     # from the deployment's INVITES_DAILY_LIMIT (the reference's max_invites); set with
@@ -93,3 +97,33 @@ def group_name_key(realm_id: int, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"group:{name.strip().lower()}"
 
 
+def get_realm_by_subdomain(subdomain: str) -> Realm | None:
+    if not SUBDOMAIN_RE.match(subdomain.lower()):   # no realm has it: no lookup (key size)
+        return None
+    scope, key = subdomain_key(subdomain)
+    claim = UniqueName.get_or_none(scope, key)
+    return None if claim is None else Realm.get_or_none(claim.target_id)
+
+
+def get_realm(realm_id: int) -> Realm:
+    realm = Realm.get_or_none(realm_id)
+    if realm is None:
+        raise ApiError("Invalid organization")
+    return realm
+
+
+SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
+
+
+def realm_setting(realm: Realm, name: str) -> Any:
+    stored = realm.settings.as_dict() if realm.settings else {}
+    return stored.get(name, DEFAULTS[name])
+
+
+def empty_topic_display_name(realm: Realm) -> str:
+    """What clients without the empty_topic_name capability see for the empty topic."""
+    return str(realm_setting(realm, "realm_empty_topic_display_name"))
+
+
+def realm_group_setting(realm: Realm, name: str) -> GroupSettingValue:
+    return stored_group_setting(realm.settings, name, GROUP_SETTING_DEFAULTS[name])

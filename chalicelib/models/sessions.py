@@ -6,9 +6,9 @@ service model from disk: about 0.17 s of CPU for every model's first use in ever
 thread. A cold Lambda touching a dozen tables, or a fan-out thread touching twenty,
 paid that again and again. Sharing the session within a thread (sessions are not
 thread-safe, so never across threads) and the loader across threads
-(lib/botocore_loader.py) makes a model's first use about 0.02 s. Each session reads
+(aws/botocore_loader.py) makes a model's first use about 0.02 s. Each session reads
 item answers and writes item requests without walking the service model when it can
-(lib/item_answers.py, lib/item_requests.py).
+(aws/item_answers.py, aws/item_requests.py).
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from typing import Any
 import botocore.session
 from pynamodb.connection import base as pynamodb_connection
 
-from chalicelib.lib.botocore_loader import share_loader
-from chalicelib.lib.dynamodb_session import item_session
+from chalicelib.aws.botocore_loader import share_loader
+from chalicelib.aws.dynamodb_session import item_session
 
 _per_thread = threading.local()
 

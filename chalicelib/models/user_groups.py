@@ -22,7 +22,8 @@ class UserGroup(BaseModel):
     creator_id = IntegerAttribute(null=True)
     date_created = IntegerAttribute()
     # The group's own permission settings (group-setting values, §2.7), by setting name;
-    # settings not stored take their defaults (actions/user_groups.py).
+    # settings not stored take their defaults (actions/groups/user_groups.py).
     group_settings: MapAttribute[str, Any] = MapAttribute(null=True)
-    # Every change is conditioned on the version it read and bumps it (actions/user_groups.py).
+    # Every change is conditioned on the version it read and bumps it
+    # (actions/groups/user_groups.py).
     version = IntegerAttribute(null=True)

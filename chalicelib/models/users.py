@@ -13,6 +13,7 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProject
 
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.models.realms import UniqueName, email_key
 
 
 class UsersByName(GlobalSecondaryIndex["User"]):
@@ -87,10 +88,10 @@ class User(BaseModel):
     # set-permission`): with the owner role, changing other users' emails.
     can_change_user_emails = BooleanAttribute(default=False)
     # The (non-system) user groups the user is a direct member of: written in the same
-    # transaction as the group's members (actions/group_membership.py), so deactivation
+    # transaction as the group's members (actions/groups/membership.py), so deactivation
     # finds them without reading the realm's groups. System groups follow from the role.
     group_ids = IntegerSetAttribute(null=True)
-    # Personal settings (§4.2) that differ from the defaults in lib/user_settings.py.
+    # Personal settings (§4.2) that differ from the defaults in rules/user_settings.py.
     settings: MapAttribute[str, Any] = MapAttribute(default=dict)
     # Words and phrases that highlight a message for this user, as the user wrote them.
     alert_words = list_of(UnicodeAttribute, null=True)
@@ -129,3 +130,22 @@ class ApiKey(BaseModel):
     # When the key was issued, in UNIX nanoseconds (absent on keys older than this field): the oldest
     # extra key is the one POST /fetch_api_key retires when a user holds too many.
     created = IntegerAttribute(null=True)
+
+
+def get_user_by_email(realm_id: int, email: str) -> User | None:
+    if len(email.strip().encode()) > MAX_EMAIL_BYTES:
+        return None   # no account has one; DynamoDB would refuse the key (1 KB)
+    scope, key = email_key(realm_id, email)
+    claim = UniqueName.get_or_none(scope, key)
+    return None if claim is None else User.get_or_none(realm_id, claim.target_id)
+
+
+# RFC 5321's limit, in bytes; it also keeps the email claim's key under DynamoDB's 1 KB.
+MAX_EMAIL_BYTES = 254
+
+
+# The values of User.bot_type, numbered as the reference numbers them.
+BOT_TYPE_GENERIC = 1
+BOT_TYPE_INCOMING_WEBHOOK = 2
+BOT_TYPE_OUTGOING_WEBHOOK = 3
+BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}

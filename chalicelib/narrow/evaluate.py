@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from chalicelib.lib.message_properties import has_property, is_resolved_topic
 from chalicelib.models.message_flags import MENTION_FLAGS
 from chalicelib.models.topics import topic_sort_key
 from chalicelib.narrow.types import Narrow, Term
+from chalicelib.rules.message_properties import has_property, is_resolved_topic
 
 FLAG_OPERANDS = frozenset({"starred", "mentioned", "alerted", "unread"})
 GROUP_SIZE = 3   # participants of the smallest group conversation (the reader included)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any, cast, get_args
 
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.json_values import check_json
 from chalicelib.narrow.errors import (
     bad_combination,
     bad_operand,
@@ -34,6 +33,7 @@ from chalicelib.narrow.types import (
     Term,
     UserRef,
 )
+from chalicelib.rules.json_values import check_json
 
 ALIASES = {"stream": "channel", "streams": "channels", "subject": "topic", "pm-with": "dm",
            "pm_with": "dm", "group_pm_with": "group-pm-with"}

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from chalicelib.lib.log import logger
+from chalicelib.aws.log import logger
 from chalicelib.models.notifications import (
     SUPPRESSED_ITEM,
     MailSuppression,

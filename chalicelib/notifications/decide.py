@@ -29,8 +29,6 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
-from chalicelib.lib import presence_rules
-from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import user_key
 from chalicelib.models.notifications import (
@@ -54,6 +52,8 @@ from chalicelib.notifications.jobs import (
     send_jobs,
 )
 from chalicelib.notifications.rules import Reason, Recipient, reason_for
+from chalicelib.rules import presence_rules
+from chalicelib.rules.user_settings import effective_settings
 
 # A period whose wake-up never came (its job went to the dead-letter queue) reopens
 # after this long past its end, so the user is not silenced for good.

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from chalicelib import config
-from chalicelib.lib.email import sender_address
+from chalicelib.aws.email import sender_address
 from chalicelib.notifications.tokens import make_token
 
 REALM_NAME_ALWAYS = 2

@@ -8,8 +8,8 @@ import json
 from typing import Any, Literal, TypedDict
 
 from chalicelib import config
-from chalicelib.lib import aws_clients
-from chalicelib.lib import presence_rules as presence
+from chalicelib.aws import aws_clients
+from chalicelib.rules import presence_rules as presence
 
 MAX_DELAY_SECONDS = 900   # SQS's limit for DelaySeconds
 SQS_BATCH = 10

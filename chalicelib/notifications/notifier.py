@@ -24,11 +24,10 @@ from typing import Any
 
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 
-from chalicelib.lib import metrics, presence_rules
-from chalicelib.lib.email import send_message
-from chalicelib.lib.log import logger
-from chalicelib.lib.partial_batch import PartialBatchResponse, process_records
-from chalicelib.lib.user_settings import effective_settings
+from chalicelib.aws import metrics
+from chalicelib.aws.email import send_message
+from chalicelib.aws.log import logger
+from chalicelib.aws.partial_batch import PartialBatchResponse, process_records
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, user_key
 from chalicelib.models.message_flags import UnreadMessage
@@ -58,6 +57,8 @@ from chalicelib.notifications.decide import decide
 from chalicelib.notifications.email_render import MissedMessage, render
 from chalicelib.notifications.jobs import EmailJob, clock_ms, delay_until, send_jobs
 from chalicelib.notifications.rules import still_wanted
+from chalicelib.rules import presence_rules
+from chalicelib.rules.user_settings import effective_settings
 
 CLAIM_LEASE_MS = 300_000   # a claim `sending` for longer than this was abandoned
 EARLY_MS = 1000            # SQS may deliver a delayed message slightly early

@@ -1,6 +1,6 @@
 """The fan-out's notification step: hands new messages to the notifier, and reads to it.
 
-Called by the fan-out (events/recipients.py) once a batch's unread markers are written
+Called by the fan-out (fanout/recipients.py) once a batch's unread markers are written
 and before its per-record marks are (so a redelivered record that already passed here
 is skipped, and a failed batch passes here again). For the batch's new messages it sends
 `decide` jobs to the notifier's queue (decide.py says who is notified): each message's

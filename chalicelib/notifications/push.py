@@ -14,11 +14,11 @@ from typing import Any, Literal, TypedDict
 from botocore.exceptions import ClientError
 
 from chalicelib import config
+from chalicelib.aws import aws_clients
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.lib import aws_clients
-from chalicelib.lib.log import logger
 from chalicelib.models.notifications import (
     DEVICE_PREFIX,
     PushDevice,

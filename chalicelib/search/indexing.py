@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.lib.log import logger
+from chalicelib.aws.log import logger
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races

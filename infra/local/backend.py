@@ -1,7 +1,7 @@
 """The embedded backend: the database process (moto with the project's patches, its saved
 state and journal: infra/local/database.py), the resources of infra/template.json, and
 (once the app exists) the pollers. `make run` serves the app over it;
-`chalice local` starts it when no stack runs (chalicelib/local_dev.py).
+chalice local starts it when no stack runs (infra/local/chalice_local.py).
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def start_backend(prefix: str, progress: Callable[[str], None]) -> Backend:
     state = environment.state_dir()
     state.mkdir(parents=True, exist_ok=True)
     environment.remove_endpoint_file()   # a killed stack's: it names a dead moto
-    # Every email sent is also written here as an .eml file (chalicelib/lib/email.py).
+    # Every email sent is also written here as an .eml file (chalicelib/aws/email.py).
     os.environ.setdefault("LOCAL_MAIL_DIR", str(state / "mail"))
     moto_port = int(os.environ.get("MOTO_PORT") or free_port())
     database, moto_url = start_child("infra.local.database", [str(state), str(moto_port)],

@@ -5,7 +5,7 @@ On AWS the server hands out presigned S3 URLs, which S3 answers. Locally the obj
 is moto, on a port the stack picks anew at every start: a link to it stops working when
 the stack restarts (the `realm_export` event's link, one a user copied), and it is a
 second port to reach. So the stack has the app sign links for its own address
-(`S3_LINK_ENDPOINT_URL`, chalicelib/lib/aws_clients.presigned_get_url) and its HTTP
+(`S3_LINK_ENDPOINT_URL`, chalicelib/aws/aws_clients.presigned_get_url) and its HTTP
 server hands the bucket's paths, GET and HEAD only, to moto unchanged, signature and
 all. Nothing else is forwarded: other paths are the API's.
 """

@@ -18,7 +18,7 @@ from typing import Any
 import boto3
 from aws_lambda_powertools import Logger
 
-from chalicelib.events.lag import BEHIND_SECONDS, record_age_seconds, write_local
+from chalicelib.fanout.lag import BEHIND_SECONDS, record_age_seconds, write_local
 from infra.moto_patches import STREAM_WAIT_HEADER
 
 logger = Logger(service="teamchat-local")

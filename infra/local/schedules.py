@@ -12,7 +12,7 @@ from typing import Any
 import boto3
 
 from chalicelib import config
-from chalicelib.lib.log import logger
+from chalicelib.aws.log import logger
 
 
 def _due_at(expression: str) -> datetime | None:

@@ -35,9 +35,9 @@ def demo_password(label: str) -> str:
 def seed_accounts() -> list[dict[str, Any]]:
     """Creates the demo realm and its people through the actions (no HTTP yet), each
     with a password, for logging in to the web client."""
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser, do_create_user
-    from chalicelib.lib.passwords import hash_password
+    from chalicelib.actions.workflows.realms import do_create_realm
+    from chalicelib.rules.passwords import hash_password
 
     (label, name, role), *others = DEMO_ACCOUNTS
     email = f"{label}@{DEMO_DOMAIN}"
@@ -101,7 +101,7 @@ def ensure_demo(state_dir: Path, api_url: str | None,
 
 
 def demo_realm_exists() -> bool:
-    from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
+    from chalicelib.models.realms import get_realm_by_subdomain
 
     return get_realm_by_subdomain(DEMO_SUBDOMAIN) is not None
 

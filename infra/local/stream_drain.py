@@ -54,7 +54,7 @@ class OutboxDrain:
         """Fans out everything committed, including records the fan-out itself writes
         (e.g. marking read what a move took out of a user's channels), up to `rounds`
         batches; returns the last batch's result."""
-        from chalicelib.events.fanout import handle_stream_batch
+        from chalicelib.fanout.batch import handle_stream_batch
 
         result: dict[str, Any] = {"batchItemFailures": []}
         if self.held:

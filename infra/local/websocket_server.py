@@ -4,7 +4,7 @@
 it accepts connections (calling the app's $connect handler before the handshake
 completes, so a refusal is an HTTP error as on AWS), hands each message to the $default
 handler and each close to $disconnect, and serves `POST/DELETE /@connections/{id}` on a
-second port, the API the app's `events/push.py` calls through boto3 on AWS too. A
+second port, the API the app's `delivery/push.py` calls through boto3 on AWS too. A
 `Sec-WebSocket-Protocol` header in the $connect handler's answer selects the subprotocol,
 as API Gateway's Lambda proxy integration does.
 """
@@ -24,7 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.sync.server import Server, ServerConnection, serve
 
-from chalicelib.lib.log import logger
+from chalicelib.aws.log import logger
 from infra.local.pollers import LambdaContext
 
 STAGE = "local"

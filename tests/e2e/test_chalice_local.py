@@ -1,5 +1,6 @@
-"""`chalice local` in the repository serves the API against the local stack's backend:
-a running `make run`'s, or the embedded one it starts when none runs."""
+"""chalice local in the repository (`python -m infra.local.chalice_local`) serves the API
+against the local stack's backend: a running `make run`'s, or the embedded one it starts
+when none runs."""
 from __future__ import annotations
 
 import json
@@ -17,15 +18,14 @@ from infra.local.environment import free_port
 from infra.local.launcher import clean_environment
 from tests.e2e.conftest import REPO_ROOT
 
-CHALICE = str(Path(sys.executable).with_name("chalice"))
-
 
 @contextmanager
 def chalice_local(state_dir: Path, log: Path) -> Iterator[str]:
     port = free_port()
     with open(log, "a") as output:
         process = subprocess.Popen(
-            [CHALICE, "local", "--no-autoreload", "--port", str(port)], cwd=REPO_ROOT,
+            [sys.executable, "-m", "infra.local.chalice_local", "--no-autoreload",
+             "--port", str(port)], cwd=REPO_ROOT,
             env=clean_environment(LOCAL_STATE_DIR=str(state_dir)), stdout=output,
             stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

@@ -49,7 +49,7 @@ def aws() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def chalice_client(aws: None) -> Iterator[Client]:
     from app import app
-    from chalicelib.events import slices
+    from chalicelib.fanout import slices
     from chalicelib.http.openapi import openapi_document
 
     checker = ContractChecker(openapi_document(app))
@@ -223,8 +223,8 @@ def realm(chalice_client: Client) -> TestRealm:
 
 
 def make_realm(chalice_client: Client) -> TestRealm:
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.actions.workflows.realms import do_create_realm
 
     number = next(_realm_numbers)
     subdomain = f"zt{number}"
@@ -282,7 +282,7 @@ def sent_emails(to: str) -> list[dict[str, Any]]:
 def stream_record(outbox: Any, sequence_number: int, event_name: str = "INSERT"
                   ) -> dict[str, Any]:
     """A DynamoDB stream record (as Lambda receives it) for an Outbox item."""
-    from chalicelib.events.fanout import OUTBOX_STREAM_ARN_PLACEHOLDER
+    from chalicelib.fanout.batch import OUTBOX_STREAM_ARN_PLACEHOLDER
 
     image = outbox.serialize()
     return {

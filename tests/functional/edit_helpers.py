@@ -4,13 +4,13 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions.channels.topics import note_topic_message
-from chalicelib.actions.ids import allocate_ids, realm_scope
+from chalicelib.actions.messages.prepare import new_channel_message
 from chalicelib.actions.messages.reads.rendering import render_content
-from chalicelib.actions.messages.send import new_channel_message
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream
+from chalicelib.models.ids import allocate_ids, realm_scope
 from chalicelib.models.messages import Message
+from chalicelib.models.realms import get_realm
+from chalicelib.rules.timeutil import now_seconds
 
 
 def channel(account, name: str, members: list | None = None, **extra: Any) -> int:

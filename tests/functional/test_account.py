@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from chalicelib.lib.passwords import hash_password
 from chalicelib.models.users import User
+from chalicelib.rules.passwords import hash_password
 from tests.functional.conftest import sent_emails
 
 

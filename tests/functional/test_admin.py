@@ -129,7 +129,7 @@ def test_reindex_gives_older_users_the_maps_later_updates_need(realm, capsys):
 def test_status_reads_the_local_stacks_lag_or_cloudwatch(aws, capsys, tmp_path, monkeypatch):
     import boto3
 
-    from chalicelib.events import lag
+    from chalicelib.fanout import lag
 
     # GIVEN no local stack: status reads the FanoutDelay metric of the last minutes
     monkeypatch.setenv("LOCAL_STATE_DIR", str(tmp_path))

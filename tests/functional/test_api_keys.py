@@ -101,7 +101,7 @@ def test_a_poll_woken_by_events_soon_after_its_check_does_not_read_its_key_again
     # GIVEN a waiting poll that checks its key every 10 s at most (called as the view
     # calls it: the drain below must not run inside a request)
     from chalicelib.core.principal import Principal
-    from chalicelib.events.reader import get_events
+    from chalicelib.realtime.reader import get_events
 
     monkeypatch.setenv("LONGPOLL_WAIT_SECONDS", "20")
     monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "10")
@@ -156,7 +156,7 @@ def test_a_push_connection_with_the_old_key_is_closed(realm, register_queue,
 
 def test_a_connection_made_while_the_key_is_rotated_is_refused(realm, register_queue,
                                                                sockets, monkeypatch):  # noqa: F811
-    from chalicelib.events import websocket
+    from chalicelib.realtime import websocket
 
     queue_id = register_queue(realm.member)["queue_id"]
     real_attach = websocket.attach

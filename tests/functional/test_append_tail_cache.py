@@ -110,7 +110,7 @@ def test_batched_appends_use_one_request_per_25_queues(realm):
 
 def test_a_message_to_many_queues_arrives_once_in_each_through_the_batched_path(
         realm, drain_events, register_queue, fetch_events):
-    from chalicelib.events.slices import BATCH_APPEND_FROM
+    from chalicelib.fanout.slices import BATCH_APPEND_FROM
     from tests.functional.edit_helpers import channel, send
 
     # GIVEN a channel of five users with two queues each (more than the batch threshold)

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from chalicelib.http.params import MAX_LIST_LENGTH
-from chalicelib.lib.json_values import MAX_JSON_DEPTH
+from chalicelib.rules.json_values import MAX_JSON_DEPTH
 from tests.functional.aws_hooks import counting, error_response, hooked
 from tests.functional.conftest import ApiResponse
 from tests.functional.edit_helpers import channel, send

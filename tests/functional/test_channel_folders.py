@@ -74,8 +74,8 @@ def test_names_are_unique_per_realm_and_checked(realm):
 
 
 def test_same_name_in_another_realm_is_fine(realm, chalice_client):
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
     other_realm, owner_id, key = do_create_realm("Other", f"folders{realm.realm_id}", NewUser(
         email=f"o@folders{realm.realm_id}.example.com", full_name="O", role=100))
     other = Account(chalice_client, other_realm.realm_id, owner_id,

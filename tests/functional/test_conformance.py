@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from chalicelib.core.feature_levels import advertised_level
-from chalicelib.lib.avatars import GRAVATAR_PREFIX
+from chalicelib.rules.avatars import GRAVATAR_PREFIX
 from tests.functional.edit_helpers import channel, send
 from tests.reference_contract import (
     ReferenceShapeError,

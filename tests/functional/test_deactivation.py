@@ -1,8 +1,8 @@
 """DELETE /users/{id} and POST /users/{id}/reactivate."""
 from __future__ import annotations
 
-from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.user_groups import UserGroup
+from chalicelib.rules.realm_settings import system_group_id
 from tests.functional.conftest import sent_emails
 from tests.functional.user_group_helpers import create_ok, group_ids_of
 

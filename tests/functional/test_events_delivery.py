@@ -9,10 +9,11 @@ from typing import Any
 
 from chalicelib.core.principal import Principal
 from chalicelib.delivery import queues
-from chalicelib.events import audience, reader
-from chalicelib.events.fanout import handle_stream_batch
-from chalicelib.events.reader import get_events
+from chalicelib.fanout import audience
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.events import EventQueue, QueueEvent
+from chalicelib.realtime import reader
+from chalicelib.realtime.reader import get_events
 
 
 def principal(account) -> Principal:

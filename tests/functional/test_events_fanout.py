@@ -12,10 +12,10 @@ import pytest
 
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.queues import create_queue
-from chalicelib.events import slices
-from chalicelib.events.fanout import handle_stream_batch
-from chalicelib.events.reader import get_events
+from chalicelib.fanout import slices
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.events import Outbox, QueueEvent
+from chalicelib.realtime.reader import get_events
 from tests.functional.conftest import stream_record
 
 # The records here are made by hand ("custom" events): no contract describes them.
@@ -146,8 +146,8 @@ def test_a_failing_queue_fails_only_the_records_that_reach_it(aws, monkeypatch):
 
 
 def test_a_record_whose_audience_cannot_be_read_fails_alone(aws, monkeypatch):
-    from chalicelib.events.audience import AudienceResolver
-    from chalicelib.lib.partial_batch import EntireBatchFailed
+    from chalicelib.aws.partial_batch import EntireBatchFailed
+    from chalicelib.fanout.audience import AudienceResolver
 
     # GIVEN two records for two users' queues
     realm_id = next(_realm_ids)

@@ -11,7 +11,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.queues import access_queue
-from chalicelib.events.fanout import handle_stream_batch
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.base import transaction
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import UniqueName

@@ -16,8 +16,8 @@ import pytest
 from app import app
 from chalicelib.delivery import push
 from chalicelib.delivery.wake import ensure_wake_queue, list_wake_queues
-from chalicelib.events.keepalive import run_keepalive
 from chalicelib.models.events import EventQueue, WsConnection
+from chalicelib.realtime.keepalive import run_keepalive
 from infra.local.pollers import LambdaContext
 
 _connection_ids = (f"conn{n}=" for n in itertools.count())

@@ -1,5 +1,5 @@
 """A batch whose audience is larger than one invocation takes is cut by ranges of people
-(events/audience_slices.py): each range does everything per person for its people, the
+(fanout/audience_slices.py): each range does everything per person for its people, the
 batch's own invocation also the batch-wide steps, and nothing is delivered twice or
 lost, also when a range fails."""
 from __future__ import annotations
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib.events import audience_slices, fanout
-from chalicelib.events.scope import Scope
+from chalicelib.fanout import audience_slices
+from chalicelib.fanout import batch as fanout
+from chalicelib.fanout.scope import Scope
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.pending_deliveries import PendingDelivery

@@ -1,5 +1,5 @@
 """The fan-out's second stage: a batch for a large audience is cut into slices of queues
-that other invocations append to while this one does the first (events/slices.py)."""
+that other invocations append to while this one does the first (fanout/slices.py)."""
 from __future__ import annotations
 
 import io
@@ -12,8 +12,8 @@ from botocore.exceptions import ClientError
 
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.queues import create_queue
-from chalicelib.events import slices
-from chalicelib.events.fanout import handle_stream_batch
+from chalicelib.fanout import slices
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.handlers import stream_fanout
 from chalicelib.models.events import EventQueue
 from tests.functional.test_events_fanout import outbox, read_all, records_for

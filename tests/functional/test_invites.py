@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.rules.realm_settings import system_group_id
 from tests.functional.conftest import sent_emails
 from tests.functional.edit_helpers import channel
 from tests.functional.invite_helpers import emailed_key, error, invite, listed, public

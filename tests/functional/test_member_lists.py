@@ -3,7 +3,7 @@ GET /user_groups/{id}/members and /subgroups, GET /streams/{id}/email_address,
 PATCH /users/me/subscriptions."""
 from __future__ import annotations
 
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.rules.realm_settings import system_group_id
 from tests.functional.edit_helpers import channel
 from tests.functional.user_group_helpers import create_ok
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 from chalicelib.actions.messages.delete import check_delete_message
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.channels import Stream
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment
+from chalicelib.rules.realm_settings import system_group_id
 from tests.functional.conftest import Account
 from tests.functional.edit_helpers import channel, make_old, send
 from tests.functional.race import race

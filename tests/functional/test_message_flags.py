@@ -172,7 +172,7 @@ def test_alert_words_flag_the_messages_that_contain_them(realm, drain_events):
 
 
 def test_a_redelivered_message_does_not_bring_back_a_read_marker(realm, drain_events):
-    from chalicelib.events.fanout import handle_stream_batch
+    from chalicelib.fanout.batch import handle_stream_batch
 
     # GIVEN a message delivered once and then read by its recipient
     channel(realm.owner, "again", [realm.owner, realm.member])

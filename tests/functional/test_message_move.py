@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.channels import Stream
+from chalicelib.rules.realm_settings import system_group_id
 from tests.functional.edit_helpers import channel, fetch, make_old, send, topic_ids
 
 ADMINS = system_group_id("role:administrators")

@@ -12,12 +12,12 @@ import pytest
 from chalicelib.actions.messages import move as message_move
 from chalicelib.actions.messages.edit import EditRequest, do_update_message
 from chalicelib.actions.messages.move_resume import find_resumable_move
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import transaction
 from chalicelib.models.events import Outbox
 from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.messages import Message
+from chalicelib.models.realms import get_realm
 from tests.functional.edit_helpers import bulk_messages, channel, fetch, send, topic_ids
 
 BATCH = 10

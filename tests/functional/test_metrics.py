@@ -1,4 +1,4 @@
-"""The application's CloudWatch metrics (chalicelib/lib/metrics.py) through the real paths:
+"""The application's CloudWatch metrics (chalicelib/aws/metrics.py) through the real paths:
 powertools prints each EMF document as a JSON line on stdout, read here with capsys."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from chalicelib.api import users as users_api
-from chalicelib.events.fanout import handle_stream_batch
-from chalicelib.lib import metrics
+from chalicelib.aws import metrics
+from chalicelib.fanout.batch import handle_stream_batch
 from tests.functional.conftest import stream_record
 from tests.functional.edit_helpers import channel, send
 from tests.functional.webhook_helpers import make_bot
@@ -154,7 +154,7 @@ def test_5xx_answers_are_counted(realm, monkeypatch, capsys):
 def test_metrics_disabled_prints_nothing(monkeypatch, capsys):
     """The local stack turns metrics off (POWERTOOLS_METRICS_DISABLED): its console shows
     progress, not an EMF blob per message sent."""
-    from chalicelib.lib import metrics
+    from chalicelib.aws import metrics
 
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
     capsys.readouterr()

@@ -208,7 +208,7 @@ def test_a_sender_narrow_reads_only_that_senders_messages(realm, six, monkeypatc
 
 
 def test_reindex_keys_messages_sent_before_the_sender_index(realm, six):
-    from chalicelib.actions.realm.reindex import do_reindex_realm
+    from chalicelib.actions.workflows.reindex import do_reindex_realm
     from chalicelib.models.messages import Message
 
     # GIVEN messages stored without a sender key, as before the index existed

@@ -149,7 +149,7 @@ def test_negated_has_and_conversations_keep_their_sources(realm, feed, drain_eve
 
 
 def test_reindex_backfills_the_rows_and_resumes(realm, feed, drain_events):
-    from chalicelib.actions.realm.reindex_properties import backfill_properties
+    from chalicelib.actions.workflows.reindex_properties import backfill_properties
 
     # GIVEN messages sent before the has: index existed (their rows removed)
     image = send(realm.owner, "feed", "t", IMAGE)
@@ -166,7 +166,7 @@ def test_reindex_backfills_the_rows_and_resumes(realm, feed, drain_events):
     assert get(realm.member, [term("has", "image")])[0] == [image]
     assert get(realm.member, [term("has", "reaction")])[0] == []
     # WHEN the whole reindex runs (twice: it is idempotent) THEN every row is back
-    from chalicelib.actions.realm.reindex import do_reindex_realm
+    from chalicelib.actions.workflows.reindex import do_reindex_realm
 
     for _ in range(2):
         result = do_reindex_realm(realm.realm_id)

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import boto3
 import pytest
 
-from chalicelib.lib import presence_rules
+from chalicelib.rules import presence_rules
 from tests.functional.notification_helpers import (
     Clock,
     NotifierQueue,
@@ -140,7 +140,7 @@ def test_redelivered_job_and_stream_record_still_send_one_email(realm, notifier,
                                                                  drain_events):
     send_dm(realm.member, [realm.admin])
     records = drain_events.read()                # the stream records, kept for a replay
-    from chalicelib.events.fanout import handle_stream_batch
+    from chalicelib.fanout.batch import handle_stream_batch
 
     handle_stream_batch({"Records": records})
     handle_stream_batch({"Records": records})   # the stream delivers them again

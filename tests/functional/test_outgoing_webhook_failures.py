@@ -8,12 +8,12 @@ import threading
 
 import pytest
 
-from chalicelib.actions.webhooks import delivery as webhook_delivery
-from chalicelib.actions.webhooks.delivery import RetryLater, deliver
-from chalicelib.actions.webhooks.jobs import DeliveryJob
-from chalicelib.events import webhook_worker
-from chalicelib.events.fanout import handle_stream_batch
-from chalicelib.lib import aws_clients
+from chalicelib.aws import aws_clients
+from chalicelib.delivery.webhook_jobs import DeliveryJob
+from chalicelib.fanout.batch import handle_stream_batch
+from chalicelib.webhooks import delivery as webhook_delivery
+from chalicelib.webhooks import worker as webhook_worker
+from chalicelib.webhooks.delivery import RetryLater, deliver
 from tests.functional.edit_helpers import channel, send
 from tests.functional.webhook_helpers import (
     direct_messages,

@@ -5,7 +5,7 @@ import json
 from urllib.parse import parse_qsl
 
 from chalicelib.actions.messages import send as message_send
-from chalicelib.actions.webhooks.jobs import OUTGOING_WEBHOOK_RECORD
+from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
 from chalicelib.models.events import Outbox
 from chalicelib.models.messages import Message
 from chalicelib.models.users import User

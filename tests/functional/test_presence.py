@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from chalicelib.lib import presence_rules
-from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.presence import Presence
 from chalicelib.models.users import User
+from chalicelib.rules import presence_rules
+from chalicelib.rules.realm_settings import system_group_id
 from tests.functional.edit_helpers import channel
 
 

@@ -50,8 +50,8 @@ def error(response):
 @pytest.fixture
 def other_realm(chalice_client):
     """A second organization with an administrator and a member."""
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser, do_create_user
+    from chalicelib.actions.workflows.realms import do_create_realm
     from tests.functional.conftest import Account
 
     tag = next(_other_numbers)
@@ -502,7 +502,7 @@ def test_concurrent_change_of_the_same_field_rereads(realm, monkeypatch):
 
 def test_limited_access_keeps_values_from_guests(realm, register_queue, fetch_events,
                                                  drain_events):
-    from chalicelib.lib.realm_settings import system_group_id
+    from chalicelib.rules.realm_settings import system_group_id
 
     phone = field_id(realm.admin, "Phone", 1)
     assert realm.owner.patch("/realm", {"can_access_all_users_group": {

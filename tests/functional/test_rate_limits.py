@@ -11,8 +11,8 @@ import os
 import pytest
 
 from chalicelib.admin import main as admin
-from chalicelib.lib.rate_limits import API_BY_USER, Rule, bucket_key
 from chalicelib.models import rate_limits
+from chalicelib.rules.rate_limits import API_BY_USER, Rule, bucket_key
 from tests.functional.aws_hooks import error_response, hooked
 from tests.functional.conftest import sent_emails
 from tests.functional.race import race

@@ -1,8 +1,8 @@
 """GET /messages/{id}/read_receipts: readers derived from the read state."""
 from __future__ import annotations
 
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Subscription, user_key
+from chalicelib.rules.timeutil import now_seconds
 from tests.functional.edit_helpers import channel, send
 from tests.functional.read_state_helpers import dm, set_flags
 

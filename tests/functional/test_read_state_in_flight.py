@@ -202,8 +202,8 @@ def test_the_message_reaches_queues_while_its_markers_are_written(realm, drain_e
     import threading
     import time
 
-    from chalicelib.events.reader import read_events
-    from chalicelib.events.recipients import RecipientStep
+    from chalicelib.fanout.recipients import RecipientStep
+    from chalicelib.realtime.reader import read_events
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
@@ -242,9 +242,9 @@ def test_the_markers_are_written_while_the_audience_is_read(realm, drain_events,
     pass reads the audience's queues, not after the appends are ready."""
     import threading
 
-    from chalicelib.events import audience
-    from chalicelib.events.reader import read_events
-    from chalicelib.events.recipients import RecipientStep
+    from chalicelib.fanout import audience
+    from chalicelib.fanout.recipients import RecipientStep
+    from chalicelib.realtime.reader import read_events
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
@@ -272,8 +272,8 @@ def test_the_markers_are_written_while_the_audience_is_read(realm, drain_events,
 def test_a_failed_recipients_step_is_retried_without_a_second_event(realm, drain_events,
                                                                      register_queue,
                                                                      monkeypatch):
-    from chalicelib.events.reader import read_events
-    from chalicelib.events.recipients import RecipientStep
+    from chalicelib.fanout.recipients import RecipientStep
+    from chalicelib.realtime.reader import read_events
 
     channel(realm.owner, "general", [realm.owner, realm.member])
     queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]

@@ -137,8 +137,8 @@ def test_deactivate_missing_or_already_deactivated_is_404(realm):
 
 
 def test_emoji_of_other_realms_are_invisible(realm, chalice_client):
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
     from tests.functional.conftest import Account
 
     assert add(realm.member, "green_tick").ok

@@ -258,8 +258,8 @@ def test_a_long_export_goes_on_where_each_invocation_stopped(realm, webhooks, mo
     its progress and hands the job back; one killed goes on from the last saved part."""
     import moto.s3.models
 
-    from chalicelib.actions.realm import export as export_module
-    from chalicelib.actions.realm import export_writer
+    from chalicelib.actions.workflows import export as export_module
+    from chalicelib.actions.workflows import export_writer
     from tests.functional.edit_helpers import bulk_messages
 
     general = populate(realm)["general"]

@@ -5,12 +5,12 @@ import threading
 
 import pytest
 
-from chalicelib.actions.realm import settings as realm_settings
-from chalicelib.actions.realm.settings import do_update_realm
+from chalicelib.actions.workflows import realm_update as realm_settings
+from chalicelib.actions.workflows.realm_update import do_update_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import REALM_SETTINGS_CAPABILITY
 from chalicelib.core.principal import Principal
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.rules.realm_settings import system_group_id
 
 EVERYONE, MEMBERS = system_group_id("role:everyone"), system_group_id("role:members")
 ADMINS, MODERATORS = system_group_id("role:administrators"), system_group_id("role:moderators")

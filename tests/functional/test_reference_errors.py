@@ -2,7 +2,7 @@
 found beside them (issue 15, item 5)."""
 from __future__ import annotations
 
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.rules.realm_settings import system_group_id
 from tests.functional.edit_helpers import channel, send
 from tests.functional.test_invites import set_realm_group
 

@@ -6,7 +6,7 @@ from chalicelib.actions.users.system_bots import (
     NOTIFICATION_BOT_EMAIL,
     notification_bot,
 )
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.rules.realm_settings import system_group_id
 
 
 def register(account, fetch_types, **params):

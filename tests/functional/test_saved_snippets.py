@@ -184,8 +184,8 @@ def test_snippets_are_private_to_their_owner(realm, register_queue, fetch_events
 
 def other_realm_owner(realm) -> Account:
     """The owner of a fresh second organization (its ids restart from 1 too)."""
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
 
     subdomain = f"snip{next(_other_realms)}x{realm.realm_id}"
     email = f"owner@{subdomain}.example.com"

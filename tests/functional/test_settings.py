@@ -8,7 +8,7 @@ import pytest
 
 from chalicelib.actions.users.settings import do_update_settings
 from chalicelib.core.principal import Principal
-from chalicelib.lib.setting_choices import INT_CHOICES, STR_CHOICES
+from chalicelib.rules.setting_choices import INT_CHOICES, STR_CHOICES
 
 MODERN = {"user_settings_object": True}
 ALL_SETTINGS_TYPES = ["user_settings", "update_display_settings", "update_global_notifications"]
@@ -279,8 +279,8 @@ def test_one_bad_part_changes_nothing(realm, register_queue, fetch_events, drain
 def test_a_password_changed_meanwhile_is_not_overwritten(realm, monkeypatch):
     """The new hash is written only over the hash the old password was checked against."""
     from chalicelib.actions.users import settings
-    from chalicelib.lib.passwords import check_password
     from chalicelib.models.users import User
+    from chalicelib.rules.passwords import check_password
     from tests.functional.test_account import set_password
 
     set_password(realm.member, "first password")
@@ -303,7 +303,7 @@ def test_a_password_changed_meanwhile_is_not_overwritten(realm, monkeypatch):
 def test_limited_access_keeps_user_changes_from_guests(realm, register_queue, fetch_events,
                                                         drain_events):
     """realm_user updates go to those who can access the user (can_access_all_users_group)."""
-    from chalicelib.lib.realm_settings import system_group_id
+    from chalicelib.rules.realm_settings import system_group_id
 
     assert realm.owner.patch("/realm", {"can_access_all_users_group": {
         "new": system_group_id("role:members")}}).ok

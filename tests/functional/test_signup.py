@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from chalicelib.actions.realm.realms import do_deactivate_realm
+from chalicelib.actions.workflows.realms import do_deactivate_realm
 from chalicelib.models.invitations import Invitation
 from chalicelib.models.realms import Realm
 from tests.functional.conftest import Account, sent_emails

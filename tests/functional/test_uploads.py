@@ -85,8 +85,8 @@ def test_who_may_read_an_upload(realm):
 
 
 def other_realm_owner(realm) -> Account:
-    from chalicelib.actions.realm.realms import do_create_realm
     from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
 
     subdomain = f"upl{next(_other_realms)}x{realm.realm_id}"
     email = f"owner@{subdomain}.example.com"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.rules.realm_settings import system_group_id
 
 PLACEHOLDER_NAME = "Unknown user"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chalicelib.admin import main
-from chalicelib.lib.realm_settings import system_group_id
+from chalicelib.rules.realm_settings import system_group_id
 
 
 def error_of(response, code: str = "BAD_REQUEST") -> str:

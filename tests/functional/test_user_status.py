@@ -269,7 +269,7 @@ def test_status_write_is_conditional_on_what_was_read(realm, monkeypatch):
 
 def test_limited_access_keeps_statuses_from_guests(realm, register_queue, fetch_events,
                                                    drain_events):
-    from chalicelib.lib.realm_settings import system_group_id
+    from chalicelib.rules.realm_settings import system_group_id
 
     assert realm.owner.patch("/realm", {"can_access_all_users_group": {
         "new": system_group_id("role:members")}}).ok

@@ -1,5 +1,5 @@
 """The recipients' rows of a large audience, written in slices by other invocations
-(events/write_slices.py): every recipient's marker and flag row, once, and a failed
+(fanout/write_slices.py): every recipient's marker and flag row, once, and a failed
 slice fails the batch until a retry writes them all."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.events import write_slices
-from chalicelib.events.fanout import handle_stream_batch
+from chalicelib.fanout import write_slices
+from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.users import User
 from tests.functional.edit_helpers import channel
 from tests.functional.read_state_helpers import flags_of, unread_ids

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.realms import Realm
+from chalicelib.rules.realm_settings import system_group_id
 
 EVERYONE = system_group_id("role:everyone")
 MEMBERS = system_group_id("role:members")

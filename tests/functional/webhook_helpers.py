@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 
 from chalicelib import config
-from chalicelib.events.webhook_worker import handle_webhook_batch
+from chalicelib.webhooks.worker import handle_webhook_batch
 from infra.local.pollers import SqsPoller
 
 

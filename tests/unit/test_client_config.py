@@ -1,8 +1,8 @@
 """The service's botocore clients: pooled connections for the threads that share them,
-and a fixed User-Agent (chalicelib/lib/client_config.py)."""
-from chalicelib.events.slices import APPEND_WORKERS
-from chalicelib.lib import aws_clients
-from chalicelib.lib.client_config import USER_AGENT
+and a fixed User-Agent (chalicelib/aws/client_config.py)."""
+from chalicelib.aws import aws_clients
+from chalicelib.aws.client_config import USER_AGENT
+from chalicelib.fanout.slices import APPEND_WORKERS
 
 
 def test_the_fanouts_threads_each_keep_a_pooled_connection(monkeypatch):

@@ -5,7 +5,7 @@ import gc
 
 import pytest
 
-from chalicelib.lib.cold_start import handler_imports
+from chalicelib.aws.cold_start import handler_imports
 
 
 def test_the_collector_is_paused_inside_and_restored_after():

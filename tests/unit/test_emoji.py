@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.lib.emoji import (
+from chalicelib.rules.emoji import (
     CustomEmoji,
     EmojiData,
     EmojiError,

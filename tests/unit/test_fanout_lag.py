@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from chalicelib.events import lag
+from chalicelib.fanout import lag
 from infra.local.pollers import LagReporter
 
 

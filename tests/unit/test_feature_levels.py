@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.actions.realm.settings import OWN_SETTINGS
+from chalicelib.actions.workflows.realm_update import OWN_SETTINGS
 from chalicelib.api.server import get_server_settings
 from chalicelib.core import feature_levels
 from chalicelib.core.feature_levels import (
@@ -82,7 +82,7 @@ def test_what_a_change_sends_names_a_known_shape_and_an_optional_key():
     from typing import NotRequired, get_origin, get_type_hints
 
     from chalicelib.actions.channels.reads.channels import StreamDict
-    from chalicelib.actions.realm.settings import RealmSettingChanges
+    from chalicelib.actions.workflows.realm_update import RealmSettingChanges
 
     declared = {"channel": get_type_hints(StreamDict, include_extras=True),
                 "realm_setting": get_type_hints(RealmSettingChanges, include_extras=True)}

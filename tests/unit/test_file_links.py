@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from chalicelib import config
-from chalicelib.lib.aws_clients import presigned_get_url
+from chalicelib.aws.aws_clients import presigned_get_url
 from infra.local import object_links
 
 

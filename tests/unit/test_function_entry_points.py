@@ -16,22 +16,22 @@ PACKAGED = Path("build/package/sam.json")
 LIGHT = {"LongPollHandler", "Fanout", "WebsocketConnect", "WebsocketMessage",
          "WebsocketDisconnect", "EventsKeepalive", "Notifier", "MailEvents",
          "OutgoingWebhooks", "ScheduledMessages"}
-API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.events.register",
+API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.registration.register",
                     "snowballstemmer",
                     # nothing here is async; wrapt 2 (the X-Ray SDK's) imported it
                     "asyncio")
 # What the queue and stream functions leave out of their cold start: Chalice (they are
 # plain handlers), powertools' batch processor with every event data class (a loop does
-# its job, lib/partial_batch.py), and for the webhook worker the rarely used export code;
+# its job, aws/partial_batch.py), and for the webhook worker the rarely used export code;
 # the fan-out forwards webhook jobs without the bot code that decides them, and loads the
 # narrow language (and search's queries) only for a narrowed queue.
 NOT_IN_WORKERS = ("chalice.app", "aws_lambda_powertools.utilities.batch",
                   "aws_lambda_powertools.utilities.data_classes")
-WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.webhooks.triggers",
+WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.messages.webhook_triggers",
                       "chalicelib.narrow.parser", "chalicelib.narrow.evaluate",
                       "chalicelib.search.query"),
            "Notifier": NOT_IN_WORKERS,
-           "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.realm.export")}
+           "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.workflows.export")}
 
 
 def _functions() -> dict[str, dict]:
@@ -43,7 +43,7 @@ def _functions() -> dict[str, dict]:
 def test_every_function_names_a_handler_that_loads_alone_and_light_ones_skip_the_api():
     functions = _functions()
     assert set(functions) > LIGHT
-    # The collector is paused during the imports (lib/cold_start.py), on again after,
+    # The collector is paused during the imports (aws/cold_start.py), on again after,
     # with what they built frozen.
     probe = ("import gc, importlib, json, sys\n"
              "module, _, name = sys.argv[1].rpartition('.')\n"

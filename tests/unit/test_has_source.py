@@ -1,12 +1,12 @@
 """Which narrows read the has: index (actions/messages/reads/properties.py), and the one
-property test it and the evaluator share (lib/message_properties.py); no AWS."""
+property test it and the evaluator share (rules/message_properties.py); no AWS."""
 from __future__ import annotations
 
 import pytest
 
 from chalicelib.actions.messages.reads.properties import indexed_property
-from chalicelib.lib.message_properties import content_properties, is_resolved_topic
 from chalicelib.narrow import Narrow, Term
+from chalicelib.rules.message_properties import content_properties, is_resolved_topic
 
 
 def narrow(*terms: tuple[str, object] | tuple[str, object, bool]) -> Narrow:

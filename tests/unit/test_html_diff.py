@@ -1,7 +1,7 @@
 """The edit history's HTML diff: inserted and deleted words highlighted, markup kept."""
 from __future__ import annotations
 
-from chalicelib.lib.html_diff import highlight_html_differences
+from chalicelib.rules.html_diff import highlight_html_differences
 
 INS, DEL = '<span class="highlight_text_inserted">', '<span class="highlight_text_deleted">'
 

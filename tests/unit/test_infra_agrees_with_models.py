@@ -143,7 +143,7 @@ def test_webhook_queue_mapping_reports_partial_failures_and_has_a_dlq():
     assert resources["WebhookQueue"]["Properties"]["QueueName"] == {
         "Fn::Sub": "${TablePrefix}outgoing-webhooks"}
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
-    from chalicelib.actions.webhooks.delivery import MAX_ATTEMPTS
+    from chalicelib.webhooks.delivery import MAX_ATTEMPTS
 
     redrive = resources["WebhookQueue"]["Properties"]["RedrivePolicy"]
     assert redrive["maxReceiveCount"] == MAX_ATTEMPTS

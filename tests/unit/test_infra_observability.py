@@ -62,9 +62,9 @@ def test_dashboard_names_only_what_the_template_has():
 
 
 def test_dashboard_shows_the_apps_own_metrics(monkeypatch):
-    """The names and namespace the code publishes (chalicelib/lib/metrics.py)."""
+    """The names and namespace the code publishes (chalicelib/aws/metrics.py)."""
     from chalicelib import config
-    from chalicelib.lib import metrics
+    from chalicelib.aws import metrics
 
     body = RESOURCES["OperationsDashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
     shown = json.dumps(json.loads(body))

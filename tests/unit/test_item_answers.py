@@ -1,4 +1,4 @@
-"""Item answers read as JSON give what botocore's model walk gives (lib/item_answers.py)."""
+"""Item answers read as JSON give what botocore's model walk gives (aws/item_answers.py)."""
 import base64
 import json
 
@@ -6,7 +6,7 @@ import botocore.session
 import pytest
 from botocore.parsers import create_parser
 
-from chalicelib.lib.item_answers import ITEM_OPERATIONS, ItemAnswerParsers
+from chalicelib.aws.item_answers import ITEM_OPERATIONS, ItemAnswerParsers
 from chalicelib.models.sessions import thread_session
 
 MODEL = botocore.session.get_session().get_service_model("dynamodb")

@@ -1,10 +1,10 @@
 """Item requests written as JSON are the bytes botocore's model walk writes
-(lib/item_requests.py)."""
+(aws/item_requests.py)."""
 import botocore.session
 import pytest
 from botocore.serialize import create_serializer
 
-from chalicelib.lib.item_requests import ItemRequestSerializer
+from chalicelib.aws.item_requests import ItemRequestSerializer
 from chalicelib.models.sessions import thread_session
 
 MODEL = botocore.session.get_session().get_service_model("dynamodb")
@@ -76,6 +76,6 @@ def test_a_session_s_dynamodb_clients_take_the_shortcut():
 
 
 def test_the_shared_dynamodb_client_takes_the_shortcut():
-    from chalicelib.lib import aws_clients
+    from chalicelib.aws import aws_clients
 
     assert isinstance(aws_clients.dynamodb()._serializer, ItemRequestSerializer)

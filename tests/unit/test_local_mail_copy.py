@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from email.message import EmailMessage
 
-from chalicelib.lib import email as mail
+from chalicelib.aws import email as mail
 
 
 def test_the_eml_file_appears_whole_under_its_final_name(tmp_path, monkeypatch):

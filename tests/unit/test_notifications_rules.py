@@ -1,11 +1,11 @@
 """The notification rules, tokens and SES events, as pure functions."""
 from __future__ import annotations
 
-from chalicelib.lib.user_settings import DEFAULTS
 from chalicelib.notifications.bounces import suppressed_addresses
 from chalicelib.notifications.jobs import MAX_DELAY_SECONDS, delay_until
 from chalicelib.notifications.rules import Recipient, reason_for, still_wanted
 from chalicelib.notifications.tokens import make_token, read_token
+from chalicelib.rules.user_settings import DEFAULTS
 
 
 def settings(**changed):

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.lib.partial_batch import EntireBatchFailed, process_records
+from chalicelib.aws.partial_batch import EntireBatchFailed, process_records
 
 
 def _fail_on(*bad: str) -> Any:

@@ -1,7 +1,7 @@
-"""Presence formats and the last_update_id answer (chalicelib/lib/presence_rules.py)."""
+"""Presence formats and the last_update_id answer (chalicelib/rules/presence_rules.py)."""
 from __future__ import annotations
 
-from chalicelib.lib.presence_rules import (
+from chalicelib.rules.presence_rules import (
     UPDATE_ID_MARGIN_MS,
     answered_last_update_id,
     legacy_event_status,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import typing
 
-from chalicelib.actions.realm.settings import RealmSettingChanges
+from chalicelib.actions.workflows.realm_update import RealmSettingChanges
 from chalicelib.api.realm import update_realm
 from chalicelib.http.params import param_specs
 

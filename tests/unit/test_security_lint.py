@@ -24,7 +24,7 @@ def test_bandit_finds_nothing_unexplained():
 
 
 def test_the_gravatar_digest_is_gravatars_address_format():
-    from chalicelib.lib.avatars import gravatar_url
+    from chalicelib.rules.avatars import gravatar_url
 
     # the MD5 of the folded address, as Gravatar looks it up (bandit, above, holds the
     # call to saying it is no security use)

@@ -2,21 +2,23 @@
 parameters PATCH /settings accepts, and the deprecated copies all agree."""
 from __future__ import annotations
 
+from typing import get_type_hints
+
 from chalicelib.api.realm_user_defaults import update_realm_user_settings_defaults
 from chalicelib.api.settings import update_settings
-from chalicelib.delivery.filters import (
-    LEGACY_DISPLAY_SETTINGS,
-    LEGACY_NOTIFICATION_SETTINGS,
-)
-from chalicelib.events.state.settings import (
+from chalicelib.http.params import param_specs
+from chalicelib.registration.state.settings import (
     LegacyDisplaySettingsState,
     LegacyNotificationSettingsState,
 )
-from chalicelib.http.params import param_specs
-from chalicelib.lib.setting_choices import INT_CHOICES, INT_RANGES, STR_CHOICES
-from chalicelib.lib.user_settings import (
+from chalicelib.rules.setting_choices import INT_CHOICES, INT_RANGES, STR_CHOICES
+from chalicelib.rules.user_settings import (
     DEFAULTS,
+    LEGACY_DISPLAY_SETTINGS,
+    LEGACY_NOTIFICATION_SETTINGS,
     DefaultableUserSettings,
+    LegacyDisplaySettings,
+    LegacyNotificationSettings,
     UserSettings,
     own_settings,
 )
@@ -48,6 +50,13 @@ def test_every_choice_table_names_a_setting_and_allows_its_default():
             assert DEFAULTS[name] in choices, name   # type: ignore[literal-required]
     for name, (low, high) in INT_RANGES.items():
         assert low <= DEFAULTS[name] <= high   # type: ignore[literal-required]
+
+
+def test_each_deprecated_setting_is_a_setting_of_the_same_type():
+    settings = get_type_hints(UserSettings)
+    for legacy in (LegacyDisplaySettings, LegacyNotificationSettings):
+        for name, kind in get_type_hints(legacy).items():
+            assert settings.get(name) == kind, name
 
 
 def test_deprecated_copies_match_the_deprecated_events():

@@ -1,6 +1,6 @@
 """X-Ray on every function (issue 25): each function of the packaged template has tracing
 active, and its Lambda entry point runs inside powertools' capture_lambda_handler
-(chalicelib/lib/tracing.py); tests themselves run with tracing disabled."""
+(chalicelib/aws/tracing.py); tests themselves run with tracing disabled."""
 from __future__ import annotations
 
 import json
@@ -67,7 +67,7 @@ def functions() -> dict[str, str]:
 
 
 def test_tests_run_with_tracing_disabled():
-    from chalicelib.lib.tracing import tracer
+    from chalicelib.aws.tracing import tracer
 
     assert os.environ["POWERTOOLS_TRACE_DISABLED"] == "true"
     assert tracer.disabled
@@ -87,6 +87,7 @@ def test_every_functions_handler_is_captured(monkeypatch):
     from chalice.app import Chalice
 
     from chalicelib import handlers
+    from chalicelib.aws.tracing import tracer
     from chalicelib.handlers import (
         keepalive,
         message_schedules,
@@ -96,7 +97,6 @@ def test_every_functions_handler_is_captured(monkeypatch):
         webhook_queue,
     )
     from chalicelib.handlers import websocket as websocket_entry
-    from chalicelib.lib.tracing import tracer
 
     provider = RecordingProvider()
     monkeypatch.setattr(tracer, "provider", provider)
@@ -141,8 +141,8 @@ def test_the_xray_sdks_sampling_clients_are_made_only_if_used():
     """They cost most of the SDK's import and a Lambda function never uses them."""
     from aws_xray_sdk.core import xray_recorder
 
-    from chalicelib.lib import tracing
-    from chalicelib.lib.xray_sampling import LazyClient
+    from chalicelib.aws import tracing
+    from chalicelib.aws.xray_sampling import LazyClient
 
     assert tracing.tracer is not None
     client = xray_recorder.sampler._connector._xray_client

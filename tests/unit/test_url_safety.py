@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from chalicelib.lib import url_safety
-from chalicelib.lib.url_safety import (
+from chalicelib.rules import url_safety
+from chalicelib.rules.url_safety import (
     HostLookupError,
     UnsafeUrlError,
     check_url_syntax,

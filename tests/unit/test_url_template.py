@@ -1,9 +1,9 @@
-"""RFC 6570 playground URL templates (chalicelib.lib.url_template)."""
+"""RFC 6570 playground URL templates (chalicelib.rules.url_template)."""
 from __future__ import annotations
 
 import pytest
 
-from chalicelib.lib.url_template import (
+from chalicelib.rules.url_template import (
     UrlTemplateError,
     check_playground_url_template,
     template_variables,

@@ -1,5 +1,5 @@
-"""The events a wake-up carries answer a poll only when they follow on (events/reader.py)."""
-from chalicelib.events.reader import following
+"""The events a wake-up carries answer a poll only when they follow on (realtime/reader.py)."""
+from chalicelib.realtime.reader import following
 
 
 def event(event_id: int) -> dict:

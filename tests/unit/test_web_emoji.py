@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from chalicelib.lib.emoji import UNICODE_EMOJI, check_emoji
+from chalicelib.rules.emoji import UNICODE_EMOJI, check_emoji
 from infra.local.environment import REPO_ROOT
 
 

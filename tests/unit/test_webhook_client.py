@@ -10,14 +10,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib.lib import url_safety
-from chalicelib.lib.url_safety import UnsafeUrlError
-from chalicelib.lib.webhook_client import (
-    WebhookRequest,
-    WebhookTimeout,
-    WebhookUnreachable,
-    post,
-)
+from chalicelib.rules import url_safety
+from chalicelib.rules.url_safety import UnsafeUrlError
+from chalicelib.rules.webhook_interfaces import WebhookRequest
+from chalicelib.webhooks.client import WebhookTimeout, WebhookUnreachable, post
 
 REQUEST = WebhookRequest(b'{"data": "hi"}', "application/json")
 

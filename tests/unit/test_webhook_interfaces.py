@@ -6,9 +6,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from chalicelib.actions.webhooks.delivery import retry_delay
-from chalicelib.actions.webhooks.jobs import _sqs_batches
-from chalicelib.lib.webhook_interfaces import (
+from chalicelib.delivery.webhook_jobs import _sqs_batches
+from chalicelib.rules.webhook_interfaces import (
     INTERFACE_GENERIC,
     INTERFACE_SLACK,
     InvalidReplyError,
@@ -17,6 +16,7 @@ from chalicelib.lib.webhook_interfaces import (
     reply_content,
     slack_request,
 )
+from chalicelib.webhooks.delivery import retry_delay
 
 MESSAGE = {"id": 7, "type": "stream", "stream_id": 3, "display_recipient": "talk",
            "subject": "t", "content": "@**Echo** hi", "timestamp": 1700000000,

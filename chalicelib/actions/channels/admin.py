@@ -14,38 +14,37 @@ from pynamodb.expressions.update import Action
 
 from chalicelib import config
 from chalicelib.actions.channels.folders import get_usable_folder
-from chalicelib.actions.channels.reads.channels import (
-    channel_already_exists,
-    get_subscription,
-    stream_create_event,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import channel_already_exists, stream_create_event
 from chalicelib.actions.channels.reads.permissions import (
-    CHANNEL_GROUP_SETTINGS,
     can_administer_channel,
-    channel_group_setting,
     has_content_access,
     realm_default_stream_ids,
     viewers_audience,
 )
-from chalicelib.actions.channels.subscriptions import check_stream_name
 from chalicelib.actions.channels.update import StreamUpdate, StreamUpdateEvent
 from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
     check_group_setting_change,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
-from chalicelib.models.channels import Stream, get_stream, stream_key
-from chalicelib.models.realms import Realm, move_name, stream_name_key
+from chalicelib.models.channels import (
+    Stream,
+    channel_group_setting,
+    get_stream,
+    get_subscription,
+    stream_id_by_name,
+    stream_key,
+)
+from chalicelib.models.realms import Realm, get_realm, move_name, realm_setting, stream_name_key
 from chalicelib.models.topics import Topic, topic_item_key
+from chalicelib.rules.group_settings import CHANNEL_GROUP_SETTINGS
+from chalicelib.rules.markdown import render_markdown
+from chalicelib.rules.names import check_stream_name
 
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")
 # Changes that need content access (for a private channel: a subscription or its

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.channels.reads.channels import (
-    channel_already_exists,
-    stream_id_by_name,
-)
-from chalicelib.actions.channels.subscriptions import (
-    _create_stream,
-    check_stream_name,
-    do_add_subscribers,
-    principal_users,
-)
+from chalicelib.actions.channels.reads.channels import channel_already_exists
+from chalicelib.actions.channels.subscriptions import _create_stream, do_add_subscribers, principal_users
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
+from chalicelib.models.channels import stream_id_by_name
+from chalicelib.rules.names import check_stream_name
 
 
 class CreateChannelResult(TypedDict):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from chalicelib.actions.channels.admin import do_update_stream
 from chalicelib.actions.channels.reads.permissions import realm_default_stream_ids
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.models.channels import get_stream
+from chalicelib.models.realms import get_realm
 
 
 def do_set_default_channel(caller: Principal, stream_id: int, is_default: bool

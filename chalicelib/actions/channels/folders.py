@@ -5,16 +5,16 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib.markdown import render_markdown
-from chalicelib.lib.names import check_name
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import UniqueName, claim_name
+from chalicelib.rules.markdown import render_markdown
+from chalicelib.rules.names import check_name
+from chalicelib.rules.timeutil import now_seconds
 
 MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder
 MAX_FOLDER_DESCRIPTION_LENGTH = 1024

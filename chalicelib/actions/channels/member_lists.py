@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.channels.reads.channels import access_stream_by_id, get_subscription
-from chalicelib.actions.groups.reads.user_groups import (
-    SYSTEM_GROUP_DIRECT_ROLES,
-    SYSTEM_GROUP_SUBGROUP,
-    get_user_group,
-    require_member_or_admin,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
+from chalicelib.actions.groups.reads.user_groups import get_user_group, require_member_or_admin
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.principal import Principal
-from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
-from chalicelib.models.channels import subscriber_ids
+from chalicelib.models.channels import get_subscription, subscriber_ids
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
+from chalicelib.rules.realm_settings import (
+    SYSTEM_GROUP_DIRECT_ROLES,
+    SYSTEM_GROUP_SUBGROUP,
+    SYSTEM_GROUPS,
+    system_group_id,
+)
 
 
 class SubscribersResult(TypedDict):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions.channels.reads.channels import access_stream_by_id, stream_id_by_name
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.subscriptions import check_subscribe
 from chalicelib.actions.channels.unsubscribe import check_unsubscribe
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
+from chalicelib.models.channels import stream_id_by_name
 
 
 class UpdateSubscriptionsResult(TypedDict):

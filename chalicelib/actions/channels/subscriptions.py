@@ -12,20 +12,13 @@ from chalicelib.actions.channels.reads.channels import (
     access_stream_by_id,
     stream_api_dict,
     stream_create_event,
-    stream_id_by_name,
     subscription_api_dict,
 )
 from chalicelib.actions.channels.reads.permissions import can_add_subscribers
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
-from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
-from chalicelib.lib.markdown import render_markdown
-from chalicelib.lib.names import check_name
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import (
     MAX_MEMBER_SET,
@@ -34,12 +27,17 @@ from chalicelib.models.channels import (
     Subscription,
     channel_members,
     get_stream,
+    stream_id_by_name,
     stream_key,
     user_key,
 )
 from chalicelib.models.counters import Counter
-from chalicelib.models.realms import claim_name, stream_name_key
-from chalicelib.models.users import User
+from chalicelib.models.ids import allocate_id
+from chalicelib.models.realms import claim_name, get_realm, stream_name_key
+from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules.markdown import render_markdown
+from chalicelib.rules.names import check_stream_name
+from chalicelib.rules.timeutil import now_seconds
 
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event
 
@@ -75,10 +73,6 @@ def peer_audience(stream: Stream) -> Audience:
     else the channel's subscribers."""
     return to_realm() if not stream.invite_only else \
         to_channel(stream.stream_id, public=False)
-
-def check_stream_name(name: str) -> str:
-    return check_name(name, "Channel name", config.MAX_STREAM_NAME_LENGTH)
-
 
 def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
     if not principals:

@@ -2,24 +2,15 @@
 per-channel topic list (§4.12) and keeping it in step with messages."""
 from __future__ import annotations
 
-from typing import TypedDict
-
 from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
 from chalicelib.core.errors import ApiError
-from chalicelib.core.principal import Principal
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, realm_setting
 from chalicelib.models.topics import Topic, topic_item_key
 
 REFRESH_ATTEMPTS = 3
@@ -56,11 +47,6 @@ def topics_policy(realm: Realm, stream: Stream | None) -> str:
     if stream is not None and stream.topics_policy and stream.topics_policy != "inherit":
         return stream.topics_policy
     return str(realm_setting(realm, "realm_topics_policy"))
-
-
-class TopicDict(TypedDict):
-    name: str
-    max_id: int   # the id of the topic's latest message
 
 
 def note_topic_message(realm_id: int, stream_id: int, topic: str, message_id: int) -> None:
@@ -132,25 +118,3 @@ def _latest_message(realm_id: int, key: str, gone: set[int], recorded: int | Non
         if message is not None and message.topic_key == key:
             return message   # still in the topic; the index does not show it yet
     return latest
-
-
-def get_topics(caller: Principal, stream_id: int, allow_empty_topic_name: bool
-               ) -> list[TopicDict]:
-    try:
-        stream, subscription = access_stream_by_id(caller, stream_id)
-    except ApiError:
-        raise ApiError("Invalid channel ID") from None
-    first_visible = 0
-    if stream.invite_only and not stream.history_public_to_subscribers:
-        # Protected history: only topics with messages since the caller subscribed; a
-        # non-subscriber with content access (the add-subscribers group) reads none.
-        if subscription is None:
-            return []
-        first_visible = subscription.first_visible_message_id
-    display = None if allow_empty_topic_name else empty_topic_display_name(
-        get_realm(caller.realm_id))
-    topics = [t for t in Topic.query(stream_key(caller.realm_id, stream_id))
-              if t.max_id >= first_visible]
-    topics.sort(key=lambda t: t.max_id, reverse=True)
-    return [{"name": display if (t.name == "" and display is not None) else t.name,
-             "max_id": t.max_id} for t in topics]

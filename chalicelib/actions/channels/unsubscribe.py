@@ -9,22 +9,20 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
 from chalicelib.actions.channels.subscriptions import peer_audience, principal_users
-from chalicelib.actions.read_state.markers import unsubscribed_record
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.records import unsubscribed_record
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import (
     ChannelMembers,
     Stream,
     Subscription,
     channel_members,
+    stream_id_by_name,
     user_key,
 )
 from chalicelib.models.counters import Counter

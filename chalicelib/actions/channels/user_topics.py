@@ -7,23 +7,16 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    access_stream_by_name,
-    stream_id_by_name,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id, access_stream_by_name
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
-from chalicelib.models.channels import Stream, get_stream, user_key
+from chalicelib.models.channels import Stream, get_stream, stream_id_by_name, user_key
 from chalicelib.models.races import retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm
 from chalicelib.models.topics import (
     FOLLOWED,
     INHERIT,
@@ -32,6 +25,7 @@ from chalicelib.models.topics import (
     UserTopic,
     user_topic_key,
 )
+from chalicelib.rules.timeutil import now_seconds
 
 POLICIES = (INHERIT, MUTED, UNMUTED, FOLLOWED)
 

@@ -25,17 +25,8 @@ from chalicelib.actions.groups.membership import (
     check_users,
     write_members,
 )
-from chalicelib.actions.groups.reads.settings import (
-    MAX_SUBGROUP_DEPTH,
-    GroupSettingValue,
-    is_system_group,
-    user_has_group_setting,
-)
-from chalicelib.actions.groups.reads.user_groups import (
-    SYSTEM_GROUP_DIRECT_ROLES,
-    get_user_group,
-    require_member_or_admin,
-)
+from chalicelib.actions.groups.reads.settings import MAX_SUBGROUP_DEPTH, user_has_group_setting
+from chalicelib.actions.groups.reads.user_groups import get_user_group, require_member_or_admin
 from chalicelib.actions.groups.user_groups import (
     MAX_SUBGROUPS_PER_REQUEST,
     check_mutable,
@@ -43,16 +34,16 @@ from chalicelib.actions.groups.user_groups import (
     has_group_permission,
     require,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.realm_settings import SYSTEM_GROUPS
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
+from chalicelib.rules.group_settings import GroupSettingValue, is_system_group
+from chalicelib.rules.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, SYSTEM_GROUPS
 
 
 class UserGroupAddSubgroupsEvent(TypedDict):

@@ -14,10 +14,6 @@ from typing import Any, Literal, TypedDict, cast
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.channels.reads.permissions import (
-    CHANNEL_GROUP_SETTINGS,
-    channel_group_setting,
-)
 from chalicelib.actions.groups.membership import (
     EVERYONE,
     USERS_PER_TRANSACTION,
@@ -29,15 +25,12 @@ from chalicelib.actions.groups.membership import (
     write_members,
 )
 from chalicelib.actions.groups.reads.settings import (
-    GroupSettingValue,
     caller_has_realm_permission,
     check_group_setting_change,
     check_group_setting_value,
-    realm_group_setting,
     user_has_group_setting,
 )
 from chalicelib.actions.groups.reads.user_groups import (
-    GROUP_PERMISSION_SETTINGS,
     UserGroupChanges,
     UserGroupDict,
     get_user_group,
@@ -45,26 +38,32 @@ from chalicelib.actions.groups.reads.user_groups import (
     require_member_or_admin,
     user_group_dict,
 )
-from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.realm_settings import (
-    GROUP_SETTING_DEFAULTS,
-)
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.channels import Stream
+from chalicelib.models.channels import Stream, channel_group_setting
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import (
     Realm,
     UniqueName,
     claim_name,
+    get_realm,
     group_name_key,
     move_name,
+    realm_group_setting,
 )
 from chalicelib.models.user_groups import UserGroup
+from chalicelib.rules.group_settings import (
+    CHANNEL_GROUP_SETTINGS,
+    GROUP_PERMISSION_SETTINGS,
+    GroupSettingValue,
+)
+from chalicelib.rules.realm_settings import (
+    GROUP_SETTING_DEFAULTS,
+)
+from chalicelib.rules.timeutil import now_seconds
 
 MAX_NAME_LENGTH = 100
 MAX_DESCRIPTION_LENGTH = 1024

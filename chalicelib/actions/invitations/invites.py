@@ -18,17 +18,13 @@ from chalicelib.actions.channels.reads.permissions import can_add_subscribers
 from chalicelib.actions.groups.members import can_add_members_to_group
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
-from chalicelib.actions.ids import allocate_id, allocate_ids, realm_scope
-from chalicelib.actions.users.users import ROLES, check_email
+from chalicelib.actions.users.users import check_email
+from chalicelib.aws.email import send_email
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode, principal_error
-from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
+from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, ROLES, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
-from chalicelib.lib.email import send_email
-from chalicelib.lib.log import logger
-from chalicelib.lib.rate_limits import RateLimitedError
-from chalicelib.lib.secrets import random_alphanumeric
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     is_condition_failure,
@@ -36,11 +32,15 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.counters import Counter
+from chalicelib.models.ids import allocate_id, allocate_ids, realm_scope
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.rate_limits import check_email_allowed
 from chalicelib.models.realms import Realm, UniqueName, email_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
+from chalicelib.rules.rate_limits import RateLimitedError
+from chalicelib.rules.secrets import random_alphanumeric
+from chalicelib.rules.timeutil import now_seconds
 
 MAX_WELCOME_TEXT_LENGTH = 8000
 MAX_EXPIRY_MINUTES = 100 * 365 * 24 * 60

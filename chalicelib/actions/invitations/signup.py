@@ -20,7 +20,6 @@ from chalicelib import config
 from chalicelib.actions.channels.reads.permissions import realm_default_stream_ids
 from chalicelib.actions.channels.subscriptions import do_add_subscribers
 from chalicelib.actions.groups.membership import join_group
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.invitations.invites import (
     KEEP_AFTER_USE,
     InviteTerms,
@@ -33,12 +32,7 @@ from chalicelib.actions.invitations.invites import (
     save_new,
 )
 from chalicelib.actions.messages.send import check_send_message
-from chalicelib.actions.users.account import (
-    MAX_PASSWORD_LENGTH,
-    MIN_PASSWORD_LENGTH,
-    add_api_key,
-)
-from chalicelib.actions.users.reads.users import get_user_by_email
+from chalicelib.actions.users.account import add_api_key
 from chalicelib.actions.users.system_bots import notification_bot, welcome_bot
 from chalicelib.actions.users.users import (
     NewUser,
@@ -46,16 +40,17 @@ from chalicelib.actions.users.users import (
     check_full_name,
     do_create_user,
 )
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
-from chalicelib.lib.log import logger
-from chalicelib.lib.passwords import check_password, hash_password
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.invitations import Invitation, InvitationKey
 from chalicelib.models.realms import Realm
 from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password, hash_password
 
 # How long the confirmation emailed to someone who used a reusable link stays valid.
 SIGNUP_CONFIRMATION_VALIDITY = timedelta(days=1)

@@ -15,10 +15,10 @@ from chalicelib.actions.messages.upload_space import (
     upload_space_used,
 )
 from chalicelib.actions.messages.uploads import attachment_dict
+from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.lib import aws_clients
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment

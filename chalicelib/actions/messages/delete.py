@@ -23,23 +23,18 @@ from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.messages.uploads import plan_deleted_links, upload_path_ids
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
+from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
-from chalicelib.lib.aws_errors import best_effort
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.message_properties import forget_properties
 from chalicelib.models.messages import Message
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm, realm_setting
 from chalicelib.models.users import User
+from chalicelib.rules.timeutil import now_seconds
 
 NO_PERMISSION = "You don't have permission to delete this message"
 # Besides its messages and their upload links, a batch writes the delete event and, at
@@ -48,7 +43,7 @@ RESERVED_ITEMS = 3
 
 
 class DeleteMessageEvent(TypedDict):
-    """delete_message for clients with bulk_message_deletion (events/filters.py derives
+    """delete_message for clients with bulk_message_deletion (delivery/filters.py derives
     the one-per-message form for the others)."""
 
     type: Literal["delete_message"]

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    can_read_message,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.reads.permissions import (
     can_move_messages_out_of_channel,
 )
@@ -22,22 +19,22 @@ from chalicelib.actions.messages.move import UpdateMessageResult, execute_edit
 from chalicelib.actions.messages.move_notifications import RESOLVED_TOPIC_PREFIX
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
 from chalicelib.actions.messages.move_resume import MOVE_ATTRIBUTES, find_resumable_move
-from chalicelib.actions.messages.reads.access import access_message
+from chalicelib.actions.messages.prepare import check_wildcard_permission
+from chalicelib.actions.messages.reads.access import (
+    NO_PERMISSION,
+    access_message,
+    can_read_message,
+    check_content_edit,
+)
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
-from chalicelib.actions.messages.send import check_wildcard_permission
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch
 from chalicelib.core.principal import Principal
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.channels import Stream, Subscription
 from chalicelib.models.messages import Message, topic_key
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm, realm_setting
+from chalicelib.rules.timeutil import now_seconds
 
 RESOLVED_PREFIX = RESOLVED_TOPIC_PREFIX
-# Grace period after the content edit limit, for a user who started editing in time.
-EDIT_LIMIT_BUFFER_SECONDS = 20
-NO_PERMISSION = "You don't have permission to edit this message"
 
 
 @dataclass
@@ -68,7 +65,7 @@ def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageR
     now = now_seconds()
     rendered = None
     if request.content is not None:
-        _check_content_edit(caller, realm, message, now)
+        check_content_edit(caller, realm, message, now)
         rendered = render_content(caller.realm_id, request.content, realm)
     plan = None
     if stream is not None and (request.topic is not None or request.stream_id is not None):
@@ -85,13 +82,6 @@ def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageR
                         prev_content_sha256=request.prev_content_sha256)
 
 
-def access_message_to_edit(caller: Principal, message_id: int) -> Message:
-    """A message whose content the caller may edit now (for edit typing notifications)."""
-    message = access_message(caller, message_id).message
-    _check_content_edit(caller, get_realm(caller.realm_id), message, now_seconds())
-    return message
-
-
 def _check_request_shape(message: Message, request: EditRequest) -> None:
     if request.content is not None and request.stream_id is not None:
         raise ApiError("Cannot change message content while changing channel")
@@ -103,16 +93,6 @@ def _check_request_shape(message: Message, request: EditRequest) -> None:
     if request.topic is None and request.stream_id is None and \
             request.propagate_mode != "change_one":
         raise ApiError("Invalid propagate_mode without topic edit")
-
-
-def _check_content_edit(caller: Principal, realm: Realm, message: Message, now: int) -> None:
-    if not realm_setting(realm, "allow_message_editing"):
-        raise ApiError("Your organization has turned off message editing")
-    if message.sender_id != caller.user_id:
-        raise ApiError(NO_PERMISSION)
-    limit = realm_setting(realm, "message_content_edit_limit_seconds")
-    if limit is not None and now - message.date_sent > int(limit) + EDIT_LIMIT_BUFFER_SECONDS:
-        raise ApiError("The time limit for editing this message has passed")
 
 
 def is_resolve_only(old_topic: str, new_topic: str) -> bool:
@@ -216,4 +196,3 @@ def _check_topic_time_limit(messages: list[Message], limit: int, now: int) -> No
         "messages in this topic.", code=ErrorCode.MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
         first_message_id_allowed_to_move=allowed[0].message_id if allowed else None,
         total_messages_allowed_to_move=len(allowed), total_messages_in_topic=len(messages))
-

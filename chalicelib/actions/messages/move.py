@@ -5,7 +5,7 @@ that was read), the batch's update_message event (and delete_message for users a
 channel move takes the messages from), and for the first and last batch the move
 record and the notification messages. A move of more than one batch leaves a
 MessageMove record, so retrying the same request after a crash finishes exactly the
-messages still in the old place, with the same edit timestamp (actions/move_resume.py).
+messages still in the old place, with the same edit timestamp (actions/messages/move_resume.py).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from chalicelib.actions.channels.topics import note_topic_message, refresh_topic
 from chalicelib.actions.messages.delete import delete_message_event
 from chalicelib.actions.messages.move_notifications import move_notifications
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
+from chalicelib.actions.messages.prepare import PreparedMessage, mention_facts
 from chalicelib.actions.messages.reads.audience import EditAudience
 from chalicelib.actions.messages.reads.dicts import (
     EditHistoryEntry,
@@ -27,28 +28,26 @@ from chalicelib.actions.messages.reads.dicts import (
     topic_link_dicts,
 )
 from chalicelib.actions.messages.reads.rendering import RenderedContent
-from chalicelib.actions.messages.send import PreparedMessage, mention_facts
 from chalicelib.actions.messages.upload_space import AttachmentDict
 from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
+from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.aws_errors import best_effort
-from chalicelib.lib.message_properties import (
-    CONTENT_PROPERTIES,
-    content_properties,
-    is_resolved_topic,
-)
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
 from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, empty_topic_display_name
+from chalicelib.rules.message_properties import (
+    CONTENT_PROPERTIES,
+    content_properties,
+    is_resolved_topic,
+)
+from chalicelib.rules.timeutil import now_seconds
 
 # Items per transaction are at most 100; a batch leaves room for its two events, the
 # move record and two notification messages with their events and has: index rows (at

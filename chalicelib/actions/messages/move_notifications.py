@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from chalicelib.actions.messages.move_plan import MovePlan
-from chalicelib.actions.messages.reads.rendering import render_content
-from chalicelib.actions.messages.send import (
+from chalicelib.actions.messages.prepare import (
     PreparedMessage,
     channel_audience,
     new_channel_message,
     prepare_message,
 )
+from chalicelib.actions.messages.reads.rendering import render_content
 from chalicelib.actions.users.system_bots import notification_bot
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User

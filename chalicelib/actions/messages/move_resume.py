@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions.channels.reads.channels import (
-    can_read_message,
-    get_subscription,
-)
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.move_plan import MovePlan
+from chalicelib.actions.messages.reads.access import can_read_message
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import get_stream
+from chalicelib.models.channels import get_stream, get_subscription
 from chalicelib.models.message_moves import MessageMove
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.realms import Realm

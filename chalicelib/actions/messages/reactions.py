@@ -15,16 +15,16 @@ from pynamodb.expressions.condition import size
 
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
-from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
+from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.emoji import REACTION_TYPES, UNICODE_EMOJI
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, parse_reaction_key, reaction_key
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.users import User
+from chalicelib.rules.emoji import REACTION_TYPES, UNICODE_EMOJI
 
 # Longer than any emoji's name or code: refused before anything is read.
 MAX_EMOJI_TEXT_LENGTH = 100

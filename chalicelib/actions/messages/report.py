@@ -16,14 +16,13 @@ from chalicelib import config
 from chalicelib.actions.channels.topics import topics_policy
 from chalicelib.actions.messages.reads.access import access_message
 from chalicelib.actions.messages.send import check_send_message
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import realm_setting
 from chalicelib.actions.users.system_bots import notification_bot
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.models.channels import Stream, get_stream
 from chalicelib.models.messages import Message
+from chalicelib.models.realms import get_realm, realm_setting
 from chalicelib.models.users import User
 
 ReportType = Literal["spam", "harassment", "inappropriate", "norms", "other"]

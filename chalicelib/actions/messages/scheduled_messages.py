@@ -1,7 +1,7 @@
 """Scheduled messages: GET/POST /scheduled_messages, PATCH/DELETE /scheduled_messages/{id},
 and their delivery.
 
-Each scheduled message has a one-time EventBridge Scheduler schedule (lib/scheduler.py)
+Each scheduled message has a one-time EventBridge Scheduler schedule (aws/scheduler.py)
 named after it, created before the item is written and moved or deleted with it. At its
 time the schedule invokes `deliver_scheduled_message`, which sends the message as its
 sender through the ordinary send path, and in the same transaction marks the item
@@ -20,21 +20,21 @@ from pynamodb.exceptions import TransactWriteError
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.messages.reads.recipients import direct_recipient_users
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.actions.messages.send import check_send_message
-from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.aws.log import logger
+from chalicelib.aws.scheduler import delete_schedule, put_schedule
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.log import logger
-from chalicelib.lib.scheduler import delete_schedule, put_schedule
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
+from chalicelib.models.ids import allocate_id
+from chalicelib.models.realms import get_realm
 from chalicelib.models.scheduled_messages import ScheduledMessage
 from chalicelib.models.users import User
+from chalicelib.rules.timeutil import now_seconds
 
 NOT_FOUND = "There is no scheduled message with this ID."
 

@@ -1,9 +1,8 @@
 """POST /messages: channel and direct messages, with mentions, in one transaction."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from collections.abc import Callable
+from typing import Any, NotRequired, TypedDict
 
 from pynamodb.exceptions import UpdateError
 
@@ -13,11 +12,13 @@ from chalicelib.actions.channels.reads.channels import (
     channel_access_reads,
 )
 from chalicelib.actions.channels.topics import check_topic, note_topic_message
-from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
-from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.messages.prepare import (
+    channel_audience,
+    check_wildcard_permission,
+    new_channel_message,
+    prepare_message,
+)
 from chalicelib.actions.messages.reads.dicts import (
-    MessageDict,
-    message_api_dict,
     recipient_id_for,
 )
 from chalicelib.actions.messages.reads.recipients import (
@@ -26,122 +27,28 @@ from chalicelib.actions.messages.reads.recipients import (
     parse_direct_target,
 )
 from chalicelib.actions.messages.reads.rendering import (
-    RenderedContent,
     check_content,
     render_content,
 )
 from chalicelib.actions.messages.uploads import plan_links
-from chalicelib.actions.read_state.reads.pending import pending_record
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
-from chalicelib.actions.webhooks.triggers import add_webhook_triggers, triggered_bots
+from chalicelib.actions.messages.webhook_triggers import add_webhook_triggers, triggered_bots
+from chalicelib.aws import metrics
+from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event, to_channel
-from chalicelib.lib import metrics
-from chalicelib.lib.aws_errors import best_effort
-from chalicelib.lib.json_values import check_json
-from chalicelib.lib.linkifiers import LinkifierRule
-from chalicelib.lib.mentions import Mentions
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_write_condition_failure, transaction
-from chalicelib.models.channels import Stream, get_stream, stream_key
-from chalicelib.models.message_properties import add_property_changes, stored_properties
-from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
+from chalicelib.models.channels import Stream, get_stream
+from chalicelib.models.messages import Message, dm_key, sender_key
 from chalicelib.models.read_ahead import read_ahead
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.users import User
-
-
-class MessageEvent(TypedDict):
-    type: Literal["message"]
-    message: MessageDict
-    flags: list[str]   # the receiving user's
+from chalicelib.rules.json_values import check_json
+from chalicelib.rules.timeutil import now_seconds
 
 
 class SendMessageResult(TypedDict):
     id: int
     automatic_new_visibility_policy: NotRequired[int]
-
-
-@dataclass
-class PreparedMessage:
-    """A new message, its event and audience: what one transaction writes."""
-
-    message: Message
-    event: dict[str, Any]
-    audience: Audience
-
-    def add_to(self, tx: Any) -> None:
-        tx.save(self.message, condition=Message.message_id.does_not_exist())
-        # Unread for its recipients until the fan-out has written their markers.
-        tx.save(pending_record(self.message, bool(self.event.get("_read_by_sender", True))))
-        add_event(tx, self.message.realm_id, self.event, self.audience)
-        # The has: index: a new message's link, attachment, image and resolved topic.
-        add_property_changes(tx, self.message.realm_id, self.message.message_id, (),
-                             stored_properties(self.message))
-
-
-def new_channel_message(realm: Realm, sender_id: int, stream: Stream, topic: str,
-                        rendered: RenderedContent, client: str = "API") -> Message:
-    message = Message(realm.realm_id, 0, sender_id=sender_id, date_sent=now_seconds(),
-                      client=client, recipient_id=0, type="stream",
-                      sender_key=sender_key(realm.realm_id, sender_id))
-    rendered.apply_to(message)
-    message.stream_id = stream.stream_id
-    message.stream_key = stream_key(realm.realm_id, stream.stream_id)
-    message.topic = topic
-    message.topic_key = topic_key(realm.realm_id, stream.stream_id, topic)
-    message.recipient_id = recipient_id_for(f"stream:{stream.stream_id}")
-    return message
-
-
-def prepare_message(realm: Realm, message: Message, audience: Audience, *,
-                    people: list[User], stream: Stream | None,
-                    linkifiers: Sequence[LinkifierRule],
-                    read_by_sender: bool = True) -> PreparedMessage:
-    """Gives the message its id and builds the message event for its audience.
-
-    The event carries, for the fan-out only, what each recipient's flags follow from
-    (`_mentions`); the fan-out writes their unread markers and flags
-    (events/recipients.py) and gives each queue its owner's flags. `people` (the sender
-    and, for a direct message, its recipients) and `stream` are what the caller read to
-    check the message, and `linkifiers` what rendered it (they link the topic too), so
-    nothing is read again here.
-    """
-    message.message_id = allocate_id(realm.realm_id, "message")
-    users = {user.user_id: user for user in people}
-    streams = {stream.stream_id: stream} if stream is not None else {}
-    event: MessageEvent = {"type": "message",
-                           "message": message_api_dict(message, users, streams, realm,
-                                                       linkifiers=linkifiers),
-                           "flags": []}
-    # "_" facts stop in the fan-out (events/filters.py): the raw content for clients that
-    # asked for Markdown, the mentions and whether the sender read it (for the flags), and
-    # how the empty topic shows to clients without empty_topic_name; the channel's
-    # privacy, for queues narrowed by `channels:` (narrow/events.py).
-    facts: dict[str, Any] = {"_raw_content": message.content}
-    if stream is not None:
-        facts |= {"_channel_public": not stream.invite_only,
-                  "_channel_web_public": bool(stream.is_web_public)}
-    stored = {**event, "message": {**event["message"], **facts},
-              "_mentions": mention_facts(message), "_read_by_sender": read_by_sender,
-              "_empty_topic_display_name": empty_topic_display_name(realm)}
-    return PreparedMessage(message, stored, audience)
-
-
-def mention_facts(message: Message) -> dict[str, Any]:
-    """Who a message's mentions flag: the mentioned users (and groups' members), and its
-    wildcard ("stream", "topic" or None), which flags every recipient."""
-    return {"users": sorted(message.flagged_user_ids or ()),
-            "wildcard": message.wildcard_mention}
-
-
-def channel_audience(stream: Stream) -> Audience:
-    return to_channel(stream.stream_id, public=not stream.invite_only)
 
 
 def check_send_message(caller: Principal, *, message_type: str, to: str, topic: str | None,
@@ -245,19 +152,6 @@ def _channel_by_id(realm_id: int, to: str) -> Stream:
     if stream is None:
         raise ApiError(f"Channel with ID '{to}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST)
     return stream
-
-
-def check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,
-                               mentions: Mentions) -> None:
-    threshold = realm_setting(realm, "wildcard_mention_large_stream_threshold")
-    if stream.subscriber_count <= threshold or caller_has_realm_permission(
-            realm, caller.user_id, caller.role, "can_mention_many_users_group"):
-        return
-    if mentions.channel_wildcard:
-        raise ApiError("You do not have permission to use channel wildcard mentions in this "
-                       "channel.", code=ErrorCode.STREAM_WILDCARD_MENTION_NOT_ALLOWED)
-    raise ApiError("You do not have permission to use topic wildcard mentions in this topic.",
-                   code=ErrorCode.TOPIC_WILDCARD_MENTION_NOT_ALLOWED)
 
 
 def _set_first_message(stream: Stream, message_id: int) -> None:

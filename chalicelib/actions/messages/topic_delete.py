@@ -1,7 +1,7 @@
 """POST /streams/{stream_id}/delete_topic: deletes a topic's messages in batches.
 
 Newest first, as the reference does; each batch is one deletion transaction
-(actions/message_delete.py), correct on its own: the messages come from the topic
+(actions/messages/delete.py), correct on its own: the messages come from the topic
 index (one eventually consistent Query a batch) and each delete is conditioned on the
 version listed, so a lagging index or an edit meanwhile only makes that batch read its
 messages again, consistently. The request stops starting batches
@@ -16,10 +16,7 @@ import time
 from typing import TypedDict
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.channels import (
-    access_stream_by_id,
-    can_read_message,
-)
+from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.delete import (
     RESERVED_ITEMS,
@@ -27,14 +24,14 @@ from chalicelib.actions.messages.delete import (
     forget_deleted,
     link_items_at_most,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.actions.messages.reads.access import can_read_message
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS
 from chalicelib.models.channels import Stream, Subscription, get_stream
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 
 MESSAGES_PER_BATCH = 90
 # What deleting needs of a message: its place, version and (for upload links) content.

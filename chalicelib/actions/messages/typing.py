@@ -11,13 +11,12 @@ from typing import Literal, TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.actions.messages.edit import access_message_to_edit
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
+from chalicelib.actions.messages.reads.access import access_message_to_edit
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
 from chalicelib.models.base import transaction
+from chalicelib.models.realms import empty_topic_display_name, get_realm
 from chalicelib.models.users import User
 
 # A typing record is useless once clients have stopped showing it (15 s); keep a margin

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-from chalicelib.actions.ids import realm_scope
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.realm_settings import UNCHANGEABLE_DEFAULTS
 from chalicelib.models.counters import Counter
+from chalicelib.models.ids import realm_scope
+from chalicelib.models.realms import get_realm
+from chalicelib.rules.realm_settings import UNCHANGEABLE_DEFAULTS
 
 MIB = 1024 * 1024
 

@@ -16,26 +16,23 @@ from typing import Any, TypedDict
 from pynamodb.expressions.condition import size
 
 from chalicelib import config
-from chalicelib.actions.channels.reads.channels import (
-    can_read_message,
-    get_subscription,
-)
-from chalicelib.actions.ids import allocate_id
+from chalicelib.actions.messages.reads.access import can_read_message
 from chalicelib.actions.messages.upload_space import (
     AttachmentDict,
     add_attachment_event,
     change_space,
     check_upload_quota,
 )
+from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
-from chalicelib.core.files import UploadedFile
+from chalicelib.core.files import DOWNLOAD_URL_SECONDS, MAX_UPLOAD_MIB, UploadedFile
 from chalicelib.core.principal import Principal
-from chalicelib.lib import aws_clients
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import transaction
-from chalicelib.models.channels import get_stream
+from chalicelib.models.channels import get_stream, get_subscription
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment
+from chalicelib.rules.timeutil import now_seconds
 
 
 class UploadResult(TypedDict):
@@ -44,8 +41,6 @@ class UploadResult(TypedDict):
     filename: str
 
 
-MAX_UPLOAD_MIB = 5   # API Gateway and Lambda cap request bodies (10 MB / 6 MB), base64 included
-DOWNLOAD_URL_SECONDS = 60
 MAX_ACCESS_CHECKS = 100   # linking messages loaded to decide whether a caller may read
 MAX_NAME_LENGTH = 100   # sanitized file names are no longer
 # "<realm_id>/<random>/<name>": bounded, so text that only looks like one never turns into

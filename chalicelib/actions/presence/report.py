@@ -26,15 +26,6 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib import presence_rules
-from chalicelib.lib.presence_rules import (
-    BACK_ONLINE_SECONDS,
-    MIN_UPDATE_SECONDS,
-    LegacyClientPresence,
-    Status,
-    legacy_event_status,
-)
-from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import (
     is_condition_failure,
     is_write_condition_failure,
@@ -42,6 +33,15 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.presence import Presence, presence_expiry
 from chalicelib.models.users import User
+from chalicelib.rules import presence_rules
+from chalicelib.rules.presence_rules import (
+    BACK_ONLINE_SECONDS,
+    MIN_UPDATE_SECONDS,
+    LegacyClientPresence,
+    Status,
+    legacy_event_status,
+)
+from chalicelib.rules.user_settings import effective_settings
 
 
 class PresenceEventDetail(TypedDict):

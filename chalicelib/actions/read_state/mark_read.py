@@ -18,12 +18,12 @@ from chalicelib.actions.read_state.markers import (
     mark_read,
 )
 from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_key, user_key
 from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.messages import topic_key
+from chalicelib.models.realms import get_realm
 from chalicelib.models.topics import Topic, topic_item_key, topic_sort_key
 
 # Markers read per round of mark_all_as_read: ten transactions' worth.

@@ -41,8 +41,6 @@ from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.pending_deliveries import PendingDelivery
 from chalicelib.models.races import LostRace, retry_lost_races
 
-# Internal outbox records for the fan-out's read-state step (never sent to clients).
-READ_STATE_RECORD = "_read_state"
 # One item per message plus the event: the most a transaction holds.
 FLAGS_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 1
 MAX_ATTEMPTS = 5
@@ -75,13 +73,6 @@ class UpdateMessageFlagsRemoveEvent(TypedDict):
     messages: list[int]
     all: bool
     message_details: NotRequired[dict[str, UnreadMessageDetails]]
-
-
-def unsubscribed_record(user_id: int, stream_id: int) -> dict[str, Any]:
-    """The record an unsubscribe writes: the fan-out marks the user's unread messages
-    in the channel read (events/recipients.py)."""
-    return {"type": READ_STATE_RECORD, "op": "unsubscribed", "user_id": user_id,
-            "stream_id": stream_id}
 
 
 # ---- reading --------------------------------------------------------------------------
@@ -307,3 +298,14 @@ def _flag_writer(key: str, message_id: int, flag: str, add: bool, place: str | N
 
 def mentions_of(flags: Iterable[str]) -> int:
     return mention_bits(set(flags))
+
+
+def mark_sender_read(realm_id: int, user_id: int, sender_id: int) -> list[int]:
+    """Marks every message of the sender read for the user (the fan-out's step for a
+    new mute): the user's markers filtered by sender, and the sender's messages in
+    flight, with their events."""
+    in_flight = unread_in_flight(Recipient(realm_id, user_id),
+                                 lambda m: m.sender_id == sender_id)
+    markers = list(UnreadMessage.query(user_key(realm_id, user_id),
+                                       filter_condition=UnreadMessage.sender_id == sender_id))
+    return mark_read(realm_id, user_id, markers, in_flight)

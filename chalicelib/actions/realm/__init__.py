@@ -1,1 +1,2 @@
-"""The organization: realms, their settings, custom emoji, playgrounds, id counters' backfill."""
+"""The organization's custom emoji, linkifiers, playgrounds and the defaults of new users
+(its settings change in workflows/realm_update.py)."""

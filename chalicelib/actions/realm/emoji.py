@@ -1,4 +1,5 @@
-"""The organization's custom emoji: upload, list, deactivate, and name → emoji lookups.
+"""The organization's custom emoji: upload, deactivate, the image's address (the list and
+the name → emoji lookups are readers: reads/emoji.py).
 
 An active emoji's name is claimed in the names table in the same transaction as the
 emoji and its event, so two uploads of one name cannot both win. The image is in the
@@ -12,28 +13,29 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
-from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.messages.uploads import DOWNLOAD_URL_SECONDS
+from chalicelib.actions.realm.reads.emoji import (
+    MAX_EMOJI_NAME_LENGTH,
+    RealmEmojiDict,
+    active_emoji_id,
+    emoji_name_key,
+    realm_emoji_dict,
+    realm_emoji_items,
+)
+from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ErrorCode
-from chalicelib.core.files import UploadedFile
+from chalicelib.core.files import DOWNLOAD_URL_SECONDS, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib import aws_clients
-from chalicelib.lib.emoji import (
-    CustomEmoji,
-    EmojiData,
-    EmojiError,
-    builtin_emoji_data,
-    check_emoji,
+from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.ids import allocate_id
+from chalicelib.models.realm_emoji import RealmEmoji
+from chalicelib.models.realms import claim_name, release_name
+from chalicelib.rules.emoji import (
     is_builtin_emoji_name,
 )
-from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.realm_emoji import RealmEmoji
-from chalicelib.models.realms import UniqueName, claim_name, release_name
 
 MAX_EMOJI_FILE_SIZE_MIB = 5
-MAX_EMOJI_NAME_LENGTH = 60
 _NAME_CHARS = re.compile(r"[0-9a-z_-]+")
 # Image formats by their first bytes; the stored name takes the extension.
 _IMAGE_SIGNATURES = (
@@ -44,76 +46,12 @@ _IMAGE_SIGNATURES = (
 )
 
 
-class RealmEmojiDict(TypedDict):
-    id: str
-    name: str
-    source_url: str
-    still_url: str | None
-    deactivated: bool
-    author_id: int | None
-
-
 class RealmEmojiUpdateEvent(TypedDict):
     """The realm's whole set of custom emoji, after a change."""
 
     type: Literal["realm_emoji"]
     op: Literal["update"]
     realm_emoji: dict[str, RealmEmojiDict]
-
-
-def emoji_name_key(realm_id: int, name: str) -> tuple[str, str]:
-    return f"realm:{realm_id}", f"emoji:{name}"
-
-
-def realm_emoji_items(realm_id: int) -> list[RealmEmoji]:
-    return list(RealmEmoji.query(realm_id))
-
-
-def realm_emoji_dict(item: RealmEmoji) -> RealmEmojiDict:
-    """The reference shape; still images of animations are not made, so still_url is null."""
-    return {"id": str(item.emoji_id), "name": item.name,
-            "source_url": f"/user_avatars/{item.path_id}", "still_url": None,
-            "deactivated": bool(item.deactivated), "author_id": item.author_id}
-
-
-def active_emoji_sources(realm_id: int) -> dict[str, str]:
-    """Active custom emoji names and their image addresses, for rendering (one Query)."""
-    return {i.name: realm_emoji_dict(i)["source_url"] for i in realm_emoji_items(realm_id)
-            if not i.deactivated}
-
-
-def realm_emoji_state(realm_id: int) -> dict[str, RealmEmojiDict]:
-    return {str(i.emoji_id): realm_emoji_dict(i) for i in realm_emoji_items(realm_id)}
-
-
-def active_emoji_id(realm_id: int, name: str) -> int | None:
-    if len(name) > MAX_EMOJI_NAME_LENGTH:   # no emoji has it; DynamoDB refuses such keys
-        return None
-    claim = UniqueName.get_or_none(*emoji_name_key(realm_id, name))
-    return None if claim is None else int(claim.target_id)
-
-
-def emoji_data(realm_id: int, name: str) -> EmojiData:
-    """What an emoji name means in this realm: its custom emoji first, then built-in ones."""
-    emoji_id = active_emoji_id(realm_id, name)
-    if emoji_id is not None:
-        return EmojiData(str(emoji_id), "realm_emoji")
-    data = builtin_emoji_data(name)
-    if data is None:
-        raise ApiError(f"Emoji '{name}' does not exist")
-    return data
-
-
-def check_emoji_request(realm_id: int, name: str, code: str, reaction_type: str) -> None:
-    custom = None
-    if reaction_type == "realm_emoji" and code.isdigit():
-        item = RealmEmoji.get_or_none(realm_id, int(code))
-        if item is not None:
-            custom = CustomEmoji(item.emoji_id, item.name, bool(item.deactivated))
-    try:
-        check_emoji(name, code, reaction_type, custom)
-    except EmojiError as error:
-        raise ApiError(str(error)) from None
 
 
 def check_emoji_name(name: str) -> str:

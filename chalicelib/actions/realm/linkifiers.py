@@ -13,7 +13,6 @@ from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.ids import allocate_id
 from chalicelib.actions.realm.reads.linkifiers import (
     CAPABILITY,
     LinkifierDict,
@@ -25,10 +24,11 @@ from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.linkifiers import LinkifierError, check_linkifier
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.linkifiers import Linkifier, realm_linkifiers
 from chalicelib.models.realms import UniqueName, claim_name, move_name, release_name
+from chalicelib.rules.linkifiers import LinkifierError, check_linkifier
 
 MAX_TRANSACTION_ITEMS = 100
 

@@ -10,15 +10,15 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
-from chalicelib.lib.url_template import UrlTemplateError, check_playground_url_template
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.playgrounds import Playground
 from chalicelib.models.realms import claim_name, release_name
+from chalicelib.rules.url_template import UrlTemplateError, check_playground_url_template
 
 MAX_NAME_LENGTH = 100             # the claim's key holds it (DynamoDB keys: 1 KB)
 MAX_PYGMENTS_LANGUAGE_LENGTH = 40

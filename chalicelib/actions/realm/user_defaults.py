@@ -12,15 +12,14 @@ from typing import Any, Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
 
-from chalicelib.actions.users.settings import check_setting
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS
-from chalicelib.lib.user_settings import DEFAULTS as SETTING_DEFAULTS
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
+from chalicelib.rules.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS, check_setting
+from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
 
 DEFAULTS: dict[str, Any] = dict(SETTING_DEFAULTS)
 # Settings that describe a user rather than a preference: never a realm default.

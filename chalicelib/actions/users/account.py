@@ -12,17 +12,13 @@ from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.realm.reads.realms import get_realm, get_realm_by_subdomain
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import check_email
+from chalicelib.aws.email import send_email
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
-from chalicelib.lib.email import send_email
-from chalicelib.lib.passwords import check_password
-from chalicelib.lib.secrets import hash_api_key, new_api_key, random_alphanumeric
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.confirmations import Confirmation
 from chalicelib.models.races import retry_lost_races
@@ -31,11 +27,11 @@ from chalicelib.models.rate_limits import (
     check_login_allowed,
     record_auth_failure,
 )
-from chalicelib.models.realms import email_key, move_name
-from chalicelib.models.users import ApiKey, User, name_key
+from chalicelib.models.realms import email_key, get_realm, get_realm_by_subdomain, move_name
+from chalicelib.models.users import ApiKey, User, get_user_by_email, name_key
+from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password
+from chalicelib.rules.secrets import hash_api_key, new_api_key, random_alphanumeric
 
-MIN_PASSWORD_LENGTH = 8
-MAX_PASSWORD_LENGTH = 100
 EMAIL_CHANGE_VALIDITY = timedelta(days=1)
 MAX_EXTRA_API_KEYS = 20
 MAX_ATTEMPTS = 5
@@ -173,7 +169,8 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str,
 
 
 def add_api_key(user: User) -> str:
-    """Issues the user a further API key (also for a resumed signup, actions/signup.py)."""
+    """Issues the user a further API key (also for a resumed signup,
+    actions/invitations/signup.py)."""
     api_key = new_api_key()
     key_hash = hash_api_key(api_key)
     def attempt() -> str:

@@ -22,36 +22,30 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.groups.membership import EVERYONE, removed_members_event
-from chalicelib.actions.groups.reads.user_groups import SYSTEM_GROUP_DIRECT_ROLES
 from chalicelib.actions.users.account import full_name_writes, write_email_change
 from chalicelib.actions.users.deactivation import key_hashes
 from chalicelib.actions.users.profile_data import do_update_profile_data
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.shown import access_user_by_id_or_email
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import check_email, check_full_name
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import (
-    ROLE_ADMINISTRATOR,
-    ROLE_GUEST,
-    ROLE_MEMBER,
-    ROLE_MODERATOR,
     ROLE_OWNER,
+    ROLES,
     Principal,
 )
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.realm_settings import system_group_id
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
     transaction,
 )
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.users import ApiKey, User, role_key
+from chalicelib.models.users import ApiKey, User, get_user_by_email, role_key
+from chalicelib.rules.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, system_group_id
 
-ROLES = (ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST)
 MAX_ATTEMPTS = 3
 ONLY_OWNER = "The owner permission cannot be removed from the only organization owner."
 

@@ -1,7 +1,7 @@
 """API key rotation and revocation: every key of the user stops working at once, open
 push connections are closed and waiting long-polls are woken to see it.
 
-Keys are stored hashed (one ApiKey item per key, lib/secrets.py), so rotating deletes
+Keys are stored hashed (one ApiKey item per key, rules/secrets.py), so rotating deletes
 the user's key items and writes one for the new key in one transaction: the next
 request with an old key finds no item (authentication is that one GetItem).
 """
@@ -12,7 +12,7 @@ from typing import TypedDict
 
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.realm.reads.realms import get_realm
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery import push
@@ -20,11 +20,11 @@ from chalicelib.delivery.append import read_tail
 from chalicelib.delivery.connections import forget
 from chalicelib.delivery.queues import queues_of_users
 from chalicelib.delivery.wake import CREDENTIALS, wake
-from chalicelib.lib.log import logger
-from chalicelib.lib.secrets import hash_api_key, new_api_key
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
+from chalicelib.models.realms import get_realm
 from chalicelib.models.users import ApiKey, User
+from chalicelib.rules.secrets import hash_api_key, new_api_key
 
 MAX_ATTEMPTS = 5
 
@@ -95,7 +95,7 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
 
 def end_sessions(realm_id: int, user_id: int) -> int:
     """Closes the user's push connections and wakes their waiting long-polls, which then
-    check their key again (events/reader.py) and answer with the auth error. The queues
+    check their key again (realtime/reader.py) and answer with the auth error. The queues
     stay: a client with the new key goes on with its queue. Returns connections closed."""
     closed = 0
     for queue in queues_of_users(realm_id, [user_id]):

@@ -8,21 +8,23 @@ from typing import Literal, TypedDict
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.system_bots import is_system_bot
 from chalicelib.actions.users.users import NewUser, do_create_user, get_own_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.avatars import gravatar_url
-from chalicelib.lib.secrets import random_alphanumeric
-from chalicelib.lib.url_safety import UnsafeUrlError, check_url_syntax
-from chalicelib.lib.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
-from chalicelib.models.users import User, bot_owner_key, name_key
-
-BOT_TYPE_GENERIC = 1
-BOT_TYPE_INCOMING_WEBHOOK = 2
-BOT_TYPE_OUTGOING_WEBHOOK = 3
-BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}
+from chalicelib.models.users import (
+    BOT_TYPE_GENERIC,
+    BOT_TYPE_OUTGOING_WEBHOOK,
+    BOT_TYPES,
+    User,
+    bot_owner_key,
+    get_user_by_email,
+    name_key,
+)
+from chalicelib.rules.avatars import gravatar_url
+from chalicelib.rules.secrets import random_alphanumeric
+from chalicelib.rules.url_safety import UnsafeUrlError, check_url_syntax
+from chalicelib.rules.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
 
 
 class CreateBotResult(TypedDict):

@@ -19,17 +19,16 @@ from chalicelib.actions.groups.membership import (
     lost_race,
     removed_members_event,
 )
-from chalicelib.actions.realm.reads.realms import get_realm
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import access_user_by_id
+from chalicelib.aws.email import send_email
+from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.queues import delete_queue, queues_of_users
-from chalicelib.lib.email import send_email
-from chalicelib.lib.log import logger
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
@@ -38,7 +37,7 @@ from chalicelib.models.base import (
 from chalicelib.models.presence import forget_presence
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.rate_limits import check_email_allowed
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
 

@@ -4,27 +4,22 @@ A mute is one transaction: both of its items (models/muted_users.py), conditione
 the mute being new (or, to unmute, existing), with the `muted_users` event (the whole
 list, as the reference sends it) and, for a mute, an internal record on which the
 fan-out marks the muted user's messages read for the muter. New messages of a muted
-sender arrive read (events/recipients.py); the request stays constant in size.
+sender arrive read (fanout/recipients.py); the request stays constant in size.
 """
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.read_state.markers import READ_STATE_RECORD, mark_read
-from chalicelib.actions.read_state.reads.pending import Recipient, unread_in_flight
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.timeutil import now_seconds
+from chalicelib.delivery.records import muted_record
 from chalicelib.models.base import is_condition_failure, transaction
-from chalicelib.models.channels import user_key
-from chalicelib.models.message_flags import UnreadMessage
 from chalicelib.models.muted_users import UserMute, muted_key, muted_user_ids, muter_key
-
-MUTED_RECORD_OP = "muted"
+from chalicelib.rules.timeutil import now_seconds
 
 
 class MutedUser(TypedDict):
@@ -46,12 +41,6 @@ def muted_users_list(realm_id: int, user_id: int) -> list[MutedUser]:
 def _event(muted: dict[int, int]) -> MutedUsersEvent:
     return {"type": "muted_users", "muted_users": [
         {"id": u, "timestamp": at} for u, at in sorted(muted.items())]}
-
-
-def muted_record(user_id: int, muted_user_id: int) -> dict[str, Any]:
-    """For the fan-out only: mark the muted user's messages read for the muter."""
-    return {"type": READ_STATE_RECORD, "op": MUTED_RECORD_OP, "user_id": user_id,
-            "sender_id": muted_user_id}
 
 
 def do_mute_user(caller: Principal, muted_user_id: int) -> None:
@@ -95,14 +84,3 @@ def do_unmute_user(caller: Principal, muted_user_id: int) -> None:
         if is_condition_failure(error):
             raise ApiError("This user is not muted") from error
         raise
-
-
-def mark_sender_read(realm_id: int, user_id: int, sender_id: int) -> list[int]:
-    """Marks every message of the sender read for the user (the fan-out's step for a
-    new mute): the user's markers filtered by sender, and the sender's messages in
-    flight, with their events."""
-    in_flight = unread_in_flight(Recipient(realm_id, user_id),
-                                 lambda m: m.sender_id == sender_id)
-    markers = list(UnreadMessage.query(user_key(realm_id, user_id),
-                                       filter_condition=UnreadMessage.sender_id == sender_id))
-    return mark_read(realm_id, user_id, markers, in_flight)

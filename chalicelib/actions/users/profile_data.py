@@ -28,7 +28,6 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.markdown import render_markdown
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     transaction,
@@ -36,6 +35,7 @@ from chalicelib.models.base import (
 from chalicelib.models.profile_fields import ProfileField
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
+from chalicelib.rules.markdown import render_markdown
 
 SHORT_VALUE_MAX_LENGTH = 50
 LONG_VALUE_MAX_LENGTH = 500

@@ -1,4 +1,4 @@
-"""Custom profile fields: the realm's definitions (users' values: actions/profile_data.py)."""
+"""Custom profile fields: the realm's definitions (users' values: actions/users/profile_data.py)."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
-from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -16,6 +15,7 @@ from chalicelib.models.base import (
     is_write_condition_failure,
     transaction,
 )
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.profile_fields import ProfileField
 from chalicelib.models.realms import UniqueName, claim_name
 from chalicelib.models.users import User

@@ -10,16 +10,16 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
-from chalicelib.actions.ids import allocate_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.timeutil import now_seconds
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.saved_snippets import SavedSnippet
+from chalicelib.rules.timeutil import now_seconds
 
 MAX_TITLE_LENGTH = 60
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict
-from zoneinfo import available_timezones
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -13,7 +12,6 @@ from chalicelib.actions.users.account import (
     full_name_writes,
     start_email_change,
 )
-from chalicelib.actions.users.drafts import delete_all_drafts
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_full_name, get_own_user
@@ -23,21 +21,16 @@ from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
 from chalicelib.delivery.queues import set_receives_typing_notifications
-from chalicelib.lib.passwords import hash_password
-from chalicelib.lib.setting_choices import (
-    INT_CHOICES,
-    INT_RANGES,
-    LANGUAGES,
-    NOTIFICATION_SOUNDS,
-    STR_CHOICES,
-    language_name,
-)
-from chalicelib.lib.user_settings import own_settings
 from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.drafts import delete_all_drafts
 from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.users import User
-
-MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
+from chalicelib.rules.passwords import hash_password
+from chalicelib.rules.setting_choices import (
+    check_setting,
+    language_name,
+)
+from chalicelib.rules.user_settings import own_settings
 
 
 class UserSettingsUpdateEvent(TypedDict):
@@ -46,38 +39,6 @@ class UserSettingsUpdateEvent(TypedDict):
     property: str
     value: bool | int | str
     language_name: NotRequired[str]   # only for default_language: the English name
-
-
-def check_setting(name: str, value: Any) -> None:
-    """Raises for a value outside the setting's allowed values (types are checked earlier)."""
-    if name == "email_address_visibility" and value not in INT_CHOICES[name]:
-        raise ApiError("Invalid email_address_visibility: this server shows real email "
-                       "addresses to the whole organization, so only 1 (everyone) applies.")
-    if name in INT_CHOICES and value not in INT_CHOICES[name]:
-        raise ApiError(f"Invalid {name}")
-    if name in STR_CHOICES and value not in STR_CHOICES[name]:
-        raise ApiError(f"Invalid {name}")
-    if name in INT_RANGES and not INT_RANGES[name][0] <= value <= INT_RANGES[name][1]:
-        low, high = INT_RANGES[name]
-        raise ApiError(f"Invalid {name}: use a value from {low} to {high}")
-    if name == "email_notifications_batching_period_seconds" and not (
-            0 < value <= MAX_EMAIL_BATCHING_SECONDS):
-        raise ApiError(f"Invalid email batching period: {value} seconds")
-    if name == "default_language" and value not in LANGUAGES:
-        raise ApiError("Invalid default_language")
-    if name == "notification_sound" and value not in NOTIFICATION_SOUNDS:
-        raise ApiError(f"Invalid notification sound '{value}'")
-    if name == "timezone" and value != "" and value not in _timezones():
-        raise ApiError("Not a recognized time zone")
-
-
-_TIMEZONES: set[str] = set()
-
-
-def _timezones() -> set[str]:
-    if not _TIMEZONES:   # reading the zone database takes a while: once per process
-        _TIMEZONES.update(available_timezones())
-    return _TIMEZONES
 
 
 def update_own_settings(caller: Principal, account: dict[str, str | None],
@@ -168,5 +129,5 @@ def settings_event(caller: Principal, name: str, value: bool | int | str
                                       "property": name, "value": value}
     if name == "default_language":
         event["language_name"] = language_name(str(value))
-    # For the deprecated forms the fan-out derives for old clients (events/filters.py).
+    # For the deprecated forms the fan-out derives for old clients (delivery/filters.py).
     return {**event, "_user_email": caller.email}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from chalicelib.actions.realm.emoji import check_emoji_request, emoji_data
+from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
 from chalicelib.actions.users.reads.access import UserAccess, user_access_audience
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.actions.users.settings import settings_event
@@ -18,13 +18,13 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_users
-from chalicelib.lib.timeutil import now_seconds
-from chalicelib.lib.user_settings import effective_settings
 from chalicelib.models.base import transaction
 from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.user_status import UserStatus
 from chalicelib.models.users import User
+from chalicelib.rules.timeutil import now_seconds
+from chalicelib.rules.user_settings import effective_settings
 
 MAX_STATUS_TEXT_LENGTH = 60
 

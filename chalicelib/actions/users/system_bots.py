@@ -2,10 +2,9 @@
 the welcome bot (greets new users)."""
 from __future__ import annotations
 
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.core.errors import ApiError
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
 
 NOTIFICATION_BOT_EMAIL = "notification-bot@system.teamchat.invalid"
 NOTIFICATION_BOT_NAME = "Notification Bot"

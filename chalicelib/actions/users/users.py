@@ -10,8 +10,6 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.ids import allocate_id
-from chalicelib.actions.messages.reads.newest_received import newest_received_id
 from chalicelib.actions.users.reads.access import (
     ProfileDataValue,
     UserAccess,
@@ -20,35 +18,41 @@ from chalicelib.actions.users.reads.access import (
     user_access_audience,
     viewer_access,
 )
-from chalicelib.actions.users.reads.users import MAX_EMAIL_BYTES, get_user_by_email
+from chalicelib.actions.users.reads.newest_received import newest_received_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
     ROLE_GUEST,
     ROLE_MEMBER,
-    ROLE_MODERATOR,
+    ROLE_NAMES,
     ROLE_OWNER,
+    ROLES,
     Principal,
 )
 from chalicelib.delivery.outbox import add_event
-from chalicelib.lib.avatars import gravatar_url
-from chalicelib.lib.passwords import hash_password
-from chalicelib.lib.secrets import hash_api_key, new_api_key
-from chalicelib.lib.timeutil import iso_from_seconds, now_seconds
-from chalicelib.lib.user_settings import DEFAULTS as SETTING_DEFAULTS
 from chalicelib.models.base import (
     BaseModel,
     is_condition_failure,
     transaction,
 )
+from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import Realm, UniqueName, email_key
-from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
+from chalicelib.models.users import (
+    MAX_EMAIL_BYTES,
+    ApiKey,
+    User,
+    bot_owner_key,
+    get_user_by_email,
+    name_key,
+    role_key,
+)
+from chalicelib.rules.avatars import gravatar_url
+from chalicelib.rules.passwords import hash_password
+from chalicelib.rules.secrets import hash_api_key, new_api_key
+from chalicelib.rules.timeutil import iso_from_seconds, now_seconds
+from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
 
-ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
-ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
-              "moderator": ROLE_MODERATOR, "member": ROLE_MEMBER, "guest": ROLE_GUEST}
 EMAIL_RE = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$|^[^@\s,]+@localhost$")
-BOT_TYPES = {1: "generic", 2: "incoming_webhook", 3: "outgoing_webhook", 4: "embedded"}
 
 
 class RealmUserAddEvent(TypedDict):

@@ -3,20 +3,24 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict, cast
 
-from chalicelib import config
-from chalicelib.actions.channels.reads.permissions import (
-    channel_group_setting,
-    has_content_access,
-    has_metadata_access,
-)
-from chalicelib.actions.groups.reads.settings import GroupSettingValue
+from chalicelib.actions.channels.reads.permissions import has_content_access, has_metadata_access
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
-from chalicelib.lib.realm_settings import system_group_id
-from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
+from chalicelib.models.channels import (
+    Stream,
+    Subscription,
+    channel_group_setting,
+    get_stream,
+    get_subscription,
+    name_claim_key,
+    stream_id_by_name,
+    user_key,
+)
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
-from chalicelib.models.realms import UniqueName, stream_name_key
+from chalicelib.models.realms import UniqueName
+from chalicelib.rules.group_settings import GroupSettingValue
+from chalicelib.rules.realm_settings import system_group_id
 
 
 class StreamDict(TypedDict):
@@ -75,11 +79,6 @@ class StreamCreateEvent(TypedDict):
     streams: list[StreamDict]
 
 
-def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
-    subscription = Subscription.get_or_none(user_key(realm_id, user_id), stream_id)
-    return subscription if subscription is not None and subscription.active else None
-
-
 def _check_access(caller: Principal, stream: Stream | None, subscription: Subscription | None,
                   require_content_access: bool) -> None:
     if stream is None:
@@ -111,22 +110,8 @@ def channel_access_reads(caller: Principal, channel: int | str) -> list[ReadAhea
     if isinstance(channel, int):
         return [(Stream, caller.realm_id, channel),
                 (Subscription, user_key(caller.realm_id, caller.user_id), channel)]
-    key = _name_claim_key(caller.realm_id, channel)
+    key = name_claim_key(caller.realm_id, channel)
     return [] if key is None else [(UniqueName, *key)]
-
-
-def _name_claim_key(realm_id: int, name: str) -> tuple[str, str] | None:
-    """The key of a channel name's claim; None for a name no channel can have (a long
-    enough one would exceed a key's size)."""
-    if not name.strip() or len(name.strip()) > config.MAX_STREAM_NAME_LENGTH:
-        return None
-    return stream_name_key(realm_id, name)
-
-
-def stream_id_by_name(realm_id: int, name: str) -> int | None:
-    key = _name_claim_key(realm_id, name)
-    claim = None if key is None else UniqueName.get_or_none(*key)
-    return None if claim is None else claim.target_id
 
 
 def channel_already_exists(name: str) -> ApiError:
@@ -147,15 +132,6 @@ def access_stream_by_name(caller: Principal, name: str, *, require_content_acces
     except ApiError:
         raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
                        stream=name) from None
-
-
-def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
-                     caller: Principal) -> bool:
-    if subscription is None:
-        return stream.is_web_public or (not stream.invite_only and not caller.is_guest)
-    if not stream.history_public_to_subscribers:
-        return message_id >= subscription.first_visible_message_id
-    return True
 
 
 def stream_api_dict(stream: Stream) -> StreamDict:

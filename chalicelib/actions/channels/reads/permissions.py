@@ -14,11 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chalicelib.actions.groups.reads.settings import (
-    CREATOR,
-    GroupSettingValue,
     caller_has_realm_permission,
     group_setting_members,
-    stored_group_setting,
     user_has_group_setting,
 )
 from chalicelib.core.principal import (
@@ -29,27 +26,10 @@ from chalicelib.core.principal import (
     Principal,
 )
 from chalicelib.delivery.outbox import Audience, to_channel_viewers
-from chalicelib.models.channels import Stream, get_stream
+from chalicelib.models.channels import Stream, channel_group_setting, get_stream
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User, role_key
-
-# The channel-level group settings (§4.4) and their defaults; "channel_creator" is the
-# anonymous group of the channel's creator, as in the reference.
-CHANNEL_GROUP_SETTING_DEFAULTS: dict[str, str] = {
-    "can_add_subscribers_group": "role:nobody",
-    "can_remove_subscribers_group": "role:administrators",
-    "can_administer_channel_group": CREATOR,
-    "can_delete_any_message_group": "role:nobody",
-    "can_delete_own_message_group": "role:nobody",
-    "can_move_messages_out_of_channel_group": "role:nobody",
-}
-CHANNEL_GROUP_SETTINGS = tuple(CHANNEL_GROUP_SETTING_DEFAULTS)
-
-
-def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
-    return stored_group_setting(stream.group_settings, name,
-                                CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)
 
 
 def _holds(caller: Principal, stream: Stream, setting: str) -> bool:

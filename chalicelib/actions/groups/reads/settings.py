@@ -6,77 +6,25 @@ follows from the role alone, so the common case needs no read at all.
 """
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any, TypedDict
+from typing import Any
 
 from chalicelib.core.errors import ApiError, expectation_mismatch
-from chalicelib.lib.realm_settings import (
-    GROUP_SETTING_DEFAULTS,
-    SYSTEM_GROUP_MAX_ROLE,
-    SYSTEM_GROUPS,
-    system_group_id,
-)
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
+from chalicelib.rules.group_settings import (
+    ALLOWED_SYSTEM_GROUPS,
+    FORBIDDEN_SYSTEM_GROUPS,
+    GroupSettingValue,
+    is_system_group,
+    normalize,
+)
+from chalicelib.rules.realm_settings import (
+    SYSTEM_GROUP_MAX_ROLE,
+    SYSTEM_GROUPS,
+)
 
-
-class AnonymousGroup(TypedDict):
-    """A group-setting value that is not a named group: users and groups, directly."""
-
-    direct_members: list[int]
-    direct_subgroups: list[int]
-
-
-GroupSettingValue = int | AnonymousGroup
 MAX_SUBGROUP_DEPTH = 10   # nesting deeper than this is refused when groups are edited
-
-
-def normalize(value: Any) -> GroupSettingValue:
-    """A stored or submitted value in its canonical shape (DynamoDB returns Decimals).
-
-    As the reference: an anonymous group of exactly one subgroup is that group's id,
-    and an empty one is the nobody group.
-    """
-    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, dict) and set(value) <= {"direct_members", "direct_subgroups"}:
-        try:
-            members = sorted({int(v) for v in value.get("direct_members") or []})
-            subgroups = sorted({int(v) for v in value.get("direct_subgroups") or []})
-        except (TypeError, ValueError):
-            pass   # not ids: refused below
-        else:
-            if not members and len(subgroups) <= 1:
-                return subgroups[0] if subgroups else system_group_id("role:nobody")
-            return {"direct_members": members, "direct_subgroups": subgroups}
-    raise ApiError("Invalid group setting value: give a group id or an object with "
-                   "direct_members and direct_subgroups.")
-
-
-# A default meaning "the creator of the channel or group": an anonymous group of one.
-CREATOR = "creator"
-
-
-def stored_group_setting(stored: Any, name: str, default: str,
-                         creator_id: int | None = None) -> GroupSettingValue:
-    """A group setting as stored in a realm's, channel's or group's map of settings, or
-    its default: a system group's name, or CREATOR."""
-    values = stored.as_dict() if stored else {}
-    if name in values:
-        return normalize(values[name])
-    if default == CREATOR:
-        return normalize({"direct_members": [creator_id] if creator_id else [],
-                          "direct_subgroups": []})
-    return system_group_id(default)
-
-
-def realm_group_setting(realm: Realm, name: str) -> GroupSettingValue:
-    return stored_group_setting(realm.settings, name, GROUP_SETTING_DEFAULTS[name])
-
-
-def is_system_group(group_id: int) -> bool:
-    return 1 <= group_id <= len(SYSTEM_GROUPS)
 
 
 def _role_in_system_group(role: int, group_id: int) -> bool:
@@ -135,21 +83,6 @@ def group_setting_members(realm_id: int, value: GroupSettingValue) -> tuple[set[
         users.update(int(u) for g in groups for u in g.direct_members or ())
         pending = [int(s) for g in groups for s in g.direct_subgroups or ()]
     return users, max_role
-
-
-# Settings whose value may only be one of these system groups (as the reference limits them).
-ALLOWED_SYSTEM_GROUPS: dict[str, set[str]] = {
-    "can_access_all_users_group": {"role:everyone", "role:members"},
-}
-# System groups that a setting may not name, directly or as a subgroup of an anonymous
-# group, as the reference limits them (guests may never administer or add subscribers).
-FORBIDDEN_SYSTEM_GROUPS: dict[str, set[str]] = {
-    "can_manage_group": {"role:everyone"},
-    "can_mention_group": {"role:owners"},
-    "can_add_subscribers_group": {"role:everyone"},
-    "can_administer_channel_group": {"role:everyone"},
-    "can_delete_any_message_group": {"role:everyone"},
-}
 
 
 def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupSettingValue:

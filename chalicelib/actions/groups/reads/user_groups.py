@@ -6,38 +6,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypedDict
 
-from chalicelib.actions.groups.reads.settings import (
-    CREATOR,
+from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
+from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.users import User
+from chalicelib.rules.group_settings import (
+    GROUP_PERMISSION_DEFAULTS,
     GroupSettingValue,
     stored_group_setting,
 )
-from chalicelib.core.errors import ApiError
-from chalicelib.core.principal import Principal
-from chalicelib.lib.realm_settings import SYSTEM_GROUPS, system_group_id
-from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User
-
-# The group's own permission settings and their defaults for new groups, as the
-# reference: "group_creator" is the anonymous group of just the creator.
-GROUP_PERMISSION_DEFAULTS: dict[str, str] = {
-    "can_add_members_group": CREATOR,
-    "can_join_group": "role:nobody",
-    "can_leave_group": "role:everyone",
-    "can_manage_group": CREATOR,
-    "can_mention_group": "role:everyone",
-    "can_remove_members_group": "role:nobody",
-}
-GROUP_PERMISSION_SETTINGS = tuple(GROUP_PERMISSION_DEFAULTS)
-# Role-based direct members of each system group; each includes the next stricter one
-# as its subgroup (owners ⊂ administrators ⊂ moderators ⊂ full members ⊂ members ⊂ everyone).
-SYSTEM_GROUP_DIRECT_ROLES: dict[str, set[int]] = {
-    "role:owners": {100}, "role:administrators": {200}, "role:moderators": {300},
-    "role:fullmembers": {400}, "role:members": set(), "role:everyone": {600},
-    "role:nobody": set()}
-SYSTEM_GROUP_SUBGROUP: dict[str, str] = {
-    "role:administrators": "role:owners", "role:moderators": "role:administrators",
-    "role:fullmembers": "role:moderators", "role:members": "role:fullmembers",
-    "role:everyone": "role:members"}
+from chalicelib.rules.realm_settings import (
+    SYSTEM_GROUP_DIRECT_ROLES,
+    SYSTEM_GROUP_SUBGROUP,
+    SYSTEM_GROUPS,
+    system_group_id,
+)
 
 
 class UserGroupProperties(TypedDict):

@@ -5,18 +5,20 @@ Missing and forbidden look the same ("Invalid message(s)"), as the reference ans
 A message of a channel the caller left stays readable if it came to them while they were
 subscribed (Subscription.received_ranges), as the reference keeps received messages.
 Changes that act on a message (reactions, deletion) also refuse messages of archived
-channels, which stay readable.
+channels, which stay readable. Who may edit a message's content now is checked here too
+(editing and edit typing notifications ask).
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from chalicelib.actions.channels.reads.channels import can_read_message
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
 from chalicelib.models.messages import Message
+from chalicelib.models.realms import Realm, get_realm, realm_setting
+from chalicelib.rules.timeutil import now_seconds
 
 
 def invalid_message() -> ApiError:
@@ -116,3 +118,34 @@ def access_message(caller: Principal, message_id: int, *, modifying: bool = Fals
     if message is None:
         raise invalid_message()
     return check_message_access(caller, message, modifying=modifying)
+
+
+def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
+                     caller: Principal) -> bool:
+    if subscription is None:
+        return stream.is_web_public or (not stream.invite_only and not caller.is_guest)
+    if not stream.history_public_to_subscribers:
+        return message_id >= subscription.first_visible_message_id
+    return True
+
+
+# Grace period after the content edit limit, for a user who started editing in time.
+EDIT_LIMIT_BUFFER_SECONDS = 20
+NO_PERMISSION = "You don't have permission to edit this message"
+
+
+def access_message_to_edit(caller: Principal, message_id: int) -> Message:
+    """A message whose content the caller may edit now (for edit typing notifications)."""
+    message = access_message(caller, message_id).message
+    check_content_edit(caller, get_realm(caller.realm_id), message, now_seconds())
+    return message
+
+
+def check_content_edit(caller: Principal, realm: Realm, message: Message, now: int) -> None:
+    if not realm_setting(realm, "allow_message_editing"):
+        raise ApiError("Your organization has turned off message editing")
+    if message.sender_id != caller.user_id:
+        raise ApiError(NO_PERMISSION)
+    limit = realm_setting(realm, "message_content_edit_limit_seconds")
+    if limit is not None and now - message.date_sent > int(limit) + EDIT_LIMIT_BUFFER_SECONDS:
+        raise ApiError("The time limit for editing this message has passed")

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from chalicelib.core.principal import ROLE_GUEST
 from chalicelib.delivery.outbox import Audience, to_channel, to_channels
 from chalicelib.models.channels import Stream, Subscription, stream_key
 from chalicelib.models.messages import Message
 from chalicelib.models.users import User
-
-GUEST_ROLE = 600
 
 
 @dataclass
@@ -102,7 +101,7 @@ class EditAudience:
         if unknown:
             self._roles.update((u.user_id, int(u.role)) for u in User.batch_get(
                 [(self.realm_id, u) for u in unknown]))
-        return {u for u in user_ids if self._roles.get(u, GUEST_ROLE) >= GUEST_ROLE}
+        return {u for u in user_ids if self._roles.get(u, ROLE_GUEST) >= ROLE_GUEST}
 
 
 def readers_audience(realm_id: int, messages: list[Message], stream: Stream | None,

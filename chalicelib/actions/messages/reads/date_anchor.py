@@ -17,9 +17,9 @@ from chalicelib.actions.messages.reads.range import (
     Bound,
     fetch,
 )
+from chalicelib.aws.deadline import check_deadline
 from chalicelib.core.errors import ApiError, missing_argument
 from chalicelib.core.principal import Principal
-from chalicelib.lib.deadline import check_deadline
 from chalicelib.models.messages import Message
 from chalicelib.narrow import Evaluator
 

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
-from chalicelib.actions.messages.reads.history import visible_edit_history
-from chalicelib.lib.avatars import gravatar_url
-from chalicelib.lib.linkifiers import LinkifierRule, topic_links
 from chalicelib.models.channels import Stream
 from chalicelib.models.messages import Message, parse_reaction_key
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_setting
 from chalicelib.models.users import User
+from chalicelib.rules.avatars import gravatar_url
+from chalicelib.rules.linkifiers import LinkifierRule, topic_links
 
 
 class DisplayRecipient(TypedDict):
@@ -173,3 +172,20 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
     if history:
         data["edit_history"] = cast(list[EditHistoryEntry], history)   # as stored
     return data
+
+
+POLICY = "message_edit_history_visibility_policy"
+CONTENT_KEYS = ("prev_content", "prev_rendered_content", "content_html_diff")
+
+
+def visible_edit_history(realm: Realm, edit_history: list[dict[str, Any]]
+                         ) -> list[dict[str, Any]] | None:
+    """A fetched message's edit_history as the realm's policy shows it (None: leave out)."""
+    policy = realm_setting(realm, POLICY)
+    if policy == "none":
+        return None
+    if policy == "moves":
+        moves = [{k: v for k, v in e.items() if k not in CONTENT_KEYS} for e in edit_history
+                 if "prev_topic" in e or "prev_stream" in e]
+        return moves or None
+    return edit_history

@@ -20,11 +20,10 @@ from chalicelib.actions.messages.reads.range import (
 )
 from chalicelib.actions.read_state.reads.flags import flags_of
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import empty_topic_display_name
 from chalicelib.core.errors import ApiError, missing_argument
 from chalicelib.core.principal import Principal
 from chalicelib.models.messages import Message
+from chalicelib.models.realms import empty_topic_display_name, get_realm
 from chalicelib.narrow import Evaluator
 from chalicelib.narrow.search_terms import highlight_match
 

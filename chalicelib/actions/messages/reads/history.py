@@ -8,22 +8,15 @@ decides: "all", "moves" (topic and channel changes only, without any content), o
 """
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from chalicelib.actions.messages.reads.access import access_message
-from chalicelib.actions.realm.reads.realms import get_realm
-from chalicelib.actions.realm.reads.settings import (
-    empty_topic_display_name,
-    realm_setting,
-)
+from chalicelib.actions.messages.reads.dicts import CONTENT_KEYS, POLICY
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.html_diff import highlight_html_differences
 from chalicelib.models.messages import Message
-from chalicelib.models.realms import Realm
-
-POLICY = "message_edit_history_visibility_policy"
-CONTENT_KEYS = ("prev_content", "prev_rendered_content", "content_html_diff")
+from chalicelib.models.realms import empty_topic_display_name, get_realm, realm_setting
+from chalicelib.rules.html_diff import highlight_html_differences
 
 
 class EditSnapshot(TypedDict):
@@ -60,19 +53,6 @@ def get_message_history(caller: Principal, message_id: int, allow_empty_topic_na
         snapshots = [_without_content(s) for s in snapshots[:-1]
                      if "prev_topic" in s or "prev_stream" in s] + snapshots[-1:]
     return {"message_history": snapshots[::-1]}
-
-
-def visible_edit_history(realm: Realm, edit_history: list[dict[str, Any]]
-                         ) -> list[dict[str, Any]] | None:
-    """A fetched message's edit_history as the realm's policy shows it (None: leave out)."""
-    policy = realm_setting(realm, POLICY)
-    if policy == "none":
-        return None
-    if policy == "moves":
-        moves = [{k: v for k, v in e.items() if k not in CONTENT_KEYS} for e in edit_history
-                 if "prev_topic" in e or "prev_stream" in e]
-        return moves or None
-    return edit_history
 
 
 def _shown(topic: str, display: str | None) -> str:

@@ -5,12 +5,11 @@ the messages they received), `with` to its message's conversation, and the reade
 topic and channel settings that `is:followed` and `is:muted` read."""
 from __future__ import annotations
 
-from chalicelib.actions.channels.reads.channels import stream_id_by_name
 from chalicelib.actions.channels.reads.permissions import has_content_access
 from chalicelib.actions.messages.reads.access import Access
 from chalicelib.actions.messages.reads.narrow_users import resolve_users
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import Subscription, get_stream, user_key
+from chalicelib.models.channels import Subscription, get_stream, stream_id_by_name, user_key
 from chalicelib.models.messages import Message
 from chalicelib.narrow.errors import bad_operator
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext, SearchTest

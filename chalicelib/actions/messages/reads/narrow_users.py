@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chalicelib.actions.users.reads.users import MAX_EMAIL_BYTES
 from chalicelib.core.principal import Principal
 from chalicelib.models.realms import UniqueName, email_key
-from chalicelib.models.users import User
+from chalicelib.models.users import MAX_EMAIL_BYTES, User
 from chalicelib.narrow.errors import bad_operator
 from chalicelib.narrow.types import UserRef
 

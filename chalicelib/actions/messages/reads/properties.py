@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from chalicelib.lib.message_properties import Property
 from chalicelib.models.message_properties import MessageProperty, property_key
 from chalicelib.narrow import Narrow
+from chalicelib.rules.message_properties import Property
 
 RARE: tuple[Property, ...] = ("image", "attachment")
 COMMON: tuple[Property, ...] = ("resolved", "reaction", "link")

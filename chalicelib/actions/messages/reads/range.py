@@ -30,9 +30,9 @@ from chalicelib.actions.read_state.reads.pending import (
     pending_between,
     unread_in_flight,
 )
+from chalicelib.aws.deadline import check_deadline
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.deadline import check_deadline
 from chalicelib.models.channels import Stream, stream_key, user_key
 from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage

@@ -5,11 +5,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.actions.users.reads.users import get_user_by_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.json_values import check_json, check_storable, too_deep
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules.json_values import check_json, check_storable, too_deep
 
 # A direct message's recipients are looked up in batches; a list has a bound.
 MAX_DIRECT_RECIPIENTS = 1000

@@ -5,17 +5,17 @@ import hashlib
 from dataclasses import dataclass, field
 
 from chalicelib import config
-from chalicelib.actions.realm.emoji import active_emoji_sources
+from chalicelib.actions.realm.reads.emoji import active_emoji_sources
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.core.errors import ApiError
-from chalicelib.lib.linkifiers import LinkifierRule
-from chalicelib.lib.markdown import MentionTargets, render_message
-from chalicelib.lib.markdown_emoji import has_emoji_syntax
-from chalicelib.lib.mentions import Mentions, find_mentions
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm, UniqueName, group_name_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, name_key
+from chalicelib.rules.linkifiers import LinkifierRule
+from chalicelib.rules.markdown import MentionTargets, render_message
+from chalicelib.rules.markdown_emoji import has_emoji_syntax
+from chalicelib.rules.mentions import Mentions, find_mentions
 
 
 @dataclass

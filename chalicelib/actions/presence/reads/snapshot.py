@@ -14,11 +14,13 @@ from datetime import UTC, datetime
 from typing import NotRequired, TypedDict
 
 from chalicelib.actions.users.reads.access import viewer_access
-from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
+from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib import presence_rules
-from chalicelib.lib.presence_rules import (
+from chalicelib.models.presence import PRESENCE_RETENTION, Presence
+from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules import presence_rules
+from chalicelib.rules.presence_rules import (
     OFFLINE_THRESHOLD_SECONDS,
     LegacyPresence,
     ModernPresence,
@@ -27,8 +29,6 @@ from chalicelib.lib.presence_rules import (
     legacy_status,
     modern_presence,
 )
-from chalicelib.models.presence import PRESENCE_RETENTION, Presence
-from chalicelib.models.users import User
 
 DEFAULT_HISTORY_DAYS = 14
 

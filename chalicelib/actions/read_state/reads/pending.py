@@ -30,7 +30,7 @@ WILDCARD_FLAGS = {"stream": "stream_wildcard_mentioned", "topic": "topic_wildcar
 
 
 def pending_record(message: Message, read_by_sender: bool) -> PendingDelivery:
-    """What a send writes beside its message (events/recipients.py deletes it)."""
+    """What a send writes beside its message (fanout/recipients.py deletes it)."""
     return PendingDelivery(message.realm_id, message.message_id,
                            read_by_sender=read_by_sender)
 
@@ -87,7 +87,7 @@ class Recipient:
         return sender_id in self._muted
 
     def receives(self, message: Message) -> bool:
-        """Whether the fan-out gives the user this message (as events/recipients.py)."""
+        """Whether the fan-out gives the user this message (as fanout/recipients.py)."""
         if message.type == "stream":
             sub = self._subscription(int(message.stream_id))
             return sub is not None and sub.active and \

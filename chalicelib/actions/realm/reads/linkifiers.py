@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, TypedDict
 
-from chalicelib.lib.linkifiers import LinkifierRule, compile_rules
 from chalicelib.models.linkifiers import Linkifier, realm_linkifiers
 from chalicelib.models.realms import Realm
+from chalicelib.rules.linkifiers import LinkifierRule, compile_rules
 
 # Clients without this capability would misread URL templates: they get no linkifiers.
 CAPABILITY = "linkifier_url_template"

@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import NotRequired, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.realm.reads.realms import get_realm_by_subdomain
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import advertised_level
-from chalicelib.lib.markdown import render_markdown
+from chalicelib.models.realms import get_realm_by_subdomain
+from chalicelib.rules.markdown import render_markdown
 
 
 class ExternalAuthenticationMethod(TypedDict):

@@ -16,17 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.groups.reads.settings import realm_group_setting
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.delivery.filters import capabilities
 from chalicelib.delivery.outbox import Audience, to_users_who_can_access
-from chalicelib.lib.realm_settings import system_group_id
-from chalicelib.lib.timeutil import iso_from_seconds
 from chalicelib.models.base import transact_get
 from chalicelib.models.channels import Subscription, subscriber_ids, user_key
 from chalicelib.models.events import EventQueue
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.users import User
+from chalicelib.rules.realm_settings import system_group_id
+from chalicelib.rules.timeutil import iso_from_seconds
 
 SETTING = "can_access_all_users_group"
 INACCESSIBLE_USER_NAME = "Unknown user"

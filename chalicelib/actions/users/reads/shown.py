@@ -3,11 +3,11 @@ reference's defaults for Gravatar URLs and profile data."""
 from __future__ import annotations
 
 from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
-from chalicelib.actions.users.reads.users import access_user_by_id, get_user_by_email
+from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.lib.avatars import for_client
-from chalicelib.models.users import User
+from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules.avatars import for_client
 
 
 def access_user_by_id_or_email(caller: Principal, id_or_email: str) -> User:

@@ -8,16 +8,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import (
     Principal,
 )
-from chalicelib.models.realms import UniqueName, email_key
 from chalicelib.models.users import User
-
-
-def get_user_by_email(realm_id: int, email: str) -> User | None:
-    if len(email.strip().encode()) > MAX_EMAIL_BYTES:
-        return None   # no account has one; DynamoDB would refuse the key (1 KB)
-    scope, key = email_key(realm_id, email)
-    claim = UniqueName.get_or_none(scope, key)
-    return None if claim is None else User.get_or_none(realm_id, claim.target_id)
 
 
 def access_user_by_id(caller: Principal, user_id: int, *, allow_deactivated: bool = True,
@@ -29,7 +20,3 @@ def access_user_by_id(caller: Principal, user_id: int, *, allow_deactivated: boo
             not allow_bots and user.is_bot):
         raise ApiError("No such user")
     return user
-
-
-# RFC 5321's limit, in bytes; it also keeps the email claim's key under DynamoDB's 1 KB.
-MAX_EMAIL_BYTES = 254

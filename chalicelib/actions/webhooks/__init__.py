@@ -1,1 +1,0 @@
-"""Outgoing webhooks: which bots a message triggers, and delivering to them."""

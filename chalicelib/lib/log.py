@@ -1,6 +1,0 @@
-"""The structured logger shared by every handler (metrics: lib/metrics.py)."""
-from __future__ import annotations
-
-from aws_lambda_powertools import Logger
-
-logger = Logger(service="teamchat")

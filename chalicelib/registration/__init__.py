@@ -1,0 +1,1 @@
+"""POST /register: the event queue and its initial state (state/, one module per part)."""

@@ -1,0 +1,171 @@
+"""The initial state POST /register returns: which builder (registration/state/) serves which
+fetch types, and the shape they compose. Unknown fetch types are ignored, as the
+reference ignores them, so one client serves servers of several versions."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
+from chalicelib.core.principal import Principal
+from chalicelib.models.users import User
+from chalicelib.registration.state.channels import (
+    DefaultStreamsState,
+    StreamState,
+    SubscriptionState,
+    default_streams_state,
+    stream_state,
+    subscription_state,
+)
+from chalicelib.registration.state.context import PresenceOptions, StateContext
+from chalicelib.registration.state.navigation import (
+    NavigationViewsState,
+    user_navigation_views_state,
+)
+from chalicelib.registration.state.organization import (
+    ChannelFoldersState,
+    CustomProfileFieldsState,
+    RealmEmojiState,
+    RealmPlaygroundsState,
+    RealmUserGroupsState,
+    channel_folders_state,
+    custom_profile_fields_state,
+    realm_emoji_state,
+    realm_playgrounds_state,
+    realm_user_groups_state,
+)
+from chalicelib.registration.state.personal import (
+    AlertWordsState,
+    DraftsState,
+    MutedTopicsState,
+    MutedUsersState,
+    SavedSnippetsState,
+    ScheduledMessagesState,
+    UserStatusState,
+    UserTopicState,
+    alert_words_state,
+    drafts_state,
+    muted_users_state,
+    saved_snippets_state,
+    scheduled_messages_state,
+    user_status_state,
+    user_topic_state,
+)
+from chalicelib.registration.state.presence import PresenceState, presence_state
+from chalicelib.registration.state.read_state import (
+    MessageState,
+    RecentPrivateConversationsState,
+    StarredMessagesState,
+    UnreadMsgsState,
+    message_state,
+    recent_private_conversations_state,
+    starred_messages_state,
+    unread_msgs_state,
+)
+from chalicelib.registration.state.realm import RealmState, realm_state
+from chalicelib.registration.state.realm_config import (
+    RealmFiltersState,
+    RealmLinkifiersState,
+    RealmUserSettingsDefaultsState,
+    realm_filters_state,
+    realm_linkifiers_state,
+    user_settings_defaults_state,
+)
+from chalicelib.registration.state.server import ServerState, server_state
+from chalicelib.registration.state.settings import (
+    LegacyDisplaySettingsState,
+    LegacyNotificationSettingsState,
+    UserSettingsState,
+    legacy_settings_state,
+    user_settings_state,
+)
+from chalicelib.registration.state.users import (
+    RealmBotState,
+    RealmUserState,
+    realm_bot_state,
+    realm_user_state,
+)
+
+
+class InitialState(
+    RealmUserState, RealmBotState, UserSettingsState, LegacyDisplaySettingsState,
+    LegacyNotificationSettingsState, RealmState, ServerState, SubscriptionState,
+    StreamState, DefaultStreamsState, MessageState, UnreadMsgsState,
+    StarredMessagesState, RecentPrivateConversationsState, PresenceState,
+    AlertWordsState, MutedUsersState, UserStatusState, UserTopicState, MutedTopicsState,
+    SavedSnippetsState, ScheduledMessagesState, DraftsState, RealmEmojiState,
+    RealmPlaygroundsState, CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
+    RealmLinkifiersState, RealmFiltersState, RealmUserSettingsDefaultsState,
+    NavigationViewsState, total=False):
+    """Every key some fetch type brings; each part is present when its types are asked."""
+
+
+Builder = Callable[[StateContext], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Part:
+    """A builder, run when all of `all_of` are asked for, or any of `any_of`."""
+
+    build: Builder
+    all_of: tuple[str, ...] = ()
+    any_of: tuple[str, ...] = ()
+
+    def wanted(self, ctx: StateContext) -> bool:
+        return (all(ctx.wants(t) for t in self.all_of)
+                and (not self.any_of or any(ctx.wants(t) for t in self.any_of)))
+
+
+def _realm_and_server(ctx: StateContext) -> Mapping[str, Any]:
+    realm = realm_state(ctx)
+    return {**realm, **server_state(realm.get("realm_jitsi_server_url"))}
+
+
+PARTS: tuple[Part, ...] = (
+    Part(realm_user_state, ("realm_user",)),
+    Part(realm_bot_state, ("realm_bot",)),
+    Part(user_settings_state, ("user_settings",)),
+    Part(legacy_settings_state, any_of=("update_display_settings",
+                                        "update_global_notifications")),
+    Part(_realm_and_server, ("realm",)),
+    Part(subscription_state, ("subscription",)),
+    Part(stream_state, ("stream",)),
+    Part(default_streams_state, ("default_streams",)),
+    Part(message_state, ("message",)),
+    Part(unread_msgs_state, ("message", "update_message_flags")),
+    Part(starred_messages_state, ("starred_messages",)),
+    Part(recent_private_conversations_state, ("recent_private_conversations",)),
+    Part(presence_state, ("presence",)),
+    Part(alert_words_state, ("alert_words",)),
+    Part(muted_users_state, ("muted_users",)),
+    Part(user_status_state, ("user_status",)),
+    Part(user_topic_state, any_of=("user_topic", "muted_topics")),
+    Part(saved_snippets_state, ("saved_snippets",)),
+    Part(drafts_state, ("drafts",)),
+    Part(scheduled_messages_state, ("scheduled_messages",)),
+    Part(realm_emoji_state, ("realm_emoji",)),
+    Part(realm_playgrounds_state, ("realm_playgrounds",)),
+    Part(custom_profile_fields_state, ("custom_profile_fields",)),
+    Part(realm_user_groups_state, ("realm_user_groups",)),
+    # The event type is channel_folder; the state key's name is accepted as well.
+    Part(channel_folders_state, any_of=("channel_folder", "channel_folders")),
+    Part(realm_linkifiers_state, ("realm_linkifiers",)),
+    Part(realm_filters_state, ("realm_filters",)),
+    Part(user_settings_defaults_state, ("realm_user_settings_defaults",)),
+    Part(user_navigation_views_state, ("navigation_view",)),
+)
+
+
+def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
+                        capabilities: dict[str, Any], include_subscribers: IncludeSubscribers,
+                        presence: PresenceOptions | None = None,
+                        client_gravatar: bool = False) -> InitialState:
+    ctx = StateContext(caller, me, None if types is None else frozenset(types),
+                       capabilities, include_subscribers, presence or PresenceOptions(),
+                       client_gravatar)
+    state: dict[str, Any] = {}
+    for part in PARTS:
+        if part.wanted(ctx):
+            state.update(part.build(ctx))
+    return cast(InitialState, state)   # each part declares the keys it adds

@@ -1,0 +1,123 @@
+"""POST /register's people: the realm's users (`realm_user`), the caller's own record
+and permissions, the system bots, and the bots the caller administers (`realm_bot`)."""
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from chalicelib import config
+from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
+from chalicelib.actions.users.bots import RealmBotDict, administered_bots
+from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
+from chalicelib.actions.users.system_bots import is_system_bot
+from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
+from chalicelib.core.feature_levels import level_reached
+from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
+from chalicelib.models.realms import realm_setting
+from chalicelib.registration.state.context import StateContext
+from chalicelib.rules.avatars import for_client, gravatar_url
+
+# Avatars here always come from Gravatar (no uploads yet).
+AVATAR_SOURCE_GRAVATAR = "G"
+
+
+class RealmUserState(TypedDict, total=False):
+    """Present when `realm_user` is among the fetch types (then every key is)."""
+
+    realm_users: list[UserDict]
+    realm_non_active_users: list[UserDict]
+    # The server's own bots (notification and welcome bots), each with is_system_bot.
+    cross_realm_bots: list[dict[str, Any]]
+    user_id: int
+    email: str
+    delivery_email: str
+    full_name: str
+    avatar_source: str
+    avatar_url: str
+    avatar_url_medium: str
+    is_admin: bool
+    is_owner: bool
+    is_moderator: bool
+    is_guest: bool
+    can_create_streams: bool
+    can_create_public_streams: bool
+    can_create_private_streams: bool
+    can_create_web_public_streams: bool
+    can_subscribe_other_users: bool
+    can_invite_others_to_realm: bool
+
+
+class RealmBotState(TypedDict, total=False):
+    """Present when `realm_bot` is among the fetch types."""
+
+    realm_bots: list[RealmBotDict]
+
+
+def realm_user_state(ctx: StateContext) -> RealmUserState:
+    """The users (one Query of the realm's users, shared with the other builders), the
+    caller's record (already read) and permissions (the realm's item, read once)."""
+    system_bots = [u for u in ctx.users if is_system_bot(u)]
+    others = [u for u in ctx.users if not is_system_bot(u)]
+    users = realm_user_dicts(others, ctx.access,
+                             omit_inaccessible=ctx.capable("user_list_incomplete"))
+    if ctx.client_gravatar:   # the client computes Gravatar URLs itself: null here
+        for user in users:
+            if user["avatar_url"] != INACCESSIBLE_AVATAR_URL:
+                user["avatar_url"] = for_client(user["avatar_url"], True)
+    me = ctx.me
+    state: RealmUserState = {
+        # "Unknown user" placeholders are active: the reference lists them in realm_users.
+        "realm_users": [u for u in users if u["is_active"]],
+        "realm_non_active_users": [u for u in users if not u["is_active"]],
+        "cross_realm_bots": [{**user_api_dict(bot), "is_system_bot": True}
+                             for bot in system_bots],
+        "user_id": int(me.user_id),
+        "email": me.email,
+        "delivery_email": me.delivery_email,
+        "full_name": me.full_name,
+        "avatar_source": AVATAR_SOURCE_GRAVATAR,
+        "avatar_url": gravatar_url(me.delivery_email, me.avatar_version),
+        "avatar_url_medium": gravatar_url(me.delivery_email, me.avatar_version, medium=True),
+        "is_admin": ctx.caller.is_admin,
+        "is_owner": me.role == ROLE_OWNER,
+        "is_moderator": is_moderator(me.role),
+        "is_guest": ctx.caller.is_guest,
+    }
+    state.update(_permissions(ctx))
+    return state
+
+
+def is_moderator(role: int) -> bool:
+    """The reference's is_moderator: the moderator role alone until level 380, which made
+    it true for administrators and owners too (as is_admin is for owners)."""
+    return role <= ROLE_MODERATOR if level_reached(380) else role == ROLE_MODERATOR
+
+
+def _permissions(ctx: StateContext) -> RealmUserState:
+    """What the caller may do, by the realm's group settings, as the actions decide it.
+    System groups follow from the role; user groups cost a BatchGet per nesting level."""
+    caller, realm = ctx.caller, ctx.realm
+
+    def holds(setting: str) -> bool:
+        return caller_has_realm_permission(realm, caller.user_id, caller.role, setting)
+
+    public = holds("can_create_public_channel_group")
+    private = holds("can_create_private_channel_group")
+    web_public = (config.web_public_streams_enabled()
+                  and bool(realm_setting(realm, "enable_spectator_access"))
+                  and holds("can_create_web_public_channel_group"))
+    human = not caller.is_guest and not caller.is_bot
+    return {
+        "can_create_streams": public or private or web_public,
+        "can_create_public_streams": public,
+        "can_create_private_streams": private,
+        "can_create_web_public_streams": web_public,
+        "can_subscribe_other_users": not caller.is_guest and (
+            caller.is_admin or holds("can_add_subscribers_group")),
+        "can_invite_others_to_realm": human and holds("can_invite_users_group"),
+    }
+
+
+def realm_bot_state(ctx: StateContext) -> RealmBotState:
+    # Administrators see every bot: the realm's users, read once for all builders.
+    users = ctx.users if ctx.caller.is_admin else None
+    return {"realm_bots": administered_bots(ctx.caller, users)}

@@ -1,0 +1,109 @@
+"""The allowed values of personal settings (§4.2): choices, ranges, names, and the check
+of a value against them."""
+from __future__ import annotations
+
+from typing import Any, TypedDict
+from zoneinfo import available_timezones
+
+from chalicelib.core.errors import ApiError
+
+# Language codes the server offers, with their English names (user_settings events
+# carry the name as `language_name`).
+LANGUAGES: dict[str, str] = {
+    "ar": "Arabic", "be": "Belarusian", "bg": "Bulgarian", "bqi": "Bakhtiari",
+    "ca": "Catalan", "cs": "Czech", "cy": "Welsh", "da": "Danish", "de": "German",
+    "el": "Greek", "en": "English", "en_GB": "British English", "eo": "Esperanto",
+    "es": "Spanish", "fa": "Persian", "fi": "Finnish", "fr": "French", "gl": "Galician",
+    "gu": "Gujarati", "hi": "Hindi", "hu": "Hungarian", "id": "Indonesian", "it": "Italian",
+    "ja": "Japanese", "ko": "Korean", "lt": "Lithuanian", "lzh": "Classical Chinese",
+    "ml": "Malayalam", "mn": "Mongolian", "nl": "Dutch", "no": "Norwegian", "pl": "Polish",
+    "pt": "Portuguese", "pt_BR": "Brazilian Portuguese", "pt_PT": "European Portuguese",
+    "ro": "Romanian", "ru": "Russian", "si": "Sinhala", "sr": "Serbian", "sv": "Swedish",
+    "ta": "Tamil", "te": "Telugu", "tl": "Tagalog", "tr": "Turkish", "uk": "Ukrainian",
+    "vi": "Vietnamese", "zh_Hans": "Simplified Chinese", "zh_Hant": "Traditional Chinese",
+    "zh_TW": "Traditional Chinese (Taiwan)",
+}
+
+NOTIFICATION_SOUNDS = ["chime", "ding", "zulip", "none"]
+
+
+
+class EmojisetChoice(TypedDict):
+    key: str
+    text: str
+
+
+EMOJISET_CHOICES: list[EmojisetChoice] = [
+    {"key": "google", "text": "Google"},
+    {"key": "twitter", "text": "Twitter"},
+    {"key": "text", "text": "Plain text"},
+]
+
+
+def language_name(code: str) -> str:
+    return LANGUAGES.get(code, code)
+
+
+# Settings that take one of a few numbers (their meanings are in the reference).
+INT_CHOICES: dict[str, frozenset[int]] = {
+    "web_channel_default_view": frozenset({1, 2, 3, 4}),
+    "web_mark_read_on_scroll_policy": frozenset({1, 2, 3}),   # always, conversations, never
+    "color_scheme": frozenset({1, 2, 3}),
+    "demote_inactive_streams": frozenset({1, 2, 3}),
+    "user_list_style": frozenset({1, 2, 3}),
+    "web_stream_unreads_count_display_policy": frozenset({1, 2, 3}),
+    # all unread; DMs, mentions and followed topics; DMs and mentions; none
+    "desktop_icon_count_display": frozenset({1, 2, 3, 4}),
+    "realm_name_in_email_notifications_policy": frozenset({1, 2, 3}),  # auto, always, never
+    # topics the user participates in, sends to, starts; never
+    "automatically_follow_topics_policy": frozenset({1, 2, 3, 4}),
+    "automatically_unmute_topics_in_muted_streams_policy": frozenset({1, 2, 3, 4}),
+    # Real emails are shown to the whole organization here (no fake API emails, no
+    # per-viewer delivery_email), so "everyone" is the one value that tells the truth.
+    "email_address_visibility": frozenset({1}),
+}
+STR_CHOICES: dict[str, frozenset[str]] = {
+    "web_home_view": frozenset({"recent_topics", "inbox", "all_messages"}),
+    # Feature level 385. This server marks no resolved-topic notice read by itself, so
+    # the setting is kept and shown for clients rather than acted on.
+    "resolved_topic_notice_auto_read_policy": frozenset({"always", "except_followed", "never"}),
+    "emojiset": frozenset(choice["key"] for choice in EMOJISET_CHOICES),
+    "web_animate_image_previews": frozenset({"always", "on_hover", "never"}),
+}
+INT_RANGES: dict[str, tuple[int, int]] = {"web_font_size_px": (12, 24),
+                                          "web_line_height_percent": (100, 200)}
+
+
+MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
+
+
+def check_setting(name: str, value: Any) -> None:
+    """Raises for a value outside the setting's allowed values (types are checked earlier)."""
+    if name == "email_address_visibility" and value not in INT_CHOICES[name]:
+        raise ApiError("Invalid email_address_visibility: this server shows real email "
+                       "addresses to the whole organization, so only 1 (everyone) applies.")
+    if name in INT_CHOICES and value not in INT_CHOICES[name]:
+        raise ApiError(f"Invalid {name}")
+    if name in STR_CHOICES and value not in STR_CHOICES[name]:
+        raise ApiError(f"Invalid {name}")
+    if name in INT_RANGES and not INT_RANGES[name][0] <= value <= INT_RANGES[name][1]:
+        low, high = INT_RANGES[name]
+        raise ApiError(f"Invalid {name}: use a value from {low} to {high}")
+    if name == "email_notifications_batching_period_seconds" and not (
+            0 < value <= MAX_EMAIL_BATCHING_SECONDS):
+        raise ApiError(f"Invalid email batching period: {value} seconds")
+    if name == "default_language" and value not in LANGUAGES:
+        raise ApiError("Invalid default_language")
+    if name == "notification_sound" and value not in NOTIFICATION_SOUNDS:
+        raise ApiError(f"Invalid notification sound '{value}'")
+    if name == "timezone" and value != "" and value not in _timezones():
+        raise ApiError("Not a recognized time zone")
+
+
+_TIMEZONES: set[str] = set()
+
+
+def _timezones() -> set[str]:
+    if not _TIMEZONES:   # reading the zone database takes a while: once per process
+        _TIMEZONES.update(available_timezones())
+    return _TIMEZONES
