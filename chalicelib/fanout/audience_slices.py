@@ -36,9 +36,9 @@ from chalicelib.fanout.delivered_rows import delivery_mark
 from chalicelib.fanout.scope import BATCH_STEPS_ONLY, Bound, Scope
 from chalicelib.fanout.slices import SliceResponse, SliceRunner, slice_pool, slice_runner
 from chalicelib.models.channels import Stream, Subscription, stream_key
-from chalicelib.models.counters import Counter
 from chalicelib.models.events import Outbox
 from chalicelib.models.fanout_marks import FanoutMark
+from chalicelib.models.ids import realm_counter
 
 RANGE_KEY = "people"   # in a slice: a range of people and the batch's records
 
@@ -94,7 +94,7 @@ def _estimates(noted: list[_Noted]) -> list[tuple[int, _Noted]]:
         realm_id, audience = record.realm_id, record.audience
         if audience.get("realm"):
             if realm_id not in people:
-                counter = Counter.get_or_none(f"realm:{realm_id}")
+                counter = realm_counter(realm_id)
                 people[realm_id] = int(counter.user or 0) if counter else 0
             size = people[realm_id]
         else:
@@ -104,15 +104,15 @@ def _estimates(noted: list[_Noted]) -> list[tuple[int, _Noted]]:
     return sized
 
 
-def _id_span(record: _Noted) -> tuple[int, int]:
-    """The lowest and highest user id of the audience (for a realm: 1 to its counter)."""
+def _id_span(record: _Noted, size: int) -> tuple[int, int]:
+    """The lowest and highest user id of the audience (for a realm: 1 to its counter,
+    which is its `size` as _estimates read it)."""
     channels = _channel_ids(record.audience)
     if not channels and not record.audience.get("realm"):
         listed = [int(u) for u in record.audience.get("users") or ()]
         return (min(listed), max(listed)) if listed else (1, 1)
     if not channels:
-        counter = Counter.get_or_none(f"realm:{record.realm_id}")
-        return 1, max(1, int(counter.user or 1) if counter else 1)
+        return 1, max(1, size)
     key = stream_key(record.realm_id, channels[0])
     ends = [next(iter(Subscription.by_stream.query(key, limit=1, scan_index_forward=forward,
                                                    attributes_to_get=["user_id"])), None)
@@ -133,7 +133,7 @@ def plan_ranges(records: list[dict[str, Any]]) -> list[Scope] | None:
     if largest <= size:
         return None
     count = math.ceil(largest / size)
-    low, high = _id_span(record)
+    low, high = _id_span(record, largest)
     width = max(1, math.ceil((high - low + 1) / count))
     starts = [low + i * width for i in range(count) if low + i * width <= high]
     bounds: list[tuple[Bound, Bound]] = [

@@ -155,8 +155,8 @@ def get_stream(realm_id: int, stream_id: int) -> Stream | None:
 
 def subscriber_ids(realm_id: int, stream_id: int) -> list[int]:
     """The channel's active subscribers (one Query of the by_stream index, paged)."""
-    return [s.user_id for s in Subscription.by_stream.query(stream_key(realm_id, stream_id))
-            if s.active]
+    return [int(s.user_id) for s in Subscription.by_stream.query(
+        stream_key(realm_id, stream_id), attributes_to_get=["user_id", "active"]) if s.active]
 
 
 def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:

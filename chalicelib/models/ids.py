@@ -10,6 +10,11 @@ def realm_scope(realm_id: int) -> str:
     return f"realm:{realm_id}"
 
 
+def realm_counter(realm_id: int) -> Counter | None:
+    """The realm's counters as they stand (how many ids of each kind were handed out)."""
+    return Counter.get_or_none(realm_scope(realm_id))
+
+
 def allocate_ids(scope: str, kind: str, count: int = 1) -> range:
     """Reserves `count` consecutive ids of `kind`; ids are never reused."""
     attribute = getattr(Counter, kind)

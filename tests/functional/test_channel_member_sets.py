@@ -41,13 +41,13 @@ def unsubscribe(account, name: str, users) -> None:
 def index_reads(monkeypatch) -> list[int]:
     """The channels whose subscribers were read from the index."""
     read: list[int] = []
-    original = subscriber_reads._active_subscribers
+    original = subscriber_reads.subscriber_ids
 
     def recording(realm_id: int, stream_id: int) -> list[int]:
         read.append(stream_id)
         return original(realm_id, stream_id)
 
-    monkeypatch.setattr(subscriber_reads, "_active_subscribers", recording)
+    monkeypatch.setattr(subscriber_reads, "subscriber_ids", recording)
     return read
 
 

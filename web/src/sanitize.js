@@ -15,7 +15,7 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
     if (code) {
       try {
         node.textContent = String.fromCodePoint(...code[1].split('-').map((h) => parseInt(h, 16)));
-      } catch (RangeError) { /* not a code point: the :name: text stays */ }
+      } catch { /* not a code point: the :name: text stays */ }
     }
   }
   if (node.tagName === 'A') {

@@ -31,8 +31,7 @@ from chalicelib.models.channels import (
     stream_key,
     user_key,
 )
-from chalicelib.models.counters import Counter
-from chalicelib.models.ids import allocate_id
+from chalicelib.models.ids import allocate_id, realm_counter
 from chalicelib.models.realms import claim_name, get_realm, stream_name_key
 from chalicelib.models.users import User, get_user_by_email
 from chalicelib.rules.markdown import render_markdown
@@ -176,7 +175,7 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
         return set()
     first_visible = 0
     if not stream.history_public_to_subscribers:
-        counter = Counter.get_or_none(f"realm:{realm_id}")
+        counter = realm_counter(realm_id)
         first_visible = int(counter.message or 0) + 1 if counter else 1
     for start in range(0, len(new_users), USERS_PER_TRANSACTION):
         chunk = new_users[start:start + USERS_PER_TRANSACTION]

@@ -25,7 +25,7 @@ from chalicelib.models.channels import (
     stream_id_by_name,
     user_key,
 )
-from chalicelib.models.counters import Counter
+from chalicelib.models.ids import realm_counter
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
@@ -104,7 +104,7 @@ def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> s
         active = [u for u in pending if u.user_id in current]
         # What was sent until now was received: read before the removal, so a message
         # sent meanwhile is never counted as received when it was not.
-        counter = Counter.get_or_none(f"realm:{realm_id}") if active else None
+        counter = realm_counter(realm_id) if active else None
         last_sent = int(counter.message or 0) if counter is not None else 0
         for start in range(0, len(active), USERS_PER_TRANSACTION):
             chunk = active[start:start + USERS_PER_TRANSACTION]

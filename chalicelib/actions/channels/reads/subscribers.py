@@ -33,9 +33,8 @@ from chalicelib.core.principal import (
 from chalicelib.models.channels import (
     ChannelMembers,
     Stream,
-    Subscription,
     members_key,
-    stream_key,
+    subscriber_ids,
 )
 from chalicelib.models.presence import Presence
 from chalicelib.models.side_by_side import read_all, side_by_side
@@ -93,13 +92,8 @@ def _member_lists(realm_id: int, channels: dict[int, Stream]) -> dict[int, list[
              if s in sets and len(sets[s]) == channels[s].subscriber_count}
     rest = [s for s in channels if s not in lists]
     lists.update(zip(rest, side_by_side(
-        lambda stream_id: _active_subscribers(realm_id, stream_id), rest), strict=True))
+        lambda stream_id: subscriber_ids(realm_id, stream_id), rest), strict=True))
     return {s: lists[s] for s in channels}
-
-
-def _active_subscribers(realm_id: int, stream_id: int) -> list[int]:
-    return [int(s.user_id) for s in Subscription.by_stream.query(
-        stream_key(realm_id, stream_id), attributes_to_get=["user_id", "active"]) if s.active]
 
 
 def _bots_and_recently_active(realm_id: int) -> _Kept:
