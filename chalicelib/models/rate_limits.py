@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from pynamodb.attributes import TTLAttribute, UnicodeAttribute
@@ -157,6 +158,26 @@ def record_auth_failure(username: str, source_ip: str) -> None:
 
 
 TOO_MANY_FAILURES = "Too many failed authentication attempts; try again later."
+
+
+def record_key_failure(source_ip: str) -> None:
+    """Counts a wrong API key against its source address only: an API key is no guess at
+    a password, so it never counts toward the username's limit (else anyone who knows an
+    email could lock its owner's password login); RateLimitedError once over."""
+    verdict = hit(AUTH_FAILURES_BY_IP, subject_key(source_ip)) if source_ip else None
+    if verdict is not None and not verdict.allowed:
+        raise RateLimitedError(verdict, TOO_MANY_FAILURES)
+
+
+def check_password_attempt(username: str, attempt: Callable[[], bool]) -> bool:
+    """A password check of a logged-in user (PATCH /settings `old_password`) under the
+    username's login limit: refused while the window is full, a failure counted like a
+    failed login. The check's result; RateLimitedError when refused."""
+    check_login_allowed(username, "")
+    if attempt():
+        return True
+    record_auth_failure(username, "")
+    return False
 
 
 def _failure_subjects(username: str, source_ip: str) -> list[tuple[str, str]]:
