@@ -7,6 +7,8 @@ import random
 import socket
 from pathlib import Path
 
+from chalicelib.local_endpoint import LOCAL_CREDENTIAL
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PREFIX = "teamchat-local-"
 REGION = "us-east-1"
@@ -60,12 +62,14 @@ def state_dir() -> Path:
     return Path(os.environ.get("LOCAL_STATE_DIR", REPO_ROOT / ".local-state"))
 
 
-def configure(moto_url: str, prefix: str) -> None:
-    """Sets what the app, boto3 and PynamoDB read; must run before importing app.py."""
+def configure(moto_url: str, prefix: str, secret: str = LOCAL_CREDENTIAL) -> None:
+    """Sets what the app, boto3 and PynamoDB read; must run before importing app.py.
+    moto takes any credentials; the secret signs the links to stored files, which the
+    stack's server checks (infra/local/link_signatures.py)."""
     os.environ.update({
         "AWS_ENDPOINT_URL": moto_url,
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_ACCESS_KEY_ID": LOCAL_CREDENTIAL,
+        "AWS_SECRET_ACCESS_KEY": secret,
         "AWS_DEFAULT_REGION": REGION,
         "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
         "TABLE_PREFIX": prefix,
@@ -82,10 +86,13 @@ def configure(moto_url: str, prefix: str) -> None:
 
 
 def write_endpoint_file(moto_url: str, prefix: str, api_url: str) -> Path:
-    """Lets `python -m chalicelib.admin` find the running stack without flags."""
+    """Lets `python -m chalicelib.admin` find the running stack without flags (and sign
+    links as the stack does)."""
     path = state_dir() / "endpoint.json"
     path.write_text(json.dumps({"aws_endpoint_url": moto_url, "table_prefix": prefix,
-                                "region": REGION, "api_url": api_url}))
+                                "region": REGION, "api_url": api_url,
+                                "aws_secret_access_key": os.environ["AWS_SECRET_ACCESS_KEY"]}))
+    path.chmod(0o600)
     return path
 
 
