@@ -22,7 +22,7 @@ os.environ.update({
     # lower them (tests/functional/test_rate_limits.py). Production has the defaults.
     "RATE_LIMITS": "api_by_user=1000000/60,auth_failures_by_username=1000000/1800,"
                    "auth_failures_by_ip=1000000/1800,"
-                   "emails_by_recipient=1000000/86400",
+                   "emails_by_recipient=1000000/86400,channels_by_user=1000000/3600",
 })
 for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",
               "AWS_PROFILE"):

@@ -12,7 +12,7 @@ from typing import Any
 from chalicelib.core.errors import WrongApiKeyError
 from chalicelib.core.principal import Principal
 from chalicelib.http.auth import authenticate
-from chalicelib.models.rate_limits import hit, record_key_failure
+from chalicelib.models.rate_limits import hit, record_key_failure, user_subject
 from chalicelib.rules.rate_limits import API_BY_USER, RateLimitedError
 
 
@@ -32,10 +32,6 @@ def authenticate_limited(header: str | None, ip: str) -> Principal:
     except WrongApiKeyError:
         record_key_failure(ip)
         raise
-
-
-def user_subject(realm_id: int, user_id: int) -> str:
-    return f"{realm_id}:{user_id}"
 
 
 def limit_request(caller: Principal, rule: str | None = None) -> dict[str, str]:
