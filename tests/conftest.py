@@ -24,6 +24,10 @@ os.environ.update({
                    "auth_failures_by_ip=1000000/1800,"
                    "emails_by_recipient=1000000/86400,channels_by_user=1000000/3600",
 })
+# The chalice test client applies the dev stage's environment inside requests, whose
+# AWS_CONFIG_FILE names the running `make run`'s moto (.local-state/aws-config, for the
+# bare `chalice local`): a test must never reach it, whatever runs beside the tests.
+os.environ["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"] = "true"
 for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",
               "AWS_PROFILE"):
     os.environ.pop(_name, None)

@@ -87,14 +87,40 @@ def configure(moto_url: str, prefix: str, secret: str = LOCAL_CREDENTIAL) -> Non
 
 def write_endpoint_file(moto_url: str, prefix: str, api_url: str) -> Path:
     """Lets `python -m chalicelib.admin` find the running stack without flags (and sign
-    links as the stack does)."""
+    links as the stack does); and the bare `chalice local`, whose stage points botocore
+    at the AWS configuration file written beside it (`aws_config_file`)."""
+    secret = os.environ["AWS_SECRET_ACCESS_KEY"]
     path = state_dir() / "endpoint.json"
     path.write_text(json.dumps({"aws_endpoint_url": moto_url, "table_prefix": prefix,
                                 "region": REGION, "api_url": api_url,
-                                "aws_secret_access_key": os.environ["AWS_SECRET_ACCESS_KEY"]}))
+                                "aws_secret_access_key": secret}))
     path.chmod(0o600)
+    aws_config = state_dir() / AWS_CONFIG_FILE
+    aws_config.write_text(aws_config_file(moto_url, secret))
+    aws_config.chmod(0o600)
     return path
 
 
 def remove_endpoint_file() -> None:
     (state_dir() / "endpoint.json").unlink(missing_ok=True)
+    (state_dir() / AWS_CONFIG_FILE).unlink(missing_ok=True)
+
+
+# `.chalice/config.json` names it (relative to the repository, where `chalice local` runs)
+# as the dev stage's AWS_CONFIG_FILE: only a process that reads that stage's environment
+# and has no endpoint of its own (the bare `chalice local`) is pointed at the stack.
+AWS_CONFIG_FILE = "aws-config"
+
+
+def aws_config_file(moto_url: str, secret: str) -> str:
+    """An AWS configuration file (botocore reads it) for the stack's moto."""
+    return "\n".join([
+        "# Written by `make run` (infra/local/environment.py) for `chalice local`;",
+        "# removed when the stack stops. Names the local stack's moto, not AWS.",
+        "[default]",
+        f"region = {REGION}",
+        f"endpoint_url = {moto_url}",
+        f"aws_access_key_id = {LOCAL_CREDENTIAL}",
+        f"aws_secret_access_key = {secret}",
+        "account_id_endpoint_mode = disabled",
+        ""])
