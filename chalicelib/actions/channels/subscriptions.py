@@ -49,7 +49,7 @@ USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the 
 # At most this many channels and subscriptions (channels times users) a request, as
 # unsubscribing (actions/channels/unsubscribe.py): each channel is written on its own.
 MAX_CHANNELS_PER_REQUEST = 100
-MAX_SUBSCRIPTIONS_PER_REQUEST = 5000
+MAX_SUBSCRIPTIONS_PER_REQUEST = 1000
 MAX_READ_AHEAD = 100   # keys of one batched read (BatchGetItem's limit)
 
 
