@@ -36,12 +36,16 @@ LOCAL_CREDENTIAL = "local"   # what the local stack's moto is given for any cred
 
 
 def use_stack(endpoint: dict[str, Any]) -> None:
-    """Points boto3 and the models at the stack's moto (before any model is imported)."""
+    """Points boto3 and the models at the stack's moto (before any model is imported),
+    and links to stored files at the stack's server, signed with its secret as the stack
+    signs them (infra/local/object_links.py checks them)."""
     os.environ.update({
         "AWS_ENDPOINT_URL": endpoint["aws_endpoint_url"],
         "TABLE_PREFIX": endpoint["table_prefix"],
         "AWS_DEFAULT_REGION": endpoint["region"],
         # moto takes any credentials; these name no AWS account.
-        "AWS_ACCESS_KEY_ID": LOCAL_CREDENTIAL, "AWS_SECRET_ACCESS_KEY": LOCAL_CREDENTIAL,
+        "AWS_ACCESS_KEY_ID": LOCAL_CREDENTIAL,
+        "AWS_SECRET_ACCESS_KEY": endpoint.get("aws_secret_access_key", LOCAL_CREDENTIAL),
         "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+        "S3_LINK_ENDPOINT_URL": endpoint["api_url"],
     })

@@ -22,8 +22,12 @@ os.environ.update({
     # lower them (tests/functional/test_rate_limits.py). Production has the defaults.
     "RATE_LIMITS": "api_by_user=1000000/60,auth_failures_by_username=1000000/1800,"
                    "auth_failures_by_ip=1000000/1800,"
-                   "emails_by_recipient=1000000/86400",
+                   "emails_by_recipient=1000000/86400,channels_by_user=1000000/3600",
 })
+# The chalice test client applies the dev stage's environment inside requests, whose
+# AWS_CONFIG_FILE names the running `make run`'s moto (.local-state/aws-config, for the
+# bare `chalice local`): a test must never reach it, whatever runs beside the tests.
+os.environ["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"] = "true"
 for _name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS",
               "AWS_PROFILE"):
     os.environ.pop(_name, None)

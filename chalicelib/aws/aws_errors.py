@@ -15,6 +15,7 @@ from botocore.exceptions import (
     ConnectionClosedError,
     ConnectTimeoutError,
     EndpointConnectionError,
+    NoCredentialsError,
     ReadTimeoutError,
 )
 
@@ -61,6 +62,11 @@ def is_transient(error: BaseException) -> bool:
             if response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
                 return True
     return False
+
+
+def is_missing_credentials(error: BaseException) -> bool:
+    """Whether botocore found no credentials at all (nothing was sent)."""
+    return any(isinstance(cause, NoCredentialsError) for cause in _causes(error))
 
 
 def retrying_transient(step: Callable[[], T], attempts: int = 3,

@@ -154,6 +154,19 @@ class ServiceBusyError(ApiError):
         self.extra["retry-after"] = retry_after
 
 
+class NoBackendError(ApiError):
+    """The server has no AWS credentials at all, so no request can reach its data: a
+    configuration, not a bug (a Lambda always has its role's)."""
+
+    code: ErrorCode = ErrorCode.INTERNAL_SERVER_ERROR
+    http_status = 503
+
+    def __init__(self) -> None:
+        super().__init__("This server has no AWS credentials, so it cannot reach its data. "
+                         "Developing locally? Start the local stack first (make run): "
+                         "`chalice local` in the repository then uses it.")
+
+
 class InternalServerError(ApiError):
     """A bug: the request failed for a reason the API does not describe (logged)."""
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class UploadedFile:
-    """One uploaded file: its name, declared type and bytes."""
+    """One uploaded file: its name, declared type (the part's Content-Type as sent, ""
+    without one) and bytes."""
 
     filename: str
     content_type: str

@@ -1,4 +1,5 @@
-"""Request logging, and Chalice's own errors rewritten into the API's envelope."""
+"""Request logging, Chalice's own errors rewritten into the API's envelope, and the
+headers every answer carries."""
 from __future__ import annotations
 
 import json
@@ -49,6 +50,9 @@ def register_middleware(app: Chalice) -> None:
         if response.status_code == 401:
             _no_browser_dialog(event, response)
         response = fitted(response, event.headers)
+        # No answer is ever to be read as another type than it declares (an error's
+        # JSON quoting a client's text as HTML, say).
+        response.headers["X-Content-Type-Options"] = "nosniff"
         if response.status_code >= 500:   # every 5xx the API answers passes here
             metrics.count_server_error(response.status_code)
         logger.info("request", extra={"status": response.status_code,

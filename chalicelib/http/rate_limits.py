@@ -11,8 +11,8 @@ from typing import Any
 
 from chalicelib.core.errors import WrongApiKeyError
 from chalicelib.core.principal import Principal
-from chalicelib.http.auth import authenticate, parse_basic_auth
-from chalicelib.models.rate_limits import hit, record_auth_failure
+from chalicelib.http.auth import authenticate
+from chalicelib.models.rate_limits import hit, record_key_failure, user_subject
 from chalicelib.rules.rate_limits import API_BY_USER, RateLimitedError
 
 
@@ -26,16 +26,12 @@ def source_ip(context: Any) -> str:
 
 
 def authenticate_limited(header: str | None, ip: str) -> Principal:
-    """authenticate(), counting a wrong API key against its username and address."""
+    """authenticate(), counting a wrong API key against its source address (only)."""
     try:
         return authenticate(header)
     except WrongApiKeyError:
-        record_auth_failure(parse_basic_auth(header)[0], ip)
+        record_key_failure(ip)
         raise
-
-
-def user_subject(realm_id: int, user_id: int) -> str:
-    return f"{realm_id}:{user_id}"
 
 
 def limit_request(caller: Principal, rule: str | None = None) -> dict[str, str]:

@@ -68,7 +68,9 @@ def _multipart_params(content_type: str, body: bytes) -> dict[str, Any]:
             payload = b""
         filename = part.get_filename()
         if filename is not None:
-            params[name] = UploadedFile(filename, part.get_content_type(), payload)
+            # The header as sent ("" without one): get_content_type() would call a
+            # missing or unreadable type text/plain, which the browser then shows.
+            params[name] = UploadedFile(filename, str(part.get("Content-Type", "")), payload)
         else:
             params[name] = payload.decode("utf-8", errors="replace")
     return params

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from pynamodb.attributes import TTLAttribute, UnicodeAttribute
@@ -82,20 +83,26 @@ def rule_for(name: str, realm_id: int | None = None) -> Rule:
     return effective_rules(config.rate_limits(), realm)[name]
 
 
-def hit(name: str, subject: str, realm_id: int | None = None) -> Verdict | None:
-    """Counts one hit; the verdict, or None if the rule is off or the store failed (the
-    request goes through: a limiter fault must not take the API down)."""
+def hit(name: str, subject: str, realm_id: int | None = None, amount: int = 1
+        ) -> Verdict | None:
+    """Counts one hit (or `amount` at once, all or none); the verdict, or None if the rule
+    is off or the store failed (the request goes through: a limiter fault must not take
+    the API down)."""
     rule = rule_for(name, realm_id)
     if not rule.enabled:
         return None
     now = clock()
     item = RateCounter(bucket_key(name, subject, rule, now))
     verdict = Verdict(rule, rule.limit + 1, now)
+    if amount > rule.limit:   # more than a whole window allows: refused without a write
+        count_limit_hit(name)
+        return verdict
     expires = datetime.fromtimestamp(verdict.reset + EXPIRY_GRACE_SECONDS, UTC)
     try:
-        item.update(actions=[RateCounter.hits.add(1), RateCounter.expires_at.set(expires)],
+        item.update(actions=[RateCounter.hits.add(amount),
+                             RateCounter.expires_at.set(expires)],
                     condition=RateCounter.hits.does_not_exist()
-                    | (RateCounter.hits < rule.limit))
+                    | (RateCounter.hits <= rule.limit - amount))
     except PynamoDBException as error:
         if not is_write_condition_failure(error):
             logger.warning("rate limiter unavailable", extra={"rule": name,
@@ -159,11 +166,44 @@ def record_auth_failure(username: str, source_ip: str) -> None:
 TOO_MANY_FAILURES = "Too many failed authentication attempts; try again later."
 
 
+def record_key_failure(source_ip: str) -> None:
+    """Counts a wrong API key against its source address only: an API key is no guess at
+    a password, so it never counts toward the username's limit (else anyone who knows an
+    email could lock its owner's password login); RateLimitedError once over."""
+    verdict = hit(AUTH_FAILURES_BY_IP, subject_key(source_ip)) if source_ip else None
+    if verdict is not None and not verdict.allowed:
+        raise RateLimitedError(verdict, TOO_MANY_FAILURES)
+
+
+def check_password_attempt(username: str, attempt: Callable[[], bool]) -> bool:
+    """A password check of a logged-in user (PATCH /settings `old_password`) under the
+    username's login limit: refused while the window is full, a failure counted like a
+    failed login. The check's result; RateLimitedError when refused."""
+    check_login_allowed(username, "")
+    if attempt():
+        return True
+    record_auth_failure(username, "")
+    return False
+
+
 def _failure_subjects(username: str, source_ip: str) -> list[tuple[str, str]]:
     subjects = [(AUTH_FAILURES_BY_USERNAME, subject_key(username))]
     if source_ip:
         subjects.append((AUTH_FAILURES_BY_IP, subject_key(source_ip)))
     return subjects
+
+
+def user_subject(realm_id: int, user_id: int) -> str:
+    return f"{realm_id}:{user_id}"
+
+
+def take_allowance(name: str, realm_id: int, user_id: int, amount: int, what: str) -> None:
+    """Counts `amount` things a user makes (`what`: "new channels") against their rule
+    `name`, all or none; RateLimitedError, nothing counted, when they would pass it."""
+    verdict = hit(name, user_subject(realm_id, user_id), realm_id, amount)
+    if verdict is not None and not verdict.allowed:
+        raise RateLimitedError(verdict, f"Too many {what}: at most {verdict.rule.limit} "
+                               f"every {verdict.rule.window} seconds; try again later.")
 
 
 def check_email_allowed(to: str) -> None:

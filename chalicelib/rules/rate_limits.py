@@ -16,6 +16,7 @@ API_BY_USER = "api_by_user"
 AUTH_FAILURES_BY_USERNAME = "auth_failures_by_username"
 AUTH_FAILURES_BY_IP = "auth_failures_by_ip"
 EMAILS_BY_RECIPIENT = "emails_by_recipient"
+CHANNELS_BY_USER = "channels_by_user"
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ DEFAULT_RULES: dict[str, Rule] = {
     AUTH_FAILURES_BY_IP: Rule(50, 1800),
     # Emails to one address (invitations, resends, email-change links, notices).
     EMAILS_BY_RECIPIENT: Rule(10, 86400),
+    # Channels one member creates (counted per channel: subscribing creates many at once).
+    CHANNELS_BY_USER: Rule(100, 3600),
 }
 
 

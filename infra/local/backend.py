@@ -16,6 +16,7 @@ from typing import Any
 from infra.local import environment, fast_headers
 from infra.local.child import start_child, stop_child
 from infra.local.environment import free_port
+from infra.local.link_signatures import link_secret
 
 STOP_SECONDS = 120   # the most the database gets to write its final snapshot
 
@@ -58,7 +59,7 @@ def start_backend(prefix: str, progress: Callable[[str], None]) -> Backend:
     moto_port = int(os.environ.get("MOTO_PORT") or free_port())
     database, moto_url = start_child("infra.local.database", [str(state), str(moto_port)],
                                      progress)
-    environment.configure(moto_url, prefix)
+    environment.configure(moto_url, prefix, link_secret(state))
     progress(f"database process {database.pid}: moto on {moto_url}")
 
     from infra.resources import create_all

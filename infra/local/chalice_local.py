@@ -2,10 +2,12 @@
 
     .venv/bin/python -m infra.local.chalice_local [--port 8001] [--no-autoreload]
 
-Chalice's development server runs the HTTP routes only, with the stage's environment
-(`TABLE_PREFIX=teamchat-dev-`) and no backend. This entry (and nothing else: not
-Lambda, not the tests, not `chalice package`) calls these two functions around its
-import of the app, then serves the app with Chalice's own server:
+Chalice's development server runs the HTTP routes only, with the stage's environment.
+The bare `chalice local` finds a running `make run` through that environment alone (the
+AWS configuration file the stack writes, docs/development.md); this entry also works
+without one. It (and nothing else: not Lambda, not the tests, not `chalice package`)
+calls these two functions around its import of the app, then serves the app with
+Chalice's own server:
 
 - `configure()`, before any model is imported: when `.local-state/endpoint.json` (written
   by `make run`) names a stack that answers, boto3 and the models point at its moto, as

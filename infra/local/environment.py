@@ -7,6 +7,8 @@ import random
 import socket
 from pathlib import Path
 
+from chalicelib.local_endpoint import LOCAL_CREDENTIAL
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PREFIX = "teamchat-local-"
 REGION = "us-east-1"
@@ -60,12 +62,14 @@ def state_dir() -> Path:
     return Path(os.environ.get("LOCAL_STATE_DIR", REPO_ROOT / ".local-state"))
 
 
-def configure(moto_url: str, prefix: str) -> None:
-    """Sets what the app, boto3 and PynamoDB read; must run before importing app.py."""
+def configure(moto_url: str, prefix: str, secret: str = LOCAL_CREDENTIAL) -> None:
+    """Sets what the app, boto3 and PynamoDB read; must run before importing app.py.
+    moto takes any credentials; the secret signs the links to stored files, which the
+    stack's server checks (infra/local/link_signatures.py)."""
     os.environ.update({
         "AWS_ENDPOINT_URL": moto_url,
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_ACCESS_KEY_ID": LOCAL_CREDENTIAL,
+        "AWS_SECRET_ACCESS_KEY": secret,
         "AWS_DEFAULT_REGION": REGION,
         "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
         "TABLE_PREFIX": prefix,
@@ -82,12 +86,41 @@ def configure(moto_url: str, prefix: str) -> None:
 
 
 def write_endpoint_file(moto_url: str, prefix: str, api_url: str) -> Path:
-    """Lets `python -m chalicelib.admin` find the running stack without flags."""
+    """Lets `python -m chalicelib.admin` find the running stack without flags (and sign
+    links as the stack does); and the bare `chalice local`, whose stage points botocore
+    at the AWS configuration file written beside it (`aws_config_file`)."""
+    secret = os.environ["AWS_SECRET_ACCESS_KEY"]
     path = state_dir() / "endpoint.json"
     path.write_text(json.dumps({"aws_endpoint_url": moto_url, "table_prefix": prefix,
-                                "region": REGION, "api_url": api_url}))
+                                "region": REGION, "api_url": api_url,
+                                "aws_secret_access_key": secret}))
+    path.chmod(0o600)
+    aws_config = state_dir() / AWS_CONFIG_FILE
+    aws_config.write_text(aws_config_file(moto_url, secret))
+    aws_config.chmod(0o600)
     return path
 
 
 def remove_endpoint_file() -> None:
     (state_dir() / "endpoint.json").unlink(missing_ok=True)
+    (state_dir() / AWS_CONFIG_FILE).unlink(missing_ok=True)
+
+
+# `.chalice/config.json` names it (relative to the repository, where `chalice local` runs)
+# as the dev stage's AWS_CONFIG_FILE: only a process that reads that stage's environment
+# and has no endpoint of its own (the bare `chalice local`) is pointed at the stack.
+AWS_CONFIG_FILE = "aws-config"
+
+
+def aws_config_file(moto_url: str, secret: str) -> str:
+    """An AWS configuration file (botocore reads it) for the stack's moto."""
+    return "\n".join([
+        "# Written by `make run` (infra/local/environment.py) for `chalice local`;",
+        "# removed when the stack stops. Names the local stack's moto, not AWS.",
+        "[default]",
+        f"region = {REGION}",
+        f"endpoint_url = {moto_url}",
+        f"aws_access_key_id = {LOCAL_CREDENTIAL}",
+        f"aws_secret_access_key = {secret}",
+        "account_id_endpoint_mode = disabled",
+        ""])

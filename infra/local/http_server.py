@@ -38,6 +38,12 @@ class _RequestHandler(ChaliceRequestHandler):
             return
         super()._send_error_response(error)
 
+    def _send_http_response(self, code: int, headers: Any, body: Any) -> None:
+        # The app's answers say nosniff themselves (http/middleware.py); the gateway's
+        # own (an unknown path, a body too large) do as API Gateway's do on AWS.
+        super()._send_http_response(code, {**headers, "X-Content-Type-Options": "nosniff"},
+                                    body)
+
     def _generic_handle(self) -> None:
         if object_links.serves(self.command, self.path):
             object_links.forward(self)   # a link to a stored file (an export, an upload)

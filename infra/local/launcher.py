@@ -19,7 +19,9 @@ from infra.local.environment import REPO_ROOT, free_port
 
 # Variables that would point the child at something other than its own moto backend.
 _INHERITED_AWS = ("AWS_ENDPOINT_URL", "TABLE_PREFIX", "AWS_ACCESS_KEY_ID",
-                  "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE")
+                  "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+                  "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
+                  "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
 
 
 def clean_environment(**extra: str) -> dict[str, str]:

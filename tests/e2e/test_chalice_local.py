@@ -1,6 +1,8 @@
-"""chalice local in the repository (`python -m infra.local.chalice_local`) serves the API
-against the local stack's backend: a running `make run`'s, or the embedded one it starts
-when none runs."""
+"""chalice local in the repository serves the API against the local stack's backend. Its
+entry (`python -m infra.local.chalice_local`): a running `make run`'s, or the embedded
+one it starts when none runs. The bare `chalice local`: a running `make run`'s, through
+the AWS configuration file the stack writes for the dev stage, or an answer that says
+what to run."""
 from __future__ import annotations
 
 import json
@@ -20,12 +22,23 @@ from tests.e2e.conftest import REPO_ROOT
 
 
 @contextmanager
-def chalice_local(state_dir: Path, log: Path) -> Iterator[str]:
+def chalice_local(state_dir: Path, log: Path, *, bare: bool = False) -> Iterator[str]:
     port = free_port()
+    command = [sys.executable, "-m", "infra.local.chalice_local"]
+    cwd = REPO_ROOT
+    if bare:
+        # `chalice local` as typed in the repository, in a copy of it made of links whose
+        # .local-state is the test stack's (the stage names .local-state/aws-config).
+        cwd = log.parent / "project"
+        cwd.mkdir(exist_ok=True)
+        for name in ("app.py", "chalicelib", ".chalice"):
+            (cwd / name).symlink_to(REPO_ROOT / name)
+        if state_dir.exists():
+            (cwd / ".local-state").symlink_to(state_dir)
+        command = [sys.executable, "-c", "from chalice.cli import main; main()", "local"]
     with open(log, "a") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "infra.local.chalice_local", "--no-autoreload",
-             "--port", str(port)], cwd=REPO_ROOT,
+            [*command, "--no-autoreload", "--port", str(port)], cwd=cwd,
             env=clean_environment(LOCAL_STATE_DIR=str(state_dir)), stdout=output,
             stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
@@ -90,3 +103,21 @@ def test_chalice_local_starts_the_embedded_backend(tmp_path: Path):
         response = requests.get(f"{url}/api/v1/messages/{message_id}", timeout=10,
                                 auth=(member["email"], member["api_key"]))
         assert response.status_code == 200, response.text
+
+
+def test_the_bare_chalice_local_uses_the_running_stack(local_stack, tmp_path: Path):
+    member = local_stack.accounts()["member"]
+    with chalice_local(local_stack.state_dir, tmp_path / "chalice.log", bare=True) as url:
+        message_id = roundtrip(url, member)
+    auth = (member["email"], member["api_key"])
+    response = requests.get(f"{local_stack.url}/api/v1/messages/{message_id}", auth=auth,
+                            timeout=10)
+    assert response.status_code == 200
+
+
+def test_the_bare_chalice_local_without_a_stack_says_what_to_run(tmp_path: Path):
+    with chalice_local(tmp_path / "no-stack", tmp_path / "chalice.log", bare=True) as url:
+        answer = requests.get(f"{url}/api/v1/users/me", timeout=10,
+                              auth=("someone@example.com", "x" * 32))
+    assert answer.status_code == 503, answer.text
+    assert "make run" in answer.json()["msg"] and "credentials" in answer.json()["msg"]

@@ -1,6 +1,6 @@
 """Organization exports on the local stack (issue 39): the link of a finished export gives
 the file to whoever follows it, on the stack's own address (the local object store's
-port changes at every start), and keeps working after a restart."""
+port changes at every start), and keeps working after a restart (an upload's link too)."""
 from __future__ import annotations
 
 import time
@@ -10,6 +10,7 @@ import requests
 
 from infra.local.environment import free_port
 from tests.e2e.conftest import LocalStack, start_stack
+from tests.e2e.test_local_storage import assert_served_as_download, upload_link
 
 
 def finished_export_url(stack: LocalStack) -> str:
@@ -58,11 +59,15 @@ def test_an_exports_link_outlives_a_restart(tmp_path):
     port = free_port()
     first = start_stack(state, port=port)
     url = finished_export_url(first)
+    upload = upload_link(first)   # and an upload's (its link lives 60 s)
     first.stop()
     # WHEN the stack starts again (its object store on another port)
     second = start_stack(state, port=port)
     try:
-        # THEN the link given out before still gives the file
+        # THEN the links given out before still give the files (the stack signs with a
+        # secret it keeps), and an altered one still does not
         assert_gives_the_archive(url)
+        assert_served_as_download(upload)
+        assert requests.get(upload[:-4] + "0000", timeout=10).status_code == 403
     finally:
         second.stop()

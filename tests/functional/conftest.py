@@ -151,12 +151,16 @@ class Account:
     def delete(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
         return self.call("DELETE", path, params)
 
+    def put(self, path: str, params: dict[str, Any] | None = None) -> ApiResponse:
+        return self.call("PUT", path, params)
+
     def upload(self, files: list[tuple[str, str, bytes]],
-               path: str = "/user_uploads") -> ApiResponse:
-        """POST `path` as multipart/form-data; files are (field, filename, bytes)."""
+               path: str = "/user_uploads", content_type: str = "text/plain") -> ApiResponse:
+        """POST `path` as multipart/form-data; files are (field, filename, bytes), each
+        declared as `content_type`."""
         boundary = "teamchat-test-boundary"
         parts = [(f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
-                  f'filename="{name}"\r\nContent-Type: text/plain\r\n\r\n').encode()
+                  f'filename="{name}"\r\nContent-Type: {content_type}\r\n\r\n').encode()
                  + data + b"\r\n" for field, name, data in files]
         body = b"".join(parts) + f"--{boundary}--\r\n".encode()
         response = self.client.http.request(

@@ -35,7 +35,7 @@ SERVICE_SIDE = {"OwnLogs", "Traces", "EventSource", "FailureDestination", "DataK
                 "RestoredTables"}
 # Inside chalice.test.Client requests the dev stage's TABLE_PREFIX applies to names read at
 # call time (wake queues, the webhook queue); models keep the tests' prefix.
-PREFIXES = ("teamchat-dev-",)
+PREFIXES = ("teamchat-local-",)
 TEST_PREFIX = "test-"
 
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.actions.channels.reads.channels import channel_already_exists
-from chalicelib.actions.channels.subscriptions import _create_stream, do_add_subscribers, principal_users
+from chalicelib.actions.channels.subscriptions import (
+    check_new_channels,
+    create_channel,
+    new_channel,
+    principal_users,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_id_by_name
@@ -26,10 +31,10 @@ def do_create_channel(caller: Principal, *, name: str, subscribers: list[int],
         raise ApiError("subscribers is not a list of user IDs.")
     # Unlike subscribing, an empty list subscribes nobody (not even the creator).
     users = principal_users(caller, subscribers) if subscribers else []
-    stream = _create_stream(caller, name, description, invite_only,
-                            bool(history_public_to_subscribers))
-    if stream.creator_id != caller.user_id or stream.name != name:
+    check_new_channels(caller, [description])
+    channel = new_channel(caller, name, description, invite_only,
+                          bool(history_public_to_subscribers))
+    stream, _ = create_channel(caller, channel, users)
+    if stream is not channel.stream:
         raise channel_already_exists(name)   # another request created it meanwhile
-    if users:
-        do_add_subscribers(caller.realm_id, stream, users)
     return {"id": stream.stream_id}

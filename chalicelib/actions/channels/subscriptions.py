@@ -1,15 +1,18 @@
 """Subscribing (creating channels on the way), unsubscribing, listing subscriptions."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import (
     StreamDict,
     SubscriptionDict,
     access_stream_by_id,
+    channel_access_reads,
     stream_api_dict,
     stream_create_event,
     subscription_api_dict,
@@ -31,14 +34,23 @@ from chalicelib.models.channels import (
     stream_key,
     user_key,
 )
-from chalicelib.models.ids import allocate_id, realm_counter
-from chalicelib.models.realms import claim_name, get_realm, stream_name_key
+from chalicelib.models.ids import allocate_id, allocate_ids, realm_counter, realm_scope
+from chalicelib.models.rate_limits import take_allowance
+from chalicelib.models.read_ahead import read_ahead
+from chalicelib.models.realms import Realm, claim_name, get_realm, stream_name_key
 from chalicelib.models.users import User, get_user_by_email
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
+from chalicelib.rules.rate_limits import CHANNELS_BY_USER
 from chalicelib.rules.timeutil import now_seconds
 
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event
+# (with a new channel: its name and its creation event besides)
+# At most this many channels and subscriptions (channels times users) a request, as
+# unsubscribing (actions/channels/unsubscribe.py): each channel is written on its own.
+MAX_CHANNELS_PER_REQUEST = 100
+MAX_SUBSCRIPTIONS_PER_REQUEST = 1000
+MAX_READ_AHEAD = 100   # keys of one batched read (BatchGetItem's limit)
 
 
 class SubscribeResult(TypedDict):
@@ -90,73 +102,126 @@ def principal_users(caller: Principal, principals: list[int] | list[str] | None)
     return users
 
 
-def _create_stream(caller: Principal, name: str, description: str, invite_only: bool,
-                   history_public: bool) -> Stream:
-    if caller.is_guest:
-        raise ApiError("Insufficient permission: guests cannot create channels.")
-    if len(description) > config.MAX_STREAM_DESCRIPTION_LENGTH:
-        raise ApiError("Channel description too long (limit: "
-                       f"{config.MAX_STREAM_DESCRIPTION_LENGTH} characters).")
-    stream = Stream(caller.realm_id, allocate_id(caller.realm_id, "stream"), name=name,
-                    description=description, rendered_description=render_markdown(description),
+@dataclass(frozen=True)
+class NewChannel:
+    """A channel a request creates, written in the transaction of its first subscribers
+    (do_add_subscribers): it never exists without them, so a request that failed after
+    it is finished by repeating it (a private channel its creator could not reach
+    otherwise)."""
+
+    stream: Stream
+    audience: Audience
+
+    def write(self, tx: TransactWrite, subscribers: int) -> None:
+        realm_id = self.stream.realm_id
+        # The event shows the channel as created, before anyone joined.
+        add_event(tx, realm_id, stream_create_event(self.stream), self.audience)
+        self.stream.subscriber_count = subscribers
+        tx.save(self.stream, condition=Stream.stream_id.does_not_exist())
+        claim_name(tx, stream_name_key(realm_id, self.stream.name), self.stream.stream_id)
+
+
+def new_channel(caller: Principal, name: str, description: str, invite_only: bool,
+                history_public: bool, stream_id: int | None = None) -> NewChannel:
+    """A channel to create (checked by plan_new_channels); nothing is written yet."""
+    stream = Stream(caller.realm_id, stream_id or allocate_id(caller.realm_id, "stream"),
+                    name=name, description=description,
+                    rendered_description=render_markdown(description),
                     invite_only=invite_only,
                     history_public_to_subscribers=history_public or not invite_only,
                     date_created=now_seconds(), creator_id=caller.user_id)
     audience: Audience = to_users([caller.user_id]) if invite_only else to_realm()
+    return NewChannel(stream, audience)
+
+
+def check_new_channels(caller: Principal, descriptions: list[str]) -> None:
+    """Whether the caller may create these channels now: before anything is written,
+    and counted against the caller's allowance (CHANNELS_BY_USER)."""
+    if caller.is_guest:
+        raise ApiError("Insufficient permission: guests cannot create channels.")
+    for description in descriptions:
+        if len(description) > config.MAX_STREAM_DESCRIPTION_LENGTH:
+            raise ApiError("Channel description too long (limit: "
+                           f"{config.MAX_STREAM_DESCRIPTION_LENGTH} characters).")
+    take_allowance(CHANNELS_BY_USER, caller.realm_id, caller.user_id, len(descriptions),
+                   "new channels")
+
+
+def create_channel(caller: Principal, channel: NewChannel, users: list[User]
+                   ) -> tuple[Stream, set[int]]:
+    """Creates the channel with these subscribers; if its name was taken meanwhile, the
+    channel of that name and nobody subscribed (the caller decides what follows)."""
     try:
-        with transaction() as tx:
-            tx.save(stream, condition=Stream.stream_id.does_not_exist())
-            claim_name(tx, stream_name_key(caller.realm_id, name), stream.stream_id)
-            add_event(tx, caller.realm_id, stream_create_event(stream), audience)
+        return channel.stream, do_add_subscribers(caller.realm_id, channel.stream, users,
+                                                  creating=channel)
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
-        existing = stream_id_by_name(caller.realm_id, name)  # created concurrently
+        existing = stream_id_by_name(caller.realm_id, channel.stream.name)
         found = get_stream(caller.realm_id, existing) if existing else None
         if found is None:
             raise
-        return found
-    return stream
+        return found, set()
+
+
+def check_subscription_count(channels: int, users: int) -> None:
+    """A request changes at most MAX_SUBSCRIPTIONS_PER_REQUEST subscriptions."""
+    if channels * users > MAX_SUBSCRIPTIONS_PER_REQUEST:
+        raise ApiError(f"Too many subscriptions: at most {MAX_SUBSCRIPTIONS_PER_REQUEST} "
+                       "(channels times users) at a time.")
+
+
+@dataclass
+class _Entry:
+    """One channel of a subscribe request, as planned before anything is written."""
+
+    name: str
+    description: str
+    stream: Stream | None = None          # an existing channel, once access is checked
+    creating: NewChannel | None = None    # a new one
 
 
 def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                     principals: list[int] | list[str] | None, invite_only: bool,
                     history_public_to_subscribers: bool | None,
                     authorization_errors_fatal: bool) -> SubscribeResult:
+    """Everything is read and checked first (names, access, permissions, the maxima and
+    the caller's allowance for new channels), so a refused request changes nothing;
+    then each channel is written in transactions complete on their own, so one that
+    fails part way is finished by sending it again (docs/rate-limits.md)."""
     if not subscriptions:
         raise ApiError("Nothing to do. Specify at least one channel.")
+    if len(subscriptions) > MAX_CHANNELS_PER_REQUEST:
+        raise ApiError(f"Too many channels: at most {MAX_CHANNELS_PER_REQUEST} at a time.")
+    entries = _entries(subscriptions)
     users = principal_users(caller, principals)
+    check_subscription_count(len(entries), len(users))
     subscribing_others = any(u.user_id != caller.user_id for u in users)
     realm = get_realm(caller.realm_id) if subscribing_others else None
-    streams: list[Stream] = []
-    unauthorized: list[str] = []
-    for entry in subscriptions:
-        if not isinstance(entry, dict) or "name" not in entry:
-            raise ApiError("Each subscription needs a 'name'.")
-        name = check_stream_name(entry["name"])
-        stream_id = stream_id_by_name(caller.realm_id, name)
-        if stream_id is None:
-            streams.append(_create_stream(caller, name, str(entry.get("description", "")),
-                                          invite_only, bool(history_public_to_subscribers)))
-            continue
-        try:
-            stream, subscription = access_stream_by_id(
-                caller, stream_id, require_content_access=not caller.is_admin)
-            if stream.is_archived:
-                raise ApiError("Channel is archived")
-        except ApiError:
-            if authorization_errors_fatal:
-                raise ApiError(f"Unable to access channel ({name}).") from None
-            unauthorized.append(name)
-            continue
-        if realm is not None and not can_add_subscribers(caller, stream,
-                                                         subscription is not None, realm):
-            raise ApiError(f"Insufficient permission to subscribe other users to '{name}'.")
-        streams.append(stream)
+    unauthorized = _plan(caller, entries, realm, authorization_errors_fatal)
+    new = [e for e in entries if e.stream is None and e.name not in unauthorized]
+    if new:
+        check_new_channels(caller, [e.description for e in new])
+        ids = allocate_ids(realm_scope(caller.realm_id), "stream", len(new))
+        for entry, stream_id in zip(new, ids, strict=True):
+            entry.creating = new_channel(caller, entry.name, entry.description, invite_only,
+                                         bool(history_public_to_subscribers), stream_id)
     subscribed: dict[str, list[str]] = {}
     already: dict[str, list[str]] = {}
-    for stream in streams:
-        added = do_add_subscribers(caller.realm_id, stream, users)
+    for entry in entries:
+        if entry.creating is not None:
+            stream, added = create_channel(caller, entry.creating, users)
+            if stream is not entry.creating.stream:   # created by another request meanwhile
+                try:
+                    stream = _accessible(caller, entry.name, stream.stream_id, realm)
+                except _Unauthorized:
+                    raise ApiError(f"Unable to access channel ({entry.name}).") from None
+                added = do_add_subscribers(caller.realm_id, stream, users)
+        elif entry.stream is not None:
+            stream = entry.stream
+            added = do_add_subscribers(caller.realm_id, stream, users)
+        else:
+            continue
         for user in users:
             target = subscribed if user.user_id in added else already
             target.setdefault(str(user.user_id), []).append(stream.name)
@@ -166,22 +231,83 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
     return result
 
 
-def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[int]:
-    """Subscribes the users not yet subscribed, in transactions that are each complete."""
-    current = {s.user_id: s for s in Subscription.batch_get(
+def _entries(subscriptions: list[dict[str, Any]]) -> list[_Entry]:
+    """The requested channels, checked and each once (names match case-insensitively)."""
+    entries: dict[str, _Entry] = {}
+    for entry in subscriptions:
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise ApiError("Each subscription needs a 'name'.")
+        name = check_stream_name(entry["name"])
+        entries.setdefault(name.lower(), _Entry(name, str(entry.get("description", ""))))
+    return list(entries.values())
+
+
+def _plan(caller: Principal, entries: list[_Entry], realm: Realm | None,
+          authorization_errors_fatal: bool) -> list[str]:
+    """Finds the existing channels and checks the caller's access to each (reads in
+    batches); the names the caller may not subscribe to, when that is not fatal."""
+    unauthorized: list[str] = []
+    for start in range(0, len(entries), MAX_READ_AHEAD):
+        block = entries[start:start + MAX_READ_AHEAD]
+        with read_ahead([r for e in block for r in channel_access_reads(caller, e.name)]):
+            ids = [stream_id_by_name(caller.realm_id, e.name) for e in block]
+        found = [(e, i) for e, i in zip(block, ids, strict=True) if i is not None]
+        per_channel = MAX_READ_AHEAD // 2   # the channel and the caller's subscription
+        for first in range(0, len(found), per_channel):
+            part = found[first:first + per_channel]
+            with read_ahead([r for _, i in part for r in channel_access_reads(caller, i)]):
+                for entry, stream_id in part:
+                    try:
+                        entry.stream = _accessible(caller, entry.name, stream_id, realm)
+                    except _Unauthorized:
+                        if authorization_errors_fatal:
+                            raise ApiError(f"Unable to access channel ({entry.name}).") \
+                                from None
+                        unauthorized.append(entry.name)
+    return unauthorized
+
+
+class _Unauthorized(Exception):
+    """The caller may not subscribe to this channel (answered as the request asks)."""
+
+
+def _accessible(caller: Principal, name: str, stream_id: int, realm: Realm | None) -> Stream:
+    """The channel, if the caller may subscribe to it (and others, given `realm`)."""
+    try:
+        stream, subscription = access_stream_by_id(
+            caller, stream_id, require_content_access=not caller.is_admin)
+    except ApiError:
+        raise _Unauthorized() from None
+    if stream.is_archived:
+        raise _Unauthorized()
+    if realm is not None and not can_add_subscribers(caller, stream,
+                                                     subscription is not None, realm):
+        raise ApiError(f"Insufficient permission to subscribe other users to '{name}'.")
+    return stream
+
+
+def do_add_subscribers(realm_id: int, stream: Stream, users: list[User],
+                       creating: NewChannel | None = None) -> set[int]:
+    """Subscribes the users not yet subscribed, in transactions that are each complete;
+    a channel being created (`creating`) is written with the first of them."""
+    current = {} if creating is not None else {s.user_id: s for s in Subscription.batch_get(
         [(user_key(realm_id, u.user_id), stream.stream_id) for u in users])}
     new_users = [u for u in users if u.user_id not in current or not current[u.user_id].active]
-    if not new_users:
+    if not new_users and creating is None:
         return set()
     first_visible = 0
     if not stream.history_public_to_subscribers:
         counter = realm_counter(realm_id)
         first_visible = int(counter.message or 0) + 1 if counter else 1
-    for start in range(0, len(new_users), USERS_PER_TRANSACTION):
+    counted = stream.subscriber_count
+    for start in range(0, max(len(new_users), 1), USERS_PER_TRANSACTION):
         chunk = new_users[start:start + USERS_PER_TRANSACTION]
         with transaction() as tx:
-            tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])
-            if stream.subscriber_count + start + len(chunk) <= MAX_MEMBER_SET:
+            if creating is not None and start == 0:
+                creating.write(tx, subscribers=len(chunk))
+            else:
+                tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])
+            if chunk and counted + start + len(chunk) <= MAX_MEMBER_SET:
                 tx.update(channel_members(realm_id, stream.stream_id), actions=[
                     ChannelMembers.user_ids.add({u.user_id for u in chunk})])
             for user in chunk:
@@ -197,11 +323,11 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
                                                "subscriptions": [
                                                    subscription_api_dict(stream, subscription)]}
                 add_event(tx, realm_id, added, to_users([user.user_id]))
-            peers = peer_audience(stream)
-            peer_add: SubscriptionPeerAddEvent = {"type": "subscription", "op": "peer_add",
-                                                  "stream_ids": [stream.stream_id],
-                                                  "user_ids": [u.user_id for u in chunk]}
-            add_event(tx, realm_id, peer_add, peers)
+            if chunk:
+                peer_add: SubscriptionPeerAddEvent = {
+                    "type": "subscription", "op": "peer_add", "stream_ids": [stream.stream_id],
+                    "user_ids": [u.user_id for u in chunk]}
+                add_event(tx, realm_id, peer_add, peer_audience(stream))
     return {u.user_id for u in new_users}
 
 

@@ -11,7 +11,11 @@ from typing import Literal, TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
-from chalicelib.actions.channels.subscriptions import peer_audience, principal_users
+from chalicelib.actions.channels.subscriptions import (
+    check_subscription_count,
+    peer_audience,
+    principal_users,
+)
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
@@ -64,6 +68,7 @@ def check_unsubscribe(caller: Principal, names: list[str],
     if len(names) > MAX_CHANNELS:
         raise ApiError(f"Too many channels: at most {MAX_CHANNELS} at a time.")
     users = principal_users(caller, principals)
+    check_subscription_count(len(names), len(users))
     others = [u for u in users if u.user_id != caller.user_id]
     streams: list[Stream] = []
     for name in dict.fromkeys(n.strip() for n in names):

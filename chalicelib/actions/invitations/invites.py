@@ -19,6 +19,7 @@ from chalicelib.actions.groups.members import can_add_members_to_group
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.groups.reads.user_groups import require_member_or_admin
 from chalicelib.actions.users.users import check_email
+from chalicelib.aws.aws_errors import is_transient
 from chalicelib.aws.email import send_email
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode, principal_error
@@ -51,10 +52,13 @@ NOT_GIVEN: Any = object()
 KEEP_AFTER_USE = timedelta(days=1)
 # Per transaction: an invitation and its key each, plus the daily counter and 2 events.
 INVITES_PER_TRANSACTION = (MAX_TRANSACTION_ITEMS - 3) // 2
+# As the reference's form ("up to 100 at a time"): bounded writes and emails per request.
+MAX_INVITEES_PER_REQUEST = 100
 SOME_SKIPPED = ("Some of those addresses are already using this organization, so we didn't "
                 "send them an invitation. We did send invitations to everyone else!")
 NONE_SENT = "We weren't able to invite anyone."
 EMAIL_NOT_SENT = "The invitation email could not be sent; resend it later."
+NOT_STORED = "Not invited: the server failed part way; invite this address again."
 DAILY_LIMIT = ("To protect users, an organization can send only a limited number of "
                "invitations per day. Because that limit was reached, no invitations were sent.")
 
@@ -329,6 +333,9 @@ def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> 
     if len(emails) > daily_invite_limit(realm):
         # Refused before the addresses are looked up, so a request's reads stay bounded.
         raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True)
+    if len(emails) > MAX_INVITEES_PER_REQUEST:
+        raise ApiError(f"Too many addresses: at most {MAX_INVITEES_PER_REQUEST} at a time. "
+                       "No invitations were sent.")
     checked = check_invite_terms(caller, realm, **terms)
     errors: list[list[Any]] = []
     for email, user in existing_accounts(caller.realm_id, emails).items():
@@ -336,40 +343,44 @@ def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> 
                        else "Account has been deactivated.", not user.is_active])
     skipped = {entry[0] for entry in errors}
     to_invite = [email for email in emails if email not in skipped]
-    sent = _create_and_send(caller, realm, inviter, checked, to_invite)
-    for email in to_invite:
-        if email not in sent:
-            errors.append([email, EMAIL_NOT_SENT, False])
+    stored, sent = _create_and_send(caller, realm, inviter, checked, to_invite)
+    errors += [[email, EMAIL_NOT_SENT if email in stored else NOT_STORED, False]
+               for email in to_invite if email not in sent]
     if errors:
         raise invitation_failed(SOME_SKIPPED if sent else NONE_SENT, errors, bool(sent))
     return {}
 
 
 def _create_and_send(caller: Principal, realm: Realm, inviter: User, terms: InviteTerms,
-                     emails: list[str]) -> set[str]:
-    """Stores the invitations (the first transaction also counts them against the daily
-    limit) and emails them; returns the addresses that were emailed."""
+                     emails: list[str]) -> tuple[set[str], set[str]]:
+    """Stores the invitations (the first transaction counts them against the daily limit;
+    a later one failing stops there) and emails those stored: the addresses of each."""
     if not emails:
-        return set()
+        return set(), set()
     ids = allocate_ids(realm_scope(caller.realm_id), "invite", len(emails))
     created = [new_invitation(caller.realm_id, invite_id, "email", caller.user_id, terms,
                               email=email)
                for invite_id, email in zip(ids, emails, strict=True)]
+    stored: list[tuple[Invitation, InvitationKey, str]] = []
     for start in range(0, len(created), INVITES_PER_TRANSACTION):
+        batch = created[start:start + INVITES_PER_TRANSACTION]
         try:
             with transaction() as tx:
                 if start == 0:
                     add_daily_count(tx, realm, len(created))
-                for invitation, key_record, _ in created[start:start + INVITES_PER_TRANSACTION]:
+                for invitation, key_record, _ in batch:
                     save_new(tx, invitation, key_record)
                 add_invites_changed(tx, caller.realm_id, caller.user_id, caller.is_admin)
         except TransactWriteError as error:
             if start == 0 and is_condition_failure(error):
-                raise invitation_failed(DAILY_LIMIT, [], False,
-                                        daily_limit_reached=True) from None
-            raise
-    return {invitation.email or "" for invitation, _, key in created
-            if send_invitation_email(realm, inviter.full_name, invitation, key)}
+                raise invitation_failed(DAILY_LIMIT, [], False, daily_limit_reached=True) from None
+            if start == 0 or not is_transient(error):
+                raise
+            break
+        stored.extend(batch)
+    return ({invitation.email or "" for invitation, _, _ in stored},
+            {invitation.email or "" for invitation, _, key in stored
+             if send_invitation_email(realm, inviter.full_name, invitation, key)})
 
 
 def do_create_multiuse_invite(caller: Principal, **terms: Any) -> InviteLinkResult:

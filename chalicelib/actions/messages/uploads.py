@@ -32,6 +32,7 @@ from chalicelib.models.channels import get_stream, get_subscription
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.messages import Message
 from chalicelib.models.uploads import Attachment
+from chalicelib.rules.file_types import UNKNOWN_TYPE, normalized_type, response_overrides
 from chalicelib.rules.timeutil import now_seconds
 
 
@@ -75,14 +76,14 @@ def do_upload_file(caller: Principal, files: list[UploadedFile]) -> UploadResult
         raise ApiError(f"File too large: the limit is {MAX_UPLOAD_MIB} MiB")
     used = check_upload_quota(caller.realm_id, len(upload.data))
     path_id = f"{caller.realm_id}/{secrets.token_hex(12)}/{sanitize_filename(upload.filename)}"
+    content_type = normalized_type(upload.content_type, upload.filename)
     aws_clients.s3().put_object(Bucket=config.upload_bucket(), Key=path_id, Body=upload.data,
-                     ContentType=upload.content_type or "application/octet-stream",
-                     Metadata={"owner-id": str(caller.user_id)})
+                                ContentType=content_type,
+                                Metadata={"owner-id": str(caller.user_id)})
     attachment = Attachment(
         caller.realm_id, path_id, attachment_id=allocate_id(caller.realm_id, "upload"),
         owner_id=caller.user_id, name=upload.filename.strip(), size=len(upload.data),
-        content_type=upload.content_type or "application/octet-stream",
-        create_time=now_seconds() * 1000)
+        content_type=content_type, create_time=now_seconds() * 1000)
     # The file, its space and the uploader's event in one transaction.
     with transaction() as tx:
         tx.save(attachment, condition=Attachment.path_id.does_not_exist())
@@ -94,15 +95,16 @@ def do_upload_file(caller: Principal, files: list[UploadedFile]) -> UploadResult
 
 
 def download_url(caller: Principal, path_id: str) -> str:
-    """A short-lived S3 URL for the file, if the caller may read it; else "not found"."""
+    """A short-lived S3 URL for the file, if the caller may read it; else "not found".
+    Served inline only if its type is on the short safe list, else as an attachment
+    (rules/file_types.py)."""
     in_realm = PATH_ID.fullmatch(path_id) is not None and \
         path_id.split("/", 1)[0] == str(caller.realm_id)
     attachment = Attachment.get_or_none(caller.realm_id, path_id) if in_realm else None
     if attachment is None or not _may_read(caller, attachment):
         raise ResourceNotFoundError("File not found")
-    name = path_id.rsplit("/", 1)[-1]
-    return aws_clients.presigned_get_url(
-        path_id, DOWNLOAD_URL_SECONDS, ResponseContentDisposition=f'inline; filename="{name}"')
+    return aws_clients.presigned_get_url(path_id, DOWNLOAD_URL_SECONDS, **response_overrides(
+        attachment.content_type or UNKNOWN_TYPE, path_id.rsplit("/", 1)[-1]))
 
 
 def _may_read(caller: Principal, attachment: Attachment) -> bool:

@@ -34,6 +34,7 @@ from chalicelib.models.realms import claim_name, release_name
 from chalicelib.rules.emoji import (
     is_builtin_emoji_name,
 )
+from chalicelib.rules.file_types import response_overrides
 
 MAX_EMOJI_FILE_SIZE_MIB = 5
 _NAME_CHARS = re.compile(r"[0-9a-z_-]+")
@@ -44,6 +45,8 @@ _IMAGE_SIGNATURES = (
     (b"GIF89a", "gif", "image/gif"),
     (b"\xff\xd8\xff", "jpg", "image/jpeg"),
 )
+_TYPE_OF_EXTENSION = {extension: content_type for _, extension, content_type
+                      in _IMAGE_SIGNATURES} | {"webp": "image/webp"}
 
 
 class RealmEmojiUpdateEvent(TypedDict):
@@ -159,4 +162,7 @@ def emoji_image_url(caller: Principal, realm_id: int, filename: str) -> str:
             if realm_id == caller.realm_id and stem.isdigit() else None)
     if item is None or item.path_id != f"{realm_id}/emoji/images/{filename}":
         raise ApiError("File not found", code=ErrorCode.NOT_FOUND, http_status=404)
-    return aws_clients.presigned_get_url(item.path_id, DOWNLOAD_URL_SECONDS)
+    # Its extension is that of the image type _image_type recognized in its bytes.
+    stored_type = _TYPE_OF_EXTENSION.get(filename.rsplit(".", 1)[-1], "")
+    return aws_clients.presigned_get_url(item.path_id, DOWNLOAD_URL_SECONDS,
+                                         **response_overrides(stored_type, filename))

@@ -25,11 +25,13 @@ from chalicelib.models.races import retry_lost_races
 from chalicelib.models.rate_limits import (
     check_email_allowed,
     check_login_allowed,
+    check_password_attempt,
     record_auth_failure,
 )
 from chalicelib.models.realms import email_key, get_realm, get_realm_by_subdomain, move_name
 from chalicelib.models.users import ApiKey, User, get_user_by_email, name_key
 from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password
+from chalicelib.rules.rate_limits import RateLimitedError
 from chalicelib.rules.secrets import hash_api_key, new_api_key, random_alphanumeric
 
 EMAIL_CHANGE_VALIDITY = timedelta(days=1)
@@ -45,7 +47,15 @@ def check_new_password(old_password: str | None, new_password: str | None,
         return
     if old_password is None:
         raise ApiError("Changing your password requires old_password.")
-    if not check_password(old_password, user.password_hash):
+    # Guesses count against the login's limit, as the reference's password check does
+    # (a 400, not a 429, as its settings page shows it).
+    try:
+        right = check_password_attempt(
+            user.delivery_email, lambda: check_password(old_password, user.password_hash))
+    except RateLimitedError as error:
+        raise ApiError(f"Too many wrong passwords; try again in "
+                       f"{error.extra['retry-after']} seconds.") from None
+    if not right:
         raise ApiError("Wrong password!")
     if not MIN_PASSWORD_LENGTH <= len(new_password) <= MAX_PASSWORD_LENGTH:
         raise ApiError(f"The new password must be {MIN_PASSWORD_LENGTH} to "
