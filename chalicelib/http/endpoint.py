@@ -62,7 +62,7 @@ class ApiBlueprint(Blueprint):
                                     *reads_with_caller(request.query_params or {})]
                     if key is not None]
                 try:
-                    with request_deadline(_seconds_left(request)), \
+                    with request_deadline(seconds_left(request)), \
                             read_ahead(ahead) if len(ahead) > 1 else nullcontext():
                         return respond(request, header, path_values)
                 except Exception as error:  # noqa: BLE001 - the read ahead failed: as below
@@ -107,7 +107,7 @@ class ApiBlueprint(Blueprint):
         return decorate
 
 
-def _seconds_left(request: Any) -> float:
+def seconds_left(request: Any) -> float:
     """The request's time: the configured budget, or less when the function has less
     left (a second kept to answer)."""
     budget = config.request_seconds()
