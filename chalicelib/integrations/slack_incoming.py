@@ -25,14 +25,21 @@ _STRIKE = re.compile(r"(?<![\w~])~(?!\s)([^~\n]+?)(?<!\s)~(?![\w~])")
 
 
 def mrkdwn(text: str) -> str:
-    """Slack's mrkdwn as Markdown."""
-    def slack_link(match: re.Match[str]) -> str:
-        url, label = match.group(1), match.group(2)
-        return link(plain(label or url, 200), url)
+    """Slack's mrkdwn as Markdown: links become Markdown links, and the emphasis outside
+    them Markdown's."""
+    pieces, last = [], 0
+    for match in _SLACK_LINK.finditer(text):
+        pieces.append(_emphasis(text[last:match.start()]))
+        pieces.append(link(plain(match.group(2) or match.group(1), 200), match.group(1)))
+        last = match.end()
+    pieces.append(_emphasis(text[last:]))
+    return "".join(pieces)
 
-    text = _SLACK_LINK.sub(slack_link, text)
-    text = _ITALIC.sub(r"*\1*", text)
+
+def _emphasis(text: str) -> str:
+    # Bold first: the italic it may hold then becomes *…* inside **…**.
     text = _BOLD.sub(r"**\1**", text)
+    text = _ITALIC.sub(r"*\1*", text)
     return _STRIKE.sub(r"~~\1~~", text)
 
 
