@@ -35,7 +35,6 @@ from chalicelib.core.feature_levels import (
 from chalicelib.http.endpoint import FILES_PARAM, PATH_PARAM
 from chalicelib.http.params import ParamSpec, param_specs
 from chalicelib.http.response import SuccessEnvelope
-from chalicelib.http.webhooks import KEY_PARAM, TOOL_REQUEST_PARAM
 from chalicelib.http.type_schemas import (
     QUEUE_EVENT_COMPONENT,
     JsonSchema,
@@ -43,6 +42,7 @@ from chalicelib.http.type_schemas import (
     typeddict_fields,
     where,
 )
+from chalicelib.http.webhooks import KEY_PARAM, TOOL_REQUEST_PARAM
 from chalicelib.rules.json_values import non_none
 
 # Announced on every authenticated answer (http/rate_limits.py); a 429 adds Retry-After.

@@ -27,7 +27,7 @@ from chalicelib.integrations.git import (
     push_message,
     tag_event,
 )
-from chalicelib.integrations.markdown import code, link, plain, quoted, topic
+from chalicelib.integrations.markdown import code, link, plain, quoted
 from chalicelib.integrations.payload import Field
 
 EVENT_HEADER = "X-GitHub-Event"
@@ -82,8 +82,8 @@ def _push(event: Inbound, payload: Field) -> list[Notice]:
                               or c["author"]["name"].text()))
                for c in payload["commits"].items(limit=50)]
     if deleted or (created and not commits):
-        url = None if deleted else f"{payload['repository']['html_url'].text()}/tree/{branch}"
-        return [Notice(where, branch_event(pusher, branch, not deleted, url), "push_commits")]
+        tree = None if deleted else f"{payload['repository']['html_url'].text()}/tree/{branch}"
+        return [Notice(where, branch_event(pusher, branch, not deleted, tree), "push_commits")]
     compare = payload.get("compare").opt_text()
     if payload.get("before").opt_text() == ZERO_SHA:
         compare = None   # a new branch: GitHub's compare link shows one commit only

@@ -31,7 +31,7 @@ from chalicelib.integrations.markdown import bullet_list, code, link, plain, quo
 from chalicelib.integrations.payload import Field
 
 EVENT_HEADER = "X-Gitlab-Event"
-TOKEN_HEADER = "X-Gitlab-Token"
+TOKEN_HEADER = "X-Gitlab-Token"  # nosec B105 # a header name, not a secret
 MAX_JOBS = 15
 
 MR_VERBS = {"open": "opened", "update": "updated", "merge": "merged", "close": "closed",

@@ -10,7 +10,7 @@ them inside the quote. No address from a payload is ever fetched.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import quote, urlsplit
 
 from chalicelib import config
@@ -120,5 +120,5 @@ def when(iso: str | None) -> str | None:
     if moment.year <= 1:
         return None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%d %H:%M UTC")

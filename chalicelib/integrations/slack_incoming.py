@@ -9,7 +9,7 @@ its Markdown and mentions are kept. The topic is the URL's, else the payload's
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from chalicelib.integrations.base import Inbound, Integration, Notice
 from chalicelib.integrations.markdown import link, plain, safe_url, topic, when
@@ -109,7 +109,7 @@ def _attachment(attachment: Field) -> str:
         pieces.append(mrkdwn(footer))
     stamp = _seconds(attachment.get("ts").value)
     if stamp is not None:
-        pieces.append(when(datetime.fromtimestamp(stamp, timezone.utc).isoformat()) or "")
+        pieces.append(when(datetime.fromtimestamp(stamp, UTC).isoformat()) or "")
     return "\n\n".join(p.strip() for p in pieces if p and p.strip())
 
 

@@ -290,3 +290,31 @@ def test_every_integration_has_its_docs_page():
 def test_a_fixture_is_read_as_the_tool_sent_it():
     # The helpers send the file's bytes: signatures are over what the tool sent.
     assert copy.deepcopy(fixture_json("github", "ping.json"))["zen"]
+
+
+def test_the_admin_cli_makes_an_incoming_webhook_bot_and_its_url(realm, capsys):
+    from urllib.parse import parse_qs, urlsplit
+
+    from chalicelib.admin import main
+
+    capsys.readouterr()
+    assert main(["create-bot", "--realm", realm.subdomain, "--owner-email",
+                 realm.owner.email, "--name", "CI", "--short-name", "ci",
+                 "--incoming-webhook", "github", "--webhook-secret", "topsecret",
+                 "--stream", "dev"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    url = urlsplit(made["integration_url"])
+    assert url.path == "/api/v1/external/github"
+    assert parse_qs(url.query) == {"api_key": [made["api_key"]], "stream": ["dev"]}
+    bot = User.get(realm.realm_id, made["user_id"])
+    assert bot.bot_type == 2 and bot.bot_config.as_dict() == {
+        "integration_id": "github", "webhook_secret": "topsecret"}
+    # Bad combinations are refused in one line
+    assert main(["create-bot", "--realm", realm.subdomain, "--owner-email",
+                 realm.owner.email, "--name", "X", "--short-name", "x",
+                 "--webhook-secret", "s"]) == 2
+    assert "--incoming-webhook" in capsys.readouterr().err
+    assert main(["create-bot", "--realm", realm.subdomain, "--owner-email",
+                 realm.owner.email, "--name", "Y", "--short-name", "y",
+                 "--incoming-webhook", "nosuch"]) == 2
+    assert "Invalid integration 'nosuch'" in capsys.readouterr().err

@@ -37,12 +37,13 @@ def _options(options: tuple[Option, ...]) -> list[WebhookOptionDict]:
 
 
 def integration_dict(integration: Integration) -> IncomingWebhookBotDict:
-    return at_advertised_level("incoming_webhook_bot", {
+    item: IncomingWebhookBotDict = {
         "name": integration.name, "display_name": integration.display_name,
         "all_event_types": None if integration.all_event_types is None
         else list(integration.all_event_types),
         "config_options": _options(integration.config_options),
-        "url_options": _options(integration.url_options)})
+        "url_options": _options(integration.url_options)}
+    return at_advertised_level("incoming_webhook_bot", item)
 
 
 def incoming_webhook_bots_state(ctx: StateContext) -> IncomingWebhookBotsState:
