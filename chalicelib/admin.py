@@ -260,21 +260,7 @@ def _user_command(commands: Any, name: str, run: Any, help_text: str
     return command
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m chalicelib.admin", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    command = commands.add_parser("create-realm", help="create an organization and its owner")
-    command.add_argument("--name", required=True)
-    command.add_argument("--subdomain", required=True)
-    command.add_argument("--owner-email", required=True)
-    command.add_argument("--owner-name", required=True)
-    command.set_defaults(run=create_realm)
-    command = commands.add_parser("create-user", help="create a user in an organization")
-    command.add_argument("--realm", required=True, help="the organization's subdomain")
-    command.add_argument("--email", required=True)
-    command.add_argument("--name", required=True)
-    command.add_argument("--role", required=True, choices=list(ROLE_NAMES))
-    command.set_defaults(run=create_user)
+def _bot_command(commands: Any) -> None:
     command = commands.add_parser("create-bot", help="create a bot owned by a user")
     command.add_argument("--realm", required=True)
     command.add_argument("--owner-email", required=True)
@@ -290,6 +276,24 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--stream", help="the channel the URL names (else the bot's owner "
                          "gets direct messages)")
     command.set_defaults(run=create_bot)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m chalicelib.admin", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    command = commands.add_parser("create-realm", help="create an organization and its owner")
+    command.add_argument("--name", required=True)
+    command.add_argument("--subdomain", required=True)
+    command.add_argument("--owner-email", required=True)
+    command.add_argument("--owner-name", required=True)
+    command.set_defaults(run=create_realm)
+    command = commands.add_parser("create-user", help="create a user in an organization")
+    command.add_argument("--realm", required=True, help="the organization's subdomain")
+    command.add_argument("--email", required=True)
+    command.add_argument("--name", required=True)
+    command.add_argument("--role", required=True, choices=list(ROLE_NAMES))
+    command.set_defaults(run=create_user)
+    _bot_command(commands)
     command = commands.add_parser("list-users", help="list an organization's users")
     command.add_argument("--realm", required=True)
     command.set_defaults(run=list_users)

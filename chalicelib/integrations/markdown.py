@@ -17,6 +17,8 @@ from chalicelib import config
 
 # CommonMark's backslash escapes, for the characters that could start markup inline.
 _MARKUP = re.compile(r"([\\`*_\[\]<>~|&#])")
+# What would start a list item at the start of a line (a field may open one).
+_LIST_START = re.compile(r"^(?:(\d{1,9})([.)])|([-+]))(?=\s|$)")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _LOUD_MENTION = re.compile(r"(?<![\w@])@(?=\*)")
 _BACKTICKS = re.compile(r"`+")
@@ -36,7 +38,9 @@ def shorten(text: str, limit: int) -> str:
 
 def plain(text: str | None, limit: int = 200) -> str:
     """A field shown exactly as typed, on one line, at most `limit` characters."""
-    return _MARKUP.sub(r"\\\1", shorten(one_line(text or ""), limit))
+    escaped = _MARKUP.sub(r"\\\1", shorten(one_line(text or ""), limit))
+    return _LIST_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1)
+                           else f"\\{m.group(3)}", escaped)
 
 
 def safe_url(url: str | None) -> str | None:
