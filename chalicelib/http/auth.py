@@ -61,7 +61,7 @@ def authenticate(header: str | None) -> Principal:
     if not record.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
     return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.email,
-                     role=record.role, is_bot=record.is_bot)
+                     role=record.role, is_bot=record.is_bot, bot_type=record.bot_type)
 
 
 def authenticate_key(api_key: str) -> tuple[Principal, str]:
@@ -79,4 +79,4 @@ def authenticate_key(api_key: str) -> tuple[Principal, str]:
     if not record.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
     return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.email,
-                     role=record.role, is_bot=record.is_bot), key_hash
+                     role=record.role, is_bot=record.is_bot, bot_type=record.bot_type), key_hash

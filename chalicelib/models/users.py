@@ -131,6 +131,9 @@ class ApiKey(BaseModel):
     email = UnicodeAttribute()
     role = IntegerAttribute()
     is_bot = BooleanAttribute(default=False)
+    # An incoming-webhook bot's key opens only the integrations' URLs and POST /messages
+    # (absent on keys older than this field: `chalicelib.admin reindex` writes it).
+    bot_type = IntegerAttribute(null=True)
     is_active = BooleanAttribute(default=True)
     realm_active = BooleanAttribute(default=True)
     # When the key was issued, in UNIX nanoseconds (absent on keys older than this field): the oldest

@@ -318,3 +318,40 @@ def test_the_admin_cli_makes_an_incoming_webhook_bot_and_its_url(realm, capsys):
                  realm.owner.email, "--name", "Y", "--short-name", "y",
                  "--incoming-webhook", "nosuch"]) == 2
     assert "Invalid integration 'nosuch'" in capsys.readouterr().err
+
+
+def test_an_incoming_webhook_bots_key_opens_only_its_urls_and_sending(realm, anonymous):
+    hook = make_hook(realm)
+    auth = {"Authorization": "Basic " + base64.b64encode(
+        f"{hook.email}:{hook.api_key}".encode()).decode()}
+    # Its URL is pasted into other tools: the rest of the API is closed to it, as the
+    # reference closes it
+    for method, path in (("GET", "/users/me"), ("GET", "/messages"), ("POST", "/register")):
+        refused = anonymous(method, path, headers=auth)
+        assert (refused.status, refused.json["code"]) == (400, "BAD_REQUEST"), path
+        assert "not open to incoming webhook bots" in refused.json["msg"]
+    sent = anonymous("POST", "/messages", {"type": "stream", "to": "dev", "topic": "t",
+                                           "content": "by hand"}, headers=auth)
+    assert sent.ok, sent.json
+
+
+def test_reindex_marks_the_keys_of_older_incoming_webhook_bots(realm, capsys, anonymous):
+    from chalicelib.admin import main
+    from chalicelib.models.users import ApiKey
+    from chalicelib.rules.secrets import hash_api_key
+
+    hook = make_hook(realm)
+    auth = {"Authorization": "Basic " + base64.b64encode(
+        f"{hook.email}:{hook.api_key}".encode()).decode()}
+    # GIVEN the key as versions before ApiKey.bot_type wrote it
+    ApiKey(hash_api_key(hook.api_key)).update(actions=[ApiKey.bot_type.remove()])
+    assert anonymous("GET", "/users/me", headers=auth).ok
+    # WHEN the organization is reindexed, twice
+    capsys.readouterr()
+    assert main(["reindex", "--realm", realm.subdomain]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(["reindex", "--realm", realm.subdomain]) == 0
+    again = json.loads(capsys.readouterr().out)
+    # THEN the key is limited again, and the second run changed nothing
+    assert (first["bot_keys_marked"], again["bot_keys_marked"]) == (1, 0)
+    assert anonymous("GET", "/users/me", headers=auth).status == 400

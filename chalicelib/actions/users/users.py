@@ -134,7 +134,7 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                 # The organization's defaults for new users (none yet for a new realm).
                 settings=_new_user_settings(realm_id))
     record = ApiKey(key_hash, realm_id=realm_id, user_id=user_id, email=email, role=new.role,
-                    is_bot=new.is_bot)
+                    is_bot=new.is_bot, bot_type=new.bot_type)
     scope, key = email_key(realm_id, email)
     return [
         (user, User.user_id.does_not_exist()),
