@@ -105,9 +105,11 @@ class Field:
         return Field(mapping[key], f"{self.path}.{key}")
 
     def get(self, key: str) -> Field:
-        if isinstance(self.value, dict) and key in self.value:
-            return Field(self.value[key], f"{self.path}.{key}")
-        return Field(None, f"{self.path}.{key}")
+        """An optional key: a Field of None when absent, or when this value is null
+        (so optional reads chain); any other value than an object is refused."""
+        if self.value is None:
+            return Field(None, f"{self.path}.{key}")
+        return Field(self._typed(dict).get(key), f"{self.path}.{key}")
 
     def __contains__(self, key: str) -> bool:
         return isinstance(self.value, dict) and key in self.value

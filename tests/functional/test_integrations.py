@@ -355,3 +355,22 @@ def test_reindex_marks_the_keys_of_older_incoming_webhook_bots(realm, capsys, an
     # THEN the key is limited again, and the second run changed nothing
     assert (first["bot_keys_marked"], again["bot_keys_marked"]) == (1, 0)
     assert anonymous("GET", "/users/me", headers=auth).status == 400
+
+
+
+def test_odd_payloads_get_a_4xx_never_a_5xx(realm):
+    # (Every integration and event against many odd shapes, without HTTP:
+    # tests/unit/test_integrations_text.py; here a few through the whole path.)
+    hook = make_hook(realm)
+    for name, headers, body in [
+            ("github", {"X-GitHub-Event": "push"}, b'{"ref": [], "commits": {}}'),
+            ("gitlab", {"X-Gitlab-Event": "Note Hook"}, b'{"object_attributes": null}'),
+            ("sentry", {}, b'{"data": {"issue": 5}}'), ("grafana", {}, b'{"alerts": [1]}'),
+            ("alertmanager", {}, b'"text"'), ("slack_incoming", {}, b"[]")]:
+        answer = hook.post(name, body, headers=headers, stream="dev")
+        assert (answer.status, answer.json["code"]) == (400, "ANOMALOUS_WEBHOOK_PAYLOAD"), name
+    # Lone UTF-16 halves in a payload's text cannot be stored: they become "?"
+    halves = b'{"text": "broken \\ud800 half", "channel": "#\\udfff"}'
+    assert hook.post("slack_incoming", halves, stream="dev").status == 200
+    message = last_message(realm)
+    assert message["content"] == "broken ? half" and message["subject"] == "?"
