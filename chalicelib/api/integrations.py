@@ -4,16 +4,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from chalicelib import config
-from chalicelib.actions.messages.incoming_webhooks import (
-    IncomingPost,
-    Target,
-    check_incoming_webhook,
-)
+from chalicelib.actions.messages.incoming_webhooks import Target, check_incoming_webhook
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
+from chalicelib.core.tool_requests import ToolRequest
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import ApiParam, Json
-from chalicelib.http.webhooks import ToolRequest, webhook_endpoint
+from chalicelib.http.webhooks import webhook_endpoint
 
 bp = ApiBlueprint(__name__)
 
@@ -32,8 +29,6 @@ def post_integration_webhook(
     Basic), the channel (`stream`, a name or an id; without it, a direct message to the
     bot's owner), the `topic`, the event filters (JSON lists of shell-style patterns) and
     the integration's own URL options. docs/integrations.md lists the integrations."""
-    post = IncomingPost(body=tool_request.body, content_type=tool_request.content_type,
-                        headers=tool_request.headers, options=tool_request.options)
     target = Target(stream=stream, topic=topic, only_events=only_events,
                     exclude_events=exclude_events)
-    return check_incoming_webhook(caller, integration, post, target)
+    return check_incoming_webhook(caller, integration, tool_request, target)

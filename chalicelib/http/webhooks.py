@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from chalice.app import Blueprint, Request, Response
@@ -17,6 +16,7 @@ from chalicelib.aws.deadline import request_deadline
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError, missing_argument
 from chalicelib.core.principal import Principal
+from chalicelib.core.tool_requests import ToolRequest
 from chalicelib.http.auth import authenticate_key
 from chalicelib.http.endpoint import ANY_CONTENT_TYPE, PATH_PARAM, seconds_left
 from chalicelib.http.faults import error_for_exception
@@ -27,17 +27,6 @@ from chalicelib.models.rate_limits import record_auth_failure
 
 KEY_PARAM = "api_key"
 TOOL_REQUEST_PARAM = "tool_request"
-
-
-@dataclass(frozen=True)
-class ToolRequest:
-    """What a tool sent: the raw body, its media type, the headers (lower-case names)
-    and the query parameters the view does not declare (an integration's URL options)."""
-
-    body: bytes
-    content_type: str
-    headers: Mapping[str, str]
-    options: Mapping[str, str]
 
 
 def webhook_endpoint(bp: Blueprint, path: str

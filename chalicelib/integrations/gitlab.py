@@ -84,11 +84,18 @@ def _tag_push(event: Inbound, payload: Field) -> list[Notice]:
     return [Notice(_project(payload), content, "Tag Push Hook")]
 
 
+def _action(attributes: Field, kind: str, verbs: Mapping[str, str]) -> str:
+    """The action of a merge request's or issue's hook ("open" when GitLab gives none,
+    as older versions did)."""
+    action = attributes.get("action").opt_text() or "open"
+    if action not in verbs:
+        raise UnsupportedEventError(f"{kind} {action}")
+    return action
+
+
 def _merge_request(event: Inbound, payload: Field, kind: str) -> list[Notice]:
     mr = payload["object_attributes"]
-    action = mr.get("action").opt_text() or "open"
-    if action not in MR_VERBS:
-        raise UnsupportedEventError(f"{kind} {action}")
+    action = _action(mr, kind, MR_VERBS)
     iid, title = mr["iid"].number(), mr["title"].text()
     detail = ""
     if action == "open":
@@ -104,9 +111,7 @@ def _merge_request(event: Inbound, payload: Field, kind: str) -> list[Notice]:
 
 def _issue(event: Inbound, payload: Field, kind: str) -> list[Notice]:
     issue = payload["object_attributes"]
-    action = issue.get("action").opt_text() or "open"
-    if action not in ISSUE_VERBS:
-        raise UnsupportedEventError(f"{kind} {action}")
+    action = _action(issue, kind, ISSUE_VERBS)
     iid, title = issue["iid"].number(), issue["title"].text()
     body = issue.get("description").opt_text() if action == "open" else None
     content = object_event(_user(payload), ISSUE_VERBS[action], "issue", iid,

@@ -17,8 +17,8 @@ from chalicelib import config
 
 # CommonMark's backslash escapes, for the characters that could start markup inline.
 _MARKUP = re.compile(r"([\\`*_\[\]<>~|&#])")
-# What would start a list item at the start of a line (a field may open one).
-_LIST_START = re.compile(r"^(?:(\d{1,9})([.)])|([-+]))(?=\s|$)")
+# What would start a list item or a rule at the start of a line (a field may open one).
+_LIST_START = re.compile(r"^(?:(\d{1,9})([.)])(?=\s|$)|([-+]))")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _LOUD_MENTION = re.compile(r"(?<![\w@])@(?=\*)")
 _BACKTICKS = re.compile(r"`+")

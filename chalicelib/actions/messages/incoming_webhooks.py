@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pynamodb.exceptions import UpdateError
@@ -25,6 +24,7 @@ from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode, ResourceNotFoundError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
+from chalicelib.core.tool_requests import ToolRequest
 from chalicelib.integrations import find_integration
 from chalicelib.integrations.base import Inbound, Integration, Notice, WebhookError
 from chalicelib.integrations.markdown import topic as topic_name
@@ -36,16 +36,6 @@ from chalicelib.rules.timeutil import now_seconds
 MAX_MESSAGES = 10          # messages one request may send (alerts of one notification)
 MAX_PATTERN_LENGTH = 100   # characters of an only_events / exclude_events pattern
 NOTICE_INTERVAL = 600      # seconds between two notices to a bot's owner
-
-
-@dataclass(frozen=True)
-class IncomingPost:
-    """What the tool sent (the view's reading of the HTTP request)."""
-
-    body: bytes
-    content_type: str
-    headers: Mapping[str, str]     # lower-case names
-    options: Mapping[str, str]     # the URL's other query parameters
 
 
 @dataclass(frozen=True)
@@ -69,7 +59,7 @@ class Target:
             fnmatch.fnmatchcase(event_type, p) for p in self.exclude_events))
 
 
-def check_incoming_webhook(caller: Principal, name: str, post: IncomingPost,
+def check_incoming_webhook(caller: Principal, name: str, post: ToolRequest,
                            target: Target) -> EmptyResult:
     integration = find_integration(name)
     if integration is None:
@@ -97,7 +87,7 @@ def check_incoming_webhook(caller: Principal, name: str, post: IncomingPost,
     return {}
 
 
-def _check_signature(integration: Integration, bot: User, post: IncomingPost) -> None:
+def _check_signature(integration: Integration, bot: User, post: ToolRequest) -> None:
     secret = (bot.bot_config.as_dict() if bot.bot_config else {}).get("webhook_secret")
     if not secret or integration.check_signature is None:
         return
