@@ -374,3 +374,18 @@ def test_odd_payloads_get_a_4xx_never_a_5xx(realm):
     assert hook.post("slack_incoming", halves, stream="dev").status == 200
     message = last_message(realm)
     assert message["content"] == "broken ? half" and message["subject"] == "?"
+
+
+def test_a_tool_set_up_wrong_is_told_to_the_owner(realm):
+    hook = make_hook(realm)
+    assert hook.post("github", b"payload=x", stream="dev",
+                     content_type="application/x-www-form-urlencoded",
+                     headers=GITHUB_PR).json["code"] == "INVALID_JSON"
+    assert hook.post("github", PR_OPENED, stream="dev").json["code"] == \
+        "MISSING_HTTP_EVENT_HEADER"
+    notices = [m for m in realm.member.get("/messages", {
+        "anchor": "newest", "num_before": 20, "num_after": 0, "apply_markdown": False,
+        "narrow": [{"operator": "is", "operand": "dm"}]}).json["messages"]
+        if m["sender_email"].startswith("notification-bot@")]
+    assert len(notices) == 1   # the second came within the interval
+    assert "cannot read" in notices[0]["content"] and "Malformed JSON" in notices[0]["content"]

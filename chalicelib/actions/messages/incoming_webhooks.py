@@ -6,8 +6,9 @@ the URL's topic, or the one the translation chose), or to the bot's owner as a d
 message when the URL names no channel.
 
 As in the reference, a channel that does not exist (or that the bot may not post to) is
-no error for the tool: the bot's owner is told, at most once every NOTICE_INTERVAL
-seconds, and the request succeeds, so the tool does not give up on the webhook.
+no error for the tool: the bot's owner is told, and the request succeeds, so the tool
+does not give up on the webhook. The owner is told too of a tool set up wrong (no JSON,
+no event header). Notices come at most once every NOTICE_INTERVAL seconds per bot.
 """
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ from chalicelib.rules.timeutil import now_seconds
 MAX_MESSAGES = 10          # messages one request may send (alerts of one notification)
 MAX_PATTERN_LENGTH = 100   # characters of an only_events / exclude_events pattern
 NOTICE_INTERVAL = 600      # seconds between two notices to a bot's owner
+# Errors that mean the tool is set up wrong (the reference tells the bot's owner of them).
+MISCONFIGURED = {ErrorCode.INVALID_JSON, ErrorCode.MISSING_HTTP_EVENT_HEADER}
 
 
 @dataclass(frozen=True)
@@ -73,18 +76,34 @@ def check_incoming_webhook(caller: Principal, name: str, post: ToolRequest,
         raise ApiError("Only an incoming webhook bot's API key can post to an integration's "
                        "URL: create one (bot type 2) and use its key.")
     _check_signature(integration, bot, post)
+    try:
+        notices = _translate(integration, post, target)
+    except ApiError as error:
+        if error.code in MISCONFIGURED:   # the tool is set up wrong: its owner should know
+            _tell_owner(bot, f"Your bot @_**{bot.full_name}|{bot.user_id}** was sent a "
+                        f"request its {integration.display_name} integration cannot read: "
+                        f"{error.msg} Check the tool's webhook settings (the URL, and JSON "
+                        "as the content type).")
+        raise
+    for notice in [n for n in notices if target.wants(n.event_type)][:MAX_MESSAGES]:
+        _deliver(caller, bot, integration, notice, target)
+    return {}
+
+
+def _translate(integration: Integration, post: ToolRequest, target: Target) -> list[Notice]:
     payload = decode_payload(post.body, post.content_type, integration.form_field)
     inbound = Inbound(payload=payload, headers=post.headers,
                       options={o.key: post.options[o.key] for o in integration.url_options
                                if o.key in post.options},
                       topic_given=target.topic is not None)
     try:
-        notices = integration.translate(inbound)
+        return integration.translate(inbound)
     except WebhookError as error:
+        # The sender's doing, not ours: noted, to see which events people would want.
+        logger.info("integration payload not translated", extra={
+            "integration": integration.name, "code": str(error.code),
+            "event_type": error.extra.get("event_type"), "header": error.extra.get("header")})
         raise error.for_integration(integration.display_name) from None
-    for notice in [n for n in notices if target.wants(n.event_type)][:MAX_MESSAGES]:
-        _deliver(caller, bot, integration, notice, target)
-    return {}
 
 
 def _check_signature(integration: Integration, bot: User, post: ToolRequest) -> None:
