@@ -309,4 +309,6 @@ INTEGRATION = Integration(
                         "Exclude notifications from private repositories", "check_bool")),
     config_options=(Option("webhook_secret", "The webhook's secret, to check its signature"),),
     check_signature=signed_by_secret,
+    # GitHub's default content type: the JSON in a form field `payload`.
+    form_field="payload",
 )

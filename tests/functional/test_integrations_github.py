@@ -158,3 +158,13 @@ def test_github_events_without_a_message_are_answered_as_the_reference_does(real
     assert (answer.status, answer.json["code"], answer.json["event_type"]) == \
         (200, "UNSUPPORTED_WEBHOOK_EVENT_TYPE", "pull_request:teleported")
     assert channel_messages(realm) == []
+
+
+def test_githubs_form_encoded_content_type_works_too(realm, hook):
+    from urllib.parse import urlencode
+
+    body = urlencode({"payload": fixture("github", "issues__opened.json").decode()})
+    answer = hook.post("github", body, content_type="application/x-www-form-urlencoded",
+                       headers={"X-GitHub-Event": "issues"}, stream="dev")
+    assert answer.status == 200, answer.json
+    assert last_message(realm)["content"].startswith("Codertocat opened [issue #1](")
