@@ -76,13 +76,39 @@ def create_bot(args: argparse.Namespace) -> dict[str, Any]:
     if owner is None:
         raise AdminError(f"No user '{args.owner_email}' in '{args.realm}': the bot's owner "
                          "must exist first (see `create-user`).")
+    if args.incoming_webhook and args.outgoing_webhook_url:
+        raise AdminError("A bot is either an incoming or an outgoing webhook bot: give "
+                         "--incoming-webhook or --outgoing-webhook-url, not both.")
+    if args.webhook_secret and not args.incoming_webhook:
+        raise AdminError("--webhook-secret is an incoming webhook bot's: add "
+                         "--incoming-webhook INTEGRATION.")
+    incoming = {"bot_type": 2, "service_name": args.incoming_webhook,
+                "config_data": {"webhook_secret": args.webhook_secret}
+                if args.webhook_secret else None} if args.incoming_webhook else {}
     bot, api_key = do_create_bot(realm.realm_id, owner, args.name, args.short_name,
-                                 args.outgoing_webhook_url)
+                                 args.outgoing_webhook_url, **incoming)
     result = {"realm_id": realm.realm_id, "user_id": bot.user_id, "email": bot.email,
               "api_key": api_key, "bot_owner_id": owner.user_id}
     if bot.service_token:
         result.update(token=bot.service_token, outgoing_webhook_url=bot.service_url)
+    if args.incoming_webhook:
+        result["integration_url"] = integration_url(realm, args.incoming_webhook, api_key,
+                                                    args.stream)
     return result
+
+
+def integration_url(realm: Any, integration: str, api_key: str, stream: str | None) -> str:
+    """The URL to paste into the tool: the running local stack's address, else the
+    organization's."""
+    from urllib.parse import urlencode
+
+    from chalicelib import config
+
+    endpoint = stack_endpoint(Path(os.environ.get("LOCAL_STATE_DIR", ".local-state")))
+    base = endpoint["api_url"] if endpoint and endpoint.get("api_url") else \
+        config.realm_url(realm.subdomain)
+    query = {"api_key": api_key, **({"stream": stream} if stream else {})}
+    return f"{base}/api/v1/external/{integration}?{urlencode(query)}"
 
 
 def list_users(args: argparse.Namespace) -> dict[str, Any]:
@@ -234,6 +260,24 @@ def _user_command(commands: Any, name: str, run: Any, help_text: str
     return command
 
 
+def _bot_command(commands: Any) -> None:
+    command = commands.add_parser("create-bot", help="create a bot owned by a user")
+    command.add_argument("--realm", required=True)
+    command.add_argument("--owner-email", required=True)
+    command.add_argument("--name", required=True)
+    command.add_argument("--short-name", required=True)
+    command.add_argument("--outgoing-webhook-url")
+    command.add_argument("--incoming-webhook", metavar="INTEGRATION",
+                         help="an incoming webhook bot for this integration (github, gitlab, "
+                         "grafana, alertmanager, sentry, slack_incoming, json); prints the "
+                         "URL to paste into the tool")
+    command.add_argument("--webhook-secret", help="the secret the tool signs with "
+                         "(GitHub, GitLab, Sentry): its signatures are then checked")
+    command.add_argument("--stream", help="the channel the URL names (else the bot's owner "
+                         "gets direct messages)")
+    command.set_defaults(run=create_bot)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.admin", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -249,13 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--name", required=True)
     command.add_argument("--role", required=True, choices=list(ROLE_NAMES))
     command.set_defaults(run=create_user)
-    command = commands.add_parser("create-bot", help="create a bot owned by a user")
-    command.add_argument("--realm", required=True)
-    command.add_argument("--owner-email", required=True)
-    command.add_argument("--name", required=True)
-    command.add_argument("--short-name", required=True)
-    command.add_argument("--outgoing-webhook-url")
-    command.set_defaults(run=create_bot)
+    _bot_command(commands)
     command = commands.add_parser("list-users", help="list an organization's users")
     command.add_argument("--realm", required=True)
     command.set_defaults(run=list_users)

@@ -41,7 +41,7 @@ def topic_or_subject(topic: str | None, subject: str | None) -> str | None:
     return topic if topic is not None else subject
 
 
-@bp.endpoint("/messages", "POST")
+@bp.endpoint("/messages", "POST", allow_incoming_webhooks=True)
 def send_message(caller: Principal, *,
                  message_type: Annotated[Literal["stream", "channel", "private", "direct"],
                                          ApiParam(alias="type")],

@@ -9,6 +9,7 @@ class ErrorCode(StrEnum):
     """Every machine-readable code the API answers with, declared once (the reference's
     codes; their meanings are in the API specification)."""
 
+    ANOMALOUS_WEBHOOK_PAYLOAD = "ANOMALOUS_WEBHOOK_PAYLOAD"
     AUTHENTICATION_FAILED = "AUTHENTICATION_FAILED"
     BAD_EVENT_QUEUE_ID = "BAD_EVENT_QUEUE_ID"
     BAD_NARROW = "BAD_NARROW"
@@ -19,8 +20,11 @@ class ErrorCode(StrEnum):
     CONFLICT = "CONFLICT"
     EXPECTATION_MISMATCH = "EXPECTATION_MISMATCH"
     INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
+    INVALID_API_KEY = "INVALID_API_KEY"
+    INVALID_JSON = "INVALID_JSON"
     INVALID_PUSH_DEVICE_TOKEN = "INVALID_PUSH_DEVICE_TOKEN"  # nosec B105 # an error code
     INVITATION_FAILED = "INVITATION_FAILED"
+    MISSING_HTTP_EVENT_HEADER = "MISSING_HTTP_EVENT_HEADER"
     MOVE_MESSAGES_TIME_LIMIT_EXCEEDED = "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
     NOT_FOUND = "NOT_FOUND"
     RATE_LIMIT_HIT = "RATE_LIMIT_HIT"
@@ -34,6 +38,7 @@ class ErrorCode(StrEnum):
     TOPIC_WILDCARD_MENTION_NOT_ALLOWED = "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
     UNAUTHORIZED = "UNAUTHORIZED"
     UNAUTHORIZED_PRINCIPAL = "UNAUTHORIZED_PRINCIPAL"
+    UNSUPPORTED_WEBHOOK_EVENT_TYPE = "UNSUPPORTED_WEBHOOK_EVENT_TYPE"
     USER_DEACTIVATED = "USER_DEACTIVATED"
 
 
@@ -83,6 +88,11 @@ class ErrorResult(_RetryHint):
     # CANNOT_DEACTIVATE_LAST_USER: who the caller is the last of.
     entity: NotRequired[str]
     is_last_owner: NotRequired[bool]
+    # The integrations' errors (POST /external/{integration}): which integration, and
+    # the event type it does not support or the header the event type was expected in.
+    webhook_name: NotRequired[str]
+    event_type: NotRequired[str | None]
+    header: NotRequired[str]
 
 
 class ApiError(Exception):

@@ -44,6 +44,7 @@ SHAPES = {
     "realm_setting": "keys of realm update_dict events' data",
     "stream_property": "properties of stream update events (the event is not sent)",
     "user_setting": "user settings (POST /register user_settings, user_settings events)",
+    "incoming_webhook_bot": "items of POST /register realm_incoming_webhook_bots",
 }
 
 
@@ -203,8 +204,10 @@ CHANGES: tuple[Change, ...] = (
     Change(402, "can_resolve_topics_group on channels", "", "", NOT_HONOURED,
            sends=("channel.can_resolve_topics_group",
                   "stream_property.can_resolve_topics_group")),
-    Change(403, "realm_incoming_webhook_bots url_options", "no incoming webhook bots list",
-           "", NOT_OFFERED),
+    Change(403, "realm_incoming_webhook_bots url_options", "registration/state/integrations.py",
+           "tests/functional/test_integrations.py::"
+           "test_registration_lists_the_integrations_and_their_options",
+           sends=("incoming_webhook_bot.url_options",)),
     Change(404, "topics_policy option empty_topic_only", "actions/channels/admin.py",
            "tests/functional/test_stream_admin_settings.py::"
            "test_empty_topic_only_needs_every_message_in_the_empty_topic"),

@@ -22,6 +22,7 @@ class Principal:
     email: str
     role: int
     is_bot: bool
+    bot_type: int | None = None
 
     @property
     def is_admin(self) -> bool:

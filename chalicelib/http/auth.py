@@ -61,4 +61,22 @@ def authenticate(header: str | None) -> Principal:
     if not record.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
     return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.email,
-                     role=record.role, is_bot=record.is_bot)
+                     role=record.role, is_bot=record.is_bot, bot_type=record.bot_type)
+
+
+def authenticate_key(api_key: str) -> tuple[Principal, str]:
+    """The account of a bare API key (an integration URL's `api_key`, with no email), and
+    the key's hash. Errors as the reference's webhook URLs give them: INVALID_API_KEY."""
+    api_key = api_key.strip()
+    if not API_KEY_FORMAT.fullmatch(api_key):
+        raise UnauthorizedError("Malformed API key", code=ErrorCode.INVALID_API_KEY)
+    key_hash = hash_api_key(api_key)
+    record = ApiKey.get_or_none(key_hash)
+    if record is None:
+        raise UnauthorizedError("Invalid API key", code=ErrorCode.INVALID_API_KEY)
+    if not record.realm_active:
+        raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
+    if not record.is_active:
+        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
+    return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.email,
+                     role=record.role, is_bot=record.is_bot, bot_type=record.bot_type), key_hash

@@ -26,6 +26,7 @@ from chalicelib.http.rate_limits import (
 from chalicelib.http.request import request_params
 from chalicelib.http.response import json_error, json_success
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
+from chalicelib.models.users import BOT_TYPE_INCOMING_WEBHOOK
 
 # Parameters arrive form-encoded, as multipart or as JSON: accept every media type
 # and parse the body ourselves (Chalice would answer 415 for anything but JSON).
@@ -41,11 +42,14 @@ class ApiBlueprint(Blueprint):
     def endpoint(self, path: str, method: str, *, public: bool = False,
                  rate_limit: str | None = None,
                  reads_with_caller: Callable[[Mapping[str, Any]], list[ReadAhead]] | None = None,
+                 allow_incoming_webhooks: bool = False,
                  ) -> Callable[[Callable[..., Any]], Callable[..., Response]]:
         """`rate_limit` names a rule (rules/rate_limits.py) counted per caller besides the
         API limit, for requests that cost more (none does now). `reads_with_caller`
         names, from the query string, items the view will read first: they are read in
-        one BatchGetItem with the caller's API key (models/read_ahead.py)."""
+        one BatchGetItem with the caller's API key (models/read_ahead.py). An incoming-
+        webhook bot's key is refused unless `allow_incoming_webhooks` (POST /messages), as
+        the reference refuses it: its URL is pasted into other tools."""
         path_names = set(PATH_PARAM.findall(path))
 
         def decorate(view: Callable[..., Any]) -> Callable[..., Response]:
@@ -62,7 +66,7 @@ class ApiBlueprint(Blueprint):
                                     *reads_with_caller(request.query_params or {})]
                     if key is not None]
                 try:
-                    with request_deadline(_seconds_left(request)), \
+                    with request_deadline(seconds_left(request)), \
                             read_ahead(ahead) if len(ahead) > 1 else nullcontext():
                         return respond(request, header, path_values)
                 except Exception as error:  # noqa: BLE001 - the read ahead failed: as below
@@ -77,6 +81,10 @@ class ApiBlueprint(Blueprint):
                     if caller is not None:
                         logger.append_keys(realm_id=caller.realm_id, user_id=caller.user_id)
                         limit_headers = limit_request(caller, rate_limit)
+                        if caller.bot_type == BOT_TYPE_INCOMING_WEBHOOK and \
+                                not allow_incoming_webhooks:
+                            raise ApiError("This endpoint is not open to incoming webhook "
+                                           "bots.")
                     supplied = request_params(request)
                     if takes_files:
                         files = [v for v in supplied.values() if isinstance(v, UploadedFile)]
@@ -107,7 +115,7 @@ class ApiBlueprint(Blueprint):
         return decorate
 
 
-def _seconds_left(request: Any) -> float:
+def seconds_left(request: Any) -> float:
     """The request's time: the configured budget, or less when the function has less
     left (a second kept to answer)."""
     budget = config.request_seconds()

@@ -42,6 +42,7 @@ from chalicelib.http.type_schemas import (
     typeddict_fields,
     where,
 )
+from chalicelib.http.webhooks import KEY_PARAM, TOOL_REQUEST_PARAM
 from chalicelib.rules.json_values import non_none
 
 # Announced on every authenticated answer (http/rate_limits.py); a 429 adds Retry-After.
@@ -53,6 +54,18 @@ RATE_LIMIT_HEADERS: JsonSchema = {
     "X-RateLimit-Reset": {"description": "When the window ends (UNIX seconds).",
                           "schema": {"type": "integer"}},
 }
+
+
+# A tool's route: the bot's key in the query string (or HTTP Basic), the tool's payload
+# as the body.
+WEBHOOK_KEY: list[JsonSchema] = [{
+    "name": KEY_PARAM, "in": "query", "required": False, "schema": {"type": "string"},
+    "description": "The incoming-webhook bot's API key (else HTTP Basic credentials)."}]
+WEBHOOK_BODY: JsonSchema = {
+    "required": True, "description": "The tool's own payload.",
+    "content": {"application/json": {"schema": {"type": "object"}},
+                "application/x-www-form-urlencoded": {"schema": {
+                    "type": "object", "properties": {"payload": {"type": "string"}}}}}}
 
 
 class OpenApiError(Exception):
@@ -120,6 +133,7 @@ class Operation:
     view: Callable[..., Any]
     public: bool
     takes_files: bool
+    webhook: bool = False   # a tool's route (http/webhooks.py)
 
 
 def operations(app: Chalice) -> list[Operation]:
@@ -133,7 +147,7 @@ def operations(app: Chalice) -> list[Operation]:
                 continue   # not an API view (the document and its docs page)
             takes_files = FILES_PARAM in inspect.signature(view).parameters
             found.append(Operation(path, method.upper(), view, bool(handler.public),
-                                   takes_files))
+                                   takes_files, bool(getattr(handler, "webhook", False))))
     return sorted(found, key=lambda o: (o.path, _METHOD_ORDER.index(o.method)))
 
 
@@ -214,7 +228,8 @@ class DocumentBuilder:
     def _operation(self, op: Operation) -> JsonSchema:
         where = f"{op.method} {op.path}"
         path_names = set(PATH_PARAM.findall(op.path))
-        specs = [s for s in param_specs(op.view, path_names) if s.name != FILES_PARAM]
+        specs = [s for s in param_specs(op.view, path_names)
+                 if s.name not in (FILES_PARAM, TOOL_REQUEST_PARAM)]
         operation: JsonSchema = {
             "operationId": operation_id(op.view),
             "summary": _summary(op.view),
@@ -227,13 +242,20 @@ class DocumentBuilder:
             operation["security"] = []
         parameters = [self._parameter(s, "path") for s in specs if s.in_path]
         rest = [s for s in specs if not s.in_path]
-        if op.method == "GET":
+        if op.webhook:
+            parameters += [*WEBHOOK_KEY, *(self._parameter(s, "query") for s in rest)]
+            operation["requestBody"] = WEBHOOK_BODY
+            operation["security"] = [{}, {"basicAuth": []}]
+        elif op.method == "GET":
             parameters += [self._parameter(s, "query") for s in rest]
         elif rest or op.takes_files:
             operation["requestBody"] = self._body(rest, op.takes_files)
         if parameters:
             operation["parameters"] = parameters
         operation["responses"] = self._responses(op.view, where)
+        if op.webhook:   # an event the integration ignores: 200, in the error envelope
+            ok = operation["responses"]["200"]["content"]["application/json"]
+            ok["schema"] = {"anyOf": [ok["schema"], self.types.components.ref("ErrorResult")]}
         if not op.public:
             for response in operation["responses"].values():
                 response["headers"] = {**response.get("headers", {}), **{

@@ -101,6 +101,12 @@ class User(BaseModel):
     service_url = UnicodeAttribute(null=True)
     service_token = UnicodeAttribute(null=True)
     service_interface = IntegerAttribute(null=True)
+    # Incoming-webhook bots: {"integration_id": its integration, "webhook_secret": the
+    # secret that tool signs its requests with}, as POST /bots' config_data set them.
+    bot_config: MapAttribute[str, Any] = MapAttribute(null=True)
+    # When the bot's owner was last told of a message the bot could not deliver (at most
+    # one such notice every few minutes; actions/messages/incoming_webhooks.py).
+    webhook_notice_at = IntegerAttribute(null=True)
     by_name = UsersByName()
     by_bot_owner = BotsByOwner()
     by_role = UsersByRole()
@@ -125,6 +131,9 @@ class ApiKey(BaseModel):
     email = UnicodeAttribute()
     role = IntegerAttribute()
     is_bot = BooleanAttribute(default=False)
+    # An incoming-webhook bot's key opens only the integrations' URLs and POST /messages
+    # (absent on keys older than this field: `chalicelib.admin reindex` writes it).
+    bot_type = IntegerAttribute(null=True)
     is_active = BooleanAttribute(default=True)
     realm_active = BooleanAttribute(default=True)
     # When the key was issued, in UNIX nanoseconds (absent on keys older than this field): the oldest

@@ -19,6 +19,10 @@ from chalicelib.registration.state.channels import (
     subscription_state,
 )
 from chalicelib.registration.state.context import PresenceOptions, StateContext
+from chalicelib.registration.state.integrations import (
+    IncomingWebhookBotsState,
+    incoming_webhook_bots_state,
+)
 from chalicelib.registration.state.navigation import (
     NavigationViewsState,
     user_navigation_views_state,
@@ -97,7 +101,7 @@ class InitialState(
     SavedSnippetsState, ScheduledMessagesState, DraftsState, RealmEmojiState,
     RealmPlaygroundsState, CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
     RealmLinkifiersState, RealmFiltersState, RealmUserSettingsDefaultsState,
-    NavigationViewsState, total=False):
+    NavigationViewsState, IncomingWebhookBotsState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -154,6 +158,7 @@ PARTS: tuple[Part, ...] = (
     Part(realm_filters_state, ("realm_filters",)),
     Part(user_settings_defaults_state, ("realm_user_settings_defaults",)),
     Part(user_navigation_views_state, ("navigation_view",)),
+    Part(incoming_webhook_bots_state, ("realm_incoming_webhook_bots",)),
 )
 
 

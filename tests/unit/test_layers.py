@@ -2,7 +2,7 @@
 inside actions/ each area imports only the areas below it, by chains of at most six.
 
 Packages, bottom first (packages of one row import each other not at all):
-  core | rules, aws | models | search | narrow | delivery | actions
+  core | rules, aws | integrations | models | search | narrow | delivery | actions
   | notifications, webhooks | fanout, registration | http | realtime | api | handlers
 Areas of actions/, bottom first: groups < realm < users < presence < channels
   < read_state < messages < invitations < workflows (inside each, reads/ below commands).
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "chalicelib"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("core",), ("rules", "aws"), ("models",), ("search",), ("narrow",), ("delivery",),
-    ("actions",), ("notifications", "webhooks"), ("fanout", "registration"), ("http",),
+    ("core",), ("rules", "aws"), ("integrations",), ("models",), ("search",), ("narrow",),
+    ("delivery",), ("actions",), ("notifications", "webhooks"), ("fanout", "registration"), ("http",),
     ("realtime",), ("api",), ("handlers",))
 AREAS = ("groups", "realm", "users", "presence", "channels", "read_state", "messages",
          "invitations", "workflows")

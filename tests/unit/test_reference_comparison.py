@@ -92,7 +92,7 @@ NOT_SUPPORTED_YET = {
         "demo_organization_scheduled_deletion_date", "giphy_api_key", "has_zoom_token",
         "navigation_tour_video_url", "onboarding_steps", "realm_billing",
         "realm_default_stream_groups", "realm_domains", "realm_embedded_bots",
-        "realm_incoming_webhook_bots", "receives_typing_notifications",
+        "receives_typing_notifications",
         "stop_words")),
     *(f"GET /streams: parameter only in the reference: {name}" for name in (
         "include_all", "include_can_access_content", "include_owner_subscribed")),

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Avatar, colourOf, initials } from './avatar.js';
 import { EMOJI, emojiChar } from './emoji.js';
+import { Integrations } from './integrations.js';
 import { channelHash } from './narrow.js';
 import { state, MUTED } from './store.js';
 
@@ -109,6 +110,7 @@ export function Settings({ onLogOut }) {
       ${invite ? html`<p><label for="invite-link">Invitation link</label>
         <input id="invite-link" readonly value=${invite} onFocus=${(e) => e.currentTarget.select()} /></p>` : null}
     </section>` : null}
+    ${state.realm.is_admin ? html`<${Integrations} />` : null}
     <section aria-labelledby="session-title">
       <h2 id="session-title">Session</h2>
       <p>Signed in as ${(state.users.get(state.me) || {}).email}.</p>

@@ -199,7 +199,7 @@ def add_api_key(user: User) -> str:
             with transaction() as tx:
                 tx.save(ApiKey(key_hash, realm_id=user.realm_id, user_id=user.user_id,
                                email=user.email, role=user.role, is_bot=user.is_bot,
-                               created=time.time_ns()),
+                               bot_type=user.bot_type, created=time.time_ns()),
                         condition=ApiKey.key_hash.does_not_exist())
                 if retired is not None:
                     tx.delete(ApiKey(retired))

@@ -77,7 +77,7 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
                 # Revoked, the user keeps a hash no key matches and no item.
                 tx.save(ApiKey(key_hash, realm_id=realm_id, user_id=user_id,
                                email=user.email, role=user.role, is_bot=user.is_bot,
-                               is_active=user.is_active,
+                               bot_type=user.bot_type, is_active=user.is_active,
                                realm_active=not realm.deactivated,
                                created=time.time_ns()),
                         condition=ApiKey.key_hash.does_not_exist())

@@ -12,8 +12,10 @@ from chalicelib.actions.users.system_bots import is_system_bot
 from chalicelib.actions.users.users import NewUser, do_create_user, get_own_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
+from chalicelib.integrations import find_integration
 from chalicelib.models.users import (
     BOT_TYPE_GENERIC,
+    BOT_TYPE_INCOMING_WEBHOOK,
     BOT_TYPE_OUTGOING_WEBHOOK,
     BOT_TYPES,
     User,
@@ -38,12 +40,41 @@ class CreateBotResult(TypedDict):
 
 SHORT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 SERVICE_TOKEN_LENGTH = 32
+MAX_CONFIG_VALUE_LENGTH = 200
+# A bot's configuration keys when it names no integration: its webhook's secret only.
+GENERIC_CONFIG_KEYS = frozenset({"webhook_secret"})
+
+
+def incoming_webhook_config(service_name: str | None,
+                            config_data: dict[str, str] | None) -> dict[str, str] | None:
+    """An incoming-webhook bot's stored configuration: the integration it serves (if
+    named) and the values of that integration's configuration options (each optional,
+    e.g. the secret GitHub signs its requests with)."""
+    config: dict[str, str] = {}
+    allowed = GENERIC_CONFIG_KEYS
+    if service_name is not None:
+        integration = find_integration(service_name)
+        if integration is None:
+            raise ApiError(f"Invalid integration '{service_name[:100]}'.")
+        config["integration_id"] = integration.name
+        allowed = frozenset(option.key for option in integration.config_options)
+    for key, value in (config_data or {}).items():
+        if key not in allowed:
+            raise ApiError(f"Invalid configuration parameter '{key[:100]}': this "
+                           f"integration takes {', '.join(sorted(allowed)) or 'none'}.")
+        if not value or len(value) > MAX_CONFIG_VALUE_LENGTH:
+            raise ApiError(f"Configuration parameter '{key}' must have 1 to "
+                           f"{MAX_CONFIG_VALUE_LENGTH} characters.")
+        config[key] = value
+    return config or None
 
 
 def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
                   service_url: str | None = None, *, bot_type: int | None = None,
-                  interface: int = INTERFACE_GENERIC) -> tuple[User, str]:
-    """Creates a bot owned by `owner`; with a URL it is an outgoing-webhook bot."""
+                  interface: int = INTERFACE_GENERIC, service_name: str | None = None,
+                  config_data: dict[str, str] | None = None) -> tuple[User, str]:
+    """Creates a bot owned by `owner`; with a URL it is an outgoing-webhook bot. An
+    incoming-webhook bot may name its integration and configure it (`config_data`)."""
     short_name = short_name.strip().lower()
     if not SHORT_NAME_RE.match(short_name):
         raise ApiError("Bad name or username: use lowercase letters, digits, '.', '_' or '-'.")
@@ -56,6 +87,8 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
     domain = owner.delivery_email.rsplit("@", 1)[-1]
     new = NewUser(email=f"{short_name}-bot@{domain}", full_name=full_name, is_bot=True,
                   bot_type=bot_type, bot_owner_id=owner.user_id)
+    if bot_type == BOT_TYPE_INCOMING_WEBHOOK:
+        new = replace(new, bot_config=incoming_webhook_config(service_name, config_data))
     if bot_type == BOT_TYPE_OUTGOING_WEBHOOK:
         if not service_url:
             raise ApiError("Missing 'payload_url' argument")
@@ -88,11 +121,14 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
 
 
 def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: int,
-                     payload_url: str | None, interface_type: int) -> CreateBotResult:
+                     payload_url: str | None, interface_type: int,
+                     service_name: str | None = None,
+                     config_data: dict[str, str] | None = None) -> CreateBotResult:
     require_member_or_admin(caller)
     owner = get_own_user(caller)
     bot, api_key = do_create_bot(caller.realm_id, owner, full_name, short_name, payload_url,
-                                 bot_type=bot_type, interface=interface_type)
+                                 bot_type=bot_type, interface=interface_type,
+                                 service_name=service_name, config_data=config_data)
     return {"user_id": bot.user_id, "api_key": api_key,
             "avatar_url": gravatar_url(bot.delivery_email, bot.avatar_version),
             "default_sending_stream": None, "default_events_register_stream": None,

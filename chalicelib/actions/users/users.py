@@ -79,6 +79,7 @@ class NewUser:
     service_url: str | None = None
     service_token: str | None = None
     service_interface: int | None = None
+    bot_config: dict[str, str] | None = None
     password_hash: str | None = None
     api_key: str | None = None  # given only by tests and the demo seed
 
@@ -129,11 +130,11 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                                if new.is_bot and new.bot_owner_id is not None else None),
                 api_key_hash=key_hash, password_hash=new.password_hash,
                 service_url=new.service_url, service_token=new.service_token,
-                service_interface=new.service_interface,
+                service_interface=new.service_interface, bot_config=new.bot_config,
                 # The organization's defaults for new users (none yet for a new realm).
                 settings=_new_user_settings(realm_id))
     record = ApiKey(key_hash, realm_id=realm_id, user_id=user_id, email=email, role=new.role,
-                    is_bot=new.is_bot)
+                    is_bot=new.is_bot, bot_type=new.bot_type)
     scope, key = email_key(realm_id, email)
     return [
         (user, User.user_id.does_not_exist()),

@@ -24,7 +24,7 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.messages import Message, sender_key
 from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import User, role_key
+from chalicelib.models.users import BOT_TYPE_INCOMING_WEBHOOK, ApiKey, User, role_key
 from chalicelib.search.backfill import backfill_realm
 
 
@@ -38,10 +38,12 @@ def do_reindex_realm(realm_id: int, progress: Callable[[str], None] = lambda _: 
     progress(f"users given empty settings/profile maps: {maps}")
     senders = _backfill_sender_keys(realm_id)
     progress(f"messages given their sender key: {senders}")
+    bot_keys = _backfill_key_bot_types(realm_id)
+    progress(f"incoming webhook bots' keys marked: {bot_keys}")
     search = backfill_realm(realm_id, progress)   # messages sent before the search index
     properties = backfill_properties(realm_id, properties_before, progress)  # the has: index
     return {**properties, "role_keys_set": roles, "group_links_set": links, "user_maps_set": maps,
-            "sender_keys_set": senders,
+            "sender_keys_set": senders, "bot_keys_marked": bot_keys,
             "search_messages_indexed": search["messages_indexed"],
             "search_postings_written": search["postings_written"]}
 
@@ -60,6 +62,24 @@ def _backfill_sender_keys(realm_id: int) -> int:
         except UpdateError as error:
             if not is_write_condition_failure(error):
                 raise
+    return changed
+
+
+def _backfill_key_bot_types(realm_id: int) -> int:
+    """Incoming-webhook bots' keys issued before ApiKey.bot_type, which limits them."""
+    changed = 0
+    for user in User.query(realm_id):
+        if user.bot_type != BOT_TYPE_INCOMING_WEBHOOK:
+            continue
+        for key_hash in [user.api_key_hash, *sorted(user.extra_api_key_hashes or ())]:
+            try:   # a key rotated meanwhile is gone: nothing to mark
+                ApiKey(key_hash).update(actions=[ApiKey.bot_type.set(user.bot_type)],
+                                        condition=ApiKey.key_hash.exists()
+                                        & ApiKey.bot_type.does_not_exist())
+                changed += 1
+            except UpdateError as error:
+                if not is_write_condition_failure(error):
+                    raise
     return changed
 
 
