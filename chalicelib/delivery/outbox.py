@@ -26,8 +26,8 @@ class Audience(TypedDict, total=False):
     lower number), e.g. members but not guests; user_access: only users who can access
     this user id under the realm's can_access_all_users_group (with realm: True);
     channel_viewers: everyone with metadata access to this channel id were it public
-    (`public`) or private, less those who would have it under `minus_public` when given
-    (actions/channels/reads/permissions.py).
+    (`public`; web-public with `web_public` too) or private, less those who would have
+    it under `minus_public` when given (actions/channels/reads/permissions.py).
     """
 
     users: list[int]
@@ -38,6 +38,7 @@ class Audience(TypedDict, total=False):
     subscribers_only: bool
     max_role: int
     channel_viewers: int
+    web_public: bool
     minus_public: bool
     user_access: int
 

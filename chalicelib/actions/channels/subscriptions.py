@@ -14,11 +14,14 @@ from chalicelib.actions.channels.reads.channels import (
     stream_create_event,
     subscription_api_dict,
 )
-from chalicelib.actions.channels.reads.permissions import can_add_subscribers
+from chalicelib.actions.channels.reads.permissions import (
+    can_add_subscribers,
+    viewers_audience,
+)
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
+from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import (
     MAX_MEMBER_SET,
@@ -34,11 +37,13 @@ from chalicelib.models.channels import (
 from chalicelib.models.ids import allocate_id, realm_counter
 from chalicelib.models.realms import claim_name, get_realm, stream_name_key
 from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules.channel_access import readable_unsubscribed, reads_public_channels, visibility
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
 from chalicelib.rules.timeutil import now_seconds
 
-USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event
+# 2 items per user + the channel, its members, the peer event, guests' channel event
+USERS_PER_TRANSACTION = 45
 
 
 class SubscribeResult(TypedDict):
@@ -68,10 +73,21 @@ COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0
 
 
 def peer_audience(stream: Stream) -> Audience:
-    """Who hears of a channel's subscribers changing: the realm for a public channel,
+    """Who hears of a channel's subscribers changing: whoever may know of a public
+    channel (web-public: everyone; public: members and above, and its subscribers),
     else the channel's subscribers."""
-    return to_realm() if not stream.invite_only else \
-        to_channel(stream.stream_id, public=False)
+    return to_channel(stream.stream_id, public=False) if stream.invite_only else \
+        viewers_audience(stream.stream_id, visibility(stream))
+
+
+def users_gaining_sight(stream: Stream, users: list[User]) -> list[int]:
+    """Who learns of a public channel only by joining it (or forgets it by leaving):
+    those whose role does not let them read it unsubscribed, i.e. guests, unless it is
+    web-public. A private channel's own rules (groups) are not decided here."""
+    if stream.invite_only:
+        return []
+    return [u.user_id for u in users if not readable_unsubscribed(int(u.role), stream)]
+
 
 def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
     if not principals:
@@ -102,7 +118,8 @@ def _create_stream(caller: Principal, name: str, description: str, invite_only: 
                     invite_only=invite_only,
                     history_public_to_subscribers=history_public or not invite_only,
                     date_created=now_seconds(), creator_id=caller.user_id)
-    audience: Audience = to_users([caller.user_id]) if invite_only else to_realm()
+    audience: Audience = to_users([caller.user_id]) if invite_only else \
+        viewers_audience(stream.stream_id, visibility(stream))
     try:
         with transaction() as tx:
             tx.save(stream, condition=Stream.stream_id.does_not_exist())
@@ -180,6 +197,9 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[
     for start in range(0, len(new_users), USERS_PER_TRANSACTION):
         chunk = new_users[start:start + USERS_PER_TRANSACTION]
         with transaction() as tx:
+            gaining = users_gaining_sight(stream, chunk)
+            if gaining:   # the channel before the subscription, as the reference sends it
+                add_event(tx, realm_id, stream_create_event(stream), to_users(gaining))
             tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])
             if stream.subscriber_count + start + len(chunk) <= MAX_MEMBER_SET:
                 tx.update(channel_members(realm_id, stream.stream_id), actions=[
@@ -240,7 +260,8 @@ def get_streams(caller: Principal, include_public: bool, include_subscribed: boo
     for stream in Stream.query(caller.realm_id):
         visible = (include_all_active
                    or (include_subscribed and stream.stream_id in subscribed)
-                   or (include_public and not stream.invite_only and not caller.is_guest))
+                   or (include_public and not stream.invite_only
+                       and reads_public_channels(caller.role)))
         if visible and not (exclude_archived and stream.is_archived):
             shown = stream_api_dict(stream)
             if include_default:
