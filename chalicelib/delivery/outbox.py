@@ -18,7 +18,8 @@ class Audience(TypedDict, total=False):
     """Who receives an event; the fan-out resolves it to live queues.
 
     users: these user ids; stream: the subscribers of this channel id (plus, for a
-    public channel, queues registered with all_public_streams); streams: the same for
+    public channel, queues registered with all_public_streams whose owner's role reads
+    public channels); streams: the same for
     each of several channels, each queue once, plus the queues of `users` if given;
     realm: every user of the realm; public: whether the
     channel is public (saves a read); subscribers_only: the channel's subscribers even
