@@ -162,6 +162,8 @@ def test_web_public_channels_reach_guests(realm, register_queue, fetch_events, d
     state = realm.guest.post("/register", {"fetch_event_types": ["subscription", "stream"]})
     assert stream_id in {s["stream_id"] for s in state.json["never_subscribed"]}
     assert stream_id in {s["stream_id"] for s in state.json["streams"]}
+    listed = realm.guest.get("/streams", {"include_web_public": True}).json["streams"]
+    assert stream_id in {s["stream_id"] for s in listed}
     # WHEN it stops being web-public, they are told to forget it, and hear no more
     assert patch(realm.owner, stream_id, is_web_public=False).ok
     drain_events()
@@ -210,6 +212,7 @@ def test_registration_shows_a_guest_only_its_channels(realm, register_queue, dra
     assert SECRET_NAME not in json.dumps(state) and SECRET_WORDS not in json.dumps(state)
     assert state["max_message_id"] == before
     assert state["realm_default_streams"] == []
+    assert [s["stream_id"] for s in realm.guest.get("/streams").json["streams"]] == [mine]
     # A member's registration lists it among the channels it may join
     member = register_queue(realm.member, fetch_event_types=["stream"])
     assert hidden in {s["stream_id"] for s in member["streams"]}

@@ -250,7 +250,8 @@ def get_subscriptions(caller: Principal, include_subscribers: IncludeSubscribers
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,
                 include_all_active: bool, include_default: bool = False,
-                exclude_archived: bool = True) -> list[StreamDict]:
+                exclude_archived: bool = True, include_web_public: bool = False
+                ) -> list[StreamDict]:
     if include_all_active and not caller.is_admin:
         raise ApiError("User not authorized for this query")
     subscribed = {s.stream_id for s in Subscription.query(
@@ -261,7 +262,8 @@ def get_streams(caller: Principal, include_public: bool, include_subscribed: boo
         visible = (include_all_active
                    or (include_subscribed and stream.stream_id in subscribed)
                    or (include_public and not stream.invite_only
-                       and reads_public_channels(caller.role)))
+                       and reads_public_channels(caller.role))
+                   or (include_web_public and stream.is_web_public))
         if visible and not (exclude_archived and stream.is_archived):
             shown = stream_api_dict(stream)
             if include_default:
