@@ -131,8 +131,9 @@ class AudienceResolver:
         if audience.get("realm"):
             return self.realm_queues(realm_id)
         if "channel_viewers" in audience:
-            subscribers = set(self.subscriber_ids(realm_id, int(audience["channel_viewers"])))
-            viewers = channel_viewers(realm_id, audience, subscribers)
+            stream_id = int(audience["channel_viewers"])
+            viewers = channel_viewers(realm_id, audience,
+                                      lambda: set(self.subscriber_ids(realm_id, stream_id)))
             candidates = (self.realm_queues(realm_id) if viewers.candidates is None
                           else self.queues_of_users(realm_id, viewers.candidates))
             return [q for q in candidates if viewers.sees(q)]

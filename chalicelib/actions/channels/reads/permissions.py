@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
@@ -147,29 +148,32 @@ class ViewerAudience:
     candidates: set[int] | None
 
 
-def channel_viewers(realm_id: int, audience: Audience, subscribers: set[int]
+def channel_viewers(realm_id: int, audience: Audience, subscribers: Callable[[], set[int]]
                     ) -> ViewerAudience:
     """Subscribers; for a web-public channel everyone, for a public one every member and
     above, for a private one the organization administrators and non-guest members of
-    its administer and add-subscribers groups (`subscribers`: the channel's, as the
-    caller read them)."""
-    stream = get_stream(realm_id, int(audience["channel_viewers"]))
+    its administer and add-subscribers groups. `subscribers` reads the channel's (as the
+    caller reads them), only when needed: a public channel's matter only for queues of
+    guests, a web-public one's never."""
+    stream_id = int(audience["channel_viewers"])
     level, minus = _levels(audience)
-    sees, candidates = _viewer_test(realm_id, stream, subscribers, level)
+    subscribers = cache(subscribers)   # read once, if at all
+    sees, candidates = _viewer_test(realm_id, stream_id, subscribers, level)
     if minus is not None:
-        other, _ = _viewer_test(realm_id, stream, subscribers, minus)
+        other, _ = _viewer_test(realm_id, stream_id, subscribers, minus)
         return ViewerAudience(lambda q: sees(q) and not other(q), candidates)
     return ViewerAudience(sees, candidates)
 
 
-def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], level: int
-                 ) -> tuple[Callable[[EventQueue], bool], set[int] | None]:
+def _viewer_test(realm_id: int, stream_id: int, subscribers: Callable[[], set[int]],
+                 level: int) -> tuple[Callable[[EventQueue], bool], set[int] | None]:
     if level == WEB_PUBLIC:
         return (lambda q: True), None
     if level == PUBLIC:
-        return (lambda q: q.user_id in subscribers or reads_public_channels(q.role)), None
+        return (lambda q: reads_public_channels(q.role) or q.user_id in subscribers()), None
     users: set[int] = set()
     max_role = ROLE_ADMINISTRATOR
+    stream = get_stream(realm_id, stream_id)   # its groups decide who else knows of it
     if stream is not None:
         for setting in ("can_administer_channel_group", "can_add_subscribers_group"):
             members, role = group_setting_members(realm_id, channel_group_setting(stream,
@@ -177,9 +181,9 @@ def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], le
             users |= members
             max_role = max(max_role, min(role, ROLE_MEMBER))   # never guests by role
     candidates = None if max_role >= ROLE_MEMBER else (
-        subscribers | users | users_with_role_at_most(realm_id, max_role))
+        subscribers() | users | users_with_role_at_most(realm_id, max_role))
     # Group settings never reach guests, as the reference's never do.
-    return (lambda q: q.user_id in subscribers or (reads_public_channels(q.role) and (
+    return (lambda q: q.user_id in subscribers() or (reads_public_channels(q.role) and (
         q.user_id in users or (q.role is not None and int(q.role) <= max_role)))), candidates
 
 
