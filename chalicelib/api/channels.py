@@ -35,7 +35,8 @@ def list_streams(caller: Principal, *, include_public: bool = True,
                  include_default: bool = False, include_web_public: bool = False,
                  exclude_archived: bool = True) -> StreamsResult:
     return {"streams": get_streams(caller, include_public, include_subscribed,
-                                   include_all_active, include_default, exclude_archived)}
+                                   include_all_active, include_default, exclude_archived,
+                                   include_web_public)}
 
 
 @bp.endpoint("/streams/{stream_id}", "GET")

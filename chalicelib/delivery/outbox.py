@@ -18,7 +18,8 @@ class Audience(TypedDict, total=False):
     """Who receives an event; the fan-out resolves it to live queues.
 
     users: these user ids; stream: the subscribers of this channel id (plus, for a
-    public channel, queues registered with all_public_streams); streams: the same for
+    public channel, queues registered with all_public_streams whose owner's role reads
+    public channels); streams: the same for
     each of several channels, each queue once, plus the queues of `users` if given;
     realm: every user of the realm; public: whether the
     channel is public (saves a read); subscribers_only: the channel's subscribers even
@@ -26,8 +27,8 @@ class Audience(TypedDict, total=False):
     lower number), e.g. members but not guests; user_access: only users who can access
     this user id under the realm's can_access_all_users_group (with realm: True);
     channel_viewers: everyone with metadata access to this channel id were it public
-    (`public`) or private, less those who would have it under `minus_public` when given
-    (actions/channels/reads/permissions.py).
+    (`public`; web-public with `web_public` too) or private, less those who would have
+    it under `minus_public` when given (actions/channels/reads/permissions.py).
     """
 
     users: list[int]
@@ -38,6 +39,7 @@ class Audience(TypedDict, total=False):
     subscribers_only: bool
     max_role: int
     channel_viewers: int
+    web_public: bool
     minus_public: bool
     user_access: int
 

@@ -24,6 +24,7 @@ from chalicelib.delivery.queues import (
 from chalicelib.fanout.scope import EVERYONE, Scope
 from chalicelib.models.channels import Stream, Subscription, get_stream, stream_key
 from chalicelib.models.events import EventQueue
+from chalicelib.rules.channel_access import reads_public_channels
 
 # A thousand subscriptions' colours and display settings are a third of the answer to
 # parse, and nothing here reads them.
@@ -130,8 +131,9 @@ class AudienceResolver:
         if audience.get("realm"):
             return self.realm_queues(realm_id)
         if "channel_viewers" in audience:
-            subscribers = set(self.subscriber_ids(realm_id, int(audience["channel_viewers"])))
-            viewers = channel_viewers(realm_id, audience, subscribers)
+            stream_id = int(audience["channel_viewers"])
+            viewers = channel_viewers(realm_id, audience,
+                                      lambda: set(self.subscriber_ids(realm_id, stream_id)))
             candidates = (self.realm_queues(realm_id) if viewers.candidates is None
                           else self.queues_of_users(realm_id, viewers.candidates))
             return [q for q in candidates if viewers.sees(q)]
@@ -160,9 +162,11 @@ class AudienceResolver:
             is_public = stream is not None and not stream.invite_only
         if not is_public:
             return queues
-        # Public channel: subscribers, plus queues that asked for every public channel.
+        # Public channel: subscribers, plus queues that asked for every public channel,
+        # while their owner's role still reads them (a guest's never does).
         seen = {q.queue_id for q in queues}
-        return queues + [q for q in self.public_watchers(realm_id) if q.queue_id not in seen]
+        return queues + [q for q in self.public_watchers(realm_id)
+                         if q.queue_id not in seen and reads_public_channels(q.role)]
 
 
 def _user_range(attribute: Any, scope: Scope) -> Condition | None:

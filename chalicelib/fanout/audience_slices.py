@@ -73,7 +73,16 @@ def _noted(records: list[dict[str, Any]]) -> list[_Noted]:
     return noted
 
 
+def _realm_wide(audience: Audience) -> bool:
+    """Audiences that may reach anyone in the organization: the realm, and whoever may
+    know of a public channel (every member and above, not only its subscribers)."""
+    return bool(audience.get("realm")) or ("channel_viewers" in audience
+                                           and bool(audience.get("public")))
+
+
 def _channel_ids(audience: Audience) -> list[int]:
+    if _realm_wide(audience):
+        return []
     if "stream" in audience:
         return [int(audience["stream"])]
     if "channel_viewers" in audience:
@@ -92,7 +101,7 @@ def _estimates(noted: list[_Noted]) -> list[tuple[int, _Noted]]:
     sized = []
     for record in noted:
         realm_id, audience = record.realm_id, record.audience
-        if audience.get("realm"):
+        if _realm_wide(audience):
             if realm_id not in people:
                 counter = realm_counter(realm_id)
                 people[realm_id] = int(counter.user or 0) if counter else 0
@@ -108,7 +117,7 @@ def _id_span(record: _Noted, size: int) -> tuple[int, int]:
     """The lowest and highest user id of the audience (for a realm: 1 to its counter,
     which is its `size` as _estimates read it)."""
     channels = _channel_ids(record.audience)
-    if not channels and not record.audience.get("realm"):
+    if not channels and not _realm_wide(record.audience):
         listed = [int(u) for u in record.audience.get("users") or ()]
         return (min(listed), max(listed)) if listed else (1, 1)
     if not channels:

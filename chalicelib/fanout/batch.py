@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.actions.users.reads.access import EventAccess
+from chalicelib.actions.users.reads.access import ACTOR_FACT, EventAccess
 from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
 from chalicelib.aws.partial_batch import (
@@ -253,6 +253,9 @@ class FanoutBatch:
             if audience.get("user_access") is not None and not self.access.may_access(
                     outbox.realm_id, queue, int(audience["user_access"])):
                 shown = self.access.hidden_form(outbox.realm_id, event, queue)
+            elif ACTOR_FACT in event and not self.access.may_access(
+                    outbox.realm_id, queue, int(event[ACTOR_FACT])):
+                shown = self.access.actor_hidden(outbox.realm_id, event)
             forms = forms_for_queue(shown, queue, user_flags, self.reader_settings) \
                 if shown is not None else []
             if not forms:

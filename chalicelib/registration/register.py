@@ -19,6 +19,7 @@ from chalicelib.models.users import User
 from chalicelib.narrow.events import parse_event_narrow
 from chalicelib.registration.initial_state import InitialState, fetch_initial_state
 from chalicelib.registration.state.context import PresenceOptions
+from chalicelib.rules.channel_access import reads_public_channels
 from chalicelib.rules.user_settings import own_settings
 
 TYPING_STARTED_WAIT_MS = 10000
@@ -102,6 +103,9 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 include_subscribers: IncludeSubscribers, slim_presence: bool = False,
                 presence_history_limit_days: int | None = None) -> RegisterResult:
     check_types("event_types", event_types)
+    if all_public_streams and not reads_public_channels(caller.role):
+        # As the reference (and its advisory on guests reading public channels).
+        raise ApiError("Only members and above may follow every public channel.")
     if presence_history_limit_days is not None and presence_history_limit_days < 0:
         raise ApiError("Invalid presence_history_limit_days")
     check_types("fetch_event_types", fetch_event_types)

@@ -138,3 +138,19 @@ def test_a_realm_wide_event_is_cut_by_ranges_too(realm, crowd, ranges, drain_eve
         added = [e["person"]["user_id"] for e in fetch_events(person, queues[person.user_id])
                  if e["type"] == "realm_user" and e["op"] == "add"]
         assert added == [newcomer.user_id]
+
+
+def test_a_small_public_channel_is_known_organization_wide_so_cut_by_ranges(
+        realm, crowd, ranges, drain_events, register_queue, fetch_events):
+    people, _ = crowd
+    queues = {p.user_id: register_queue(p, event_types=["stream", "subscription"])[
+        "queue_id"] for p in people}
+    # WHEN a public channel of one subscriber is created (every member may know of it)
+    assert realm.owner.post("/users/me/subscriptions",
+                            {"subscriptions": [{"name": "tiny"}]}).ok
+    drain_events()
+    # THEN its audience is sized as the organization, not its one subscriber
+    assert len(ranges) >= 2
+    for person in people:
+        heard = [(e["type"], e["op"]) for e in fetch_events(person, queues[person.user_id])]
+        assert heard == [("stream", "create"), ("subscription", "peer_add")], heard

@@ -183,3 +183,115 @@ def test_by_default_a_guest_accesses_everyone(realm, register_queue, fetch_event
     assert [e["person"]["full_name"] for e in fetch_events(realm.guest, queue)] == [
         "New Person"]
     assert created.json["user_id"] in by_id(realm.guest.get("/users").json["members"])
+
+
+# ---- what a limited guest may say to, and learn of, people it cannot access ------------
+
+def direct(sender, *to, content: str = "hello"):
+    return sender.post("/messages", {"type": "direct", "to": list(to), "content": content})
+
+
+def test_a_limited_guest_may_not_write_to_whom_it_cannot_access(limited, register_queue,
+                                                                fetch_events, drain_events):
+    realm = limited
+    queue = register_queue(realm.moderator)["queue_id"]
+    # By id, alone or beside someone it can access: refused as the reference refuses it
+    for to in ([realm.moderator.user_id], [realm.member.user_id, realm.moderator.user_id]):
+        refused = direct(realm.guest, *to)
+        assert (refused.status, refused.json["code"]) == (400, "BAD_REQUEST"), refused.json
+        assert "Mona" not in refused.json["msg"] and "@" not in refused.json["msg"]
+    # By address: the same answer as an address nobody has (the address is not confirmed)
+    hidden = direct(realm.guest, realm.moderator.email)
+    missing = direct(realm.guest, "nobody@nowhere.example.com")
+    assert (hidden.status, hidden.json["code"]) == (missing.status, missing.json["code"])
+    assert hidden.json["msg"].replace(realm.moderator.email, "X") == \
+        missing.json["msg"].replace("nobody@nowhere.example.com", "X")
+    # Scheduling one is refused the same way
+    scheduled = realm.guest.post("/scheduled_messages", {
+        "type": "direct", "to": [realm.moderator.user_id], "content": "later",
+        "scheduled_delivery_timestamp": 4102444800})
+    assert (scheduled.status, scheduled.json["code"]) == (400, "BAD_REQUEST")
+    # Typing to them too (the typing event would name them and their address)
+    typing = realm.guest.post("/typing", {"op": "start", "to": [realm.moderator.user_id]})
+    assert (typing.status, typing.json["code"]) == (400, "BAD_REQUEST")
+    # Nothing was written: the recipient heard nothing, the guest has no conversation
+    drain_events()
+    assert fetch_events(realm.moderator, queue) == []
+    mine = realm.guest.get("/messages", {"anchor": "newest", "num_before": 10,
+                                         "num_after": 0, "narrow": [
+                                             {"operator": "is", "operand": "dm"}]})
+    assert mine.json["messages"] == []
+    # Its channel peer it may write to, and reads back as it is
+    assert direct(realm.guest, realm.member.user_id).ok
+    [sent] = realm.guest.get("/messages", {"anchor": "newest", "num_before": 1,
+                                           "num_after": 0}).json["messages"]
+    assert {r["full_name"] for r in sent["display_recipient"]} == {"Gus Guest", "Max Member"}
+
+
+def test_a_guest_may_answer_whoever_wrote_to_it(limited, drain_events):
+    realm = limited
+    assert realm.guest.get(f"/users/{realm.owner.user_id}").json["msg"] == "No such user"
+    # WHEN the owner, whom the guest cannot access, writes to it
+    assert direct(realm.owner, realm.guest.user_id, content="welcome aboard").ok
+    drain_events()
+    # THEN, as in the reference, the guest can access them: answer and read them
+    assert direct(realm.guest, realm.owner.user_id, content="thank you").ok
+    assert realm.guest.get(f"/users/{realm.owner.user_id}").json["user"]["full_name"] == \
+        "Olivia Owner"
+    members = by_id(realm.guest.get("/users").json["members"])
+    assert members[realm.owner.user_id]["full_name"] == "Olivia Owner"
+    assert is_placeholder(members[realm.moderator.user_id], realm.moderator)
+
+
+def test_mentions_of_people_the_guest_cannot_access_do_not_resolve(limited, drain_events):
+    realm = limited
+    hidden, peer = realm.moderator, realm.member
+    content = f"hi @**|{hidden.user_id}**, @**{hidden.full_name}** and @**{peer.full_name}**"
+    preview = realm.guest.post("/messages/render", {"content": content}).json["rendered"]
+    assert f'data-user-id="{hidden.user_id}"' not in preview
+    assert f'data-user-id="{peer.user_id}"' in preview
+    assert preview.count(hidden.full_name) == 1   # only as typed, by name, never resolved
+    sent = realm.guest.post("/messages", {"type": "stream", "to": "shared", "topic": "t",
+                                          "content": f"ping @**|{hidden.user_id}**"})
+    assert sent.ok, sent.json
+    drain_events()
+    shown = realm.guest.get(f"/messages/{sent.json['id']}").json["message"]["content"]
+    assert hidden.full_name not in shown and f'data-user-id="{hidden.user_id}"' not in shown
+    # A member writing the same mention resolves it
+    member_preview = realm.member.post("/messages/render", {"content": content}).json
+    assert f'data-user-id="{hidden.user_id}"' in member_preview["rendered"]
+
+
+def test_a_guest_sees_an_inaccessible_actor_as_unknown(limited, register_queue, fetch_events,
+                                                       drain_events):
+    realm = limited   # "shared" is public: the guest and the member are in it
+    outsider = realm.moderator    # not subscribed, not accessible to the guest
+    guest_queue = register_queue(realm.guest)["queue_id"]
+    member_queue = register_queue(realm.member)["queue_id"]
+    posted = realm.member.post("/messages", {"type": "stream", "to": "shared", "topic": "t",
+                                             "content": "inside"}).json["id"]
+    # WHEN the outsider, without subscribing, reacts and writes in the channel
+    assert outsider.post(f"/messages/{posted}/reactions", {"emoji_name": "smile"}).ok
+    from_outside = outsider.post("/messages", {"type": "stream", "to": "shared", "topic": "t",
+                                               "content": "from outside"})
+    assert from_outside.ok, from_outside.json
+    drain_events()
+    # THEN the guest hears of both with the outsider as "Unknown user"
+    events = fetch_events(realm.guest, guest_queue)
+    [reaction] = [e for e in events if e["type"] == "reaction"]
+    assert reaction["user"]["full_name"] == PLACEHOLDER_NAME
+    [message] = [e["message"] for e in events if e["type"] == "message"
+                 and e["message"]["sender_id"] == outsider.user_id]
+    assert (message["sender_full_name"], message["avatar_url"]) == (
+        PLACEHOLDER_NAME, INACCESSIBLE_AVATAR_URL)
+    assert outsider.email not in str(events) and outsider.full_name not in str(events)
+    # ... and reads the message so too
+    fetched = realm.guest.get(f"/messages/{from_outside.json['id']}").json["message"]
+    assert (fetched["sender_full_name"], fetched["sender_id"]) == (PLACEHOLDER_NAME,
+                                                                  outsider.user_id)
+    assert outsider.email not in str(fetched)
+    # A member hears and reads the outsider as they are
+    member_events = fetch_events(realm.member, member_queue)
+    assert outsider.full_name in str(member_events)
+    assert realm.member.get(f"/messages/{from_outside.json['id']}").json["message"][
+        "sender_full_name"] == outsider.full_name

@@ -14,7 +14,11 @@ from pynamodb.expressions.update import Action
 
 from chalicelib import config
 from chalicelib.actions.channels.folders import get_usable_folder
-from chalicelib.actions.channels.reads.channels import channel_already_exists, stream_create_event
+from chalicelib.actions.channels.reads.channels import (
+    channel_already_exists,
+    stream_create_event,
+    stream_deleted_event,
+)
 from chalicelib.actions.channels.reads.permissions import (
     can_administer_channel,
     has_content_access,
@@ -42,6 +46,7 @@ from chalicelib.models.channels import (
 )
 from chalicelib.models.realms import Realm, get_realm, move_name, realm_setting, stream_name_key
 from chalicelib.models.topics import Topic, topic_item_key
+from chalicelib.rules.channel_access import visibility
 from chalicelib.rules.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
@@ -55,17 +60,6 @@ CONTENT_ACCESS = frozenset(PRIVACY) | {
 RETENTION_SPECIAL = {"unlimited": -1, "realm_default": None}
 EMPTY_TOPIC_ONLY = "empty_topic_only"
 CONTENT_ACCESS_REQUIRED = "Channel content access is required."
-
-
-class DeletedStream(TypedDict):
-    stream_id: int
-
-
-class StreamDeleteEvent(TypedDict):
-    type: Literal["stream"]
-    op: Literal["delete"]
-    streams: list[DeletedStream]
-    stream_ids: list[int]
 
 
 class DefaultStreamsEvent(TypedDict):
@@ -285,15 +279,15 @@ def _add_update_events(tx: Any, realm_id: int, stream: Stream, after: Stream,
                        update: StreamUpdate) -> None:
     """Each change to everyone who can see the channel now; a privacy change also
     creates the channel for those who gain sight of it and deletes it for those who lose
-    it, as the reference does."""
-    public_before, public_after = not stream.invite_only, not after.invite_only
-    audience = viewers_audience(stream.stream_id, public_after)
-    if public_before and not public_after:
-        add_event(tx, realm_id, _delete_event(stream.stream_id),
-                  viewers_audience(stream.stream_id, True, minus_public=False))
-    if public_after and not public_before:
+    it (guests, when it stops being web-public), as the reference does."""
+    before_level, after_level = visibility(stream), visibility(after)
+    audience = viewers_audience(stream.stream_id, after_level)
+    if after_level < before_level:
+        add_event(tx, realm_id, stream_deleted_event(stream.stream_id),
+                  viewers_audience(stream.stream_id, before_level, minus=after_level))
+    if after_level > before_level:
         add_event(tx, realm_id, stream_create_event(after),
-                  viewers_audience(stream.stream_id, True, minus_public=False))
+                  viewers_audience(stream.stream_id, after_level, minus=before_level))
     for event in update.events:
         add_event(tx, realm_id, event, audience)
     if update.unarchived:
@@ -321,11 +315,6 @@ def _archived_event(stream: Stream, archived: bool) -> StreamUpdateEvent:
             "name": stream.name, "property": "is_archived", "value": archived}
 
 
-def _delete_event(stream_id: int) -> StreamDeleteEvent:
-    return {"type": "stream", "op": "delete", "streams": [{"stream_id": stream_id}],
-            "stream_ids": [stream_id]}
-
-
 def do_archive_stream(caller: Principal, stream_id: int) -> EmptyResult:
     """DELETE /streams/{id}: archives the channel (it stops being a default channel)."""
     stream, _ = access_stream_for_administering(caller, stream_id)
@@ -335,13 +324,13 @@ def do_archive_stream(caller: Principal, stream_id: int) -> EmptyResult:
     defaults = realm_default_stream_ids(realm)
     actions: list[Action] = [Stream.is_archived.set(True), Stream.is_default.set(False)]
     event = {**_archived_event(stream, True), "_without_capability": {
-        "capability": "archived_channels", "event": _delete_event(stream_id)}}
+        "capability": "archived_channels", "event": stream_deleted_event(stream_id)}}
     try:
         with transaction() as tx:
             tx.update(stream, actions=actions,
                       condition=Stream.is_archived == False)
             add_event(tx, caller.realm_id, event,
-                      viewers_audience(stream_id, not stream.invite_only))
+                      viewers_audience(stream_id, visibility(stream)))
             if stream_id in defaults:
                 _write_defaults(tx, caller.realm_id, defaults, defaults - {stream_id})
             else:   # not made default meanwhile: an archived channel is never one

@@ -17,11 +17,14 @@ from chalicelib.actions.channels.reads.channels import (
     stream_create_event,
     subscription_api_dict,
 )
-from chalicelib.actions.channels.reads.permissions import can_add_subscribers
+from chalicelib.actions.channels.reads.permissions import (
+    can_add_subscribers,
+    viewers_audience,
+)
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
+from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import (
     MAX_MEMBER_SET,
@@ -39,13 +42,14 @@ from chalicelib.models.rate_limits import take_allowance
 from chalicelib.models.read_ahead import read_ahead
 from chalicelib.models.realms import Realm, claim_name, get_realm, stream_name_key
 from chalicelib.models.users import User, get_user_by_email
+from chalicelib.rules.channel_access import readable_unsubscribed, reads_public_channels, visibility
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
 from chalicelib.rules.rate_limits import CHANNELS_BY_USER
 from chalicelib.rules.timeutil import now_seconds
 
-USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event
-# (with a new channel: its name and its creation event besides)
+USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event,
+# guests' channel event (with a new channel: its name and its creation event besides)
 # At most this many channels and subscriptions (channels times users) a request, as
 # unsubscribing (actions/channels/unsubscribe.py): each channel is written on its own.
 MAX_CHANNELS_PER_REQUEST = 100
@@ -80,10 +84,21 @@ COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0
 
 
 def peer_audience(stream: Stream) -> Audience:
-    """Who hears of a channel's subscribers changing: the realm for a public channel,
+    """Who hears of a channel's subscribers changing: whoever may know of a public
+    channel (web-public: everyone; public: members and above, and its subscribers),
     else the channel's subscribers."""
-    return to_realm() if not stream.invite_only else \
-        to_channel(stream.stream_id, public=False)
+    return to_channel(stream.stream_id, public=False) if stream.invite_only else \
+        viewers_audience(stream.stream_id, visibility(stream))
+
+
+def users_gaining_sight(stream: Stream, users: list[User]) -> list[int]:
+    """Who learns of a public channel only by joining it (or forgets it by leaving):
+    those whose role does not let them read it unsubscribed, i.e. guests, unless it is
+    web-public. A private channel's own rules (groups) are not decided here."""
+    if stream.invite_only:
+        return []
+    return [u.user_id for u in users if not readable_unsubscribed(int(u.role), stream)]
+
 
 def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
     if not principals:
@@ -130,7 +145,8 @@ def new_channel(caller: Principal, name: str, description: str, invite_only: boo
                     invite_only=invite_only,
                     history_public_to_subscribers=history_public or not invite_only,
                     date_created=now_seconds(), creator_id=caller.user_id)
-    audience: Audience = to_users([caller.user_id]) if invite_only else to_realm()
+    audience: Audience = to_users([caller.user_id]) if invite_only else \
+        viewers_audience(stream.stream_id, visibility(stream))
     return NewChannel(stream, audience)
 
 
@@ -304,8 +320,12 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User],
         chunk = new_users[start:start + USERS_PER_TRANSACTION]
         with transaction() as tx:
             if creating is not None and start == 0:
+                # the creation event reaches the first chunk as subscribers
                 creating.write(tx, subscribers=len(chunk))
             else:
+                gaining = users_gaining_sight(stream, chunk)
+                if gaining:   # the channel before the subscription, as the reference sends it
+                    add_event(tx, realm_id, stream_create_event(stream), to_users(gaining))
                 tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])
             if chunk and counted + start + len(chunk) <= MAX_MEMBER_SET:
                 tx.update(channel_members(realm_id, stream.stream_id), actions=[
@@ -356,7 +376,8 @@ def get_subscriptions(caller: Principal, include_subscribers: IncludeSubscribers
 
 def get_streams(caller: Principal, include_public: bool, include_subscribed: bool,
                 include_all_active: bool, include_default: bool = False,
-                exclude_archived: bool = True) -> list[StreamDict]:
+                exclude_archived: bool = True, include_web_public: bool = False
+                ) -> list[StreamDict]:
     if include_all_active and not caller.is_admin:
         raise ApiError("User not authorized for this query")
     subscribed = {s.stream_id for s in Subscription.query(
@@ -366,7 +387,9 @@ def get_streams(caller: Principal, include_public: bool, include_subscribed: boo
     for stream in Stream.query(caller.realm_id):
         visible = (include_all_active
                    or (include_subscribed and stream.stream_id in subscribed)
-                   or (include_public and not stream.invite_only and not caller.is_guest))
+                   or (include_public and not stream.invite_only
+                       and reads_public_channels(caller.role))
+                   or (include_web_public and stream.is_web_public))
         if visible and not (exclude_archived and stream.is_archived):
             shown = stream_api_dict(stream)
             if include_default:

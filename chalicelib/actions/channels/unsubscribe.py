@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from chalicelib.actions.channels.reads.channels import access_stream_by_id
+from chalicelib.actions.channels.reads.channels import access_stream_by_id, stream_deleted_event
 from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
 from chalicelib.actions.channels.subscriptions import (
     check_subscription_count,
     peer_audience,
     principal_users,
+    users_gaining_sight,
 )
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
@@ -34,7 +35,8 @@ from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
 MAX_CHANNELS = 100
-USERS_PER_TRANSACTION = 30   # 3 items per user + the channel, its members, the peers' event
+# 3 items per user + the channel, its members, the peers' event, guests' channel event
+USERS_PER_TRANSACTION = 30
 MAX_ATTEMPTS = 3
 
 
@@ -139,6 +141,9 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
             add_event(tx, realm_id, event, to_users([user.user_id]))
             add_event(tx, realm_id, unsubscribed_record(user.user_id, stream.stream_id),
                       to_users([user.user_id]))
+        losing = users_gaining_sight(stream, users)
+        if losing:   # as the reference: a channel they may no longer see is deleted
+            add_event(tx, realm_id, stream_deleted_event(stream.stream_id), to_users(losing))
         peers = peer_audience(stream)
         peer_remove: SubscriptionPeerRemoveEvent = {
             "type": "subscription", "op": "peer_remove", "stream_ids": [stream.stream_id],

@@ -66,7 +66,7 @@ def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageR
     rendered = None
     if request.content is not None:
         check_content_edit(caller, realm, message, now)
-        rendered = render_content(caller.realm_id, request.content, realm)
+        rendered = render_content(caller.realm_id, request.content, realm, author=caller)
     plan = None
     if stream is not None and (request.topic is not None or request.stream_id is not None):
         plan = _plan_move(caller, realm, message, stream, subscription, request, now)

@@ -16,6 +16,7 @@ from pynamodb.expressions.condition import size
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
+from chalicelib.actions.users.reads.access import ACTOR_FACT
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
@@ -183,7 +184,10 @@ def _write(caller: Principal, accessed: AccessedMessage, key: str, entry: dict[s
         condition = condition & (stored == 1 if after == 0 else stored > 1)
     elif count > 0:
         condition = condition & (stored > 0)
-    event = _event(message.message_id, key, str(entry["emoji_name"]), op, person)
+    event: dict[str, Any] = {**_event(message.message_id, key, str(entry["emoji_name"]), op,
+                                      person)}
+    if accessed.stream is not None and accessed.subscription is None:
+        event[ACTOR_FACT] = caller.user_id   # readers who may not access them see a placeholder
     audience = readers_audience(caller.realm_id, [message], accessed.stream, caller.user_id)
     try:
         with transaction() as tx:

@@ -166,9 +166,10 @@ def _check_target(caller: Principal, item: ScheduledMessage, message_type: str, 
         item.recipient_ids = sorted({u.user_id for u in users})
 
 
-def _set_content(item: ScheduledMessage, realm_id: int, content: str) -> None:
+def _set_content(item: ScheduledMessage, caller: Principal, content: str) -> None:
     item.content = check_content(content)
-    item.rendered_content = render_content(realm_id, item.content).rendered
+    item.rendered_content = render_content(caller.realm_id, item.content,
+                                           author=caller).rendered
 
 
 # ---- changing -------------------------------------------------------------------------
@@ -182,7 +183,7 @@ def check_create_scheduled_message(caller: Principal, *, message_type: str, to: 
                             realm_id=caller.realm_id, sender_id=caller.user_id,
                             read_by_sender=read_by_sender)
     _check_target(caller, item, message_type, to, topic)
-    _set_content(item, caller.realm_id, content)
+    _set_content(item, caller, content)
     item.scheduled_delivery_timestamp = _check_time(scheduled_delivery_timestamp)
     item.scheduled_message_id = allocate_id(caller.realm_id, "scheduled_message")
     # The schedule first: a schedule whose item was never written finds nothing to send.
@@ -220,7 +221,7 @@ def check_edit_scheduled_message(caller: Principal, scheduled_message_id: int, *
         stream, _ = access_stream_by_id(caller, int(item.stream_id))
         item.topic = check_topic(topic, get_realm(caller.realm_id), stream)
     if content is not None:
-        _set_content(item, caller.realm_id, content)
+        _set_content(item, caller, content)
     if scheduled_delivery_timestamp is not None:
         item.scheduled_delivery_timestamp = _check_time(scheduled_delivery_timestamp)
     item.failed = False

@@ -32,6 +32,7 @@ from chalicelib.actions.messages.reads.rendering import (
 )
 from chalicelib.actions.messages.uploads import plan_links
 from chalicelib.actions.messages.webhook_triggers import add_webhook_triggers, triggered_bots
+from chalicelib.actions.users.reads.access import ACTOR_FACT, realm_restricts_access
 from chalicelib.aws import metrics
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
@@ -64,15 +65,18 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
     channel = None if direct is not None or skip_stream_access_check \
         else _channel_reference(to)
     stream: Stream | None = None
+    subscribed = True   # a bot answering where it was mentioned: accessible to everyone
     # The organization, the sender and the channel, in one request where possible.
     with read_ahead([(Realm, caller.realm_id, None), (User, caller.realm_id, caller.user_id),
                      *([] if channel is None else channel_access_reads(caller, channel))]):
         realm = get_realm(caller.realm_id)
         sender = User.get(caller.realm_id, caller.user_id)
         if message_type in ("stream", "channel"):
-            stream = _channel_by_id(caller.realm_id, to) if channel is None \
-                else _channel_target(caller, channel)
-    rendered = render_content(caller.realm_id, content, realm)
+            if channel is None:
+                stream = _channel_by_id(caller.realm_id, to)
+            else:
+                stream, subscribed = _channel_target(caller, channel)
+    rendered = render_content(caller.realm_id, content, realm, author=caller)
     if stream is not None:
         if stream.is_archived:
             raise ApiError("Cannot send to an archived channel.")
@@ -100,6 +104,9 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         people = [sender, *recipients]
     prepared = prepare_message(realm, message, audience, people=people, stream=stream,
                                linkifiers=rendered.linkifiers, read_by_sender=read_by_sender)
+    if not subscribed and realm_restricts_access(realm):
+        # Subscribers who may not access the sender see them as "Unknown user".
+        prepared.event[ACTOR_FACT] = caller.user_id
     links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:
         prepared.add_to(tx)
@@ -139,12 +146,13 @@ def _channel_reference(to: str) -> int | str:
     raise ApiError("Invalid 'to': name one channel by id or name.")
 
 
-def _channel_target(caller: Principal, channel: int | str) -> Stream:
+def _channel_target(caller: Principal, channel: int | str) -> tuple[Stream, bool]:
+    """The channel, and whether the caller is subscribed to it."""
     if isinstance(channel, int):
-        stream, _ = access_stream_by_id(caller, channel)
+        stream, subscription = access_stream_by_id(caller, channel)
     else:
-        stream, _ = access_stream_by_name(caller, channel)
-    return stream
+        stream, subscription = access_stream_by_name(caller, channel)
+    return stream, subscription is not None
 
 
 def _channel_by_id(realm_id: int, to: str) -> Stream:

@@ -12,6 +12,8 @@ from typing import Literal, TypedDict
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.reads.access import access_message_to_edit
+from chalicelib.actions.messages.reads.recipients import check_accessible
+from chalicelib.actions.users.reads.access import caller_access
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
@@ -95,6 +97,8 @@ def _direct_typing(caller: Principal, op: TypingOp, to: list[int] | None) -> Non
         if user_id not in users:
             raise ApiError(f"Invalid user ID {user_id}")
     recipients = [users[i] for i in sorted(users)]
+    # The event names every recipient (and their address) to the typist too.
+    check_accessible(recipients, caller_access(caller))
     event: DirectTypingEvent = {
         "type": "typing", "op": op, "message_type": "direct", "sender": _sender(caller),
         "recipients": [{"user_id": u.user_id, "email": u.email} for u in recipients]}

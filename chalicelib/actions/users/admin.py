@@ -37,6 +37,7 @@ from chalicelib.core.principal import (
 )
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.queues import set_queue_role
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
@@ -202,3 +203,5 @@ def _change_role(target: User, role: int) -> None:
 
     retry_lost_races(attempt, conflict="The organization's owners changed meanwhile; reload "
                      "and try again.", attempts=MAX_ATTEMPTS)
+    # After the commit: the user's open queues hear from now on what the new role may.
+    set_queue_role(realm_id, user_id, role)

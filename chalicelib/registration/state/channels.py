@@ -18,6 +18,7 @@ from chalicelib.actions.channels.reads.permissions import (
 from chalicelib.actions.channels.reads.subscribers import SubscriberList, subscriber_lists
 from chalicelib.models.channels import Stream, Subscription
 from chalicelib.registration.state.context import StateContext
+from chalicelib.rules.channel_access import readable_unsubscribed
 
 
 class NeverSubscribedDict(StreamDict):
@@ -100,8 +101,8 @@ def stream_state(ctx: StateContext) -> StreamState:
     visible = [
         stream_api_dict(stream) for stream in ctx.streams.values()
         if _shown(ctx, stream) and (
-            caller.is_admin or stream.stream_id in subscribed or stream.is_web_public
-            or (not stream.invite_only and not caller.is_guest))]
+            caller.is_admin or stream.stream_id in subscribed
+            or readable_unsubscribed(caller.role, stream))]
     return {"streams": visible}
 
 

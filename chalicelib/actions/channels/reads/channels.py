@@ -79,6 +79,17 @@ class StreamCreateEvent(TypedDict):
     streams: list[StreamDict]
 
 
+class DeletedStream(TypedDict):
+    stream_id: int
+
+
+class StreamDeleteEvent(TypedDict):
+    type: Literal["stream"]
+    op: Literal["delete"]
+    streams: list[DeletedStream]
+    stream_ids: list[int]
+
+
 def _check_access(caller: Principal, stream: Stream | None, subscription: Subscription | None,
                   require_content_access: bool) -> None:
     if stream is None:
@@ -181,6 +192,12 @@ def _stream_dict(stream: Stream) -> StreamDict:
 
 def stream_create_event(stream: Stream) -> StreamCreateEvent:
     return {"type": "stream", "op": "create", "streams": [stream_api_dict(stream)]}
+
+
+def stream_deleted_event(stream_id: int) -> StreamDeleteEvent:
+    """The channel is gone from its receivers' view (deleted, or no longer visible)."""
+    return {"type": "stream", "op": "delete", "streams": [{"stream_id": stream_id}],
+            "stream_ids": [stream_id]}
 
 
 def subscription_api_dict(stream: Stream, subscription: Subscription,

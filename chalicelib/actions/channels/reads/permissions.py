@@ -1,17 +1,21 @@
-"""Who may see, administer and add subscribers to a channel, as the reference decides.
+"""Who may see, administer and add subscribers to a channel, as the reference decides
+(docs/visibility.md); the part decided by role alone is rules/channel_access.py.
 
-Content access: reading the channel's messages (web-public, subscribed, a public channel
-for non-guests, or a private one through its `can_add_subscribers_group`). Metadata
-access: knowing the channel exists and its settings (content access, organization
-administrators, and the channel's `can_administer_channel_group`). Guests get neither
-through group settings. The predicates here serve channel administration, subscribing
-others and invitations; `channel_viewers` resolves the audience of channel
-events in the fan-out, so a request never lists the organization's users.
+Content access: reading the channel's messages (subscribed, `readable_unsubscribed`: a
+web-public channel for everyone, a public one for members and above, or a private one
+through its `can_add_subscribers_group`). Metadata access: knowing the channel exists
+and its settings (content access, organization administrators, and the channel's
+`can_administer_channel_group`). Guests get neither through group settings. The
+predicates serve requests (reads, registration, channel administration, subscribing
+others, invitations, message access); `channel_viewers` and `follows_public_channels`
+decide the fan-out's audiences with them, so a request never lists the organization's
+users and the fan-out reads nothing per person.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
@@ -30,6 +34,13 @@ from chalicelib.models.channels import Stream, channel_group_setting, get_stream
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User, role_key
+from chalicelib.rules.channel_access import (
+    PRIVATE,
+    PUBLIC,
+    WEB_PUBLIC,
+    readable_unsubscribed,
+    reads_public_channels,
+)
 
 
 def _holds(caller: Principal, stream: Stream, setting: str) -> bool:
@@ -38,11 +49,11 @@ def _holds(caller: Principal, stream: Stream, setting: str) -> bool:
 
 
 def has_content_access(caller: Principal, stream: Stream, subscribed: bool) -> bool:
-    if stream.is_web_public or subscribed:
+    if subscribed or readable_unsubscribed(caller.role, stream):
         return True
-    if caller.is_guest:
+    if caller.is_guest or not stream.invite_only:
         return False
-    return not stream.invite_only or _holds(caller, stream, "can_add_subscribers_group")
+    return _holds(caller, stream, "can_add_subscribers_group")
 
 
 def can_administer_channel(caller: Principal, stream: Stream) -> bool:
@@ -105,49 +116,64 @@ def can_remove_subscribers(caller: Principal, stream: Stream, subscribed: bool) 
 
 
 # ---- event audiences -------------------------------------------------------------------
+# Levels of visibility (rules/channel_access.py): PRIVATE < PUBLIC < WEB_PUBLIC.
 
-def viewers_audience(stream_id: int, public: bool, *, minus_public: bool | None = None
-                     ) -> Audience:
-    """The outbox audience "everyone with metadata access to the channel, were it public
-    (or private)"; `minus_public` leaves out who could see it under that visibility
-    (those gaining or losing access when the privacy changes)."""
-    audience: Audience = to_channel_viewers(stream_id, public=public)
-    if minus_public is not None:
-        audience["minus_public"] = minus_public
+def viewers_audience(stream_id: int, level: int, *, minus: int | None = None) -> Audience:
+    """The outbox audience "everyone with metadata access to the channel, were it of
+    this visibility"; `minus` leaves out who could see it at that narrower visibility
+    (those gaining or losing sight of it when its privacy changes)."""
+    assert minus is None or minus < level, "nothing is left"  # nosec B101 # caller's bug
+    audience: Audience = to_channel_viewers(stream_id, public=level >= PUBLIC)
+    if level == WEB_PUBLIC:
+        audience["web_public"] = True
+    if minus is not None:
+        audience["minus_public"] = minus >= PUBLIC
     return audience
+
+
+def _levels(audience: Audience) -> tuple[int, int | None]:
+    level = WEB_PUBLIC if audience.get("web_public") else PUBLIC if audience["public"] \
+        else PRIVATE
+    minus = None if "minus_public" not in audience else (
+        PUBLIC if audience["minus_public"] else PRIVATE)
+    return level, minus
 
 
 @dataclass
 class ViewerAudience:
     """A `viewers_audience`, decided at fan-out time: the test a queue must pass, and
-    the users who can pass it (None: any non-guest of the realm can)."""
+    the users who can pass it (None: any user of the realm may)."""
 
     sees: Callable[[EventQueue], bool]
     candidates: set[int] | None
 
 
-def channel_viewers(realm_id: int, audience: Audience, subscribers: set[int]
+def channel_viewers(realm_id: int, audience: Audience, subscribers: Callable[[], set[int]]
                     ) -> ViewerAudience:
-    """Subscribers, and for a public channel every non-guest, for a private one the
-    organization administrators and non-guest members of its administer and
-    add-subscribers groups (`subscribers`: the channel's, as the caller read them)."""
-    stream = get_stream(realm_id, int(audience["channel_viewers"]))
-    sees, candidates = _viewer_test(realm_id, stream, subscribers, bool(audience["public"]))
-    if "minus_public" in audience:
-        other, _ = _viewer_test(realm_id, stream, subscribers, bool(audience["minus_public"]))
+    """Subscribers; for a web-public channel everyone, for a public one every member and
+    above, for a private one the organization administrators and non-guest members of
+    its administer and add-subscribers groups. `subscribers` reads the channel's (as the
+    caller reads them), only when needed: a public channel's matter only for queues of
+    guests, a web-public one's never."""
+    stream_id = int(audience["channel_viewers"])
+    level, minus = _levels(audience)
+    subscribers = cache(subscribers)   # read once, if at all
+    sees, candidates = _viewer_test(realm_id, stream_id, subscribers, level)
+    if minus is not None:
+        other, _ = _viewer_test(realm_id, stream_id, subscribers, minus)
         return ViewerAudience(lambda q: sees(q) and not other(q), candidates)
     return ViewerAudience(sees, candidates)
 
 
-def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], public: bool
-                 ) -> tuple[Callable[[EventQueue], bool], set[int] | None]:
-    def non_guest(queue: EventQueue) -> bool:
-        return queue.role is None or int(queue.role) <= ROLE_MEMBER
-
-    if public:
-        return (lambda q: q.user_id in subscribers or non_guest(q)), None
+def _viewer_test(realm_id: int, stream_id: int, subscribers: Callable[[], set[int]],
+                 level: int) -> tuple[Callable[[EventQueue], bool], set[int] | None]:
+    if level == WEB_PUBLIC:
+        return (lambda q: True), None
+    if level == PUBLIC:
+        return (lambda q: reads_public_channels(q.role) or q.user_id in subscribers()), None
     users: set[int] = set()
     max_role = ROLE_ADMINISTRATOR
+    stream = get_stream(realm_id, stream_id)   # its groups decide who else knows of it
     if stream is not None:
         for setting in ("can_administer_channel_group", "can_add_subscribers_group"):
             members, role = group_setting_members(realm_id, channel_group_setting(stream,
@@ -155,8 +181,9 @@ def _viewer_test(realm_id: int, stream: Stream | None, subscribers: set[int], pu
             users |= members
             max_role = max(max_role, min(role, ROLE_MEMBER))   # never guests by role
     candidates = None if max_role >= ROLE_MEMBER else (
-        subscribers | users | users_with_role_at_most(realm_id, max_role))
-    return (lambda q: q.user_id in subscribers or (non_guest(q) and (
+        subscribers() | users | users_with_role_at_most(realm_id, max_role))
+    # Group settings never reach guests, as the reference's never do.
+    return (lambda q: q.user_id in subscribers() or (reads_public_channels(q.role) and (
         q.user_id in users or (q.role is not None and int(q.role) <= max_role)))), candidates
 
 

@@ -18,6 +18,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, get_stream, user_key
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm, get_realm, realm_setting
+from chalicelib.rules.channel_access import readable_unsubscribed
 from chalicelib.rules.timeutil import now_seconds
 
 
@@ -123,7 +124,7 @@ def access_message(caller: Principal, message_id: int, *, modifying: bool = Fals
 def can_read_message(stream: Stream, subscription: Subscription | None, message_id: int,
                      caller: Principal) -> bool:
     if subscription is None:
-        return stream.is_web_public or (not stream.invite_only and not caller.is_guest)
+        return readable_unsubscribed(caller.role, stream)
     if not stream.history_public_to_subscribers:
         return message_id >= subscription.first_visible_message_id
     return True

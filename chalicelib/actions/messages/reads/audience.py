@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chalicelib.core.principal import ROLE_GUEST
 from chalicelib.delivery.outbox import Audience, to_channel, to_channels
 from chalicelib.models.channels import Stream, Subscription, stream_key
 from chalicelib.models.messages import Message
 from chalicelib.models.users import User
+from chalicelib.rules.channel_access import readable_unsubscribed
 
 
 @dataclass
@@ -74,11 +74,11 @@ class EditAudience:
         assert self.new is not None  # nosec B101 # type narrowing (set above)
         before = self._readers_of_old().of(newest)
         after = self._readers_of_new().of(newest)
-        # Public with shared history: everyone but guests can read it unsubscribed.
+        # Public with shared history: who may read it unsubscribed keeps reading it.
         open_to_all = not self.new.invite_only and self.new.history_public_to_subscribers
         keep = before & after
         if open_to_all:
-            keep |= before - after - self._guests_among(before - after)
+            keep |= self._readers_unsubscribed(before - after)
         losing = sorted(before - keep)
         if open_to_all:   # the channel's audience, plus readers who keep it from the old one
             return to_channels([self.new.stream_id], users=sorted(keep - after)), losing
@@ -96,12 +96,16 @@ class EditAudience:
             self._new_readers = _Readers.load(self.realm_id, self.new)
         return self._new_readers
 
-    def _guests_among(self, user_ids: set[int]) -> set[int]:
+    def _readers_unsubscribed(self, user_ids: set[int]) -> set[int]:
+        """Those of these users whose role reads the new channel without a subscription
+        (their roles read in one BatchGetItem)."""
+        assert self.new is not None  # nosec B101 # type narrowing (a channel move)
         unknown = [u for u in user_ids if u not in self._roles]
         if unknown:
             self._roles.update((u.user_id, int(u.role)) for u in User.batch_get(
                 [(self.realm_id, u) for u in unknown]))
-        return {u for u in user_ids if self._roles.get(u, ROLE_GUEST) >= ROLE_GUEST}
+        return {u for u in user_ids if u in self._roles
+                and readable_unsubscribed(self._roles[u], self.new)}
 
 
 def readers_audience(realm_id: int, messages: list[Message], stream: Stream | None,

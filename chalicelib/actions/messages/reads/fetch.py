@@ -20,6 +20,7 @@ from chalicelib.actions.messages.reads.range import (
 )
 from chalicelib.actions.read_state.reads.flags import flags_of
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
+from chalicelib.actions.users.reads.access import hide_sender, inaccessible_ids
 from chalicelib.core.errors import ApiError, missing_argument
 from chalicelib.core.principal import Principal
 from chalicelib.models.messages import Message
@@ -135,6 +136,9 @@ def render(caller: Principal, messages: list[Message], options: RenderOptions
     # only after they change (the realm's token), and only when a topic could match.
     linkifiers = linkifier_rules(caller.realm_id, realm) if any(
         m.type == "stream" and m.topic for m in messages) else []
+    # Channel senders the caller may not access (a direct message's are its partners).
+    hidden = inaccessible_ids(caller, {users[m.sender_id] for m in messages
+                                       if m.type == "stream" and m.sender_id in users})
     rendered: list[FoundMessageDict] = []
     for message in messages:
         fetched: FetchedMessageDict = {
@@ -148,6 +152,8 @@ def render(caller: Principal, messages: list[Message], options: RenderOptions
             # Every avatar here is a Gravatar and every email visible: clients that
             # compute Gravatar URLs get null, as the reference gives them.
             data["avatar_url"] = None
+        if message.sender_id in hidden:
+            data = cast(FoundMessageDict, hide_sender(data, realm))
         rendered.append(data)
     return rendered
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.actions.users.reads.access import caller_access
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.users import User, get_user_by_email
@@ -39,21 +41,33 @@ def parse_direct_target(to: str) -> DirectTarget:
 
 
 def direct_recipient_users(caller: Principal, to: str | DirectTarget) -> list[User]:
+    """The users a direct message names, if the caller may write to each: a user the
+    caller may not access (can_access_all_users_group) is refused as the reference
+    refuses them, before anything is written; named by an address, they read as an
+    address nobody has, so the answer confirms no hidden address."""
     parsed = to if isinstance(to, DirectTarget) else parse_direct_target(to)
     ids, emails = parsed.ids, parsed.emails
+    allows = caller_access(caller)
     users = list(User.batch_get([(caller.realm_id, i) for i in ids]))
     missing = ids - {u.user_id for u in users}
     for email in emails:
         user = get_user_by_email(caller.realm_id, email)
-        if user is None:
+        if user is None or not allows(user):
             raise ApiError(f"Invalid email '{email}'")
         users.append(user)
     if missing:
         raise ApiError(f"Invalid user ID {min(missing)}")
+    check_accessible(users, allows)
     for user in users:
         if not user.is_active:
             raise ApiError(f"'{user.email}' is no longer using this organization.")
     return users
+
+
+def check_accessible(users: list[User], allows: Callable[[User], bool]) -> None:
+    """Refuses recipients the caller may not access (direct messages, typing)."""
+    if not all(allows(user) for user in users):
+        raise ApiError("You may not write to some of these recipients: you cannot see them.")
 
 
 def _parse_to(to: str) -> Any:

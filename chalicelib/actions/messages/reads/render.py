@@ -19,4 +19,4 @@ def render_preview(caller: Principal, content: str) -> RenderResult:
         raise ApiError(f"Message too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
     if not content.strip():
         return {"rendered": ""}
-    return {"rendered": render_content(caller.realm_id, content).rendered}
+    return {"rendered": render_content(caller.realm_id, content, author=caller).rendered}

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from chalicelib import config
 from chalicelib.actions.realm.reads.emoji import active_emoji_sources
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
+from chalicelib.actions.users.reads.access import caller_access
 from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import Principal
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm, UniqueName, group_name_key
 from chalicelib.models.user_groups import UserGroup
@@ -36,18 +39,22 @@ class Resolved:
         return self.loud_user_ids | self.loud_group_members
 
 
-def resolve_mentions(realm_id: int, mentions: Mentions) -> Resolved:
-    """Looks up mentioned people and groups: a fixed number of batched reads per name."""
+def resolve_mentions(realm_id: int, mentions: Mentions,
+                     mentionable: Callable[[User], bool] = lambda user: True) -> Resolved:
+    """Looks up mentioned people and groups: a fixed number of batched reads per name.
+    People the author may not access (`mentionable`) stay unresolved, as the reference
+    leaves them, so a mention never shows a hidden name."""
     targets = MentionTargets()
     by_id = {u.user_id: u for u in User.batch_get([(realm_id, i) for i in mentions.ids])}
     people: dict[int, User] = {}
     for user in by_id.values():
-        if user.is_active:
+        if user.is_active and mentionable(user):
             targets.users_by_id[user.user_id] = user.full_name
             people[user.user_id] = user
     loud_user_ids = {i for i in mentions.loud_ids if i in targets.users_by_id}
     for name in mentions.names:
-        matches = [u for u in User.by_name.query(name_key(realm_id, name)) if u.is_active]
+        matches = [u for u in User.by_name.query(name_key(realm_id, name))
+                   if u.is_active and mentionable(u)]
         if len(matches) == 1:   # ambiguous names need the |id form, as the reference says
             targets.users_by_name[name.lower()] = (matches[0].user_id, matches[0].full_name)
             people[matches[0].user_id] = matches[0]
@@ -101,13 +108,15 @@ def content_sha256(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
 
-def render_content(realm_id: int, content: str, realm: Realm | None = None
-                   ) -> RenderedContent:
+def render_content(realm_id: int, content: str, realm: Realm | None = None, *,
+                   author: Principal | None = None) -> RenderedContent:
     """`realm`: when the caller has just read it (the linkifiers are then read only if
-    they changed since this process last did)."""
+    they changed since this process last did); `author`: who writes it, whose mentions
+    resolve only to people they may access (None: the system writes it)."""
     content = check_content(content)
     mentions = find_mentions(content)
-    resolved = resolve_mentions(realm_id, mentions)
+    resolved = resolve_mentions(realm_id, mentions, caller_access(author) if author
+                                else lambda user: True)
     linkifiers = linkifier_rules(realm_id, realm)
     # The organization's emoji are read only for a message that names one not built in.
     custom = active_emoji_sources(realm_id) if has_emoji_syntax(content) else None

@@ -1,17 +1,18 @@
-"""Who can access a user (can_access_all_users_group): reads, placeholders, event audiences.
+"""Who can access a user (can_access_all_users_group): the one rule for people, its
+reads, placeholders, and event audiences (docs/visibility.md).
 
 With the default, role:everyone, every user of the realm can access every other. With
-role:members (the only other value allowed), a guest can access themself, bots, and the
-active users who share a channel subscription with them. In user lists the others are
-"Unknown user" placeholders (left out for clients with the user_list_incomplete
-capability), reading one answers "No such user", and events about them do not reach
-the guest. The reference also counts users the guest has exchanged direct messages
-with; nothing indexes a user's conversations, so that would mean reading the realm's
-messages, and it is not modelled here.
+role:members (the only other value allowed), a guest can access themself, bots, the
+active users who share a channel subscription with them, and, as the reference, the
+users they have a direct conversation with (their own conversation items, one Query).
+In user lists the others are "Unknown user" placeholders (left out for clients with the
+user_list_incomplete capability), reading one answers "No such user", direct messages
+and typing to them are refused, mentions of them do not resolve, and events about them
+do not reach the guest (or reach it with the user as a placeholder).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
@@ -21,6 +22,7 @@ from chalicelib.delivery.filters import capabilities
 from chalicelib.delivery.outbox import Audience, to_users_who_can_access
 from chalicelib.models.base import transact_get
 from chalicelib.models.channels import Subscription, subscriber_ids, user_key
+from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.users import User
@@ -29,6 +31,9 @@ from chalicelib.rules.timeutil import iso_from_seconds
 
 SETTING = "can_access_all_users_group"
 INACCESSIBLE_USER_NAME = "Unknown user"
+# An event fact: the user who acted (sent, reacted) without a subscription to the
+# channel, whom some of its receivers may not access (the fan-out hides them there).
+ACTOR_FACT = "_actor_outside_channel"
 # The same picture for every inaccessible user: a placeholder reveals nothing but the id.
 INACCESSIBLE_AVATAR_URL = "https://secure.gravatar.com/avatar/?d=mp&version=1"
 
@@ -80,10 +85,14 @@ def may_be_limited(role: int | None) -> bool:
     return role is not None and role > ROLE_MEMBER
 
 
-def limited_can_access(viewer_id: int, user: User, shares_channel: Callable[[], bool]
-                       ) -> bool:
-    """The rule for a limited viewer: themself, bots, and active users sharing a channel."""
-    return user.is_bot or user.user_id == viewer_id or (user.is_active and shares_channel())
+def limited_can_access(viewer_id: int, user: User, shares_channel: Callable[[], bool],
+                       talked_with: Callable[[], bool], *, active_only: bool = True) -> bool:
+    """The rule for a limited viewer: themself, bots, active users sharing a channel,
+    and anyone they have a direct conversation with (the cheaper tests first).
+    `active_only` False: a deactivated channel peer too (the news of a deactivation
+    reaches those who could access the user until then)."""
+    return user.is_bot or user.user_id == viewer_id or (
+        (user.is_active or not active_only) and shares_channel()) or talked_with()
 
 
 def channel_ids(realm_id: int, user_id: int) -> set[int]:
@@ -91,11 +100,19 @@ def channel_ids(realm_id: int, user_id: int) -> set[int]:
     return {s.stream_id for s in Subscription.query(user_key(realm_id, user_id)) if s.active}
 
 
+def conversation_partner_ids(realm_id: int, user_id: int) -> set[int]:
+    """Everyone the user has a direct conversation with: one Query of their own
+    conversation items (the fan-out writes one per participant of each conversation)."""
+    return {int(u) for item in RecentConversation.query(
+        user_key(realm_id, user_id), attributes_to_get=["user_key", "conversation"])
+        for u in item.conversation.split(",")} - {user_id}
+
+
 def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     """The "Unknown user" record: the usual shape, only the id varies."""
     return {
         "user_id": user_id,
-        "email": f"user{user_id}@{realm.subdomain}.{config.root_domain()}",
+        "email": placeholder_email(user_id, realm),
         "delivery_email": None,
         "full_name": INACCESSIBLE_USER_NAME,
         "date_joined": iso_from_seconds(0),
@@ -112,22 +129,37 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     }
 
 
+def placeholder_email(user_id: int, realm: Realm) -> str:
+    return f"user{user_id}@{realm.subdomain}.{config.root_domain()}"
+
+
+def hide_sender(message: Mapping[str, Any], realm: Realm) -> dict[str, Any]:
+    """A message as someone who cannot access its sender sees it: the sender's id with
+    the "Unknown user" name, address and picture, as the reference shows it."""
+    return {**message, "sender_full_name": INACCESSIBLE_USER_NAME,
+            "sender_email": placeholder_email(int(message["sender_id"]), realm),
+            "avatar_url": INACCESSIBLE_AVATAR_URL}
+
+
 @dataclass(frozen=True)
 class UserAccess:
     """Which of the realm's users one viewer can access, for reads of many users."""
 
     viewer_id: int
     realm: Realm | None = None          # set only when the viewer is limited
-    peer_ids: frozenset[int] = field(default_factory=frozenset)
+    peer_ids: frozenset[int] = field(default_factory=frozenset)      # channel peers
+    partner_ids: frozenset[int] = field(default_factory=frozenset)   # conversations
 
     def can_access(self, user: User) -> bool:
         return self.realm is None or limited_can_access(
-            self.viewer_id, user, lambda: user.user_id in self.peer_ids)
+            self.viewer_id, user, lambda: user.user_id in self.peer_ids,
+            lambda: user.user_id in self.partner_ids)
 
     def can_access_user_id(self, user_id: int) -> bool:
         """As can_access, for data about active humans known only by id (presence): the
-        viewer themself and the users who share a channel with them."""
-        return self.realm is None or user_id == self.viewer_id or user_id in self.peer_ids
+        viewer themself and the users who share a channel or a conversation with them."""
+        return self.realm is None or user_id == self.viewer_id or user_id in self.peer_ids \
+            or user_id in self.partner_ids
 
     def placeholder(self, user_id: int) -> UserDict:
         assert self.realm is not None  # nosec B101 # type narrowing (set above)
@@ -137,7 +169,8 @@ class UserAccess:
 def viewer_access(caller: Principal,
                   load_realm: Callable[[], Realm | None] | None = None) -> UserAccess:
     """The caller's access. Reads nothing for members and above; for a guest, the realm
-    and, if it limits them, their channels' subscribers (a Query per channel)."""
+    and, if it limits them, their channels' subscribers (a Query per channel) and their
+    conversations (one Query)."""
     if not may_be_limited(caller.role):
         return UserAccess(caller.user_id)
     realm = load_realm() if load_realm is not None else Realm.get_or_none(caller.realm_id)
@@ -145,13 +178,15 @@ def viewer_access(caller: Principal,
         return UserAccess(caller.user_id)
     peers = {user_id for stream_id in channel_ids(caller.realm_id, caller.user_id)
              for user_id in subscriber_ids(caller.realm_id, stream_id)}
-    return UserAccess(caller.user_id, realm, frozenset(peers))
+    return UserAccess(caller.user_id, realm, frozenset(peers), frozenset(
+        conversation_partner_ids(caller.realm_id, caller.user_id)))
 
 
 def load_user_for(caller: Principal, user_id: int) -> User | None:
     """The user if it exists and the caller can access it (missing and inaccessible look
     the same). Members and above: one GetItem, as before; a guest reads the user and the
-    realm in one request, and if the realm limits them, their channels and the user's."""
+    realm in one request, and if the realm limits them, what the rule needs of their
+    channels, the user's and their conversations."""
     if not may_be_limited(caller.role):
         return User.get_or_none(caller.realm_id, user_id)
     with transact_get() as tg:
@@ -165,35 +200,94 @@ def load_user_for(caller: Principal, user_id: int) -> User | None:
         realm: Realm | None = realm_future.get()
     except Realm.DoesNotExist:
         realm = None
-    if not realm_restricts_access(realm) or limited_can_access(
-            caller.user_id, user, lambda: bool(channel_ids(caller.realm_id, user_id)
-                                               & channel_ids(caller.realm_id, caller.user_id))):
-        return user
-    return None
+    access = AccessCache()
+    access.realms[caller.realm_id] = realm
+    access.remember(user)
+    return user if access.viewer_may_access(caller.realm_id, caller.user_id, caller.role,
+                                            user_id) else None
 
 
-class EventAccess:
-    """The rule for the queues of one fan-out batch; each realm, user and user's channels
-    read at most once, and only for queues of users the realm may limit."""
+def caller_access(caller: Principal) -> Callable[[User], bool]:
+    """The rule for one caller and the few users a request names (recipients, mentions,
+    senders), users already read: nothing more is read for members and above; for a
+    guest, the realm once, then only what each user needs."""
+    if not may_be_limited(caller.role):
+        return lambda user: True
+    cache = AccessCache()
+
+    def allows(user: User) -> bool:
+        cache.remember(user)
+        return cache.viewer_may_access(caller.realm_id, caller.user_id, caller.role,
+                                       user.user_id)
+    return allows
+
+
+def inaccessible_ids(caller: Principal, users: Iterable[User]) -> set[int]:
+    """Those of these users (already read) the caller may not access."""
+    allows = caller_access(caller)
+    return {u.user_id for u in users if not allows(u)}
+
+
+class AccessCache:
+    """The rule for many (viewer, user) pairs, each realm, user, user's channels and
+    viewer's conversations read at most once, and only for viewers the realm may limit."""
 
     def __init__(self) -> None:
-        self._realms: dict[int, Realm | None] = {}
+        self.realms: dict[int, Realm | None] = {}
         self._users: dict[tuple[int, int], User | None] = {}
         self._channels: dict[tuple[int, int], set[int]] = {}
+        self._partners: dict[tuple[int, int], set[int]] = {}
 
-    def may_access(self, realm_id: int, queue: EventQueue, user_id: int) -> bool:
-        """Whether the queue's owner can access `user_id` (and so hears about them)."""
-        if not may_be_limited(queue.role) or queue.user_id == user_id:
+    def remember(self, user: User) -> None:
+        """A user already read, so it is not read again."""
+        self._users[(user.realm_id, user.user_id)] = user
+
+    def viewer_may_access(self, realm_id: int, viewer_id: int, role: int | None,
+                          user_id: int, *, active_only: bool = True) -> bool:
+        """Whether the viewer (of this role) can access `user_id` (see
+        limited_can_access for `active_only`)."""
+        if not may_be_limited(role) or viewer_id == user_id:
             return True
         if not realm_restricts_access(self._realm(realm_id)):
             return True
         user = self._user(realm_id, user_id)
-        if user is None or user.is_bot:
-            return user is not None
-        # Not conditioned on the user being active: a deactivation reaches those who
-        # could access the user until then.
-        return bool(self._channel_ids(realm_id, user_id)
-                    & self._channel_ids(realm_id, queue.user_id))
+        if user is None:
+            return False
+        return limited_can_access(
+            viewer_id, user, lambda: bool(self._channel_ids(realm_id, user_id)
+                                          & self._channel_ids(realm_id, viewer_id)),
+            lambda: user_id in self._partner_ids(realm_id, viewer_id),
+            active_only=active_only)
+
+    def _realm(self, realm_id: int) -> Realm | None:
+        if realm_id not in self.realms:
+            self.realms[realm_id] = Realm.get_or_none(realm_id)
+        return self.realms[realm_id]
+
+    def _user(self, realm_id: int, user_id: int) -> User | None:
+        if (realm_id, user_id) not in self._users:
+            self._users[(realm_id, user_id)] = User.get_or_none(realm_id, user_id)
+        return self._users[(realm_id, user_id)]
+
+    def _channel_ids(self, realm_id: int, user_id: int) -> set[int]:
+        if (realm_id, user_id) not in self._channels:
+            self._channels[(realm_id, user_id)] = channel_ids(realm_id, user_id)
+        return self._channels[(realm_id, user_id)]
+
+    def _partner_ids(self, realm_id: int, user_id: int) -> set[int]:
+        if (realm_id, user_id) not in self._partners:
+            self._partners[(realm_id, user_id)] = conversation_partner_ids(realm_id, user_id)
+        return self._partners[(realm_id, user_id)]
+
+
+class EventAccess(AccessCache):
+    """The rule for the queues of one fan-out batch (a queue's owner is the viewer)."""
+
+    def may_access(self, realm_id: int, queue: EventQueue, user_id: int) -> bool:
+        """Whether the queue's owner can access `user_id` (and so hears about them; of
+        a deactivation too, if they could until then)."""
+        return self.viewer_may_access(realm_id, queue.user_id, queue.role, user_id,
+                                      active_only=False)
 
     def hidden_form(self, realm_id: int, event: dict[str, Any], queue: EventQueue
                     ) -> dict[str, Any] | None:
@@ -207,17 +301,15 @@ class EventAccess:
         return {**event, "person": inaccessible_user_dict(int(event["person"]["user_id"]),
                                                           realm)}
 
-    def _realm(self, realm_id: int) -> Realm | None:
-        if realm_id not in self._realms:
-            self._realms[realm_id] = Realm.get_or_none(realm_id)
-        return self._realms[realm_id]
-
-    def _user(self, realm_id: int, user_id: int) -> User | None:
-        if (realm_id, user_id) not in self._users:
-            self._users[(realm_id, user_id)] = User.get_or_none(realm_id, user_id)
-        return self._users[(realm_id, user_id)]
-
-    def _channel_ids(self, realm_id: int, user_id: int) -> set[int]:
-        if (realm_id, user_id) not in self._channels:
-            self._channels[(realm_id, user_id)] = channel_ids(realm_id, user_id)
-        return self._channels[(realm_id, user_id)]
+    def actor_hidden(self, realm_id: int, event: dict[str, Any]) -> dict[str, Any]:
+        """The event as a queue that cannot access its actor (ACTOR_FACT) gets it: a
+        message's sender, a reaction's user as "Unknown user"."""
+        realm = self._realm(realm_id)
+        assert realm is not None  # nosec B101 # the realm limits access, so it was read
+        if event.get("type") == "message":
+            return {**event, "message": hide_sender(event["message"], realm)}
+        if event.get("type") == "reaction":
+            user_id = int(event["user_id"])
+            return {**event, "user": {"user_id": user_id, "full_name": INACCESSIBLE_USER_NAME,
+                                      "email": placeholder_email(user_id, realm)}}
+        return event
