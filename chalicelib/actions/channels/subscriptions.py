@@ -16,6 +16,7 @@ from chalicelib.actions.channels.reads.channels import (
 )
 from chalicelib.actions.channels.reads.permissions import can_add_subscribers
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
+from chalicelib.actions.users.reads.email_lookup import users_by_api_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
@@ -33,7 +34,7 @@ from chalicelib.models.channels import (
 )
 from chalicelib.models.ids import allocate_id, realm_counter
 from chalicelib.models.realms import claim_name, get_realm, stream_name_key
-from chalicelib.models.users import User, get_user_by_email
+from chalicelib.models.users import User
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
 from chalicelib.rules.timeutil import now_seconds
@@ -79,9 +80,9 @@ def principal_users(caller: Principal, principals: list[int] | list[str] | None)
     users: list[User] = []
     ids = [p for p in principals if isinstance(p, int)]
     found = {u.user_id: u for u in User.batch_get([(caller.realm_id, i) for i in ids])}
+    by_email = users_by_api_email(caller.realm_id, [p for p in principals if isinstance(p, str)])
     for principal in principals:
-        user = found.get(principal) if isinstance(principal, int) else get_user_by_email(
-            caller.realm_id, principal)
+        user = found.get(principal) if isinstance(principal, int) else by_email.get(principal)
         if user is None or not user.is_active:
             raise ApiError(f"No such user: {principal}")
         users.append(user)

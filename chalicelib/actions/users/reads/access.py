@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib import config
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.delivery.filters import capabilities
 from chalicelib.delivery.outbox import Audience, to_users_who_can_access
@@ -24,6 +23,7 @@ from chalicelib.models.channels import Subscription, subscriber_ids, user_key
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.users import User
+from chalicelib.rules.email_visibility import stand_in_email
 from chalicelib.rules.realm_settings import system_group_id
 from chalicelib.rules.timeutil import iso_from_seconds
 
@@ -95,7 +95,7 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     """The "Unknown user" record: the usual shape, only the id varies."""
     return {
         "user_id": user_id,
-        "email": f"user{user_id}@{realm.subdomain}.{config.root_domain()}",
+        "email": stand_in_email(user_id, realm.subdomain),
         "delivery_email": None,
         "full_name": INACCESSIBLE_USER_NAME,
         "date_joined": iso_from_seconds(0),

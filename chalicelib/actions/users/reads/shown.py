@@ -3,10 +3,10 @@ reference's defaults for Gravatar URLs and profile data."""
 from __future__ import annotations
 
 from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
+from chalicelib.actions.users.reads.email_lookup import access_user_by_email
 from chalicelib.actions.users.reads.users import access_user_by_id
-from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.models.users import User, get_user_by_email
+from chalicelib.models.users import User
 from chalicelib.rules.avatars import for_client
 
 
@@ -14,10 +14,7 @@ def access_user_by_id_or_email(caller: Principal, id_or_email: str) -> User:
     """GET /users/{user_id} and GET /users/{email} share one route: digits are an id."""
     if id_or_email.isascii() and id_or_email.isdigit() and len(id_or_email) < 16:
         return access_user_by_id(caller, int(id_or_email))
-    user = get_user_by_email(caller.realm_id, id_or_email)
-    if user is None:
-        raise ApiError("No such user")
-    return access_user_by_id(caller, user.user_id)
+    return access_user_by_email(caller, id_or_email)
 
 
 def as_requested(shown: UserDict, client_gravatar: bool,
