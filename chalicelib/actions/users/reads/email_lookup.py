@@ -1,24 +1,19 @@
-"""Finding people by an email address without confirming a hidden one.
+"""Finding people by API address, without confirming a hidden real one.
 
-Two lookups, as the reference has them. `users_by_api_email` (direct-message recipients,
-narrow operands, channel principals, presence): an address names a person only if it
-is their API address, so a hidden person's real address names nobody, for every caller.
-`access_user_by_email` (GET and PATCH /users/{email}): the stand-in address, or the
-real address when the caller may see it. In both, a hidden address answers exactly as
-an address nobody has.
+Direct-message recipients, narrow operands, channel principals and presence name people
+by email as the reference does: an address names a person only if it is their API
+address, so a hidden person's real address names nobody, for every caller, and answers
+exactly as an address nobody has. (GET and PATCH /users/{email} also take the real
+address from a caller who may see it: reads/shown.access_user_by_email.)
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chalicelib.actions.users.reads.email_access import shown_delivery_email
-from chalicelib.actions.users.reads.users import access_user_by_id
-from chalicelib.core.errors import ApiError
-from chalicelib.core.principal import Principal
-from chalicelib.models.realms import Realm, UniqueName, email_key
+from chalicelib.models.realms import UniqueName, email_key
 from chalicelib.models.side_by_side import read_all
-from chalicelib.models.users import MAX_EMAIL_BYTES, User, get_user_by_email
-from chalicelib.rules.email_visibility import stand_in_email, stand_in_user_id
+from chalicelib.models.users import MAX_EMAIL_BYTES, User
+from chalicelib.rules.email_visibility import stand_in_user_id
 
 
 def users_by_api_email(realm_id: int, emails: Iterable[str]) -> dict[str, User]:
@@ -47,19 +42,3 @@ def users_by_api_email(realm_id: int, emails: Iterable[str]) -> dict[str, User]:
         if match:
             found[email] = match[0]
     return found
-
-
-def access_user_by_email(caller: Principal, email: str) -> User:
-    """The person an address names for this caller: by their stand-in (whatever their
-    setting now), or by their real address if the caller may see it; then the usual
-    access check. Anything else is "No such user", as for an unknown address."""
-    named = stand_in_user_id(email)
-    if named is not None:
-        realm = Realm.get_or_none(caller.realm_id)
-        if realm is not None and email.strip().lower() == stand_in_email(
-                named, realm.subdomain).lower():
-            return access_user_by_id(caller, named)
-    user = get_user_by_email(caller.realm_id, email)
-    if user is None or shown_delivery_email(caller, user) is None:
-        raise ApiError("No such user")
-    return access_user_by_id(caller, user.user_id)
