@@ -34,6 +34,7 @@ from chalicelib.models.presence import Presence
 from chalicelib.models.realms import get_realm
 from chalicelib.models.users import ApiKey, User, key_fields_current, key_set_current
 from chalicelib.rules.avatars import AVATAR_SOURCE_GRAVATAR, gravatar_url
+from chalicelib.rules.email_visibility import EVERYONE
 
 
 @dataclass
@@ -67,6 +68,8 @@ def visibility_writes(user: User, new: int) -> AddressWrites:
         "user_id": user.user_id, "delivery_email": user.delivery_email}}
     writes.events.append(({**changed, VISIBILITY_KEY: new, VISIBILITY_WAS_KEY: old},
                           user_access_audience(user.user_id)))
+    if EVERYONE not in (old, new):
+        return writes   # the stand-in stays (no read of the organization's host)
     shown = api_email(user.user_id, user.delivery_email, new,
                       get_realm(user.realm_id).subdomain)
     if shown != user.email:

@@ -113,13 +113,20 @@ def check_full_name(full_name: str) -> str:
     return full_name
 
 
-def _new_user_settings(realm: Realm | None, is_bot: bool) -> dict[str, Any]:
-    """The organization's defaults for new users (PATCH /realm/user_settings_defaults);
-    none for a realm being created. A bot's address is always visible to everyone."""
+@dataclass(frozen=True)
+class NewUserDefaults:
+    """What a new user takes from the organization (one read of it)."""
+
+    settings: dict[str, Any]    # PATCH /realm/user_settings_defaults
+    subdomain: str | None       # for a stand-in address; None for a realm being created
+
+
+def _new_user_defaults(realm_id: int) -> NewUserDefaults:
+    realm = Realm.get_or_none(realm_id)
     stored = realm.user_settings_defaults.as_dict() if realm is not None and \
         realm.user_settings_defaults else {}
-    return {k: v for k, v in stored.items() if k in SETTING_DEFAULTS
-            and not (is_bot and k == EMAIL_SETTING)}
+    return NewUserDefaults({k: v for k, v in stored.items() if k in SETTING_DEFAULTS},
+                           realm.subdomain if realm is not None else None)
 
 
 def user_items(realm_id: int, user_id: int, new: NewUser
@@ -131,11 +138,14 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     full_name = check_full_name(new.full_name)
     api_key = new.api_key or new_api_key()
     key_hash = hash_api_key(api_key)
-    realm = Realm.get_or_none(realm_id)
-    # The organization's defaults for new users (none yet for a new realm).
-    settings = _new_user_settings(realm, new.is_bot)
+    # The organization's defaults for new users (none yet for a new realm); a bot's
+    # address is always visible to everyone.
+    defaults = _new_user_defaults(realm_id)
+    settings = {k: v for k, v in defaults.settings.items()
+                if not (new.is_bot and k == EMAIL_SETTING)}
     visibility = int(settings.get(EMAIL_SETTING, SETTING_DEFAULTS[EMAIL_SETTING]))
-    shown = api_email(user_id, email, visibility, realm.subdomain) if realm else email
+    shown = email if defaults.subdomain is None else api_email(
+        user_id, email, visibility, defaults.subdomain)
     user = User(realm_id, user_id, email=shown, delivery_email=email, full_name=full_name,
                 name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
                 role_key=None if new.is_bot else role_key(realm_id, new.role),

@@ -28,9 +28,10 @@ def resolve_users(caller: Principal, refs: Iterable[UserRef]) -> dict[UserRef, i
             raise bad_operator("unknown user")
         found[email] = by_email[email].user_id
     ids = {r for r in wanted if isinstance(r, int)}
+    known = {caller.user_id, *found.values()}   # an id also named by email: read already
     existing = {u.user_id for u in User.batch_get(
-        [(caller.realm_id, i) for i in sorted(ids - {caller.user_id})],
-        attributes_to_get=["realm_id", "user_id"])} | {caller.user_id}
+        [(caller.realm_id, i) for i in sorted(ids - known)],
+        attributes_to_get=["realm_id", "user_id"])} | known
     if not ids <= existing:
         raise bad_operator("unknown user")
     found.update((r, r) for r in wanted if isinstance(r, int))
