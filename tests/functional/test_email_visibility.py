@@ -178,11 +178,11 @@ def test_the_member_still_signs_in_with_the_real_address(realm, anonymous):
                      "a long enough password").status in (400, 401)
     # AND the new key acts under the stand-in (its record carries the API address)
     key = fetched.json["api_key"]
-    with_new_key = base64.b64encode(f"{target.email}:{key}".encode()).decode()
-    message_id = dm(realm.admin, [target])
-    added = anonymous("POST", f"/messages/{message_id}/reactions", {"emoji_name": "smile"},
-                      {"Authorization": f"Basic {with_new_key}"})
-    assert added.ok, added.json
+    with_new_key = {"Authorization": "Basic " + base64.b64encode(
+        f"{target.email}:{key}".encode()).decode()}
+    assert anonymous("POST", "/users/me/presence", {"status": "active"}, with_new_key).ok
+    presences = realm.admin.get("/realm/presence").json["presences"]
+    assert stand_in(realm, target) in presences and target.email not in presences
 
 
 def test_changing_the_setting_tells_each_viewer_what_changed_for_them(
