@@ -143,9 +143,9 @@ class Generator:
                                           owner_key)}
         ids = list(allocate_ids(realm_scope(self.realm_id), "user", spec.users - 1))
         # user_items reads the realm's defaults for new users: once, not per user.
-        reading_defaults = users_module._new_user_settings
+        reading_defaults = users_module._new_user_defaults
         defaults = reading_defaults(self.realm_id)
-        users_module._new_user_settings = lambda _realm_id: dict(defaults)
+        users_module._new_user_defaults = lambda _realm_id: defaults
         roles = ([200] * max(1, spec.users // 500) + [300] * max(1, spec.users // 300)
                  + [600] * spec.guests)
         roles += [400] * (len(ids) - spec.bots - len(roles))
@@ -186,7 +186,7 @@ class Generator:
         heavy = members[len(members) // 2]
         self.accounts["heavy"] = Account(heavy, f"u{ids.index(heavy)}@{self.subdomain}"
                                                 ".example.com", _key(spec.seed, heavy))
-        users_module._new_user_settings = reading_defaults
+        users_module._new_user_defaults = reading_defaults
         self._timed("users", started)
 
     # ---- channels -------------------------------------------------------------------

@@ -63,7 +63,7 @@ def create_user(args: argparse.Namespace) -> dict[str, Any]:
     realm = _realm(args.realm)
     user, api_key = do_create_user(realm.realm_id, NewUser(
         email=args.email, full_name=args.name, role=role_from_name(args.role)))
-    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.email,
+    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.delivery_email,
             "role": user.role, "api_key": api_key}
 
 
@@ -116,7 +116,7 @@ def list_users(args: argparse.Namespace) -> dict[str, Any]:
 
     realm = _realm(args.realm)
     return {"realm_id": realm.realm_id, "users": [
-        {"user_id": u.user_id, "email": u.email, "full_name": u.full_name, "role": u.role,
+        {"user_id": u.user_id, "email": u.delivery_email, "full_name": u.full_name, "role": u.role,
          "is_bot": u.is_bot, "is_active": u.is_active}
         for u in list_realm_users(realm.realm_id)]}
 
@@ -145,7 +145,7 @@ def rotate_key(args: argparse.Namespace) -> dict[str, Any]:
     realm = _realm(args.realm)
     user = _user(realm, args.email)
     api_key = do_rotate_api_key(realm.realm_id, user.user_id)
-    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.email,
+    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.delivery_email,
             "api_key": api_key}
 
 
@@ -155,7 +155,7 @@ def revoke_key(args: argparse.Namespace) -> dict[str, Any]:
     realm = _realm(args.realm)
     user = _user(realm, args.email)
     do_rotate_api_key(realm.realm_id, user.user_id, issue=False)
-    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.email,
+    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.delivery_email,
             "revoked": True}
 
 
@@ -171,7 +171,7 @@ def set_permission(args: argparse.Namespace) -> dict[str, Any]:
     if user.is_bot:
         raise AdminError(f"'{args.email}' is a bot: special permissions are for users.")
     do_set_can_change_user_emails(realm.realm_id, user.user_id, not args.off)
-    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.email,
+    return {"realm_id": realm.realm_id, "user_id": user.user_id, "email": user.delivery_email,
             args.permission: not args.off}
 
 

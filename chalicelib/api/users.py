@@ -51,7 +51,7 @@ def get_user(caller: Principal, *, user_id: str, client_gravatar: bool = True,
              include_custom_profile_fields: bool = False) -> UserResult:
     # Also the reference's GET /users/{email}: one route, an id or an email address.
     user = access_user_by_id_or_email(caller, unquote(user_id))
-    return {"user": as_requested(actions.user_api_dict(user), client_gravatar,
+    return {"user": as_requested(actions.user_api_dict(user, viewer=caller), client_gravatar,
                                  include_custom_profile_fields)}
 
 

@@ -197,19 +197,20 @@ def queues_of_realm(realm_id: int, owners: Condition | None = None) -> list[Even
 
 def set_receives_typing_notifications(realm_id: int, user_id: int, value: bool) -> None:
     """Copies the owner's setting onto each live queue (the fan-out reads it there)."""
-    _update_live_queues(realm_id, user_id, EventQueue.receives_typing_notifications.set(value))
+    _update_live_queues(realm_id, user_id, [EventQueue.receives_typing_notifications.set(value)])
 
 
-def set_queue_role(realm_id: int, user_id: int, role: int) -> None:
+def set_queues_role(realm_id: int, user_id: int, role: int) -> None:
     """Copies the owner's new role onto each live queue: the fan-out decides by it what
-    the queue may hear (every public channel, events for some roles only)."""
-    _update_live_queues(realm_id, user_id, EventQueue.role.set(role))
+    the queue may receive (every public channel, events for some roles, others'
+    real addresses)."""
+    _update_live_queues(realm_id, user_id, [EventQueue.role.set(role)])
 
 
-def _update_live_queues(realm_id: int, user_id: int, action: Action) -> None:
+def _update_live_queues(realm_id: int, user_id: int, actions: list[Action]) -> None:
     for queue in queues_of_users(realm_id, [user_id]):
         try:
-            queue.update(actions=[action], condition=EventQueue.queue_id.exists())
+            queue.update(actions=actions, condition=EventQueue.queue_id.exists())
         except UpdateError as error:
             if not is_write_condition_failure(error):
                 raise   # else deleted meanwhile: nothing to keep in step

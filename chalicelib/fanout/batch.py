@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.actions.users.reads.access import ACTOR_FACT, EventAccess
+from chalicelib.actions.users.reads.email_access import email_form
 from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
 from chalicelib.aws.partial_batch import (
@@ -256,6 +257,8 @@ class FanoutBatch:
             elif ACTOR_FACT in event and not self.access.may_access(
                     outbox.realm_id, queue, int(event[ACTOR_FACT])):
                 shown = self.access.actor_hidden(outbox.realm_id, event)
+            if shown is not None:   # a person's real address only where the owner may see it
+                shown = email_form(shown, int(queue.user_id), queue.role)
             forms = forms_for_queue(shown, queue, user_flags, self.reader_settings) \
                 if shown is not None else []
             if not forms:

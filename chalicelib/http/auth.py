@@ -60,7 +60,7 @@ def authenticate(header: str | None) -> Principal:
         raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
     if not record.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
-    return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.email,
+    return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.shown_email,
                      role=record.role, is_bot=record.is_bot, bot_type=record.bot_type)
 
 
@@ -78,5 +78,5 @@ def authenticate_key(api_key: str) -> tuple[Principal, str]:
         raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
     if not record.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
-    return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.email,
+    return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.shown_email,
                      role=record.role, is_bot=record.is_bot, bot_type=record.bot_type), key_hash

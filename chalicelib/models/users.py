@@ -9,6 +9,7 @@ from pynamodb.attributes import (
     UnicodeAttribute,
     UnicodeSetAttribute,
 )
+from pynamodb.expressions.condition import Condition
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute, list_of
@@ -128,7 +129,10 @@ class ApiKey(BaseModel):
     key_hash = UnicodeAttribute(hash_key=True)
     realm_id = IntegerAttribute()
     user_id = IntegerAttribute()
-    email = UnicodeAttribute()
+    email = UnicodeAttribute()   # the real address: HTTP Basic authenticates with it
+    # The address the API shows for the user when it is not the real one (a hidden
+    # address's stand-in, rules/email_visibility.py); absent when they are the same.
+    api_email = UnicodeAttribute(null=True)
     role = IntegerAttribute()
     is_bot = BooleanAttribute(default=False)
     # An incoming-webhook bot's key opens only the integrations' URLs and POST /messages
@@ -139,6 +143,45 @@ class ApiKey(BaseModel):
     # When the key was issued, in UNIX nanoseconds (absent on keys older than this field): the oldest
     # extra key is the one POST /fetch_api_key retires when a user holds too many.
     created = IntegerAttribute(null=True)
+
+    @property
+    def shown_email(self) -> str:
+        """The user's address as the API shows it (Principal.email)."""
+        return self.api_email or self.email
+
+
+def api_key_record(key_hash: str, user: User, *, created: int | None = None,
+                   realm_active: bool = True) -> ApiKey:
+    """The authentication record of one of the user's keys, from the user item."""
+    return ApiKey(key_hash, realm_id=user.realm_id, user_id=user.user_id,
+                  email=user.delivery_email, api_email=stand_in_of(user), role=user.role,
+                  is_bot=user.is_bot, is_active=user.is_active, realm_active=realm_active,
+                  bot_type=user.bot_type, created=created)
+
+
+def key_fields_current(user: User) -> Condition:
+    """A condition on the user item: what its API-key records copy from it (addresses,
+    role) is as read. A login that issues a key conditions on it, so its key cannot
+    miss a change made meanwhile."""
+    fields: Condition = (User.email == user.email) & (
+        User.delivery_email == user.delivery_email) & (User.role == user.role)
+    return fields
+
+
+def key_set_current(user: User) -> Condition:
+    """A condition on the user item: its keys are the ones read. A change of what the
+    keys copy conditions on it (and updates each key), so a key issued meanwhile cannot
+    keep the old value."""
+    held = set(user.extra_api_key_hashes or ())
+    keys: Condition = (User.api_key_hash == user.api_key_hash) & (
+        (User.extra_api_key_hashes == held) if held
+        else User.extra_api_key_hashes.does_not_exist())
+    return keys
+
+
+def stand_in_of(user: User) -> str | None:
+    """The user's API address when it is not their real one (ApiKey.api_email)."""
+    return None if user.email == user.delivery_email else user.email
 
 
 def get_user_by_email(realm_id: int, email: str) -> User | None:

@@ -1,4 +1,10 @@
-"""Avatar URLs (Gravatar by default, as the reference server does)."""
+"""Avatar URLs (Gravatar by default, as the reference server does).
+
+A person's Gravatar is made from their API address (User.email), not their real one:
+the URL carries the address's MD5, so a picture made from a hidden address would let
+anyone confirm a guessed address. Whoever hides their address therefore has the picture
+of its stand-in for every viewer (themself too), and clients that compute Gravatar URLs
+(`client_gravatar`) compute the same one from the `email` they are given."""
 from __future__ import annotations
 
 import hashlib
@@ -8,6 +14,7 @@ MEDIUM_SIZE_PX = 500
 
 
 GRAVATAR_PREFIX = "https://secure.gravatar.com/avatar/"
+AVATAR_SOURCE_GRAVATAR = "G"   # the reference's avatar_source for a Gravatar picture
 
 
 def for_client(url: str | None, client_gravatar: bool) -> str | None:

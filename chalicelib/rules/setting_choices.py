@@ -6,6 +6,7 @@ from typing import Any, TypedDict
 from zoneinfo import available_timezones
 
 from chalicelib.core.errors import ApiError
+from chalicelib.rules import email_visibility
 
 # Language codes the server offers, with their English names (user_settings events
 # carry the name as `language_name`).
@@ -58,9 +59,8 @@ INT_CHOICES: dict[str, frozenset[int]] = {
     # topics the user participates in, sends to, starts; never
     "automatically_follow_topics_policy": frozenset({1, 2, 3, 4}),
     "automatically_unmute_topics_in_muted_streams_policy": frozenset({1, 2, 3, 4}),
-    # Real emails are shown to the whole organization here (no fake API emails, no
-    # per-viewer delivery_email), so "everyone" is the one value that tells the truth.
-    "email_address_visibility": frozenset({1}),
+    # everyone, members, administrators, nobody, moderators (rules/email_visibility.py)
+    "email_address_visibility": email_visibility.VALUES,
 }
 STR_CHOICES: dict[str, frozenset[str]] = {
     "web_home_view": frozenset({"recent_topics", "inbox", "all_messages"}),
@@ -79,9 +79,6 @@ MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
 
 def check_setting(name: str, value: Any) -> None:
     """Raises for a value outside the setting's allowed values (types are checked earlier)."""
-    if name == "email_address_visibility" and value not in INT_CHOICES[name]:
-        raise ApiError("Invalid email_address_visibility: this server shows real email "
-                       "addresses to the whole organization, so only 1 (everyone) applies.")
     if name in INT_CHOICES and value not in INT_CHOICES[name]:
         raise ApiError(f"Invalid {name}")
     if name in STR_CHOICES and value not in STR_CHOICES[name]:

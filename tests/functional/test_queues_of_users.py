@@ -27,3 +27,23 @@ def test_hundreds_of_users_read_in_pages_give_every_live_queue_in_order(realm, m
     for queue in made:
         if queue is not gone:
             delete_queue(queue)
+
+
+def test_the_fan_out_drops_an_expired_queue_from_the_directory(realm, register_queue,
+                                                               drain_events):
+    from datetime import UTC, datetime, timedelta
+
+    from chalicelib.models.events import EventQueue
+    from tests.functional.read_state_helpers import dm
+
+    # GIVEN a member's queue that expired without being deleted (its id still listed)
+    drain_events()
+    queue_id = register_queue(realm.member, event_types=["message"])["queue_id"]
+    EventQueue(queue_id).update(actions=[
+        EventQueue.expires_at.set(datetime.now(UTC) - timedelta(minutes=1))])
+    # WHEN the fan-out delivers a direct message to them (an audience of named users)
+    dm(realm.owner, [realm.member])
+    drain_events()
+    # THEN it dropped the id on the way (its role may write the directory: infra/template.json)
+    assert listed_queue_ids(realm.realm_id, [realm.member.user_id]) == {
+        realm.member.user_id: set()}

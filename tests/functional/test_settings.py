@@ -114,7 +114,7 @@ ALLOWED = {
     "realm_name_in_email_notifications_policy": [1, 2, 3],
     "automatically_follow_topics_policy": [1, 2, 3, 4],
     "automatically_unmute_topics_in_muted_streams_policy": [1, 2, 3, 4],
-    "email_address_visibility": [1],
+    "email_address_visibility": [1, 2, 3, 4, 5],
     "color_scheme": [1, 2, 3],
     "demote_inactive_streams": [1, 2, 3],
     "user_list_style": [1, 2, 3],
@@ -177,9 +177,8 @@ def test_every_allowed_value_is_accepted(realm):
     ({"automatically_follow_topics_policy": 5}, "Invalid automatically_follow_topics_policy"),
     ({"automatically_unmute_topics_in_muted_streams_policy": 0},
      "Invalid automatically_unmute_topics_in_muted_streams_policy"),
-    ({"email_address_visibility": 4},
-     ("Invalid email_address_visibility: this server shows real email addresses to the "
-      "whole organization, so only 1 (everyone) applies.")),
+    ({"email_address_visibility": 6}, "Invalid email_address_visibility"),
+    ({"email_address_visibility": 0}, "Invalid email_address_visibility"),
     ({"enter_sends": "yes please"}, None),
     ({"enable_sounds": "loud"}, None),
     ({"color_scheme": "dark"}, None),
@@ -370,8 +369,7 @@ def test_every_setting_clients_see_can_be_changed(realm, register_queue, fetch_e
             "automatically_follow_topics_policy"} <= set(shown)
     changes = {name: _another_allowed_value(name, value) for name, value in shown.items()}
     changes = {name: value for name, value in changes.items() if value is not None}
-    # (email_address_visibility alone has a single allowed value, its default)
-    assert set(shown) - set(changes) == {"email_address_visibility"}
+    assert set(shown) == set(changes)
     # WHEN the member changes every one of them in one request
     response = realm.member.patch("/settings", changes)
     assert response.ok, response.json

@@ -351,7 +351,9 @@ const HANDLERS = {
     if (event.op === 'add') state.users.set(person.user_id, person);
     else if (event.op === 'update') {
       const u = state.users.get(person.user_id);
-      if (u) state.users.set(person.user_id, { ...u, ...person });
+      // new_email: the person's API address moved (email_address_visibility).
+      const { new_email: email, ...changed } = person;
+      if (u) state.users.set(person.user_id, { ...u, ...changed, ...(email ? { email } : {}) });
     }
   },
   user_settings(event) {

@@ -113,7 +113,7 @@ export function Settings({ onLogOut }) {
     ${state.realm.is_admin ? html`<${Integrations} />` : null}
     <section aria-labelledby="session-title">
       <h2 id="session-title">Session</h2>
-      <p>Signed in as ${(state.users.get(state.me) || {}).email}.</p>
+      <p>Signed in as ${((u) => u.delivery_email || u.email)(state.users.get(state.me) || {})}.</p>
       <button type="button" class="danger" onClick=${onLogOut}>Log out</button>
     </section>
   </div>`;

@@ -22,6 +22,7 @@ from chalicelib.actions.channels.reads.permissions import (
     viewers_audience,
 )
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
+from chalicelib.actions.users.reads.email_lookup import users_by_api_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
@@ -41,7 +42,7 @@ from chalicelib.models.ids import allocate_id, allocate_ids, realm_counter, real
 from chalicelib.models.rate_limits import take_allowance
 from chalicelib.models.read_ahead import read_ahead
 from chalicelib.models.realms import Realm, claim_name, get_realm, stream_name_key
-from chalicelib.models.users import User, get_user_by_email
+from chalicelib.models.users import User
 from chalicelib.rules.channel_access import readable_unsubscribed, reads_public_channels, visibility
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
@@ -106,9 +107,9 @@ def principal_users(caller: Principal, principals: list[int] | list[str] | None)
     users: list[User] = []
     ids = [p for p in principals if isinstance(p, int)]
     found = {u.user_id: u for u in User.batch_get([(caller.realm_id, i) for i in ids])}
+    by_email = users_by_api_email(caller.realm_id, [p for p in principals if isinstance(p, str)])
     for principal in principals:
-        user = found.get(principal) if isinstance(principal, int) else get_user_by_email(
-            caller.realm_id, principal)
+        user = found.get(principal) if isinstance(principal, int) else by_email.get(principal)
         if user is None or not user.is_active:
             raise ApiError(f"No such user: {principal}")
         users.append(user)

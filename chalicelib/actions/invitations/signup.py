@@ -210,7 +210,7 @@ def do_register(key: str, full_name: str, password: str) -> RegisterAccountResul
     else:
         user, api_key = _create_account(realm, invitation, referrer, full_name, password)
     _onboard(realm, invitation, user, referrer)
-    return {"user_id": user.user_id, "email": user.email, "api_key": api_key}
+    return {"user_id": user.user_id, "email": user.delivery_email, "api_key": api_key}
 
 
 def _create_account(realm: Realm, invitation: Invitation, referrer: User | None,

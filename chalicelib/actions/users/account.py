@@ -12,13 +12,13 @@ from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
-from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.email_visibility import api_email_events, delivery_email_event
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_email
 from chalicelib.aws.email import send_email
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
-from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
-from chalicelib.delivery.outbox import add_event, to_realm, to_users
+from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.confirmations import Confirmation
 from chalicelib.models.races import retry_lost_races
@@ -29,7 +29,15 @@ from chalicelib.models.rate_limits import (
     record_auth_failure,
 )
 from chalicelib.models.realms import email_key, get_realm, get_realm_by_subdomain, move_name
-from chalicelib.models.users import ApiKey, User, get_user_by_email, name_key
+from chalicelib.models.users import (
+    ApiKey,
+    User,
+    api_key_record,
+    get_user_by_email,
+    key_fields_current,
+    key_set_current,
+    name_key,
+)
 from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password
 from chalicelib.rules.rate_limits import RateLimitedError
 from chalicelib.rules.secrets import hash_api_key, new_api_key, random_alphanumeric
@@ -98,7 +106,7 @@ def start_email_change(caller: Principal, user: User, new_email: str) -> None:
     key = random_alphanumeric(40)
     Confirmation(hashlib.sha256(key.encode()).hexdigest(), kind="email_change",
                  realm_id=caller.realm_id, user_id=user.user_id,
-                 data={"old_email": user.email, "new_email": new_email},
+                 data={"old_email": user.delivery_email, "new_email": new_email},
                  expires_at=datetime.now(UTC) + EMAIL_CHANGE_VALIDITY).save()
     realm = get_realm(caller.realm_id)
     link = f"{config.realm_url(realm.subdomain)}/accounts/confirm_new_email/{key}"
@@ -116,7 +124,7 @@ def do_confirm_email_change(key: str) -> ConfirmEmailChangeResult:
                        "again to get a new one.")
     user = User.get(record.realm_id, record.user_id)
     old_email, new_email = record.data["old_email"], record.data["new_email"]
-    if user.email != old_email:
+    if user.delivery_email != old_email:
         raise ApiError("Your email changed since this link was sent; change it again.")
     try:
         with transaction() as tx:
@@ -132,28 +140,29 @@ def do_confirm_email_change(key: str) -> ConfirmEmailChangeResult:
 
 
 def write_email_change(tx: TransactWrite, user: User, new_email: str) -> None:
-    """Adds to the transaction a change of the user's email: the realm-wide claim on the
-    address moves (a conditional put, so an address in use fails the transaction), the
-    user item changes only if its email is still the one read, each API-key record
-    follows, and the realm_user events go out (the real address only to those who may
-    see it: administrators and the user)."""
-    realm_id, old_email = user.realm_id, user.email
+    """Adds to the transaction a change of the user's real address: the realm-wide claim
+    on it moves (a conditional put, so an address in use fails the transaction), the
+    user item changes only if its address and keys are still the ones read, each
+    API-key record follows, and the realm_user events go out: the new real address to
+    those who may see it, and when it is also the API address, the new API address and
+    picture to everyone who can access the user."""
+    realm_id, old_email = user.realm_id, user.delivery_email
+    public = user.email == user.delivery_email
     move_name(tx, email_key(realm_id, old_email), email_key(realm_id, new_email),
               user.user_id)
-    tx.update(User(realm_id, user.user_id), actions=[
-        User.email.set(new_email), User.delivery_email.set(new_email)],
-        condition=User.email == old_email)
-    for key_hash in [user.api_key_hash, *(user.extra_api_key_hashes or ())]:
+    actions: list[Action] = [User.delivery_email.set(new_email)]
+    if public:
+        actions.append(User.email.set(new_email))
+    tx.update(User(realm_id, user.user_id), actions=actions,
+              condition=key_fields_current(user) & key_set_current(user))
+    for key_hash in [user.api_key_hash, *sorted(user.extra_api_key_hashes or ())]:
         tx.update(ApiKey(key_hash), actions=[ApiKey.email.set(new_email)],
                   condition=ApiKey.key_hash.exists())
-    renamed: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
-        "user_id": user.user_id, "new_email": new_email}}
-    add_event(tx, realm_id, renamed, user_access_audience(user.user_id))
-    delivery: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
-        "user_id": user.user_id, "delivery_email": new_email}}
-    add_event(tx, realm_id, delivery, to_realm(max_role=ROLE_ADMINISTRATOR))
-    if user.role > ROLE_ADMINISTRATOR:
-        add_event(tx, realm_id, delivery, to_users([user.user_id]))
+    events = [delivery_email_event(user, new_email)]
+    if public:
+        events += api_email_events(user, new_email)
+    for event, audience in events:
+        add_event(tx, realm_id, event, audience)
 
 
 def do_fetch_api_key(subdomain: str | None, username: str, password: str,
@@ -175,7 +184,9 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str,
                                 code=ErrorCode.AUTHENTICATION_FAILED)
     if not user.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
-    return {"api_key": add_api_key(user), "email": user.email, "user_id": user.user_id}
+    # The real address: the one to authenticate with (as the reference answers).
+    return {"api_key": add_api_key(user), "email": user.delivery_email,
+            "user_id": user.user_id}
 
 
 def add_api_key(user: User) -> str:
@@ -186,7 +197,7 @@ def add_api_key(user: User) -> str:
     def attempt() -> str:
         nonlocal user
         retired = _oldest_extra_key(user)
-        condition = User.is_active == True
+        condition = (User.is_active == True) & key_fields_current(user)
         user_actions: list[Action] = [User.extra_api_key_hashes.add({key_hash})]
         if retired is not None:
             # Each login adds a key; past the cap the oldest goes, as a session expiring.
@@ -197,9 +208,7 @@ def add_api_key(user: User) -> str:
             user_actions = [User.extra_api_key_hashes.set(held - {retired} | {key_hash})]
         try:
             with transaction() as tx:
-                tx.save(ApiKey(key_hash, realm_id=user.realm_id, user_id=user.user_id,
-                               email=user.email, role=user.role, is_bot=user.is_bot,
-                               bot_type=user.bot_type, created=time.time_ns()),
+                tx.save(api_key_record(key_hash, user, created=time.time_ns()),
                         condition=ApiKey.key_hash.does_not_exist())
                 if retired is not None:
                     tx.delete(ApiKey(retired))

@@ -37,14 +37,14 @@ from chalicelib.core.principal import (
 )
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
-from chalicelib.delivery.queues import set_queue_role
+from chalicelib.delivery.queues import set_queues_role
 from chalicelib.models.base import (
     cancellation_reasons,
     is_condition_failure,
     transaction,
 )
 from chalicelib.models.races import LostRace, retry_lost_races
-from chalicelib.models.users import ApiKey, User, get_user_by_email, role_key
+from chalicelib.models.users import ApiKey, User, get_user_by_email, key_set_current, role_key
 from chalicelib.rules.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, system_group_id
 
 MAX_ATTEMPTS = 3
@@ -180,8 +180,9 @@ def _change_role(target: User, role: int) -> None:
                 if keep is not None:   # condition checks are a transaction's first items
                     tx.condition_check(User, realm_id, keep, condition=(
                         (User.role == ROLE_OWNER) & (User.is_active == True)))
+                # A key issued meanwhile must not keep the old role.
                 tx.update(User(realm_id, user_id), actions=actions,
-                          condition=User.role == target.role)
+                          condition=(User.role == target.role) & key_set_current(target))
                 for key_hash in key_hashes(target):   # authorization reads the role there
                     tx.update(ApiKey(key_hash), actions=[ApiKey.role.set(role)],
                               condition=ApiKey.key_hash.exists())
@@ -203,5 +204,6 @@ def _change_role(target: User, role: int) -> None:
 
     retry_lost_races(attempt, conflict="The organization's owners changed meanwhile; reload "
                      "and try again.", attempts=MAX_ATTEMPTS)
-    # After the commit: the user's open queues hear from now on what the new role may.
-    set_queue_role(realm_id, user_id, role)
+    # The fan-out reads the role on the user's queues (who gets events for some roles,
+    # whose real addresses they see): their live queues follow at once.
+    set_queues_role(realm_id, user_id, role)

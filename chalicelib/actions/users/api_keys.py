@@ -23,7 +23,13 @@ from chalicelib.delivery.wake import CREDENTIALS, wake
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import get_realm
-from chalicelib.models.users import ApiKey, User
+from chalicelib.models.users import (
+    ApiKey,
+    User,
+    api_key_record,
+    key_fields_current,
+    key_set_current,
+)
 from chalicelib.rules.secrets import hash_api_key, new_api_key
 
 MAX_ATTEMPTS = 5
@@ -64,9 +70,7 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
         held = set(user.extra_api_key_hashes or ())
         api_key = new_api_key()
         key_hash = hash_api_key(api_key)
-        condition = User.api_key_hash == user.api_key_hash
-        condition &= (User.extra_api_key_hashes == held) if held else \
-            User.extra_api_key_hashes.does_not_exist()
+        condition = key_set_current(user) & key_fields_current(user)
         actions: list[Action] = [User.api_key_hash.set(key_hash)]
         if held:
             actions.append(User.extra_api_key_hashes.remove())
@@ -75,11 +79,8 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
                 tx.delete(ApiKey(old_hash))
             if issue:
                 # Revoked, the user keeps a hash no key matches and no item.
-                tx.save(ApiKey(key_hash, realm_id=realm_id, user_id=user_id,
-                               email=user.email, role=user.role, is_bot=user.is_bot,
-                               bot_type=user.bot_type, is_active=user.is_active,
-                               realm_active=not realm.deactivated,
-                               created=time.time_ns()),
+                tx.save(api_key_record(key_hash, user, created=time.time_ns(),
+                                       realm_active=not realm.deactivated),
                         condition=ApiKey.key_hash.does_not_exist())
             tx.update(user, actions=actions, condition=condition)
         return api_key, held

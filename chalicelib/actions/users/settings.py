@@ -12,7 +12,13 @@ from chalicelib.actions.users.account import (
     full_name_writes,
     start_email_change,
 )
+from chalicelib.actions.users.email_visibility import (
+    AddressWrites,
+    presence_follows,
+    visibility_writes,
+)
 from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.reads.email_access import SETTING as EMAIL_SETTING
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_full_name, get_own_user
 from chalicelib.core.errors import ApiError, ConflictError
@@ -60,6 +66,8 @@ def update_own_settings(caller: Principal, account: dict[str, str | None],
     _write(caller, user, requested, full_name, account["new_password"])
     # What follows is done whenever asked, changed or not, so the same request again
     # finishes what a request that died after the write left undone.
+    if EMAIL_SETTING in requested:
+        presence_follows(caller.realm_id, caller.user_id, get_own_user(caller).email)
     if "receives_typing_notifications" in requested:
         set_receives_typing_notifications(caller.realm_id, caller.user_id,
                                           requested["receives_typing_notifications"])
@@ -105,12 +113,19 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
         actions.append(User.password_hash.set(hash_password(new_password)))
         # The old password was checked against this hash.
         condition &= User.password_hash == user.password_hash
+    address = visibility_writes(user, changed[EMAIL_SETTING]) if EMAIL_SETTING in changed \
+        else AddressWrites()
+    actions += address.actions
+    events += address.events
+    if address.condition is not None:
+        condition &= address.condition
     if not actions:
         return
     try:
         with transaction() as tx:
             tx.update(User(caller.realm_id, caller.user_id), actions=actions,
                       condition=condition)
+            address.add_key_updates(tx, user)
             if "presence_enabled" in changed:   # the presence table hides them too
                 set_presence_hidden(tx, caller.realm_id, caller.user_id,
                                     not changed["presence_enabled"])

@@ -18,6 +18,15 @@ from chalicelib.actions.users.reads.access import (
     user_access_audience,
     viewer_access,
 )
+from chalicelib.actions.users.reads.email_access import (
+    SETTING as EMAIL_SETTING,
+)
+from chalicelib.actions.users.reads.email_access import (
+    VISIBILITY_KEY,
+    api_email,
+    shown_delivery_email,
+    visibility_of,
+)
 from chalicelib.actions.users.reads.newest_received import newest_received_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import (
@@ -41,6 +50,7 @@ from chalicelib.models.users import (
     MAX_EMAIL_BYTES,
     ApiKey,
     User,
+    api_key_record,
     bot_owner_key,
     get_user_by_email,
     name_key,
@@ -104,13 +114,20 @@ def check_full_name(full_name: str) -> str:
     return full_name
 
 
-def _new_user_settings(realm_id: int) -> dict[str, Any]:
-    """The organization's defaults for new users (PATCH /realm/user_settings_defaults);
-    none for a realm being created."""
+@dataclass(frozen=True)
+class NewUserDefaults:
+    """What a new user takes from the organization (one read of it)."""
+
+    settings: dict[str, Any]    # PATCH /realm/user_settings_defaults
+    subdomain: str | None       # for a stand-in address; None for a realm being created
+
+
+def _new_user_defaults(realm_id: int) -> NewUserDefaults:
     realm = Realm.get_or_none(realm_id)
     stored = realm.user_settings_defaults.as_dict() if realm is not None and \
         realm.user_settings_defaults else {}
-    return {k: v for k, v in stored.items() if k in SETTING_DEFAULTS}
+    return NewUserDefaults({k: v for k, v in stored.items() if k in SETTING_DEFAULTS},
+                           realm.subdomain if realm is not None else None)
 
 
 def user_items(realm_id: int, user_id: int, new: NewUser
@@ -122,7 +139,15 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     full_name = check_full_name(new.full_name)
     api_key = new.api_key or new_api_key()
     key_hash = hash_api_key(api_key)
-    user = User(realm_id, user_id, email=email, delivery_email=email, full_name=full_name,
+    # The organization's defaults for new users (none yet for a new realm); a bot's
+    # address is always visible to everyone.
+    defaults = _new_user_defaults(realm_id)
+    settings = {k: v for k, v in defaults.settings.items()
+                if not (new.is_bot and k == EMAIL_SETTING)}
+    visibility = int(settings.get(EMAIL_SETTING, SETTING_DEFAULTS[EMAIL_SETTING]))
+    shown = email if defaults.subdomain is None else api_email(
+        user_id, email, visibility, defaults.subdomain)
+    user = User(realm_id, user_id, email=shown, delivery_email=email, full_name=full_name,
                 name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
                 role_key=None if new.is_bot else role_key(realm_id, new.role),
                 bot_type=new.bot_type, bot_owner_id=new.bot_owner_id, date_joined=now_seconds(),
@@ -131,10 +156,8 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                 api_key_hash=key_hash, password_hash=new.password_hash,
                 service_url=new.service_url, service_token=new.service_token,
                 service_interface=new.service_interface, bot_config=new.bot_config,
-                # The organization's defaults for new users (none yet for a new realm).
-                settings=_new_user_settings(realm_id))
-    record = ApiKey(key_hash, realm_id=realm_id, user_id=user_id, email=email, role=new.role,
-                    is_bot=new.is_bot, bot_type=new.bot_type)
+                settings=settings)
+    record = api_key_record(key_hash, user)
     scope, key = email_key(realm_id, email)
     return [
         (user, User.user_id.does_not_exist()),
@@ -167,8 +190,10 @@ def do_create_user(realm_id: int, new: NewUser,
             # Guests whom the realm limits hear of a new user only if they can access
             # them (the fan-out decides, and may send them an "Unknown user" instead).
             event: RealmUserAddEvent = {"type": "realm_user", "op": "add",
-                                        "person": user_api_dict(user)}
-            add_event(tx, realm_id, event, user_access_audience(user_id))
+                                        "person": user_api_dict(user, viewer=None)}
+            # The fan-out shows the real address only to those who may see it.
+            add_event(tx, realm_id, {**event, VISIBILITY_KEY: visibility_of(user)},
+                      user_access_audience(user_id))
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Email '{new.email.strip()}' already in use") from None
@@ -183,12 +208,15 @@ def get_own_user(caller: Principal) -> User:
     return user
 
 
-def user_api_dict(user: User) -> UserDict:
-    """A user as GET /users shows it (and the realm_user add event carries it)."""
+def user_api_dict(user: User, *, viewer: Principal | None) -> UserDict:
+    """A user as GET /users shows it to `viewer`: the real address only if they may see
+    it. None: the realm_user add event, whose real address the fan-out shows or hides
+    per queue (email_access.email_form)."""
     data: UserDict = {
         "user_id": user.user_id,
         "email": user.email,
-        "delivery_email": user.delivery_email,
+        "delivery_email": user.delivery_email if viewer is None
+        else shown_delivery_email(viewer, user),
         "full_name": user.full_name,
         "date_joined": iso_from_seconds(user.date_joined),
         "is_active": user.is_active,
@@ -198,7 +226,7 @@ def user_api_dict(user: User) -> UserDict:
         "is_bot": user.is_bot,
         "role": user.role,
         "timezone": user.timezone or "",
-        "avatar_url": gravatar_url(user.delivery_email, user.avatar_version),
+        "avatar_url": gravatar_url(user.email, user.avatar_version),
         "avatar_version": user.avatar_version,
     }
     if user.is_bot:
@@ -219,7 +247,7 @@ def profile_data_dict(user: User) -> dict[str, ProfileDataValue]:
 
 def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
     """The record of GET /users/me (§2.4): exactly the reference's fields."""
-    shown = user_api_dict(user)
+    shown = user_api_dict(user, viewer=None)   # their own: the real address
     data: OwnUserResult = {
         "user_id": shown["user_id"], "email": shown["email"],
         "delivery_email": user.delivery_email, "full_name": shown["full_name"],
@@ -253,14 +281,14 @@ def get_own_user_record(caller: Principal) -> OwnUserResult:
     return own_user_api_dict(user, newest_received_id(caller))
 
 
-def realm_user_dicts(users: list[User], access: UserAccess,
+def realm_user_dicts(users: list[User], access: UserAccess, viewer: Principal,
                      omit_inaccessible: bool = False) -> list[UserDict]:
     """The users as the viewer may see them: inaccessible ones as "Unknown user"
     placeholders, or left out (clients with the user_list_incomplete capability)."""
     shown: list[UserDict] = []
     for user in users:
         if access.can_access(user):
-            shown.append(user_api_dict(user))
+            shown.append(user_api_dict(user, viewer=viewer))
         elif not omit_inaccessible:
             shown.append(access.placeholder(user.user_id))
     return shown
@@ -268,7 +296,7 @@ def realm_user_dicts(users: list[User], access: UserAccess,
 
 def get_members(caller: Principal) -> list[UserDict]:
     access = viewer_access(caller)
-    return realm_user_dicts(list_realm_users(caller.realm_id), access)
+    return realm_user_dicts(list_realm_users(caller.realm_id), access, caller)
 
 
 def check_create_user(caller: Principal, *, email: str, full_name: str,

@@ -179,7 +179,7 @@ class ExportRun:
                       "settings": realm.settings.as_dict() if realm.settings else {},
                       "default_stream_ids": sorted(int(i) for i in
                                                    realm.default_stream_ids or ())},
-            "users": [{"user_id": u.user_id, "email": u.email, "full_name": u.full_name,
+            "users": [{"user_id": u.user_id, "email": u.delivery_email, "full_name": u.full_name,
                        "role": u.role, "is_active": u.is_active, "is_bot": u.is_bot,
                        "bot_type": u.bot_type, "bot_owner_id": u.bot_owner_id,
                        "timezone": u.timezone, "date_joined": u.date_joined,

@@ -33,7 +33,7 @@ def do_dev_fetch_api_key(subdomain: str | None, username: str) -> FetchApiKeyRes
         raise UnauthorizedError("This user is not registered.", code=ErrorCode.AUTHENTICATION_FAILED)
     if not user.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
-    return {"api_key": add_api_key(user), "email": user.email, "user_id": user.user_id}
+    return {"api_key": add_api_key(user), "email": user.delivery_email, "user_id": user.user_id}
 
 
 def create_bigbluebutton_call(caller: Principal, meeting_name: str) -> CallUrlResult:

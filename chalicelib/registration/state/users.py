@@ -14,10 +14,7 @@ from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.models.realms import realm_setting
 from chalicelib.registration.state.context import StateContext
-from chalicelib.rules.avatars import for_client, gravatar_url
-
-# Avatars here always come from Gravatar (no uploads yet).
-AVATAR_SOURCE_GRAVATAR = "G"
+from chalicelib.rules.avatars import AVATAR_SOURCE_GRAVATAR, for_client, gravatar_url
 
 
 class RealmUserState(TypedDict, total=False):
@@ -57,7 +54,7 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
     caller's record (already read) and permissions (the realm's item, read once)."""
     system_bots = [u for u in ctx.users if is_system_bot(u)]
     others = [u for u in ctx.users if not is_system_bot(u)]
-    users = realm_user_dicts(others, ctx.access,
+    users = realm_user_dicts(others, ctx.access, ctx.caller,
                              omit_inaccessible=ctx.capable("user_list_incomplete"))
     if ctx.client_gravatar:   # the client computes Gravatar URLs itself: null here
         for user in users:
@@ -68,15 +65,16 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
         # "Unknown user" placeholders are active: the reference lists them in realm_users.
         "realm_users": [u for u in users if u["is_active"]],
         "realm_non_active_users": [u for u in users if not u["is_active"]],
-        "cross_realm_bots": [{**user_api_dict(bot), "is_system_bot": True}
+        "cross_realm_bots": [{**user_api_dict(bot, viewer=ctx.caller), "is_system_bot": True}
                              for bot in system_bots],
         "user_id": int(me.user_id),
         "email": me.email,
         "delivery_email": me.delivery_email,
         "full_name": me.full_name,
         "avatar_source": AVATAR_SOURCE_GRAVATAR,
-        "avatar_url": gravatar_url(me.delivery_email, me.avatar_version),
-        "avatar_url_medium": gravatar_url(me.delivery_email, me.avatar_version, medium=True),
+        # From the API address, as every viewer's picture of them (rules/avatars.py).
+        "avatar_url": gravatar_url(me.email, me.avatar_version),
+        "avatar_url_medium": gravatar_url(me.email, me.avatar_version, medium=True),
         "is_admin": ctx.caller.is_admin,
         "is_owner": me.role == ROLE_OWNER,
         "is_moderator": is_moderator(me.role),

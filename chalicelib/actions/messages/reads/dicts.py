@@ -146,7 +146,7 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         "sender_email": sender.email if sender else "",
         "sender_full_name": sender.full_name if sender else "",
         "sender_realm_str": realm.subdomain,
-        "avatar_url": gravatar_url(sender.delivery_email, sender.avatar_version) if sender else None,
+        "avatar_url": gravatar_url(sender.email, sender.avatar_version) if sender else None,
         "client": message.client,
         "timestamp": message.date_sent,
         "is_me_message": message.is_me_message,

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.actions.users.reads.access import caller_access
+from chalicelib.actions.users.reads.email_lookup import users_by_api_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.models.users import User, get_user_by_email
+from chalicelib.models.users import User
 from chalicelib.rules.json_values import check_json, check_storable, too_deep
 
 # A direct message's recipients are looked up in batches; a list has a bound.
@@ -50,11 +51,12 @@ def direct_recipient_users(caller: Principal, to: str | DirectTarget) -> list[Us
     allows = caller_access(caller)
     users = list(User.batch_get([(caller.realm_id, i) for i in ids]))
     missing = ids - {u.user_id for u in users}
+    # By API address only: a hidden person's real address names nobody.
+    by_email = users_by_api_email(caller.realm_id, emails)
     for email in emails:
-        user = get_user_by_email(caller.realm_id, email)
-        if user is None or not allows(user):
+        if email not in by_email or not allows(by_email[email]):
             raise ApiError(f"Invalid email '{email}'")
-        users.append(user)
+        users.append(by_email[email])
     if missing:
         raise ApiError(f"Invalid user ID {min(missing)}")
     check_accessible(users, allows)

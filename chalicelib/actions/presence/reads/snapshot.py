@@ -14,11 +14,12 @@ from datetime import UTC, datetime
 from typing import NotRequired, TypedDict
 
 from chalicelib.actions.users.reads.access import viewer_access
+from chalicelib.actions.users.reads.email_lookup import users_by_api_email
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.presence import PRESENCE_RETENTION, Presence
-from chalicelib.models.users import User, get_user_by_email
+from chalicelib.models.users import User
 from chalicelib.rules import presence_rules
 from chalicelib.rules.presence_rules import (
     OFFLINE_THRESHOLD_SECONDS,
@@ -123,7 +124,8 @@ def _target(caller: Principal, user_id_or_email: str) -> User:
     if user_id_or_email.isascii() and user_id_or_email.isdigit() and \
             len(user_id_or_email) < 16:
         return access_user_by_id(caller, int(user_id_or_email))
-    user = get_user_by_email(caller.realm_id, user_id_or_email)
+    # By API address only, as the reference: a hidden person's real address names nobody.
+    user = users_by_api_email(caller.realm_id, [user_id_or_email]).get(user_id_or_email)
     if user is None:
         raise ApiError("No such user")
     return access_user_by_id(caller, user.user_id)

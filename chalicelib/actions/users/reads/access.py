@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
-from chalicelib import config
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.delivery.filters import capabilities
 from chalicelib.delivery.outbox import Audience, to_users_who_can_access
@@ -26,6 +25,7 @@ from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.models.users import User
+from chalicelib.rules.email_visibility import stand_in_email
 from chalicelib.rules.realm_settings import system_group_id
 from chalicelib.rules.timeutil import iso_from_seconds
 
@@ -112,7 +112,7 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     """The "Unknown user" record: the usual shape, only the id varies."""
     return {
         "user_id": user_id,
-        "email": placeholder_email(user_id, realm),
+        "email": stand_in_email(user_id, realm.subdomain),
         "delivery_email": None,
         "full_name": INACCESSIBLE_USER_NAME,
         "date_joined": iso_from_seconds(0),
@@ -129,15 +129,11 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     }
 
 
-def placeholder_email(user_id: int, realm: Realm) -> str:
-    return f"user{user_id}@{realm.subdomain}.{config.root_domain()}"
-
-
 def hide_sender(message: Mapping[str, Any], realm: Realm) -> dict[str, Any]:
     """A message as someone who cannot access its sender sees it: the sender's id with
     the "Unknown user" name, address and picture, as the reference shows it."""
     return {**message, "sender_full_name": INACCESSIBLE_USER_NAME,
-            "sender_email": placeholder_email(int(message["sender_id"]), realm),
+            "sender_email": stand_in_email(int(message["sender_id"]), realm.subdomain),
             "avatar_url": INACCESSIBLE_AVATAR_URL}
 
 
@@ -311,5 +307,5 @@ class EventAccess(AccessCache):
         if event.get("type") == "reaction":
             user_id = int(event["user_id"])
             return {**event, "user": {"user_id": user_id, "full_name": INACCESSIBLE_USER_NAME,
-                                      "email": placeholder_email(user_id, realm)}}
+                                      "email": stand_in_email(user_id, realm.subdomain)}}
         return event

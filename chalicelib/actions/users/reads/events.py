@@ -25,6 +25,16 @@ class PersonDeliveryEmail(TypedDict):
     delivery_email: str | None   # null when the viewer lost access to it
 
 
+class PersonAvatar(TypedDict):
+    """A new picture: here when the API address it is made from changes."""
+
+    user_id: int
+    avatar_source: str   # "G": Gravatar (no uploaded pictures here)
+    avatar_url: str
+    avatar_url_medium: str
+    avatar_version: int
+
+
 class PersonActive(TypedDict):
     user_id: int
     is_active: bool
@@ -47,7 +57,7 @@ class PersonCustomProfileField(TypedDict):
 
 
 Person = (PersonFullName | PersonTimezone | PersonNewEmail | PersonDeliveryEmail
-          | PersonActive | PersonCustomProfileField | PersonRole)
+          | PersonAvatar | PersonActive | PersonCustomProfileField | PersonRole)
 
 
 class RealmUserUpdateEvent(TypedDict):

@@ -3,19 +3,35 @@ reference's defaults for Gravatar URLs and profile data."""
 from __future__ import annotations
 
 from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
+from chalicelib.actions.users.reads.email_access import shown_delivery_email
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
+from chalicelib.models.realms import Realm
 from chalicelib.models.users import User, get_user_by_email
 from chalicelib.rules.avatars import for_client
+from chalicelib.rules.email_visibility import stand_in_email, stand_in_user_id
 
 
 def access_user_by_id_or_email(caller: Principal, id_or_email: str) -> User:
     """GET /users/{user_id} and GET /users/{email} share one route: digits are an id."""
     if id_or_email.isascii() and id_or_email.isdigit() and len(id_or_email) < 16:
         return access_user_by_id(caller, int(id_or_email))
-    user = get_user_by_email(caller.realm_id, id_or_email)
-    if user is None:
+    return access_user_by_email(caller, id_or_email)
+
+
+def access_user_by_email(caller: Principal, email: str) -> User:
+    """The person an address names for this caller: by their stand-in (whatever their
+    setting now), or by their real address if the caller may see it; then the usual
+    access check. Anything else is "No such user", as for an unknown address."""
+    named = stand_in_user_id(email)
+    if named is not None:
+        realm = Realm.get_or_none(caller.realm_id)
+        if realm is not None and email.strip().lower() == stand_in_email(
+                named, realm.subdomain).lower():
+            return access_user_by_id(caller, named)
+    user = get_user_by_email(caller.realm_id, email)
+    if user is None or shown_delivery_email(caller, user) is None:
         raise ApiError("No such user")
     return access_user_by_id(caller, user.user_id)
 
