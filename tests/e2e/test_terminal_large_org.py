@@ -2,6 +2,14 @@
 organization (issue 48: it crashed at start for every ordinary member, whose combined
 feed then held messages of channels they were not in).
 
+Not part of `make test`: `make test-large-org` runs it (LARGE_ORG_TESTS=1). It takes
+well over the minute a test of the suite may take on the shared 2-core machine: building
+and saving the organization is about 21 s of CPU, a stack restoring it and starting
+another 10 to 60 s with the machine's load, and the client's start-up at 10,000 people
+meets its own 15 s request timeout when the machine is busy (registration at that size
+is the scale work's, issue 48's fourth finding), so in the suite it would be slow and
+flaky at once.
+
 The organization is bench/large_org.py's at 10,000 people with few channels and
 messages (what the member's start-up depends on is the people and their channel
 memberships), built in this test's own moto and saved as a local stack's state
@@ -10,6 +18,7 @@ items into a running stack over HTTP took minutes."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -23,6 +32,9 @@ import requests
 from infra.local.environment import REPO_ROOT
 from infra.local.launcher import LocalStack, start_stack
 from tests.e2e.test_terminal_client import post, start_terminal
+
+pytestmark = pytest.mark.skipif(os.environ.get("LARGE_ORG_TESTS") != "1",
+                                reason="run by `make test-large-org` (LARGE_ORG_TESTS=1)")
 
 PEOPLE = 10_000
 CHANNELS = 40
@@ -52,23 +64,26 @@ def large_org(tmp_path_factory: pytest.TempPathFactory
 
 def test_starts_for_a_member_of_a_10000_person_organization(large_org, tmp_path: Path):
     stack, summary = large_org
-    owner, member = summary["accounts"]["owner"], summary["accounts"]["member"]
+    member = summary["accounts"]["member"]
     auth = (member["email"], member["api_key"])
-    # GIVEN the organization, with a line in #general (every person is in it)
-    post(stack, owner, "/messages", type="stream", to="general", topic="start-up",
-         content="a line for ten thousand people")
-    people = requests.get(f"{stack.url}/api/v1/users", auth=auth, timeout=60).json()
-    assert len(people["members"]) == PEOPLE
-    # AND the member's combined feed holds only channels they are in
+    assert summary["spec"]["users"] == PEOPLE
+    # GIVEN an ordinary member who has read everything (the client then opens at the
+    # newest message; nothing is sent, so no fan-out to 10,000 people runs meanwhile)
+    post(stack, member, "/mark_all_as_read")
+    # AND whose combined feed holds only channels they are in
     mine = {s["stream_id"] for s in requests.get(
         f"{stack.url}/api/v1/users/me/subscriptions", auth=auth,
         timeout=60).json()["subscriptions"]}
-    feed = requests.get(f"{stack.url}/api/v1/messages", auth=auth, timeout=60, params={
-        "anchor": "newest", "num_before": 100, "num_after": 0, "narrow": "[]"}).json()
-    assert len(mine) < CHANNELS and feed["messages"]
-    assert {m["stream_id"] for m in feed["messages"] if m["type"] == "stream"} <= mine
-    # THEN the member's terminal client starts and shows the line
+    response = requests.get(f"{stack.url}/api/v1/messages", auth=auth, timeout=60, params={
+        "anchor": "newest", "num_before": 100, "num_after": 0, "narrow": "[]",
+        "apply_markdown": "false"})
+    assert response.ok, response.text
+    feed = response.json()["messages"]
+    assert len(mine) < CHANNELS and feed
+    assert {m["stream_id"] for m in feed if m["type"] == "stream"} <= mine
+    newest = " ".join(feed[-1]["content"].split()[:3])
+    # THEN the member's terminal client starts and shows the newest of them
     started = time.perf_counter()
-    start_terminal(stack, member, tmp_path, "a line for ten thousand people")
+    start_terminal(stack, member, tmp_path, newest)
     summary["seconds"]["terminal start"] = round(time.perf_counter() - started, 1)
     print(json.dumps(summary["seconds"]))

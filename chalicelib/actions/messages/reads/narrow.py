@@ -1,8 +1,10 @@
 """A narrow for a reader (the narrow package parses and evaluates; this reads what it
 needs): channel names and user emails to ids (with access checked, missing and forbidden
 alike; a channel the reader was subscribed to stays a narrow after they leave it, for
-the messages they received), `with` to its message's conversation, and the reader's
-topic and channel settings that `is:followed` and `is:muted` read."""
+the messages they received), whether it reads a channel's history or only what the
+reader received (narrow/history.py's rule, with the channel-access helpers' answer),
+`with` to its message's conversation, and the reader's topic and channel settings that
+`is:followed` and `is:muted` read."""
 from __future__ import annotations
 
 from chalicelib.actions.channels.reads.permissions import has_content_access
