@@ -22,12 +22,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from chalicelib.actions.messages.reads.bound import (
-    NO_END,
-    Bound,
-    growing_pages,
-    messages_of,
-)
+from chalicelib.actions.messages.reads.bound import Bound, growing_pages, messages_of
 from chalicelib.actions.read_state.reads.historical import historical_id_pages
 from chalicelib.actions.read_state.reads.pending import load, pending_between
 from chalicelib.core.principal import Principal
@@ -51,12 +46,14 @@ def received_messages(caller: Principal, bound: Bound, *, channels: bool = True,
                       direct: bool = True) -> Iterator[Message]:
     """The caller's received messages on the bound's side, nearest first (`channels`,
     `direct`: which kinds the narrow can hold)."""
-    in_flight = [m for m in load(caller.realm_id, pending_between(caller.realm_id)).values()
-                 if bound.admits(m.message_id)]
+    span = bound.within(0, None)
+    if span is None:
+        return   # nothing lies on this side
+    in_flight = list(load(caller.realm_id, pending_between(caller.realm_id, *span)).values())
     sources: list[Source] = []
     if channels:
         sources += _channel_sources(caller, bound, in_flight)
-        sources.append(_historical_source(caller, bound))
+        sources.append(_historical_source(caller, span, bound.forward))
     if direct:
         sources += _conversation_sources(caller, bound, in_flight)
     yield from merged(sources, bound.forward)
@@ -164,11 +161,10 @@ def _conversation_reader(key: str, span: tuple[int, int], forward: bool
         key, Message.message_id.between(*span), scan_index_forward=forward, **page))
 
 
-def _historical_source(caller: Principal, bound: Bound) -> Source:
-    """The caller's historical rows (their newest is not known: opened first)."""
-    span = bound.within(0, None) or (0, -1)
-
+def _historical_source(caller: Principal, span: tuple[int, int], forward: bool) -> Source:
+    """The caller's historical rows with ids in `span` (their newest is not known: opened
+    first)."""
     def read() -> Iterator[Message]:
-        ids = historical_id_pages(caller.realm_id, caller.user_id, *span, bound.forward)
+        ids = historical_id_pages(caller.realm_id, caller.user_id, *span, forward)
         return messages_of(caller.realm_id, ids)
-    return Source(0 if bound.forward else NO_END, read)
+    return Source(span[0] if forward else span[1], read)
