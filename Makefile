@@ -18,7 +18,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: term-client js-client run test test-fast reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
+.PHONY: term-client js-client run test test-fast test-large-org reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -104,6 +104,11 @@ PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
 test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client js-client package lint
 	@$(PYTEST) tests
+
+## test-large-org: the terminal client for an ordinary member of a generated 10,000-person
+## organization (bench/org_snapshot.py); minutes on a shared machine, so not in `test`
+test-large-org: $(STAMP) term-client
+	@LARGE_ORG_TESTS=1 $(BIN)/python -m pytest -q -s tests/e2e/test_terminal_large_org.py
 
 ## test-fast: unit and functional tiers only
 test-fast: $(STAMP) $(DOCS_STAMP) package

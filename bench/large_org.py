@@ -49,6 +49,7 @@ class OrgSpec:
     seed: int = 41
     days: int = 730
     search_index: bool = True
+    unread_mean: int = 25          # unread channel messages a person has, on average
 
     @classmethod
     def scaled(cls, users: int, **changes: Any) -> OrgSpec:
@@ -447,7 +448,8 @@ class Generator:
             if user_id == heavy:
                 continue
             seen: set[int] = set()
-            count = min(int(rng.expovariate(1 / 25)), 400)
+            count = min(int(rng.expovariate(1 / self.spec.unread_mean)), 400) \
+                if self.spec.unread_mean else 0
             channels = subscribed[user_id]
             for _ in range(count if channels else 0):
                 stream_id = rng.choice(channels)

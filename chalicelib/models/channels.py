@@ -80,7 +80,10 @@ class Subscription(BaseModel):
     user_id = IntegerAttribute()
     active = BooleanAttribute(default=True)
     date_subscribed = IntegerAttribute()
-    # The first message id the user may read in a channel with protected history.
+    # The first message id sent since the user subscribed (the realm's counter + 1 then):
+    # from it on they receive the channel's messages, and in a channel with protected
+    # history it is the first they may read. 0 on items written before subscriptions
+    # kept it for every channel: those received the channel's whole history.
     first_visible_message_id = IntegerAttribute(default=0)
     color = UnicodeAttribute(default="#76ce90")
     is_muted = BooleanAttribute(default=False)
@@ -101,6 +104,22 @@ class Subscription(BaseModel):
         pairs = self.received_ranges or []
         return any(pairs[i] <= message_id <= pairs[i + 1]
                    for i in range(0, len(pairs) - 1, 2))
+
+    def received_periods(self) -> list[tuple[int, int | None]]:
+        """The message ids the user received from the channel, as (first, last) periods,
+        oldest first: the earlier subscriptions', then this one's (open-ended) if
+        active."""
+        pairs = self.received_ranges or []
+        periods: list[tuple[int, int | None]] = [
+            (pairs[i], pairs[i + 1]) for i in range(0, len(pairs) - 1, 2)]
+        if self.active:
+            periods.append((int(self.first_visible_message_id or 0), None))
+        return periods
+
+    def has_received(self, message_id: int) -> bool:
+        """Whether the message came to the user, in this subscription or an earlier one."""
+        return (self.active and message_id >= int(self.first_visible_message_id or 0)) \
+            or self.received(message_id)
 
     def ranges_after_leaving(self, last_message_id: int) -> list[int]:
         """The received ranges with this subscription's own added (it ends now)."""

@@ -14,6 +14,10 @@ flags beyond those that follow from the message unless a `MessageFlag` row lists
   and alert words (written by the fan-out), starred and collapsed (written by the user).
   Starred rows carry `starred_key`, the key of a sparse index listing a user's stars;
   rows of channel messages carry `topic_key`, so moves and deletions find them.
+  A message the user did not receive (a channel's history) gets a row with the flag
+  `historical` when they star it, collapse it, mark it unread or react to it, as the
+  reference creates a historical row: from then on it counts among the messages they
+  received. Such rows carry `historical_key`, the key of a sparse index listing them.
 """
 from __future__ import annotations
 
@@ -92,6 +96,18 @@ class FlagsByTopic(GlobalSecondaryIndex["MessageFlag"]):
     message_id = IntegerAttribute(range_key=True)
 
 
+class HistoricalByUser(GlobalSecondaryIndex["MessageFlag"]):
+    """A user's historical rows (messages they did not receive but gave a flag or a
+    reaction to): the received messages a narrow reads beside their subscriptions'."""
+
+    class Meta:
+        index_name = "historical"
+        projection = KeysOnlyProjection()
+
+    historical_key = UnicodeAttribute(hash_key=True)  # the row's user_key, when historical
+    message_id = IntegerAttribute(range_key=True)
+
+
 class MessageFlag(BaseModel):
     Meta = table_meta("message_flags")
     user_key = UnicodeAttribute(hash_key=True)     # "<realm_id>#<user_id>"
@@ -99,5 +115,7 @@ class MessageFlag(BaseModel):
     flags = UnicodeSetAttribute(null=True)         # e.g. {"starred", "mentioned"}
     starred_key = UnicodeAttribute(null=True)
     topic_key = UnicodeAttribute(null=True)        # channel messages: where it is now
+    historical_key = UnicodeAttribute(null=True)   # the user_key, on historical rows
     starred = StarredByUser()
     by_topic = FlagsByTopic()
+    historical = HistoricalByUser()

@@ -1,6 +1,6 @@
 """The errors a narrow can get, with our own texts: BAD_NARROW (the reference's code)
-for an operator, an `is:`/`has:`/`channels:` operand, a channel or a user that is not
-known; BAD_REQUEST for a term whose shape or operand type is wrong."""
+for an operator, an `is:`/`has:`/`channels:` operand, a channel, a user or a message id
+that is not known; BAD_REQUEST for a term whose shape or operand type is wrong."""
 from __future__ import annotations
 
 from chalicelib.core.errors import ApiError, ErrorCode
@@ -14,6 +14,12 @@ class BadNarrowError(ApiError):
 
 def bad_operator(description: str) -> BadNarrowError:
     return BadNarrowError(f"Invalid narrow operator: {description}")
+
+
+def bad_message_id(operator: str, reason: str = "not a message id") -> BadNarrowError:
+    """An `id`, `near` or `with` operand of the right type that names no message id (or,
+    for `with`, no message the caller may read, when nothing else names a conversation)."""
+    return BadNarrowError(f"Invalid narrow operand for {operator}: {reason}")
 
 
 def bad_operand(operator: str, description: str) -> ApiError:

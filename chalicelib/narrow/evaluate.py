@@ -61,6 +61,9 @@ class Evaluator:
     narrow: Narrow
     reader: ReaderContext
     search_test: SearchTest | None = field(default=None)
+    # Whether the narrow reads messages the reader did not receive (narrow/history.py);
+    # the reader of the messages applies it, the test here is the same either way.
+    include_history: bool = field(default=False)
 
     @property
     def needs_flags(self) -> bool:

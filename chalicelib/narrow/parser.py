@@ -20,6 +20,7 @@ from typing import Any, cast, get_args
 from chalicelib.core.errors import ApiError
 from chalicelib.narrow.errors import (
     bad_combination,
+    bad_message_id,
     bad_operand,
     bad_operator,
     bad_term,
@@ -33,7 +34,7 @@ from chalicelib.narrow.types import (
     Term,
     UserRef,
 )
-from chalicelib.rules.json_values import check_json
+from chalicelib.rules.json_values import MAX_INTEGER, check_json
 
 ALIASES = {"stream": "channel", "streams": "channels", "subject": "topic", "pm-with": "dm",
            "pm_with": "dm", "group_pm_with": "group-pm-with"}
@@ -45,6 +46,7 @@ CHANNELS_OPERANDS = ("public", "web-public")
 NOT_NEGATABLE = frozenset({"near", "with"})   # positions, not conditions
 TERM_KEYS = frozenset({"operator", "operand", "negated"})
 MAX_TERMS = 50
+MAX_ID_DIGITS = len(str(MAX_INTEGER))
 # Users one operand names, in any form (the limit of a direct message's recipients).
 MAX_OPERAND_USERS = 1000
 # Terms that hold only channel messages, or only direct messages (when not negated).
@@ -101,7 +103,7 @@ def _operand(operator: Operator, operand: Any) -> Operand:
             raise bad_operand(operator, "give a string")
         return operand
     if operator in ("id", "near", "with"):
-        return _id(operator, operand)
+        return _message_id(operator, operand)
     if operator == "is":
         value = IS_ALIASES.get(operand, operand) if isinstance(operand, str) else operand
         if value not in IS_OPERANDS:
@@ -135,6 +137,18 @@ def _id(operator: str, value: Any) -> int:
     if number < 0:
         raise bad_operand(operator, "give an id")
     return number
+
+
+def _message_id(operator: str, value: Any) -> int:
+    """A message id: an integer or its digits. Another type is a malformed term
+    (BAD_REQUEST); a number or text that names no message id (negative, signed, words,
+    beyond the API's integers) is BAD_NARROW, as the reference refuses it."""
+    if not isinstance(value, str | int):
+        raise bad_operand(operator, "give a message id")
+    if isinstance(value, bool) or not _is_id(value) or len(str(value)) > MAX_ID_DIGITS \
+            or not 0 <= int(value) < MAX_INTEGER:
+        raise bad_message_id(operator)
+    return int(value)
 
 
 def _text(operator: str, value: Any) -> str:

@@ -67,6 +67,13 @@ def _write_snapshot(state_dir: Path, generation: int) -> Path:
     return target
 
 
+def save_as_new_state(state_dir: Path) -> Path:
+    """Saves this process's moto backends as the whole state of a state directory with
+    no journal yet (a stack started on it restores them): how a database built outside
+    a running stack (bench/org_snapshot.py) becomes one."""
+    return _write_snapshot(state_dir, 1)
+
+
 def _load_snapshot(state_dir: Path) -> int | None:
     """Loads the snapshot into moto's backends; its generation, or None when there is none."""
     from moto.s3.models import s3_backends

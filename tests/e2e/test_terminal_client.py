@@ -1,9 +1,11 @@
 """The official terminal client (zulip-term 0.7.0) starts and shows its message list, for
 a user who has read everything (the one it crashed for when `newest` answered the newest
-message's id instead of the reference's LARGER_THAN_MAX_MESSAGE_ID) and for one with
-unread messages. It runs behind the renaming proxy, in a pseudo-terminal, as a person
-runs it."""
+message's id instead of the reference's LARGER_THAN_MAX_MESSAGE_ID), for one with
+unread messages, and for a member with a public channel they are not in (issue 48). It
+runs behind the renaming proxy, in a pseudo-terminal, as a person runs it."""
 from __future__ import annotations
+
+import json
 
 import requests
 
@@ -85,3 +87,30 @@ def test_starts_for_a_user_with_unread_messages(local_stack, tmp_path):
     # THEN the client starts at them
     screen = start_terminal(local_stack, accounts["member"], tmp_path, "not yet read, line 0")
     assert "terminal unread" in screen
+
+
+def test_starts_for_a_member_with_a_channel_they_are_not_in(local_stack, tmp_path):
+    # GIVEN issue 48's reproduction: as the owner, a channel the member is not in with
+    # three messages, and one message in #general (the client used to crash at start,
+    # "IndexError: focus index is out of range": it dropped the other channel's messages
+    # from its list but counted them to place the cursor)
+    accounts = local_stack.accounts()
+    owner, member = accounts["owner"], accounts["member"]
+    post(local_stack, member, "/mark_all_as_read")   # other tests' lines stay off screen
+    post(local_stack, owner, "/users/me/subscriptions",
+         subscriptions=json.dumps([{"name": "owner's corner"}]))
+    for n in range(3):
+        post(local_stack, owner, "/messages", type="stream", to="owner's corner",
+             topic="aside", content=f"corner note {n}")
+    post(local_stack, owner, "/messages", type="stream", to="general", topic="terminal feed",
+         content="a line the member reads")
+    # AND the combined feed the client asks for lists no message of that channel
+    body = requests.get(f"{local_stack.url}/api/v1/messages", timeout=10,
+                        auth=(member["email"], member["api_key"]),
+                        params={"anchor": "newest", "num_before": 5, "num_after": 0,
+                                "narrow": "[]"}).json()
+    assert body["messages"] and all(m.get("display_recipient") != "owner's corner"
+                                    for m in body["messages"]), body
+    # THEN the member's client starts and shows #general's message
+    screen = start_terminal(local_stack, member, tmp_path, "a line the member reads")
+    assert "corner note" not in screen

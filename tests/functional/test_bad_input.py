@@ -58,11 +58,15 @@ def test_narrow_terms_of_the_wrong_shape(realm):
                    [{"operator": "channel", "operand": "talk"},
                     {"operator": "topic", "operand": 5}],
                    [{"operator": "channel", "operand": 10**30}],
-                   [{"operator": "dm", "operand": [True]}],
-                   [{"operator": "id", "operand": "9" * 5000}]):
+                   [{"operator": "dm", "operand": [True]}]):
         response = realm.member.get("/messages", {"anchor": "newest", "num_before": 1,
                                                   "num_after": 0, "narrow": narrow})
         bad(response, "narrow")
+    # Digits past any message id name no message: BAD_NARROW, as the reference
+    response = realm.member.get("/messages", {
+        "anchor": "newest", "num_before": 1, "num_after": 0,
+        "narrow": [{"operator": "id", "operand": "9" * 5000}]})
+    bad(response, "narrow", code="BAD_NARROW")
     for anchor in ("9" * 5000, "1e9", "soon"):
         response = realm.member.get("/messages", {"anchor": anchor, "num_before": 1,
                                                   "num_after": 0})

@@ -45,8 +45,17 @@ def test_a_private_channel_the_caller_is_not_in(realm, drain_events):
     assert narrow_ids(realm.member, [term("channel", "open", negated=True)]) == []
     body = page(realm.member, [term("id", secret)], anchor=str(secret))
     assert (body["messages"], flags(body)) == ([], (False, True, True))
-    # with: a message the caller may not read narrows nothing further
-    assert narrow_ids(realm.member, [term("with", secret)]) == [public]
+    # with: a message the caller may not read, with nothing else naming a conversation,
+    # is refused as naming no message (the same answer as for a missing one)
+    refused = realm.member.get("/messages", {"anchor": "newest", "num_before": 5,
+                                             "num_after": 0, "narrow": [term("with", secret)]})
+    missing = realm.member.get("/messages", {"anchor": "newest", "num_before": 5,
+                                             "num_after": 0, "narrow": [term("with", 999999)]})
+    assert (refused.status, refused.json["code"]) == (400, "BAD_NARROW")
+    assert refused.json == missing.json
+    # and beside a channel and a topic it leaves them to narrow
+    assert narrow_ids(realm.member, [term("with", secret), term("channel", "open"),
+                                     term("topic", "t")]) == [public]
     listed = realm.member.get("/messages", {"message_ids": [secret, public]})
     assert [m["id"] for m in listed.json["messages"]] == [public]
     matched = realm.member.get("/messages/matches_narrow", {
@@ -78,7 +87,8 @@ def test_protected_history_before_joining(realm, drain_events):
         assert body["found_oldest"] and body["found_newest"]
     body = page(realm.member, [term("channel", "secret")], anchor=str(early[1]))
     assert ([m["id"] for m in body["messages"]], flags(body)) == (late, (False, True, True))
-    assert narrow_ids(realm.member, [term("with", early[0])]) == late
+    assert narrow_ids(realm.member, [term("with", early[0]), term("channel", "secret"),
+                                     term("topic", "plans")]) == late
     assert narrow_ids(realm.owner, [term("with", early[0])]) == early + late
 
 

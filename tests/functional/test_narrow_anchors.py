@@ -176,7 +176,7 @@ def test_a_side_stopped_by_the_examination_cap_does_not_claim_the_end(realm, six
     from chalicelib.actions.messages.reads import range as message_range
 
     # GIVEN a narrow that only the realm's messages answer, and a cap of two candidates
-    monkeypatch.setattr(message_range, "MAX_EXAMINED", 2)
+    monkeypatch.setattr(message_range, "MAX_SKIPPED", 2)
     narrow = [{"operator": "is", "operand": "followed"}]   # no topic is followed
     # THEN a side that stops there does not claim to have reached the end
     assert get(realm.member, anchor="newest", num_before=1, num_after=0,
@@ -184,7 +184,7 @@ def test_a_side_stopped_by_the_examination_cap_does_not_claim_the_end(realm, six
     assert get(realm.member, anchor="oldest", num_before=0, num_after=1,
                narrow=narrow) == ([], 0, (False, True, False))
     # AND without the cap the same narrow reaches both ends
-    monkeypatch.setattr(message_range, "MAX_EXAMINED", 5000)
+    monkeypatch.setattr(message_range, "MAX_SKIPPED", 5000)
     assert get(realm.member, anchor="newest", num_before=1, num_after=0,
                narrow=narrow) == ([], LARGEST, (False, True, True))
 
@@ -196,7 +196,7 @@ def test_a_sender_narrow_reads_only_that_senders_messages(realm, six, monkeypatc
     # GIVEN the member's one message after the owner's six, and a cap of two candidates
     mine = send(realm.member, "feed", "t", "mine")
     drain_events()
-    monkeypatch.setattr(message_range, "MAX_EXAMINED", 2)
+    monkeypatch.setattr(message_range, "MAX_SKIPPED", 2)
     # THEN the sender index lists just it: both ends are reached within the cap
     for operand in ("me", realm.member.user_id, realm.member.email):
         narrow = [{"operator": "sender", "operand": operand}]

@@ -155,7 +155,7 @@ ACCEPTED = [
     term("topic", "plans"), term("subject", "plans"), term("dm", "{admin}"),
     term("pm-with", "{admin}"), term("dm-including", "{admin}"),
     term("group-pm-with", "{admin}"), term("sender", "me"), term("id", 1),
-    term("with", 1), term("is", "dm"), term("is", "private"), term("is", "starred"),
+    term("with", "{message}"), term("is", "dm"), term("is", "private"), term("is", "starred"),
     term("is", "mentioned"), term("is", "alerted"), term("is", "unread"),
     term("is", "resolved"), term("is", "muted"), term("has", "link"), term("has", "attachment"),
     term("has", "image"), term("has", "reaction"), term("search", "words"),
@@ -170,6 +170,8 @@ def test_every_operator_a_message_event_decides_is_accepted(realm, narrow_term):
         narrow_term = {**narrow_term, "operand": [realm.admin.user_id]}
         if narrow_term["operator"] in ("dm-including", "group-pm-with"):
             narrow_term["operand"] = realm.admin.user_id
+    if narrow_term["operand"] == "{message}":   # with: a message the member may read
+        narrow_term = {**narrow_term, "operand": send(realm.owner, "alpha", "t", "hello")}
     response = realm.member.post("/register", {"event_types": ["message"],
                                                "narrow": [narrow_term]})
     assert response.ok, response.json

@@ -42,7 +42,7 @@ def test_an_old_image_is_found_past_the_examination_cap(realm, feed, drain_event
     image = send(realm.owner, "feed", "t", IMAGE)
     bulk_messages(realm.realm_id, realm.owner.user_id, feed, "t", 30)
     drain_events()
-    monkeypatch.setattr(message_range, "MAX_EXAMINED", 10)
+    monkeypatch.setattr(message_range, "MAX_SKIPPED", 10)
     # THEN has:image finds it and reaches both ends, alone or beside a channel
     done = (False, True, True)   # `newest` and `oldest` are no message: none is found
     assert get(realm.member, [term("has", "image")]) == ([image], done)
@@ -64,15 +64,18 @@ def test_an_image_the_caller_may_not_read_shows_nowhere(realm, feed, drain_event
     channel(realm.owner, "lobby", [realm.owner])   # public, but the guest is not in it
     lobby = send(realm.owner, "lobby", "t", IMAGE)
     drain_events()
-    # THEN the member gets the public ones, and the flags say nothing of the secret one
+    # THEN the member gets the one it received, and the flags say nothing of the others
     assert get(realm.member, [term("has", "image")], num_before=1) == (
-        [lobby], (False, False, True))
+        [public], (False, False, True))
     assert get(realm.member, [term("has", "image")], num_before=2) == (
-        [public, lobby], (False, False, True))
-    assert get(realm.member, [term("has", "image")], num_before=3) == (
-        [public, lobby], (False, True, True))
+        [public], (False, True, True))
     assert get(realm.member, [term("has", "image")], anchor=str(secret), num_before=5,
-               num_after=5) == ([public, lobby], (False, True, True))
+               num_after=5) == ([public], (False, True, True))
+    # AND the public channels' history adds the lobby's, never the private one's
+    public_channels = [term("channels", "public"), term("has", "image")]
+    assert get(realm.member, public_channels, num_before=1) == ([lobby], (False, False, True))
+    assert get(realm.member, public_channels, num_before=3) == (
+        [public, lobby], (False, True, True))
     # AND a guest sees no image of channels it is not in
     assert get(realm.guest, [term("has", "image")]) == ([], (False, True, True))
     # AND the owner, who reads the channel, finds all three
@@ -185,7 +188,7 @@ def test_is_resolved_follows_resolving_and_unresolving(realm, feed, drain_events
     monkeypatch.setattr(message_move, "MESSAGES_PER_BATCH", 8)
     topic = bulk_messages(realm.realm_id, realm.owner.user_id, feed, "bug", 12)
     bulk_messages(realm.realm_id, realm.owner.user_id, feed, "other", 20)
-    monkeypatch.setattr(message_range, "MAX_EXAMINED", 10)
+    monkeypatch.setattr(message_range, "MAX_SKIPPED", 10)
     resolved = [term("is", "resolved")]
     assert get(realm.member, resolved) == ([], (False, True, True))
     # WHEN the topic is resolved

@@ -49,7 +49,9 @@ def test_aliases_and_legacy_pairs_parse_to_the_same_terms():
     ([["has", "smell"]], BadNarrowError),
     ([{"operator": "near", "operand": 1, "negated": True}], BadNarrowError),
     ([["with", 1], ["with", 2]], BadNarrowError),
-    ([["id", "x"]], ApiError),
+    ([["id", "x"]], BadNarrowError),       # names no message id, as the reference
+    ([["with", "-2"]], BadNarrowError),
+    ([{"operator": "near", "operand": [5]}], ApiError),   # not a number or text at all
     ([["dm", [True]]], ApiError),
     ([["sender", "not-an-email"]], ApiError),
     (["channel"], ApiError),

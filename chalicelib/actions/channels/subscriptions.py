@@ -312,10 +312,11 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User],
     new_users = [u for u in users if u.user_id not in current or not current[u.user_id].active]
     if not new_users and creating is None:
         return set()
-    first_visible = 0
-    if not stream.history_public_to_subscribers:
-        counter = realm_counter(realm_id)
-        first_visible = int(counter.message or 0) + 1 if counter else 1
+    # The subscription receives the messages sent from now on (the fan-out's recipients,
+    # and what a narrow without a channel's history reads); in a channel with protected
+    # history they are also the first the user may read.
+    counter = realm_counter(realm_id)
+    first_visible = int(counter.message or 0) + 1 if counter else 1
     counted = stream.subscriber_count
     for start in range(0, max(len(new_users), 1), USERS_PER_TRANSACTION):
         chunk = new_users[start:start + USERS_PER_TRANSACTION]

@@ -17,6 +17,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
+from chalicelib.actions.channels.new_member_history import give_recent_history
 from chalicelib.actions.channels.reads.permissions import realm_default_stream_ids
 from chalicelib.actions.channels.subscriptions import do_add_subscribers
 from chalicelib.actions.groups.membership import join_group
@@ -268,14 +269,16 @@ def _onboard(realm: Realm, invitation: Invitation, user: User, referrer: User | 
 
 
 def subscribe_new_user(realm: Realm, user: User, invitation: Invitation) -> None:
-    """The invited channels (and the realm's defaults when asked), minus archived ones."""
+    """The invited channels (and the realm's defaults when asked), minus archived ones,
+    with their recent messages as the new member's first (channels/new_member_history.py)."""
     stream_ids = set(invitation.stream_ids)
     if invitation.include_realm_default_subscriptions:
         stream_ids |= realm_default_stream_ids(realm)
-    streams = Stream.batch_get([(realm.realm_id, i) for i in stream_ids])
+    streams = [s for s in Stream.batch_get([(realm.realm_id, i) for i in stream_ids])
+               if not s.is_archived]
     for stream in sorted(streams, key=lambda s: s.stream_id):
-        if not stream.is_archived:
-            do_add_subscribers(realm.realm_id, stream, [user])
+        do_add_subscribers(realm.realm_id, stream, [user])
+    give_recent_history(realm.realm_id, user.user_id, streams)
 
 
 def join_groups(realm_id: int, user_id: int, group_ids: list[int]) -> None:

@@ -4,19 +4,18 @@ As the reference: marking read never needs access (only the caller's own markers
 touched, and a message the caller never received has none); adding a flag that needs
 the message (starring, collapsing, marking unread) is refused for a message the caller
 cannot read; marking unread skips messages in channels the caller is not subscribed to.
+A message the caller did not receive that they star, collapse or mark unread becomes
+theirs (a historical row: messages/historical.py).
 """
 from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from chalicelib.actions.messages.historical import keep_as_historical
 from chalicelib.actions.messages.reads.access import Access
+from chalicelib.actions.messages.reads.bound import load_messages
 from chalicelib.actions.messages.reads.date_anchor import check_anchor_date, date_anchor
-from chalicelib.actions.messages.reads.range import (
-    check_counts,
-    fetch_range,
-    load_messages,
-    resolve,
-)
+from chalicelib.actions.messages.reads.range import check_counts, fetch_range, resolve
 from chalicelib.actions.read_state.markers import (
     mark_ids_read,
     mark_unread,
@@ -98,6 +97,10 @@ def _apply_to_messages(caller: Principal, messages: list[Message], op: Op, flag:
             continue
         targets.append(message)
     ids = [m.message_id for m in targets]
+    if not (flag == "read" and op == "add"):
+        # Starring, collapsing or marking unread a message read from a channel's
+        # history makes it the caller's (a historical row), as the reference does.
+        keep_as_historical(access, targets)
     if flag == "read" and op == "add":
         changed = mark_ids_read(caller.realm_id, caller.user_id, ids)
     elif flag == "read":

@@ -13,7 +13,8 @@ from typing import Any, Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import size
 
-from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
+from chalicelib.actions.messages.historical import keep_as_historical
+from chalicelib.actions.messages.reads.access import Access, AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
 from chalicelib.actions.users.reads.access import ACTOR_FACT
@@ -108,6 +109,7 @@ def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
             name = emoji_name
         if len(stored) >= MAX_REACTIONS_PER_MESSAGE:
             raise ApiError("This message has too many reactions.")
+        _keep_if_not_received(caller, accessed)
         if not _write(caller, accessed, key,
                       {"emoji_name": name, "at": int(time.time() * 1000)}, "add", person):
             accessed = _reread(caller, message_id)
@@ -115,6 +117,16 @@ def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
         return {}
 
     return retry_lost_races(attempt, conflict=REACTIONS_KEPT_CHANGING, attempts=MAX_ATTEMPTS)
+
+
+def _keep_if_not_received(caller: Principal, accessed: AccessedMessage) -> None:
+    """A reaction to a message the caller did not receive makes it theirs (a historical
+    row), as the reference does; a subscriber's message needs no read to tell."""
+    message, subscription = accessed.message, accessed.subscription
+    if message.type == "private" or (subscription is not None
+                                     and subscription.has_received(message.message_id)):
+        return
+    keep_as_historical(Access(caller), [message])
 
 
 def check_remove_reaction(caller: Principal, message_id: int, emoji_name: str | None,

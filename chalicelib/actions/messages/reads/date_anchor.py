@@ -12,11 +12,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from chalicelib.actions.messages.reads.range import (
-    LARGER_THAN_MAX_MESSAGE_ID,
-    Bound,
-    fetch,
-)
+from chalicelib.actions.messages.reads.bound import Bound
+from chalicelib.actions.messages.reads.range import LARGER_THAN_MAX_MESSAGE_ID, fetch
 from chalicelib.aws.deadline import check_deadline
 from chalicelib.core.errors import ApiError, missing_argument
 from chalicelib.core.principal import Principal

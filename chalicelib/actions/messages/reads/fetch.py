@@ -5,19 +5,15 @@ from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict, cast
 
 from chalicelib.actions.messages.reads.access import Access, access_message
+from chalicelib.actions.messages.reads.bound import load_messages
 from chalicelib.actions.messages.reads.date_anchor import check_anchor_date, date_anchor
 from chalicelib.actions.messages.reads.dicts import (
     FetchedMessageDict,
     load_people_and_channels,
     message_api_dict,
 )
-from chalicelib.actions.messages.reads.range import (
-    MAX_BATCH,
-    fetch_range,
-    load_messages,
-    matching,
-    resolve,
-)
+from chalicelib.actions.messages.reads.range import MAX_BATCH, fetch_range, matching, resolve
+from chalicelib.actions.messages.reads.received import in_a_period
 from chalicelib.actions.read_state.reads.flags import flags_of
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.users.reads.access import hide_sender, inaccessible_ids
@@ -83,7 +79,7 @@ def get_messages(caller: Principal, *, narrow_terms: list[Any], request: RangeRe
         access = Access(caller)
         listed = matching(caller, ev, load_messages(caller.realm_id,
                                                     sorted(set(message_ids))), access)
-        return {"messages": _found(caller, listed, options, ev),
+        return {"messages": _found(caller, listed, options, ev, access),
                 "found_anchor": False, "found_oldest": False, "found_newest": False,
                 "history_limited": False}
     if request.num_before is None:
@@ -99,7 +95,7 @@ def get_messages(caller: Principal, *, narrow_terms: list[Any], request: RangeRe
     found = fetch_range(caller, ev, anchor, request.include_anchor is not False,
                         num_before, num_after)
     return {
-        "messages": _found(caller, found.messages, options, ev),
+        "messages": _found(caller, found.messages, options, ev, found.access),
         "anchor": found.anchor,
         "found_anchor": found.found_anchor,
         "found_oldest": found.found_oldest,
@@ -122,11 +118,15 @@ def _anchor(caller: Principal, ev: Evaluator, request: RangeRequest) -> str | in
     return "newest" if anchor is None else anchor
 
 
-def render(caller: Principal, messages: list[Message], options: RenderOptions
-           ) -> list[FoundMessageDict]:
-    """The messages in the API's shape, each with the caller's flags (batched reads)."""
+def render(caller: Principal, messages: list[Message], options: RenderOptions,
+           access: Access | None = None) -> list[FoundMessageDict]:
+    """The messages in the API's shape, each with the caller's flags (batched reads);
+    `access`: what was read to check them (their channels and the caller's
+    subscriptions), or None to read it here."""
     if not messages:
         return []
+    access = access or Access(caller)
+    access.load(messages)
     realm = get_realm(caller.realm_id)
     users, streams = load_people_and_channels(caller.realm_id, messages)
     flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in messages],
@@ -145,7 +145,7 @@ def render(caller: Principal, messages: list[Message], options: RenderOptions
             **message_api_dict(message, users, streams, realm, linkifiers=linkifiers,
                                apply_markdown=options.apply_markdown,
                                empty_topic_name=empty),
-            "flags": flags[message.message_id]}
+            "flags": _with_historical(flags[message.message_id], access, message)}
         # A FetchedMessageDict is a FoundMessageDict without its optional match fields.
         data = cast(FoundMessageDict, fetched)
         if options.client_gravatar:
@@ -158,10 +158,18 @@ def render(caller: Principal, messages: list[Message], options: RenderOptions
     return rendered
 
 
+def _with_historical(flags: list[str], access: Access, message: Message) -> list[str]:
+    """A message the caller did not receive (read from a channel's history) has the flag
+    `historical`, as the reference shows it; a historical row lists it already."""
+    if "historical" in flags or in_a_period(access, message):
+        return flags
+    return sorted([*flags, "historical"])
+
+
 def _found(caller: Principal, messages: list[Message], options: RenderOptions,
-           ev: Evaluator) -> list[FoundMessageDict]:
+           ev: Evaluator, access: Access) -> list[FoundMessageDict]:
     """Rendered; for a search narrow, with where the words matched."""
-    rendered = render(caller, messages, options)
+    rendered = render(caller, messages, options, access)
     search = ev.narrow.search_text
     if search is None:
         return rendered

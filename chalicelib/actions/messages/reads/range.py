@@ -1,67 +1,35 @@
 """Which messages a narrow holds around an anchor, and whether the caller may read them.
 
-Candidates come from the narrowest source that lists them: one message for `id`; the
-caller's own rows for `is:unread`, `is:starred`, `is:mentioned` and `is:alerted`; a
-message index for a channel, a topic, a direct conversation or a sender; for a topic
-without a channel, the topic index of each channel whose topic list has it, merged; for
-`dm-including` (`group-pm-with`: groups only), the direct-conversation index of each of
-the caller's conversations with that user, merged; the search index for `search`; the
-has: index for a positive `has:` or `is:resolved` term (image and attachment even beside
-a channel or sender; the others only instead of the realm's list: reads/properties.py);
-the realm's messages otherwise. Each page of candidates is checked for access (channels
-and subscriptions read once per request) and against the whole narrow by the narrow
-package's one evaluator. A request examines at most `MAX_EXAMINED` candidates a side;
-when it stops there, the found_* flag of that side stays false.
+Candidates come from the narrowest source that lists them (reads/sources.py). Each page
+of candidates is checked for access (channels and subscriptions read once per request),
+for a narrow that reads only what the caller received against what they received
+(reads/received.py: the reference's rule is narrow/history.py), and against the whole
+narrow by the narrow package's one evaluator. A side of the anchor stops after passing
+over `MAX_SKIPPED` candidates that do not match; it then says it did not reach the end
+(its found_* flag stays false). Matches never count against it, so a source that lists
+only matches (a channel, a conversation, the combined feed) answers in full up to
+`MAX_BATCH`.
 """
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from chalicelib import config
 from chalicelib.actions.messages.reads.access import Access
+from chalicelib.actions.messages.reads.bound import MESSAGES_PER_READ, Bound, load_messages
 from chalicelib.actions.messages.reads.narrow import resolve_narrow
-from chalicelib.actions.messages.reads.properties import indexed_property, property_ids
+from chalicelib.actions.messages.reads.received import received_among
+from chalicelib.actions.messages.reads.sources import candidates
 from chalicelib.actions.read_state.reads.flags import flags_of
-from chalicelib.actions.read_state.reads.pending import (
-    Recipient,
-    pending_between,
-    unread_in_flight,
-)
 from chalicelib.aws.deadline import check_deadline
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import Stream, stream_key, user_key
-from chalicelib.models.conversations import RecentConversation
-from chalicelib.models.message_flags import MENTION_FLAGS, MessageFlag, UnreadMessage
-from chalicelib.models.messages import Message, dm_key, sender_key, topic_key
-from chalicelib.models.topics import Topic, topic_item_key
+from chalicelib.models.messages import Message
 from chalicelib.narrow import Evaluator, Narrow, Term, message_facts, parse_narrow
-from chalicelib.narrow.evaluate import GROUP_SIZE
-from chalicelib.narrow.search_terms import search_candidates, search_test
+from chalicelib.narrow.search_terms import search_test
 
 MAX_BATCH = 5000           # messages one GET /messages may ask for (num_before + num_after)
-MAX_EXAMINED = 5000        # candidates read on one side of the anchor before giving up
-MESSAGES_PER_READ = 100    # BatchGetItem's limit
-PAGE_SIZE = 200            # Query page for sources the narrow filters further
-
-
-@dataclass(frozen=True)
-class Bound:
-    """Where to look from the anchor: ids >= value or < value, read in id order
-    (`forward`) or from the newest down."""
-
-    op: Literal[">=", "<"]
-    value: int
-    forward: bool
-
-    def on(self, attribute: Any) -> Any:
-        return attribute >= self.value if self.op == ">=" else attribute < self.value
-
-    def admits(self, message_id: int) -> bool:
-        return message_id >= self.value if self.op == ">=" else message_id < self.value
+MAX_SKIPPED = 5000         # candidates a side passes over (not matching) before giving up
 
 
 def resolve(caller: Principal, terms: Any) -> Evaluator:
@@ -69,168 +37,10 @@ def resolve(caller: Principal, terms: Any) -> Evaluator:
     return resolve_narrow(caller, parse_narrow(terms), search_test)
 
 
-def load_messages(realm_id: int, message_ids: list[int]) -> list[Message]:
-    """The messages in the order given (BatchGetItem, 100 a request)."""
-    found: dict[int, Message] = {}
-    for start in range(0, len(message_ids), MESSAGES_PER_READ):
-        chunk = message_ids[start:start + MESSAGES_PER_READ]
-        found.update((m.message_id, m) for m in Message.batch_get(
-            [(realm_id, i) for i in chunk]))
-    return [found[i] for i in message_ids if i in found]
-
-
-def _personal_ids(caller: Principal, flag: str, bound: Bound) -> Iterator[int]:
-    """The ids the caller's own rows list for is:unread/starred/mentioned/alerted."""
-    key = user_key(caller.realm_id, caller.user_id)
-    if flag == "unread":
-        # Messages in flight first (read_state/reads/pending.py), merged into the
-        # markers' order; the narrow's evaluator filters both afterwards.
-        early = {m.message_id for m, _ in unread_in_flight(
-            Recipient(caller.realm_id, caller.user_id), lambda m: bound.admits(m.message_id))}
-        stored = (int(marker.message_id) for marker in UnreadMessage.query(
-            key, bound.on(UnreadMessage.message_id), scan_index_forward=bound.forward)
-            if marker.message_id not in early)
-        yield from heapq.merge(sorted(early, reverse=not bound.forward), stored,
-                               reverse=not bound.forward)
-    elif flag == "starred":
-        for row in MessageFlag.starred.query(key, bound.on(MessageFlag.message_id),
-                                             scan_index_forward=bound.forward):
-            yield int(row.message_id)
-    else:
-        names = MENTION_FLAGS if flag == "mentioned" else ("has_alert_word",)
-        wanted = MessageFlag.flags.contains(names[0])
-        for name in names[1:]:
-            wanted = wanted | MessageFlag.flags.contains(name)
-        for row in MessageFlag.query(key, bound.on(MessageFlag.message_id),
-                                     filter_condition=wanted,
-                                     scan_index_forward=bound.forward):
-            yield int(row.message_id)
-
-
-def _by_ids(caller: Principal, ids: Iterator[int]) -> Iterator[Message]:
-    while chunk := [i for _, i in zip(range(MESSAGES_PER_READ), ids, strict=False)]:
-        yield from load_messages(caller.realm_id, chunk)
-
-
-PERSONAL = ("unread", "starred", "mentioned", "alerted")
-
-
-def _candidates(caller: Principal, ev: Evaluator, bound: Bound, limit: int
-                ) -> Iterator[Message]:
-    """The messages that may match, nearest the anchor first, from one source."""
-    narrow = ev.narrow
-    page = max(min(limit * 2, PAGE_SIZE), 10)
-    one = narrow.first("id")
-    if one is not None:   # one message: read it, whatever else narrows
-        if bound.admits(one.id):
-            yield from load_messages(caller.realm_id, [one.id])
-        return
-    text = narrow.search_text
-    if text is not None:
-        channel = narrow.first("channel")
-        yield from search_candidates(caller.realm_id, text, from_id=bound.value,
-                                     below=bound.op == "<", newest_first=not bound.forward,
-                                     stream_id=channel.id if channel is not None else None,
-                                     batch=page)
-        return
-    for flag in PERSONAL:
-        if narrow.has_term("is", flag):
-            yield from _by_ids(caller, _personal_ids(caller, flag, bound))
-            return
-    indexed = indexed_property(narrow)
-    if indexed is not None:
-        yield from _with_property(caller, indexed, bound, page)
-        return
-    condition = bound.on(Message.message_id)
-    channel, topic = narrow.first("channel"), narrow.first("topic")
-    if channel is not None:
-        stream_id = channel.id
-        if topic is not None:
-            if len(str(topic.operand)) > config.MAX_TOPIC_LENGTH:
-                return   # no message has one; a long enough topic would exceed a key's size
-            yield from Message.by_topic.query(
-                topic_key(caller.realm_id, stream_id, str(topic.operand)), condition,
-                scan_index_forward=bound.forward, page_size=page)
-        else:
-            yield from Message.by_stream.query(stream_key(caller.realm_id, stream_id),
-                                               condition, scan_index_forward=bound.forward,
-                                               page_size=page)
-        return
-    if topic is not None:   # the topic in every channel that has it
-        name = str(topic.operand)
-        if len(name) > config.MAX_TOPIC_LENGTH:
-            return
-        yield from heapq.merge(
-            *(Message.by_topic.query(topic_key(caller.realm_id, stream_id, name), condition,
-                                     scan_index_forward=bound.forward, page_size=page)
-              for stream_id in _channels_with_topic(caller.realm_id, name)),
-            key=lambda m: m.message_id, reverse=not bound.forward)
-        return
-    dm = narrow.first("dm")
-    if dm is not None and isinstance(dm.operand, tuple):
-        participants = {int(u) for u in dm.operand} | {caller.user_id}
-        yield from Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
-                                       scan_index_forward=bound.forward, page_size=page)
-        return
-    including = narrow.first("dm-including") or narrow.first("group-pm-with")
-    if including is not None and isinstance(including.operand, int):
-        smallest = GROUP_SIZE if including.operator == "group-pm-with" else 0
-        yield from heapq.merge(
-            *(Message.by_dm.query(dm_key(caller.realm_id, participants), condition,
-                                  scan_index_forward=bound.forward, page_size=page)
-              for participants in _conversations_including(caller, including.operand)
-              if len(participants) >= smallest),
-            key=lambda m: m.message_id, reverse=not bound.forward)
-        return
-    sender = narrow.first("sender")
-    if sender is not None and isinstance(sender.operand, int):
-        yield from Message.by_sender.query(sender_key(caller.realm_id, sender.operand),
-                                           condition, scan_index_forward=bound.forward,
-                                           page_size=page)
-        return
-    yield from Message.query(caller.realm_id, condition, scan_index_forward=bound.forward,
-                             page_size=PAGE_SIZE if narrow.terms else page)
-
-
-def _with_property(caller: Principal, name: str, bound: Bound, page: int
-                   ) -> Iterator[Message]:
-    """The messages the has: index lists for the property (rows of deleted messages
-    read as nothing; the evaluator checks the property itself)."""
-    yield from _by_ids(caller, property_ids(caller.realm_id, name, bound.on, bound.forward,
-                                            max(page, MESSAGES_PER_READ)))
-
-
-def _channels_with_topic(realm_id: int, topic: str) -> list[int]:
-    """The realm's channels whose topic list (models/topics.py) has the topic: one Query
-    for the channels, one BatchGetItem per 100 of them."""
-    channels = [int(s.stream_id) for s in Stream.query(realm_id,
-                                                       attributes_to_get=["stream_id"])]
-    found: set[int] = set()
-    for start in range(0, len(channels), MESSAGES_PER_READ):
-        keys = [(stream_key(realm_id, i), topic_item_key(topic))
-                for i in channels[start:start + MESSAGES_PER_READ]]
-        found |= {int(t.stream_key.rsplit("#", 1)[1]) for t in Topic.batch_get(keys)}
-    return sorted(found)
-
-
-def _conversations_including(caller: Principal, user_id: int) -> list[frozenset[int]]:
-    """The caller's direct conversations that include the user: those the fan-out has
-    delivered to (the caller's recent conversations) and those of messages still in
-    flight. In flight first: a delivery raises the conversation before it settles, so
-    a message is found in one or the other."""
-    in_flight = pending_between(caller.realm_id)
-    found = {frozenset(m.recipient_ids) for m in load_messages(
-        caller.realm_id, sorted(in_flight)) if m.type == "private"}
-    found |= {frozenset(int(u) for u in item.conversation.split(","))
-              for item in RecentConversation.query(user_key(caller.realm_id,
-                                                            caller.user_id))}
-    return sorted((c for c in found if {caller.user_id, user_id} <= c), key=sorted)
-
-
 @dataclass
 class Side:
     """The readable matches on one side of the anchor, nearest first, and whether the
-    source ran out (rather than the limit or the examination cap stopping the read)."""
+    source ran out (rather than the limit or the cap on skipped candidates)."""
 
     messages: list[Message] = field(default_factory=list)
     exhausted: bool = True
@@ -247,20 +57,21 @@ def fetch(caller: Principal, ev: Evaluator, bound: Bound, limit: int,
     narrowed = _within_received(ev, bound, access)
     if narrowed is None:
         return side   # nothing the caller received lies on this side
-    source = _candidates(caller, ev, narrowed, limit)
-    examined = 0
+    source = candidates(caller, ev, narrowed, limit)
+    skipped = 0
     chunk_size = min(MESSAGES_PER_READ, limit + 1)
     while chunk := [m for _, m in zip(range(chunk_size), source, strict=False)]:
         check_deadline()
-        examined += len(chunk)
-        side.messages.extend(matching(caller, ev, chunk, access))
+        found = matching(caller, ev, chunk, access)
+        skipped += len(chunk) - len(found)
+        side.messages.extend(found)
         if len(side.messages) >= limit:
             del side.messages[limit:]
             side.exhausted = False
             return side
         if len(chunk) < chunk_size:
             return side   # the source ran out
-        if examined >= MAX_EXAMINED:
+        if skipped >= MAX_SKIPPED:
             side.exhausted = False
             return side
         chunk_size = MESSAGES_PER_READ
@@ -284,10 +95,12 @@ def _within_received(ev: Evaluator, bound: Bound, access: Access) -> Bound | Non
 
 def matching(caller: Principal, ev: Evaluator, messages: list[Message], access: Access
              ) -> list[Message]:
-    """The messages the caller may read and the narrow holds (flags read in one batch,
-    only if the narrow needs them)."""
+    """The messages the caller may read (and, unless the narrow reads history, received)
+    and the narrow holds (flags read in one batch, only if the narrow needs them)."""
     access.load(messages)
     readable = [m for m in messages if access.may_read(m)]
+    if not ev.include_history:
+        readable = received_among(access, readable)
     flags = flags_of(caller.realm_id, caller.user_id, [m.message_id for m in readable],
                      readable) \
         if ev.needs_flags and readable else {}
