@@ -14,7 +14,6 @@ from typing import Any
 
 from pynamodb.expressions.condition import Condition
 
-from chalicelib.actions.channels.reads.permissions import channel_viewers
 from chalicelib.delivery.outbox import Audience
 from chalicelib.delivery.queues import (
     public_watcher_queues,
@@ -131,6 +130,9 @@ class AudienceResolver:
             return self.realm_queues(realm_id)
         if "channel_viewers" in audience:
             subscribers = set(self.subscriber_ids(realm_id, int(audience["channel_viewers"])))
+            # Loaded for channel changes only, not in the function's cold start.
+            from chalicelib.actions.channels.reads.permissions import channel_viewers
+
             viewers = channel_viewers(realm_id, audience, subscribers)
             candidates = (self.realm_queues(realm_id) if viewers.candidates is None
                           else self.queues_of_users(realm_id, viewers.candidates))

@@ -9,7 +9,6 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.read_state.markers import message_place
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import user_key
@@ -19,7 +18,7 @@ from chalicelib.models.message_flags import (
     UnreadMessage,
     mention_bits,
 )
-from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.messages import Message, message_place, topic_key
 
 
 def flag_changes(mentions: dict[str, Any], users: set[int]

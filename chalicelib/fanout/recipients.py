@@ -26,12 +26,6 @@ from typing import Any
 
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.read_state.markers import (
-    mark_channel_read,
-    mark_read,
-    mark_sender_read,
-    message_place,
-)
 from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
@@ -44,13 +38,6 @@ from chalicelib.fanout.delivered_rows import (
     raise_conversations,
     restorer,
 )
-from chalicelib.fanout.recipient_edits import (
-    change_lasting_flags,
-    deletion_of,
-    flag_changes,
-    flag_rows_in,
-    forget_deleted,
-)
 from chalicelib.fanout.write_slices import write_spread
 from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.base import update_existing
@@ -61,18 +48,23 @@ from chalicelib.models.message_flags import (
     UnreadMessage,
     mention_bits,
 )
-from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.messages import Message, message_place, topic_key
 from chalicelib.models.muted_users import muted_by
 from chalicelib.models.side_by_side import write_all
 from chalicelib.notifications.pending import Delivered
-from chalicelib.rules.patterns import has_any_word
 
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
+# What only some records need is imported where it is used, not here: the fan-out
+# function's cold start loads this module (bench/cold_starts.py). Edits, moves and
+# deletions (fanout/recipient_edits.py), read-state records (actions/read_state/
+# markers.py) and alert words (RE2, rules/patterns.py) are the rarer records' work.
 
 
 def has_alert_word(words: list[str], content: str) -> bool:
     """Whole-word, case-insensitive, as the reference highlights alert words (all the
     words in one linear-time pass: rules/patterns.py)."""
+    from chalicelib.rules.patterns import has_any_word
+
     return has_any_word(words, content)
 
 
@@ -182,6 +174,8 @@ class RecipientStep:
                                                                message_id).items()}
         mentions = event.get("_mentions")
         if mentions is not None:
+            from chalicelib.fanout.recipient_edits import flag_changes
+
             for user_id, (added, removed) in flag_changes(mentions, owners).items():
                 flags[user_id] = (flags[user_id] - removed) | added
         return {str(u): sorted(f) for u, f in flags.items()}
@@ -265,6 +259,15 @@ class RecipientStep:
         self._flush_deliveries()
         if not self.scope.batch_steps:
             return
+        if self.mention_changes or self.moves or self.deletions or self.unsubscribes \
+                or self.mutes:
+            self._flush_changes()
+
+    def _flush_changes(self) -> None:
+        """What edits, moves, deletions, unsubscriptions and mutes change."""
+        from chalicelib.actions.read_state.markers import mark_channel_read, mark_sender_read
+        from chalicelib.fanout.recipient_edits import forget_deleted
+
         for change in self.mention_changes:
             self._apply_mention_change(change)
         for realm_id, event in self.moves:
@@ -340,6 +343,8 @@ class RecipientStep:
             key = (delivery.realm_id, delivery.message_id)
             before, after = written.get(key), now.get(key)
             if before is not None and after is None:   # deleted meanwhile
+                from chalicelib.fanout.recipient_edits import deletion_of, forget_deleted
+
                 forget_deleted(delivery.realm_id, deletion_of(before))
                 continue
             if before is None or after is None or after.type != "stream" or \
@@ -360,6 +365,8 @@ class RecipientStep:
                                        change.message_id)
         else:
             recipients = set(message.recipient_ids)
+        from chalicelib.fanout.recipient_edits import change_lasting_flags, flag_changes
+
         changes = flag_changes({"before": change.before, "after": change.after}, recipients)
         for user_id, (added, removed) in changes.items():
             change_lasting_flags(change.realm_id, user_id, message, added, removed)
@@ -371,6 +378,8 @@ class RecipientStep:
         new_key = topic_key(realm_id, int(event.get("new_stream_id", old_stream)),
                             str(event.get("subject", event["orig_subject"])))
         if new_key != old_key:
+            from chalicelib.fanout.recipient_edits import flag_rows_in
+
             rows = flag_rows_in(old_key, moved)
             update_existing([(row, [MessageFlag.topic_key.set(new_key)]) for row in rows],
                             MessageFlag.message_id.exists())
@@ -404,5 +413,7 @@ class RecipientStep:
                                      UnreadMessage.topic.set(message.topic),
                                      UnreadMessage.topic_key.set(new_key)]))
         update_existing(updates, UnreadMessage.message_id.exists())
+        from chalicelib.actions.read_state.markers import mark_read
+
         for user_id, lost in losing.items():
             mark_read(realm_id, user_id, lost)
