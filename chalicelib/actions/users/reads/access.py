@@ -52,7 +52,9 @@ class UserFields(TypedDict):
     is_bot: bool
     role: int
     timezone: str
-    avatar_url: str | None   # null: a Gravatar the client computes (client_gravatar)
+    # null: a Gravatar the client computes (client_gravatar); left out of a registration
+    # for long-idle people when the client can do without (user_avatar_url_field_optional)
+    avatar_url: NotRequired[str | None]
     avatar_version: int
     bot_type: NotRequired[int | None]       # bots only
     bot_owner_id: NotRequired[int | None]   # bots only
