@@ -55,6 +55,8 @@ def main() -> int:
     parser.add_argument("--floor-seconds", type=float, default=30.0)
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument("--record", help="append the run to this markdown file")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile each stage's CPU (cProfile; slows the stack)")
     parser.add_argument("--url")
     args = parser.parse_args()
 
@@ -65,13 +67,14 @@ def main() -> int:
         pid = None
     else:
         from infra.local.launcher import start_stack
-        from infra.local.stage_meter import ENABLED_VARIABLE
+        from infra.local.stage_meter import ENABLED_VARIABLE, PROFILE_VARIABLE
 
         state = Path(tempfile.mkdtemp(prefix="teamchat-load-")) / "state"
         state.mkdir()
         # A load test sends more than a person would: no per-user limit in the way.
         stack = start_stack(state, RATE_LIMITS=os.environ.get("RATE_LIMITS", "api_by_user=off"),
-                            **{ENABLED_VARIABLE: "1"})
+                            **{ENABLED_VARIABLE: "1"},
+                            **({PROFILE_VARIABLE: "1"} if args.profile else {}))
         url, pid = stack.url, stack.process.pid
         print(f"local stack on {url} (started in {stack.startup_seconds:.1f} s)")
     accounts = {a["role"]: a for a in json.loads((state / "demo-accounts.json").read_text())}
@@ -80,6 +83,8 @@ def main() -> int:
     finally:
         if stack is not None:
             stack.stop()
+            if args.profile:
+                print(f"profiles: {state}/profile-*.prof (python -m pstats FILE)")
 
 
 def run(url: str, pid: int | None, state: Path, args: argparse.Namespace,

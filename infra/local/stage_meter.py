@@ -17,11 +17,17 @@ and the AWS requests they made, and writes them every second to
 
 The split of a pool's CPU between appends and wake-ups is not measured (they run on the
 same threads): the requests are, and `bench.load` shows both.
+
+With `LOCAL_STAGE_PROFILE` set too, each stage's work on the threads that enter it (a
+request's, the stream poller's) runs under cProfile with a CPU clock, and the profiles
+are written every 10 s to `<state>/profile-<role>-<stage>.prof` (`python -m pstats`).
 """
 from __future__ import annotations
 
+import cProfile
 import json
 import os
+import pstats
 import threading
 import time
 from collections import Counter
@@ -31,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 ENABLED_VARIABLE = "LOCAL_STAGE_METER"
+PROFILE_VARIABLE = "LOCAL_STAGE_PROFILE"
+PROFILE_EVERY_SECONDS = 10.0
 WRITE_EVERY_SECONDS = 1.0
 _TICKS = os.sysconf("SC_CLK_TCK")
 # Pool threads by name prefix (chalicelib's ThreadPoolExecutor thread_name_prefix) to
@@ -54,6 +62,8 @@ class StageMeter:
         self.requests: Counter[str] = Counter()   # "stage|service.Operation"
         self._local = threading.local()
         self._lock = threading.Lock()
+        self.profiling = bool(os.environ.get(PROFILE_VARIABLE))
+        self._profiles: dict[str, list[cProfile.Profile]] = {}
 
     # ---- stages ------------------------------------------------------------------------
 
@@ -62,10 +72,18 @@ class StageMeter:
         """The current thread's work in the block counts for `name` (CPU and requests)."""
         outer = getattr(self._local, "stage", None)
         self._local.stage = name
+        profile = cProfile.Profile(time.thread_time) if self.profiling and outer is None \
+            else None
         started = time.thread_time()
+        if profile is not None:
+            profile.enable()
         try:
             yield
         finally:
+            if profile is not None:
+                profile.disable()
+                with self._lock:
+                    self._profiles.setdefault(name, []).append(profile)
             spent = time.thread_time() - started
             self._local.stage = outer
             with self._lock:
@@ -102,9 +120,21 @@ class StageMeter:
         return {"role": self.role, "at": time.time(), "process_cpu": time.process_time(),
                 "cpu": cpu, "requests": requests}
 
+    def write_profiles(self) -> None:
+        with self._lock:
+            profiles, self._profiles = self._profiles, {}
+        for stage, taken in profiles.items():
+            path = self.path.parent / f"profile-{self.role}-{stage.replace(' ', '-')}.prof"
+            stats = pstats.Stats(*taken) if not path.exists() else pstats.Stats(str(path), *taken)
+            stats.dump_stats(str(path))
+
     def write_forever(self) -> None:
+        profiled_at = time.monotonic()
         while True:
             time.sleep(WRITE_EVERY_SECONDS)
+            if self.profiling and time.monotonic() - profiled_at > PROFILE_EVERY_SECONDS:
+                self.write_profiles()
+                profiled_at = time.monotonic()
             temporary = self.path.with_suffix(".tmp")
             temporary.write_text(json.dumps(self.snapshot()))
             temporary.replace(self.path)
