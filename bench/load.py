@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -85,6 +86,8 @@ def main() -> int:
             stack.stop()
             if args.profile:
                 print(f"profiles: {state}/profile-*.prof (python -m pstats FILE)")
+            else:
+                shutil.rmtree(state.parent, ignore_errors=True)   # the stack's own
 
 
 def run(url: str, pid: int | None, state: Path, args: argparse.Namespace,
