@@ -154,7 +154,8 @@ bench: $(STAMP)
 	@$(BIN)/python -m bench.persistence
 	@$(BIN)/python -m bench.search 10000
 
-## load: a bounded load run on its own local stack (20 senders, 50 waiting clients, 60 s)
+## load: the paced load (20 senders at 20 messages/s, 50 waiting clients, 60 s) on its own
+## local stack, with the floor measured in the same run (docs/load-runs.md)
 load: $(STAMP)
 	@$(BIN)/python -m bench.load
 

@@ -1,6 +1,7 @@
 """Cold import CPU of each Lambda function, loaded as a deployment loads it.
 
-Run: .venv/bin/python -m bench.cold_starts   (after `make package`)
+Run: .venv/bin/python -m bench.cold_starts [FUNCTION ...]   (after `make package`;
+     the functions by their template names, e.g. Fanout; all by default)
 
 For every function in build/package/sam.json: a fresh interpreter with that function's
 template `Environment` variables imports the module its `Handler` names and resolves the
@@ -73,6 +74,7 @@ def functions(template: dict[str, Any]) -> list[tuple[str, str, int, dict[str, s
 
 
 def main() -> None:
+    wanted = set(sys.argv[1:])
     template = json.loads(TEMPLATE.read_text())
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("TABLE_", "STAGE"))}
     base_env.update(AWS_DEFAULT_REGION="us-east-1", AWS_ACCESS_KEY_ID="bench",
@@ -82,6 +84,8 @@ def main() -> None:
     print(f"{'function':<22} {'handler':<48} {'MB':>5} {'CPU ms':>7} {'base ms':>8}"
           f" {'ratio':>6} {'cold start at MB':>17}")
     for name, handler, memory, variables in functions(template):
+        if wanted and name not in wanted:
+            continue
         module, _, attribute = handler.rpartition(".")
         body = f"getattr(importlib.import_module({module!r}), {attribute!r})"
         cpu, baseline, ratio = paired(body, {**base_env, **variables}, base_env)

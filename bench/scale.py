@@ -35,7 +35,7 @@ from bench.prices import (
 
 LAMBDA_LIMIT = 6 * 1024 * 1024      # a synchronous invocation's answer, bytes
 GATEWAY_LIMIT_S = 29.0
-API_MEMORY_GB = 0.5                 # the API function (.chalice/config.json)
+API_MEMORY_GB = 1.5                 # the API function (infra/template.json, APIHandler)
 TERMINAL_FETCH_TYPES = [            # zulip-term 0.7.0 (zulipterminal/model.py)
     "realm", "presence", "subscription", "message", "starred_messages",
     "update_message_flags", "muted_topics", "realm_user", "realm_user_groups",
@@ -60,6 +60,7 @@ class Request:
     account: str
     params: dict[str, Any]
     partial_level: bool = False    # with level 412 advertised (partial_subscribers)
+    gzip: bool = True              # sent with Accept-Encoding: gzip
 
 
 @dataclass
@@ -101,6 +102,8 @@ def start_up(org: Org) -> list[Request]:
     far_end = {"anchor": "oldest", "num_before": 0, "num_after": 100,
                "narrow": [{"operator": "channel", "operand": org.big_channel}]}
     return [
+        Request("register: defaults, no gzip", "POST", "/register", "member", {},
+                gzip=False),
         Request("register: web app's set", "POST", "/register", "member", web),
         Request("register: web app's set, partial (level 412)", "POST", "/register",
                 "member", {**web, "include_subscribers": "partial"}, partial_level=True),
@@ -152,6 +155,26 @@ def measure(send: Send, counter: Any, request: Request, repeat: int) -> tuple[Fi
     return Figure(request.label, status, len(body), len(wire), requests,
                   float(units.get("read", 0)), float(units.get("write", 0)),
                   statistics.median(timings), cpu_ms=cpu_ms), body
+
+
+FULL_VCPU_MB = 1769          # Lambda gives one vCPU at this memory, in proportion below
+REQUEST_SECONDS = 0.010       # a DynamoDB request's typical latency, one after another
+MODELLED_MB = (512, 1024, 1536, 1769)
+
+
+def modelled_seconds(figure: Figure, memory_mb: int) -> float:
+    """A request's time on AWS: the app's CPU at the function's share of a vCPU, plus
+    its DynamoDB requests one after another (an upper bound: many go side by side)."""
+    return figure.cpu_ms / 1000 / min(1.0, memory_mb / FULL_VCPU_MB) + \
+        figure.requests * REQUEST_SECONDS
+
+
+def print_modelled(figures: list[Figure]) -> None:
+    print("\nModelled time on AWS (CPU at the memory's share of a vCPU, + 10 ms per "
+          "DynamoDB request in sequence): " + ", ".join(f"{mb} MB" for mb in MODELLED_MB))
+    for f in figures:
+        print(f"  {f.label}: " + ", ".join(f"{modelled_seconds(f, mb):.1f} s"
+                                          for mb in MODELLED_MB), flush=True)
 
 
 def print_header(title: str) -> None:
@@ -261,6 +284,8 @@ def in_process_sender(client: Any, org: Org) -> Send:
 
     headers = {name: {**form_headers(a.email, a.api_key), "Accept-Encoding": "gzip"}
                for name, a in org.accounts.items()}
+    plain = {name: {k: v for k, v in h.items() if k != "Accept-Encoding"}
+             for name, h in headers.items()}
     advertised = feature_levels.CHANGES
     partial = advertising(feature_levels.PARTIAL_SUBSCRIBERS_LEVEL)
 
@@ -268,13 +293,13 @@ def in_process_sender(client: Any, org: Org) -> Send:
         body = encoded(request.params)
         feature_levels.CHANGES = partial if request.partial_level else advertised
         try:
+            sent = (headers if request.gzip else plain)[request.account]
             if request.method == "GET":
                 response = client.http.request("GET", f"/api/v1{request.path}?{body}",
-                                               headers=headers[request.account])
+                                               headers=sent)
             else:
                 response = client.http.request(request.method, f"/api/v1{request.path}",
-                                               headers=headers[request.account],
-                                               body=body.encode())
+                                               headers=sent, body=body.encode())
         finally:
             feature_levels.CHANGES = advertised
         wire = response.body
@@ -330,11 +355,19 @@ def measure_size(users: int, per_user: int, search: bool, repeat: int,
         print_header(f"{users:,} people ("
                      + ("moto in its own process: CPU ms is the app's alone)"
                         if database_process else "in-process moto)"))
+        registrations = []
         for request in start_up(org) + (searches(org) if search else []):
             figure, body = measure(send, counter, request, repeat)
             print_figure(figure)
-            if request.account == "heavy" and request.path == "/register":
+            if request.path == "/register":
+                registrations.append(figure)
+            if request.account == "heavy" and request.path == "/register" \
+                    and figure.status == 200:
                 print(unread_summary(body), flush=True)
+            elif figure.status != 200:
+                print(f"  ({json.loads(body).get('msg')})", flush=True)
+        if database_process:
+            print_modelled(registrations)
         print_figure(mark_all_as_read(send, counter, org.heavy_unread))
         print(export_figures(org, counter), flush=True)
 

@@ -37,6 +37,9 @@ def main() -> None:
     from infra.local.backend import start_backend
 
     backend = start_backend(prefix, progress)
+    from infra.local import stage_meter
+
+    stage_meter.install("api", backend.state)   # when the load bench asks for it
 
     # The push channel's addresses, before the app serves anything that advertises them.
     ws_port = int(os.environ.get("WS_PORT") or free_port())

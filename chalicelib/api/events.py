@@ -35,7 +35,8 @@ def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = N
                    narrow: Json[list[Any]] = [],  # noqa: B006 - never mutated
                    client_capabilities: Json[dict[str, Any]] | None = None,
                    all_public_streams: bool = False, apply_markdown: bool = False,
-                   client_gravatar: bool = False,
+                   # The reference's default for signed-in clients since level 92.
+                   client_gravatar: bool = True,
                    include_subscribers: bool | Literal["partial"] = False,
                    slim_presence: bool = False, presence_history_limit_days: int | None = None,
                    ) -> RegisterResult:

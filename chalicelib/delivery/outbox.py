@@ -12,6 +12,9 @@ from pynamodb.transactions import TransactWrite
 from chalicelib.models.events import Outbox
 
 OUTBOX_RETENTION = timedelta(days=1)
+# An event fact: the user who acted (sent, reacted) without a subscription to the
+# channel, whom some of its receivers may not access (the fan-out hides them there).
+ACTOR_FACT = "_actor_outside_channel"
 
 
 class Audience(TypedDict, total=False):

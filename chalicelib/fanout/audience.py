@@ -14,7 +14,6 @@ from typing import Any
 
 from pynamodb.expressions.condition import Condition
 
-from chalicelib.actions.channels.reads.permissions import channel_viewers
 from chalicelib.delivery.outbox import Audience
 from chalicelib.delivery.queues import (
     public_watcher_queues,
@@ -132,6 +131,9 @@ class AudienceResolver:
             return self.realm_queues(realm_id)
         if "channel_viewers" in audience:
             stream_id = int(audience["channel_viewers"])
+            # Loaded for channel changes only, not in the function's cold start.
+            from chalicelib.actions.channels.reads.permissions import channel_viewers
+
             viewers = channel_viewers(realm_id, audience,
                                       lambda: set(self.subscriber_ids(realm_id, stream_id)))
             candidates = (self.realm_queues(realm_id) if viewers.candidates is None

@@ -23,7 +23,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.actions.users.reads.access import ACTOR_FACT, EventAccess
 from chalicelib.actions.users.reads.email_access import email_form
 from chalicelib.aws import metrics
 from chalicelib.aws.log import logger
@@ -35,10 +34,9 @@ from chalicelib.aws.partial_batch import (
 )
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.filters import forms_for_queue, stored_reader_settings
-from chalicelib.delivery.outbox import Audience, stored_audience
+from chalicelib.delivery.outbox import ACTOR_FACT, Audience, stored_audience
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
-from chalicelib.delivery.webhook_jobs import enqueue_jobs
 from chalicelib.fanout.audience import AudienceResolver
 from chalicelib.fanout.audience_slices import (
     RANGE_KEY,
@@ -55,6 +53,7 @@ from chalicelib.notifications.pending import NotificationStep
 from chalicelib.search.indexing import SearchIndexStep
 
 if TYPE_CHECKING:
+    from chalicelib.actions.users.reads.access import EventAccess
     from chalicelib.narrow.evaluate import ReaderContext
 
 # Chalice needs a literal ARN when app.py is imported; the merge template replaces it
@@ -174,7 +173,7 @@ class FanoutBatch:
         self.payloads = PayloadStore()
         self.webhook_jobs: list[tuple[str, dict[str, Any]]] = []
         self.appended = 0
-        self.access = EventAccess()   # can_access_all_users_group, its reads cached
+        self._access: EventAccess | None = None
         # Flags, unread markers, conversations; it reads channels' subscriptions through
         # the batch's audience reads.
         self.recipients = RecipientStep(self.audience)
@@ -189,6 +188,17 @@ class FanoutBatch:
         # Queue owners' topic and channel settings, read once a batch, only for queues
         # narrowed by is:muted.
         self._reader_settings: dict[tuple[int, int], ReaderContext] = {}
+
+    @property
+    def access(self) -> EventAccess:
+        """can_access_all_users_group, its reads cached. Only events about a user need
+        it, so its module is loaded when the first comes (the function's cold start
+        does not: bench/cold_starts.py)."""
+        if self._access is None:
+            from chalicelib.actions.users.reads.access import EventAccess
+
+            self._access = EventAccess()
+        return self._access
 
     def reader_settings(self, realm_id: int, user_id: int) -> ReaderContext:
         if (realm_id, user_id) not in self._reader_settings:
@@ -306,7 +316,11 @@ class FanoutBatch:
     def _flush_webhook_jobs(self) -> set[str]:
         """Sends the batch's webhook jobs to SQS; returns the records that failed."""
         jobs, self.webhook_jobs = self.webhook_jobs, []
-        return enqueue_jobs(jobs) if jobs else set()
+        if not jobs:
+            return set()
+        from chalicelib.delivery.webhook_jobs import enqueue_jobs  # loaded when needed
+
+        return enqueue_jobs(jobs)
 
     def _flush_queues(self) -> set[str]:
         work = list(self.pending.values())

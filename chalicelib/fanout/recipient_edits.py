@@ -4,14 +4,15 @@ moved or deleted messages, deleted messages' unread markers."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
-from chalicelib.actions.read_state.markers import message_place
+from chalicelib.actions.read_state.markers import mark_read
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS
-from chalicelib.models.base import is_write_condition_failure
+from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import (
     MENTION_FLAGS,
@@ -19,7 +20,7 @@ from chalicelib.models.message_flags import (
     UnreadMessage,
     mention_bits,
 )
-from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.messages import Message, message_place, topic_key
 
 
 def flag_changes(mentions: dict[str, Any], users: set[int]
@@ -107,3 +108,51 @@ def change_lasting_flags(realm_id: int, user_id: int, message: Message, added: s
     except UpdateError as error:
         if not is_write_condition_failure(error):
             raise   # else read meanwhile: no marker to keep in step
+
+
+Readers = Callable[[int, int, int], set[int]]   # (realm, channel, message) -> who reads it
+
+
+def apply_move(realm_id: int, event: dict[str, Any], readers: Readers) -> None:
+    """A move's recipients' state: the moved messages' flag rows and unread markers
+    follow them to their new topic."""
+    old_stream = int(event["stream_id"])
+    moved = {int(i) for i in event["message_ids"]}
+    old_key = topic_key(realm_id, old_stream, str(event["orig_subject"]))
+    new_key = topic_key(realm_id, int(event.get("new_stream_id", old_stream)),
+                        str(event.get("subject", event["orig_subject"])))
+    if new_key != old_key:
+        rows = flag_rows_in(old_key, moved)
+        update_existing([(row, [MessageFlag.topic_key.set(new_key)]) for row in rows],
+                        MessageFlag.message_id.exists())
+    markers = [m for m in UnreadMessage.by_topic.query(old_key) if int(m.message_id) in moved]
+    if not markers:
+        return
+    messages = {m.message_id: m for m in Message.batch_get(
+        [(realm_id, i) for i in sorted({int(m.message_id) for m in markers})],
+        consistent_read=True)}
+    relocate(realm_id, [(marker, messages[int(marker.message_id)]) for marker in markers
+                        if int(marker.message_id) in messages
+                        and messages[int(marker.message_id)].type == "stream"], readers)
+
+
+def relocate(realm_id: int, placed: list[tuple[UnreadMessage, Message]],
+             readers: Readers) -> None:
+    """Moves each marker to where its message is now; users who cannot read it there
+    (not subscribed) get it marked read instead, with one update_message_flags event
+    per batch of their messages."""
+    losing: dict[int, list[UnreadMessage]] = defaultdict(list)
+    updates: list[tuple[UnreadMessage, list[Action]]] = []
+    for marker, message in placed:
+        if marker.user_id not in readers(realm_id, int(message.stream_id), message.message_id):
+            losing[int(marker.user_id)].append(marker)
+            continue
+        if (marker.stream_id, marker.topic) == (message.stream_id, message.topic):
+            continue
+        new_key = topic_key(realm_id, int(message.stream_id), message.topic)
+        updates.append((marker, [UnreadMessage.stream_id.set(message.stream_id),
+                                 UnreadMessage.topic.set(message.topic),
+                                 UnreadMessage.topic_key.set(new_key)]))
+    update_existing(updates, UnreadMessage.message_id.exists())
+    for user_id, lost in losing.items():
+        mark_read(realm_id, user_id, lost)

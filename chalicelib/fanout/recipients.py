@@ -24,14 +24,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pynamodb.expressions.update import Action
-
-from chalicelib.actions.read_state.markers import (
-    mark_channel_read,
-    mark_read,
-    mark_sender_read,
-    message_place,
-)
 from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
@@ -44,16 +36,8 @@ from chalicelib.fanout.delivered_rows import (
     raise_conversations,
     restorer,
 )
-from chalicelib.fanout.recipient_edits import (
-    change_lasting_flags,
-    deletion_of,
-    flag_changes,
-    flag_rows_in,
-    forget_deleted,
-)
 from chalicelib.fanout.write_slices import write_spread
 from chalicelib.models.alert_words import AlertWords
-from chalicelib.models.base import update_existing
 from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.fanout_marks import FanoutMark
 from chalicelib.models.message_flags import (
@@ -61,18 +45,23 @@ from chalicelib.models.message_flags import (
     UnreadMessage,
     mention_bits,
 )
-from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.messages import Message, message_place
 from chalicelib.models.muted_users import muted_by
 from chalicelib.models.side_by_side import write_all
 from chalicelib.notifications.pending import Delivered
-from chalicelib.rules.patterns import has_any_word
 
 MARK_RETENTION = timedelta(days=1)   # as long as the outbox keeps a record
+# What only some records need is imported where it is used, not here: the fan-out
+# function's cold start loads this module (bench/cold_starts.py). Edits, moves and
+# deletions (fanout/recipient_edits.py), read-state records (actions/read_state/
+# markers.py) and alert words (RE2, rules/patterns.py) are the rarer records' work.
 
 
 def has_alert_word(words: list[str], content: str) -> bool:
     """Whole-word, case-insensitive, as the reference highlights alert words (all the
     words in one linear-time pass: rules/patterns.py)."""
+    from chalicelib.rules.patterns import has_any_word
+
     return has_any_word(words, content)
 
 
@@ -182,6 +171,8 @@ class RecipientStep:
                                                                message_id).items()}
         mentions = event.get("_mentions")
         if mentions is not None:
+            from chalicelib.fanout.recipient_edits import flag_changes
+
             for user_id, (added, removed) in flag_changes(mentions, owners).items():
                 flags[user_id] = (flags[user_id] - removed) | added
         return {str(u): sorted(f) for u, f in flags.items()}
@@ -265,10 +256,19 @@ class RecipientStep:
         self._flush_deliveries()
         if not self.scope.batch_steps:
             return
+        if self.mention_changes or self.moves or self.deletions or self.unsubscribes \
+                or self.mutes:
+            self._flush_changes()
+
+    def _flush_changes(self) -> None:
+        """What edits, moves, deletions, unsubscriptions and mutes change."""
+        from chalicelib.actions.read_state.markers import mark_channel_read, mark_sender_read
+        from chalicelib.fanout.recipient_edits import apply_move, forget_deleted
+
         for change in self.mention_changes:
             self._apply_mention_change(change)
         for realm_id, event in self.moves:
-            self._apply_move(realm_id, event)
+            apply_move(realm_id, event, self._readers)
         for realm_id, event in self.deletions:
             forget_deleted(realm_id, event)
         for realm_id, user_id, stream_id in self.unsubscribes:
@@ -340,6 +340,8 @@ class RecipientStep:
             key = (delivery.realm_id, delivery.message_id)
             before, after = written.get(key), now.get(key)
             if before is not None and after is None:   # deleted meanwhile
+                from chalicelib.fanout.recipient_edits import deletion_of, forget_deleted
+
                 forget_deleted(delivery.realm_id, deletion_of(before))
                 continue
             if before is None or after is None or after.type != "stream" or \
@@ -348,8 +350,11 @@ class RecipientStep:
             placed[delivery.realm_id] += [(marker, after) for marker in UnreadMessage.batch_get(
                 [(user_key(delivery.realm_id, u), delivery.message_id)
                  for u in delivery.flags], consistent_read=True)]
-        for realm_id, markers in placed.items():
-            self._relocate(realm_id, markers)
+        if placed:
+            from chalicelib.fanout.recipient_edits import relocate
+
+            for realm_id, markers in placed.items():
+                relocate(realm_id, markers, self._readers)
 
     def _apply_mention_change(self, change: _MentionChange) -> None:
         message = Message.get_or_none(change.realm_id, change.message_id)
@@ -360,49 +365,8 @@ class RecipientStep:
                                        change.message_id)
         else:
             recipients = set(message.recipient_ids)
+        from chalicelib.fanout.recipient_edits import change_lasting_flags, flag_changes
+
         changes = flag_changes({"before": change.before, "after": change.after}, recipients)
         for user_id, (added, removed) in changes.items():
             change_lasting_flags(change.realm_id, user_id, message, added, removed)
-
-    def _apply_move(self, realm_id: int, event: dict[str, Any]) -> None:
-        old_stream = int(event["stream_id"])
-        moved = {int(i) for i in event["message_ids"]}
-        old_key = topic_key(realm_id, old_stream, str(event["orig_subject"]))
-        new_key = topic_key(realm_id, int(event.get("new_stream_id", old_stream)),
-                            str(event.get("subject", event["orig_subject"])))
-        if new_key != old_key:
-            rows = flag_rows_in(old_key, moved)
-            update_existing([(row, [MessageFlag.topic_key.set(new_key)]) for row in rows],
-                            MessageFlag.message_id.exists())
-        markers = [m for m in UnreadMessage.by_topic.query(old_key)
-                   if int(m.message_id) in moved]
-        if not markers:
-            return
-        messages = {m.message_id: m for m in Message.batch_get(
-            [(realm_id, i) for i in sorted({int(m.message_id) for m in markers})],
-            consistent_read=True)}
-        self._relocate(realm_id, [(marker, messages[int(marker.message_id)])
-                                  for marker in markers
-                                  if int(marker.message_id) in messages
-                                  and messages[int(marker.message_id)].type == "stream"])
-
-    def _relocate(self, realm_id: int, placed: list[tuple[UnreadMessage, Message]]) -> None:
-        """Moves each marker to where its message is now; users who cannot read it there
-        (not subscribed) get it marked read instead, with one update_message_flags event
-        per batch of their messages."""
-        losing: dict[int, list[UnreadMessage]] = defaultdict(list)
-        updates: list[tuple[UnreadMessage, list[Action]]] = []
-        for marker, message in placed:
-            readers = self._readers(realm_id, int(message.stream_id), message.message_id)
-            if marker.user_id not in readers:
-                losing[int(marker.user_id)].append(marker)
-                continue
-            if (marker.stream_id, marker.topic) == (message.stream_id, message.topic):
-                continue
-            new_key = topic_key(realm_id, int(message.stream_id), message.topic)
-            updates.append((marker, [UnreadMessage.stream_id.set(message.stream_id),
-                                     UnreadMessage.topic.set(message.topic),
-                                     UnreadMessage.topic_key.set(new_key)]))
-        update_existing(updates, UnreadMessage.message_id.exists())
-        for user_id, lost in losing.items():
-            mark_read(realm_id, user_id, lost)

@@ -12,7 +12,8 @@ On AWS, API Gateway passes the bytes on because the API's binary media types inc
 Chalice decodes (`Request.raw_body`).
 
 An answer too large to return even so is replaced by an error that says what to ask
-for instead, rather than the 502 API Gateway would give.
+for instead (http/answer_advice.py: its largest parts and what would leave them out,
+never a parameter the request already used), rather than the 502 API Gateway would give.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from typing import Any
 from chalice.app import Response
 
 from chalicelib.core.errors import ApiError
+from chalicelib.http.answer_advice import advice, readable_size
 from chalicelib.http.response import json_error
 
 GZIP_FROM_BYTES = 1024
@@ -65,16 +67,16 @@ def fitted(response: Response, headers: Any) -> Response:
             return GzipResponse(packed, {**response.headers, "Content-Encoding": "gzip",
                                          "Vary": "Accept-Encoding"},
                                 response.status_code)
-        return _too_large(len(body))
+        return _too_large(body, gzip_tried=True)
     # As a JSON string in the invocation's answer, each quote and backslash doubles.
     if len(body) * 2 >= MAX_INVOCATION_ANSWER_BYTES and \
             len(json.dumps(body)) >= MAX_INVOCATION_ANSWER_BYTES:
-        return _too_large(len(body))
+        return _too_large(body, gzip_tried=False)
     return response
 
 
-def _too_large(size: int) -> Response:
+def _too_large(body: str, gzip_tried: bool) -> Response:
+    gzip_hint = "" if gzip_tried else " Ask for it with 'Accept-Encoding: gzip', or ask for less."
     return json_error(ApiError(
-        f"This answer would be {size / 1e6:.1f} MB, more than the server can return in "
-        "one response. Ask for it with 'Accept-Encoding: gzip', or ask for less (for "
-        "example include_subscribers=false, or fewer fetch_event_types)."))
+        f"This answer would be {readable_size(len(body))}, more than the server can return "
+        f"in one response.{gzip_hint} {advice(body)}".rstrip()))

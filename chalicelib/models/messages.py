@@ -27,6 +27,14 @@ def topic_key(realm_id: int, stream_id: int, topic: str) -> str:
     return f"{realm_id}#{stream_id}#{topic.lower()}"
 
 
+def message_place(realm_id: int, message: Message) -> str | None:
+    """The topic a channel message is in, as the flag rows' and markers' topic index
+    keys it (None for direct messages)."""
+    if message.type != "stream":
+        return None
+    return topic_key(realm_id, int(message.stream_id), message.topic)
+
+
 def sender_key(realm_id: int, sender_id: int) -> str:
     """The by_sender index's key: a realm's messages from one sender."""
     return f"{realm_id}#{sender_id}"

@@ -28,7 +28,6 @@ from typing import Any
 
 from pynamodb.exceptions import UpdateError
 
-from chalicelib import config
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import user_key
 from chalicelib.models.notifications import (
@@ -49,6 +48,7 @@ from chalicelib.notifications.jobs import (
     EmailJob,
     PushJob,
     delay_until,
+    push_configured,
     send_jobs,
 )
 from chalicelib.notifications.rules import Reason, Recipient, reason_for
@@ -72,10 +72,6 @@ class _Message:
     topic: str
     flags: dict[int, frozenset[str]]
     subscriptions: dict[int, dict[str, Any]]   # only settings that differ from defaults
-
-
-def push_configured() -> bool:
-    return bool(config.sns_apns_platform_arn() or config.sns_fcm_platform_arn())
 
 
 def decide(job: DecideJob) -> dict[str, int]:

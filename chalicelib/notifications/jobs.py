@@ -46,6 +46,10 @@ class RemoveJob(TypedDict):
     message_ids: list[int]
 
 
+def push_configured() -> bool:
+    return bool(config.sns_apns_platform_arn() or config.sns_fcm_platform_arn())
+
+
 def clock_ms() -> int:
     """The notifications' clock: the presence clock (presence is what "away" means), in
     milliseconds; tests move it instead of waiting for a period to end."""

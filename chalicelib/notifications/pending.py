@@ -27,8 +27,13 @@ from typing import Any
 from chalicelib.models.channels import Subscription
 from chalicelib.models.notifications import PushSent, owner_key, push_item
 from chalicelib.models.side_by_side import read_all
-from chalicelib.notifications.decide import push_configured
-from chalicelib.notifications.jobs import DecideJob, RemoveJob, clock_ms, send_jobs
+from chalicelib.notifications.jobs import (
+    DecideJob,
+    RemoveJob,
+    clock_ms,
+    push_configured,
+    send_jobs,
+)
 from chalicelib.notifications.rules import MENTION_FLAGS, WILDCARD_FLAGS
 
 # Recipients per decide job: with every recipient flagged and every subscription set

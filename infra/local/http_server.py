@@ -17,7 +17,7 @@ from chalice.local import (
     ThreadedHTTPServer,
 )
 
-from infra.local import object_links, web_static
+from infra.local import object_links, stage_meter, web_static
 from infra.local.environment import REPO_ROOT
 
 _NOT_FOUND = json.dumps({"result": "error", "msg": "Endpoint not found",
@@ -48,12 +48,14 @@ class _RequestHandler(ChaliceRequestHandler):
         if object_links.serves(self.command, self.path):
             object_links.forward(self)   # a link to a stored file (an export, an upload)
             return
-        super()._generic_handle()
+        with stage_meter.stage(_stage_of(self.command, self.path)):
+            super()._generic_handle()
 
-    # Methods API Gateway would not route reach the app, which answers 405 for them
-    # (http/method_not_allowed.py) instead of http.server's 501.
-    do_TRACE = ChaliceRequestHandler._generic_handle
-    do_CONNECT = ChaliceRequestHandler._generic_handle
+    # The methods Chalice's handler serves, through this class's _generic_handle (its
+    # own aliases name its own). Methods API Gateway would not route reach the app too,
+    # which answers 405 for them (http/method_not_allowed.py) instead of http.server's 501.
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _generic_handle
+    do_TRACE = do_CONNECT = _generic_handle
 
     def do_GET(self) -> None:
         # Links to stored files first (under the bucket's name), then the web client's
@@ -79,6 +81,16 @@ class _RequestHandler(ChaliceRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """The app logs each request itself (structured); stay quiet here."""
+
+
+def _stage_of(method: str, path: str) -> str:
+    """A request's stage for the load bench's meter (infra/local/stage_meter.py)."""
+    route = path.split("?", 1)[0]
+    if method == "POST" and route == "/api/v1/messages":
+        return "send"
+    if method == "GET" and route == "/api/v1/events":
+        return "read"
+    return "other API"
 
 
 class _Server(ThreadedHTTPServer):

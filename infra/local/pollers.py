@@ -19,6 +19,7 @@ import boto3
 from aws_lambda_powertools import Logger
 
 from chalicelib.fanout.lag import BEHIND_SECONDS, record_age_seconds, write_local
+from infra.local import stage_meter
 from infra.moto_patches import STREAM_WAIT_HEADER
 
 logger = Logger(service="teamchat-local")
@@ -128,7 +129,8 @@ class StreamPoller(threading.Thread):
         iterator = self._first_iterator(arn, shard["ShardId"])
         while not self.stop.is_set():
             try:
-                response = self.streams.get_records(ShardIterator=iterator, Limit=100)
+                with stage_meter.stage("stream"):
+                    response = self.streams.get_records(ShardIterator=iterator, Limit=100)
             except Exception:
                 logger.exception("stream read failed", extra={"table": self.table_name})
                 time.sleep(1)
@@ -143,7 +145,10 @@ class StreamPoller(threading.Thread):
                 self.stop.wait(self.interval)
                 continue
             self.lag.batch(records)
-            self._deliver([self._lambda_record(r, arn) for r in records])
+            with stage_meter.stage("stream"):
+                batch = [self._lambda_record(r, arn) for r in records]
+            with stage_meter.stage("fan-out"):
+                self._deliver(batch)
             self._save_position(records[-1]["dynamodb"]["SequenceNumber"])
 
     def _fresh_iterator(self, arn: str, shard_id: str, current: str) -> str:

@@ -28,9 +28,10 @@ def start_workers(app: Any, prefix: str, state: Path, stop: threading.Event
 
 
 def serve() -> None:
-    from infra.local import fast_headers
+    from infra.local import fast_headers, stage_meter
 
     fast_headers.install()
+    stage_meter.install("workers", environment.state_dir())
     from app import app
 
     stop = threading.Event()

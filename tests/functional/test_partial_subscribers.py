@@ -84,12 +84,15 @@ def test_include_subscribers_takes_only_its_values(realm, channels):
         assert "include_subscribers" in response.json["msg"]
 
 
-def test_register_leaves_gravatar_urls_to_clients_that_ask(realm):
+def test_register_leaves_gravatar_urls_to_clients_unless_they_ask_for_them(realm):
     params = {"fetch_event_types": ["realm_user"], "event_types": ["message"]}
-    plain = realm.member.post("/register", params).json
+    plain = realm.member.post("/register", {**params, "client_gravatar": False}).json
     lean = realm.member.post("/register", {**params, "client_gravatar": True}).json
+    default = realm.member.post("/register", params).json
     assert all(u["avatar_url"].startswith("https://secure.gravatar.com/")
                for u in plain["realm_users"])
     assert all(u["avatar_url"] is None for u in lean["realm_users"])
+    # true by default, as the reference's for signed-in clients (since its level 92)
+    assert default["realm_users"] == lean["realm_users"]
     # The caller's own record keeps its URL, as the reference's does.
     assert lean["avatar_url"] == plain["avatar_url"] is not None

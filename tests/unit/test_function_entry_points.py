@@ -24,12 +24,19 @@ API_ONLY_MODULES = ("app", "chalicelib.api.messages", "chalicelib.registration.r
 # plain handlers), powertools' batch processor with every event data class (a loop does
 # its job, aws/partial_batch.py), and for the webhook worker the rarely used export code;
 # the fan-out forwards webhook jobs without the bot code that decides them, and loads the
-# narrow language (and search's queries) only for a narrowed queue.
+# narrow language (and search's queries) only for a narrowed queue, and what only some
+# records need when one comes: edits' and moves' recipient changes, read-state records'
+# markers, alert words (RE2), events about a user (the access rule), channel changes'
+# viewers, webhook jobs, and nothing of the notifier's decisions.
 NOT_IN_WORKERS = ("chalice.app", "aws_lambda_powertools.utilities.batch",
                   "aws_lambda_powertools.utilities.data_classes")
 WORKERS = {"Fanout": (*NOT_IN_WORKERS, "chalicelib.actions.messages.webhook_triggers",
                       "chalicelib.narrow.parser", "chalicelib.narrow.evaluate",
-                      "chalicelib.search.query"),
+                      "chalicelib.search.query", "re2", "chalicelib.fanout.recipient_edits",
+                      "chalicelib.actions.read_state.markers",
+                      "chalicelib.actions.users.reads.access",
+                      "chalicelib.actions.channels.reads.permissions",
+                      "chalicelib.delivery.webhook_jobs", "chalicelib.notifications.decide"),
            "Notifier": NOT_IN_WORKERS,
            "OutgoingWebhooks": (*NOT_IN_WORKERS, "chalicelib.actions.workflows.export")}
 

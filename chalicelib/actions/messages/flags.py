@@ -20,14 +20,13 @@ from chalicelib.actions.read_state.markers import (
     mark_ids_read,
     mark_unread,
     mentions_of,
-    message_place,
     set_lasting_flag,
 )
 from chalicelib.actions.read_state.reads.flags import flag_rows
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.message_flags import ALL_FLAGS, EDITABLE_FLAGS
-from chalicelib.models.messages import Message
+from chalicelib.models.messages import Message, message_place
 
 MAX_NARROW_FLAG_MESSAGES = 1000  # each side of the anchor: "the server may decrease this"
 INVALID_MESSAGES = "Invalid message(s)"

@@ -17,10 +17,9 @@ from chalicelib.actions.messages.historical import keep_as_historical
 from chalicelib.actions.messages.reads.access import Access, AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
-from chalicelib.actions.users.reads.access import ACTOR_FACT
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import ACTOR_FACT, add_event
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, parse_reaction_key, reaction_key

@@ -32,11 +32,12 @@ from chalicelib.actions.messages.reads.rendering import (
 )
 from chalicelib.actions.messages.uploads import plan_links
 from chalicelib.actions.messages.webhook_triggers import add_webhook_triggers, triggered_bots
-from chalicelib.actions.users.reads.access import ACTOR_FACT, realm_restricts_access
+from chalicelib.actions.users.reads.access import realm_restricts_access
 from chalicelib.aws import metrics
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import ACTOR_FACT
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream
 from chalicelib.models.messages import Message, dm_key, sender_key

@@ -37,7 +37,7 @@ from chalicelib.models.message_flags import (
     UnreadMessage,
     mention_bits,
 )
-from chalicelib.models.messages import Message, topic_key
+from chalicelib.models.messages import Message
 from chalicelib.models.pending_deliveries import PendingDelivery
 from chalicelib.models.races import LostRace, retry_lost_races
 
@@ -248,14 +248,6 @@ def _creator(marker: UnreadMessage) -> Callable[[TransactWrite], None]:
     def write(tx: TransactWrite) -> None:
         tx.save(marker, condition=UnreadMessage.message_id.does_not_exist())
     return write
-
-
-def message_place(realm_id: int, message: Message) -> str | None:
-    """The topic a channel message is in, as the flag rows' and markers' topic index
-    keys it (None for direct messages)."""
-    if message.type != "stream":
-        return None
-    return topic_key(realm_id, int(message.stream_id), message.topic)
 
 
 def set_lasting_flag(realm_id: int, user_id: int, flag: str, add: bool,

@@ -8,7 +8,6 @@ from typing import NotRequired, TypedDict, TypeVar, cast
 from chalicelib.actions.channels.reads.channels import (
     StreamDict,
     SubscriptionDict,
-    stream_api_dict,
     subscription_api_dict,
 )
 from chalicelib.actions.channels.reads.permissions import (
@@ -78,7 +77,7 @@ def subscription_state(ctx: StateContext) -> SubscriptionState:
             "unsubscribed": [_with_subscribers(subscription_api_dict(s, sub), lists)
                              for s, sub in former],
             "never_subscribed": [_with_subscribers(cast(NeverSubscribedDict,
-                                                        stream_api_dict(s)), lists)
+                                                        ctx.stream_dict(s)), lists)
                                  for s in never]}
 
 
@@ -99,7 +98,7 @@ def stream_state(ctx: StateContext) -> StreamState:
     subscribed = {s.stream_id for s in ctx.subscriptions if s.active}
     caller = ctx.caller
     visible = [
-        stream_api_dict(stream) for stream in ctx.streams.values()
+        ctx.stream_dict(stream) for stream in ctx.streams.values()
         if _shown(ctx, stream) and (
             caller.is_admin or stream.stream_id in subscribed
             or readable_unsubscribed(caller.role, stream))]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
+from chalicelib.actions.channels.reads.channels import StreamDict, stream_api_dict
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
+from chalicelib.actions.presence.reads.snapshot import RealmPresence, read_realm_presence
 from chalicelib.actions.users.reads.access import UserAccess, viewer_access
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, user_key
@@ -32,7 +34,8 @@ class StateContext:
     capabilities: dict[str, Any]
     include_subscribers: IncludeSubscribers
     presence: PresenceOptions = field(default_factory=PresenceOptions)
-    client_gravatar: bool = False   # Gravatar URLs left to the client (realm_users)
+    client_gravatar: bool = True   # Gravatar URLs left to the client (realm_users)
+    _stream_dicts: dict[int, StreamDict] = field(default_factory=dict, repr=False)
 
     def wants(self, fetch_type: str) -> bool:
         return self.fetch_types is None or fetch_type in self.fetch_types
@@ -59,6 +62,20 @@ class StateContext:
     def streams(self) -> dict[int, Stream]:
         """The realm's channels by id: one Query, paged."""
         return {s.stream_id: s for s in Stream.query(self.caller.realm_id)}
+
+    def stream_dict(self, stream: Stream) -> StreamDict:
+        """The channel as clients see it, built once a registration: `streams` and
+        `never_subscribed` list most channels both (a copy each, as they are amended)."""
+        built = self._stream_dicts.get(stream.stream_id)
+        if built is None:
+            built = self._stream_dicts[stream.stream_id] = stream_api_dict(stream)
+        return cast(StreamDict, dict(built))
+
+    @cached_property
+    def realm_presence(self) -> RealmPresence:
+        """The realm's presence items: one Query (the presence state, and who has been
+        away long enough that realm_users may leave out their avatar)."""
+        return read_realm_presence(self.caller.realm_id)
 
     @cached_property
     def user_topics(self) -> list[UserTopic]:

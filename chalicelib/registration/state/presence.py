@@ -20,7 +20,7 @@ class PresenceState(TypedDict, total=False):
 def presence_state(ctx: StateContext) -> PresenceState:
     """One Query of the realm's presence (and, for a limited guest, who they can access)."""
     data = presence_data(ctx.caller, ctx.presence.slim_presence,
-                         ctx.presence.history_limit_days)
+                         ctx.presence.history_limit_days, ctx.realm_presence)
     return {"presences": data["presences"],
             "presence_last_update_id": data["presence_last_update_id"],
             "server_timestamp": data["server_timestamp"]}

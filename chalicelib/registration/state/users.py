@@ -2,6 +2,7 @@
 and permissions, the system bots, and the bots the caller administers (`realm_bot`)."""
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from chalicelib import config
@@ -60,6 +61,8 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
         for user in users:
             if user["avatar_url"] != INACCESSIBLE_AVATAR_URL:
                 user["avatar_url"] = for_client(user["avatar_url"], True)
+    if ctx.capable("user_avatar_url_field_optional"):
+        _leave_out_idle_avatars(ctx, users)
     me = ctx.me
     state: RealmUserState = {
         # "Unknown user" placeholders are active: the reference lists them in realm_users.
@@ -82,6 +85,21 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
     }
     state.update(_permissions(ctx))
     return state
+
+
+def _leave_out_idle_avatars(ctx: StateContext, users: list[UserDict]) -> None:
+    """With `user_avatar_url_field_optional` the server may leave a user's avatar_url
+    out (the client asks GET /avatar/{id}); the reference leaves out those of its
+    long-idle people, and so does this: people with no presence in its two weeks (a
+    presence item lives that long), read with the realm's presence (shared with the
+    presence state). Bots keep theirs."""
+    now = datetime.now(UTC)
+    connected = {user_id for user_id, item in ctx.realm_presence.items.items()
+                 if item.connected_at is not None
+                 and (item.expires_at is None or item.expires_at > now)}
+    for user in users:
+        if not user["is_bot"] and user["user_id"] not in connected:
+            user.pop("avatar_url", None)
 
 
 def is_moderator(role: int) -> bool:

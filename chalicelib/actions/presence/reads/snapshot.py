@@ -92,10 +92,12 @@ def presence_response(caller: Principal, snapshot: RealmPresence, *, modern: boo
             "presence_last_update_id": state["presence_last_update_id"]}
 
 
-def presence_data(caller: Principal, slim_presence: bool, history_limit_days: int | None
-                  ) -> PresenceData:
-    return _state(caller, read_realm_presence(caller.realm_id), modern=slim_presence,
-                  last_update_id=None, history_limit_days=history_limit_days)
+def presence_data(caller: Principal, slim_presence: bool, history_limit_days: int | None,
+                  snapshot: RealmPresence | None = None) -> PresenceData:
+    """`snapshot`: the realm's presence if already read (registration shares it)."""
+    return _state(caller, snapshot or read_realm_presence(caller.realm_id),
+                  modern=slim_presence, last_update_id=None,
+                  history_limit_days=history_limit_days)
 
 
 def get_realm_presence(caller: Principal) -> RealmPresenceResult:

@@ -31,9 +31,6 @@ from chalicelib.rules.timeutil import iso_from_seconds
 
 SETTING = "can_access_all_users_group"
 INACCESSIBLE_USER_NAME = "Unknown user"
-# An event fact: the user who acted (sent, reacted) without a subscription to the
-# channel, whom some of its receivers may not access (the fan-out hides them there).
-ACTOR_FACT = "_actor_outside_channel"
 # The same picture for every inaccessible user: a placeholder reveals nothing but the id.
 INACCESSIBLE_AVATAR_URL = "https://secure.gravatar.com/avatar/?d=mp&version=1"
 
@@ -57,7 +54,9 @@ class UserFields(TypedDict):
     is_bot: bool
     role: int
     timezone: str
-    avatar_url: str | None   # null: a Gravatar the client computes (client_gravatar)
+    # null: a Gravatar the client computes (client_gravatar); left out of a registration
+    # for long-idle people when the client can do without (user_avatar_url_field_optional)
+    avatar_url: NotRequired[str | None]
     avatar_version: int
     bot_type: NotRequired[int | None]       # bots only
     bot_owner_id: NotRequired[int | None]   # bots only

@@ -1,0 +1,45 @@
+"""What an answer too large to return advises (http/answer_advice.py): its largest parts
+and what would leave them out, never what the request already did."""
+from __future__ import annotations
+
+import json
+
+from chalicelib.http.answer_advice import advice
+
+
+def _body(**parts: object) -> str:
+    return json.dumps({"result": "success", "msg": "", **parts})
+
+
+def test_subscriber_lists_are_advised_away_only_when_present():
+    with_lists = _body(subscriptions=[{"stream_id": 1, "subscribers": list(range(500))}])
+    without = _body(subscriptions=[{"stream_id": 1, "name": "x" * 3000}])
+    assert "include_subscribers=false" in advice(with_lists)
+    assert "include_subscribers" not in advice(without)
+    assert "fetch_event_types without subscription" in advice(without)
+
+
+def test_user_lists_name_gravatar_and_the_avatar_capability():
+    urls = _body(realm_users=[{"user_id": n, "avatar_url": "https://g/" + "a" * 40}
+                              for n in range(50)])
+    nulls = _body(realm_users=[{"user_id": n, "avatar_url": None} for n in range(50)])
+    absent = _body(realm_users=[{"user_id": n} for n in range(50)])
+    assert "client_gravatar=true" in advice(urls)
+    assert "client_gravatar" not in advice(nulls)
+    assert "user_avatar_url_field_optional" in advice(nulls)
+    assert "user_avatar_url_field_optional" not in advice(absent)
+    assert "without realm_user" in advice(absent)
+
+
+def test_legacy_presence_is_advised_slim():
+    legacy = _body(presences={f"u{n}@x": {"aggregated": {"status": "active"}}
+                              for n in range(50)})
+    slim = _body(presences={str(n): {"active_timestamp": 1} for n in range(50)})
+    assert "slim_presence=true" in advice(legacy)
+    assert "slim_presence" not in advice(slim)
+
+
+def test_the_largest_parts_are_named_with_their_sizes_and_odd_bodies_get_nothing():
+    said = advice(_body(streams=[{"name": "s" * 200_000}], realm_emoji={}))
+    assert said.startswith("Its largest parts: streams 0.2 MB")
+    assert advice("not json") == "" and advice("[1, 2]") == ""
