@@ -114,9 +114,10 @@ test-large-org: $(STAMP) term-client
 test-fast: $(STAMP) $(DOCS_STAMP) package
 	@$(PYTEST) tests/unit tests/functional
 
-## reset: forget the local stack's saved state
+## reset: forget the local stack's saved state (.local-state links to it: see
+## infra/local/environment.py, prepare_state_dir)
 reset:
-	rm -rf .local-state
+	rm -rf "$$(readlink -f .local-state)" .local-state
 
 ## package: CloudFormation for AWS via `chalice package`, checked by cfn-lint
 package: $(STAMP) $(DOCS_STAMP)

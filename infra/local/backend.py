@@ -51,8 +51,7 @@ def start_backend(prefix: str, progress: Callable[[str], None]) -> Backend:
     """Starts the database process on the saved state and creates what is missing; sets
     the environment that points boto3 and the models at it (before the app is imported)."""
     fast_headers.install()   # this process's HTTP clients and server read plain headers
-    state = environment.state_dir()
-    state.mkdir(parents=True, exist_ok=True)
+    state = environment.prepare_state_dir()
     environment.remove_endpoint_file()   # a killed stack's: it names a dead moto
     # Every email sent is also written here as an .eml file (chalicelib/aws/email.py).
     os.environ.setdefault("LOCAL_MAIL_DIR", str(state / "mail"))

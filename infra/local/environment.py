@@ -1,9 +1,11 @@
 """Where the local stack keeps its state, and the environment that points the app at moto."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
+import shutil
 import socket
 from pathlib import Path
 
@@ -60,6 +62,39 @@ def _ephemeral_floor() -> int:
 
 def state_dir() -> Path:
     return Path(os.environ.get("LOCAL_STATE_DIR", REPO_ROOT / ".local-state"))
+
+
+def prepare_state_dir() -> Path:
+    """The stack's state directory, made if missing. The default, `.local-state`, is a
+    link to a directory outside the repository (`linked_state_home()`): Chalice's
+    development server restarts whenever a file under the project changes, and the
+    stack writes its journal on every change, so a bare `chalice local` beside `make
+    run` would restart (and drop requests) after every write if the state lived in the
+    tree. Its file watcher does not follow links to directories. A `.local-state`
+    directory of an earlier version is moved out on first start."""
+    state = state_dir()
+    if "LOCAL_STATE_DIR" in os.environ:
+        state.mkdir(parents=True, exist_ok=True)
+        return state
+    if state.is_symlink() and state.exists():
+        return state
+    home = linked_state_home()
+    home.parent.mkdir(parents=True, exist_ok=True)
+    if state.is_dir() and not state.is_symlink():
+        if home.exists():
+            raise RuntimeError(f"both {state} and {home} hold a stack's state: keep one")
+        shutil.move(str(state), str(home))
+    home.mkdir(exist_ok=True)
+    state.unlink(missing_ok=True)   # a link whose directory was removed
+    state.symlink_to(home, target_is_directory=True)
+    return state
+
+
+def linked_state_home() -> Path:
+    """Where `.local-state` points: under XDG_STATE_HOME, one directory per checkout."""
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    checkout = hashlib.sha256(str(REPO_ROOT).encode()).hexdigest()[:12]
+    return base / "teamchat" / f"{REPO_ROOT.name}-{checkout}"
 
 
 def configure(moto_url: str, prefix: str, secret: str = LOCAL_CREDENTIAL) -> None:
