@@ -38,6 +38,9 @@ class ChannelPropertiesPatch(TypedDict, total=False):
     can_delete_any_message_group: GroupChange
     can_delete_own_message_group: GroupChange
     can_move_messages_out_of_channel_group: GroupChange
+    can_move_messages_within_channel_group: GroupChange
+    can_resolve_topics_group: GroupChange
+    can_create_topic_group: GroupChange
 
 
 @bp.endpoint("/streams/{stream_id}", "PATCH")

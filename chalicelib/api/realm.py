@@ -39,6 +39,8 @@ class RealmSettingsPatch(TypedDict, total=False):
     can_add_subscribers_group: GroupChange
     can_delete_any_message_group: GroupChange
     can_delete_own_message_group: GroupChange
+    can_set_topics_policy_group: GroupChange
+    can_set_delete_message_policy_group: GroupChange
 
 
 @bp.endpoint("/realm", "PATCH")

@@ -67,12 +67,15 @@ GROUP_SETTING_DEFAULTS: dict[str, str] = {
     "can_add_subscribers_group": "role:members",
     "can_delete_any_message_group": "role:administrators",
     "can_delete_own_message_group": "role:everyone",
+    # Who may change a channel's topics_policy (level 392) and its delete-message groups
+    # (level 407), besides administering the channel.
+    "can_set_topics_policy_group": "role:members",
+    "can_set_delete_message_policy_group": "role:moderators",
     "create_multiuse_invite_group": "role:administrators",
     # No endpoint changes these yet; each default says what the server does.
     "can_add_custom_emoji_group": "role:members",        # guests may not add emoji
     "can_create_bots_group": "role:members",             # guests may not create bots
     "can_create_write_only_bots_group": "role:members",
-    "can_set_topics_policy_group": "role:everyone",      # channel administrators may
     "can_manage_billing_group": "role:owners",           # there is no billing here
     "can_summarize_topics_group": "role:everyone",       # no summaries (see server)
     "direct_message_initiator_group": "role:everyone",   # direct messages are open

@@ -1,5 +1,5 @@
 """Prose that names a file names one that exists: docs/*.md, README.md, the level table
-(chalicelib/core/feature_levels.py) whole, and the docstrings and comments of
+(chalicelib/core/feature_levels.py and its rows, chalicelib/core/levels_*.py) whole, and the docstrings and comments of
 chalicelib/, infra/ and app.py. A named path is a token like `actions/users/admin.py` or
 `chalicelib/api/` whose first segment is a folder of this repository, or a dotted
 `chalicelib.x.y`; it exists when it resolves from the naming file's folder or any folder
@@ -32,7 +32,8 @@ NOT_OURS = {".git", ".venv", "build", "node_modules", "__pycache__", ".mypy_cach
 GENERATED = tuple(line.strip().lstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines()
                   if line.strip().endswith("/") and not line.startswith("#"))
 WHOLE = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md",
-         ROOT / "chalicelib/core/feature_levels.py"]
+         ROOT / "chalicelib/core/feature_levels.py",
+         *sorted((ROOT / "chalicelib/core").glob("levels_*.py"))]
 CODE = [p for d in ("chalicelib", "infra") for p in sorted((ROOT / d).rglob("*.py"))
         if p not in WHOLE and not NOT_OURS & set(p.parts)] + [ROOT / "app.py"]
 

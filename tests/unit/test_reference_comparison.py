@@ -78,6 +78,12 @@ EXTENSIONS = {
      "reference"),
     # Issue 21: anchor=date with anchor_date, newer than the reference copy here.
     "GET /messages: parameter only here: anchor_date",
+    # Levels 391 to 445, newer than the reference document (docs/feature-levels.md).
+    *(f"PATCH /streams/{{stream_id}}: parameter only here: {name}" for name in (
+        "can_move_messages_within_channel_group", "can_resolve_topics_group",
+        "can_create_topic_group")),
+    *(f"POST /register: response field only here: {name}" for name in (
+        "realm_can_set_delete_message_policy_group",)),
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }

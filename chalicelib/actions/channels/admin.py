@@ -45,6 +45,7 @@ from chalicelib.models.topics import Topic, topic_item_key
 from chalicelib.rules.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
+from chalicelib.rules.realm_settings import system_group_id
 
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")
 # Changes that need content access (for a private channel: a subscription or its
@@ -53,6 +54,11 @@ CONTENT_ACCESS = frozenset(PRIVACY) | {
     "can_add_subscribers_group", "can_delete_any_message_group",
     "can_move_messages_out_of_channel_group"}
 RETENTION_SPECIAL = {"unlimited": -1, "realm_default": None}
+# Changes that organization administrators make, and channel administrators who are in
+# the organization's setting for them too (levels 392 and 407).
+REALM_GATED = {"topics_policy": "can_set_topics_policy_group",
+               "can_delete_any_message_group": "can_set_delete_message_policy_group",
+               "can_delete_own_message_group": "can_set_delete_message_policy_group"}
 EMPTY_TOPIC_ONLY = "empty_topic_only"
 CONTENT_ACCESS_REQUIRED = "Channel content access is required."
 
@@ -112,8 +118,12 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
         raise ApiError("No channel properties to change were given.")
     stream, subscribed = access_stream_for_administering(caller, stream_id)
     _check_update_allowed(caller, stream, subscribed, requested)
-    realm = get_realm(caller.realm_id) if any(
+    gated = [REALM_GATED[n] for n in requested if n in REALM_GATED and not caller.is_admin]
+    realm = get_realm(caller.realm_id) if gated or any(
         n in requested for n in (*PRIVACY, "is_default_stream")) else None
+    if realm is not None and not all(caller_has_realm_permission(
+            realm, caller.user_id, caller.role, setting) for setting in gated):
+        raise ApiError("Insufficient permission")
     update = StreamUpdate(stream)
     _update_name(caller, stream, requested, update)
     _update_description(stream, requested, update)
@@ -128,9 +138,23 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
             new = check_group_setting_change(caller.realm_id, name, requested[name], current)
             if new != current:
                 update.set_group_setting(name, new)
+    _check_topic_creation_setting(stream, update)
     if update.changed:
         _write(caller, stream, update)
     return {}
+
+
+def _check_topic_creation_setting(stream: Stream, update: StreamUpdate) -> None:
+    """A private channel with protected history lets everyone who may post create
+    topics, as the reference requires (level 441)."""
+    private = update.values.get("invite_only", stream.invite_only)
+    history = update.values.get("history_public_to_subscribers",
+                                stream.history_public_to_subscribers)
+    creators = update.groups.get("can_create_topic_group",
+                                 channel_group_setting(stream, "can_create_topic_group"))
+    if private and not history and creators != system_group_id("role:everyone"):
+        raise ApiError("In a private channel with protected history, can_create_topic_group "
+                       "must be role:everyone.")
 
 
 def _check_update_allowed(caller: Principal, stream: Stream, subscribed: bool,

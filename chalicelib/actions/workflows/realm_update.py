@@ -55,6 +55,8 @@ class RealmSettingChanges(TypedDict, total=False):
     can_add_subscribers_group: GroupSettingValue
     can_delete_any_message_group: GroupSettingValue
     can_delete_own_message_group: GroupSettingValue
+    can_set_topics_policy_group: GroupSettingValue   # level 392
+    can_set_delete_message_policy_group: GroupSettingValue   # level 407
 
 
 class RealmUpdateDictEvent(TypedDict):

@@ -152,6 +152,7 @@ class RealmState(TypedDict, total=False):
     realm_can_create_bots_group: GroupSettingValue
     realm_can_create_write_only_bots_group: GroupSettingValue
     realm_can_set_topics_policy_group: GroupSettingValue
+    realm_can_set_delete_message_policy_group: GroupSettingValue
     realm_can_manage_billing_group: GroupSettingValue
     realm_can_summarize_topics_group: GroupSettingValue
     realm_direct_message_initiator_group: GroupSettingValue

@@ -1,0 +1,54 @@
+"""The level table, the reference's 12.x series: from level 426 (422 to 425 are reserved
+or unused there), one row (or a few) per level of its published changelog."""
+from __future__ import annotations
+
+from chalicelib.core.level_change import (
+    CONFORMANCE as _DOC,
+)
+from chalicelib.core.level_change import (
+    NOT_HONOURED,
+    REPORTED,
+    Change,
+)
+
+ZULIP_12: tuple[Change, ...] = (
+    Change(426, "POST /register: no realm_is_zephyr_mirror_realm", "", "", NOT_HONOURED),
+    Change(427, "server_supported_permission_settings: default_group_name channel_creator "
+                "(was stream_creator_or_nobody)", "", "", NOT_HONOURED),
+    Change(428, "peer_remove events for archived channels too when a user is deactivated",
+           "", "", NOT_HONOURED),
+    Change(429, "E2EE push payloads: recipient_user_ids instead of pm_users", "", "",
+           NOT_HONOURED),
+    Change(430, "GET /export/realm/consents: email_address_visibility", "", "",
+           NOT_HONOURED),
+    Change(431, "User setting web_inbox_show_channel_folders", "", "", NOT_HONOURED),
+    Change(432, "POST /mobile_push/register: push_key instead of push_public_key", "", "",
+           NOT_HONOURED),
+    Change(433, "is_imported_stub on user objects; is_imported in realm_users and "
+                "cross_realm_bots", "", "", NOT_HONOURED),
+    Change(434, "Realm setting send_channel_events_messages", "", "", NOT_HONOURED),
+    Change(435, "server_report_message_types; report_type values from it", "", "",
+           NOT_HONOURED),
+    Change(436, "Markdown: emoji-only messages show enlarged emoji", "", "", NOT_HONOURED),
+    Change(437, "Markdown image syntax; GET /users: no fake users for guests", "", "",
+           NOT_HONOURED),
+    Change(438, "POST /register: realm_owner_full_content_access", "", "", NOT_HONOURED),
+    Change(439, "update_display_settings and update_global_notifications events are no "
+                "longer sent", "", "", NOT_HONOURED),
+    Change(440, "GET /users/{user_id}/channels", "", "", NOT_HONOURED),
+    Change(441, "can_create_topic_group on channels: who may start a topic (by sending or "
+                "moving); everyone in private channels with protected history",
+           "actions/channels/topics.check_topic_creation, actions/channels/admin.py",
+           "tests/functional/test_topic_permissions.py::"
+           "test_only_the_channels_topic_creators_start_new_topics",
+           sends=("channel.can_create_topic_group", "stream_property.can_create_topic_group")),
+    Change(441, "POST /users/me/subscriptions: can_create_topic_group",
+           "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
+           REPORTED),
+    Change(442, "tenor_api_key; gif_rating_options (was giphy_rating_options)", "", "",
+           NOT_HONOURED),
+    Change(443, "Attachments: create_time and date_sent in seconds", "", "", NOT_HONOURED),
+    Change(444, "PATCH /settings: target_users and skip_if_already_edited (administrators "
+                "change others' settings)", "", "", NOT_HONOURED),
+    Change(445, "GET /messages: anchor=date with anchor_date", "", "", NOT_HONOURED),
+)
