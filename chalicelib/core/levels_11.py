@@ -20,7 +20,10 @@ ZULIP_11: tuple[Change, ...] = (
            "test_sender_edits_content_and_history_records_it"),
     Change(380, "POST /register: is_moderator true for administrators and owners",
            "registration/state/users.py", f"{_DOC}::test_is_moderator_covers_administrators"),
-    Change(381, "POST /reminders", "no reminders here", "", NOT_OFFERED),
+    Change(381, "POST /reminders: a reminder of a message the caller can read, sent by the "
+                "notification bot at its time", "actions/messages/reminders.py",
+           "tests/functional/test_reminders.py::"
+           "test_a_reminder_is_listed_told_and_delivered_by_the_notification_bot"),
     Change(382, "POST /messages/{id}/report (to the moderation request channel, which "
                 "PATCH /realm moderation_request_channel_id sets)",
            "actions/messages/report.py, actions/workflows/realm_update.py",
@@ -82,10 +85,14 @@ ZULIP_11: tuple[Change, ...] = (
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
     Change(397, "POST /users/me/subscriptions: send_new_subscription_messages; "
-                "max_bulk_new_subscription_messages", "", "", NOT_HONOURED),
+                "max_bulk_new_subscription_messages", "", "", NOT_HONOURED,
+           sends=("register.max_bulk_new_subscription_messages",)),
     Change(398, "User setting web_left_sidebar_unreads_count_summary", "", "", NOT_HONOURED),
-    Change(399, "Reminders: events, GET /reminders, DELETE /reminders/{id}",
-           "no reminders here", "", NOT_OFFERED),
+    Change(399, "Reminders: reminders events and state, GET /reminders, DELETE "
+                "/reminders/{id}", "actions/messages/reminders.py, "
+           "actions/messages/scheduled_messages.py (delivery)",
+           "tests/functional/test_reminders.py::test_reminders_are_deleted_and_checked",
+           sends=("register.reminders",)),
     Change(400, "Markdown: topic permalinks prefer the latest message", "", "", NOT_HONOURED),
     Change(401, "web_channel_default_view: option 4 (top unread topic)",
            "rules/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
@@ -121,7 +128,8 @@ ZULIP_11: tuple[Change, ...] = (
            REPORTED),
     Change(409, "Realm setting require_e2ee_push_notifications", "", "", NOT_HONOURED),
     Change(410, "max_channel_folder_name_length, max_channel_folder_description_length", "", "",
-           NOT_HONOURED),
+           NOT_HONOURED, sends=("register.max_channel_folder_name_length",
+                                "register.max_channel_folder_description_length")),
     Change(411, "User setting web_left_sidebar_show_channel_folders", "", "", NOT_HONOURED),
     Change(PARTIAL_SUBSCRIBERS_LEVEL, "include_subscribers=partial, partial_subscribers "
            "(POST /register, GET /users/me/subscriptions)",
@@ -132,8 +140,10 @@ ZULIP_11: tuple[Change, ...] = (
            sends=("channel.partial_subscribers",)),
     Change(413, "Mobile push payload changes", "no mobile push here", "", NOT_OFFERED),
     Change(414, "Channel folder order, PATCH /channel_folders", "", "", NOT_HONOURED),
-    Change(415, "Reminder note, max_reminder_note_length", "no reminders here", "",
-           NOT_OFFERED),
+    Change(415, "POST /reminders note (quoted in the reminder); max_reminder_note_length",
+           "actions/messages/reminders.py", "tests/functional/test_reminders.py::"
+           "test_a_reminder_is_listed_told_and_delivered_by_the_notification_bot",
+           sends=("register.max_reminder_note_length",)),
     Change(416, "welcome_message_custom_text on invitations and the realm; "
                 "POST /realm/test_welcome_bot_custom_message",
            "actions/invitations/invites.py, actions/workflows/welcome_bot.py (the realm setting is missing)",

@@ -83,7 +83,9 @@ EXTENSIONS = {
         "can_move_messages_within_channel_group", "can_resolve_topics_group",
         "can_create_topic_group")),
     *(f"POST /register: response field only here: {name}" for name in (
-        "realm_can_set_delete_message_policy_group",)),
+        "realm_can_set_delete_message_policy_group", "reminders",
+        "max_reminder_note_length", "max_bulk_new_subscription_messages",
+        "max_channel_folder_name_length", "max_channel_folder_description_length")),
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }

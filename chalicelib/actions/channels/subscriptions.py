@@ -38,6 +38,9 @@ from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
 from chalicelib.rules.timeutil import now_seconds
 
+# At most this many new subscribers hear of it from the notification bot
+# (send_new_subscription_messages, level 397), as the reference limits it.
+MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100
 USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event
 
 
