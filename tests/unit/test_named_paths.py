@@ -2,10 +2,10 @@
 (chalicelib/core/feature_levels.py and its rows, the levels_ modules beside it) whole,
 and the docstrings and comments of chalicelib/, infra/ and app.py. A named path is a
 token like `actions/users/admin.py` or `chalicelib/api/` whose first segment is a folder
-of this repository, or a dotted `chalicelib.x.y`; it exists when it resolves from the naming file's folder or any folder
-above it. Not checked: paths outside the repository (`../shared/...`) and what the
-build writes (the folders .gitignore names, such as build/ and web/dist/).
-The level table's tests (`tests/<path>::<test>`) must exist too."""
+of this repository, or a dotted `chalicelib.x.y`; it exists when it resolves from the
+naming file's folder or any folder above it. Not checked: paths outside the repository
+(`../shared/...`) and what the build writes (the folders .gitignore names, such as
+build/ and web/dist/). The level table's tests (`tests/<path>::<test>`) must exist too."""
 from __future__ import annotations
 
 import ast
