@@ -27,6 +27,8 @@ CONFORMANCE = "tests/functional/test_conformance.py"
 SHAPES = {
     "channel": "Stream and Subscription objects (GET /streams, subscriptions, register, "
                "stream events)",
+    "channel_folder": "channel folder objects (GET /channel_folders, register, "
+                      "channel_folder events)",
     "register": "top-level keys of POST /register",
     "realm_setting": "keys of realm update_dict events' data",
     "stream_property": "properties of stream update events (the event is not sent)",

@@ -46,7 +46,8 @@ ZULIP_11: tuple[Change, ...] = (
     Change(388, "PATCH /streams/{id}: is_archived=false unarchives", "actions/channels/admin.py",
            "tests/functional/test_stream_admin_settings.py::test_archive_and_unarchive"),
     Change(389, "Channel folders: endpoints, channel_folders state and events, folder_id",
-           "actions/channels/folders.py",
+           "actions/channels/folders.py, actions/channels/folder_admin.py (PATCH "
+           "/channel_folders/{channel_folder_id}: name, description, archiving an empty one)",
            "tests/functional/test_channel_folders.py::test_create_list_with_event_and_state",
            sends=("channel.folder_id", "register.channel_folders",
                   "stream_property.folder_id")),
@@ -139,7 +140,12 @@ ZULIP_11: tuple[Change, ...] = (
            "test_large_channels_list_bots_and_the_recently_active",
            sends=("channel.partial_subscribers",)),
     Change(413, "Mobile push payload changes", "no mobile push here", "", NOT_OFFERED),
-    Change(414, "Channel folder order, PATCH /channel_folders", "", "", NOT_HONOURED),
+    Change(414, "Channel folders' order (new ones last; GET /channel_folders and the state "
+                "in that order); PATCH /channel_folders reorders them all",
+           "actions/channels/folder_admin.py, actions/channels/folders.py",
+           "tests/functional/test_channel_folders.py::"
+           "test_folders_keep_the_order_administrators_give",
+           sends=("channel_folder.order",)),
     Change(415, "POST /reminders note (quoted in the reminder); max_reminder_note_length",
            "actions/messages/reminders.py", "tests/functional/test_reminders.py::"
            "test_a_reminder_is_listed_told_and_delivered_by_the_notification_bot",
@@ -150,7 +156,9 @@ ZULIP_11: tuple[Change, ...] = (
            f"{_DOC}::test_welcome_bot_custom_message", NOT_HONOURED),
     Change(417, "POST /channels/create", "actions/channels/create.py",
            f"{_DOC}::test_create_channel"),
-    Change(418, "channel_folder reorder event", "", "", NOT_HONOURED),
+    Change(418, "channel_folder reorder event", "actions/channels/folder_admin.py",
+           "tests/functional/test_channel_folders.py::"
+           "test_folders_keep_the_order_administrators_give"),
     Change(419, "simplified_presence_events client capability", "", "", NOT_HONOURED),
     Change(420, "POST /mobile_push/e2ee/test_notification", "no mobile push here", "",
            NOT_OFFERED),

@@ -289,9 +289,8 @@ def _write(caller: Principal, stream: Stream, update: StreamUpdate) -> None:
             tx.update(stream, actions=update.actions(), condition=update.condition())
             if renamed:   # the name claim moves with the name, so names stay unique
                 move_name(tx, old_key, new_key, stream_id)
-            if after.folder_id is not None and "folder_id" in update.values:
-                tx.condition_check(ChannelFolder, realm_id, after.folder_id,
-                                   condition=ChannelFolder.is_archived == False)
+            if "folder_id" in update.values:
+                _move_between_folders(tx, realm_id, stream.folder_id, after.folder_id)
             if update.new_defaults is not None:
                 _write_defaults(tx, realm_id, update.old_defaults, update.new_defaults)
             _add_update_events(tx, realm_id, stream, after, update)
@@ -303,6 +302,17 @@ def _write(caller: Principal, stream: Stream, update: StreamUpdate) -> None:
         if "folder_id" in update.values and after.folder_id is not None:
             get_usable_folder(realm_id, after.folder_id)   # archived meanwhile: say so
         raise ConflictError("The channel changed at the same time; try again.") from None
+
+
+def _move_between_folders(tx: Any, realm_id: int, old: int | None, new: int | None) -> None:
+    """Keeps each folder's count of channels (folder_admin.py archives only empty ones);
+    the new folder must still be unarchived."""
+    if old is not None:
+        tx.update(ChannelFolder(realm_id, old), actions=[ChannelFolder.channel_count.add(-1)],
+                  condition=ChannelFolder.folder_id.exists())
+    if new is not None:
+        tx.update(ChannelFolder(realm_id, new), actions=[ChannelFolder.channel_count.add(1)],
+                  condition=ChannelFolder.is_archived == False)
 
 
 def _add_update_events(tx: Any, realm_id: int, stream: Stream, after: Stream,
