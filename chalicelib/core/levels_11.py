@@ -88,7 +88,10 @@ ZULIP_11: tuple[Change, ...] = (
     Change(397, "POST /users/me/subscriptions: send_new_subscription_messages; "
                 "max_bulk_new_subscription_messages", "", "", NOT_HONOURED,
            sends=("register.max_bulk_new_subscription_messages",)),
-    Change(398, "User setting web_left_sidebar_unreads_count_summary", "", "", NOT_HONOURED),
+    Change(398, "User setting web_left_sidebar_unreads_count_summary",
+           "rules/user_settings.py (kept and shown; the web client of this server has no "
+           "such summary)", f"{_DOC}::test_display_settings_of_the_channel_folders_era",
+           sends=("user_setting.web_left_sidebar_unreads_count_summary",)),
     Change(399, "Reminders: reminders events and state, GET /reminders, DELETE "
                 "/reminders/{id}", "actions/messages/reminders.py, "
            "actions/messages/scheduled_messages.py (delivery)",
@@ -131,7 +134,10 @@ ZULIP_11: tuple[Change, ...] = (
     Change(410, "max_channel_folder_name_length, max_channel_folder_description_length", "", "",
            NOT_HONOURED, sends=("register.max_channel_folder_name_length",
                                 "register.max_channel_folder_description_length")),
-    Change(411, "User setting web_left_sidebar_show_channel_folders", "", "", NOT_HONOURED),
+    Change(411, "User setting web_left_sidebar_show_channel_folders",
+           "rules/user_settings.py (kept and shown)",
+           f"{_DOC}::test_display_settings_of_the_channel_folders_era",
+           sends=("user_setting.web_left_sidebar_show_channel_folders",)),
     Change(PARTIAL_SUBSCRIBERS_LEVEL, "include_subscribers=partial, partial_subscribers "
            "(POST /register, GET /users/me/subscriptions)",
            "actions/channels/reads/subscribers.py (sent only while this level is advertised; "

@@ -21,7 +21,10 @@ ZULIP_12: tuple[Change, ...] = (
            NOT_HONOURED),
     Change(430, "GET /export/realm/consents: email_address_visibility", "", "",
            NOT_HONOURED),
-    Change(431, "User setting web_inbox_show_channel_folders", "", "", NOT_HONOURED),
+    Change(431, "User setting web_inbox_show_channel_folders",
+           "rules/user_settings.py (kept and shown)",
+           f"{_DOC}::test_display_settings_of_the_channel_folders_era",
+           sends=("user_setting.web_inbox_show_channel_folders",)),
     Change(432, "POST /mobile_push/register: push_key instead of push_public_key", "", "",
            NOT_HONOURED),
     Change(433, "is_imported_stub on user objects; is_imported in realm_users and "

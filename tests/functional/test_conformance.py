@@ -232,6 +232,39 @@ def test_new_setting_values_are_accepted(realm):
     assert refused.status == 400
 
 
+CHANNEL_FOLDER_SETTINGS = ("web_left_sidebar_unreads_count_summary",   # level 398
+                           "web_left_sidebar_show_channel_folders",    # level 411
+                           "web_inbox_show_channel_folders")           # level 431
+
+
+def test_display_settings_of_the_channel_folders_era(realm, register_queue, fetch_events,
+                                                      drain_events, advertise):
+    advertise(431)
+    queue_id = register_queue(realm.member, event_types=["user_settings",
+                                                         "realm_user_settings_defaults"])[
+        "queue_id"]
+    state = realm.member.post("/register", {"fetch_event_types": [
+        "user_settings", "realm_user_settings_defaults"]}).json
+    assert [state["user_settings"][n] for n in CHANNEL_FOLDER_SETTINGS] == [True] * 3
+    assert [state["realm_user_settings_defaults"][n] for n in CHANNEL_FOLDER_SETTINGS] == \
+        [True] * 3
+    # Each is a personal setting and an organization default, told as it changes
+    assert realm.member.patch("/settings", dict.fromkeys(CHANNEL_FOLDER_SETTINGS, False)).ok
+    assert realm.admin.patch("/realm/user_settings_defaults", {
+        "web_inbox_show_channel_folders": False}).ok
+    assert realm.member.patch("/settings", {"web_inbox_show_channel_folders": "x"}).status == 400
+    drain_events()
+    told = {(e["type"], e["property"]): e["value"] for e in fetch_events(realm.member, queue_id)}
+    assert told == {**{("user_settings", n): False for n in CHANNEL_FOLDER_SETTINGS},
+                    ("realm_user_settings_defaults", "web_inbox_show_channel_folders"): False}
+    # Below their levels they are neither shown nor told
+    advertise(397)
+    state = realm.member.post("/register", {"fetch_event_types": [
+        "user_settings", "realm_user_settings_defaults"]}).json
+    assert not set(CHANNEL_FOLDER_SETTINGS) & set(state["user_settings"])
+    assert not set(CHANNEL_FOLDER_SETTINGS) & set(state["realm_user_settings_defaults"])
+
+
 def test_subscriber_count_in_channel_objects(realm, advertise):
     stream_id = channel(realm.owner, "counted", [realm.owner, realm.member])
 

@@ -86,6 +86,9 @@ EXTENSIONS = {
         "realm_can_set_delete_message_policy_group", "reminders",
         "max_reminder_note_length", "max_bulk_new_subscription_messages",
         "max_channel_folder_name_length", "max_channel_folder_description_length")),
+    *(f"PATCH /settings: parameter only here: {name}" for name in (
+        "web_left_sidebar_unreads_count_summary", "web_left_sidebar_show_channel_folders",
+        "web_inbox_show_channel_folders")),
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }
