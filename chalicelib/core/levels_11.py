@@ -165,7 +165,12 @@ ZULIP_11: tuple[Change, ...] = (
     Change(418, "channel_folder reorder event", "actions/channels/folder_admin.py",
            "tests/functional/test_channel_folders.py::"
            "test_folders_keep_the_order_administrators_give"),
-    Change(419, "simplified_presence_events client capability", "", "", NOT_HONOURED),
+    Change(419, "simplified_presence_events client capability: presence events with "
+                "`presences` in the modern format (the legacy form to queues without it), "
+                "and the modern presence state", "actions/presence/report.py, "
+           "registration/state/presence.py", "tests/functional/test_presence.py::"
+           "test_simplified_presence_events_for_clients_that_ask",
+           sends=("presence_event.presences",)),
     Change(420, "POST /mobile_push/e2ee/test_notification", "no mobile push here", "",
            NOT_OFFERED),
     Change(421, "No changes (the 11.0 release)", "", "", HONOURED),
