@@ -64,7 +64,8 @@ def _level_of(changes: tuple[Change, ...]) -> int:
 class _Gates:
     table: tuple[Change, ...]           # the table they were computed from
     level: int
-    withheld: dict[str, frozenset[str]]   # shape -> keys of changes above `level`
+    withheld: dict[str, frozenset[str]]   # shape -> keys added above `level`, or
+                                          # removed at or below it
 
 
 _computed: list[_Gates] = []
@@ -77,10 +78,9 @@ def _gates() -> _Gates:
     level = _level_of(CHANGES)
     withheld: dict[str, set[str]] = {shape: set() for shape in SHAPES}
     for change in CHANGES:
-        if change.level > level:
-            for name in change.sends:
-                shape, key = name.split(".", 1)
-                withheld[shape].add(key)
+        for name in change.sends if change.level > level else change.removes:
+            shape, key = name.split(".", 1)
+            withheld[shape].add(key)
     gates = _Gates(CHANGES, level, {k: frozenset(v) for k, v in withheld.items()})
     _computed[:] = [gates]
     return gates
@@ -92,8 +92,8 @@ def level_reached(level: int) -> bool:
 
 
 def withheld(shape: str) -> frozenset[str]:
-    """The keys of `shape` (SHAPES) that changes above the advertised level add: not
-    sent until their level is advertised."""
+    """The keys of `shape` (SHAPES) that changes above the advertised level add (not sent
+    until their level is advertised) or that changes up to it removed."""
     return _gates().withheld[shape]
 
 

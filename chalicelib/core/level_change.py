@@ -33,6 +33,7 @@ SHAPES = {
     "register": "top-level keys of POST /register",
     "realm_setting": "keys of realm update_dict events' data",
     "stream_property": "properties of stream update events (the event is not sent)",
+    "user": "user objects (GET /users, GET /users/me, realm_users, realm_user events)",
     "user_setting": "user settings (POST /register user_settings, user_settings events)",
 }
 
@@ -47,4 +48,7 @@ class Change:
     # What the change adds to answers and events ("<shape>.<key>", SHAPES): sent only
     # while the advertised level reaches the change's (`withheld`, `at_advertised_level`).
     sends: tuple[str, ...] = ()
+    # What the change removes from answers and events (same naming): sent only while the
+    # advertised level is below the change's.
+    removes: tuple[str, ...] = ()
 

@@ -12,11 +12,17 @@ from chalicelib.core.level_change import (
 )
 
 ZULIP_12: tuple[Change, ...] = (
-    Change(426, "POST /register: no realm_is_zephyr_mirror_realm", "", "", NOT_HONOURED),
+    Change(426, "POST /register: no realm_is_zephyr_mirror_realm (sent below this level)",
+           "core/feature_levels.withheld (removes)",
+           f"{_DOC}::test_registration_keys_of_the_12_series",
+           removes=("register.realm_is_zephyr_mirror_realm",)),
     Change(427, "server_supported_permission_settings: default_group_name channel_creator "
-                "(was stream_creator_or_nobody)", "", "", NOT_HONOURED),
-    Change(428, "peer_remove events for archived channels too when a user is deactivated",
-           "", "", NOT_HONOURED),
+                "(stream_creator_or_nobody below this level)", "registration/state/server.py",
+           f"{_DOC}::test_registration_keys_of_the_12_series"),
+    Change(428, "peer_remove events for archived channels too when a user is deactivated "
+                "(and peer_add when reactivated)", "actions/users/deactivation.py "
+           "(tell_channel_peers)", "tests/functional/test_deactivation.py::"
+           "test_deactivation_tells_the_peers_of_every_channel"),
     Change(429, "E2EE push payloads: recipient_user_ids instead of pm_users", "", "",
            NOT_HONOURED),
     Change(430, "GET /export/realm/consents: email_address_visibility", "", "",
@@ -27,15 +33,25 @@ ZULIP_12: tuple[Change, ...] = (
            sends=("user_setting.web_inbox_show_channel_folders",)),
     Change(432, "POST /mobile_push/register: push_key instead of push_public_key", "", "",
            NOT_HONOURED),
-    Change(433, "is_imported_stub on user objects; is_imported in realm_users and "
-                "cross_realm_bots", "", "", NOT_HONOURED),
+    Change(433, "is_imported_stub on user objects (is_imported in realm_users and "
+                "cross_realm_bots); an imported user's first login clears it, with a "
+                "realm_user update event", "actions/users/users.user_api_dict, "
+           "actions/users/account.claim_imported_account, registration/state/users.py",
+           "tests/functional/test_realm_export.py::"
+           "test_imported_users_are_stubs_until_they_log_in",
+           sends=("user.is_imported_stub", "user.is_imported")),
     Change(434, "Realm setting send_channel_events_messages", "", "", NOT_HONOURED),
-    Change(435, "server_report_message_types; report_type values from it", "", "",
-           NOT_HONOURED),
+    Change(435, "server_report_message_types; report_type values from it",
+           "registration/state/server.py, actions/messages/report.py",
+           f"{_DOC}::test_registration_keys_of_the_12_series",
+           sends=("register.server_report_message_types",)),
     Change(436, "Markdown: emoji-only messages show enlarged emoji", "", "", NOT_HONOURED),
     Change(437, "Markdown image syntax; GET /users: no fake users for guests", "", "",
            NOT_HONOURED),
-    Change(438, "POST /register: realm_owner_full_content_access", "", "", NOT_HONOURED),
+    Change(438, "POST /register: realm_owner_full_content_access (false: exports of private "
+                "data need consent)", "rules/realm_settings.py",
+           f"{_DOC}::test_registration_keys_of_the_12_series",
+           sends=("register.realm_owner_full_content_access",)),
     Change(439, "update_display_settings and update_global_notifications events are no "
                 "longer sent", "", "", NOT_HONOURED),
     Change(440, "GET /users/{user_id}/channels", "", "", NOT_HONOURED),
@@ -48,8 +64,13 @@ ZULIP_12: tuple[Change, ...] = (
     Change(441, "POST /users/me/subscriptions: can_create_topic_group",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
-    Change(442, "tenor_api_key; gif_rating_options (was giphy_rating_options)", "", "",
-           NOT_HONOURED),
+    Change(442, "tenor_api_key (empty: no GIF picker here); gif_rating_options (was "
+                "giphy_rating_options, sent below this level) without the Y rating, and "
+                "realm_giphy_rating in its numbering", "registration/state/server.py, "
+           "registration/state/realm.py",
+           f"{_DOC}::test_registration_keys_of_the_12_series",
+           sends=("register.gif_rating_options", "register.tenor_api_key"),
+           removes=("register.giphy_rating_options",)),
     Change(443, "Attachments: create_time and date_sent in seconds", "", "", NOT_HONOURED),
     Change(444, "PATCH /settings: target_users and skip_if_already_edited (administrators "
                 "change others' settings)", "", "", NOT_HONOURED),

@@ -65,6 +65,10 @@ BEFORE_11: tuple[Change, ...] = (
     Change(357, "PATCH /streams/{id}, POST /users/me/subscriptions: can_subscribe_group",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
+    Change(377, "peer_remove events to the peers of a deactivated user's channels (peer_add "
+                "when reactivated)", "actions/users/deactivation.tell_channel_peers",
+           "tests/functional/test_deactivation.py::"
+           "test_deactivation_tells_the_peers_of_every_channel"),
     Change(REFERENCE_DOCUMENT_LEVEL, "GET /messages/{id}: the message has no rendered_content "
            "(only outgoing-webhook payloads carry it)",
            "actions/messages/reads/dicts.py, actions/messages/webhook_triggers.receiver_message",

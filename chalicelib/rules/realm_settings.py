@@ -114,6 +114,9 @@ UNCHANGEABLE_DEFAULTS: dict[str, Any] = {
     "upload_quota_mib": None,                # no quota
     "org_type": 0,                           # unspecified
     "plan_type": 1,                          # self-hosted
+    # Owners cannot read private content they have no access to (level 438): exports of
+    # private data need each user's consent.
+    "owner_full_content_access": False,
     "new_stream_announcements_stream_id": -1,   # nothing is announced yet
     "signup_announcements_stream_id": -1,
     "service_update_announcements_stream_id": -1,

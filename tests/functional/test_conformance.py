@@ -265,6 +265,33 @@ def test_display_settings_of_the_channel_folders_era(realm, register_queue, fetc
     assert not set(CHANNEL_FOLDER_SETTINGS) & set(state["realm_user_settings_defaults"])
 
 
+def test_registration_keys_of_the_12_series(realm, advertise):
+    def register():
+        response = realm.member.post("/register", {"fetch_event_types": ["realm"]})
+        assert response.ok, response.json
+        return response.json
+
+    advertise(425)
+    older = register()
+    assert older["realm_is_zephyr_mirror_realm"] is False
+    assert older["server_supported_permission_settings"]["stream"][
+        "can_administer_channel_group"]["default_group_name"] == "stream_creator_or_nobody"
+    assert (older["giphy_rating_options"]["g"]["id"], older["realm_giphy_rating"]) == (2, 2)
+    assert not {"gif_rating_options", "tenor_api_key", "server_report_message_types",
+                "realm_owner_full_content_access"} & set(older)
+    advertise(442)
+    state = register()
+    assert "realm_is_zephyr_mirror_realm" not in state   # level 426
+    assert state["server_supported_permission_settings"]["stream"][
+        "can_administer_channel_group"]["default_group_name"] == "channel_creator"   # 427
+    assert [t["key"] for t in state["server_report_message_types"]] == [   # level 435
+        "spam", "harassment", "inappropriate", "norms", "other"]
+    assert state["realm_owner_full_content_access"] is False   # level 438
+    # Level 442: one rating for every GIF picker, G first; no picker key here
+    assert "giphy_rating_options" not in state and state["tenor_api_key"] == ""
+    assert (state["gif_rating_options"]["g"]["id"], state["realm_giphy_rating"]) == (1, 1)
+
+
 def test_subscriber_count_in_channel_objects(realm, advertise):
     stream_id = channel(realm.owner, "counted", [realm.owner, realm.member])
 

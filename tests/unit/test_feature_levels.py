@@ -99,7 +99,8 @@ def test_what_a_change_sends_names_a_known_shape_and_an_optional_key():
 
 def test_withheld_keys_are_those_of_changes_above_the_level(monkeypatch):
     level = advertised_level()
-    above = {name for c in CHANGES if c.level > level for name in c.sends}
+    above = {name for c in CHANGES if c.level > level for name in c.sends} | {
+        name for c in CHANGES if c.level <= level for name in c.removes}
     assert {f"{shape}.{key}" for shape in feature_levels.SHAPES
             for key in feature_levels.withheld(shape)} == above
     assert "channel.subscriber_count" in above

@@ -85,7 +85,10 @@ EXTENSIONS = {
     *(f"POST /register: response field only here: {name}" for name in (
         "realm_can_set_delete_message_policy_group", "reminders",
         "max_reminder_note_length", "max_bulk_new_subscription_messages",
-        "max_channel_folder_name_length", "max_channel_folder_description_length")),
+        "max_channel_folder_name_length", "max_channel_folder_description_length",
+        "gif_rating_options", "realm_owner_full_content_access",
+        "server_report_message_types", "tenor_api_key")),
+    "GET /users/me: response field only here: is_imported_stub",
     *(f"PATCH /settings: parameter only here: {name}" for name in (
         "web_left_sidebar_unreads_count_summary", "web_left_sidebar_show_channel_folders",
         "web_inbox_show_channel_folders")),

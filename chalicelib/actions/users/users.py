@@ -20,6 +20,7 @@ from chalicelib.actions.users.reads.access import (
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
     ROLE_GUEST,
@@ -205,6 +206,8 @@ def user_api_dict(user: User) -> UserDict:
         data["bot_owner_id"] = user.bot_owner_id
     else:
         data["profile_data"] = profile_data_dict(user)
+    if level_reached(433):
+        data["is_imported_stub"] = bool(user.is_imported_stub)
     return data
 
 
@@ -231,6 +234,8 @@ def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
     # from GET /users/{id}); users see their profile data.
     if not user.is_bot:
         data["profile_data"] = profile_data_dict(user)
+    if "is_imported_stub" in shown:
+        data["is_imported_stub"] = shown["is_imported_stub"]
     return data
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.delivery.filters import capabilities
 from chalicelib.delivery.outbox import Audience, to_users_who_can_access
@@ -57,6 +58,7 @@ class UserFields(TypedDict):
     bot_type: NotRequired[int | None]       # bots only
     bot_owner_id: NotRequired[int | None]   # bots only
     profile_data: NotRequired[dict[str, ProfileDataValue]]   # users only, by field id
+    is_imported_stub: NotRequired[bool]   # level 433: sent once the level reaches it
 
 
 class UserDict(UserFields):
@@ -93,7 +95,7 @@ def channel_ids(realm_id: int, user_id: int) -> set[int]:
 
 def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     """The "Unknown user" record: the usual shape, only the id varies."""
-    return {
+    shown: UserDict = {
         "user_id": user_id,
         "email": f"user{user_id}@{realm.subdomain}.{config.root_domain()}",
         "delivery_email": None,
@@ -110,6 +112,9 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
         "avatar_version": 1,
         "profile_data": {},
     }
+    if level_reached(433):
+        shown["is_imported_stub"] = False
+    return shown
 
 
 @dataclass(frozen=True)
