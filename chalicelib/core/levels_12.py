@@ -53,7 +53,9 @@ ZULIP_12: tuple[Change, ...] = (
            f"{_DOC}::test_registration_keys_of_the_12_series",
            sends=("register.realm_owner_full_content_access",)),
     Change(439, "update_display_settings and update_global_notifications events are no "
-                "longer sent", "", "", NOT_HONOURED),
+                "longer sent (below this level, to clients without user_settings_object)",
+           "delivery/filters.py", "tests/functional/test_settings.py::"
+           "test_old_clients_get_the_deprecated_forms"),
     Change(440, "GET /users/{user_id}/channels", "", "", NOT_HONOURED),
     Change(441, "can_create_topic_group on channels: who may start a topic (by sending or "
                 "moving); everyone in private channels with protected history",
@@ -71,8 +73,14 @@ ZULIP_12: tuple[Change, ...] = (
            f"{_DOC}::test_registration_keys_of_the_12_series",
            sends=("register.gif_rating_options", "register.tenor_api_key"),
            removes=("register.giphy_rating_options",)),
-    Change(443, "Attachments: create_time and date_sent in seconds", "", "", NOT_HONOURED),
+    Change(443, "Attachments (GET /attachments, events, detached_uploads): create_time and "
+                "date_sent in seconds (milliseconds below this level)",
+           "actions/messages/uploads.attachment_dict", "tests/functional/test_attachments.py::"
+           "test_list_own_uploads_with_linking_messages_and_space_used"),
     Change(444, "PATCH /settings: target_users and skip_if_already_edited (administrators "
                 "change others' settings)", "", "", NOT_HONOURED),
-    Change(445, "GET /messages: anchor=date with anchor_date", "", "", NOT_HONOURED),
+    Change(445, "GET /messages: anchor=date with anchor_date (the first readable message "
+                "of the narrow sent then or later; else the newest end)",
+           "actions/messages/reads/date_anchor.py",
+           "tests/functional/test_narrow_anchors.py::test_date_anchor"),
 )

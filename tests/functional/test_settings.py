@@ -53,7 +53,8 @@ def test_changes_are_stored_and_announced(realm, register_queue, fetch_events, d
 
 
 def test_old_clients_get_the_deprecated_forms(realm, register_queue, fetch_events,
-                                              drain_events):
+                                              drain_events, advertise):
+    advertise(438)   # level 439 stopped sending the deprecated forms
     # GIVEN a client without user_settings_object asking for all three types
     old = register_queue(realm.member, event_types=ALL_SETTINGS_TYPES)["queue_id"]
     # AND one asking for user_settings only
@@ -76,9 +77,17 @@ def test_old_clients_get_the_deprecated_forms(realm, register_queue, fetch_event
          "value": 18}])
     assert [e["type"] for e in fetch_events(realm.member, settings_only)] == [
         "user_settings"] * 3
+    # AND from level 439 on, nobody gets the deprecated forms
+    advertise(439)
+    last = fetch_events(realm.member, old)[-1]["id"]
+    assert realm.member.patch("/settings", {"default_language": "de"}).ok
+    drain_events()
+    assert [e["type"] for e in fetch_events(realm.member, old, last)] == ["user_settings"]
 
 
-def test_timezone_change_tells_the_realm(realm, register_queue, fetch_events, drain_events):
+def test_timezone_change_tells_the_realm(realm, register_queue, fetch_events, drain_events,
+                                         advertise):
+    advertise(438)
     # GIVEN another user watching realm_user events, and an old client of the member
     watcher = register_queue(realm.owner, event_types=["realm_user"])["queue_id"]
     old = register_queue(realm.member, event_types=["update_display_settings"])["queue_id"]

@@ -25,6 +25,7 @@ from chalicelib.actions.messages.upload_space import (
 )
 from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.files import DOWNLOAD_URL_SECONDS, MAX_UPLOAD_MIB, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import transaction
@@ -218,8 +219,12 @@ def plan_attachment_changes(realm_id: int, actor_id: int, message_id: int, old_c
 
 
 def attachment_dict(attachment: Attachment, messages: list[Message]) -> AttachmentDict:
+    # Times in seconds from level 443 (milliseconds before); stored in milliseconds.
+    seconds = level_reached(443)
     return {"id": attachment.attachment_id, "name": attachment.name,
             "path_id": attachment.path_id, "size": attachment.size,
-            "create_time": attachment.create_time,
-            "messages": [{"id": m.message_id, "date_sent": m.date_sent * 1000}
+            "create_time": attachment.create_time // 1000 if seconds
+            else attachment.create_time,
+            "messages": [{"id": m.message_id,
+                          "date_sent": m.date_sent if seconds else m.date_sent * 1000}
                          for m in messages]}
