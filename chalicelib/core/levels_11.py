@@ -55,8 +55,9 @@ ZULIP_11: tuple[Change, ...] = (
            "actions/users/navigation_views.py",
            f"{_DOC}::test_navigation_views_lifecycle_with_events_and_state",
            sends=("register.navigation_views",)),
-    Change(391, "Adding members and subgroups to a deactivated group is allowed",
-           "actions/groups/user_groups.check_mutable still refuses", "", NOT_HONOURED),
+    Change(391, "Adding and removing members and subgroups of a deactivated group is "
+                "allowed", "actions/groups/members.py (check_mutable's deactivated_ok)",
+           "tests/functional/test_user_groups.py::test_deactivate"),
     Change(392, "topics_policy on channels and the realm; mandatory_topics deprecated",
            "actions/channels/topics.py, actions/channels/admin.py (POST /users/me/subscriptions "
            "topics_policy is REPORTED)",
