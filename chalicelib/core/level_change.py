@@ -32,6 +32,7 @@ SHAPES = {
     "presence_event": "presence events (for queues with simplified_presence_events)",
     "register": "top-level keys of POST /register",
     "realm_setting": "keys of realm update_dict events' data",
+    "subscribe": "POST /users/me/subscriptions answers",
     "stream_property": "properties of stream update events (the event is not sent)",
     "user": "user objects (GET /users, GET /users/me, realm_users, realm_user events)",
     "user_setting": "user settings (POST /register user_settings, user_settings events)",

@@ -86,9 +86,14 @@ ZULIP_11: tuple[Change, ...] = (
                 "can_move_messages_out_of_channel_group",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
-    Change(397, "POST /users/me/subscriptions: send_new_subscription_messages; "
-                "max_bulk_new_subscription_messages", "", "", NOT_HONOURED,
-           sends=("register.max_bulk_new_subscription_messages",)),
+    Change(397, "POST /users/me/subscriptions: send_new_subscription_messages (the "
+                "notification bot tells people subscribed to existing channels, up to "
+                "max_bulk_new_subscription_messages of them) and new_subscription_messages_"
+                "sent", "actions/workflows/subscription_notices.py",
+           "tests/functional/test_subscription_notices.py::"
+           "test_people_subscribed_by_someone_else_are_told",
+           sends=("register.max_bulk_new_subscription_messages",
+                  "subscribe.new_subscription_messages_sent")),
     Change(398, "User setting web_left_sidebar_unreads_count_summary",
            "rules/user_settings.py (kept and shown; the web client of this server has no "
            "such summary)", f"{_DOC}::test_display_settings_of_the_channel_folders_era",

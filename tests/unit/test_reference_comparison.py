@@ -89,6 +89,8 @@ EXTENSIONS = {
         "gif_rating_options", "realm_owner_full_content_access",
         "server_report_message_types", "tenor_api_key")),
     "GET /users/me: response field only here: is_imported_stub",
+    "POST /users/me/subscriptions: parameter only here: send_new_subscription_messages",
+    "POST /users/me/subscriptions: response field only here: new_subscription_messages_sent",
     *(f"PATCH /settings: parameter only here: {name}" for name in (
         "web_left_sidebar_unreads_count_summary", "web_left_sidebar_show_channel_folders",
         "web_inbox_show_channel_folders")),

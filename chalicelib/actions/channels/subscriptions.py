@@ -51,6 +51,8 @@ class SubscribeResult(TypedDict):
     subscribed: dict[str, list[str]]
     already_subscribed: dict[str, list[str]]
     unauthorized: NotRequired[list[str]]   # with authorization_errors_fatal false
+    # With send_new_subscription_messages (level 397; workflows/subscription_notices.py)
+    new_subscription_messages_sent: NotRequired[bool]
 
 
 class SubscriptionAddEvent(TypedDict):
@@ -125,7 +127,9 @@ def _create_stream(caller: Principal, name: str, description: str, invite_only: 
 def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                     principals: list[int] | list[str] | None, invite_only: bool,
                     history_public_to_subscribers: bool | None,
-                    authorization_errors_fatal: bool) -> SubscribeResult:
+                    authorization_errors_fatal: bool,
+                    created: set[str] | None = None) -> SubscribeResult:
+    """`created` collects the names of the channels this request created."""
     if not subscriptions:
         raise ApiError("Nothing to do. Specify at least one channel.")
     users = principal_users(caller, principals)
@@ -141,6 +145,8 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
         if stream_id is None:
             streams.append(_create_stream(caller, name, str(entry.get("description", "")),
                                           invite_only, bool(history_public_to_subscribers)))
+            if created is not None:
+                created.add(streams[-1].name)
             continue
         try:
             stream, subscription = access_stream_by_id(
