@@ -33,8 +33,8 @@ def test_people_subscribed_by_someone_else_are_told(realm, drain_events, adverti
     drain_events()
     # THEN the member is told of the existing channels only, in one message; the owner not
     assert _notices(realm.member) == [
-        "@_**Olivia Owner|%d** added you to the channels **general** and **design**."
-        % realm.owner.user_id]
+        f"@_**Olivia Owner|{realm.owner.user_id}** added you to the channels **general** "
+        "and **design**."]
     assert _notices(realm.owner) == []
     # WHEN the request asks not to tell, THEN nobody is told and the answer says nothing
     result = _subscribe(realm.owner, ["general"], realm.moderator,
