@@ -56,7 +56,10 @@ ZULIP_12: tuple[Change, ...] = (
                 "longer sent (below this level, to clients without user_settings_object)",
            "delivery/filters.py", "tests/functional/test_settings.py::"
            "test_old_clients_get_the_deprecated_forms"),
-    Change(440, "GET /users/{user_id}/channels", "", "", NOT_HONOURED),
+    Change(440, "GET /users/{user_id}/channels: the ids of the user's channels the caller "
+                "has metadata access to", "actions/channels/member_lists.get_user_channels",
+           "tests/functional/test_member_lists.py::"
+           "test_another_users_channels_as_far_as_the_caller_may_see_them"),
     Change(441, "can_create_topic_group on channels: who may start a topic (by sending or "
                 "moving); everyone in private channels with protected history",
            "actions/channels/topics.check_topic_creation, actions/channels/admin.py",
