@@ -80,8 +80,11 @@ ZULIP_12: tuple[Change, ...] = (
                 "date_sent in seconds (milliseconds below this level)",
            "actions/messages/uploads.attachment_dict", "tests/functional/test_attachments.py::"
            "test_list_own_uploads_with_linking_messages_and_space_used"),
-    Change(444, "PATCH /settings: target_users and skip_if_already_edited (administrators "
-                "change others' settings)", "", "", NOT_HONOURED),
+    Change(444, "PATCH /settings: target_users (user_ids, group_ids) and "
+                "skip_if_already_edited: administrators change others' settings, at most "
+                "1,000 people a request, never their privacy settings",
+           "actions/users/bulk_settings.py", "tests/functional/test_settings.py::"
+           "test_administrators_change_others_settings_in_bulk"),
     Change(445, "GET /messages: anchor=date with anchor_date (the first readable message "
                 "of the narrow sent then or later; else the newest end)",
            "actions/messages/reads/date_anchor.py",

@@ -90,6 +90,9 @@ class User(BaseModel):
     # Created by an import (actions/workflows/import_realm.py) and not logged in since
     # (level 433: is_imported_stub); the first login clears it.
     is_imported_stub = BooleanAttribute(null=True)
+    # The personal settings the user changed themself (PATCH /settings), which an
+    # administrator's bulk change may leave alone (level 444, skip_if_already_edited).
+    self_edited_settings = UnicodeSetAttribute(null=True)
     # The (non-system) user groups the user is a direct member of: written in the same
     # transaction as the group's members (actions/groups/membership.py), so deactivation
     # finds them without reading the realm's groups. System groups follow from the role.

@@ -393,3 +393,50 @@ def test_every_setting_clients_see_can_be_changed(realm, register_queue, fetch_e
     again = register_queue(realm.member, event_types=["user_settings"],
                            client_capabilities=MODERN)["user_settings"]
     assert {name: again[name] for name in changes} == changes
+
+
+def test_administrators_change_others_settings_in_bulk(realm, register_queue, fetch_events,
+                                                       drain_events):
+    from tests.functional.user_group_helpers import create_ok
+    team = create_ok(realm.admin, "Team", [realm.moderator.user_id])
+    # GIVEN a member who chose a font size themself
+    assert realm.member.patch("/settings", {"web_font_size_px": 20}).ok
+    drain_events()
+    queue_id = register_queue(realm.member, event_types=["user_settings"])["queue_id"]
+
+    def settings_of(account) -> dict:
+        return account.post("/register", {"fetch_event_types": ["user_settings"]}).json[
+            "user_settings"]
+
+    # WHEN an administrator sets it for a user and a group's members, leaving own choices
+    response = realm.admin.patch("/settings", {"web_font_size_px": 18, "enter_sends": True,
+                                               "target_users": {
+                                                   "user_ids": [realm.member.user_id],
+                                                   "group_ids": [team],
+                                                   "skip_if_already_edited": True}})
+    assert response.ok, response.json
+    # THEN the member keeps their font size but gets the other setting (level 444)
+    member = settings_of(realm.member)
+    assert (member["web_font_size_px"], member["enter_sends"]) == (20, True)
+    moderator = settings_of(realm.moderator)
+    assert (moderator["web_font_size_px"], moderator["enter_sends"]) == (18, True)
+    assert settings_of(realm.guest)["enter_sends"] is False   # not targeted
+    drain_events()
+    assert [(e["property"], e["value"]) for e in fetch_events(realm.member, queue_id)] == [
+        ("enter_sends", True)]
+    # AND without skip_if_already_edited, everyone targeted gets it
+    assert realm.admin.patch("/settings", {"web_font_size_px": 18, "target_users": {
+        "user_ids": [realm.member.user_id]}}).ok
+    assert settings_of(realm.member)["web_font_size_px"] == 18
+    # AND privacy settings, account changes and non-administrators are refused
+    for params in ({"send_read_receipts": False}, {"full_name": "X"}):
+        refused = realm.admin.patch("/settings", {**params, "target_users": {
+            "user_ids": [realm.member.user_id]}})
+        assert refused.status == 400, refused.json
+    refused = realm.moderator.patch("/settings", {"enter_sends": False, "target_users": {
+        "user_ids": [realm.member.user_id]}})
+    assert refused.json["msg"] == "Must be an organization administrator"
+    for target in ({"user_ids": [999999]}, {"group_ids": [999999]}, {}):
+        refused = realm.admin.patch("/settings", {"enter_sends": False,
+                                                  "target_users": target})
+        assert refused.status == 400, refused.json

@@ -93,7 +93,7 @@ EXTENSIONS = {
     "POST /users/me/subscriptions: response field only here: new_subscription_messages_sent",
     *(f"PATCH /settings: parameter only here: {name}" for name in (
         "web_left_sidebar_unreads_count_summary", "web_left_sidebar_show_channel_folders",
-        "web_inbox_show_channel_folders")),
+        "web_inbox_show_channel_folders", "target_users")),
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }

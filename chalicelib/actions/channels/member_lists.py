@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
+from chalicelib.actions.channels.reads.permissions import has_metadata_access
 from chalicelib.actions.groups.reads.user_groups import get_user_group, require_member_or_admin
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.principal import Principal
-from chalicelib.actions.channels.reads.permissions import has_metadata_access
 from chalicelib.models.channels import (
     Stream,
     Subscription,
