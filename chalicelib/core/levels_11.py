@@ -120,8 +120,15 @@ ZULIP_11: tuple[Change, ...] = (
            "tests/functional/test_stream_admin_settings.py::"
            "test_empty_topic_only_needs_every_message_in_the_empty_topic"),
     Change(405, "Markdown: audio player for uploaded audio files", "", "", NOT_HONOURED),
-    Change(406, "push_devices, push_device events, POST /mobile_push/register",
-           "the notifications issue's work", "", NOT_OFFERED),
+    Change(406, "push_devices, push_device events, POST /mobile_push/register (E2EE push "
+                "through the reference's bouncer)",
+           "not offered: the registration's token is sealed to the reference's push bouncer's "
+           "key (only that bouncer can open it), this server pushes through its own SNS "
+           "applications, and the official mobile client registers E2EE only from level 468 "
+           "(below it, and with no push_devices, it registers its token with the legacy "
+           "endpoints, which this server serves); 468 replaces this API (devices)",
+           "tests/functional/test_notifications.py::"
+           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
     Change(407, "Channel can_delete_any_message_group / can_delete_own_message_group, "
                 "can_set_delete_message_policy_group, POST /users/{id}/status",
            "actions/channels/admin.py (REALM_GATED), actions/users/status.py",
@@ -136,10 +143,18 @@ ZULIP_11: tuple[Change, ...] = (
                 "can_delete_own_message_group",
            "ignored_parameters_unsupported", f"{_DOC}::test_unsupported_parameters_are_reported",
            REPORTED),
-    Change(409, "Realm setting require_e2ee_push_notifications", "", "", NOT_HONOURED),
-    Change(410, "max_channel_folder_name_length, max_channel_folder_description_length", "", "",
-           NOT_HONOURED, sends=("register.max_channel_folder_name_length",
-                                "register.max_channel_folder_description_length")),
+    Change(409, "Realm setting require_e2ee_push_notifications: legacy notifications then "
+                "carry no content (\"New message\")", "notifications/notifier.send_pushes, "
+           "rules/realm_settings.py", "tests/functional/test_notifications.py::"
+           "test_push_payloads_of_the_e2ee_era",
+           sends=("register.realm_require_e2ee_push_notifications",
+                  "realm_setting.require_e2ee_push_notifications")),
+    Change(410, "max_channel_folder_name_length, max_channel_folder_description_length; the "
+                "APNs payload has no time", "registration/register.py, notifications/push.py",
+           "tests/functional/test_channel_folders.py::"
+           "test_a_folder_is_renamed_described_and_archived_when_empty",
+           sends=("register.max_channel_folder_name_length",
+                  "register.max_channel_folder_description_length")),
     Change(411, "User setting web_left_sidebar_show_channel_folders",
            "rules/user_settings.py (kept and shown)",
            f"{_DOC}::test_display_settings_of_the_channel_folders_era",
@@ -151,7 +166,11 @@ ZULIP_11: tuple[Change, ...] = (
            "tests/functional/test_partial_subscribers.py::"
            "test_large_channels_list_bots_and_the_recently_active",
            sends=("channel.partial_subscribers",)),
-    Change(413, "Mobile push payload changes", "no mobile push here", "", NOT_OFFERED),
+    Change(413, "Mobile push payloads: APNs without server and realm_id; FCM removals "
+                "without zulip_message_id and messages without content_truncated (never "
+                "sent here); the E2EE payload format is not offered (see 406)",
+           "notifications/push.publish", "tests/functional/test_notifications.py::"
+           "test_push_payloads_of_the_e2ee_era"),
     Change(414, "Channel folders' order (new ones last; GET /channel_folders and the state "
                 "in that order); PATCH /channel_folders reorders them all",
            "actions/channels/folder_admin.py, actions/channels/folders.py",
@@ -177,7 +196,10 @@ ZULIP_11: tuple[Change, ...] = (
            "registration/state/presence.py", "tests/functional/test_presence.py::"
            "test_simplified_presence_events_for_clients_that_ask",
            sends=("presence_event.presences",)),
-    Change(420, "POST /mobile_push/e2ee/test_notification", "no mobile push here", "",
-           NOT_OFFERED),
+    Change(420, "POST /mobile_push/e2ee/test_notification",
+           "not offered with the E2EE registration it tests (see 406); "
+           "POST /mobile_push/test_notification serves the legacy devices",
+           "tests/functional/test_notifications.py::"
+           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
     Change(421, "No changes (the 11.0 release)", "", "", HONOURED),
 )

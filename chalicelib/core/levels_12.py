@@ -2,14 +2,8 @@
 or unused there), one row (or a few) per level of its published changelog."""
 from __future__ import annotations
 
-from chalicelib.core.level_change import (
-    CONFORMANCE as _DOC,
-)
-from chalicelib.core.level_change import (
-    NOT_HONOURED,
-    REPORTED,
-    Change,
-)
+from chalicelib.core.level_change import CONFORMANCE as _DOC
+from chalicelib.core.level_change import NOT_HONOURED, NOT_OFFERED, REPORTED, Change
 
 ZULIP_12: tuple[Change, ...] = (
     Change(426, "POST /register: no realm_is_zephyr_mirror_realm (sent below this level)",
@@ -23,16 +17,20 @@ ZULIP_12: tuple[Change, ...] = (
                 "(and peer_add when reactivated)", "actions/users/deactivation.py "
            "(tell_channel_peers)", "tests/functional/test_deactivation.py::"
            "test_deactivation_tells_the_peers_of_every_channel"),
-    Change(429, "E2EE push payloads: recipient_user_ids instead of pm_users", "", "",
-           NOT_HONOURED),
+    Change(429, "E2EE push payloads: recipient_user_ids instead of pm_users",
+           "not offered: no E2EE payloads without the E2EE registration (see 406); the "
+           "legacy payloads keep pm_users, as the reference's do",
+           "tests/functional/test_notifications.py::"
+           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
     Change(430, "GET /export/realm/consents: email_address_visibility", "", "",
            NOT_HONOURED),
     Change(431, "User setting web_inbox_show_channel_folders",
            "rules/user_settings.py (kept and shown)",
            f"{_DOC}::test_display_settings_of_the_channel_folders_era",
            sends=("user_setting.web_inbox_show_channel_folders",)),
-    Change(432, "POST /mobile_push/register: push_key instead of push_public_key", "", "",
-           NOT_HONOURED),
+    Change(432, "POST /mobile_push/register: push_key instead of push_public_key",
+           "not offered with the endpoint (see 406)", "tests/functional/test_notifications.py::"
+           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
     Change(433, "is_imported_stub on user objects (is_imported in realm_users and "
                 "cross_realm_bots); an imported user's first login clears it, with a "
                 "realm_user update event", "actions/users/users.user_api_dict, "
