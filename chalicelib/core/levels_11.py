@@ -183,8 +183,13 @@ ZULIP_11: tuple[Change, ...] = (
            sends=("register.max_reminder_note_length",)),
     Change(416, "welcome_message_custom_text on invitations and the realm; "
                 "POST /realm/test_welcome_bot_custom_message",
-           "actions/invitations/invites.py, actions/workflows/welcome_bot.py (the realm setting is missing)",
-           f"{_DOC}::test_welcome_bot_custom_message", NOT_HONOURED),
+           "actions/invitations/invites.py, actions/invitations/signup.send_custom_welcome "
+           "(after the greeting), actions/workflows/welcome_bot.py, "
+           "actions/workflows/realm_update.py (the setting)",
+           "tests/functional/test_signup.py::"
+           "test_welcome_message_text_and_referrer_notice_follow_the_invitation",
+           sends=("register.realm_welcome_message_custom_text",
+                  "realm_setting.welcome_message_custom_text")),
     Change(417, "POST /channels/create", "actions/channels/create.py",
            f"{_DOC}::test_create_channel"),
     Change(418, "channel_folder reorder event", "actions/channels/folder_admin.py",

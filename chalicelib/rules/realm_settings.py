@@ -53,6 +53,8 @@ DEFAULTS: dict[str, Any] = {
     # Push notifications only end-to-end encrypted (level 409): this server has no E2EE
     # devices yet, so its (legacy) notifications then carry no content.
     "require_e2ee_push_notifications": False,
+    # The Welcome Bot's custom message after its greeting (level 416); "": none.
+    "welcome_message_custom_text": "",
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {

@@ -88,7 +88,7 @@ EXTENSIONS = {
         "max_channel_folder_name_length", "max_channel_folder_description_length",
         "gif_rating_options", "realm_owner_full_content_access",
         "server_report_message_types", "tenor_api_key",
-        "realm_require_e2ee_push_notifications")),
+        "realm_require_e2ee_push_notifications", "realm_welcome_message_custom_text")),
     "GET /users/me: response field only here: is_imported_stub",
     "POST /users/me/subscriptions: parameter only here: send_new_subscription_messages",
     "POST /users/me/subscriptions: response field only here: new_subscription_messages_sent",
