@@ -29,6 +29,7 @@ SHAPES = {
                "stream events)",
     "channel_folder": "channel folder objects (GET /channel_folders, register, "
                       "channel_folder events)",
+    "export_consent": "objects of GET /export/realm/consents",
     "presence_event": "presence events (for queues with simplified_presence_events)",
     "register": "top-level keys of POST /register",
     "realm_setting": "keys of realm update_dict events' data",

@@ -22,8 +22,11 @@ ZULIP_12: tuple[Change, ...] = (
            "legacy payloads keep pm_users, as the reference's do",
            "tests/functional/test_notifications.py::"
            "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
-    Change(430, "GET /export/realm/consents: email_address_visibility", "", "",
-           NOT_HONOURED),
+    Change(430, "GET /export/realm/consents: each user's email_address_visibility",
+           "actions/workflows/export.get_export_consents",
+           "tests/functional/test_realm_export.py::"
+           "test_export_writes_the_realm_and_tells_the_requester",
+           sends=("export_consent.email_address_visibility",)),
     Change(431, "User setting web_inbox_show_channel_folders",
            "rules/user_settings.py (kept and shown)",
            f"{_DOC}::test_display_settings_of_the_channel_folders_era",

@@ -53,13 +53,15 @@ def populate(realm) -> dict:
 
 
 def test_export_writes_the_realm_and_tells_the_requester(realm, register_queue, fetch_events,
-                                                         webhooks):
+                                                         webhooks, advertise):
+    advertise(430)
     populate(realm)
     # GIVEN the member consents to exporting their private data, the owner does not
     assert realm.member.patch("/settings", {"allow_private_data_export": True}).ok
     consents = realm.admin.get("/export/realm/consents").json["export_consents"]
     assert {c["user_id"]: c["consented"] for c in consents}[realm.member.user_id] is True
     assert {c["user_id"]: c["consented"] for c in consents}[realm.owner.user_id] is False
+    assert {c["email_address_visibility"] for c in consents} == {1}   # level 430
     queue = register_queue(realm.admin, event_types=["realm_export"])["queue_id"]
     # WHEN an administrator asks for a standard export
     response = realm.admin.post("/export/realm", {"export_type": 2})
