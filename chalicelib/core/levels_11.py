@@ -7,7 +7,6 @@ from chalicelib.core.level_change import (
 )
 from chalicelib.core.level_change import (
     HONOURED,
-    NOT_HONOURED,
     NOT_OFFERED,
     PARTIAL_SUBSCRIBERS_LEVEL,
     REPORTED,
@@ -103,7 +102,10 @@ ZULIP_11: tuple[Change, ...] = (
            "actions/messages/scheduled_messages.py (delivery)",
            "tests/functional/test_reminders.py::test_reminders_are_deleted_and_checked",
            sends=("register.reminders",)),
-    Change(400, "Markdown: topic permalinks prefer the latest message", "", "", NOT_HONOURED),
+    Change(400, "Markdown: topic permalinks prefer the latest message",
+           "not offered: the Markdown here has no channel and topic link syntax "
+           "(#**channel>topic** stays text, as on a server without it), so it makes no "
+           "topic permalinks", "", NOT_OFFERED),
     Change(401, "web_channel_default_view: option 4 (top unread topic)",
            "rules/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
     Change(402, "can_resolve_topics_group on channels: resolving by the channel's group "
@@ -119,7 +121,10 @@ ZULIP_11: tuple[Change, ...] = (
     Change(404, "topics_policy option empty_topic_only", "actions/channels/admin.py",
            "tests/functional/test_stream_admin_settings.py::"
            "test_empty_topic_only_needs_every_message_in_the_empty_topic"),
-    Change(405, "Markdown: audio player for uploaded audio files", "", "", NOT_HONOURED),
+    Change(405, "Markdown: a link to an uploaded audio file (aac, flac, mpeg, wav) is an "
+                "audio player", "rules/markdown.py, actions/messages/reads/rendering.py",
+           "tests/functional/test_emoji_rendering.py::"
+           "test_image_syntax_links_the_image_and_uploaded_audio_gets_a_player"),
     Change(406, "push_devices, push_device events, POST /mobile_push/register (E2EE push "
                 "through the reference's bouncer)",
            "not offered: the registration's token is sealed to the reference's push bouncer's "

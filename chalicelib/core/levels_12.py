@@ -46,9 +46,15 @@ ZULIP_12: tuple[Change, ...] = (
            "registration/state/server.py, actions/messages/report.py",
            f"{_DOC}::test_registration_keys_of_the_12_series",
            sends=("register.server_report_message_types",)),
-    Change(436, "Markdown: emoji-only messages show enlarged emoji", "", "", NOT_HONOURED),
-    Change(437, "Markdown image syntax; GET /users: no fake users for guests", "", "",
-           NOT_HONOURED),
+    Change(436, "Markdown: emoji-only messages show enlarged emoji (a client's rendering of "
+                "a paragraph of emoji alone, which is what such a message's markup is)",
+           "rules/markdown.py", "tests/functional/test_emoji_rendering.py::"
+           "test_emoji_only_messages_are_one_paragraph_of_emoji"),
+    Change(437, "Markdown image syntax (a link to the image: this server shows no image "
+                "previews); GET /users: no \"Unknown user\" placeholders for guests",
+           "rules/markdown.py, actions/users/users.get_members",
+           "tests/functional/test_emoji_rendering.py::"
+           "test_image_syntax_links_the_image_and_uploaded_audio_gets_a_player"),
     Change(438, "POST /register: realm_owner_full_content_access (false: exports of private "
                 "data need consent)", "rules/realm_settings.py",
            f"{_DOC}::test_registration_keys_of_the_12_series",

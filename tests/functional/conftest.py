@@ -152,11 +152,11 @@ class Account:
         return self.call("DELETE", path, params)
 
     def upload(self, files: list[tuple[str, str, bytes]],
-               path: str = "/user_uploads") -> ApiResponse:
+               path: str = "/user_uploads", content_type: str = "text/plain") -> ApiResponse:
         """POST `path` as multipart/form-data; files are (field, filename, bytes)."""
         boundary = "teamchat-test-boundary"
         parts = [(f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
-                  f'filename="{name}"\r\nContent-Type: text/plain\r\n\r\n').encode()
+                  f'filename="{name}"\r\nContent-Type: {content_type}\r\n\r\n').encode()
                  + data + b"\r\n" for field, name, data in files]
         body = b"".join(parts) + f"--{boundary}--\r\n".encode()
         response = self.client.http.request(

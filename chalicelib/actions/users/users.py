@@ -271,8 +271,12 @@ def realm_user_dicts(users: list[User], access: UserAccess,
 
 
 def get_members(caller: Principal) -> list[UserDict]:
+    """GET /users: the users the caller can access; below level 437 the others came as
+    "Unknown user" placeholders (meant only for registration without
+    user_list_incomplete)."""
     access = viewer_access(caller)
-    return realm_user_dicts(list_realm_users(caller.realm_id), access)
+    return realm_user_dicts(list_realm_users(caller.realm_id), access,
+                            omit_inaccessible=level_reached(437))
 
 
 def check_create_user(caller: Principal, *, email: str, full_name: str,
