@@ -31,6 +31,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     moderation_request_channel_id: int
     require_e2ee_push_notifications: bool
     welcome_message_custom_text: str
+    send_channel_events_messages: bool
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange

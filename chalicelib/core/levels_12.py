@@ -3,7 +3,7 @@ or unused there), one row (or a few) per level of its published changelog."""
 from __future__ import annotations
 
 from chalicelib.core.level_change import CONFORMANCE as _DOC
-from chalicelib.core.level_change import NOT_HONOURED, NOT_OFFERED, REPORTED, Change
+from chalicelib.core.level_change import NOT_OFFERED, REPORTED, Change
 
 ZULIP_12: tuple[Change, ...] = (
     Change(426, "POST /register: no realm_is_zephyr_mirror_realm (sent below this level)",
@@ -41,7 +41,13 @@ ZULIP_12: tuple[Change, ...] = (
            "tests/functional/test_realm_export.py::"
            "test_imported_users_are_stubs_until_they_log_in",
            sends=("user.is_imported_stub", "user.is_imported")),
-    Change(434, "Realm setting send_channel_events_messages", "", "", NOT_HONOURED),
+    Change(434, "Realm setting send_channel_events_messages: the notification bot's "
+                "messages in a channel's \"channel events\" topic when it is renamed, "
+                "described or its privacy changes", "actions/workflows/channel_event_notices.py",
+           "tests/functional/test_stream_admin_settings.py::"
+           "test_channel_events_are_told_in_the_channel_unless_turned_off",
+           sends=("register.realm_send_channel_events_messages",
+                  "realm_setting.send_channel_events_messages")),
     Change(435, "server_report_message_types; report_type values from it",
            "registration/state/server.py, actions/messages/report.py",
            f"{_DOC}::test_registration_keys_of_the_12_series",

@@ -55,6 +55,8 @@ DEFAULTS: dict[str, Any] = {
     "require_e2ee_push_notifications": False,
     # The Welcome Bot's custom message after its greeting (level 416); "": none.
     "welcome_message_custom_text": "",
+    # The notification bot's messages about a channel's changes (level 434).
+    "send_channel_events_messages": True,
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {

@@ -47,7 +47,9 @@ def test_each_row_is_proved_by_a_test_that_exists(change: Change):
 def test_the_advertised_level_stops_below_the_first_change_not_honoured():
     level = advertised_level()
     assert not [c for c in CHANGES if c.level <= level and c.status == NOT_HONOURED]
-    assert level + 1 in {c.level for c in CHANGES if c.status == NOT_HONOURED}
+    # Capped just below the first change not honoured, or the table's last level
+    assert level + 1 in {c.level for c in CHANGES if c.status == NOT_HONOURED} or \
+        level == max(c.level for c in CHANGES)
     # The rule itself, on a made-up table
     table = (Change(10, "a", "", "t"), Change(12, "b", "", "", NOT_OFFERED),
              Change(14, "c", "", "", NOT_HONOURED), Change(15, "d", "", "t", REPORTED))

@@ -112,8 +112,9 @@ def _only_empty_topic(stream: Stream) -> bool:
         stream_key(stream.realm_id, stream.stream_id), limit=2))
 
 
-def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any]
-                     ) -> EmptyResult:
+def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any],
+                     changed: dict[str, tuple[Any, Any]] | None = None) -> EmptyResult:
+    """`changed` collects what the update changed: attribute -> (before, after)."""
     if not requested:
         raise ApiError("No channel properties to change were given.")
     stream, subscribed = access_stream_for_administering(caller, stream_id)
@@ -141,6 +142,9 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
     _check_topic_creation_setting(stream, update)
     if update.changed:
         _write(caller, stream, update)
+        if changed is not None:
+            changed.update({name: (getattr(stream, name), value)
+                            for name, value in update.values.items()})
     return {}
 
 

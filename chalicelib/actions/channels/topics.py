@@ -7,7 +7,7 @@ from pynamodb.exceptions import UpdateError
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import user_has_group_setting
 from chalicelib.core.errors import ApiError
-from chalicelib.core.principal import Principal
+from chalicelib.core.principal import SYSTEM_BOT_EMAILS, Principal
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, channel_group_setting, stream_key
 from chalicelib.models.messages import Message, topic_key
@@ -52,7 +52,8 @@ def check_topic_creation(caller: Principal, stream: Stream, topic: str) -> None:
     (everyone by default, then nothing is read). A bot may when its owner may, as the
     reference allows."""
     creators = channel_group_setting(stream, "can_create_topic_group")
-    if creators == system_group_id("role:everyone"):
+    if creators == system_group_id("role:everyone") or (
+            caller.is_bot and caller.email in SYSTEM_BOT_EMAILS):   # the server's own
         return
     if Topic.get_or_none(stream_key(stream.realm_id, stream.stream_id),
                          topic_item_key(topic)) is not None:

@@ -48,6 +48,7 @@ class RealmSettingChanges(TypedDict, total=False):
     moderation_request_channel_id: int   # -1: message reports are off
     require_e2ee_push_notifications: bool   # level 409
     welcome_message_custom_text: str   # level 416
+    send_channel_events_messages: bool   # level 434
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue

@@ -97,6 +97,7 @@ class RealmState(TypedDict, total=False):
     realm_message_edit_history_visibility_policy: str
     realm_require_e2ee_push_notifications: bool   # level 409
     realm_welcome_message_custom_text: str        # level 416
+    realm_send_channel_events_messages: bool      # level 434
     # Settings nothing changes yet (rules/realm_settings.UNCHANGEABLE_DEFAULTS).
     realm_default_language: str
     realm_digest_emails_enabled: bool
