@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.core.errors import ApiError
-from chalicelib.core.principal import (   # used here, and imported from here by tests
+from chalicelib.core.principal import (  # used here, and imported from here by tests
     NOTIFICATION_BOT_EMAIL,
     SYSTEM_BOT_EMAILS,
     WELCOME_BOT_EMAIL,
