@@ -78,7 +78,9 @@ its level is advertised: each row's `sends` in the table names them, and one fun
 (`feature_levels.at_advertised_level`) leaves them out of channel objects, registration,
 organization and user settings events, and stream update events (a property the level
 does not know is changed without an event). Raising the advertised level lets them out
-with no other change. Held back now:
+with no other change. What a change removed or renamed (a row's `removes`) is sent only
+below its level, so a client never gets both forms. Held back now (added above the
+advertised level):
 
 {withheld}
 
