@@ -1,5 +1,5 @@
-"""`make feature-levels`: writes docs/feature-levels.md from chalicelib/core/feature_levels.py
-(a unit test fails when the two differ)."""
+"""`make feature-levels`: writes docs/feature-levels.md from the level table
+(chalicelib/core/feature_levels.py and its rows; a unit test fails when the two differ)."""
 from __future__ import annotations
 
 import sys
@@ -23,7 +23,8 @@ DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "feature-levels.md"
 _HEAD = """\
 # Feature levels: what this server promises
 
-<!-- Generated from chalicelib/core/feature_levels.py by `make feature-levels`; edit that file. -->
+<!-- Generated from the level table by `make feature-levels`: edit its rows in
+chalicelib/core/levels_before_11.py, levels_11.py and levels_12.py. -->
 
 `GET /server_settings` and `POST /register` advertise `service_feature_level`
 **{level}**. Clients written against the reference read that number and rely on every
@@ -55,8 +56,8 @@ the responses and events of the operations in `tests/reference_contract.py` are 
 against the reference's own schemas with every object closed, on every functional test's
 calls. The rows below {doc_level} are the changes found answered in an older shape (now
 fixed) and the parameters reported as unsupported. After level {doc_level}, each level of
-the reference's published changelog has a row. The next level is a new row here, then
-`make feature-levels`.
+the reference's published changelog has a row. The next level is a new row in
+`chalicelib/core/levels_12.py`, then `make feature-levels`.
 
 ## Extensions
 
@@ -77,7 +78,9 @@ its level is advertised: each row's `sends` in the table names them, and one fun
 (`feature_levels.at_advertised_level`) leaves them out of channel objects, registration,
 organization and user settings events, and stream update events (a property the level
 does not know is changed without an event). Raising the advertised level lets them out
-with no other change. Held back now:
+with no other change. What a change removed or renamed (a row's `removes`) is sent only
+below its level, so a client never gets both forms. Held back now (added above the
+advertised level):
 
 {withheld}
 

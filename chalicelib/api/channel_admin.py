@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypedDict
 
-from chalicelib.actions.channels.admin import do_archive_stream, do_update_stream
+from chalicelib.actions.channels.admin import do_archive_stream
+from chalicelib.actions.workflows.channel_event_notices import update_stream_with_notices
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
@@ -38,6 +39,9 @@ class ChannelPropertiesPatch(TypedDict, total=False):
     can_delete_any_message_group: GroupChange
     can_delete_own_message_group: GroupChange
     can_move_messages_out_of_channel_group: GroupChange
+    can_move_messages_within_channel_group: GroupChange
+    can_resolve_topics_group: GroupChange
+    can_create_topic_group: GroupChange
 
 
 @bp.endpoint("/streams/{stream_id}", "PATCH")
@@ -50,7 +54,7 @@ def update_stream(
     requested = dict(properties)
     if folder_id is not NOT_SENT:
         requested["folder_id"] = folder_id
-    return do_update_stream(caller, stream_id, requested)
+    return update_stream_with_notices(caller, stream_id, requested)
 
 
 @bp.endpoint("/streams/{stream_id}", "DELETE")

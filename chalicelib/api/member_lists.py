@@ -1,5 +1,5 @@
 """Membership reads and the channel email address: GET /streams/{id}/members,
-GET /users/{id}/subscriptions/{stream_id}, GET /user_groups/{id}/members and
+GET /users/{id}/channels, GET /users/{id}/subscriptions/{stream_id}, GET /user_groups/{id}/members and
 /subgroups, GET /streams/{id}/email_address, and PATCH /users/me/subscriptions."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from chalicelib.actions.channels.member_lists import (
     GroupSubgroupsResult,
     SubscribersResult,
     SubscriptionStatusResult,
+    UserChannelsResult,
 )
 from chalicelib.actions.channels.subscription_batch import UpdateSubscriptionsResult
 from chalicelib.actions.workflows.unconfigured import ChannelEmailResult, get_channel_email
@@ -25,6 +26,11 @@ bp = ApiBlueprint(__name__)
 @bp.endpoint("/streams/{stream_id}/members", "GET")
 def get_subscribers(caller: Principal, *, stream_id: int) -> SubscribersResult:
     return actions.get_subscribers(caller, stream_id)
+
+
+@bp.endpoint("/users/{user_id}/channels", "GET")
+def get_user_channels(caller: Principal, *, user_id: int) -> UserChannelsResult:
+    return actions.get_user_channels(caller, user_id)
 
 
 @bp.endpoint("/users/{user_id}/subscriptions/{stream_id}", "GET")

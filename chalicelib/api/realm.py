@@ -29,6 +29,9 @@ class RealmSettingsPatch(TypedDict, total=False):
     topics_policy: str
     enable_read_receipts: bool
     moderation_request_channel_id: int
+    require_e2ee_push_notifications: bool
+    welcome_message_custom_text: str
+    send_channel_events_messages: bool
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange
@@ -39,6 +42,8 @@ class RealmSettingsPatch(TypedDict, total=False):
     can_add_subscribers_group: GroupChange
     can_delete_any_message_group: GroupChange
     can_delete_own_message_group: GroupChange
+    can_set_topics_policy_group: GroupChange
+    can_set_delete_message_policy_group: GroupChange
 
 
 @bp.endpoint("/realm", "PATCH")

@@ -11,6 +11,7 @@ from chalicelib.actions.channels.subscription_properties import (
 )
 from chalicelib.actions.channels.subscriptions import SubscribeResult
 from chalicelib.actions.channels.unsubscribe import UnsubscribeResult, check_unsubscribe
+from chalicelib.actions.workflows.subscription_notices import subscribe_with_notices
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
@@ -28,11 +29,12 @@ def subscribe(caller: Principal, *, subscriptions: Json[list[dict[str, Any]]],
               principals: Json[list[int] | list[str]] | None = None, invite_only: bool = False,
               history_public_to_subscribers: bool | None = None, is_web_public: bool = False,
               announce: bool = False, authorization_errors_fatal: bool = True,
-              ) -> SubscribeResult:
+              send_new_subscription_messages: bool = True) -> SubscribeResult:
     if is_web_public:
         raise ApiError("Web-public channels are not enabled on this server.")
-    return actions.check_subscribe(caller, subscriptions, principals, invite_only,
-                                   history_public_to_subscribers, authorization_errors_fatal)
+    return subscribe_with_notices(caller, subscriptions, principals, invite_only,
+                                  history_public_to_subscribers, authorization_errors_fatal,
+                                  send_new_subscription_messages)
 
 
 @bp.endpoint("/users/me/subscriptions", "DELETE")

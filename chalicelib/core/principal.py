@@ -9,6 +9,10 @@ ROLE_MODERATOR = 300
 ROLE_MEMBER = 400
 ROLE_GUEST = 600
 ROLES = {ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST}
+# The server's own bots in each organization (actions/users/system_bots.py creates them).
+NOTIFICATION_BOT_EMAIL = "notification-bot@system.teamchat.invalid"
+WELCOME_BOT_EMAIL = "welcome-bot@system.teamchat.invalid"
+SYSTEM_BOT_EMAILS = frozenset({NOTIFICATION_BOT_EMAIL, WELCOME_BOT_EMAIL})
 ROLE_NAMES = {"owner": ROLE_OWNER, "administrator": ROLE_ADMINISTRATOR,
               "moderator": ROLE_MODERATOR, "member": ROLE_MEMBER, "guest": ROLE_GUEST}
 

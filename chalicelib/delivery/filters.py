@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.models.events import EventQueue
 from chalicelib.rules.user_settings import LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS
 
@@ -94,7 +95,9 @@ def _forms(event: dict[str, Any], queue: EventQueue, user_flags: dict[str, list[
     caps = capabilities(options)
     if kind == "user_settings":
         forms = [event] if wants_type(options, kind) else []
-        if not caps.get("user_settings_object"):
+        # The deprecated forms, for clients without the capability, until level 439
+        # stopped sending them to anyone.
+        if not caps.get("user_settings_object") and not level_reached(439):
             forms += [e for e in _legacy_settings_events(event) if wants_type(options, e["type"])]
         return forms
     fallback = event.get("_without_capability")

@@ -155,6 +155,8 @@ def _field_specs(group: str, family: type) -> list[ParamSpec]:
     """One optional parameter per key of a TypedDict; null or absent means unchanged."""
     specs = []
     for key, annotation in typing.get_type_hints(family, include_extras=True).items():
+        if get_origin(annotation) in (typing.NotRequired, typing.Required):
+            annotation = typing.get_args(annotation)[0]   # optional in answers only
         base, meta = _unwrap(annotation)
         specs.append(ParamSpec(
             name=key, wire_name=meta.alias or key, annotation=base | None,

@@ -20,3 +20,9 @@ class ChannelFolder(BaseModel):
     creator_id = IntegerAttribute(null=True)
     date_created = IntegerAttribute()
     is_archived = BooleanAttribute(default=False)
+    # Where clients list it (level 414): new folders come last; PATCH /channel_folders
+    # numbers them all from 0. Absent on folders made before it: 0.
+    order = IntegerAttribute(null=True)
+    # How many channels are in it, kept in the transaction that moves a channel in or
+    # out, so archiving can refuse a folder in use without reading the channels.
+    channel_count = IntegerAttribute(null=True)

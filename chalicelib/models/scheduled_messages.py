@@ -1,4 +1,5 @@
-"""Scheduled messages: one item per message a user scheduled, in the user's partition."""
+"""Scheduled messages and reminders: one item per message a user scheduled, in the
+user's partition."""
 from __future__ import annotations
 
 from pynamodb.attributes import BooleanAttribute, UnicodeAttribute
@@ -27,4 +28,6 @@ class ScheduledMessage(BaseModel):
     failed = BooleanAttribute(default=False)
     failure = UnicodeAttribute(null=True)               # why it could not be sent
     delivered_message_id = IntegerAttribute(null=True)
+    # A reminder (actions/messages/reminders.py): the message it is about.
+    reminder_target_message_id = IntegerAttribute(null=True)
     version = IntegerAttribute(default=0)

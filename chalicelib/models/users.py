@@ -88,6 +88,12 @@ class User(BaseModel):
     # A special permission given only by the server's operator (`chalicelib.admin
     # set-permission`): with the owner role, changing other users' emails.
     can_change_user_emails = BooleanAttribute(default=False)
+    # Created by an import (actions/workflows/import_realm.py) and not logged in since
+    # (level 433: is_imported_stub); the first login clears it.
+    is_imported_stub = BooleanAttribute(null=True)
+    # The personal settings the user changed themself (PATCH /settings), which an
+    # administrator's bulk change may leave alone (level 444, skip_if_already_edited).
+    self_edited_settings = UnicodeSetAttribute(null=True)
     # The (non-system) user groups the user is a direct member of: written in the same
     # transaction as the group's members (actions/groups/membership.py), so deactivation
     # finds them without reading the realm's groups. System groups follow from the role.

@@ -4,8 +4,14 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
+from chalicelib.actions.channels.folders import (
+    MAX_FOLDER_DESCRIPTION_LENGTH,
+    MAX_FOLDER_NAME_LENGTH,
+)
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
+from chalicelib.actions.channels.subscriptions import MAX_BULK_NEW_SUBSCRIPTION_MESSAGES
 from chalicelib.actions.messages.reads.narrow import queue_narrow
+from chalicelib.actions.messages.reminders import MAX_REMINDER_NOTE_LENGTH
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
     WEBSOCKET_CAPABILITY,
@@ -46,6 +52,11 @@ class QueueRegistration(TypedDict):
     max_topic_length: int
     max_stream_name_length: int
     max_stream_description_length: int
+    # NotRequired: sent once the advertised level reaches theirs (feature_levels.CHANGES)
+    max_bulk_new_subscription_messages: NotRequired[int]      # level 397
+    max_channel_folder_name_length: NotRequired[int]          # level 410
+    max_channel_folder_description_length: NotRequired[int]   # level 410
+    max_reminder_note_length: NotRequired[int]                # level 415
     server_typing_started_wait_period_milliseconds: int
     server_typing_stopped_wait_period_milliseconds: int
     server_typing_started_expiry_period_milliseconds: int
@@ -136,6 +147,10 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "max_topic_length": config.MAX_TOPIC_LENGTH,
         "max_stream_name_length": config.MAX_STREAM_NAME_LENGTH,
         "max_stream_description_length": config.MAX_STREAM_DESCRIPTION_LENGTH,
+        "max_bulk_new_subscription_messages": MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
+        "max_channel_folder_name_length": MAX_FOLDER_NAME_LENGTH,
+        "max_channel_folder_description_length": MAX_FOLDER_DESCRIPTION_LENGTH,
+        "max_reminder_note_length": MAX_REMINDER_NOTE_LENGTH,
         "server_typing_started_wait_period_milliseconds": TYPING_STARTED_WAIT_MS,
         "server_typing_stopped_wait_period_milliseconds": TYPING_STOPPED_WAIT_MS,
         "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,

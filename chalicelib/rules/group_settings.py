@@ -76,6 +76,7 @@ FORBIDDEN_SYSTEM_GROUPS: dict[str, set[str]] = {
     "can_add_subscribers_group": {"role:everyone"},
     "can_administer_channel_group": {"role:everyone"},
     "can_delete_any_message_group": {"role:everyone"},
+    "can_set_delete_message_policy_group": {"role:everyone"},
 }
 
 
@@ -88,6 +89,9 @@ CHANNEL_GROUP_SETTING_DEFAULTS: dict[str, str] = {
     "can_delete_any_message_group": "role:nobody",
     "can_delete_own_message_group": "role:nobody",
     "can_move_messages_out_of_channel_group": "role:nobody",
+    "can_move_messages_within_channel_group": "role:nobody",   # level 396
+    "can_resolve_topics_group": "role:nobody",                 # level 402
+    "can_create_topic_group": "role:everyone",                 # level 441
 }
 CHANNEL_GROUP_SETTINGS = tuple(CHANNEL_GROUP_SETTING_DEFAULTS)
 

@@ -12,6 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from chalicelib.core.files import UPLOAD_LINK
 from chalicelib.rules.linkifiers import LinkifierRule, linkify
 from chalicelib.rules.markdown_emoji import apply_emoji, text_token
 from chalicelib.rules.mentions import (
@@ -29,7 +30,48 @@ def _renderer() -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.core.ruler.push("linkifiers", _apply_linkifiers)
     md.core.ruler.push("emoji", apply_emoji)
+    md.core.ruler.push("media", _apply_media)
     return md
+
+
+def _apply_media(state: StateCore) -> None:
+    """Image syntax becomes a link to the image (this server shows no image previews:
+    server_inline_image_preview is false); a link to an uploaded audio file becomes an
+    audio player (level 405; env["audio"]: the upload paths that are audio)."""
+    audio: set[str] = state.env.get("audio") or set()
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        children: list[Token] = []
+        tokens = block.children
+        index = 0
+        while index < len(tokens):
+            token = tokens[index]
+            if token.type == "image":
+                src = str(token.attrGet("src") or "")
+                opening = Token("link_open", "a", 1)
+                opening.attrs = {"href": src}
+                children += [opening, text_token(token.content or src),
+                             Token("link_close", "a", -1)]
+            elif token.type == "link_open" and _upload_path(token) in audio:
+                end = next(i for i in range(index, len(tokens))
+                           if tokens[i].type == "link_close")
+                title = "".join(t.content for t in tokens[index + 1:end])
+                player = Token("html_inline", "", 0)
+                player.content = ('<audio controls preload="metadata" src="'
+                                  f'{html.escape(str(token.attrGet("href")))}" '
+                                  f'title="{html.escape(title)}"></audio>')
+                children.append(player)
+                index = end
+            else:
+                children.append(token)
+            index += 1
+        block.children = children
+
+
+def _upload_path(link: Token) -> str | None:
+    found = UPLOAD_LINK.search(str(link.attrGet("href") or ""))
+    return found.group(1) if found else None
 
 
 def _apply_linkifiers(state: StateCore) -> None:
@@ -67,12 +109,14 @@ def _apply_linkifiers(state: StateCore) -> None:
 
 def render_markdown(text: str, linkifiers: list[LinkifierRule] | None = None,
                     protected: re.Pattern[str] | None = None,
-                    custom_emoji: dict[str, str] | None = None) -> str:
-    """`custom_emoji`: the organization's active emoji names and their image addresses."""
+                    custom_emoji: dict[str, str] | None = None,
+                    audio: set[str] | None = None) -> str:
+    """`custom_emoji`: the organization's active emoji names and their image addresses;
+    `audio`: the upload paths linked in the text whose files are audio."""
     if not text:
         return ""
     env = {"linkifiers": linkifiers or [], "protected": protected,
-           "custom_emoji": custom_emoji or {}}
+           "custom_emoji": custom_emoji or {}, "audio": audio or set()}
     html: str = _renderer().render(text, env)
     return html.strip()
 
@@ -88,7 +132,8 @@ class MentionTargets:
 
 def render_message(content: str, targets: MentionTargets,
                    linkifiers: list[LinkifierRule] | None = None,
-                   custom_emoji: dict[str, str] | None = None) -> str:
+                   custom_emoji: dict[str, str] | None = None,
+                   audio: set[str] | None = None) -> str:
     """Renders a message; known mentions become spans, unknown ones stay text, and the
     realm's linkifiers link what they match."""
     spans: dict[str, str] = {}
@@ -131,7 +176,7 @@ def render_message(content: str, targets: MentionTargets,
     text = USER_MENTION.sub(user, content)
     text = GROUP_MENTION.sub(group, text)
     protected = re.compile(f"(tcmention{nonce}x[0-9]+)")
-    rendered = render_markdown(text, linkifiers, protected, custom_emoji)
+    rendered = render_markdown(text, linkifiers, protected, custom_emoji, audio)
     for key, markup in spans.items():
         rendered = rendered.replace(key, markup)
     return rendered

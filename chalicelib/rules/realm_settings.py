@@ -50,6 +50,13 @@ DEFAULTS: dict[str, Any] = {
     "enable_read_receipts": False,   # GET /messages/{id}/read_receipts answers when True
     # Where POST /messages/{id}/report posts; -1: reporting is off.
     "moderation_request_channel_id": -1,
+    # Push notifications only end-to-end encrypted (level 409): this server has no E2EE
+    # devices yet, so its (legacy) notifications then carry no content.
+    "require_e2ee_push_notifications": False,
+    # The Welcome Bot's custom message after its greeting (level 416); "": none.
+    "welcome_message_custom_text": "",
+    # The notification bot's messages about a channel's changes (level 434).
+    "send_channel_events_messages": True,
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {
@@ -67,12 +74,15 @@ GROUP_SETTING_DEFAULTS: dict[str, str] = {
     "can_add_subscribers_group": "role:members",
     "can_delete_any_message_group": "role:administrators",
     "can_delete_own_message_group": "role:everyone",
+    # Who may change a channel's topics_policy (level 392) and its delete-message groups
+    # (level 407), besides administering the channel.
+    "can_set_topics_policy_group": "role:members",
+    "can_set_delete_message_policy_group": "role:moderators",
     "create_multiuse_invite_group": "role:administrators",
     # No endpoint changes these yet; each default says what the server does.
     "can_add_custom_emoji_group": "role:members",        # guests may not add emoji
     "can_create_bots_group": "role:members",             # guests may not create bots
     "can_create_write_only_bots_group": "role:members",
-    "can_set_topics_policy_group": "role:everyone",      # channel administrators may
     "can_manage_billing_group": "role:owners",           # there is no billing here
     "can_summarize_topics_group": "role:everyone",       # no summaries (see server)
     "direct_message_initiator_group": "role:everyone",   # direct messages are open
@@ -111,6 +121,9 @@ UNCHANGEABLE_DEFAULTS: dict[str, Any] = {
     "upload_quota_mib": None,                # no quota
     "org_type": 0,                           # unspecified
     "plan_type": 1,                          # self-hosted
+    # Owners cannot read private content they have no access to (level 438): exports of
+    # private data need each user's consent.
+    "owner_full_content_access": False,
     "new_stream_announcements_stream_id": -1,   # nothing is announced yet
     "signup_announcements_stream_id": -1,
     "service_update_announcements_stream_id": -1,

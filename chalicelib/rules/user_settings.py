@@ -1,7 +1,7 @@
 """Personal settings (§4.2): their shape and defaults. Users store only what they changed."""
 from __future__ import annotations
 
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 
 class DefaultableUserSettings(TypedDict):
@@ -30,6 +30,10 @@ class DefaultableUserSettings(TypedDict):
     user_list_style: int
     web_animate_image_previews: str
     web_stream_unreads_count_display_policy: int
+    # NotRequired in answers: sent once the advertised level reaches theirs
+    web_left_sidebar_unreads_count_summary: NotRequired[bool]     # level 398
+    web_left_sidebar_show_channel_folders: NotRequired[bool]      # level 411
+    web_inbox_show_channel_folders: NotRequired[bool]             # level 431
     hide_ai_features: bool
     enter_sends: bool
     web_navigate_to_sent_message: bool
@@ -153,6 +157,9 @@ DEFAULTS: UserSettings = {
     "user_list_style": 2,
     "web_animate_image_previews": "on_hover",
     "web_stream_unreads_count_display_policy": 2,
+    "web_left_sidebar_unreads_count_summary": True,
+    "web_left_sidebar_show_channel_folders": True,
+    "web_inbox_show_channel_folders": True,
     "hide_ai_features": False,
     "timezone": "",
     "enter_sends": False,

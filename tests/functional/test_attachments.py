@@ -30,7 +30,9 @@ def error_of(response) -> str:
 
 
 def test_list_own_uploads_with_linking_messages_and_space_used(realm, register_queue,
-                                                              fetch_events, drain_events):
+                                                              fetch_events, drain_events,
+                                                              advertise):
+    advertise(442)   # times in milliseconds below level 443
     queue = register_queue(realm.member, event_types=["attachment"])["queue_id"]
     channel(realm.member, "files")
     # WHEN a member uploads two files and links one in two messages
@@ -49,6 +51,11 @@ def test_list_own_uploads_with_linking_messages_and_space_used(realm, register_q
     assert one["messages"][0]["date_sent"] == sent * 1000
     assert (two["name"], two["size"], two["messages"]) == ("plan.txt", 10, [])
     assert one["create_time"] > 10**12 and two["id"] > one["id"]
+    # From level 443, in seconds
+    advertise(443)
+    [one_in_seconds, _] = listed(realm.member)["attachments"]
+    assert one_in_seconds["messages"][0]["date_sent"] == sent
+    assert one_in_seconds["create_time"] == one["create_time"] // 1000
     assert [a["name"] for a in listed(realm.admin)["attachments"]] == ["theirs.txt"]
     assert listed(realm.guest) == {**listed(realm.guest), "attachments": [],
                                    "upload_space_used": 18}

@@ -232,6 +232,66 @@ def test_new_setting_values_are_accepted(realm):
     assert refused.status == 400
 
 
+CHANNEL_FOLDER_SETTINGS = ("web_left_sidebar_unreads_count_summary",   # level 398
+                           "web_left_sidebar_show_channel_folders",    # level 411
+                           "web_inbox_show_channel_folders")           # level 431
+
+
+def test_display_settings_of_the_channel_folders_era(realm, register_queue, fetch_events,
+                                                      drain_events, advertise):
+    advertise(431)
+    queue_id = register_queue(realm.member, event_types=["user_settings",
+                                                         "realm_user_settings_defaults"])[
+        "queue_id"]
+    state = realm.member.post("/register", {"fetch_event_types": [
+        "user_settings", "realm_user_settings_defaults"]}).json
+    assert [state["user_settings"][n] for n in CHANNEL_FOLDER_SETTINGS] == [True] * 3
+    assert [state["realm_user_settings_defaults"][n] for n in CHANNEL_FOLDER_SETTINGS] == \
+        [True] * 3
+    # Each is a personal setting and an organization default, told as it changes
+    assert realm.member.patch("/settings", dict.fromkeys(CHANNEL_FOLDER_SETTINGS, False)).ok
+    assert realm.admin.patch("/realm/user_settings_defaults", {
+        "web_inbox_show_channel_folders": False}).ok
+    assert realm.member.patch("/settings", {"web_inbox_show_channel_folders": "x"}).status == 400
+    drain_events()
+    told = {(e["type"], e["property"]): e["value"] for e in fetch_events(realm.member, queue_id)}
+    assert told == {**{("user_settings", n): False for n in CHANNEL_FOLDER_SETTINGS},
+                    ("realm_user_settings_defaults", "web_inbox_show_channel_folders"): False}
+    # Below their levels they are neither shown nor told
+    advertise(397)
+    state = realm.member.post("/register", {"fetch_event_types": [
+        "user_settings", "realm_user_settings_defaults"]}).json
+    assert not set(CHANNEL_FOLDER_SETTINGS) & set(state["user_settings"])
+    assert not set(CHANNEL_FOLDER_SETTINGS) & set(state["realm_user_settings_defaults"])
+
+
+def test_registration_keys_of_the_12_series(realm, advertise):
+    def register():
+        response = realm.member.post("/register", {"fetch_event_types": ["realm"]})
+        assert response.ok, response.json
+        return response.json
+
+    advertise(425)
+    older = register()
+    assert older["realm_is_zephyr_mirror_realm"] is False
+    assert older["server_supported_permission_settings"]["stream"][
+        "can_administer_channel_group"]["default_group_name"] == "stream_creator_or_nobody"
+    assert (older["giphy_rating_options"]["g"]["id"], older["realm_giphy_rating"]) == (2, 2)
+    assert not {"gif_rating_options", "tenor_api_key", "server_report_message_types",
+                "realm_owner_full_content_access"} & set(older)
+    advertise(442)
+    state = register()
+    assert "realm_is_zephyr_mirror_realm" not in state   # level 426
+    assert state["server_supported_permission_settings"]["stream"][
+        "can_administer_channel_group"]["default_group_name"] == "channel_creator"   # 427
+    assert [t["key"] for t in state["server_report_message_types"]] == [   # level 435
+        "spam", "harassment", "inappropriate", "norms", "other"]
+    assert state["realm_owner_full_content_access"] is False   # level 438
+    # Level 442: one rating for every GIF picker, G first; no picker key here
+    assert "giphy_rating_options" not in state and state["tenor_api_key"] == ""
+    assert (state["gif_rating_options"]["g"]["id"], state["realm_giphy_rating"]) == (1, 1)
+
+
 def test_subscriber_count_in_channel_objects(realm, advertise):
     stream_id = channel(realm.owner, "counted", [realm.owner, realm.member])
 
@@ -243,7 +303,8 @@ def test_subscriber_count_in_channel_objects(realm, advertise):
         return [realm.owner.get(f"/streams/{stream_id}").json["stream"].get(
             "subscriber_count"), sub.get("subscriber_count"), listed.get("subscriber_count")]
 
-    # Not at the level this server advertises (390): level 394 added it
+    # Not below level 394, which added it
+    advertise(393)
     assert counts() == [None, None, None]
     advertise(394)
     assert counts() == [2, 2, 2]
@@ -274,10 +335,17 @@ def test_unsupported_parameters_are_reported(realm):
             "subscriptions": [{"name": "reported2"}], "message_retention_days": 3,
             "is_default_stream": True, "can_add_subscribers_group": 1,
             "can_administer_channel_group": 1, "can_remove_subscribers_group": 1,
-            "can_send_message_group": 1, "can_subscribe_group": 1}),
+            "can_send_message_group": 1, "can_subscribe_group": 1,
+            "can_move_messages_within_channel_group": 1,
+            "can_move_messages_out_of_channel_group": 1, "can_resolve_topics_group": 1,
+            "can_delete_any_message_group": 1, "can_delete_own_message_group": 1,
+            "can_create_topic_group": 1}),
          {"message_retention_days", "is_default_stream", "can_add_subscribers_group",
           "can_administer_channel_group", "can_remove_subscribers_group",
-          "can_send_message_group", "can_subscribe_group"}),
+          "can_send_message_group", "can_subscribe_group",
+          "can_move_messages_within_channel_group", "can_move_messages_out_of_channel_group",
+          "can_resolve_topics_group", "can_delete_any_message_group",
+          "can_delete_own_message_group", "can_create_topic_group"}),
         (realm.owner.get("/streams", {"include_all": True,
                                       "include_can_access_content": True}),
          {"include_all", "include_can_access_content"}),

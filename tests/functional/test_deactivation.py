@@ -229,3 +229,34 @@ def test_deactivating_again_finishes_what_a_failed_request_left(realm, register_
     assert group_ids_of(realm, realm.member.user_id) == set()
     assert User.get(realm.realm_id, bot.json["user_id"]).is_active is False
     assert EventQueue.get_or_none(queue_id) is None
+
+
+def test_deactivation_tells_the_peers_of_every_channel(realm, register_queue, fetch_events,
+                                                      drain_events):
+    from tests.functional.edit_helpers import channel
+    public = channel(realm.owner, "open", [realm.owner, realm.member])
+    private = channel(realm.owner, "closed", [realm.owner, realm.member], invite_only=True)
+    archived = channel(realm.owner, "old", [realm.owner, realm.member])
+    assert realm.owner.delete(f"/streams/{archived}").ok
+    drain_events()
+    owner_queue = register_queue(realm.owner, event_types=["subscription"])["queue_id"]
+    moderator_queue = register_queue(realm.moderator, event_types=["subscription"])["queue_id"]
+    # WHEN the member is deactivated
+    assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
+    drain_events()
+
+    def peers(account, queue_id, op):
+        return sorted((tuple(e["stream_ids"]), tuple(e["user_ids"]))
+                      for e in fetch_events(account, queue_id) if e.get("op") == op)
+
+    # THEN its channels' peers hear of it, archived channels included (levels 377, 428):
+    # the public ones in one event to the organization, the private one to its subscribers
+    member = (realm.member.user_id,)
+    assert peers(realm.owner, owner_queue, "peer_remove") == sorted([
+        ((private,), member), (tuple(sorted([public, archived])), member)])
+    assert peers(realm.moderator, moderator_queue, "peer_remove") == [
+        (tuple(sorted([public, archived])), member)]
+    # AND reactivation tells them the other way
+    assert realm.admin.post(f"/users/{realm.member.user_id}/reactivate").ok
+    drain_events()
+    assert len(peers(realm.owner, owner_queue, "peer_add")) == 2

@@ -55,3 +55,23 @@ def test_custom_emoji_render_as_images_and_do_not_count_as_images(realm):
     # AND once deactivated, the name is text again in new messages
     assert realm.owner.delete("/realm/emoji/party").ok
     assert rendered(realm.member, "done :party:") == "<p>done :party:</p>"
+
+
+def test_emoji_only_messages_are_one_paragraph_of_emoji(realm):
+    # Level 436: clients enlarge single-paragraph messages of emoji alone; the markup is
+    # just that, a paragraph whose only elements are emoji
+    assert rendered(realm.member, ":smile: :smile:") == f"<p>{smile()} {smile()}</p>"
+
+
+def test_image_syntax_links_the_image_and_uploaded_audio_gets_a_player(realm):
+    # Level 437: image syntax anywhere; previews are off here (server_inline_image_preview
+    # false), so it links the image, as a link to it would
+    assert rendered(realm.member, "see ![the plan](https://example.com/plan.png)") == (
+        '<p>see <a href="https://example.com/plan.png">the plan</a></p>')
+    # Level 405: a link to an uploaded audio file is a player; other files stay links
+    song = realm.member.upload([("file", "song.mp3", b"ID3")], content_type="audio/mpeg")
+    notes = realm.member.upload([("file", "notes.txt", b"hi")])
+    song_url, notes_url = song.json["url"], notes.json["url"]
+    assert rendered(realm.member, f"[song.mp3]({song_url}) and [notes]({notes_url})") == (
+        f'<p><audio controls preload="metadata" src="{song_url}" title="song.mp3"></audio>'
+        f' and <a href="{notes_url}">notes</a></p>')

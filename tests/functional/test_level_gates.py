@@ -1,21 +1,23 @@
 """What the advertised level lets out (issue 39, items 3 and 6): fields, event properties
 and meanings that the reference added above the advertised level are not sent, and
-appear when the level table advertises their level (the `advertise` fixture)."""
+appear when the level table advertises their level (the `advertise` fixture). The tests
+start from level 391 (BEFORE), below every field they follow."""
 from __future__ import annotations
 
-from chalicelib.core.feature_levels import CHANGES, advertised_level
+from chalicelib.core.feature_levels import CHANGES
 from tests.functional.edit_helpers import channel
 from tests.functional.stream_admin_helpers import patch
 
-# The channel fields of levels above the advertised one that this server keeps.
+BEFORE = 391
+# The channel fields of levels above BEFORE that this server keeps.
 LATER_CHANNEL_FIELDS = {"topics_policy": 392, "subscriber_count": 394,
                         "can_move_messages_out_of_channel_group": 396,
                         "can_delete_any_message_group": 407,
                         "can_delete_own_message_group": 407}
 
 
-def test_the_fields_tested_here_are_above_the_advertised_level():
-    assert min(LATER_CHANNEL_FIELDS.values()) > advertised_level()
+def test_the_fields_tested_here_are_above_the_level_the_tests_start_from():
+    assert min(LATER_CHANNEL_FIELDS.values()) > BEFORE
     sent_by = {name.split(".", 1)[1]: change.level for change in CHANGES
                for name in change.sends if name.startswith("channel.")}
     assert {k: sent_by[k] for k in LATER_CHANNEL_FIELDS} == LATER_CHANNEL_FIELDS
@@ -33,6 +35,7 @@ def channel_objects(account, stream_id: int) -> list[dict]:
 
 
 def test_channel_fields_wait_for_their_level(realm, advertise):
+    advertise(BEFORE)
     stream_id = channel(realm.owner, "levels", [realm.owner, realm.member])
     # At the advertised level: none of them, in any read
     objects = channel_objects(realm.owner, stream_id)
@@ -51,6 +54,7 @@ def test_channel_fields_wait_for_their_level(realm, advertise):
 
 def test_channel_events_carry_the_fields_of_the_level(realm, register_queue, fetch_events,
                                                       drain_events, advertise):
+    advertise(BEFORE)
     queue_id = register_queue(realm.member, event_types=["stream", "subscription"])[
         "queue_id"]
     # GIVEN a channel created for the member, and a change of a level-392 property
@@ -75,6 +79,7 @@ def test_channel_events_carry_the_fields_of_the_level(realm, register_queue, fet
 
 def test_the_organizations_topics_policy_speaks_the_levels_language(
         realm, register_queue, fetch_events, drain_events, advertise):
+    advertise(BEFORE)
     queue_id = register_queue(realm.member, event_types=["realm"])["queue_id"]
     # Below level 392 the setting is the boolean mandatory_topics, in events and state
     assert realm.owner.patch("/realm", {"topics_policy": "disable_empty_topic"}).ok

@@ -45,7 +45,8 @@ def test_a_protected_history_channel_counts_from_joining(realm, drain_events):
     send(realm.owner, "inner", "t", "before the guest came")
     assert realm.owner.post("/users/me/subscriptions", {
         "subscriptions": json.dumps([{"name": "inner"}]),
-        "principals": json.dumps([realm.guest.user_id])}).ok
+        "principals": json.dumps([realm.guest.user_id]),
+        "send_new_subscription_messages": False}).ok
     drain_events()
     # THEN the message from before joining is not the guest's newest
     assert max_message_ids(realm.guest) == (seen, seen)

@@ -1,4 +1,4 @@
-"""GET /streams/{id}/members, GET /users/{id}/subscriptions/{stream_id},
+"""GET /streams/{id}/members, GET /users/{id}/channels, GET /users/{id}/subscriptions/{stream_id},
 GET /user_groups/{id}/members and /subgroups, GET /streams/{id}/email_address,
 PATCH /users/me/subscriptions."""
 from __future__ import annotations
@@ -30,6 +30,26 @@ def test_channel_members_and_subscription_status(realm):
         f"/users/{realm.admin.user_id}/subscriptions/{secret}")) == "Invalid channel ID"
     assert error_of(realm.member.get(f"/users/999999/subscriptions/{public}")) == \
         "No such user"
+
+
+def test_another_users_channels_as_far_as_the_caller_may_see_them(realm):
+    public = channel(realm.admin, "open", members=[realm.admin, realm.member])
+    secret = channel(realm.admin, "secret", members=[realm.admin], invite_only=True)
+    archived = channel(realm.admin, "old", members=[realm.admin])
+    assert realm.admin.delete(f"/streams/{archived}").ok
+
+    def channels_of(viewer, target) -> list[int]:
+        response = viewer.get(f"/users/{target.user_id}/channels")
+        assert response.ok, response.json
+        return response.json["subscribed_channel_ids"]
+
+    # Administrators see them all (level 440); a member only those they may know of
+    assert channels_of(realm.owner, realm.admin) == sorted([public, secret, archived])
+    assert channels_of(realm.member, realm.admin) == sorted([public, archived])
+    assert channels_of(realm.member, realm.member) == [public]
+    # A guest sees only the channels they are in themselves
+    assert channels_of(realm.guest, realm.admin) == []
+    assert error_of(realm.member.get("/users/999999/channels")) == "No such user"
 
 
 def test_group_members_and_subgroups_direct_and_recursive(realm):

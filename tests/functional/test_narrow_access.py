@@ -75,7 +75,8 @@ def test_protected_history_before_joining(realm, drain_events):
             history_public_to_subscribers=False)
     early = [send(realm.owner, "secret", "plans", f"early note {n}") for n in range(2)]
     assert realm.owner.post("/users/me/subscriptions", {
-        "subscriptions": [{"name": "secret"}], "principals": [realm.member.user_id]}).ok
+        "subscriptions": [{"name": "secret"}], "principals": [realm.member.user_id],
+        "send_new_subscription_messages": False}).ok
     late = [send(realm.owner, "secret", "plans", f"late note {n}") for n in range(2)]
     drain_events()
     # THEN every narrow shows only what came after, and says the history ends there

@@ -281,3 +281,35 @@ def test_bad_status_is_refused(realm):
     assert response.status == 400 and response.json["msg"] == "Invalid status"
     assert realm.member.post("/users/me/presence", {}).json["code"] == \
         "REQUEST_VARIABLE_MISSING"
+
+
+def test_simplified_presence_events_for_clients_that_ask(realm, clock, register_queue,
+                                                        fetch_events, drain_events, advertise):
+    advertise(419)
+    modern = register_queue(realm.owner, event_types=["presence"], client_capabilities={
+        "simplified_presence_events": True})
+    legacy_queue = register_queue(realm.owner, event_types=["presence"])["queue_id"]
+    # WHEN a member comes online
+    ping(realm.member)
+    at = int(clock.now)
+    drain_events()
+    # THEN a client with the capability hears it in the modern format (level 419), and
+    # one without it in the legacy format; never both
+    assert presence_events(realm.owner, modern["queue_id"], fetch_events) == [
+        {"type": "presence", "presences": {str(realm.member.user_id): {
+            "active_timestamp": at, "idle_timestamp": at}}}]
+    [legacy] = presence_events(realm.owner, legacy_queue, fetch_events)
+    assert (legacy["user_id"], "presences" in legacy) == (realm.member.user_id, False)
+    # AND its state is in the modern format too
+    state = register_queue(realm.owner, fetch_event_types=["presence"], client_capabilities={
+        "simplified_presence_events": True})
+    assert state["presences"][str(realm.member.user_id)]["active_timestamp"] == at
+    # AND below level 419 the capability means nothing
+    advertise(418)
+    older = register_queue(realm.owner, event_types=["presence"], client_capabilities={
+        "simplified_presence_events": True})
+    clock.advance(3600)
+    ping(realm.member)
+    drain_events()
+    [event] = presence_events(realm.owner, older["queue_id"], fetch_events)
+    assert "presences" not in event and event["user_id"] == realm.member.user_id

@@ -53,13 +53,15 @@ def populate(realm) -> dict:
 
 
 def test_export_writes_the_realm_and_tells_the_requester(realm, register_queue, fetch_events,
-                                                         webhooks):
+                                                         webhooks, advertise):
+    advertise(430)
     populate(realm)
     # GIVEN the member consents to exporting their private data, the owner does not
     assert realm.member.patch("/settings", {"allow_private_data_export": True}).ok
     consents = realm.admin.get("/export/realm/consents").json["export_consents"]
     assert {c["user_id"]: c["consented"] for c in consents}[realm.member.user_id] is True
     assert {c["user_id"]: c["consented"] for c in consents}[realm.owner.user_id] is False
+    assert {c["email_address_visibility"] for c in consents} == {1}   # level 430
     queue = register_queue(realm.admin, event_types=["realm_export"])["queue_id"]
     # WHEN an administrator asks for a standard export
     response = realm.admin.post("/export/realm", {"export_type": 2})
@@ -304,3 +306,47 @@ def test_a_long_export_goes_on_where_each_invocation_stopped(realm, webhooks, mo
     assert document["messages"] == whole["messages"]
     assert {k: v for k, v in document.items() if k != "exported_at"} == \
         {k: v for k, v in whole.items() if k != "exported_at"}
+
+
+def test_imported_users_are_stubs_until_they_log_in(realm, webhooks, capsys, drain_events,
+                                                      register_queue, fetch_events, advertise):
+    advertise(433)
+    from chalicelib.models.users import User
+    from chalicelib.rules.passwords import hash_password
+    assert realm.admin.post("/export/realm", {"export_type": 2}).ok
+    webhooks.run()
+    [done] = exports(realm.admin)
+    code = main(["import-realm", "--source", f"s3://{stored_export(realm.realm_id, done)['key']}",
+                 "--subdomain", f"{realm.subdomain}stub"])
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0
+    owner = Account(realm.client, result["realm_id"], 0, result["owner_email"],
+                    result["owner_api_key"], "Olivia Owner", 100)
+    drain_events()
+    # THEN every imported person is a stub (level 433), and registration says is_imported
+    users = {u["email"]: u for u in owner.get("/users").json["members"]}
+    member = users[realm.member.email]
+    assert member["is_imported_stub"] is True
+    state = owner.post("/register", {"fetch_event_types": ["realm_user"]}).json
+    [listed] = [u for u in state["realm_users"] if u["user_id"] == member["user_id"]]
+    assert listed["is_imported"] is True and "is_imported_stub" not in listed
+    assert all(bot["is_imported"] is False for bot in state["cross_realm_bots"])
+    queue_id = register_queue(owner, event_types=["realm_user"])["queue_id"]
+    # WHEN the member sets a password and logs in for the first time
+    User(result["realm_id"], member["user_id"]).update(
+        actions=[User.password_hash.set(hash_password("a long enough secret"))])
+    login = realm.client.http.post(
+        "/api/v1/fetch_api_key", body="username=" + realm.member.email.replace("@", "%40")
+        + "&password=a+long+enough+secret",
+        headers={"Content-Type": "application/x-www-form-urlencoded",
+                 "Host": f"{realm.subdomain}stub.{config.root_domain()}"})
+    assert login.status_code == 200, login.body
+    drain_events()
+    # THEN the account is no longer a stub, and those who can see the user are told
+    again = {u["email"]: u for u in owner.get("/users").json["members"]}
+    assert again[realm.member.email]["is_imported_stub"] is False
+    told = [e["person"] for e in fetch_events(owner, queue_id) if e["type"] == "realm_user"]
+    assert {"user_id": member["user_id"], "is_imported_stub": False} in told
+    # AND users created otherwise never were
+    assert users[realm.member.email]["is_imported_stub"] is True
+    assert realm.owner.get("/users/me").json["is_imported_stub"] is False

@@ -43,8 +43,8 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
     changes = {
         "allow_message_editing": False, "message_content_edit_limit_seconds": None,
         "move_messages_within_stream_limit_seconds": 3600,
-        # topics_policy came at level 392: below it, told as mandatory_topics
-        "mandatory_topics": True,
+        # told as itself from level 392 (as mandatory_topics below it: test_level_gates.py)
+        "topics_policy": "disable_empty_topic",
         "message_content_delete_limit_seconds": 60,
         "message_edit_history_visibility_policy": "moves",
         "can_delete_own_message_group": MEMBERS,
@@ -62,7 +62,8 @@ def test_admin_changes_settings_and_everyone_is_told(realm, register_queue, fetc
     assert state["realm_allow_message_editing"] is False
     assert state["realm_message_content_edit_limit_seconds"] is None
     assert state["realm_move_messages_within_stream_limit_seconds"] == 3600
-    assert state["realm_mandatory_topics"] is True and "realm_topics_policy" not in state
+    assert state["realm_mandatory_topics"] is True
+    assert state["realm_topics_policy"] == "disable_empty_topic"
     assert state["realm_empty_topic_display_name"] == "misc"
     assert state["realm_can_move_messages_between_topics_group"] == MODERATORS
 

@@ -138,7 +138,8 @@ def test_archived_channels_only_for_clients_that_handle_them(realm):
     assert channel_ids(capable["streams"]) == [stream["stream_id"]]
 
 
-def test_realm_settings_show_stored_values_and_reference_defaults(realm):
+def test_realm_settings_show_stored_values_and_reference_defaults(realm, advertise):
+    advertise(391)
     assert realm.owner.patch("/realm", {"topics_policy": "disable_empty_topic",
                                         "message_content_edit_limit_seconds": "unlimited"}).ok
     state = register(realm.member, ["realm"])
@@ -161,8 +162,12 @@ def test_realm_settings_show_stored_values_and_reference_defaults(realm):
     assert realm_groups["can_access_all_users_group"]["allowed_system_groups"] == [
         "role:everyone", "role:members"]
     assert realm_groups["can_add_subscribers_group"]["allow_everyone_group"] is False
+    # The channel creator's group, by the name of the level (427 renamed it)
     assert state["server_supported_permission_settings"]["stream"][
-        "can_administer_channel_group"]["default_group_name"] == "channel_creator"
+        "can_administer_channel_group"]["default_group_name"] == "stream_creator_or_nobody"
+    advertise(427)
+    assert register(realm.member, ["realm"])["server_supported_permission_settings"][
+        "stream"]["can_administer_channel_group"]["default_group_name"] == "channel_creator"
 
 
 def test_placeholders_are_typed_and_empty(realm):

@@ -53,7 +53,8 @@ def test_changes_are_stored_and_announced(realm, register_queue, fetch_events, d
 
 
 def test_old_clients_get_the_deprecated_forms(realm, register_queue, fetch_events,
-                                              drain_events):
+                                              drain_events, advertise):
+    advertise(438)   # level 439 stopped sending the deprecated forms
     # GIVEN a client without user_settings_object asking for all three types
     old = register_queue(realm.member, event_types=ALL_SETTINGS_TYPES)["queue_id"]
     # AND one asking for user_settings only
@@ -76,9 +77,17 @@ def test_old_clients_get_the_deprecated_forms(realm, register_queue, fetch_event
          "value": 18}])
     assert [e["type"] for e in fetch_events(realm.member, settings_only)] == [
         "user_settings"] * 3
+    # AND from level 439 on, nobody gets the deprecated forms
+    advertise(439)
+    last = fetch_events(realm.member, old)[-1]["id"]
+    assert realm.member.patch("/settings", {"default_language": "de"}).ok
+    drain_events()
+    assert [e["type"] for e in fetch_events(realm.member, old, last)] == ["user_settings"]
 
 
-def test_timezone_change_tells_the_realm(realm, register_queue, fetch_events, drain_events):
+def test_timezone_change_tells_the_realm(realm, register_queue, fetch_events, drain_events,
+                                         advertise):
+    advertise(438)
     # GIVEN another user watching realm_user events, and an old client of the member
     watcher = register_queue(realm.owner, event_types=["realm_user"])["queue_id"]
     old = register_queue(realm.member, event_types=["update_display_settings"])["queue_id"]
@@ -382,3 +391,50 @@ def test_every_setting_clients_see_can_be_changed(realm, register_queue, fetch_e
     again = register_queue(realm.member, event_types=["user_settings"],
                            client_capabilities=MODERN)["user_settings"]
     assert {name: again[name] for name in changes} == changes
+
+
+def test_administrators_change_others_settings_in_bulk(realm, register_queue, fetch_events,
+                                                       drain_events):
+    from tests.functional.user_group_helpers import create_ok
+    team = create_ok(realm.admin, "Team", [realm.moderator.user_id])
+    # GIVEN a member who chose a font size themself
+    assert realm.member.patch("/settings", {"web_font_size_px": 20}).ok
+    drain_events()
+    queue_id = register_queue(realm.member, event_types=["user_settings"])["queue_id"]
+
+    def settings_of(account) -> dict:
+        return account.post("/register", {"fetch_event_types": ["user_settings"]}).json[
+            "user_settings"]
+
+    # WHEN an administrator sets it for a user and a group's members, leaving own choices
+    response = realm.admin.patch("/settings", {"web_font_size_px": 18, "enter_sends": True,
+                                               "target_users": {
+                                                   "user_ids": [realm.member.user_id],
+                                                   "group_ids": [team],
+                                                   "skip_if_already_edited": True}})
+    assert response.ok, response.json
+    # THEN the member keeps their font size but gets the other setting (level 444)
+    member = settings_of(realm.member)
+    assert (member["web_font_size_px"], member["enter_sends"]) == (20, True)
+    moderator = settings_of(realm.moderator)
+    assert (moderator["web_font_size_px"], moderator["enter_sends"]) == (18, True)
+    assert settings_of(realm.guest)["enter_sends"] is False   # not targeted
+    drain_events()
+    assert [(e["property"], e["value"]) for e in fetch_events(realm.member, queue_id)] == [
+        ("enter_sends", True)]
+    # AND without skip_if_already_edited, everyone targeted gets it
+    assert realm.admin.patch("/settings", {"web_font_size_px": 18, "target_users": {
+        "user_ids": [realm.member.user_id]}}).ok
+    assert settings_of(realm.member)["web_font_size_px"] == 18
+    # AND privacy settings, account changes and non-administrators are refused
+    for params in ({"send_read_receipts": False}, {"full_name": "X"}):
+        refused = realm.admin.patch("/settings", {**params, "target_users": {
+            "user_ids": [realm.member.user_id]}})
+        assert refused.status == 400, refused.json
+    refused = realm.moderator.patch("/settings", {"enter_sends": False, "target_users": {
+        "user_ids": [realm.member.user_id]}})
+    assert refused.json["msg"] == "Must be an organization administrator"
+    for target in ({"user_ids": [999999]}, {"group_ids": [999999]}, {}):
+        refused = realm.admin.patch("/settings", {"enter_sends": False,
+                                                  "target_users": target})
+        assert refused.status == 400, refused.json

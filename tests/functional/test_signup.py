@@ -104,25 +104,25 @@ def test_accepting_an_invitation_creates_the_invited_account(realm, register_que
         "This invitation was already used; log in instead."
 
 
-def test_welcome_message_text_and_referrer_notice_follow_the_invitation(realm):
-    cases = {  # address: (inviter, parameters, expected welcome content or None)
+def test_welcome_message_text_and_referrer_notice_follow_the_invitation(realm, advertise):
+    advertise(416)
+    # The organization's custom message, for invitations that name none (level 416)
+    assert realm.admin.patch("/realm", {"welcome_message_custom_text": "Read *the guide*."}).ok
+    cases = {  # address: (inviter, parameters, custom message after the greeting)
         "custom": (realm.admin, {"welcome_message_custom_text": "Hi **there**!"},
                    "Hi **there**!"),
         "silent": (realm.admin, {"welcome_message_custom_text": "",
                                  "notify_referrer_on_join": False}, None),
-        "member": (realm.member, {"welcome_message_custom_text": None}, "default"),
+        "member": (realm.member, {"welcome_message_custom_text": None}, "Read *the guide*."),
     }
     for name, (inviter, params, expected) in cases.items():
         assert invite(inviter, addr(realm, name), **params).ok
         account = as_account(realm, register(realm, emailed_key(addr(realm, name)),
                                              full_name=name.title()))
         welcome = [m["content"] for m in direct_messages(account)]
-        if expected is None:
-            assert welcome == [], name
-        elif expected == "default":   # only administrators choose the text
-            assert len(welcome) == 1 and "welcome to" in welcome[0]
-        else:
-            assert welcome == [expected]
+        # The greeting always; then the custom message, unless the invitation said ""
+        assert "welcome to" in welcome[0], name
+        assert welcome[1:] == ([] if expected is None else [expected]), name
     notices = [m["content"] for m in direct_messages(realm.admin)
                if m["sender_full_name"] == "Notification Bot"]
     assert len(notices) == 1 and notices[0].startswith("@_**Custom|")
@@ -191,7 +191,7 @@ def test_reusable_link_confirms_each_address_before_creating_its_account(realm):
     assert (me["email"], me["role"]) == (addr(realm, "first"), 600)
     assert [s["name"] for s in first.get("/users/me/subscriptions").json["subscriptions"]] \
         == ["lobby"]
-    assert [m["content"] for m in direct_messages(first)] == ["Hey!"]
+    assert [m["content"] for m in direct_messages(first)][1:] == ["Hey!"]   # after the greeting
     assert "already used" in error(register(realm, emailed_key(addr(realm, "first"))))
     # AND these confirmations are not listed as invitations; the link is
     assert [i["is_multiuse"] for i in listed(realm.admin)] == [True]

@@ -319,3 +319,34 @@ def test_many_changes_in_one_request_are_one_transaction(realm, register_queue, 
     assert [e["property"] for e in events] == ["name", "description", "folder_id",
                                               "can_remove_subscribers_group"]
     assert [e["name"] for e in events] == ["general", "renamed", "renamed", "renamed"]
+
+
+def test_channel_events_are_told_in_the_channel_unless_turned_off(realm, advertise):
+    advertise(434)
+    from tests.functional.edit_helpers import channel as make_channel
+    stream_id = make_channel(realm.owner, "plans", [realm.owner, realm.member])
+
+    def notices() -> list[tuple[str, str]]:
+        messages = realm.member.get("/messages", {
+            "anchor": "newest", "num_before": 20, "num_after": 0, "apply_markdown": False,
+            "narrow": [{"operator": "channel", "operand": stream_id}]}).json["messages"]
+        return [(m["subject"], m["content"]) for m in messages
+                if m["sender_full_name"] == "Notification Bot"]
+
+    owner = f"@_**Olivia Owner|{realm.owner.user_id}**"
+    # WHEN the channel is renamed and described, THEN its readers are told (level 434)
+    assert patch(realm.owner, stream_id, new_name="roadmap", description="What comes next").ok
+    assert notices() == [
+        ("channel events", f"{owner} renamed this channel from **plans** to **roadmap**."),
+        ("channel events", f"{owner} changed this channel's description.\n\n**Before:**\n"
+                           "*No description.*\n\n**After:**\n> What comes next")]
+    assert patch(realm.owner, stream_id, is_private=True).ok
+    assert notices()[-1][1] == (f"{owner} changed who can see this channel: it is now "
+                                "private; new subscribers see only messages sent after "
+                                "they join.")
+    # WHEN the organization turns them off, THEN nothing more is told
+    assert realm.admin.patch("/realm", {"send_channel_events_messages": False}).ok
+    state = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
+    assert state["realm_send_channel_events_messages"] is False
+    assert patch(realm.owner, stream_id, new_name="later").ok
+    assert len(notices()) == 3

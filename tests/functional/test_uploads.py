@@ -150,7 +150,7 @@ def test_edit_that_removes_the_last_link_returns_the_detached_upload(realm):
     attachment = Attachment.get(realm.realm_id, path_id)
     assert detached == {"id": attachment.attachment_id, "name": "plan.txt",
                         "path_id": path_id, "size": 5,
-                        "create_time": attachment.create_time, "messages": []}
+                        "create_time": attachment.create_time // 1000, "messages": []}   # seconds (443)
     assert not attachment.message_ids
     # AND an edit that links it again re-attaches it
     assert realm.member.patch(f"/messages/{first}", {"content": f"[p]({body['uri']})"}).ok
@@ -177,7 +177,7 @@ def test_plan_attachment_changes_reports_only_the_actors_last_links(realm):
     lone_attachment = Attachment.get(realm.realm_id, lone_id)
     assert changes.detached == [{
         "id": lone_attachment.attachment_id, "name": "lone.txt", "path_id": lone_id,
-        "size": 3, "create_time": lone_attachment.create_time, "messages": []}]
+        "size": 3, "create_time": lone_attachment.create_time // 1000, "messages": []}]
     # AND another actor making the same change unlinks the member's file without reporting it
     by_owner = plan_attachment_changes(realm.realm_id, realm.owner.user_id, message_id,
                                        old, new)

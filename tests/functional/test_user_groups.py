@@ -163,7 +163,8 @@ def test_system_groups_are_immutable(realm):
     assert groups_by_id(realm.owner)[MEMBERS]["name"] == "role:members"
 
 
-def test_deactivate(realm, register_queue, fetch_events, drain_events):
+def test_deactivate(realm, register_queue, fetch_events, drain_events, advertise):
+    advertise(390)   # members and subgroups are refused too below level 391
     group_id = create_ok(realm.member, "Old team", [realm.member.user_id])
     target = create_ok(realm.member, "Target")
     drain_events()
@@ -200,6 +201,16 @@ def test_deactivate(realm, register_queue, fetch_events, drain_events):
          "data": {"deactivated": True}}]
     assert group_events(drain_events, fetch_events, realm.admin, queue) == [
         {"type": "user_group", "op": "remove", "group_id": group_id}]
+    # AND from level 391 on, its members and subgroups may change (nothing else)
+    advertise(391)
+    assert realm.member.post(f"/user_groups/{group_id}/members",
+                             {"add": [realm.admin.user_id]}).ok
+    assert realm.member.post(f"/user_groups/{group_id}/subgroups", {"add": [target]}).ok
+    assert realm.member.post(f"/user_groups/{group_id}/members",
+                             {"delete": [realm.admin.user_id]}).ok
+    assert realm.member.post(f"/user_groups/{group_id}/subgroups", {"delete": [target]}).ok
+    assert_error(realm.member.patch(f"/user_groups/{group_id}", {"name": "New team"}),
+                 f"User group {group_id} is deactivated and cannot be changed.")
 
 
 def test_deactivate_refused_while_in_use(realm):

@@ -93,7 +93,8 @@ def test_server_settings_unknown_subdomain_is_refused(anonymous):
 
 OWN_RECORD_FIELDS = {"user_id", "email", "delivery_email", "full_name", "avatar_url",
                      "avatar_version", "role", "is_admin", "is_owner", "is_guest", "is_bot",
-                     "is_active", "timezone", "date_joined", "max_message_id"}
+                     "is_active", "timezone", "date_joined", "max_message_id",
+                     "is_imported_stub"}   # level 433
 
 
 def test_own_user_record_is_exactly_the_reference_shape(realm):

@@ -38,7 +38,8 @@ def types_of(forms: list[dict[str, Any]]) -> list[str]:
     (["update_display_settings"], {"user_settings_object": True}, []),
     (["message"], {}, []),
 ])
-def test_settings_event_forms(event_types, caps, expected):
+def test_settings_event_forms(event_types, caps, expected, advertise):
+    advertise(438)   # from level 439 nobody gets the deprecated forms
     forms = forms_for_queue(SETTING, queue(event_types, client_capabilities=caps), {})
     assert types_of(forms) == expected
     for form in forms:

@@ -1,11 +1,11 @@
 """Prose that names a file names one that exists: docs/*.md, README.md, the level table
-(chalicelib/core/feature_levels.py) whole, and the docstrings and comments of
-chalicelib/, infra/ and app.py. A named path is a token like `actions/users/admin.py` or
-`chalicelib/api/` whose first segment is a folder of this repository, or a dotted
-`chalicelib.x.y`; it exists when it resolves from the naming file's folder or any folder
-above it. Not checked: paths outside the repository (`../shared/...`) and what the
-build writes (the folders .gitignore names, such as build/ and web/dist/).
-The level table's tests (`tests/<path>::<test>`) must exist too."""
+(chalicelib/core/feature_levels.py and its rows, the levels_ modules beside it) whole,
+and the docstrings and comments of chalicelib/, infra/ and app.py. A named path is a
+token like `actions/users/admin.py` or `chalicelib/api/` whose first segment is a folder
+of this repository, or a dotted `chalicelib.x.y`; it exists when it resolves from the
+naming file's folder or any folder above it. Not checked: paths outside the repository
+(`../shared/...`) and what the build writes (the folders .gitignore names, such as
+build/ and web/dist/). The level table's tests (`tests/<path>::<test>`) must exist too."""
 from __future__ import annotations
 
 import ast
@@ -32,7 +32,8 @@ NOT_OURS = {".git", ".venv", "build", "node_modules", "__pycache__", ".mypy_cach
 GENERATED = tuple(line.strip().lstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines()
                   if line.strip().endswith("/") and not line.startswith("#"))
 WHOLE = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md",
-         ROOT / "chalicelib/core/feature_levels.py"]
+         ROOT / "chalicelib/core/feature_levels.py",
+         *sorted((ROOT / "chalicelib/core").glob("levels_*.py"))]
 CODE = [p for d in ("chalicelib", "infra") for p in sorted((ROOT / d).rglob("*.py"))
         if p not in WHOLE and not NOT_OURS & set(p.parts)] + [ROOT / "app.py"]
 

@@ -78,6 +78,24 @@ EXTENSIONS = {
      "reference"),
     # Issue 21: anchor=date with anchor_date, newer than the reference copy here.
     "GET /messages: parameter only here: anchor_date",
+    # Levels 391 to 445, newer than the reference document (docs/feature-levels.md).
+    *(f"PATCH /streams/{{stream_id}}: parameter only here: {name}" for name in (
+        "can_move_messages_within_channel_group", "can_resolve_topics_group",
+        "can_create_topic_group")),
+    *(f"POST /register: response field only here: {name}" for name in (
+        "realm_can_set_delete_message_policy_group", "reminders",
+        "max_reminder_note_length", "max_bulk_new_subscription_messages",
+        "max_channel_folder_name_length", "max_channel_folder_description_length",
+        "gif_rating_options", "realm_owner_full_content_access",
+        "server_report_message_types", "tenor_api_key",
+        "realm_require_e2ee_push_notifications", "realm_welcome_message_custom_text",
+        "realm_send_channel_events_messages")),
+    "GET /users/me: response field only here: is_imported_stub",
+    "POST /users/me/subscriptions: parameter only here: send_new_subscription_messages",
+    "POST /users/me/subscriptions: response field only here: new_subscription_messages_sent",
+    *(f"PATCH /settings: parameter only here: {name}" for name in (
+        "web_left_sidebar_unreads_count_summary", "web_left_sidebar_show_channel_folders",
+        "web_inbox_show_channel_folders", "target_users")),
     # Administrators may create an account without a password (it cannot log in with one).
     "POST /users: parameter password: required here False, in the reference True",
 }

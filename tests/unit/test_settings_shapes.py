@@ -23,7 +23,8 @@ from chalicelib.rules.user_settings import (
     own_settings,
 )
 
-ACCOUNT_PARAMETERS = {"caller", "full_name", "email", "old_password", "new_password"}
+ACCOUNT_PARAMETERS = {"caller", "full_name", "email", "old_password", "new_password",
+                      "target_users"}   # whose settings (administrators, level 444)
 
 
 def test_defaults_cover_the_declared_shape():

@@ -50,6 +50,7 @@ from chalicelib.rules.channel_access import visibility
 from chalicelib.rules.group_settings import CHANNEL_GROUP_SETTINGS
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
+from chalicelib.rules.realm_settings import system_group_id
 
 PRIVACY = ("is_private", "is_web_public", "history_public_to_subscribers")
 # Changes that need content access (for a private channel: a subscription or its
@@ -58,6 +59,11 @@ CONTENT_ACCESS = frozenset(PRIVACY) | {
     "can_add_subscribers_group", "can_delete_any_message_group",
     "can_move_messages_out_of_channel_group"}
 RETENTION_SPECIAL = {"unlimited": -1, "realm_default": None}
+# Changes that organization administrators make, and channel administrators who are in
+# the organization's setting for them too (levels 392 and 407).
+REALM_GATED = {"topics_policy": "can_set_topics_policy_group",
+               "can_delete_any_message_group": "can_set_delete_message_policy_group",
+               "can_delete_own_message_group": "can_set_delete_message_policy_group"}
 EMPTY_TOPIC_ONLY = "empty_topic_only"
 CONTENT_ACCESS_REQUIRED = "Channel content access is required."
 
@@ -100,14 +106,19 @@ def _only_empty_topic(stream: Stream) -> bool:
         stream_key(stream.realm_id, stream.stream_id), limit=2))
 
 
-def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any]
-                     ) -> EmptyResult:
+def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any],
+                     changed: dict[str, tuple[Any, Any]] | None = None) -> EmptyResult:
+    """`changed` collects what the update changed: attribute -> (before, after)."""
     if not requested:
         raise ApiError("No channel properties to change were given.")
     stream, subscribed = access_stream_for_administering(caller, stream_id)
     _check_update_allowed(caller, stream, subscribed, requested)
-    realm = get_realm(caller.realm_id) if any(
+    gated = [REALM_GATED[n] for n in requested if n in REALM_GATED and not caller.is_admin]
+    realm = get_realm(caller.realm_id) if gated or any(
         n in requested for n in (*PRIVACY, "is_default_stream")) else None
+    if realm is not None and not all(caller_has_realm_permission(
+            realm, caller.user_id, caller.role, setting) for setting in gated):
+        raise ApiError("Insufficient permission")
     update = StreamUpdate(stream)
     _update_name(caller, stream, requested, update)
     _update_description(stream, requested, update)
@@ -122,9 +133,26 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
             new = check_group_setting_change(caller.realm_id, name, requested[name], current)
             if new != current:
                 update.set_group_setting(name, new)
+    _check_topic_creation_setting(stream, update)
     if update.changed:
         _write(caller, stream, update)
+        if changed is not None:
+            changed.update({name: (getattr(stream, name), value)
+                            for name, value in update.values.items()})
     return {}
+
+
+def _check_topic_creation_setting(stream: Stream, update: StreamUpdate) -> None:
+    """A private channel with protected history lets everyone who may post create
+    topics, as the reference requires (level 441)."""
+    private = update.values.get("invite_only", stream.invite_only)
+    history = update.values.get("history_public_to_subscribers",
+                                stream.history_public_to_subscribers)
+    creators = update.groups.get("can_create_topic_group",
+                                 channel_group_setting(stream, "can_create_topic_group"))
+    if private and not history and creators != system_group_id("role:everyone"):
+        raise ApiError("In a private channel with protected history, can_create_topic_group "
+                       "must be role:everyone.")
 
 
 def _check_update_allowed(caller: Principal, stream: Stream, subscribed: bool,
@@ -259,9 +287,8 @@ def _write(caller: Principal, stream: Stream, update: StreamUpdate) -> None:
             tx.update(stream, actions=update.actions(), condition=update.condition())
             if renamed:   # the name claim moves with the name, so names stay unique
                 move_name(tx, old_key, new_key, stream_id)
-            if after.folder_id is not None and "folder_id" in update.values:
-                tx.condition_check(ChannelFolder, realm_id, after.folder_id,
-                                   condition=ChannelFolder.is_archived == False)
+            if "folder_id" in update.values:
+                _move_between_folders(tx, realm_id, stream.folder_id, after.folder_id)
             if update.new_defaults is not None:
                 _write_defaults(tx, realm_id, update.old_defaults, update.new_defaults)
             _add_update_events(tx, realm_id, stream, after, update)
@@ -273,6 +300,17 @@ def _write(caller: Principal, stream: Stream, update: StreamUpdate) -> None:
         if "folder_id" in update.values and after.folder_id is not None:
             get_usable_folder(realm_id, after.folder_id)   # archived meanwhile: say so
         raise ConflictError("The channel changed at the same time; try again.") from None
+
+
+def _move_between_folders(tx: Any, realm_id: int, old: int | None, new: int | None) -> None:
+    """Keeps each folder's count of channels (folder_admin.py archives only empty ones);
+    the new folder must still be unarchived."""
+    if old is not None:
+        tx.update(ChannelFolder(realm_id, old), actions=[ChannelFolder.channel_count.add(-1)],
+                  condition=ChannelFolder.folder_id.exists())
+    if new is not None:
+        tx.update(ChannelFolder(realm_id, new), actions=[ChannelFolder.channel_count.add(1)],
+                  condition=ChannelFolder.is_archived == False)
 
 
 def _add_update_events(tx: Any, realm_id: int, stream: Stream, after: Stream,

@@ -1,11 +1,13 @@
-"""Channel folders: creating them (administrators), listing them, their API shape."""
+"""Channel folders: creating them (administrators), listing them, their API shape; changing
+and reordering them is folder_admin.py."""
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
@@ -28,6 +30,7 @@ class ChannelFolderDict(TypedDict):
     creator_id: int | None
     date_created: int
     is_archived: bool
+    order: NotRequired[int]   # level 414: sent once the advertised level reaches it
 
 
 class ChannelFolderAddEvent(TypedDict):
@@ -44,8 +47,9 @@ def folder_name_key(realm_id: int, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"channel_folder:{name.strip().lower()}"
 
 
-def channel_folder_dict(folder: ChannelFolder) -> ChannelFolderDict:
-    return {
+def channel_folder_dict(folder: ChannelFolder, order: int) -> ChannelFolderDict:
+    """`order`: its place among the organization's folders (0 first)."""
+    data: ChannelFolderDict = {
         "id": folder.folder_id,
         "name": folder.name,
         "description": folder.description,
@@ -53,10 +57,18 @@ def channel_folder_dict(folder: ChannelFolder) -> ChannelFolderDict:
         "creator_id": folder.creator_id,
         "date_created": folder.date_created,
         "is_archived": folder.is_archived,
+        "order": order,
     }
+    return at_advertised_level("channel_folder", data)
 
 
-def _check_name(name: str) -> str:
+def realm_folders(realm_id: int) -> list[ChannelFolder]:
+    """The organization's folders in their order (one Query: a realm has few folders)."""
+    return sorted(ChannelFolder.query(realm_id),
+                  key=lambda f: (int(f.order or 0), f.folder_id))
+
+
+def check_folder_name(name: str) -> str:
     return check_name(name, "Channel folder name", MAX_FOLDER_NAME_LENGTH)
 
 
@@ -64,24 +76,27 @@ def do_create_channel_folder(caller: Principal, name: str, description: str
                              ) -> CreateChannelFolderResult:
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
-    name = _check_name(name)
+    name = check_folder_name(name)
     description = description.strip()
     if len(description) > MAX_FOLDER_DESCRIPTION_LENGTH:
         raise ApiError("Channel folder description too long (limit: "
                        f"{MAX_FOLDER_DESCRIPTION_LENGTH} characters).")
     if UniqueName.get_or_none(*folder_name_key(caller.realm_id, name)) is not None:
         raise ApiError("Channel folder name already in use")
+    existing = realm_folders(caller.realm_id)
     folder = ChannelFolder(caller.realm_id, allocate_id(caller.realm_id, "folder"), name=name,
                            description=description,
                            rendered_description=render_markdown(description),
-                           creator_id=caller.user_id, date_created=now_seconds())
+                           creator_id=caller.user_id, date_created=now_seconds(),
+                           order=len(existing))
     try:
         with transaction() as tx:
             tx.save(folder, condition=ChannelFolder.folder_id.does_not_exist())
             # The name claim keeps names unique under concurrent creators.
             claim_name(tx, folder_name_key(caller.realm_id, name), folder.folder_id)
-            event: ChannelFolderAddEvent = {"type": "channel_folder", "op": "add",
-                                            "channel_folder": channel_folder_dict(folder)}
+            event: ChannelFolderAddEvent = {
+                "type": "channel_folder", "op": "add",
+                "channel_folder": channel_folder_dict(folder, len(existing))}
             add_event(tx, caller.realm_id, event, to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
@@ -91,8 +106,11 @@ def do_create_channel_folder(caller: Principal, name: str, description: str
 
 
 def get_channel_folders(realm_id: int, include_archived: bool) -> list[ChannelFolderDict]:
-    # A realm has few folders: one Query, in id order.
-    return [channel_folder_dict(f) for f in ChannelFolder.query(realm_id)
+    """In their order (by id below level 414, where the order did not exist)."""
+    folders = realm_folders(realm_id)
+    if not level_reached(414):
+        folders.sort(key=lambda f: f.folder_id)
+    return [channel_folder_dict(f, n) for n, f in enumerate(folders)
             if include_archived or not f.is_archived]
 
 

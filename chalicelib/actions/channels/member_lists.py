@@ -6,10 +6,17 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
+from chalicelib.actions.channels.reads.permissions import has_metadata_access
 from chalicelib.actions.groups.reads.user_groups import get_user_group, require_member_or_admin
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.principal import Principal
-from chalicelib.models.channels import get_subscription, subscriber_ids
+from chalicelib.models.channels import (
+    Stream,
+    Subscription,
+    get_subscription,
+    subscriber_ids,
+    user_key,
+)
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
 from chalicelib.rules.realm_settings import (
@@ -26,6 +33,10 @@ class SubscribersResult(TypedDict):
 
 class SubscriptionStatusResult(TypedDict):
     is_subscribed: bool
+
+
+class UserChannelsResult(TypedDict):
+    subscribed_channel_ids: list[int]
 
 
 class GroupMembersResult(TypedDict):
@@ -47,6 +58,23 @@ def get_subscription_status(caller: Principal, user_id: int, stream_id: int
     access_stream_by_id(caller, stream_id, require_content_access=False)
     return {"is_subscribed": get_subscription(caller.realm_id, target.user_id,
                                               stream_id) is not None}
+
+
+def get_user_channels(caller: Principal, user_id: int) -> UserChannelsResult:
+    """GET /users/{id}/channels (level 440): the channels the user is subscribed to that
+    the caller has metadata access to (a Query of each one's subscriptions, a BatchGet)."""
+    target = access_user_by_id(caller, user_id)
+    theirs = {int(s.stream_id) for s in Subscription.query(
+        user_key(caller.realm_id, target.user_id), attributes_to_get=["stream_id", "active"])
+        if s.active}
+    mine = theirs if target.user_id == caller.user_id else {
+        int(s.stream_id) for s in Subscription.query(
+            user_key(caller.realm_id, caller.user_id),
+            attributes_to_get=["stream_id", "active"]) if s.active}
+    streams = Stream.batch_get([(caller.realm_id, i) for i in theirs]) if theirs else []
+    return {"subscribed_channel_ids": sorted(
+        s.stream_id for s in streams
+        if has_metadata_access(caller, s, s.stream_id in mine))}
 
 
 def _direct_subgroups(group: UserGroup) -> list[int]:

@@ -56,6 +56,9 @@ USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the 
 MAX_CHANNELS_PER_REQUEST = 100
 MAX_SUBSCRIPTIONS_PER_REQUEST = 1000
 MAX_READ_AHEAD = 100   # keys of one batched read (BatchGetItem's limit)
+# At most this many new subscribers hear of it from the notification bot
+# (send_new_subscription_messages, level 397), as the reference limits it.
+MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100
 
 
 class SubscribeResult(TypedDict):
@@ -65,6 +68,8 @@ class SubscribeResult(TypedDict):
     subscribed: dict[str, list[str]]
     already_subscribed: dict[str, list[str]]
     unauthorized: NotRequired[list[str]]   # with authorization_errors_fatal false
+    # With send_new_subscription_messages (level 397; workflows/subscription_notices.py)
+    new_subscription_messages_sent: NotRequired[bool]
 
 
 class SubscriptionAddEvent(TypedDict):
@@ -201,11 +206,13 @@ class _Entry:
 def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                     principals: list[int] | list[str] | None, invite_only: bool,
                     history_public_to_subscribers: bool | None,
-                    authorization_errors_fatal: bool) -> SubscribeResult:
+                    authorization_errors_fatal: bool,
+                    created: set[str] | None = None) -> SubscribeResult:
     """Everything is read and checked first (names, access, permissions, the maxima and
     the caller's allowance for new channels), so a refused request changes nothing;
     then each channel is written in transactions complete on their own, so one that
-    fails part way is finished by sending it again (docs/rate-limits.md)."""
+    fails part way is finished by sending it again (docs/rate-limits.md).
+    `created` collects the names of the channels this request created."""
     if not subscriptions:
         raise ApiError("Nothing to do. Specify at least one channel.")
     if len(subscriptions) > MAX_CHANNELS_PER_REQUEST:
@@ -234,6 +241,8 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                 except _Unauthorized:
                     raise ApiError(f"Unable to access channel ({entry.name}).") from None
                 added = do_add_subscribers(caller.realm_id, stream, users)
+            elif created is not None:
+                created.add(stream.name)
         elif entry.stream is not None:
             stream = entry.stream
             added = do_add_subscribers(caller.realm_id, stream, users)

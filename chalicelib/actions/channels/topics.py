@@ -5,13 +5,17 @@ from __future__ import annotations
 from pynamodb.exceptions import UpdateError
 
 from chalicelib import config
+from chalicelib.actions.groups.reads.settings import user_has_group_setting
 from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import SYSTEM_BOT_EMAILS, Principal
 from chalicelib.models.base import is_write_condition_failure
-from chalicelib.models.channels import Stream, stream_key
+from chalicelib.models.channels import Stream, channel_group_setting, stream_key
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm, empty_topic_display_name, realm_setting
 from chalicelib.models.topics import Topic, topic_item_key
+from chalicelib.models.users import User
+from chalicelib.rules.realm_settings import system_group_id
 
 REFRESH_ATTEMPTS = 3
 
@@ -40,6 +44,30 @@ def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None, *
     if topic != "" and policy == "empty_topic_only":
         raise ApiError(f"Only the \"{display}\" topic is allowed in this channel.")
     return topic
+
+
+def check_topic_creation(caller: Principal, stream: Stream, topic: str) -> None:
+    """Whether the caller may start `topic` in the channel (level 441): naming an
+    existing topic needs nothing; a new one needs the channel's can_create_topic_group
+    (everyone by default, then nothing is read). A bot may when its owner may, as the
+    reference allows."""
+    creators = channel_group_setting(stream, "can_create_topic_group")
+    if creators == system_group_id("role:everyone") or (
+            caller.is_bot and caller.email in SYSTEM_BOT_EMAILS):   # the server's own
+        return
+    if Topic.get_or_none(stream_key(stream.realm_id, stream.stream_id),
+                         topic_item_key(topic)) is not None:
+        return
+    if user_has_group_setting(caller.realm_id, caller.user_id, caller.role, creators):
+        return
+    if caller.is_bot:
+        bot = User.get_or_none(caller.realm_id, caller.user_id)
+        owner = None if bot is None or bot.bot_owner_id is None else \
+            User.get_or_none(caller.realm_id, int(bot.bot_owner_id))
+        if owner is not None and owner.is_active and user_has_group_setting(
+                caller.realm_id, owner.user_id, int(owner.role), creators):
+            return
+    raise ApiError("You may post in existing topics of this channel, but not start new ones.")
 
 
 def topics_policy(realm: Realm, stream: Stream | None) -> str:

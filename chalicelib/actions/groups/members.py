@@ -35,6 +35,7 @@ from chalicelib.actions.groups.user_groups import (
     require,
 )
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
@@ -78,7 +79,8 @@ def do_update_members(caller: Principal, group_id: int, add: list[int], delete: 
     split = len(set(add)) + len(set(delete)) > _first_room(add_subgroups, delete_subgroups)
     def attempt() -> EmptyResult:
         group = get_user_group(caller.realm_id, group_id)
-        check_mutable(group)
+        # Members and subgroups of a deactivated group may change from level 391 on.
+        check_mutable(group, deactivated_ok=level_reached(391))
         realm = get_realm(caller.realm_id)
         _check_permissions(caller, realm, group, add, delete, add_subgroups, delete_subgroups)
         _check_changes(group, add, delete, add_subgroups, delete_subgroups, skip_done=split)
@@ -233,4 +235,4 @@ def _write(realm: Realm, group: UserGroup, add: list[int], delete: list[int],
             add_event(tx, realm_id, removed, EVERYONE)
 
     return write_members(group, added, removed, _first_room(subgroups_added, subgroups_removed),
-                         first=subgroup_writes)
+                         first=subgroup_writes, deactivated_ok=level_reached(391))

@@ -58,11 +58,12 @@ def removed_members_event(group_id: int, user_ids: Sequence[int]
             "user_ids": sorted(user_ids)}
 
 
-def version_condition(group: UserGroup) -> Any:
-    """The group is still active and at the version read (every change bumps it)."""
+def version_condition(group: UserGroup, *, deactivated_ok: bool = False) -> Any:
+    """The group is at the version read (every change bumps it), and still active unless
+    `deactivated_ok` (its members may change while deactivated, level 391)."""
     read = UserGroup.version.does_not_exist() if group.version is None else \
         UserGroup.version == group.version
-    return read & (UserGroup.deactivated == False)
+    return read if deactivated_ok else read & (UserGroup.deactivated == False)
 
 
 def lost_race(error: TransactWriteError) -> bool:
@@ -120,7 +121,8 @@ def stage_events(tx: TransactWrite, realm_id: int, group_id: int, added: Sequenc
 
 def write_members(group: UserGroup, added: Sequence[int], removed: Sequence[int],
                   first_room: int = USERS_PER_TRANSACTION,
-                  first: Callable[[TransactWrite, list[Any]], None] | None = None) -> bool:
+                  first: Callable[[TransactWrite, list[Any]], None] | None = None,
+                  deactivated_ok: bool = False) -> bool:
     """Writes the change in batches (see the module docstring); `first` adds the request's
     other writes (and group update actions) to the first. Updates `group` as it goes.
     False when a batch lost a race: the batches before it stay committed."""
@@ -138,7 +140,8 @@ def write_members(group: UserGroup, added: Sequence[int], removed: Sequence[int]
                 stage_events(tx, realm_id, group_id, add_batch, remove_batch)
                 if index == 0 and first is not None:
                     first(tx, actions)
-                tx.update(group, actions=actions, condition=version_condition(group))
+                tx.update(group, actions=actions, condition=version_condition(
+                    group, deactivated_ok=deactivated_ok))
         except TransactWriteError as error:
             if not lost_race(error):
                 raise

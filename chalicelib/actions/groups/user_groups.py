@@ -134,10 +134,10 @@ def _check_group_settings(realm_id: int, values: dict[str, Any]) -> dict[str, Gr
             for name, value in values.items()}
 
 
-def check_mutable(group: UserGroup) -> None:
+def check_mutable(group: UserGroup, *, deactivated_ok: bool = False) -> None:
     if group.is_system_group:
         raise ApiError("System groups cannot be modified.")
-    if group.deactivated:
+    if group.deactivated and not deactivated_ok:
         raise ApiError(f"User group {group.group_id} is deactivated and cannot be changed.")
 
 

@@ -48,7 +48,7 @@ from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.invitations import Invitation, InvitationKey
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_setting
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, get_user_by_email
 from chalicelib.rules.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, check_password, hash_password
@@ -58,7 +58,7 @@ SIGNUP_CONFIRMATION_VALIDITY = timedelta(days=1)
 INVALID_LINK = "This invitation link is invalid or has expired."
 ALREADY_USED = "This invitation was already used; log in instead."
 # What a new account gets after it is created, in this order (recorded as each is done).
-ONBOARDING_STEPS = ("channels", "groups", "welcome", "referrer")
+ONBOARDING_STEPS = ("channels", "groups", "welcome", "welcome_custom", "referrer")
 
 
 def check_usable(invitation: Invitation | None) -> Invitation:
@@ -257,7 +257,9 @@ def _onboard(realm: Realm, invitation: Invitation, user: User, referrer: User | 
     steps: dict[str, Callable[[], None]] = {
         "channels": lambda: subscribe_new_user(realm, user, invitation),
         "groups": lambda: join_groups(realm.realm_id, user.user_id, invitation.group_ids),
-        "welcome": lambda: send_welcome(realm, user, invitation.welcome_message_custom_text),
+        "welcome": lambda: send_welcome(realm, user),
+        "welcome_custom": lambda: send_custom_welcome(
+            realm, user, invitation.welcome_message_custom_text),
         "referrer": lambda: notify_referrer(realm, user, invitation, referrer),
     }
     done = set(invitation.onboarding_done or ())
@@ -303,9 +305,15 @@ def welcome_text(realm: Realm, user: User) -> str:
             "direct messages to anyone here. Say hello to your new colleagues!")
 
 
-def send_welcome(realm: Realm, user: User, custom_text: str | None) -> None:
-    """The invitation's text, the organization's default (null), or nothing (empty)."""
-    text = welcome_text(realm, user) if custom_text is None else custom_text
+def send_welcome(realm: Realm, user: User) -> None:
+    send_direct(welcome_bot(realm.realm_id), user.user_id, welcome_text(realm, user))
+
+
+def send_custom_welcome(realm: Realm, user: User, custom_text: str | None) -> None:
+    """The Welcome Bot's custom message after the greeting (level 416): the invitation's
+    text, the organization's welcome_message_custom_text (null), or none (empty)."""
+    text = str(realm_setting(realm, "welcome_message_custom_text")) if custom_text is None \
+        else custom_text
     if text.strip():
         send_direct(welcome_bot(realm.realm_id), user.user_id, text)
 

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.reads.permissions import (
     can_move_messages_out_of_channel,
+    can_move_messages_within_channel,
+    holds_channel_setting,
 )
-from chalicelib.actions.channels.topics import check_topic
+from chalicelib.actions.channels.topics import check_topic, check_topic_creation
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.move import UpdateMessageResult, execute_edit
 from chalicelib.actions.messages.move_notifications import RESOLVED_TOPIC_PREFIX
@@ -125,8 +127,10 @@ def _plan_move(caller: Principal, realm: Realm, message: Message, stream: Stream
     if not channel_changed and not topic_changed:
         return None
     resolve_only = not channel_changed and is_resolve_only(old_topic, new_topic)
-    limits = _check_move_permission(caller, realm, stream, message, resolve_only,
-                                    topic_changed, channel_changed, request.propagate_mode, now)
+    limits = _check_move_permission(caller, realm, (stream, new_stream), message,
+                                    resolve_only, topic_changed, request.propagate_mode, now)
+    if not resolve_only:   # the destination topic may be a new one (level 441)
+        check_topic_creation(caller, new_stream, new_topic)
     plan = MovePlan(old_stream=stream, new_stream=new_stream, old_topic=old_topic,
                     new_topic=new_topic, propagate_mode=request.propagate_mode,
                     resolve_only=resolve_only,
@@ -138,20 +142,31 @@ def _plan_move(caller: Principal, realm: Realm, message: Message, stream: Stream
     return plan
 
 
-def _check_move_permission(caller: Principal, realm: Realm, stream: Stream, message: Message,
-                           resolve_only: bool, topic_changed: bool, channel_changed: bool,
+def _check_move_permission(caller: Principal, realm: Realm, streams: tuple[Stream, Stream],
+                           message: Message, resolve_only: bool, topic_changed: bool,
                            propagate_mode: str, now: int) -> list[int]:
-    """Raises unless the caller may move the message; returns the time limits that apply."""
+    """Raises unless the caller may move the message from the first channel of `streams`
+    to the second; returns the time limits that apply.
+
+    The organization's setting, or the channel's own (levels 396, 402): for a topic
+    change or a resolution, that of the channel moved from or to; for moving out of a
+    channel, that of the channel moved from."""
+    stream, new_stream = streams
+    channel_changed = new_stream.stream_id != stream.stream_id
+    ends = (stream,) if not channel_changed else streams
+
     def allowed(setting: str) -> bool:
         return caller_has_realm_permission(realm, caller.user_id, caller.role, setting)
 
     if resolve_only:   # its own permission, and no time limits
-        if not allowed("can_resolve_topics_group"):
+        if not (allowed("can_resolve_topics_group") or any(
+                holds_channel_setting(caller, s, "can_resolve_topics_group") for s in ends)):
             raise ApiError(NO_PERMISSION)
         return []
     limits: list[int] = []
     if topic_changed:
-        if not allowed("can_move_messages_between_topics_group"):
+        if not (allowed("can_move_messages_between_topics_group") or any(
+                can_move_messages_within_channel(caller, s) for s in ends)):
             raise ApiError(NO_PERMISSION)
         limit = realm_setting(realm, "move_messages_within_stream_limit_seconds")
         if limit is not None and not caller.is_moderator_or_above:

@@ -13,6 +13,7 @@ set for): a schedule that fires twice sends once. A send the sender may no longe
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
@@ -23,6 +24,7 @@ from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.reads.recipients import direct_recipient_users
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
 from chalicelib.actions.messages.send import check_send_message
+from chalicelib.actions.users.system_bots import notification_bot
 from chalicelib.aws.log import logger
 from chalicelib.aws.scheduler import delete_schedule, put_schedule
 from chalicelib.core.errors import ApiError
@@ -76,6 +78,14 @@ class ScheduledMessagesRemoveEvent(TypedDict):
     scheduled_message_id: int
 
 
+class RemindersRemoveEvent(TypedDict):
+    """A reminder gone: sent or deleted (reminders.py)."""
+
+    type: Literal["reminders"]
+    op: Literal["remove"]
+    reminder_id: int
+
+
 def scheduled_message_dict(item: ScheduledMessage) -> ScheduledMessageDict:
     result: ScheduledMessageDict = {
         "scheduled_message_id": item.scheduled_message_id,
@@ -101,10 +111,14 @@ def _payload(item: ScheduledMessage) -> dict[str, Any]:
 
 # ---- reading --------------------------------------------------------------------------
 
-def undelivered(realm_id: int, user_id: int) -> list[ScheduledMessage]:
+def undelivered(realm_id: int, user_id: int, *, reminders: bool = False
+                ) -> list[ScheduledMessage]:
+    """The user's undelivered scheduled messages, or reminders (reminders.py)."""
+    target = ScheduledMessage.reminder_target_message_id
     items = ScheduledMessage.query(user_key(realm_id, user_id), consistent_read=True,
                                    filter_condition=ScheduledMessage.delivered_message_id
-                                   .does_not_exist())
+                                   .does_not_exist() & (target.exists() if reminders
+                                                        else target.does_not_exist()))
     return sorted(items, key=lambda i: (i.scheduled_delivery_timestamp,
                                         i.scheduled_message_id))
 
@@ -121,7 +135,8 @@ def scheduled_messages_state(realm_id: int, user_id: int) -> list[ScheduledMessa
 def _own(caller: Principal, scheduled_message_id: int) -> ScheduledMessage:
     item = ScheduledMessage.get_or_none(user_key(caller.realm_id, caller.user_id),
                                         scheduled_message_id)
-    if item is None or item.delivered_message_id is not None:
+    if item is None or item.delivered_message_id is not None or \
+            item.reminder_target_message_id is not None:
         raise ApiError(NOT_FOUND, http_status=404)
     return item
 
@@ -136,7 +151,7 @@ def _message_type(message_type: str) -> Literal["stream", "private"]:
     raise ApiError("Invalid message type")
 
 
-def _check_time(timestamp: int) -> int:
+def check_time(timestamp: int) -> int:
     if timestamp <= now_seconds():
         raise ApiError("The scheduled delivery time must be in the future.")
     return timestamp
@@ -184,21 +199,32 @@ def check_create_scheduled_message(caller: Principal, *, message_type: str, to: 
                             read_by_sender=read_by_sender)
     _check_target(caller, item, message_type, to, topic)
     _set_content(item, caller, content)
-    item.scheduled_delivery_timestamp = _check_time(scheduled_delivery_timestamp)
-    item.scheduled_message_id = allocate_id(caller.realm_id, "scheduled_message")
+    item.scheduled_delivery_timestamp = check_time(scheduled_delivery_timestamp)
+
+    def added(tx: Any) -> None:
+        event: ScheduledMessagesAddEvent = {
+            "type": "scheduled_messages", "op": "add",
+            "scheduled_messages": [scheduled_message_dict(item)]}
+        add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
+
+    schedule_message(item, added)
+    return {"scheduled_message_id": item.scheduled_message_id}
+
+
+def schedule_message(item: ScheduledMessage, add_events: Callable[[Any], None]) -> None:
+    """Gives a new scheduled message (or reminder) its id and schedule, and writes it
+    with the events `add_events` adds to the same transaction."""
+    item.scheduled_message_id = allocate_id(item.realm_id, "scheduled_message")
     # The schedule first: a schedule whose item was never written finds nothing to send.
     put_schedule(schedule_name(item), item.scheduled_delivery_timestamp, _payload(item),
                  update=False)
-    event: ScheduledMessagesAddEvent = {"type": "scheduled_messages", "op": "add",
-                                        "scheduled_messages": [scheduled_message_dict(item)]}
     try:
         with transaction() as tx:
             tx.save(item, condition=ScheduledMessage.scheduled_message_id.does_not_exist())
-            add_event(tx, caller.realm_id, event, to_users([caller.user_id]))
+            add_events(tx)
     except Exception:
         delete_schedule(schedule_name(item))
         raise
-    return {"scheduled_message_id": item.scheduled_message_id}
 
 
 def check_edit_scheduled_message(caller: Principal, scheduled_message_id: int, *,
@@ -223,7 +249,7 @@ def check_edit_scheduled_message(caller: Principal, scheduled_message_id: int, *
     if content is not None:
         _set_content(item, caller, content)
     if scheduled_delivery_timestamp is not None:
-        item.scheduled_delivery_timestamp = _check_time(scheduled_delivery_timestamp)
+        item.scheduled_delivery_timestamp = check_time(scheduled_delivery_timestamp)
     item.failed = False
     item.failure = None
     item.version = version + 1
@@ -276,9 +302,11 @@ def deliver_scheduled_message(payload: dict[str, Any]) -> str:
     if item.version != int(payload.get("version", item.version)) or item.failed:
         return "superseded"   # edited since this schedule was set: the moved one sends it
     sender = User.get_or_none(realm_id, user_id)
-    removed: ScheduledMessagesRemoveEvent = {
-        "type": "scheduled_messages", "op": "remove",
-        "scheduled_message_id": item.scheduled_message_id}
+    reminder = item.reminder_target_message_id is not None
+    removed: ScheduledMessagesRemoveEvent | RemindersRemoveEvent = {
+        "type": "reminders", "op": "remove", "reminder_id": item.scheduled_message_id
+    } if reminder else {"type": "scheduled_messages", "op": "remove",
+                        "scheduled_message_id": item.scheduled_message_id}
 
     def claim(tx: Any, message_id: int) -> None:
         tx.update(item, actions=[ScheduledMessage.delivered_message_id.set(message_id)],
@@ -289,8 +317,10 @@ def deliver_scheduled_message(payload: dict[str, Any]) -> str:
     try:
         if sender is None or not sender.is_active:
             raise ApiError("The sender's account is deactivated.")
-        caller = Principal(realm_id=realm_id, user_id=user_id, email=sender.email,
-                           role=sender.role, is_bot=sender.is_bot)
+        # A reminder comes from the notification bot, to its user alone.
+        author = notification_bot(realm_id) if reminder else sender
+        caller = Principal(realm_id=realm_id, user_id=author.user_id, email=author.email,
+                           role=author.role, is_bot=author.is_bot)
         to = str(item.stream_id) if item.type == "stream" else json.dumps(item.recipient_ids)
         check_send_message(caller, message_type=item.type, to=to, topic=item.topic,
                            content=item.content, client="Scheduled",
@@ -313,13 +343,15 @@ def _fail(item: ScheduledMessage, reason: str) -> None:
     item.failure = reason
     event: ScheduledMessagesUpdateEvent = {"type": "scheduled_messages", "op": "update",
                                            "scheduled_message": scheduled_message_dict(item)}
+    reminder = item.reminder_target_message_id is not None   # no reminders update event
     try:
         with transaction() as tx:
             tx.update(item, actions=[ScheduledMessage.failed.set(True),
                                      ScheduledMessage.failure.set(reason)],
                       condition=ScheduledMessage.delivered_message_id.does_not_exist()
                       & (ScheduledMessage.version == item.version))
-            add_event(tx, item.realm_id, event, to_users([item.sender_id]))
+            if not reminder:
+                add_event(tx, item.realm_id, event, to_users([item.sender_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise

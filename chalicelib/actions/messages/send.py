@@ -11,7 +11,11 @@ from chalicelib.actions.channels.reads.channels import (
     access_stream_by_name,
     channel_access_reads,
 )
-from chalicelib.actions.channels.topics import check_topic, note_topic_message
+from chalicelib.actions.channels.topics import (
+    check_topic,
+    check_topic_creation,
+    note_topic_message,
+)
 from chalicelib.actions.messages.prepare import (
     channel_audience,
     check_wildcard_permission,
@@ -83,6 +87,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
             raise ApiError("Cannot send to an archived channel.")
         message = new_channel_message(realm, caller.user_id, stream,
                                       check_topic(topic, realm, stream), rendered, client)
+        check_topic_creation(caller, stream, message.topic)
         if rendered.mentions.channel_wildcard or rendered.mentions.topic_wildcard:
             check_wildcard_permission(caller, realm, stream, rendered.mentions)
         audience = channel_audience(stream)

@@ -25,7 +25,15 @@ from chalicelib.actions.messages.upload_space import (
 )
 from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
-from chalicelib.core.files import DOWNLOAD_URL_SECONDS, MAX_UPLOAD_MIB, UploadedFile
+from chalicelib.core.feature_levels import level_reached
+from chalicelib.core.files import (
+    DOWNLOAD_URL_SECONDS,
+    MAX_NAME_LENGTH,
+    MAX_UPLOAD_MIB,
+    PATH_ID,
+    UPLOAD_LINK,
+    UploadedFile,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import get_stream, get_subscription
@@ -43,13 +51,6 @@ class UploadResult(TypedDict):
 
 
 MAX_ACCESS_CHECKS = 100   # linking messages loaded to decide whether a caller may read
-MAX_NAME_LENGTH = 100   # sanitized file names are no longer
-# "<realm_id>/<random>/<name>": bounded, so text that only looks like one never turns into
-# a key DynamoDB refuses (a sort key holds at most 1 KB).
-_NAME_CHAR = r"[^\s)\]\"'<>?#]"
-PATH_ID = re.compile(rf"\d{{1,19}}/[0-9a-f]{{24}}/{_NAME_CHAR}{{1,{MAX_NAME_LENGTH}}}")
-# "/user_uploads/<path_id>", relative or after a scheme and host.
-UPLOAD_LINK = re.compile(rf"/user_uploads/({PATH_ID.pattern})(?!{_NAME_CHAR})")
 
 
 def sanitize_filename(name: str) -> str:
@@ -220,8 +221,12 @@ def plan_attachment_changes(realm_id: int, actor_id: int, message_id: int, old_c
 
 
 def attachment_dict(attachment: Attachment, messages: list[Message]) -> AttachmentDict:
+    # Times in seconds from level 443 (milliseconds before); stored in milliseconds.
+    seconds = level_reached(443)
     return {"id": attachment.attachment_id, "name": attachment.name,
             "path_id": attachment.path_id, "size": attachment.size,
-            "create_time": attachment.create_time,
-            "messages": [{"id": m.message_id, "date_sent": m.date_sent * 1000}
+            "create_time": attachment.create_time // 1000 if seconds
+            else attachment.create_time,
+            "messages": [{"id": m.message_id,
+                          "date_sent": m.date_sent if seconds else m.date_sent * 1000}
                          for m in messages]}

@@ -12,7 +12,7 @@ writes a transaction with the presence event; every other ping is one UpdateItem
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
 from pynamodb.expressions.update import Action
@@ -24,6 +24,7 @@ from chalicelib.actions.presence.reads.snapshot import (
 )
 from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import (
@@ -38,8 +39,10 @@ from chalicelib.rules.presence_rules import (
     BACK_ONLINE_SECONDS,
     MIN_UPDATE_SECONDS,
     LegacyClientPresence,
+    ModernPresence,
     Status,
     legacy_event_status,
+    modern_presence,
 )
 from chalicelib.rules.user_settings import effective_settings
 
@@ -49,13 +52,25 @@ class PresenceEventDetail(TypedDict):
 
 
 class PresenceEvent(TypedDict):
-    """Sent when a user comes (back) online, to those who can access the user."""
+    """Sent when a user comes (back) online, to those who can access the user: the
+    legacy form, for queues without the simplified_presence_events capability."""
 
     type: Literal["presence"]
     user_id: int
     email: str
     server_timestamp: float
     presence: PresenceEventDetail
+
+
+class SimplifiedPresenceEvent(TypedDict):
+    """The same, in the modern format keyed by user id (level 419), for queues with the
+    simplified_presence_events capability."""
+
+    type: Literal["presence"]
+    presences: dict[str, ModernPresence]
+
+
+SIMPLIFIED_PRESENCE = "simplified_presence_events"   # the client capability (level 419)
 
 
 def update_own_presence(caller: Principal, *, status: Status,
@@ -147,11 +162,18 @@ def _hide(caller: Principal) -> None:
             raise   # else a ping or a settings change wrote first: theirs stands
 
 
-def _event(caller: Principal, item: Presence, now: float) -> PresenceEvent:
+def _event(caller: Principal, item: Presence, now: float) -> dict[str, Any]:
+    """The modern form, and the legacy one for queues without the capability (below
+    level 419, where the capability does not exist, the legacy form alone)."""
     status, timestamp = legacy_event_status(*item.times())
-    event: PresenceEvent = {
+    legacy: PresenceEvent = {
         "type": "presence", "user_id": caller.user_id, "email": caller.email,
         "server_timestamp": now,
         "presence": {"website": {"client": "website", "status": status,
                                  "timestamp": timestamp, "pushable": False}}}
-    return event
+    if not level_reached(419):
+        return dict(legacy)
+    modern: SimplifiedPresenceEvent = {
+        "type": "presence", "presences": {str(caller.user_id): modern_presence(*item.times())}}
+    return {**modern, "_without_capability": {"capability": SIMPLIFIED_PRESENCE,
+                                              "event": legacy}}

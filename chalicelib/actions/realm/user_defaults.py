@@ -13,6 +13,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
 
 from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.feature_levels import at_advertised_level, withheld
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
@@ -47,8 +48,9 @@ def realm_user_settings_defaults(realm: Realm) -> dict[str, Any]:
     values: dict[str, Any] = {k: v for k, v in DEFAULTS.items() if k not in _NOT_DEFAULTS}
     for name, value in stored_defaults(realm).items():
         values[name] = int(value) if type(DEFAULTS[name]) is int else value
-    return {**values, "emojiset_choices": list(EMOJISET_CHOICES),
-            "available_notification_sounds": list(NOTIFICATION_SOUNDS)}
+    return at_advertised_level("user_setting", {
+        **values, "emojiset_choices": list(EMOJISET_CHOICES),
+        "available_notification_sounds": list(NOTIFICATION_SOUNDS)})
 
 
 def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any]
@@ -78,6 +80,8 @@ def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any
         with transaction() as tx:
             tx.update(Realm(caller.realm_id), actions=actions, condition=condition)
             for name, value in changed.items():
+                if name in withheld("user_setting"):
+                    continue   # a setting the advertised level does not know yet
                 event: RealmUserSettingsDefaultsEvent = {
                     "type": "realm_user_settings_defaults", "op": "update",
                     "property": name, "value": value}

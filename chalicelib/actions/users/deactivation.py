@@ -4,13 +4,16 @@ Deactivating writes, in one transaction, the user's flag, every API-key record (
 next request is refused) and the realm_user event (for an owner, with a check that
 another owner stays active), conditioned on the user's groups (`User.group_ids`) being
 those read; then removes the user from those groups in batches (each batch with its
-events and the user's reverse index), deactivates the bots they own, deletes their
-event queues and sends the optional notification email. Group additions are
+events and the user's reverse index), tells the peers of the user's channels
+(peer_remove), deactivates the bots they own, deletes their event queues and sends the
+optional notification email. Group additions are
 conditioned on the user being active, so once the flag is written the groups read are
 all the user is in: no Query of the realm's groups. The steps after the flag can be
 repeated: if a request dies midway, deactivating the user again finishes them.
 """
 from __future__ import annotations
+
+from typing import Literal
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -27,13 +30,15 @@ from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm
 from chalicelib.delivery.queues import delete_queue, queues_of_users
 from chalicelib.models.base import (
+    MAX_TRANSACTION_ITEMS,
     cancellation_reasons,
     is_condition_failure,
     transaction,
 )
+from chalicelib.models.channels import Stream, Subscription, user_key
 from chalicelib.models.presence import forget_presence
 from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.rate_limits import check_email_allowed
@@ -42,6 +47,9 @@ from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
 
 MAX_COMMENT_LENGTH = 2000
+
+
+
 GROUPS_PER_TRANSACTION = 45   # each group is one update and one event; plus the user
 MAX_ATTEMPTS = 3
 
@@ -91,6 +99,7 @@ def do_reactivate_user(caller: Principal, user_id: int) -> EmptyResult:
     if target.is_active:
         raise ApiError("User is already active")
     _set_active(target, True)
+    tell_channel_peers(target, joined=True)
     return {}
 
 
@@ -157,8 +166,9 @@ def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None
 
 
 def _finish_deactivation(user: User) -> None:
-    """What follows the flag, each step safe to repeat: leave the groups, deactivate the
-    bots the user owns, delete the user's event queues."""
+    """What follows the flag, each step safe to repeat: tell the user's channels, leave
+    the groups, deactivate the bots the user owns, delete the user's event queues."""
+    tell_channel_peers(user, joined=False)
     _leave_groups(user)
     for bot in User.by_bot_owner.query(bot_owner_key(user.realm_id, user.user_id)):
         if bot.is_active:
@@ -169,6 +179,35 @@ def _finish_deactivation(user: User) -> None:
     for queue in queues_of_users(user.realm_id, [user.user_id]):
         delete_queue(queue)
     forget_presence(user.realm_id, user.user_id)
+
+
+def tell_channel_peers(user: User, *, joined: bool) -> None:
+    """peer_remove (deactivated) or peer_add (reactivated) for every channel the user is
+    subscribed to, archived ones included (levels 377, 428): one event for the public
+    channels to the organization, one per private channel to its subscribers, in
+    transactions of at most 100 (a repeat only tells the same again)."""
+    subscribed = [int(s.stream_id) for s in Subscription.query(
+        user_key(user.realm_id, user.user_id), attributes_to_get=["stream_id", "active"])
+        if s.active]
+    if not subscribed:
+        return
+    streams = Stream.batch_get([(user.realm_id, i) for i in subscribed],
+                               attributes_to_get=["stream_id", "invite_only"])
+    private = sorted(int(s.stream_id) for s in streams if s.invite_only)
+    public = sorted(set(subscribed) - set(private))
+    op: Literal["peer_add", "peer_remove"] = "peer_add" if joined else "peer_remove"
+    told: list[tuple[list[int], Audience]] = [([i], to_channel(i, public=False))
+                                              for i in private]
+    if public:
+        told.append((public, to_realm()))
+    for start in range(0, len(told), MAX_TRANSACTION_ITEMS):
+        with transaction() as tx:
+            for stream_ids, audience in told[start:start + MAX_TRANSACTION_ITEMS]:
+                # The shape of the channels area's peer events (its subscriptions.py and
+                # unsubscribe.py declare them; that area sits above this one).
+                event = {"type": "subscription", "op": op, "stream_ids": stream_ids,
+                         "user_ids": [user.user_id]}
+                add_event(tx, user.realm_id, event, audience)
 
 
 def _leave_groups(user: User) -> None:

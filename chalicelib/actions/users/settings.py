@@ -99,6 +99,8 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
     # One path per setting (every user is created with the map): concurrent requests
     # changing other settings keep theirs.
     actions: list[Any] = [User.settings[name].set(value) for name, value in changed.items()]
+    if changed:   # chosen by the user: a bulk change may leave it (bulk_settings.py)
+        actions.append(User.self_edited_settings.add(set(changed)))
     if "timezone" in changed:
         actions.append(User.timezone.set(changed["timezone"]))
         timezone: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {

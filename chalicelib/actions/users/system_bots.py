@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.core.errors import ApiError
+from chalicelib.core.principal import (  # used here, and imported from here by tests
+    NOTIFICATION_BOT_EMAIL,
+    SYSTEM_BOT_EMAILS,
+    WELCOME_BOT_EMAIL,
+)
 from chalicelib.models.users import User, get_user_by_email
 
-NOTIFICATION_BOT_EMAIL = "notification-bot@system.teamchat.invalid"
 NOTIFICATION_BOT_NAME = "Notification Bot"
-WELCOME_BOT_EMAIL = "welcome-bot@system.teamchat.invalid"
 WELCOME_BOT_NAME = "Welcome Bot"
 DEFAULT_BOT = 1
-SYSTEM_BOT_EMAILS = frozenset({NOTIFICATION_BOT_EMAIL, WELCOME_BOT_EMAIL})
 
 
 def is_system_bot(user: User) -> bool:

@@ -29,6 +29,7 @@ from chalicelib.actions.users.reads.email_access import (
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
     ROLE_GUEST,
@@ -234,6 +235,8 @@ def user_api_dict(user: User, *, viewer: Principal | None) -> UserDict:
         data["bot_owner_id"] = user.bot_owner_id
     else:
         data["profile_data"] = profile_data_dict(user)
+    if level_reached(433):
+        data["is_imported_stub"] = bool(user.is_imported_stub)
     return data
 
 
@@ -260,6 +263,8 @@ def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
     # from GET /users/{id}); users see their profile data.
     if not user.is_bot:
         data["profile_data"] = profile_data_dict(user)
+    if "is_imported_stub" in shown:
+        data["is_imported_stub"] = shown["is_imported_stub"]
     return data
 
 
@@ -295,8 +300,12 @@ def realm_user_dicts(users: list[User], access: UserAccess, viewer: Principal,
 
 
 def get_members(caller: Principal) -> list[UserDict]:
+    """GET /users: the users the caller can access; below level 437 the others came as
+    "Unknown user" placeholders (meant only for registration without
+    user_list_incomplete)."""
     access = viewer_access(caller)
-    return realm_user_dicts(list_realm_users(caller.realm_id), access, caller)
+    return realm_user_dicts(list_realm_users(caller.realm_id), access, caller,
+                            omit_inaccessible=level_reached(437))
 
 
 def check_create_user(caller: Principal, *, email: str, full_name: str,

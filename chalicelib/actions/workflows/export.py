@@ -15,7 +15,7 @@ import json
 import secrets
 import time
 from dataclasses import asdict
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from botocore.exceptions import ClientError
 
@@ -30,6 +30,7 @@ from chalicelib.actions.workflows.export_writer import (
 from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
@@ -37,6 +38,7 @@ from chalicelib.models.base import transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_exports import RealmExport
 from chalicelib.models.users import User
+from chalicelib.rules.user_settings import effective_settings
 
 REALM_EXPORT_JOB = "realm_export"
 EXPORT_URL_SECONDS = 7 * 24 * 3600   # the longest a presigned S3 link may live
@@ -71,6 +73,7 @@ class ExportsResult(TypedDict):
 class ExportConsent(TypedDict):
     user_id: int
     consented: bool
+    email_address_visibility: NotRequired[int]   # level 430: the user's setting
 
 
 class ExportConsentsResult(TypedDict):
@@ -130,8 +133,14 @@ def get_exports(caller: Principal) -> ExportsResult:
 def get_export_consents(caller: Principal) -> ExportConsentsResult:
     _require_admin(caller)
     users = [u for u in User.query(caller.realm_id) if u.is_active and not u.is_bot]
-    return {"export_consents": [{"user_id": u.user_id, "consented": consented(u)}
-                                for u in sorted(users, key=lambda u: u.user_id)]}
+    consents: list[ExportConsent] = []
+    for user in sorted(users, key=lambda u: u.user_id):
+        consent: ExportConsent = {"user_id": user.user_id, "consented": consented(user)}
+        if level_reached(430):   # what an export may show of their address
+            consent["email_address_visibility"] = int(effective_settings(
+                user.stored_settings())["email_address_visibility"])
+        consents.append(consent)
+    return {"export_consents": consents}
 
 
 # ---- the worker ---------------------------------------------------------------------

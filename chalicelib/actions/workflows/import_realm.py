@@ -122,7 +122,9 @@ def import_realm(document: Mapping[str, Any], subdomain: str) -> ImportResult:
 
 
 def _restore_user(realm_id: int, user_id: int, person: Mapping[str, Any]) -> None:
-    actions: list[Any] = [User.timezone.set(person.get("timezone") or "")]
+    # Not logged in since the import (level 433); bots never log in.
+    actions: list[Any] = [User.timezone.set(person.get("timezone") or ""),
+                          User.is_imported_stub.set(not person["is_bot"])]
     if person.get("settings"):
         actions.append(User.settings.set(person["settings"]))
     user = User.get(realm_id, user_id)

@@ -8,6 +8,7 @@ from typing import Any, Literal, TypedDict, cast
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.groups.reads.settings import check_group_setting_change
+from chalicelib.actions.invitations.invites import MAX_WELCOME_TEXT_LENGTH
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
     REALM_SETTINGS_CAPABILITY,
@@ -45,6 +46,9 @@ class RealmSettingChanges(TypedDict, total=False):
     mandatory_topics: bool   # topics_policy as clients before level 392 read it
     enable_read_receipts: bool
     moderation_request_channel_id: int   # -1: message reports are off
+    require_e2ee_push_notifications: bool   # level 409
+    welcome_message_custom_text: str   # level 416
+    send_channel_events_messages: bool   # level 434
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue
@@ -55,6 +59,8 @@ class RealmSettingChanges(TypedDict, total=False):
     can_add_subscribers_group: GroupSettingValue
     can_delete_any_message_group: GroupSettingValue
     can_delete_own_message_group: GroupSettingValue
+    can_set_topics_policy_group: GroupSettingValue   # level 392
+    can_set_delete_message_policy_group: GroupSettingValue   # level 407
 
 
 class RealmUpdateDictEvent(TypedDict):
@@ -78,6 +84,9 @@ def _check_plain(name: str, value: Any) -> Any:
             raise ApiError("The empty-topic display name must be 1 to "
                            f"{config.MAX_TOPIC_LENGTH} characters.")
         return value
+    if name == "welcome_message_custom_text" and len(value) > MAX_WELCOME_TEXT_LENGTH:
+        raise ApiError("welcome_message_custom_text is too long (limit: "
+                       f"{MAX_WELCOME_TEXT_LENGTH} characters).")
     if name == "topics_policy" and value not in TOPICS_POLICIES:
         raise ApiError(f"Invalid topics_policy: use one of {', '.join(TOPICS_POLICIES)}.")
     return value

@@ -7,6 +7,8 @@ from typing import Any, TypedDict
 from chalicelib.actions.channels.user_topics import muted_topic_triples, user_topic_dict
 from chalicelib.actions.messages.drafts import DraftDict
 from chalicelib.actions.messages.drafts import drafts_state as user_drafts
+from chalicelib.actions.messages.reminders import ReminderDict
+from chalicelib.actions.messages.reminders import reminders_state as user_reminders
 from chalicelib.actions.messages.scheduled_messages import ScheduledMessageDict
 from chalicelib.actions.messages.scheduled_messages import (
     scheduled_messages_state as user_scheduled_messages,
@@ -109,6 +111,16 @@ class ScheduledMessagesState(TypedDict, total=False):
 def scheduled_messages_state(ctx: StateContext) -> ScheduledMessagesState:
     return {"scheduled_messages": user_scheduled_messages(ctx.caller.realm_id,
                                                           ctx.caller.user_id)}
+
+
+class RemindersState(TypedDict, total=False):
+    """Present when `reminders` is among the fetch types (level 399)."""
+
+    reminders: list[ReminderDict]
+
+
+def reminders_state(ctx: StateContext) -> RemindersState:
+    return {"reminders": user_reminders(ctx.caller.realm_id, ctx.caller.user_id)}
 
 
 def drafts_state(ctx: StateContext) -> DraftsState:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.actions.presence.reads.snapshot import presence_data
+from chalicelib.actions.presence.report import SIMPLIFIED_PRESENCE
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.presence_rules import LegacyPresence, ModernPresence
 
@@ -19,8 +21,11 @@ class PresenceState(TypedDict, total=False):
 
 def presence_state(ctx: StateContext) -> PresenceState:
     """One Query of the realm's presence (and, for a limited guest, who they can access)."""
-    data = presence_data(ctx.caller, ctx.presence.slim_presence,
-                         ctx.presence.history_limit_days, ctx.realm_presence)
+    # A client that takes modern presence events reads the modern state too (level 419).
+    slim = ctx.presence.slim_presence or (level_reached(419) and ctx.capable(
+        SIMPLIFIED_PRESENCE))
+    data = presence_data(ctx.caller, slim, ctx.presence.history_limit_days,
+                         ctx.realm_presence)
     return {"presences": data["presences"],
             "presence_last_update_id": data["presence_last_update_id"],
             "server_timestamp": data["server_timestamp"]}

@@ -7,6 +7,7 @@ from typing import Any, TypedDict, cast
 from chalicelib import config
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.models.realms import Realm, realm_group_setting
 from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.avatars import gravatar_url
@@ -35,6 +36,9 @@ DEPRECATED_POLICIES = {
     "wildcard_mention_policy": ("can_mention_many_users_group", _WILDCARD_POLICY),
 }
 ICON_FROM_GRAVATAR = "G"
+# The rating GIF pickers would use (none is configured): G, which is 2 among the GIPHY
+# options and 1 among the GIF options of level 442 (registration/state/server.py).
+GIPHY_RATING_G, GIF_RATING_G = 2, 1
 LOGO_DEFAULT = "D"
 
 
@@ -91,6 +95,9 @@ class RealmState(TypedDict, total=False):
     realm_message_retention_days: int
     realm_message_content_delete_limit_seconds: int | None
     realm_message_edit_history_visibility_policy: str
+    realm_require_e2ee_push_notifications: bool   # level 409
+    realm_welcome_message_custom_text: str        # level 416
+    realm_send_channel_events_messages: bool      # level 434
     # Settings nothing changes yet (rules/realm_settings.UNCHANGEABLE_DEFAULTS).
     realm_default_language: str
     realm_digest_emails_enabled: bool
@@ -121,6 +128,7 @@ class RealmState(TypedDict, total=False):
     realm_upload_quota_mib: int | None
     realm_org_type: int
     realm_plan_type: int
+    realm_owner_full_content_access: bool   # level 438
     realm_moderation_request_channel_id: int
     realm_new_stream_announcements_stream_id: int
     realm_signup_announcements_stream_id: int
@@ -152,6 +160,7 @@ class RealmState(TypedDict, total=False):
     realm_can_create_bots_group: GroupSettingValue
     realm_can_create_write_only_bots_group: GroupSettingValue
     realm_can_set_topics_policy_group: GroupSettingValue
+    realm_can_set_delete_message_policy_group: GroupSettingValue
     realm_can_manage_billing_group: GroupSettingValue
     realm_can_summarize_topics_group: GroupSettingValue
     realm_direct_message_initiator_group: GroupSettingValue
@@ -209,6 +218,8 @@ def realm_settings_state(realm: Realm) -> RealmState:
         "realm_allow_edit_history":
             state["realm_message_edit_history_visibility_policy"] != "none",
         "realm_mandatory_topics": state["realm_topics_policy"] == "disable_empty_topic",
+        # G, in the numbering of the advertised level (level 442 dropped the Y rating).
+        "realm_giphy_rating": GIF_RATING_G if level_reached(442) else GIPHY_RATING_G,
     })
     return cast(RealmState, state)   # its keys are built from the settings tables
 

@@ -4,9 +4,11 @@ permission setting accepts. Constant for a deployment; no reads."""
 from __future__ import annotations
 
 import time
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from chalicelib import config
+from chalicelib.actions.messages.report import REPORT_TYPE_LABELS
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.files import MAX_UPLOAD_MIB
 from chalicelib.registration.state.realm import NamedId
 from chalicelib.rules.group_settings import (
@@ -37,12 +39,31 @@ GIPHY_RATING_OPTIONS: dict[str, NamedId] = {
 }
 
 
+# From level 442 one rating serves every GIF picker, and the "Y" rating is gone (G is 1).
+GIF_RATING_OPTIONS: dict[str, NamedId] = {
+    "disabled": {"name": "GIF pickers disabled", "id": 0},
+    "g": {"name": "GIFs rated G (general audience)", "id": 1},
+    "pg": {"name": "GIFs rated up to PG (parental guidance)", "id": 2},
+    "pg-13": {"name": "GIFs rated up to PG-13", "id": 3},
+    "r": {"name": "GIFs rated up to R (restricted)", "id": 4},
+}
+# No GIF picker is configured here: clients offer none (an empty key, as the reference).
+TENOR_API_KEY = ""
+
+
 class ThumbnailFormat(TypedDict):
     name: str
     max_width: int
     max_height: int
     format: str
     animated: bool
+
+
+class ReportMessageType(TypedDict):
+    """A kind of report POST /messages/{id}/report takes (report_type: the key)."""
+
+    key: str
+    name: str
 
 
 class GroupPermissionSetting(TypedDict):
@@ -94,7 +115,11 @@ class ServerState(TypedDict, total=False):
     max_avatar_file_size_mib: int
     max_icon_file_size_mib: int
     max_logo_file_size_mib: int
-    giphy_rating_options: dict[str, NamedId]
+    # Level 442 renamed giphy_rating_options; each is sent on its side of the level.
+    giphy_rating_options: NotRequired[dict[str, NamedId]]
+    gif_rating_options: NotRequired[dict[str, NamedId]]
+    tenor_api_key: NotRequired[str]
+    server_report_message_types: NotRequired[list[ReportMessageType]]   # level 435
 
 
 # Passwords are checked by length only (no guessability estimate): the reference's 0.
@@ -133,6 +158,10 @@ def server_state(realm_jitsi_server_url: str | None) -> ServerState:
         "max_icon_file_size_mib": MAX_IMAGE_FILE_SIZE_MIB,
         "max_logo_file_size_mib": MAX_IMAGE_FILE_SIZE_MIB,
         "giphy_rating_options": GIPHY_RATING_OPTIONS,
+        "gif_rating_options": GIF_RATING_OPTIONS,
+        "tenor_api_key": TENOR_API_KEY,
+        "server_report_message_types": [{"key": key, "name": name}
+                                        for key, name in REPORT_TYPE_LABELS.items()],
     }
 
 
@@ -146,6 +175,14 @@ def supported_permission_settings() -> SupportedPermissionSettings:
         "group": {name: _setting(name, default, "group")
                   for name, default in GROUP_PERMISSION_DEFAULTS.items()},
     }
+
+
+def _creator(scope: str) -> str:
+    """The anonymous group of a channel's or group's creator (the channel's was named
+    stream_creator_or_nobody below level 427)."""
+    if scope == "channel" and not level_reached(427):
+        return "stream_creator_or_nobody"
+    return f"{scope}_creator"
 
 
 def _setting(name: str, default: str, scope: str) -> GroupPermissionSetting:
@@ -164,7 +201,7 @@ def _setting(name: str, default: str, scope: str) -> GroupPermissionSetting:
         "allow_internet_group": False,
         "allow_nobody_group": accepts("role:nobody"),
         "allow_everyone_group": accepts("role:everyone"),
-        "default_group_name": f"{scope}_creator" if default == CREATOR else default,
+        "default_group_name": _creator(scope) if default == CREATOR else default,
         "default_for_system_groups": for_system_groups,
         "allowed_system_groups": sorted(allowed or ()),
     }

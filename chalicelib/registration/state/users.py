@@ -2,8 +2,9 @@
 and permissions, the system bots, and the bots the caller administers (`realm_bot`)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
@@ -18,11 +19,18 @@ from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.avatars import AVATAR_SOURCE_GRAVATAR, for_client, gravatar_url
 
 
+class RegisteredUserDict(UserDict):
+    """A user as registration lists it: is_imported_stub is called is_imported here, as
+    in the reference (level 433)."""
+
+    is_imported: NotRequired[bool]
+
+
 class RealmUserState(TypedDict, total=False):
     """Present when `realm_user` is among the fetch types (then every key is)."""
 
-    realm_users: list[UserDict]
-    realm_non_active_users: list[UserDict]
+    realm_users: list[RegisteredUserDict]
+    realm_non_active_users: list[RegisteredUserDict]
     # The server's own bots (notification and welcome bots), each with is_system_bot.
     cross_realm_bots: list[dict[str, Any]]
     user_id: int
@@ -64,12 +72,13 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
     if ctx.capable("user_avatar_url_field_optional"):
         _leave_out_idle_avatars(ctx, users)
     me = ctx.me
+    bots = [{**user_api_dict(bot, viewer=ctx.caller), "is_system_bot": True}
+            for bot in system_bots]
     state: RealmUserState = {
         # "Unknown user" placeholders are active: the reference lists them in realm_users.
-        "realm_users": [u for u in users if u["is_active"]],
-        "realm_non_active_users": [u for u in users if not u["is_active"]],
-        "cross_realm_bots": [{**user_api_dict(bot, viewer=ctx.caller), "is_system_bot": True}
-                             for bot in system_bots],
+        "realm_users": [_registered(u) for u in users if u["is_active"]],
+        "realm_non_active_users": [_registered(u) for u in users if not u["is_active"]],
+        "cross_realm_bots": [_registered(bot) for bot in bots],
         "user_id": int(me.user_id),
         "email": me.email,
         "delivery_email": me.delivery_email,
@@ -100,6 +109,14 @@ def _leave_out_idle_avatars(ctx: StateContext, users: list[UserDict]) -> None:
     for user in users:
         if not user["is_bot"] and user["user_id"] not in connected:
             user.pop("avatar_url", None)
+
+
+def _registered(user: Mapping[str, Any]) -> Any:
+    """RegisteredUserDict (or a cross-realm bot's) from a user's record."""
+    if "is_imported_stub" not in user:
+        return user
+    shown = {k: v for k, v in user.items() if k != "is_imported_stub"}
+    return {**shown, "is_imported": user["is_imported_stub"]}
 
 
 def is_moderator(role: int) -> bool:

@@ -55,8 +55,8 @@ NEWER_THAN_THE_DOCUMENT = {
 # Each operation is checked to be answered 404, as by a server without the feature.
 NOT_RUN: dict[str, str] = {
     "POST /mobile_push/register":
-        "register_push_device: level 406, above the advertised level 390; mobile push "
-        "device registration is not offered here",
+        "register_push_device: level 406's E2EE push registration, not offered here "
+        "(docs/feature-levels.md says why); phones register through the legacy endpoints",
     "PATCH /invites/multiuse/{invite_id}":
         "edit_reusable_invitation_link: newer than level 421 (no level of the published "
         "changelog up to 421 adds it); not offered here",

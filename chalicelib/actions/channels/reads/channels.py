@@ -1,7 +1,7 @@
 """Channels: lookup with permission, subscribers, and their API shapes."""
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from chalicelib.actions.channels.reads.permissions import has_content_access, has_metadata_access
 from chalicelib.core.errors import ApiError, ErrorCode
@@ -19,7 +19,7 @@ from chalicelib.models.channels import (
 )
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 from chalicelib.models.realms import UniqueName
-from chalicelib.rules.group_settings import GroupSettingValue
+from chalicelib.rules.group_settings import CHANNEL_GROUP_SETTINGS, GroupSettingValue
 from chalicelib.rules.realm_settings import system_group_id
 
 
@@ -52,6 +52,9 @@ class StreamDict(TypedDict):
     can_delete_any_message_group: NotRequired[GroupSettingValue]
     can_delete_own_message_group: NotRequired[GroupSettingValue]
     can_move_messages_out_of_channel_group: NotRequired[GroupSettingValue]
+    can_move_messages_within_channel_group: NotRequired[GroupSettingValue]
+    can_resolve_topics_group: NotRequired[GroupSettingValue]
+    can_create_topic_group: NotRequired[GroupSettingValue]
     is_recently_active: bool
     can_send_message_group: GroupSettingValue
     can_subscribe_group: GroupSettingValue
@@ -150,7 +153,7 @@ def stream_api_dict(stream: Stream) -> StreamDict:
 
 
 def _stream_dict(stream: Stream) -> StreamDict:
-    return {
+    data: dict[str, Any] = {
         "stream_id": stream.stream_id,
         "name": stream.name,
         "description": stream.description,
@@ -169,17 +172,6 @@ def _stream_dict(stream: Stream) -> StreamDict:
         "subscriber_count": stream.subscriber_count,
         "folder_id": stream.folder_id,
         "topics_policy": stream.topics_policy,
-        "can_add_subscribers_group": channel_group_setting(stream, "can_add_subscribers_group"),
-        "can_remove_subscribers_group": channel_group_setting(
-            stream, "can_remove_subscribers_group"),
-        "can_administer_channel_group": channel_group_setting(
-            stream, "can_administer_channel_group"),
-        "can_delete_any_message_group": channel_group_setting(
-            stream, "can_delete_any_message_group"),
-        "can_delete_own_message_group": channel_group_setting(
-            stream, "can_delete_own_message_group"),
-        "can_move_messages_out_of_channel_group": channel_group_setting(
-            stream, "can_move_messages_out_of_channel_group"),
         # Recent activity is not tracked: no channel is shown as inactive.
         "is_recently_active": True,
         # Settings of the reference that nothing here changes or reads yet, with what
@@ -188,6 +180,8 @@ def _stream_dict(stream: Stream) -> StreamDict:
         "can_send_message_group": system_group_id("role:everyone"),
         "can_subscribe_group": system_group_id("role:nobody"),
     }
+    data.update({name: channel_group_setting(stream, name) for name in CHANNEL_GROUP_SETTINGS})
+    return cast(StreamDict, data)   # every key of StreamDict, by the two steps above
 
 
 def stream_create_event(stream: Stream) -> StreamCreateEvent:

@@ -64,9 +64,23 @@ def can_administer_channel(caller: Principal, stream: Stream) -> bool:
 
 
 def can_move_messages_out_of_channel(caller: Principal, stream: Stream) -> bool:
-    """The channel's `can_move_messages_out_of_channel_group` (never guests)."""
-    return not caller.is_guest and _holds(caller, stream,
-                                          "can_move_messages_out_of_channel_group")
+    """The channel's administrators and its `can_move_messages_out_of_channel_group`
+    (besides the organization's setting, which the caller asks first)."""
+    return can_administer_channel(caller, stream) or _holds(
+        caller, stream, "can_move_messages_out_of_channel_group")
+
+
+def can_move_messages_within_channel(caller: Principal, stream: Stream) -> bool:
+    """The channel's administrators and its `can_move_messages_within_channel_group`
+    (level 396; besides the organization's setting, which the caller asks first)."""
+    return can_administer_channel(caller, stream) or _holds(
+        caller, stream, "can_move_messages_within_channel_group")
+
+
+def holds_channel_setting(caller: Principal, stream: Stream, setting: str) -> bool:
+    """Whether the caller is in one of the channel's group settings that may include
+    everyone, guests too (can_resolve_topics_group, can_create_topic_group)."""
+    return _holds(caller, stream, setting)
 
 
 def holds_channel_permission(caller: Principal, stream: Stream, setting: str) -> bool:

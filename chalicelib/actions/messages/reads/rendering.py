@@ -10,9 +10,11 @@ from chalicelib.actions.realm.reads.emoji import active_emoji_sources
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.users.reads.access import caller_access
 from chalicelib.core.errors import ApiError
+from chalicelib.core.files import UPLOAD_LINK
 from chalicelib.core.principal import Principal
 from chalicelib.models.messages import Message
 from chalicelib.models.realms import Realm, UniqueName, group_name_key
+from chalicelib.models.uploads import Attachment
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User, name_key
 from chalicelib.rules.linkifiers import LinkifierRule
@@ -120,8 +122,28 @@ def render_content(realm_id: int, content: str, realm: Realm | None = None, *,
     linkifiers = linkifier_rules(realm_id, realm)
     # The organization's emoji are read only for a message that names one not built in.
     custom = active_emoji_sources(realm_id) if has_emoji_syntax(content) else None
-    rendered = render_message(content, resolved.targets, linkifiers, custom)
+    rendered = render_message(content, resolved.targets, linkifiers, custom,
+                              audio_uploads(realm_id, content))
     return RenderedContent(content, rendered, mentions, resolved, linkifiers)
+
+
+# Uploads shown with an audio player (level 405), as the reference lists their types.
+AUDIO_TYPES = frozenset({"audio/aac", "audio/flac", "audio/mpeg", "audio/wav"})
+
+
+def audio_uploads(realm_id: int, content: str) -> set[str]:
+    """The organization's uploads the content links that are audio files (one BatchGet,
+    only when the content links uploads)."""
+    paths = {p for p in UPLOAD_LINK.findall(content) if p.startswith(f"{realm_id}/")}
+    if not paths:
+        return set()
+    return {a.path_id for a in Attachment.batch_get(
+        [(realm_id, p) for p in sorted(paths)[:MAX_LINKED_UPLOADS]],
+        attributes_to_get=["realm_id", "path_id", "content_type"])
+        if a.content_type in AUDIO_TYPES}
+
+
+MAX_LINKED_UPLOADS = 100   # a message links at most this many files worth a player
 
 
 def check_content(content: str) -> str:

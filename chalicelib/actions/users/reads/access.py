@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.delivery.filters import capabilities
 from chalicelib.delivery.outbox import Audience, to_users_who_can_access
@@ -61,6 +62,7 @@ class UserFields(TypedDict):
     bot_type: NotRequired[int | None]       # bots only
     bot_owner_id: NotRequired[int | None]   # bots only
     profile_data: NotRequired[dict[str, ProfileDataValue]]   # users only, by field id
+    is_imported_stub: NotRequired[bool]   # level 433: sent once the level reaches it
 
 
 class UserDict(UserFields):
@@ -109,7 +111,7 @@ def conversation_partner_ids(realm_id: int, user_id: int) -> set[int]:
 
 def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
     """The "Unknown user" record: the usual shape, only the id varies."""
-    return {
+    shown: UserDict = {
         "user_id": user_id,
         "email": stand_in_email(user_id, realm.subdomain),
         "delivery_email": None,
@@ -126,6 +128,9 @@ def inaccessible_user_dict(user_id: int, realm: Realm) -> UserDict:
         "avatar_version": 1,
         "profile_data": {},
     }
+    if level_reached(433):
+        shown["is_imported_stub"] = False
+    return shown
 
 
 def hide_sender(message: Mapping[str, Any], realm: Realm) -> dict[str, Any]:

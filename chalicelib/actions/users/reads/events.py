@@ -56,8 +56,16 @@ class PersonCustomProfileField(TypedDict):
     custom_profile_field: CustomProfileFieldValue
 
 
+class PersonImportedStub(TypedDict):
+    """An imported user's first login (level 433)."""
+
+    user_id: int
+    is_imported_stub: bool
+
+
 Person = (PersonFullName | PersonTimezone | PersonNewEmail | PersonDeliveryEmail
-          | PersonAvatar | PersonActive | PersonCustomProfileField | PersonRole)
+          | PersonAvatar | PersonActive | PersonCustomProfileField | PersonRole
+          | PersonImportedStub)
 
 
 class RealmUserUpdateEvent(TypedDict):
