@@ -18,6 +18,15 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
       } catch { /* not a code point: the :name: text stays */ }
     }
   }
+  if (node.tagName === 'IMG') {
+    // An upload is read through a short-lived link (uploads.js): never its bare address,
+    // which answers nobody without credentials.
+    const src = node.getAttribute('src') || '';
+    if (/^\/user_uploads\//.test(src)) {
+      node.setAttribute('data-upload-src', src);
+      node.removeAttribute('src');
+    }
+  }
   if (node.tagName === 'A') {
     const href = node.getAttribute('href') || '';
     // Only web and mail links stay live; anything else (javascript:, data:) is dead text.
