@@ -155,8 +155,12 @@ export function Compose({ narrow, areaRef }) {
   const choose = (choice) => {
     const el = area.current;
     const next = complete(draft.value, el.selectionEnd, token, choice);
+    // The box's value and caret first (the render that follows finds them as they are).
+    el.value = next.text;
+    el.focus();
+    el.setSelectionRange(next.caret, next.caret);
     draft.value = next.text;
-    requestAnimationFrame(() => { el.focus(); el.setSelectionRange(next.caret, next.caret); follow(el); });
+    follow(el);
   };
 
   const onKey = (event) => {
@@ -240,7 +244,7 @@ export function Compose({ narrow, areaRef }) {
       <span id="compose-help" class="hint">Enter sends · Shift+Enter new line · Alt+P preview · @ # : suggest</span>
       <input type="file" ref=${fileInput} hidden multiple
         onChange=${(e) => { uploads.setError(''); uploads.upload([...e.currentTarget.files]); e.currentTarget.value = ''; }} />
-      <button type="button" onClick=${() => fileInput.current.click()} aria-label="Attach files" title="Attach files (or drop or paste them)">📎︎</button>
+      <button type="button" onClick=${() => fileInput.current.click()} title="Attach files (or drop or paste them into the box)">Attach</button>
       <button type="button" onClick=${togglePreview} aria-pressed=${preview !== null}>${preview !== null ? 'Edit' : 'Preview'}</button>
       <button type="submit" class="primary" disabled=${sending}>${sending ? 'Sending…' : 'Send'}</button>
     </div>

@@ -17,7 +17,7 @@ export function place(anchor, size, view) {
   const above = anchor.top - 4 - size.height;
   let top = below + size.height <= view.height - MARGIN || above < MARGIN ? below : above;
   top = Math.max(MARGIN, Math.min(top, view.height - size.height - MARGIN));
-  const left = Math.max(MARGIN, Math.min(anchor.right - size.width, view.width - size.width - MARGIN));
+  const left = Math.max(MARGIN, Math.min(anchor.left, view.width - size.width - MARGIN));
   return { top, left };
 }
 

@@ -31,7 +31,9 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
     const href = node.getAttribute('href') || '';
     // Only web and mail links stay live; anything else (javascript:, data:) is dead text.
     if (href && !/^(https?:|mailto:|\/|#)/i.test(href)) node.removeAttribute('href');
-    if (node.hasAttribute('href') && !href.startsWith('#')) {
+    // A link into the app (a channel or topic link: "/#narrow/…") opens here.
+    if (/^\/#narrow\//.test(href)) node.setAttribute('href', href.slice(1));
+    else if (node.hasAttribute('href') && !href.startsWith('#')) {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer');
     }

@@ -22,8 +22,8 @@ export function findToken(text, caret) {
   const line = before.slice(before.lastIndexOf('\n') + 1);
   let m = /(?:^|[\s(])#\*\*([^*>\n]+)>([^*\n]{0,60})$/.exec(line);
   if (m) return { kind: 'topic', channel: m[1], query: m[2], start: caret - m[0].replace(/^[\s(]/, '').length };
-  m = /(?:^|[\s(])#\*\*([^*>\n]+)\*\* ?>$/.exec(line);
-  if (m) return { kind: 'topic', channel: m[1], query: '', start: caret - m[0].replace(/^[\s(]/, '').length };
+  m = /(?:^|[\s(])#\*\*([^*>\n]+)\*\* ?>([^*\n]{0,60})$/.exec(line);
+  if (m) return { kind: 'topic', channel: m[1], query: m[2], start: caret - m[0].replace(/^[\s(]/, '').length };
   m = /(?:^|[\s(])#(?:\*\*)?([^\s*#>][^*#>\n]{0,40}|)$/.exec(line);
   if (m && !/\s{2}|\s$/.test(m[1])) return { kind: 'channel', query: m[1], start: caret - m[0].replace(/^[\s(]/, '').length };
   m = /(?:^|[\s(])@(_?)(?:\*\*?)?([^*@\n]{0,40})$/.exec(line);

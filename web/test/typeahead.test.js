@@ -12,6 +12,7 @@ test('the token at the caret: mentions, channels, topics, emoji', () => {
   assert.deepEqual(at('see #gen'), { kind: 'channel', query: 'gen', start: 4 });
   assert.deepEqual(at('see #**general>lun'), { kind: 'topic', channel: 'general', query: 'lun', start: 4 });
   assert.deepEqual(at('see #**general** >'), { kind: 'topic', channel: 'general', query: '', start: 4 });
+  assert.deepEqual(at('see #**general** >lun'), { kind: 'topic', channel: 'general', query: 'lun', start: 4 });
   assert.deepEqual(at('nice :thu'), { kind: 'emoji', query: 'thu', start: 5 });
   assert.equal(at('at 10:30'), null);
   assert.equal(at('# Heading'), null);
