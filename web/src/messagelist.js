@@ -35,7 +35,7 @@ function lowerBound(ids, id) {
 export function MessageList({ narrow, selected, setSelected, actions }) {
   const box = useRef(null);
   const inner = useRef(null);
-  const pos = useRef({ from: null, to: null, stick: false, landed: false, anchor: null, glimpsed: new Set(), arrivedBelow: false, lastVisible: 0, count: 0 });
+  const pos = useRef({ from: null, to: null, stick: false, landed: false, anchor: null, looked: new Map(), arrivedBelow: false, lastVisible: 0, count: 0 });
   const [, rerender] = useState(0);
   const jump = useSignal(jumpToNewest);
   const view = narrowState(narrow.key);
@@ -103,7 +103,7 @@ export function MessageList({ narrow, selected, setSelected, actions }) {
       if (child.classList.contains('unread')) rows.push({ id: Number(child.dataset.id), top, bottom: top + child.offsetHeight });
     }
     p.lastVisible = lastVisible;
-    for (const id of seenRows(rows, el.clientHeight, p.glimpsed)) markSeen(id);
+    for (const id of seenRows(rows, el.clientHeight, p.looked)) markSeen(id);
   };
 
   const shift = (newStart, newEnd) => {
@@ -159,6 +159,7 @@ export function MessageList({ narrow, selected, setSelected, actions }) {
     }
     restore();
     if (p.landed && !p.stick && atEnd && atBottom(el.scrollTop, el.scrollHeight, el.clientHeight)) p.stick = true;
+    checkRead();   // every row is looked at where it first shows (a jump past it counts)
   });
 
   // Content that changes size (images, "show more", fonts) keeps the view in place.

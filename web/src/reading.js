@@ -12,25 +12,26 @@ export const CONDENSE_SHARE = 0.65;
 
 /**
  * The messages seen in one look at the list.
- * rows: [{id, top, bottom}] relative to the view's top (px); viewHeight: the view's height;
- * glimpsed: ids seen in part before (kept across calls, changed here).
+ * rows: [{id, top, bottom}] of the unread messages in the page, relative to the view's top
+ * (px); viewHeight: the view's height; looked: what the previous looks saw (a Map kept
+ * across calls, changed here).
  * A message is seen when enough of it is in sight: half of it, or, when it is taller
- * than the view, half of the view's height; or when it has been partly in sight and is now
- * above the view (scrolled past). Returns the ids seen now.
+ * than the view, half of the view's height; or when it is now above the view and was not
+ * at the previous look (scrolled past, however fast). A message that appears above the
+ * view (an older page coming in) has not been scrolled past. Returns the ids seen now.
  */
-export function seenRows(rows, viewHeight, glimpsed) {
+export function seenRows(rows, viewHeight, looked) {
   const seen = [];
   for (const row of rows) {
     const height = Math.max(row.bottom - row.top, 1);
     const visible = Math.min(row.bottom, viewHeight) - Math.max(row.top, 0);
-    if (visible > 0) {
-      if (visible >= SEEN_SHARE * Math.min(height, viewHeight)) seen.push(row.id);
-      else glimpsed.add(row.id);
-    } else if (row.bottom <= 0 && glimpsed.has(row.id)) {
-      seen.push(row.id);
-    }
+    const before = looked.get(row.id);
+    if (visible > 0 && visible >= SEEN_SHARE * Math.min(height, viewHeight)) seen.push(row.id);
+    else if (row.bottom <= 0 && before !== undefined && before > 0) seen.push(row.id);
+    else looked.set(row.id, row.bottom);
   }
-  for (const id of seen) glimpsed.delete(id);
+  for (const id of seen) looked.delete(id);
+  if (looked.size > 2000) looked.clear();   // rows long gone from the page
   return seen;
 }
 

@@ -8,7 +8,7 @@ import { EMOJI, emojiChar } from './emoji.js';
 import { channelHash } from './narrow.js';
 import { askPermission, notificationsAllowed } from './notify.js';
 import { state, MUTED } from './store.js';
-import { SCHEMES } from './theme.js';
+import { SCHEMES, applyScheme } from './theme.js';
 
 const NOTIFICATION_SETTINGS = [
   ['enable_offline_email_notifications', 'Email me about direct messages and mentions while I’m away'],
@@ -40,6 +40,9 @@ export function Settings({ onLogOut }) {
   const [statusText, setStatusText] = useState(myStatus.status_text || '');
   const [statusEmoji, setStatusEmoji] = useState(myStatus.emoji_name || '');
   const [invite, setInvite] = useState('');
+  const [chosen, setChosen] = useState({});   // shown at once; the event confirms it
+  const choose = (setting, value) => { setChosen((c) => ({ ...c, [setting]: value })); if (setting === 'color_scheme') applyScheme(value); toggle(setting, value); };
+  const current = (setting) => chosen[setting] ?? state.settings[setting] ?? 1;
   const [permission, setPermission] = useState(typeof Notification === 'undefined' ? 'unsupported' : Notification.permission);
   const [status, save] = useSaver();
   const muted = [...state.userTopics].filter(([, policy]) => policy === MUTED).map(([key]) => {
@@ -107,15 +110,15 @@ export function Settings({ onLogOut }) {
       <fieldset>
         <legend>Unread count in the tab’s title and icon</legend>
         ${COUNT_DISPLAY.map(([value, label]) => html`<label class="inline"><input type="radio" name="count-display"
-          checked=${(state.settings.desktop_icon_count_display || 1) === value}
-          onChange=${() => toggle('desktop_icon_count_display', value)} /> ${label}</label>`)}
+          checked=${current('desktop_icon_count_display') === value}
+          onChange=${() => choose('desktop_icon_count_display', value)} /> ${label}</label>`)}
         <span class="hint" role="status">${status.desktop_icon_count_display || ''}</span>
       </fieldset>
       <fieldset>
         <legend>Theme</legend>
         ${SCHEMES.map(([value, label]) => html`<label class="inline"><input type="radio" name="color-scheme"
-          checked=${(state.settings.color_scheme || 1) === value}
-          onChange=${() => toggle('color_scheme', value)} /> ${label}</label>`)}
+          checked=${current('color_scheme') === value}
+          onChange=${() => choose('color_scheme', value)} /> ${label}</label>`)}
         <span class="hint" role="status">${status.color_scheme || ''}</span>
       </fieldset>
     </section>
