@@ -2,8 +2,10 @@
 how soon the first view is usable with 1,000 messages in the open channel, and the frame
 times while scrolling from the newest to the oldest of 10,000.
 
-First view: from navigation to the newest message shown, with the session already
-stored (a reload, as a person opening the page again): measured in the page
+First view: from navigation to the message the narrow opens at shown (the newest for a
+member who has read them all; the first unread, the oldest, for an administrator who has
+read none), with the session already stored (a reload, as a person opening the page
+again): measured in the page
 (performance.now() at the first animation frame that shows it), cold (empty HTTP cache)
 and warm, with the two API calls it waits for (POST /register, GET /messages) from the
 Resource Timing entries. Scrolling: the list is scrolled up by SCROLL_PX each animation
@@ -83,6 +85,22 @@ def create_channel(stack: LocalStack, name: str) -> int:
                             params={"stream": name}).json()["stream_id"])
 
 
+def oldest_in(stack: LocalStack, stream_id: int) -> int:
+    owner = stack.accounts()["owner"]
+    answer = requests.get(f"{stack.url}/api/v1/messages", timeout=30,
+                          auth=(owner["email"], owner["api_key"]), params={
+                              "anchor": "oldest", "num_before": 0, "num_after": 1,
+                              "narrow": json.dumps([{"operator": "channel",
+                                                     "operand": stream_id}])})
+    return int(answer.json()["messages"][0]["id"])
+
+
+def mark_all_read(stack: LocalStack, role: str) -> None:
+    who = stack.accounts()[role]
+    requests.post(f"{stack.url}/api/v1/mark_all_as_read", timeout=120,
+                  auth=(who["email"], who["api_key"])).raise_for_status()
+
+
 def log_in(page: Page, base: str, account: dict[str, Any]) -> None:
     page.goto(f"{base}/")
     page.get_by_label("Email").fill(account["email"])
@@ -117,11 +135,11 @@ def registration(page: Page) -> dict[str, float]:
                              if "/api/v1/register" in e["name"])}
 
 
-def measure_first_view(context: Any, base: str, stream_id: int, newest: int) -> None:
+def measure_first_view(context: Any, base: str, stream_id: int, shown: int) -> None:
     page = context.new_page()
     url = f"{base}/#narrow/channel/{stream_id}-bench"
-    cold = first_view(page, url, newest)
-    warm = [first_view(page, url, newest) for _ in range(RUNS)]
+    cold = first_view(page, url, shown)
+    warm = [first_view(page, url, shown) for _ in range(RUNS)]
     registered = [registration(page) for _ in range(3)]
     page.close()
     usable = sorted(w["usable"] for w in warm)
@@ -200,20 +218,31 @@ def main() -> int:
             print(f"web client bench on {base} (stack started in {stack.startup_seconds:.1f} s)")
             print(f"sending {FIRST_VIEW_MESSAGES:,} messages to #bench", flush=True)
             newest = send_many(stack, "bench", FIRST_VIEW_MESSAGES)
+            oldest = oldest_in(stack, stream_id)
             with sync_playwright() as driver:
                 browser = driver.chromium.launch(executable_path=chromium_path(),
                                                  args=CHROMIUM_FLAGS)
                 context = browser.new_context(viewport={"width": 1280, "height": 800})
-                page = context.new_page()
-                log_in(page, base, stack.accounts()["member"])
-                page.close()
-                print(f"first view of #bench with {FIRST_VIEW_MESSAGES:,} messages:")
+                unread_context = browser.new_context(viewport={"width": 1280, "height": 800})
+                for who, into in (("member", context), ("admin", unread_context)):
+                    page = into.new_page()
+                    log_in(page, base, stack.accounts()[who])
+                    page.close()
+                mark_all_read(stack, "member")
+                print(f"first view of #bench with {FIRST_VIEW_MESSAGES:,} messages, all read "
+                      "(opens at the newest):")
                 measure_first_view(context, base, stream_id, newest)
+                print(f"first view of #bench with {FIRST_VIEW_MESSAGES:,} messages, all unread "
+                      "(opens at the first unread):")
+                measure_first_view(unread_context, base, stream_id, oldest)
                 print(f"sending {SCROLL_MESSAGES - FIRST_VIEW_MESSAGES:,} more", flush=True)
                 newest = send_many(stack, "bench", SCROLL_MESSAGES - FIRST_VIEW_MESSAGES,
                                    start=FIRST_VIEW_MESSAGES)
-                print(f"first view of #bench with {SCROLL_MESSAGES:,} messages:")
+                mark_all_read(stack, "member")
+                print(f"first view of #bench with {SCROLL_MESSAGES:,} messages, all read:")
                 measure_first_view(context, base, stream_id, newest)
+                print(f"first view of #bench with {SCROLL_MESSAGES:,} messages, all unread:")
+                measure_first_view(unread_context, base, stream_id, oldest)
                 print(f"scrolling #bench from the newest to the oldest of {SCROLL_MESSAGES:,}:")
                 measure_scrolling(context, base, stream_id, SCROLL_MESSAGES)
                 browser.close()

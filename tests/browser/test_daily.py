@@ -17,7 +17,10 @@ BACKGROUND = """() => {
   window.__notifications = [];
   const Real = window.Notification;
   window.Notification = class extends Real {
-    constructor(title, options) { super(title, options); window.__notifications.push({title, body: options.body}); }
+    constructor(title, options) {
+      super(title, options);
+      window.__notifications.push({title, body: options.body});
+    }
   };
   Object.defineProperty(window.Notification, 'permission', {get: () => Real.permission});
   Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});

@@ -14,12 +14,15 @@ TARGET_SIZES = """() => {
   const found = [];
   for (const el of document.querySelectorAll('button, a[href], input, select, textarea, [role=option]')) {
     if (el.closest('.content, .sr-only') || el.type === 'hidden' || el.hidden) continue;
-    const target = (el.type === 'radio' || el.type === 'checkbox') && el.closest('label') ? el.closest('label') : el;
+    const box = el.type === 'radio' || el.type === 'checkbox';
+    const target = box && el.closest('label') ? el.closest('label') : el;
     const r = target.getBoundingClientRect();
     const style = getComputedStyle(target);
     if (!r.width || !r.height || style.visibility === 'hidden' || r.bottom < 0 || r.top > innerHeight
         || r.right < 0 || r.left > innerWidth) continue;
-    if (r.width < 44 || r.height < 44) found.push(`${el.tagName} "${(el.getAttribute('aria-label') || el.textContent).trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+    if (r.width >= 44 && r.height >= 44) continue;
+    const name = (el.getAttribute('aria-label') || el.textContent).trim().slice(0, 30);
+    found.push(`${el.tagName} "${name}" ${Math.round(r.width)}x${Math.round(r.height)}`);
   }
   return found;
 }"""
@@ -64,7 +67,8 @@ def test_a_phone_opens_the_drawer_and_sends_a_message(person, web_stack):
     expect(page.locator(".narrow-header h1")).to_have_text("#general")
     expect(sidebar).not_to_be_in_viewport()
     # THEN the messages take the width; the 40-line paste is condensed
-    expect(page.locator(".message", has_text="line 00").get_by_role("button", name="Show more")).to_be_visible()
+    paste = page.locator(".message", has_text="line 00")
+    expect(paste.get_by_role("button", name="Show more")).to_be_visible()
     assert page.locator(".messages").bounding_box()["width"] >= 380
     assert small_targets(page) == []
     # AND the compose box and Send are on screen, and a message goes out
