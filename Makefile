@@ -202,7 +202,7 @@ web-screenshots: $(STAMP) $(WEB_STAMP) browser
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get install -y -qq --no-install-recommends fonts-noto-color-emoji >/dev/null; }
 	@WEB_SCREENSHOTS_DIR=docs/images $(PYTEST) tests/browser/test_accessibility.py \
-		tests/browser/test_chat_live.py tests/browser/test_search_and_access.py
+		tests/browser/test_chat_live.py tests/browser/test_reading.py tests/browser/test_phone.py
 
 ## bench-web: the web client in Chromium: first view with 1,000 messages, scrolling 10,000
 bench-web: $(STAMP) $(WEB_STAMP) browser

@@ -13,6 +13,8 @@ from tests.browser.conftest import (
     list_geometry,
     new_channel,
     open_channel,
+    org_url,
+    screenshot,
     send,
     server_unread,
     top_in_list,
@@ -23,7 +25,7 @@ UNREAD = re.compile(r"\bunread\b")
 
 def test_a_long_paste_opens_at_the_first_unread_and_the_view_follows_the_bottom(person, web_stack):
     owner = web_stack.accounts()["owner"]
-    new_channel(web_stack, "pastes")
+    pastes = new_channel(web_stack, "pastes")
     # GIVEN a channel the member has read, then a 40-line paste and more they have not
     member = person("member")
     for n in range(12):
@@ -33,8 +35,11 @@ def test_a_long_paste_opens_at_the_first_unread_and_the_view_follows_the_bottom(
     later = [send(web_stack, owner, "pastes", "deploy", f"after the paste {n:02d}")
              for n in range(16)]
     page = member.page
-    # WHEN the member opens the channel
-    open_channel(page, "pastes")
+    # WHEN the member opens the channel's address (the first view: its page is fetched
+    # before the registration, and again after it)
+    page.goto("about:blank")
+    page.goto(f"{org_url(web_stack)}/#narrow/channel/{pastes}-pastes")
+    expect(page.locator(".connection")).to_have_text("Live")
     paste = page.locator(f"#message-{first_unread}")
     expect(paste).to_be_visible()
     # THEN it opens at the first unread message, near the top of the view (not 1,600 px up)
@@ -47,6 +52,7 @@ def test_a_long_paste_opens_at_the_first_unread_and_the_view_follows_the_bottom(
     expect(page.locator(".message", has_text="after the paste 15")).to_have_class(UNREAD)
     below = page.get_by_role("button", name=re.compile(r"^\d+ new messages below"))
     expect(below).to_be_visible()
+    screenshot(page, "reading")
     # WHEN the reader reads on to the end (End), everything is read, on the server too
     page.locator(f"#message-{first_unread}").click()
     page.keyboard.press("End")

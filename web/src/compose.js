@@ -141,7 +141,8 @@ export function Compose({ narrow, areaRef }) {
     }
   };
 
-  const context = { inChannel: target.type === 'stream', topicsOf: topicNames, emoji: emojiNow() };
+  // The emoji table is loaded only once an emoji is being typed (a file of its own).
+  const context = { inChannel: target.type === 'stream', topicsOf: topicNames, emoji: token && token.kind === 'emoji' ? emojiNow() : [] };
   const choices = token ? candidates(token, context) : [];
   const listOpen = choices.length > 0;
 

@@ -9,14 +9,13 @@
 // Read state follows what was seen (reading.js decides from the geometry measured here).
 import { html } from 'htm/preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { Message } from './message.js';
+import { Message, RecipientBar } from './message.js';
 import { narrowState, loadNarrow, loadOlder, loadNewer, loadNewest, markSeen } from './messages.js';
 import { atBottom, landing, scrollFor, seenRows } from './reading.js';
 import { conversationOf } from './reducer.js';
 import { signal, useSignal } from './signal.js';
 import { state } from './store.js';
 import { firstUnread, unreadAfter } from './unread.js';
-import { RecipientBar } from './message.js';
 
 const WINDOW = 150;
 const STEP = 30;

@@ -17,8 +17,7 @@ export { narrowState };
 async function fetchPage(ops, anchor, numBefore, numAfter) {
   return api('GET', '/messages', {
     anchor: String(anchor), num_before: numBefore, num_after: numAfter,
-    narrow: JSON.stringify(apiNarrow(ops)), apply_markdown: true,
-    include_anchor: typeof anchor !== 'number',
+    narrow: JSON.stringify(apiNarrow(ops)), apply_markdown: true, include_anchor: true,
   });
 }
 
