@@ -81,8 +81,9 @@ function mentionCandidates(token, inChannel) {
   const names = new Map();
   for (const u of state.users.values()) names.set(u.full_name.toLowerCase(), (names.get(u.full_name.toLowerCase()) || 0) + 1);
   const prefix = token.silent ? '@_' : '@';
+  // By name (any word's start, or inside), or by the start of the email shown.
   const found = best(people, q, (u) => u.full_name)
-    .concat(best(people, q, (u) => u.email).filter((u) => rank(u.full_name, q) < 0));
+    .concat(people.filter((u) => rank(u.full_name, q) < 0 && (u.delivery_email || u.email).toLowerCase().startsWith(q.toLowerCase())));
   const out = [];
   if (!token.silent && inChannel) {
     for (const w of WILDCARDS) if (rank(w.name, q) === 0 && q) out.push({ key: `w${w.name}`, label: `@${w.name}`, detail: w.what, insert: `@**${w.name}** ` });

@@ -28,6 +28,7 @@ test('people, groups and wildcards are offered as the server spells mentions', (
   assert.deepEqual(candidates(at('@back')).map((c) => c.insert), ['@*backend* ']);
   assert.deepEqual(candidates(at('@al'), { inChannel: true }).map((c) => c.insert), ['@**all** ']);
   assert.deepEqual(candidates(at('@al'), { inChannel: false }), []);
+  assert.deepEqual(candidates(at('@example')), []);   // not inside an address
 });
 
 test('two people of one name are told apart by id', (t) => {
