@@ -207,7 +207,7 @@ function Chat({ session, onLogOut }) {
       <a href="#settings" class="me" aria-keyshortcuts="," title="Settings">
         <${Avatar} userId=${state.me} name=${me.full_name} size=${28} /><span class="sr-only">Settings</span></a>
     </header>
-    ${ready ? html`<${Sidebar} route=${route} id="sidebar" inert=${phone && !drawer} onClose=${closeDrawer} />`
+    ${ready ? html`<${Sidebar} route=${route} id="sidebar" inert=${phone && !drawer} onClose=${closeDrawer} onNavigate=${() => setDrawer(false)} />`
       : html`<nav class="sidebar" id="sidebar" aria-label="Conversations" aria-busy="true" inert=${phone && !drawer}><p class="hint">Loading…</p></nav>`}
     ${drawer ? html`<div class="drawer-backdrop" onClick=${closeDrawer}></div>` : null}
     <main class="main" id="main" tabindex="-1" aria-label=${viewName}>

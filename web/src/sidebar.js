@@ -10,7 +10,7 @@ export function Count({ n, label = 'unread' }) {
   return n ? html`<span class="count" aria-label=${`${n} ${label}`}>${n}</span>` : null;
 }
 
-export function Sidebar({ route, id, inert, onClose }) {
+export function Sidebar({ route, id, inert, onClose, onNavigate }) {
   const counts = unreadCounts();
   const open = openConversation(route);
   const subs = [...state.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
@@ -18,6 +18,7 @@ export function Sidebar({ route, id, inert, onClose }) {
   for (const key of counts.dms.keys()) if (!dms.some(([k]) => k === key)) dms.unshift([key, 0]);
   const current = (href) => (window.location.hash === href ? 'page' : undefined);
   return html`<nav class="sidebar" id=${id} aria-label="Conversations" inert=${inert}
+      onClick=${(e) => { if (onNavigate && e.target.closest && e.target.closest('a')) onNavigate(); }}
       onKeyDown=${(e) => { if (e.key === 'Escape' && onClose) { e.stopPropagation(); onClose(); } }}>
     <a class="nav-item" href="#inbox" aria-current=${route.view === 'inbox' ? 'page' : undefined}><span class="name">Inbox</span><${Count} n=${counts.total} /></a>
     <a class="nav-item" href=${STARRED_HASH} aria-current=${current(STARRED_HASH)}><span class="name">Starred messages</span><${Count} n=${state.starred.size} label="starred" /></a>

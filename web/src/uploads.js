@@ -86,7 +86,9 @@ export function showUploads(root) {
       img.alt = '';
       img.loading = 'lazy';
       preview.append(img);
-      link.closest('p, li, div')?.after(preview);
+      // After the paragraph or item that links it (inside the message's own HTML).
+      const block = link.closest('p, li');
+      (block && root.contains(block) ? block : link).after(preview);
       temporaryUrl(path).then((url) => { img.src = url; }).catch(() => preview.remove());
     }
   }
