@@ -6,7 +6,7 @@ import { sanitizeAhead } from './sanitize.js';
 import {
   state, changed, rememberMessages, markReadLocally, messageDmKey, narrowState, setPresences,
 } from './store.js';
-import { entryMatches } from './unread.js';
+import { entryMatches, firstUnreadIn } from './unread.js';
 
 // The first page: some context before the first unread message, and what follows it.
 export const FIRST_BEFORE = 20;
@@ -40,7 +40,11 @@ function absorb(view, data) {
 export function loadNarrow(key, ops, { newest = false } = {}) {
   const view = narrowState(key);
   if (view.loaded || view.loading) return view.loading;
-  const anchor = isSearchKey(key) || newest ? 'newest' : 'first_unread';
+  // Where it opens: the first unread message the registration knows of (an id: one query
+  // for the server), else the server's first_unread (before the registration, or a
+  // narrow the unread state cannot tell), else the newest.
+  const known = isSearchKey(key) || newest ? undefined : firstUnreadIn(ops);
+  const anchor = isSearchKey(key) || newest || known === null ? 'newest' : known ?? 'first_unread';
   view.loading = fetchPage(ops, anchor, FIRST_BEFORE + (anchor === 'newest' ? FIRST_AFTER : 0), anchor === 'newest' ? 0 : FIRST_AFTER).then((data) => {
     absorb(view, data);
     view.foundOldest = data.found_oldest;

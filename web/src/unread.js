@@ -57,6 +57,19 @@ export function entryMatches(entry, ops) {
   return true;
 }
 
+const KNOWN = new Set(['channel', 'topic', 'dm']);
+
+/** The first unread message of a narrow as the registration's unread state tells, for
+ * narrows of channels, topics and conversations (undefined for others, which only the
+ * server can tell; null when nothing is unread). Lets a narrow open by a message id, one
+ * query, instead of asking the server to find its first unread. */
+export function firstUnreadIn(ops) {
+  if (!state.registered || !ops.length || !ops.every((o) => KNOWN.has(o.operator) || (o.operator === 'is' && o.operand === 'dm'))) return undefined;
+  let first = null;
+  for (const [id, entry] of state.unread) if ((first === null || id < first) && entryMatches(entry, ops)) first = id;
+  return first;
+}
+
 /** The first unread message among a narrow's loaded ids (ascending), or null. */
 export function firstUnread(ids) {
   for (const id of ids) if (state.unread.has(id)) return id;

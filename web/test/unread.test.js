@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attentionCount, entryMatches, firstUnread, openConversation, titleCount, unreadAfter, unreadCounts } from '../src/unread.js';
+import { attentionCount, entryMatches, firstUnread, firstUnreadIn, openConversation, titleCount, unreadAfter, unreadCounts } from '../src/unread.js';
 import { parseHash } from '../src/narrow.js';
 import { fresh, GENERAL, OTHER, SECRET } from './fixtures.js';
 
@@ -54,4 +54,14 @@ test('a search or a negated channel opens no conversation in the sidebar', () =>
   fresh();
   assert.deepEqual(openConversation(parseHash('#narrow/search-query/-channel%3Ageneral%20word')), {});
   assert.deepEqual(openConversation(parseHash('#narrow/channel/1-general/topic/a')), { channel: 1, topic: 'a' });
+});
+
+test('the unread state tells where a narrow of channels, topics or conversations opens', () => {
+  withUnread();
+  assert.equal(firstUnreadIn([{ operator: 'channel', operand: GENERAL }]), 1);
+  assert.equal(firstUnreadIn([{ operator: 'channel', operand: GENERAL }, { operator: 'topic', operand: 'Muted one' }]), 3);
+  assert.equal(firstUnreadIn([{ operator: 'dm', operand: [OTHER] }]), 5);
+  assert.equal(firstUnreadIn([{ operator: 'channel', operand: 99 }]), null);   // nothing unread: the newest
+  assert.equal(firstUnreadIn([{ operator: 'is', operand: 'starred' }]), undefined);   // only the server knows
+  assert.equal(firstUnreadIn([{ operator: 'search', operand: 'x' }, { operator: 'channel', operand: GENERAL }]), undefined);
 });
