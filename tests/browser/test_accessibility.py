@@ -103,7 +103,7 @@ def test_main_views_have_no_serious_accessibility_violations(browser, web_stack,
             views["move dialog"] = axe_violations(page)
             page.keyboard.press("Escape")
         compose = page.get_by_label("Message", exact=True)
-        compose.press_sequentially("@o")
+        compose.press_sequentially("@a")
         expect(page.get_by_role("listbox", name="Suggestions")).to_be_visible()
         views["autocomplete"] = axe_violations(page)
         if pictures:
