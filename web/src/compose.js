@@ -31,8 +31,10 @@ export function targetFor(narrow) {
   return { type: 'stream', streamId: 0, topic: '' };
 }
 
+/** The To field's text: each person's address as this person may see it (the real one,
+ * `delivery_email`, when the organization shows it; else the one the API names them by). */
 function recipientsText(ids) {
-  return ids.map((id) => (state.users.get(id) || {}).email || String(id)).join(', ');
+  return ids.map((id) => { const u = state.users.get(id) || {}; return u.delivery_email || u.email || String(id); }).join(', ');
 }
 
 function parseRecipients(text) {
