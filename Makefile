@@ -18,7 +18,7 @@ DOCS_STAMP := $(DOCS_STATIC)/.swagger-ui-$(SWAGGER_UI_VERSION)
 CHROMIUM ?= chromium
 FUZZ_SECONDS ?= 600
 
-.PHONY: term-client js-client run test test-fast test-large-org reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots
+.PHONY: term-client js-client run test test-fast test-large-org reset package lint bench load clean openapi feature-levels docs-assets browser fuzz try-terminal web node bench-web web-screenshots web-test web-lint web-emoji
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating $(VENV) and installing pinned requirements"
@@ -80,6 +80,19 @@ $(WEB_STAMP): $(WEB_MODULES) $(WEB_SOURCES)
 	@cd web && npx --no-install vite build --logLevel warn
 	@touch $(WEB_STAMP)
 
+## web-test: the web client's own logic (narrows, events, unread, reading, autocomplete),
+## unit-tested with node's test runner (web/test/)
+web-test: $(WEB_MODULES)
+	@cd web && node --test --test-reporter=dot test/*.test.js
+
+## web-lint: ESLint over the web client (web/eslint.config.js)
+web-lint: $(WEB_MODULES)
+	@cd web && npx --no-install eslint --max-warnings 0 .
+
+## web-emoji: write web/src/emoji-data.js from the server's emoji table (commit the result)
+web-emoji: $(STAMP)
+	@$(BIN)/python -m infra.write_web_emoji
+
 ## openapi: write the OpenAPI document generated from the views (commit the result)
 openapi: $(STAMP)
 	@$(BIN)/python -m infra.write_openapi
@@ -102,7 +115,7 @@ PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 ## test: the whole suite (unit, functional, e2e) plus the packaging check
-test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client js-client package lint
+test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client js-client package lint web-test
 	@$(PYTEST) tests
 
 ## test-large-org: the terminal client for an ordinary member of a generated 10,000-person
@@ -131,8 +144,9 @@ package: $(STAMP) $(DOCS_STAMP)
 ## lint: ruff over everything (ruff.toml), mypy strict over app.py and chalicelib/ (mypy.ini),
 ## bandit over the code the functions run (app.py, chalicelib/: a finding is fixed or
 ## skipped on its line with `# nosec <id> # <reason>`), and checkov over the packaged
-## template: any finding neither fixed nor skipped on its resource with a written reason fails
-lint: $(STAMP) $(CHECKOV_STAMP) package
+## template: any finding neither fixed nor skipped on its resource with a written reason fails;
+## ESLint over the web client (web-lint)
+lint: $(STAMP) $(CHECKOV_STAMP) package web-lint
 	@$(BIN)/ruff check app.py chalicelib infra tests bench
 	@$(BIN)/python -m mypy
 	@$(BIN)/bandit -q -r app.py chalicelib
@@ -195,7 +209,7 @@ web-screenshots: $(STAMP) $(WEB_STAMP) browser
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get install -y -qq --no-install-recommends fonts-noto-color-emoji >/dev/null; }
 	@WEB_SCREENSHOTS_DIR=docs/images $(PYTEST) tests/browser/test_accessibility.py \
-		tests/browser/test_chat_live.py tests/browser/test_search_and_access.py
+		tests/browser/test_chat_live.py tests/browser/test_reading.py tests/browser/test_phone.py
 
 ## bench-web: the web client in Chromium: first view with 1,000 messages, scrolling 10,000
 bench-web: $(STAMP) $(WEB_STAMP) browser

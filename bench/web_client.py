@@ -2,9 +2,11 @@
 how soon the first view is usable with 1,000 messages in the open channel, and the frame
 times while scrolling from the newest to the oldest of 10,000.
 
-First view: from navigation to the newest message shown, with the session already
-stored (a reload, as a person opening the page again): measured in the page
-(performance.now() at the first animation frame that shows it), cold (empty HTTP cache)
+First view: from navigation to the message the narrow opens at shown (the newest for a
+member who has read them all; the first unread for an administrator who had read none,
+and who reads the first screen at each run), with the session already stored (a reload,
+as a person opening the page again): measured in the page (performance.now() at the
+first animation frame that shows it), cold (empty HTTP cache)
 and warm, with the two API calls it waits for (POST /register, GET /messages) from the
 Resource Timing entries. Scrolling: the list is scrolled up by SCROLL_PX each animation
 frame until the conversation's beginning shows; every frame's interval is recorded, and
@@ -83,6 +85,17 @@ def create_channel(stack: LocalStack, name: str) -> int:
                             params={"stream": name}).json()["stream_id"])
 
 
+def mark_all_read(stack: LocalStack, role: str) -> None:
+    """Everything read (the call does a bounded batch at a time: until it says complete)."""
+    who = stack.accounts()[role]
+    for _ in range(100):
+        answer = requests.post(f"{stack.url}/api/v1/mark_all_as_read", timeout=120,
+                               auth=(who["email"], who["api_key"]))
+        answer.raise_for_status()
+        if answer.json().get("complete", True):
+            return
+
+
 def log_in(page: Page, base: str, account: dict[str, Any]) -> None:
     page.goto(f"{base}/")
     page.get_by_label("Email").fill(account["email"])
@@ -91,13 +104,15 @@ def log_in(page: Page, base: str, account: dict[str, Any]) -> None:
     page.locator(".connection", has_text="Live").wait_for(timeout=30_000)
 
 
-def first_view(page: Page, url: str, newest: int) -> dict[str, float]:
+def first_view(page: Page, url: str, shown_id: int | None) -> dict[str, float]:
+    """`shown_id`: the message the view must show (None: any, the first unread moving on
+    at each run, as the reader reads)."""
     page.goto("about:blank")   # a new document each time (a hash change would not load one)
     page.goto(url)
     shown = page.wait_for_function(
-        """(id) => document.querySelector(`.message[data-id="${id}"]`)
+        """(id) => document.querySelector(id === null ? '.message' : `.message[data-id="${id}"]`)
             && document.querySelector('#compose-text') && performance.now()""",
-        arg=newest, polling="raf", timeout=30_000).json_value()
+        arg=shown_id, polling="raf", timeout=30_000).json_value()
     entries = page.evaluate("""() => performance.getEntriesByType('resource').map(
         e => ({name: e.name, start: e.startTime, end: e.responseEnd}))""")
     messages = next((e["end"] - e["start"] for e in entries if "/api/v1/messages" in e["name"]), 0)
@@ -117,11 +132,11 @@ def registration(page: Page) -> dict[str, float]:
                              if "/api/v1/register" in e["name"])}
 
 
-def measure_first_view(context: Any, base: str, stream_id: int, newest: int) -> None:
+def measure_first_view(context: Any, base: str, stream_id: int, shown: int | None) -> None:
     page = context.new_page()
     url = f"{base}/#narrow/channel/{stream_id}-bench"
-    cold = first_view(page, url, newest)
-    warm = [first_view(page, url, newest) for _ in range(RUNS)]
+    cold = first_view(page, url, shown)
+    warm = [first_view(page, url, shown) for _ in range(RUNS)]
     registered = [registration(page) for _ in range(3)]
     page.close()
     usable = sorted(w["usable"] for w in warm)
@@ -204,16 +219,26 @@ def main() -> int:
                 browser = driver.chromium.launch(executable_path=chromium_path(),
                                                  args=CHROMIUM_FLAGS)
                 context = browser.new_context(viewport={"width": 1280, "height": 800})
-                page = context.new_page()
-                log_in(page, base, stack.accounts()["member"])
-                page.close()
-                print(f"first view of #bench with {FIRST_VIEW_MESSAGES:,} messages:")
+                unread_context = browser.new_context(viewport={"width": 1280, "height": 800})
+                for who, into in (("member", context), ("admin", unread_context)):
+                    page = into.new_page()
+                    log_in(page, base, stack.accounts()[who])
+                    page.close()
+                mark_all_read(stack, "member")
+                print(f"first view of #bench with {FIRST_VIEW_MESSAGES:,} messages, all read "
+                      "(opens at the newest):")
                 measure_first_view(context, base, stream_id, newest)
+                print(f"first view of #bench with {FIRST_VIEW_MESSAGES:,} messages, all unread "
+                      "(opens at the first unread):")
+                measure_first_view(unread_context, base, stream_id, None)
                 print(f"sending {SCROLL_MESSAGES - FIRST_VIEW_MESSAGES:,} more", flush=True)
                 newest = send_many(stack, "bench", SCROLL_MESSAGES - FIRST_VIEW_MESSAGES,
                                    start=FIRST_VIEW_MESSAGES)
-                print(f"first view of #bench with {SCROLL_MESSAGES:,} messages:")
+                mark_all_read(stack, "member")
+                print(f"first view of #bench with {SCROLL_MESSAGES:,} messages, all read:")
                 measure_first_view(context, base, stream_id, newest)
+                print(f"first view of #bench with {SCROLL_MESSAGES:,} messages, all unread:")
+                measure_first_view(unread_context, base, stream_id, None)
                 print(f"scrolling #bench from the newest to the oldest of {SCROLL_MESSAGES:,}:")
                 measure_scrolling(context, base, stream_id, SCROLL_MESSAGES)
                 browser.close()

@@ -29,9 +29,11 @@ def stack_outputs(stack: str) -> dict[str, str]:
 
 
 def files_in_order(root: Path) -> list[Path]:
-    """Every file but hidden ones (the build's stamp), the page itself last."""
+    """Every file but hidden ones (the build's stamp) and the compressed copies the local
+    server sends (CloudFront compresses by itself), the page itself last."""
     files = [f for f in sorted(root.rglob("*"))
-             if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts)]
+             if f.is_file() and f.suffix not in (".gz", ".br")
+             and not any(part.startswith(".") for part in f.relative_to(root).parts)]
     return sorted(files, key=lambda f: f.name == "index.html")
 
 

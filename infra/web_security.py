@@ -4,15 +4,16 @@ template to this)."""
 from __future__ import annotations
 
 
-def content_security_policy(websocket_origin: str) -> str:
+def content_security_policy(websocket_origin: str, upload_origins: str = "") -> str:
     """Scripts and styles from the page's own origin only (no inline script, no eval),
     requests to the API (same origin) and the push channel, images from the
-    organization itself; nothing may frame the page."""
+    organization itself and from the short-lived links to its uploads (the object
+    store's address, `upload_origins`); nothing may frame the page."""
     return "; ".join([
         "default-src 'none'",
         "script-src 'self'",
         "style-src 'self'",
-        "img-src 'self' data:",
+        f"img-src 'self' data: {upload_origins}".rstrip(),
         "font-src 'self'",
         f"connect-src 'self' {websocket_origin}".rstrip(),
         "manifest-src 'self'",

@@ -1,7 +1,7 @@
 """File uploads: POST /user_uploads, and reading a file back through a short-lived link."""
 from __future__ import annotations
 
-from chalice.app import Response
+from typing import TypedDict
 
 from chalicelib.actions.messages.uploads import (
     UploadResult,
@@ -20,8 +20,14 @@ def upload_file(caller: Principal, *, uploaded_files: list[UploadedFile]) -> Upl
     return do_upload_file(caller, uploaded_files)
 
 
+class TemporaryUrl(TypedDict):
+    url: str   # readable without credentials, for a short while
+
+
 @bp.endpoint("/user_uploads/{realm_id_str}/{random}/{filename}", "GET")
-def get_upload(caller: Principal, *, realm_id_str: str, random: str, filename: str) -> Response:
-    # A redirect to S3: API Gateway cannot stream large bodies back itself.
-    url = download_url(caller, f"{realm_id_str}/{random}/{filename}")
-    return Response(body="", status_code=302, headers={"Location": url})
+def get_upload(caller: Principal, *, realm_id_str: str, random: str, filename: str
+               ) -> TemporaryUrl:
+    # As the reference's get-file-temporary-url: a link the caller's browser can load
+    # (an <img>) without the API key; S3 serves the bytes (API Gateway cannot stream
+    # large bodies back itself).
+    return {"url": download_url(caller, f"{realm_id_str}/{random}/{filename}")}

@@ -70,7 +70,8 @@ class _RequestHandler(ChaliceRequestHandler):
         self.do_GET()
 
     def _send_client_file(self) -> None:
-        status, headers, body = web_static.answer(self.path)
+        status, headers, body = web_static.answer(self.path,
+                                                  self.headers.get("Accept-Encoding", ""))
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)

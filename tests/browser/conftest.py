@@ -3,6 +3,7 @@ Python client, with the system browser: nothing is downloaded) against a local s
 started as `make run` starts it."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 import requests
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
 from infra.local.environment import REPO_ROOT, free_port
 from infra.local.launcher import LocalStack, start_stack
@@ -26,6 +27,11 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = Path(os.environ.get("WEB_SCREENSHOTS_DIR") or REPO_ROOT / "build" / "web-screenshots")
 TIMEOUT_MS = 15_000
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+# Assertions wait as long as actions do: two workers on a shared machine are slow at times.
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 def chromium_path() -> str:
@@ -89,14 +95,14 @@ class Person:
 
 def log_in(browser: Browser, stack: LocalStack, role: str, **context_options: Any) -> Person:
     account = stack.accounts()[role]
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, **context_options)
+    context = browser.new_context(**{**DESKTOP, **context_options})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     page.goto(org_url(stack) + "/")
     page.get_by_label("Email").fill(account["email"])
     page.get_by_label("Password").fill(account["password"])
     page.get_by_role("button", name="Log in").click()
-    page.locator(".sidebar").wait_for()
+    page.locator(".sidebar").wait_for(state="attached")
     page.locator(".connection", has_text="Live").wait_for()
     return Person(account, context, page)
 
@@ -135,6 +141,47 @@ def open_channel(page: Page, name: str) -> None:
     page.locator(".narrow-header h1", has_text=f"#{name}").wait_for()
 
 
+def send(stack: LocalStack, who: dict[str, Any] | Person, channel: str, topic: str,
+         content: str) -> int:
+    """A message sent through the API (as another device would); its id."""
+    return int(api(stack, who, "POST", "/messages", type="stream", to=channel, topic=topic,
+                   content=content)["id"])
+
+
+def list_geometry(page: Page) -> dict[str, float]:
+    """Where the message list is scrolled: its scrollTop, the distance from its bottom."""
+    return page.locator(".messages").evaluate(
+        "l => ({top: l.scrollTop, fromBottom: l.scrollHeight - l.scrollTop - l.clientHeight,"
+        " height: l.clientHeight})")
+
+
+def top_in_list(page: Page, message_id: int) -> float:
+    """How far below the list's top edge a message starts (negative: above it)."""
+    return page.locator(f"#message-{message_id}").evaluate(
+        "m => m.getBoundingClientRect().top - m.closest('.messages').getBoundingClientRect().top")
+
+
+def server_unread(stack: LocalStack, who: dict[str, Any] | Person, ids: list[int]) -> set[int]:
+    """Which of these messages the server has as unread for this person."""
+    unread = api(stack, who, "GET", "/messages", anchor="newest", num_before=1000, num_after=0,
+                 narrow='[{"operator": "is", "operand": "unread"}]')["messages"]
+    return {m["id"] for m in unread} & set(ids)
+
+
 def screenshot(page: Page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"web-{name}.png"))
+
+
+def new_channel(stack: LocalStack, name: str, roles: tuple[str, ...] = ("owner", "member")) -> int:
+    """A channel of this test's own, with these people in it; its id."""
+    accounts = stack.accounts()
+    api(stack, accounts["owner"], "POST", "/users/me/subscriptions",
+        subscriptions=json.dumps([{"name": name}]),
+        principals=json.dumps([accounts[role]["user_id"] for role in roles]))
+    return channel_id(stack, name)
+
+
+def code_block(lines: int, label: str = "line") -> str:
+    """A pasted block of `lines` lines of code."""
+    return "```\n" + "\n".join(f"{label} {n:02d}: some pasted output" for n in range(lines)) + "\n```"

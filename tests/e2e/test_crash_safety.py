@@ -136,7 +136,9 @@ def test_kill_9_under_load_loses_no_acknowledged_write(tmp_path: Path, capsys):
         assert len(set(got)) == len(got) and not set(got) & set(consumed), "sent twice"
         assert wanted <= set(got), f"never delivered: {sorted(wanted - set(got))[:10]}"
         # ...and so is the upload
-        response = requests.get(f"{stack.url}/api/v1{uri}", auth=auth, timeout=30)
+        link = requests.get(f"{stack.url}/api/v1{uri}", auth=auth, timeout=30)
+        assert link.status_code == 200, link.text   # a short-lived link to the file
+        response = requests.get(link.json()["url"], timeout=30)
         assert response.status_code == 200 and response.content == b"kept across crashes"
         with capsys.disabled():
             print(f"\nkill -9 twice under load: {len(acknowledged)} messages acknowledged, 0 "

@@ -20,7 +20,7 @@ _PATH = re.compile(r"`((?:app\.py|Makefile|requirements[\w-]*\.txt|(?:chalicelib
 
 
 def test_the_readme_is_short():
-    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) < 250
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) < 200
 
 
 @pytest.mark.parametrize("page", PAGES)

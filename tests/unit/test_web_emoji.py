@@ -13,3 +13,14 @@ def test_the_pickers_emoji_are_accepted_by_the_server():
     assert len(pairs) >= 40
     for name, code in pairs:
         check_emoji(name, code, UNICODE_EMOJI)   # raises on a name or code it refuses
+
+
+def test_the_clients_emoji_table_is_the_servers():
+    """web/src/emoji-data.js is what `make web-emoji` writes from the server's table."""
+    from infra.write_web_emoji import TARGET, entries, render
+
+    assert TARGET.read_text() == render(), "run `make web-emoji`"
+    for entry in entries()[::50]:
+        code, *names = entry.split(" ")
+        for name in names:
+            check_emoji(name, code, UNICODE_EMOJI)

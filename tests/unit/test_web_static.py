@@ -2,6 +2,7 @@
 local server and the CloudFront distribution share."""
 from __future__ import annotations
 
+import gzip
 import re
 
 import pytest
@@ -55,7 +56,10 @@ def test_the_distribution_sends_the_same_policy_as_the_local_stack():
     config = resources["WebResponseHeaders"]["Properties"]["ResponseHeadersPolicyConfig"]
     policy = config["SecurityHeadersConfig"]["ContentSecurityPolicy"]["ContentSecurityPolicy"]
     origin = "wss://${WebsocketAPI}.execute-api.${AWS::Region}.${AWS::URLSuffix}"
-    assert policy == {"Fn::Sub": content_security_policy(origin)}
+    # images also from the uploads bucket's links (either host S3 signs for)
+    uploads = ("https://${UploadsBucket}.s3.amazonaws.com "
+               "https://${UploadsBucket}.s3.${AWS::Region}.amazonaws.com")
+    assert policy == {"Fn::Sub": content_security_policy(origin, uploads)}
     behaviours = resources["WebDistribution"]["Properties"]["DistributionConfig"]
     assert behaviours["DefaultCacheBehavior"]["ResponseHeadersPolicyId"] == {
         "Ref": "WebResponseHeaders"}
@@ -76,3 +80,37 @@ def test_the_bucket_is_private_and_read_by_the_distribution_only():
     assert allow[0]["Action"] == "s3:GetObject"
     assert re.search(r"distribution/\$\{WebDistribution\}",
                      allow[0]["Condition"]["StringEquals"]["AWS:SourceArn"]["Fn::Sub"])
+
+
+def test_the_build_is_served_compressed_when_the_browser_takes_it(build):
+    asset = build / "assets" / "a-1234.js"
+    (build / "assets" / "a-1234.js.gz").write_bytes(gzip.compress(asset.read_bytes()))
+    status, headers, body = web_static.answer("/assets/a-1234.js", "gzip, deflate, br", build)
+    assert (status, headers["Content-Encoding"]) == (200, "gzip")
+    assert gzip.decompress(body) == asset.read_bytes()
+    assert headers["Vary"] == "Accept-Encoding" and "immutable" in headers["Cache-Control"]
+    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
+    status, headers, body = web_static.answer("/assets/a-1234.js", "identity", build)
+    assert "Content-Encoding" not in headers and body == asset.read_bytes()
+    # the page has no compressed copy: it goes as it is
+    assert "Content-Encoding" not in web_static.answer("/", "gzip", build)[1]
+
+
+def test_locally_the_page_reaches_the_push_channel_on_any_port_and_upload_links(build,
+                                                                                monkeypatch):
+    """The local stack's push channel gets a new port at each start: a page open across a
+    restart re-reads the address and must be allowed to connect to it."""
+    monkeypatch.setenv("WEBSOCKET_URL", "ws://127.0.0.1:4321")
+    monkeypatch.setenv("S3_LINK_ENDPOINT_URL", "http://127.0.0.1:8106")
+    policy = web_static.answer("/", "", build)[1]["Content-Security-Policy"]
+    assert "connect-src 'self' ws://127.0.0.1:*;" in policy
+    assert "img-src 'self' data: http://127.0.0.1:8106;" in policy
+
+
+def test_publishing_leaves_the_local_compressed_copies_out(build):
+    from infra.publish_web import files_in_order
+
+    (build / "assets" / "a-1234.js.gz").write_bytes(b"x")
+    (build / "assets" / "a-1234.js.br").write_bytes(b"x")
+    names = [f.relative_to(build).as_posix() for f in files_in_order(build)]
+    assert names == ["assets/a-1234.js", "index.html"]

@@ -25,6 +25,15 @@ export function setCredentials(email, apiKey) {
   credentials = email && apiKey ? basic(email, apiKey) : null;
 }
 
+/** The Authorization header's value (for requests fetch cannot make: uploads with progress). */
+export function authorization() {
+  return credentials;
+}
+
+export function unauthorized(body) {
+  onUnauthorized(body);
+}
+
 export function setUnauthorizedHandler(handler) {
   onUnauthorized = handler;
 }
@@ -49,8 +58,9 @@ function encode(params) {
   return form;
 }
 
-/** One API call. `retry`: repeat after a 5xx or a dropped connection (safe requests). */
-export async function api(method, path, params, { retry = method === 'GET', signal, auth = true } = {}) {
+/** One API call. `retry`: repeat after a 5xx or a dropped connection (safe requests);
+ * `quiet`: no notice of a failure (the caller tells the person itself). */
+export async function api(method, path, params, { retry = method === 'GET', signal, auth = true, quiet = false } = {}) {
   let attempt = 0;
   let rateWaits = 0;
   for (;;) {
@@ -68,7 +78,7 @@ export async function api(method, path, params, { retry = method === 'GET', sign
     } catch (error) {
       if (signal && signal.aborted) throw error;
       if (!retry) {
-        notice('connection', 'The connection to the server dropped. Nothing was lost: try again.', 'error', 8000);
+        if (!quiet) notice('connection', 'The connection to the server dropped. Nothing was lost: try again.', 'error', 8000);
         throw new NetworkError('The connection to the server dropped.');
       }
       await backoff(++attempt, 'connection', 'Connection lost');
@@ -92,7 +102,7 @@ export async function api(method, path, params, { retry = method === 'GET', sign
       continue;
     }
     if (response.status === 401 && auth) onUnauthorized(body);
-    if (response.status >= 500) {
+    if (response.status >= 500 && !quiet) {
       notice('connection', `The server answered ${response.status}. Nothing was lost: try again.`, 'error', 8000);
     }
     throw new ApiError(response.status, body);

@@ -1,7 +1,9 @@
-// The emoji picker: a small set of common emoji under the names the server accepts
-// (the Unicode CLDR names; tests/unit/test_web_emoji.py checks each against the server).
+// Emoji: the common ones first (under the names the server accepts, the Unicode CLDR
+// names; tests/unit/test_web_emoji.py checks each), the whole table (emoji-data.js,
+// generated from the server's) loaded on first use; the picker, in the top layer.
 import { html } from 'htm/preact';
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Popover } from './popover.js';
 
 export const EMOJI = [
   ['thumbs_up', '1f44d'], ['thumbs_down', '1f44e'], ['red_heart', '2764'], ['face_with_tears_of_joy', '1f602'],
@@ -26,16 +28,66 @@ export function emojiChar(code) {
   }
 }
 
+
+let table = null;
+let loading = null;
+
+/** The whole table, [{name, code, char, aliases}], loaded once (a separate file). */
+export function loadEmoji() {
+  if (table) return Promise.resolve(table);
+  if (!loading) {
+    loading = import('./emoji-data.js').then((module) => {
+      table = parseTable(module.default);
+      return table;
+    });
+  }
+  return loading;
+}
+
+/** The table if loaded, else the common ones (and it starts loading). */
+export function emojiNow() {
+  if (!table) loadEmoji();
+  return table || EMOJI.map((e) => ({ ...e, char: emojiChar(e.code), aliases: [] }));
+}
+
+export function parseTable(text) {
+  return text.split('|').map((entry) => {
+    const [code, name, ...aliases] = entry.split(' ');
+    return { code, name, aliases, char: emojiChar(code) };
+  });
+}
+
+/** Emoji whose name or an alias contains the words typed, common ones first. */
+export function findEmoji(query, list = emojiNow()) {
+  const q = query.toLowerCase().trim().replace(/\s+/g, '_');
+  const common = new Map(EMOJI.map((e, i) => [e.name, i]));
+  if (!q) return EMOJI.map((e) => list.find((x) => x.name === e.name) || { ...e, char: emojiChar(e.code), aliases: [] });
+  const out = [];
+  for (const e of list) {
+    const names = [e.name, ...e.aliases];
+    const r = names.some((n) => n.startsWith(q)) ? 0 : names.some((n) => n.includes(`_${q}`)) ? 1 : names.some((n) => n.includes(q)) ? 2 : -1;
+    if (r >= 0) out.push([r, common.has(e.name) ? common.get(e.name) : 1000, e]);
+  }
+  out.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2].name.localeCompare(b[2].name));
+  return out.slice(0, 120).map((x) => x[2]);
+}
+
 const COLUMNS = 8;
 
-/** A dialog of emoji buttons: type to filter, arrows to move, Enter to pick, Esc to close. */
-export function EmojiPicker({ onPick, onClose, label = 'Add a reaction' }) {
+/** The picker: type to filter, arrows to move, Enter to pick, Esc to close. In the top
+ * layer, beside `anchor` (the control that opened it). */
+export function EmojiPicker({ onPick, onClose, anchor, label = 'Add a reaction' }) {
   const [filter, setFilter] = useState('');
   const [active, setActive] = useState(0);
+  const [, loaded] = useState(!!table);
   const input = useRef(null);
-  const shown = EMOJI.filter((e) => e.name.includes(filter.toLowerCase().replace(/\s+/g, '_')));
-  useLayoutEffect(() => { input.current && input.current.focus(); }, []);
+  useEffect(() => { if (!table) loadEmoji().then(() => loaded(true)); }, []);
+  const shown = findEmoji(filter);
   useEffect(() => setActive(0), [filter]);
+  useEffect(() => {
+    const el = document.getElementById(shown[active] ? `emoji-${shown[active].name}` : '');
+    if (el && el.scrollIntoView) el.scrollIntoView({ block: 'nearest' });
+  }, [active]);
   const onKey = (event) => {
     const moves = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: COLUMNS, ArrowUp: -COLUMNS };
     if (event.key in moves) {
@@ -50,16 +102,18 @@ export function EmojiPicker({ onPick, onClose, label = 'Add a reaction' }) {
       onClose();
     }
   };
-  return html`<div class="emoji-picker" role="dialog" aria-label=${label} onKeyDown=${onKey}>
-    <input ref=${input} type="search" placeholder="Find an emoji" aria-label="Find an emoji" value=${filter}
-      aria-activedescendant=${shown[active] ? `emoji-${shown[active].name}` : undefined}
-      aria-controls="emoji-grid"
-      onInput=${(e) => setFilter(e.currentTarget.value)} />
-    <div class="emoji-grid" id="emoji-grid" role="listbox" aria-label="Emoji">
-      ${shown.map((e, i) => html`<button type="button" role="option" id=${`emoji-${e.name}`} tabindex="-1"
-        class=${i === active ? 'active' : ''} aria-selected=${i === active} title=${e.name.replace(/_/g, ' ')}
-        aria-label=${e.name.replace(/_/g, ' ')} onClick=${() => onPick(e)}>${emojiChar(e.code)}</button>`)}
+  return html`<${Popover} anchor=${anchor} onClose=${onClose} label=${label} className="emoji-picker">
+    <div onKeyDown=${onKey}>
+      <input ref=${input} type="search" placeholder="Find an emoji" aria-label="Find an emoji" value=${filter} autofocus
+        aria-activedescendant=${shown[active] ? `emoji-${shown[active].name}` : undefined}
+        aria-controls="emoji-grid" onInput=${(e) => setFilter(e.currentTarget.value)} />
+      <div class="emoji-grid" id="emoji-grid" role="listbox" aria-label="Emoji">
+        ${shown.map((e, i) => html`<button type="button" role="option" id=${`emoji-${e.name}`} tabindex="-1"
+          class=${i === active ? 'active' : ''} aria-selected=${i === active} title=${e.name.replace(/_/g, ' ')}
+          aria-label=${e.name.replace(/_/g, ' ')} onClick=${() => onPick(e)}>${e.char}</button>`)}
+      </div>
+      ${shown.length ? null : html`<p class="hint">No emoji by that name.</p>`}
+      <button type="button" class="link" onClick=${onClose}>Close</button>
     </div>
-    <button type="button" class="link" onClick=${onClose}>Close</button>
-  </div>`;
+  <//>`;
 }

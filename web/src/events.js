@@ -1,7 +1,15 @@
 // The event queue: POST /register, then events over the push channel (WebSocket, with
 // the credentials as a subprotocol so the key never goes in a URL), long-poll as the
-// fallback; resumes from the last event id after a drop or a sleep, registers again when
-// the queue has expired.
+// fallback; resumes from the last event id after a drop.
+//
+// Recovery: when the socket drops, one non-blocking poll of the queue tells what
+// happened. The server answered: the socket reconnects (three failed handshakes in a row
+// while the API answers means something refuses WebSockets: long-poll, and try the push
+// channel again every 5 minutes). The server did not answer (it restarted, the network
+// changed, the computer slept): once it answers again the client registers afresh,
+// which re-reads the push channel's address (a restarted stack may serve it elsewhere)
+// and reloads the open views; so does an expired queue (BAD_EVENT_QUEUE_ID). Retries come
+// every 0.5 to 4 s, so the page is live again within seconds of the server.
 import { api, ApiError, base64 } from './api.js';
 import { notice, clearNotice } from './notices.js';
 import { state, changed } from './store.js';
@@ -15,6 +23,14 @@ const SUBPROTOCOL = 'teamchat.v1';
 const LONGPOLL_TIMEOUT_MS = 90_000;
 const SILENCE_MS = 6 * 60_000;     // heartbeats come at least every 5 minutes
 const SLEEP_GAP_MS = 30_000;       // a timer late by this much: the computer slept
+const UPGRADE_MS = 5 * 60_000;     // from long-poll, the push channel is tried this often
+const MAX_RETRY_MS = 4000;
+
+/** The wait before the n-th retry (1, 2, …): 0.5, 1, 2, 4, 4… s, with some jitter. */
+export function retryDelay(n) {
+  const base = Math.min(500 * 2 ** Math.max(n - 1, 0), MAX_RETRY_MS);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
 
 export class EventChannel {
   constructor({ email, apiKey, onRegistered, onEvents }) {
@@ -26,7 +42,9 @@ export class EventChannel {
     this.lastEventId = -1;
     this.socket = null;
     this.stopped = false;
-    this.failures = 0;
+    this.failures = 0;        // retries since the connection was last good
+    this.refusals = 0;        // failed handshakes in a row while the API answered
+    this.outage = false;      // the server stopped answering since the last registration
     this.mode = 'websocket';
     this.generation = 0;
   }
@@ -35,7 +53,7 @@ export class EventChannel {
     await this.register();
     this.watchdog = setInterval(() => this.checkAlive(), 10_000);
     this.lastTick = Date.now();
-    this.onOnline = () => this.reconnect('back online');
+    this.onOnline = () => { this.outage = true; this.reconnect('back online'); };
     window.addEventListener('online', this.onOnline);
   }
 
@@ -48,17 +66,22 @@ export class EventChannel {
     if (this.queueId) api('DELETE', '/events', { queue_id: this.queueId }).catch(() => {});
   }
 
-  async register() {
+  async register({ retry = true } = {}) {
     this.generation += 1;
     this.closeSocket();
     const data = await api('POST', '/register', {
       apply_markdown: true, slim_presence: true, client_capabilities: CAPABILITIES,
       include_subscribers: false,
-    }, { retry: true });
+    }, { retry, quiet: !retry });
+    const old = this.queueId;
     this.queueId = data.queue_id;
     this.lastEventId = data.last_event_id;
     this.url = data.event_queue_websocket_url;
     this.mode = this.url && typeof WebSocket !== 'undefined' ? 'websocket' : 'longpoll';
+    this.outage = false;
+    this.failures = 0;
+    this.refusals = 0;
+    if (old && old !== data.queue_id) api('DELETE', '/events', { queue_id: old }, { retry: false }).catch(() => {});
     this.onRegistered(data);
     this.connect();
   }
@@ -78,12 +101,21 @@ export class EventChannel {
     const credentials = base64(`${this.email}:${this.apiKey}`).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
     const url = `${this.url}?queue_id=${encodeURIComponent(this.queueId)}&last_event_id=${this.lastEventId}`;
     let opened = false;
-    const socket = new WebSocket(url, [SUBPROTOCOL, `teamchat.basic.${credentials}`]);
+    let socket;
+    try {
+      socket = new WebSocket(url, [SUBPROTOCOL, `teamchat.basic.${credentials}`]);
+    } catch (error) {
+      // An address the page may not connect to (its policy): as a refused handshake.
+      this.refusals += 1;
+      this.dropped();
+      return;
+    }
     this.socket = socket;
     this.heard = Date.now();
     socket.onopen = () => {
       opened = true;
       this.failures = 0;
+      this.refusals = 0;
       clearNotice('events');
       this.setConnection('websocket');
       this.fetchMissed();
@@ -97,16 +129,16 @@ export class EventChannel {
     socket.onclose = () => {
       if (this.socket !== socket || this.stopped || generation !== this.generation) return;
       this.socket = null;
-      // A refused handshake looks like any drop to a browser: ask the queue itself
-      // (one non-blocking poll) whether it still exists, then reconnect.
-      this.failures += 1;
-      this.setConnection('reconnecting');
-      if (!opened && this.failures >= 3) {
-        this.mode = 'longpoll';
-        this.lastUpgrade = Date.now();   // the push channel is tried again in 5 minutes
-      }
-      this.checkQueue();
+      if (!opened) this.refusals += 1;
+      this.dropped();
     };
+  }
+
+  /** The socket closed (or never opened): ask the queue what happened, soon. */
+  dropped() {
+    this.failures += 1;
+    this.setConnection('reconnecting');
+    this.checkQueue();
   }
 
   fetchMissed() {
@@ -121,19 +153,44 @@ export class EventChannel {
     if (socket) { socket.onclose = null; socket.close(); }
   }
 
+  /** One non-blocking poll of the queue after a wait; then reconnect, register afresh,
+   * or (the server not answering) try again. */
   async checkQueue() {
     const generation = this.generation;
-    const delay = Math.min(1000 * 2 ** Math.min(this.failures - 1, 4), 15_000);
-    if (this.failures > 1) notice('events', `Connection lost: reconnecting in ${Math.round(delay / 1000)} s…`, 'warning');
+    const delay = retryDelay(this.failures);
+    if (this.failures > 2) notice('events', `Connection lost: reconnecting in ${Math.max(1, Math.round(delay / 1000))} s…`, 'warning');
     await new Promise((resolve) => setTimeout(resolve, delay));
     if (this.stopped || generation !== this.generation) return;
+    let data;
     try {
-      const data = await api('GET', '/events', { queue_id: this.queueId, last_event_id: this.lastEventId, dont_block: true }, { retry: false });
-      this.apply(data.events);
-      this.connect();
+      data = await api('GET', '/events', { queue_id: this.queueId, last_event_id: this.lastEventId, dont_block: true }, { retry: false, quiet: true });
     } catch (error) {
       this.handleError(error);
+      return;
     }
+    if (this.stopped || generation !== this.generation) return;
+    if (this.outage) {
+      // Back after an outage: the push channel may live elsewhere now. Register afresh.
+      this.apply(data.events);
+      this.reregister();
+      return;
+    }
+    this.apply(data.events);
+    if (this.mode === 'websocket' && this.refusals >= 3) {
+      this.mode = 'longpoll';   // the API answers, the push channel does not
+      this.lastUpgrade = Date.now();
+    }
+    this.connect();
+  }
+
+  reregister() {
+    const generation = this.generation;
+    this.register({ retry: false }).then(() => {
+      clearNotice('events');
+    }).catch((error) => {
+      if (this.stopped || generation + 1 < this.generation) return;
+      this.handleError(error);
+    });
   }
 
   async longPoll() {
@@ -144,7 +201,7 @@ export class EventChannel {
       const timer = setTimeout(() => this.poll.abort(), LONGPOLL_TIMEOUT_MS);
       try {
         const data = await api('GET', '/events', { queue_id: this.queueId, last_event_id: this.lastEventId },
-          { retry: false, signal: this.poll.signal });
+          { retry: false, quiet: true, signal: this.poll.signal });
         this.failures = 0;
         clearNotice('events');
         this.setConnection('longpoll');
@@ -166,12 +223,15 @@ export class EventChannel {
     if (this.stopped) return;
     if (error instanceof ApiError && error.code === 'BAD_EVENT_QUEUE_ID') {
       notice('requeue', 'The event queue expired: loaded again, nothing missed.', 'info', 6000);
-      this.register().catch((e) => this.handleError(e));
+      this.generation += 1;
+      this.reregister();
       return;
     }
     if (error instanceof ApiError && error.status === 401) return;
+    // No answer, or the server failing: an outage; what comes back is registered afresh.
+    if (!(error instanceof ApiError) || error.status >= 500) this.outage = true;
     this.setConnection('reconnecting');
-    this.failures = Math.max(this.failures, 1);
+    this.failures = Math.max(this.failures + 1, 1);
     this.checkQueue();
   }
 
@@ -196,7 +256,7 @@ export class EventChannel {
     this.closeSocket();
     if (this.poll) this.poll.abort();
     if (this.url) this.mode = 'websocket';
-    this.failures = 1;
+    this.failures = 0;
     this.checkQueue();
   }
 
@@ -204,10 +264,11 @@ export class EventChannel {
     const now = Date.now();
     const slept = now - this.lastTick > SLEEP_GAP_MS;
     this.lastTick = now;
-    if (slept) this.reconnect('after sleep');
+    if (slept) { this.outage = true; this.reconnect('after sleep'); }
     else if (this.mode === 'websocket' && this.socket && now - this.heard > SILENCE_MS) this.reconnect('no heartbeat');
-    else if (this.mode === 'longpoll' && this.url && this.failures === 0 && now - (this.lastUpgrade || 0) > 5 * 60_000) {
+    else if (this.mode === 'longpoll' && this.url && this.failures === 0 && now - (this.lastUpgrade || 0) > UPGRADE_MS) {
       this.lastUpgrade = now;   // try the push channel again now and then
+      this.refusals = 0;
       this.reconnect('push channel');
     }
   }

@@ -1,29 +1,23 @@
 // Messages: loading a narrow a page at a time, sending, editing, reactions, read state,
 // and applying the events that change them.
 import { api } from './api.js';
-import { apiNarrow, matches } from './narrow.js';
+import { apiNarrow, isSearchKey, matches, opsOfKey } from './narrow.js';
 import { sanitizeAhead } from './sanitize.js';
 import {
-  state, changed, rememberMessages, markReadLocally, dmKey, messageDmKey, noteTopic,
-  topicKey, setPresences,
+  state, changed, rememberMessages, markReadLocally, messageDmKey, narrowState, setPresences,
 } from './store.js';
+import { entryMatches, firstUnreadIn } from './unread.js';
 
-export const FIRST_PAGE = 60;
+// The first page: some context before the first unread message, and what follows it.
+export const FIRST_BEFORE = 20;
+export const FIRST_AFTER = 50;
 export const PAGE = 200;
-
-export function narrowState(key) {
-  let view = state.narrows.get(key);
-  if (!view) {
-    view = { ids: [], foundOldest: false, foundNewest: false, loading: null, error: null, matches: new Map(), loaded: false };
-    state.narrows.set(key, view);
-  }
-  return view;
-}
+export { narrowState };
 
 async function fetchPage(ops, anchor, numBefore, numAfter) {
   return api('GET', '/messages', {
     anchor: String(anchor), num_before: numBefore, num_after: numAfter,
-    narrow: JSON.stringify(apiNarrow(ops)), apply_markdown: true, include_anchor: anchor === 'newest',
+    narrow: JSON.stringify(apiNarrow(ops)), apply_markdown: true, include_anchor: true,
   });
 }
 
@@ -41,11 +35,34 @@ function absorb(view, data) {
   view.ids = [...ids].sort((a, b) => a - b);
 }
 
-/** The newest page of a narrow (once; events keep it current after that). */
-export function loadNarrow(key, ops) {
+/** A narrow's first page, around its first unread message (the newest messages when
+ * nothing is unread; a search: its newest matches). Once: events keep it current. */
+export function loadNarrow(key, ops, { newest = false } = {}) {
   const view = narrowState(key);
   if (view.loaded || view.loading) return view.loading;
-  view.loading = fetchPage(ops, 'newest', FIRST_PAGE, 0).then((data) => {
+  // Where it opens: the first unread message the registration knows of (an id: one query
+  // for the server), else the server's first_unread (before the registration, or a
+  // narrow the unread state cannot tell), else the newest.
+  const known = isSearchKey(key) || newest ? undefined : firstUnreadIn(ops);
+  const anchor = isSearchKey(key) || newest || known === null ? 'newest' : known ?? 'first_unread';
+  view.loading = fetchPage(ops, anchor, FIRST_BEFORE + (anchor === 'newest' ? FIRST_AFTER : 0), anchor === 'newest' ? 0 : FIRST_AFTER).then((data) => {
+    absorb(view, data);
+    view.foundOldest = data.found_oldest;
+    view.foundNewest = data.found_newest || anchor === 'newest';
+    view.anchor = typeof data.anchor === 'number' ? data.anchor : null;
+    view.loaded = true;
+    view.error = null;
+  }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
+  changed();
+  return view.loading;
+}
+
+/** Forgets a narrow's messages and loads its newest page (a jump to the present). */
+export function loadNewest(key, ops) {
+  const view = narrowState(key);
+  if (view.loading) return view.loading;
+  view.loading = fetchPage(ops, 'newest', FIRST_BEFORE + FIRST_AFTER, 0).then((data) => {
+    view.ids = [];
     absorb(view, data);
     view.foundOldest = data.found_oldest;
     view.foundNewest = true;
@@ -57,18 +74,18 @@ export function loadNarrow(key, ops) {
 }
 
 /** After the first registration: each narrow loaded before the queue existed is fetched
- * again (its newest page), so nothing that changed in between is missed. */
+ * again (the page it showed), so nothing that changed in between is missed. */
 export async function refreshLoadedNarrows() {
   for (const [key, view] of state.narrows) {
-    if (!view.loaded || key.startsWith('q:')) continue;
-    const ops = JSON.parse(key).map(([operator, operand, negated]) => ({ operator, operand, negated }));
+    if (!view.loaded || isSearchKey(key) || !view.ids.length) continue;
     try {
-      const data = await fetchPage(ops, 'newest', FIRST_PAGE, 0);
+      const from = view.ids[0];
+      const data = await fetchPage(opsOfKey(key), from, 0, view.ids.length + FIRST_AFTER);
       const fresh = new Set(data.messages.map((m) => m.id));
-      const oldest = data.found_oldest ? 0 : Math.min(...fresh);
-      view.ids = view.ids.filter((id) => id < oldest || fresh.has(id));
+      view.ids = view.ids.filter((id) => id < from || fresh.has(id));
       for (const m of data.messages) state.messages.delete(m.id);
       absorb(view, data);
+      view.foundNewest = data.found_newest;
     } catch (error) { /* the view keeps what it has */ }
   }
   changed();
@@ -81,6 +98,18 @@ export function loadOlder(key, ops) {
     data.messages = data.messages.filter((m) => m.id !== view.ids[0]);
     absorb(view, data);
     view.foundOldest = data.found_oldest;
+  }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
+  return view.loading;
+}
+
+export function loadNewer(key, ops) {
+  const view = narrowState(key);
+  if (view.loading || view.foundNewest || !view.ids.length) return view.loading;
+  const last = view.ids[view.ids.length - 1];
+  view.loading = fetchPage(ops, last, 0, PAGE).then((data) => {
+    data.messages = data.messages.filter((m) => m.id !== last);
+    absorb(view, data);
+    view.foundNewest = data.found_newest;
   }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
   return view.loading;
 }
@@ -127,6 +156,27 @@ export function toggleReaction(message, emoji) {
     { emoji_name: emoji.name, emoji_code: emoji.code, reaction_type: 'unicode_emoji' }, { retry: false });
 }
 
+export function setStarred(message, starred) {
+  return api('POST', '/messages/flags', { messages: JSON.stringify([message.id]), op: starred ? 'add' : 'remove', flag: 'starred' }, { retry: false });
+}
+
+/** Moves (or renames) the whole topic of message `messageId` to `toTopic`, in channel
+ * `toStream` when it differs from `fromStream` (the events that follow move it here). */
+export function moveTopic(messageId, { toTopic, toStream, fromStream }) {
+  const params = { topic: toTopic, propagate_mode: 'change_all', send_notification_to_old_thread: false, send_notification_to_new_thread: true };
+  if (toStream !== undefined && toStream !== fromStream) params.stream_id = toStream;
+  return api('PATCH', `/messages/${messageId}`, params, { retry: false });
+}
+
+/** The newest message id known in a topic (one to name it by in PATCH /messages/{id}). */
+export async function topicMessageId(streamId, topic) {
+  const data = await api('GET', '/messages', {
+    anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: false,
+    narrow: JSON.stringify([{ operator: 'channel', operand: streamId }, { operator: 'topic', operand: topic }]),
+  });
+  return data.messages.length ? data.messages[data.messages.length - 1].id : null;
+}
+
 export function renderPreview(content) {
   return api('POST', '/messages/render', { content }, { retry: true });
 }
@@ -153,22 +203,13 @@ async function flushRead() {
 export async function markNarrowRead(ops) {
   const ids = [...state.unread.keys()].filter((id) => {
     const m = state.messages.get(id);
-    return m ? matches(ops, m) : unreadEntryMatches(state.unread.get(id), ops);
+    return m ? matches(ops, m) : entryMatches(state.unread.get(id), ops);
   });
   markReadLocally(ids);
   await api('POST', '/messages/flags/narrow', {
     anchor: 'oldest', include_anchor: true, num_before: 0, num_after: 5000,
     narrow: JSON.stringify(apiNarrow(ops)), op: 'add', flag: 'read',
   }, { retry: true });
-}
-
-function unreadEntryMatches(entry, ops) {
-  for (const o of ops) {
-    if (o.operator === 'channel' && !(entry.kind === 'stream' && entry.stream_id === o.operand)) return false;
-    if (o.operator === 'topic' && !(entry.kind === 'stream' && entry.topic.toLowerCase() === String(o.operand).toLowerCase())) return false;
-    if (o.operator === 'dm' && !(entry.kind === 'dm' && entry.key === dmKey(o.operand))) return false;
-  }
-  return true;
 }
 
 let typingState = null;   // {key, sentAt}
@@ -209,168 +250,3 @@ export async function pingPresence() {
   } catch (error) { /* the next ping tries again */ }
 }
 
-// ---- events ----------------------------------------------------------------------
-
-const TYPING_EXPIRY_MS = 15_000;
-
-export function applyEvents(events, narrowOps) {
-  for (const event of events) {
-    const handler = HANDLERS[event.type];
-    if (handler) handler(event, narrowOps);
-  }
-  changed();
-}
-
-function replace(id, update) {
-  const m = state.messages.get(id);
-  if (m) state.messages.set(id, { ...m, ...update(m) });
-}
-
-function liveNarrows(message) {
-  const out = [];
-  for (const [key, view] of state.narrows) {
-    if (!view.loaded || !view.foundNewest || key.startsWith('q:')) continue;
-    const ops = JSON.parse(key).map(([operator, operand, negated]) => ({ operator, operand, negated }));
-    if (matches(ops, message)) out.push(view);
-  }
-  return out;
-}
-
-const HANDLERS = {
-  message(event) {
-    const m = { ...event.message, flags: event.flags };
-    rememberMessages([m]);
-    for (const view of liveNarrows(m)) if (!view.ids.includes(m.id)) view.ids.push(m.id);
-    if (!event.flags.includes('read')) {
-      state.unread.set(m.id, m.type === 'stream' ? { kind: 'stream', stream_id: m.stream_id, topic: m.subject } : { kind: 'dm', key: messageDmKey(m) });
-      if (event.flags.includes('mentioned') || event.flags.includes('wildcard_mentioned')) state.mentions.add(m.id);
-    }
-    if (m.type === 'private') state.recentDms.set(messageDmKey(m), m.id);
-    const typers = state.typing.get(conversationOf(m));
-    if (typers) typers.delete(m.sender_id);
-  },
-  update_message(event) {
-    if (event.rendered_content !== undefined) {
-      replace(event.message_id, () => ({ content: event.rendered_content, last_edit_timestamp: event.edit_timestamp, is_me_message: event.is_me_message }));
-    }
-    const moved = event.new_stream_id !== undefined || event.subject !== undefined;
-    if (!moved) return;
-    const ids = event.message_ids || [event.message_id];
-    for (const id of ids) {
-      replace(id, (m) => ({
-        stream_id: event.new_stream_id ?? m.stream_id,
-        subject: event.subject ?? m.subject,
-        display_recipient: event.new_stream_id !== undefined ? (state.streams.get(event.new_stream_id) || {}).name : m.display_recipient,
-      }));
-      const entry = state.unread.get(id);
-      if (entry && entry.kind === 'stream') state.unread.set(id, { ...entry, stream_id: event.new_stream_id ?? entry.stream_id, topic: event.subject ?? entry.topic });
-    }
-    // Moved messages leave the narrows they no longer match, and join live ones they do.
-    for (const [key, view] of state.narrows) {
-      if (key.startsWith('q:')) continue;
-      const ops = JSON.parse(key).map(([operator, operand, negated]) => ({ operator, operand, negated }));
-      const kept = view.ids.filter((id) => !ids.includes(id) || matches(ops, state.messages.get(id) || {}));
-      for (const id of ids) {
-        const m = state.messages.get(id);
-        if (m && view.loaded && !kept.includes(id) && matches(ops, m) && (view.foundOldest || id > view.ids[0])) kept.push(id);
-      }
-      view.ids = kept.sort((a, b) => a - b);
-    }
-    const target = event.new_stream_id ?? event.stream_id;
-    if (target !== undefined && event.subject !== undefined) noteTopic(target, event.subject, Math.max(...ids));
-    if (event.stream_id !== undefined) state.topics.delete(event.stream_id);
-  },
-  delete_message(event) {
-    const ids = event.message_ids || [event.message_id];
-    for (const id of ids) { state.messages.delete(id); state.unread.delete(id); state.mentions.delete(id); }
-    for (const view of state.narrows.values()) view.ids = view.ids.filter((id) => !ids.includes(id));
-  },
-  reaction(event) {
-    replace(event.message_id, (m) => {
-      const others = (m.reactions || []).filter((r) => !(r.user_id === event.user_id && r.emoji_code === event.emoji_code && r.reaction_type === event.reaction_type));
-      return { reactions: event.op === 'add' ? [...others, { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type, user_id: event.user_id }] : others };
-    });
-  },
-  update_message_flags(event) {
-    const op = event.op || event.operation;
-    if (event.flag !== 'read') {
-      for (const id of event.messages) replace(id, (m) => ({ flags: op === 'add' ? [...new Set([...(m.flags || []), event.flag])] : (m.flags || []).filter((f) => f !== event.flag) }));
-      return;
-    }
-    if (op === 'add') {
-      if (event.all) state.unread.clear();
-      markReadLocally(event.messages);
-      return;
-    }
-    for (const id of event.messages) {
-      const d = (event.message_details || {})[id];
-      if (!d) continue;
-      state.unread.set(id, d.type === 'stream' ? { kind: 'stream', stream_id: d.stream_id, topic: d.topic } : { kind: 'dm', key: dmKey(d.user_ids || []) });
-      replace(id, (m) => ({ flags: (m.flags || []).filter((f) => f !== 'read') }));
-    }
-  },
-  typing(event) {
-    const key = event.message_type === 'stream' ? `s:${event.stream_id}:${event.topic.toLowerCase()}` : `d:${dmKey([...event.recipients.map((r) => r.user_id)])}`;
-    const typers = state.typing.get(key) || new Map();
-    if (event.op === 'start') typers.set(event.sender.user_id, Date.now() + TYPING_EXPIRY_MS);
-    else typers.delete(event.sender.user_id);
-    state.typing.set(key, typers);
-  },
-  presence(event) {
-    setPresences({ [event.user_id]: event.presence });
-  },
-  user_status(event) {
-    const known = state.statuses.get(event.user_id) || {};
-    const next = { ...known };
-    for (const field of ['away', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type']) if (event[field] !== undefined) next[field] = event[field];
-    state.statuses.set(event.user_id, next);
-  },
-  user_topic(event) {
-    state.userTopics.set(topicKey(event.stream_id, event.topic_name), event.visibility_policy);
-  },
-  subscription(event) {
-    if (event.op === 'add') for (const s of event.subscriptions) { state.subs.set(s.stream_id, s); state.streams.set(s.stream_id, s); }
-    else if (event.op === 'remove') for (const s of event.subscriptions) state.subs.delete(s.stream_id);
-    else if (event.op === 'update') {
-      const s = state.subs.get(event.stream_id);
-      if (s) state.subs.set(event.stream_id, { ...s, [event.property]: event.value });
-    }
-  },
-  stream(event) {
-    if (event.op === 'create') for (const s of event.streams) state.streams.set(s.stream_id, s);
-    else if (event.op === 'delete') for (const s of event.streams) { state.streams.delete(s.stream_id); state.subs.delete(s.stream_id); }
-    else if (event.op === 'update') {
-      for (const map of [state.streams, state.subs]) {
-        const s = map.get(event.stream_id);
-        if (s) map.set(event.stream_id, { ...s, [event.property]: event.value });
-      }
-    }
-  },
-  realm_user(event) {
-    const person = event.person;
-    if (event.op === 'add') state.users.set(person.user_id, person);
-    else if (event.op === 'update') {
-      const u = state.users.get(person.user_id);
-      // new_email: the person's API address moved (email_address_visibility).
-      const { new_email: email, ...changed } = person;
-      if (u) state.users.set(person.user_id, { ...u, ...changed, ...(email ? { email } : {}) });
-    }
-  },
-  user_settings(event) {
-    if (event.op === 'update') state.settings = { ...state.settings, [event.property]: event.value };
-  },
-  realm_emoji(event) {
-    state.realmEmoji = event.realm_emoji;
-  },
-};
-
-export function conversationOf(message) {
-  return message.type === 'stream' ? `s:${message.stream_id}:${message.subject.toLowerCase()}` : `d:${messageDmKey(message)}`;
-}
-
-export function typersIn(key) {
-  const typers = state.typing.get(key);
-  if (!typers) return [];
-  const now = Date.now();
-  return [...typers].filter(([id, until]) => until > now && id !== state.me).map(([id]) => id);
-}

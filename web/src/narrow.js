@@ -2,24 +2,55 @@
 // message belongs in it, and the search box's narrow language.
 import { state, dmKey, messageDmKey, userName } from './store.js';
 
-/** The view the hash names: {view: 'inbox'|'settings'|'narrow', ops, key}. */
+const VIEWS = ['settings', 'channels'];
+
+/** The view the hash names: {view: 'inbox'|'settings'|'channels'|'narrow', ops, key}. */
 export function parseHash(hash) {
-  const parts = hash.replace(/^#/, '').split('/').map(decodeURIComponent);
-  if (parts[0] === 'settings') return { view: 'settings' };
+  const parts = hash.replace(/^#/, '').split('/').map(safeDecode);
+  if (VIEWS.includes(parts[0])) return { view: parts[0] };
   if (parts[0] !== 'narrow') return { view: 'inbox' };
   const ops = [];
   for (let i = 1; i + 1 < parts.length; i += 2) {
     const [operator, operand] = [parts[i], parts[i + 1]];
     if (operator === 'channel') ops.push({ operator, operand: Number(operand.split('-')[0]) });
     else if (operator === 'dm') ops.push({ operator, operand: operand.split(',').map(Number) });
+    else if (operator === 'sender') ops.push({ operator, operand: Number(operand) || operand });
     else if (operator === 'search-query') return { view: 'narrow', ops: parseQuery(operand), query: operand, key: 'q:' + operand };
     else ops.push({ operator, operand });
   }
   return { view: 'narrow', ops, key: narrowKey(ops) };
 }
 
+function safeDecode(part) {
+  try { return decodeURIComponent(part); } catch { return part; }
+}
+
+/** A narrow's key: one string per narrow, the key of its state (state.narrows). Search
+ * narrows ('q:' keys) keep the words typed; the others encode their operators. */
 export function narrowKey(ops) {
   return JSON.stringify(ops.map((o) => [o.operator, o.operand, !!o.negated]));
+}
+
+/** The operators a key stands for (the inverse of narrowKey; a search key's query parsed). */
+export function opsOfKey(key) {
+  if (key.startsWith('q:')) return parseQuery(key.slice(2));
+  return JSON.parse(key).map(([operator, operand, negated]) => (negated ? { operator, operand, negated: true } : { operator, operand }));
+}
+
+export function isSearchKey(key) {
+  return key.startsWith('q:');
+}
+
+/** The channel a (non-search) narrow is in: its positive `channel` operand, else undefined. */
+export function channelOf(ops) {
+  const op = ops && ops.find((o) => o.operator === 'channel' && !o.negated && typeof o.operand === 'number');
+  return op ? op.operand : undefined;
+}
+
+/** The topic a narrow is in (with its channel), else undefined. */
+export function topicOf(ops) {
+  const op = ops && channelOf(ops) !== undefined ? ops.find((o) => o.operator === 'topic' && !o.negated) : undefined;
+  return op ? String(op.operand) : undefined;
 }
 
 export function channelHash(streamId, topic) {
@@ -32,6 +63,12 @@ export function dmHash(key) {
   return `#narrow/dm/${key}`;
 }
 
+export function senderHash(userId) {
+  return `#narrow/sender/${userId}`;
+}
+
+export const STARRED_HASH = '#narrow/is/starred';
+
 export function searchHash(query) {
   return `#narrow/search-query/${encodeURIComponent(query)}`;
 }
@@ -43,14 +80,17 @@ export function apiNarrow(ops) {
 
 export function describe(ops, query) {
   if (query !== undefined) return `Search: ${query}`;
-  const channel = ops.find((o) => o.operator === 'channel');
-  const topic = ops.find((o) => o.operator === 'topic');
+  const channel = channelOf(ops);
+  const topic = topicOf(ops);
   const dm = ops.find((o) => o.operator === 'dm');
-  if (channel) {
-    const stream = state.streams.get(channel.operand);
-    return `#${stream ? stream.name : 'unknown channel'}` + (topic ? ` › ${topic.operand}` : '');
+  const sender = ops.find((o) => o.operator === 'sender');
+  if (channel !== undefined) {
+    const stream = state.streams.get(channel);
+    return `#${stream ? stream.name : 'unknown channel'}` + (topic !== undefined ? ` › ${topic || state.realm.realm_empty_topic_display_name || 'general chat'}` : '');
   }
   if (dm) return `Direct messages with ${dm.operand.map(userName).join(', ')}`;
+  if (ops.length === 1 && ops[0].operator === 'is' && ops[0].operand === 'starred') return 'Starred messages';
+  if (sender && typeof sender.operand === 'number') return `Messages sent by ${userName(sender.operand)}`;
   return 'Messages';
 }
 
@@ -62,6 +102,8 @@ export function matches(ops, message) {
     else if (o.operator === 'topic') ok = message.type === 'stream' && message.subject.toLowerCase() === String(o.operand).toLowerCase();
     else if (o.operator === 'dm') ok = message.type === 'private' && messageDmKey(message) === dmKey(o.operand);
     else if (o.operator === 'is' && o.operand === 'dm') ok = message.type === 'private';
+    else if (o.operator === 'is' && o.operand === 'starred') ok = (message.flags || []).includes('starred');
+    else if (o.operator === 'sender' && typeof o.operand === 'number') ok = message.sender_id === o.operand;
     else return false;
     if (ok === !!o.negated) return false;
   }

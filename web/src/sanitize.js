@@ -18,11 +18,22 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
       } catch { /* not a code point: the :name: text stays */ }
     }
   }
+  if (node.tagName === 'IMG') {
+    // An upload is read through a short-lived link (uploads.js): never its bare address,
+    // which answers nobody without credentials.
+    const src = node.getAttribute('src') || '';
+    if (/^\/user_uploads\//.test(src)) {
+      node.setAttribute('data-upload-src', src);
+      node.removeAttribute('src');
+    }
+  }
   if (node.tagName === 'A') {
     const href = node.getAttribute('href') || '';
     // Only web and mail links stay live; anything else (javascript:, data:) is dead text.
     if (href && !/^(https?:|mailto:|\/|#)/i.test(href)) node.removeAttribute('href');
-    if (node.hasAttribute('href') && !href.startsWith('#')) {
+    // A link into the app (a channel or topic link: "/#narrow/…") opens here.
+    if (/^\/#narrow\//.test(href)) node.setAttribute('href', href.slice(1));
+    else if (node.hasAttribute('href') && !href.startsWith('#')) {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer');
     }

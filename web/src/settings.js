@@ -7,14 +7,18 @@ import { Avatar, colourOf, initials } from './avatar.js';
 import { EMOJI, emojiChar } from './emoji.js';
 import { Integrations } from './integrations.js';
 import { channelHash } from './narrow.js';
+import { askPermission, notificationsAllowed } from './notify.js';
 import { state, MUTED } from './store.js';
+import { SCHEMES, applyScheme } from './theme.js';
 
 const NOTIFICATION_SETTINGS = [
   ['enable_offline_email_notifications', 'Email me about direct messages and mentions while I’m away'],
   ['enable_offline_push_notifications', 'Push notifications to my phone while I’m away'],
   ['enable_stream_email_notifications', 'Email me about new channel messages'],
   ['enable_stream_push_notifications', 'Push notifications for new channel messages'],
+  ['enable_desktop_notifications', 'Desktop notifications for direct messages and mentions (in this browser, when allowed below)'],
 ];
+const COUNT_DISPLAY = [[1, 'All unread messages'], [2, 'Direct messages and mentions'], [3, 'None']];
 
 function useSaver() {
   const [status, setStatus] = useState({});
@@ -37,6 +41,10 @@ export function Settings({ onLogOut }) {
   const [statusText, setStatusText] = useState(myStatus.status_text || '');
   const [statusEmoji, setStatusEmoji] = useState(myStatus.emoji_name || '');
   const [invite, setInvite] = useState('');
+  const [chosen, setChosen] = useState({});   // shown at once; the event confirms it
+  const choose = (setting, value) => { setChosen((c) => ({ ...c, [setting]: value })); if (setting === 'color_scheme') applyScheme(value); toggle(setting, value); };
+  const current = (setting) => chosen[setting] ?? state.settings[setting] ?? 1;
+  const [permission, setPermission] = useState(typeof Notification === 'undefined' ? 'unsupported' : Notification.permission);
   const [status, save] = useSaver();
   const muted = [...state.userTopics].filter(([, policy]) => policy === MUTED).map(([key]) => {
     const [streamId, ...rest] = key.split(':');
@@ -93,6 +101,27 @@ export function Settings({ onLogOut }) {
         <label class="inline"><input type="checkbox" checked=${!!state.settings[setting]}
           onChange=${(e) => toggle(setting, e.currentTarget.checked)} /> ${label}</label>
         <span class="hint" role="status">${status[setting] || ''}</span></div>`)}
+    </section>
+    <section aria-labelledby="desktop-title">
+      <h2 id="desktop-title">This browser</h2>
+      ${permission === 'unsupported' ? html`<p class="hint">This browser shows no desktop notifications.</p>`
+        : notificationsAllowed() ? html`<p>Desktop notifications are allowed in this browser.</p>`
+        : html`<p><button type="button" onClick=${() => askPermission().then(setPermission)}>Allow desktop notifications</button>
+          ${permission === 'denied' ? html` <span class="hint">The browser refused: allow them in its site settings.</span>` : null}</p>`}
+      <fieldset>
+        <legend>Unread count in the tab’s title and icon</legend>
+        ${COUNT_DISPLAY.map(([value, label]) => html`<label class="inline"><input type="radio" name="count-display"
+          checked=${current('desktop_icon_count_display') === value}
+          onChange=${() => choose('desktop_icon_count_display', value)} /> ${label}</label>`)}
+        <span class="hint" role="status">${status.desktop_icon_count_display || ''}</span>
+      </fieldset>
+      <fieldset>
+        <legend>Theme</legend>
+        ${SCHEMES.map(([value, label]) => html`<label class="inline"><input type="radio" name="color-scheme"
+          checked=${current('color_scheme') === value}
+          onChange=${() => choose('color_scheme', value)} /> ${label}</label>`)}
+        <span class="hint" role="status">${status.color_scheme || ''}</span>
+      </fieldset>
     </section>
     <section aria-labelledby="muted-title">
       <h2 id="muted-title">Muted topics</h2>

@@ -29,6 +29,8 @@ export const state = {
   typing: new Map(),         // conversation key -> Map(user_id -> expiry ms)
   messages: new Map(),       // id -> message (shared by every narrow)
   narrows: new Map(),        // narrow key -> {ids, foundOldest, foundNewest, matches}
+  starred: new Set(),        // message ids
+  groups: new Map(),         // user group id -> group
   realmEmoji: {},
   connection: 'connecting',
   generation: 0,
@@ -43,10 +45,21 @@ export function resetState() {
     me: 0, realm: {}, settings: {}, users: new Map(), subs: new Map(), streams: new Map(),
     unread: new Map(), mentions: new Set(), topics: new Map(), recentDms: new Map(),
     userTopics: new Map(), presence: new Map(), statuses: new Map(), typing: new Map(),
-    messages: new Map(), narrows: new Map(), realmEmoji: {}, connection: 'connecting',
+    messages: new Map(), narrows: new Map(), starred: new Set(), groups: new Map(), realmEmoji: {}, connection: 'connecting',
     generation: state.generation + 1, registered: false,
   });
   changed();
+}
+
+/** A narrow's loaded messages (ascending ids) and how far they reach.
+ * (Made on first use.) */
+export function narrowState(key) {
+  let view = state.narrows.get(key);
+  if (!view) {
+    view = { ids: [], foundOldest: false, foundNewest: false, loading: null, error: null, matches: new Map(), loaded: false, anchor: null };
+    state.narrows.set(key, view);
+  }
+  return view;
 }
 
 export function topicKey(streamId, topic) {
@@ -70,25 +83,6 @@ export function messageDmKey(message) {
 export function userName(id) {
   const user = state.users.get(id);
   return user ? user.full_name : `User ${id}`;
-}
-
-export function unreadCounts() {
-  const streams = new Map();
-  const topics = new Map();
-  const dms = new Map();
-  let total = 0;
-  for (const entry of state.unread.values()) {
-    if (entry.kind === 'stream') {
-      if (!state.subs.has(entry.stream_id) || isMuted(entry.stream_id, entry.topic)) continue;
-      const key = topicKey(entry.stream_id, entry.topic);
-      topics.set(key, (topics.get(key) || 0) + 1);
-      streams.set(entry.stream_id, (streams.get(entry.stream_id) || 0) + 1);
-    } else {
-      dms.set(entry.key, (dms.get(entry.key) || 0) + 1);
-    }
-    total += 1;
-  }
-  return { streams, topics, dms, total };
 }
 
 export function loadRegistration(data) {
@@ -124,6 +118,8 @@ export function loadRegistration(data) {
   for (const [id, p] of Object.entries(data.presences || {})) state.presence.set(Number(id), presenceOf(p));
   state.statuses = new Map(Object.entries(data.user_status || {}).map(([id, s]) => [Number(id), s]));
   state.realmEmoji = data.realm_emoji || {};
+  state.starred = new Set(data.starred_messages || []);
+  state.groups = new Map((data.realm_user_groups || []).map((g) => [g.id, g]));
   state.topics = new Map();
   state.typing = new Map();
   if (again) {
