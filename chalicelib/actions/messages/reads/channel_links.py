@@ -1,7 +1,9 @@
 """What a message's channel, topic and message links (rules/channel_links.py) resolve to
 for their sender: only channels the sender may read are linked, as the reference links
 only channels the acting user has content access to (a channel they may not see stays
-text, so a link never tells them it exists).
+text, so a link never tells them it exists). "May read" is the rule reading messages
+asks (actions/messages/reads/access.py): subscribed, or rules/channel_access.py's
+readable_unsubscribed (web-public for everyone, public for members and above).
 
 A fixed number of batched reads, none when the content has no link syntax: the name
 claims, the channels and the sender's subscriptions, then the linked topics' latest
@@ -9,11 +11,11 @@ messages (one BatchGet each, of at most MAX_LINKED_CHANNELS / MAX_LINKED_TOPICS 
 """
 from __future__ import annotations
 
-from chalicelib.actions.channels.reads.permissions import has_content_access
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, name_claim_key, stream_key, user_key
 from chalicelib.models.realms import UniqueName
 from chalicelib.models.topics import Topic, topic_item_key
+from chalicelib.rules.channel_access import readable_unsubscribed
 from chalicelib.rules.channel_links import LinkTargets, linked_names
 
 
@@ -40,8 +42,8 @@ def resolve_channel_links(realm_id: int, content: str, author: Principal | None
         # Names match exactly, as the reference looks channels up for links.
         if stream is None or stream.name != name:
             continue
-        if author is None or has_content_access(author, stream, stream.stream_id in
-                                                subscriptions):
+        if author is None or stream.stream_id in subscriptions or readable_unsubscribed(
+                author.role, stream):
             targets.channels[name] = stream.stream_id
     _add_latest(realm_id, targets, wanted.topics, streams, subscriptions)
     return targets
