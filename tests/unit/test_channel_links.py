@@ -17,7 +17,8 @@ from chalicelib.rules.channel_links import (
 from chalicelib.rules.markdown import MentionTargets, render_message
 
 TARGETS = LinkTargets(
-    channels={"general": 3, "design team": 7, "a.b%c": 9, "日本語": 11, "x>y": 12},
+    channels={"general": 3, "design team": 7, "a.b%c": 9, "日本語": 11, "x>y": 12,
+              '<img src=x onerror="alert(1)">': 13},
     latest={("general", "deploy plans"): 42})
 
 
@@ -92,6 +93,12 @@ def test_names_with_special_and_non_ascii_characters_are_escaped_and_encoded():
     assert render("#**x>y**") == (
         '<p><a class="stream" data-stream-id="12" href="/#narrow/channel/12-x.3Ey">'
         "#x&gt;y</a></p>")
+
+
+def test_a_hostile_channel_name_is_text_in_the_link():
+    assert render('#**<img src=x onerror="alert(1)">**') == (
+        '<p><a class="stream" data-stream-id="13" href="/#narrow/channel/13-.3Cimg-src.3Dx-'
+        'onerror.3D.22alert.281.29.22.3E">#&lt;img src=x onerror="alert(1)"&gt;</a></p>')
 
 
 def test_what_does_not_resolve_stays_as_typed():
