@@ -70,8 +70,10 @@ ZULIP_11: tuple[Change, ...] = (
     Change(394, "subscriber_count in Stream and Subscription objects", "actions/channels/reads/channels.py",
            f"{_DOC}::test_subscriber_count_in_channel_objects",
            sends=("channel.subscriber_count",)),
-    Change(395, "Markdown: no Dropbox album previews", "no previews of that kind here", "",
-           NOT_OFFERED),
+    Change(395, "Markdown: the Dropbox album preview is removed (an album link renders "
+                "as a link)", "rules/markdown.py (no link previews of any kind here)",
+           "tests/functional/test_emoji_rendering.py::"
+           "test_a_dropbox_album_link_is_a_plain_link"),
     Change(396, "can_move_messages_within_channel_group / can_move_messages_out_of_channel_"
                 "group: moving within and out of a channel by its own groups (and its "
                 "administrators)",
@@ -102,10 +104,12 @@ ZULIP_11: tuple[Change, ...] = (
            "actions/messages/scheduled_messages.py (delivery)",
            "tests/functional/test_reminders.py::test_reminders_are_deleted_and_checked",
            sends=("register.reminders",)),
-    Change(400, "Markdown: topic permalinks prefer the latest message",
-           "not offered: the Markdown here has no channel and topic link syntax "
-           "(#**channel>topic** stays text, as on a server without it), so it makes no "
-           "topic permalinks", "", NOT_OFFERED),
+    Change(400, "Markdown: topic permalinks (#**channel>topic**) open with the topic's "
+                "latest message (/with/)",
+           "rules/channel_links.py, actions/messages/reads/channel_links.py (the latest "
+           "message the sender may read; none named when it did not come to them)",
+           "tests/functional/test_channel_links.py::"
+           "test_a_member_links_a_channel_a_topic_and_a_message"),
     Change(401, "web_channel_default_view: option 4 (top unread topic)",
            "rules/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
     Change(402, "can_resolve_topics_group on channels: resolving by the channel's group "

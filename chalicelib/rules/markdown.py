@@ -1,5 +1,5 @@
-"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled), plus mentions
-and the realm's linkifiers."""
+"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled), plus mentions,
+channel and topic links (rules/channel_links.py) and the realm's linkifiers."""
 from __future__ import annotations
 
 import html
@@ -13,6 +13,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from chalicelib.core.files import UPLOAD_LINK
+from chalicelib.rules.channel_links import LinkTargets, channel_link_rule
 from chalicelib.rules.linkifiers import LinkifierRule, linkify
 from chalicelib.rules.markdown_emoji import apply_emoji, text_token
 from chalicelib.rules.mentions import (
@@ -28,6 +29,7 @@ def _renderer() -> MarkdownIt:
     # html=False escapes raw HTML; markdown-it also refuses javascript:/data: links.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
+    md.inline.ruler.before("emphasis", "channel_links", channel_link_rule)
     md.core.ruler.push("linkifiers", _apply_linkifiers)
     md.core.ruler.push("emoji", apply_emoji)
     md.core.ruler.push("media", _apply_media)
@@ -110,13 +112,16 @@ def _apply_linkifiers(state: StateCore) -> None:
 def render_markdown(text: str, linkifiers: list[LinkifierRule] | None = None,
                     protected: re.Pattern[str] | None = None,
                     custom_emoji: dict[str, str] | None = None,
-                    audio: set[str] | None = None) -> str:
+                    audio: set[str] | None = None,
+                    channel_links: LinkTargets | None = None) -> str:
     """`custom_emoji`: the organization's active emoji names and their image addresses;
-    `audio`: the upload paths linked in the text whose files are audio."""
+    `audio`: the upload paths linked in the text whose files are audio; `channel_links`:
+    the channels and topics its link syntax may link (none: the syntax stays text)."""
     if not text:
         return ""
     env = {"linkifiers": linkifiers or [], "protected": protected,
-           "custom_emoji": custom_emoji or {}, "audio": audio or set()}
+           "custom_emoji": custom_emoji or {}, "audio": audio or set(),
+           "channel_links": channel_links}
     html: str = _renderer().render(text, env)
     return html.strip()
 
@@ -133,9 +138,10 @@ class MentionTargets:
 def render_message(content: str, targets: MentionTargets,
                    linkifiers: list[LinkifierRule] | None = None,
                    custom_emoji: dict[str, str] | None = None,
-                   audio: set[str] | None = None) -> str:
-    """Renders a message; known mentions become spans, unknown ones stay text, and the
-    realm's linkifiers link what they match."""
+                   audio: set[str] | None = None,
+                   channel_links: LinkTargets | None = None) -> str:
+    """Renders a message; known mentions become spans, unknown ones stay text, linkable
+    channels and topics become links, and the realm's linkifiers link what they match."""
     spans: dict[str, str] = {}
     nonce = secrets.token_hex(4)
 
@@ -176,7 +182,8 @@ def render_message(content: str, targets: MentionTargets,
     text = USER_MENTION.sub(user, content)
     text = GROUP_MENTION.sub(group, text)
     protected = re.compile(f"(tcmention{nonce}x[0-9]+)")
-    rendered = render_markdown(text, linkifiers, protected, custom_emoji, audio)
+    rendered = render_markdown(text, linkifiers, protected, custom_emoji, audio,
+                               channel_links)
     for key, markup in spans.items():
         rendered = rendered.replace(key, markup)
     return rendered
