@@ -23,7 +23,8 @@ DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "feature-levels.md"
 _HEAD = """\
 # Feature levels: what this server promises
 
-<!-- Generated from chalicelib/core/feature_levels.py by `make feature-levels`; edit that file. -->
+<!-- Generated from the level table by `make feature-levels`: edit its rows in
+chalicelib/core/feature_levels.py and levels_12_late.py. -->
 
 `GET /server_settings` and `POST /register` advertise `service_feature_level`
 **{level}**. Clients written against the reference read that number and rely on every
@@ -77,7 +78,9 @@ its level is advertised: each row's `sends` in the table names them, and one fun
 (`feature_levels.at_advertised_level`) leaves them out of channel objects, registration,
 organization and user settings events, and stream update events (a property the level
 does not know is changed without an event). Raising the advertised level lets them out
-with no other change. Held back now:
+with no other change. What a change removed or renamed (a row's `removes`) is sent only
+below its level, so a client never gets both forms. Held back now (added above the
+advertised level):
 
 {withheld}
 

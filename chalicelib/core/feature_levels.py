@@ -13,54 +13,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeVar, cast
+from typing import TypeVar, cast
 
-Status = Literal["honoured", "not offered", "reported", "not honoured"]
-HONOURED: Status = "honoured"
-NOT_OFFERED: Status = "not offered"
-REPORTED: Status = "reported"
-NOT_HONOURED: Status = "not honoured"
+from chalicelib.core.level_change import (
+    CONFORMANCE,
+    HONOURED,
+    NOT_HONOURED,
+    NOT_OFFERED,
+    PARTIAL_SUBSCRIBERS_LEVEL,
+    REFERENCE_DOCUMENT_LEVEL,
+    REPORTED,
+    SHAPES,
+    Change,
+    Status,
+)
+from chalicelib.core.levels_12_late import CHANGES_446_500
 
-# The reference document this server's shapes are checked against describes this level;
-# the changes after it come from the reference's published changelog.
-REFERENCE_DOCUMENT_LEVEL = 378
+__all__ = ["HONOURED", "NOT_HONOURED", "NOT_OFFERED", "PARTIAL_SUBSCRIBERS_LEVEL",
+           "REFERENCE_DOCUMENT_LEVEL", "REPORTED", "SHAPES", "Change", "Status"]
 
 # This server's own extensions: sent only to a client that asks for them.
 WEBSOCKET_CAPABILITY = "teamchat_websocket"            # POST /register client_capabilities
 EXTENSIONS_PARAMETER = "include_teamchat_extensions"   # GET /server_settings
-# Fields and parameter values of a level above the advertised one are not sent; this is
-# the one such a reader checks itself (actions/channels/reads/subscribers.py).
-PARTIAL_SUBSCRIBERS_LEVEL = 412     # include_subscribers=partial, partial_subscribers
 # realm update_dict events for this server's own organization settings (the reference up
 # to the advertised level has none of them in update_dict): empty_topic_display_name.
 REALM_SETTINGS_CAPABILITY = "teamchat_realm_settings"  # POST /register client_capabilities
 
 
-# What a change adds to answers and events, named "<shape>.<key>" in `Change.sends`:
-SHAPES = {
-    "channel": "Stream and Subscription objects (GET /streams, subscriptions, register, "
-               "stream events)",
-    "register": "top-level keys of POST /register",
-    "realm_setting": "keys of realm update_dict events' data",
-    "stream_property": "properties of stream update events (the event is not sent)",
-    "user_setting": "user settings (POST /register user_settings, user_settings events)",
-    "incoming_webhook_bot": "items of POST /register realm_incoming_webhook_bots",
-}
-
-
-@dataclass(frozen=True)
-class Change:
-    level: int
-    change: str
-    where: str     # the module or endpoint that honours it, or why not
-    test: str      # tests/<path>::<test> proving it ("" where nothing is served)
-    status: Status = HONOURED
-    # What the change adds to answers and events ("<shape>.<key>", SHAPES): sent only
-    # while the advertised level reaches the change's (`withheld`, `at_advertised_level`).
-    sends: tuple[str, ...] = ()
-
-
-_DOC = "tests/functional/test_conformance.py"
+_DOC = CONFORMANCE
 
 CHANGES: tuple[Change, ...] = (
     # ---- up to the reference document's level: checked against that document as a whole
@@ -250,6 +230,7 @@ CHANGES: tuple[Change, ...] = (
     Change(420, "POST /mobile_push/e2ee/test_notification", "no mobile push here", "",
            NOT_OFFERED),
     Change(421, "No changes (the 11.0 release)", "", "", HONOURED),
+    *CHANGES_446_500,
 )
 
 
@@ -272,7 +253,8 @@ def _level_of(changes: tuple[Change, ...]) -> int:
 class _Gates:
     table: tuple[Change, ...]           # the table they were computed from
     level: int
-    withheld: dict[str, frozenset[str]]   # shape -> keys of changes above `level`
+    withheld: dict[str, frozenset[str]]   # shape -> keys added above `level`, or
+                                          # removed at or below it
 
 
 _computed: list[_Gates] = []
@@ -285,10 +267,9 @@ def _gates() -> _Gates:
     level = _level_of(CHANGES)
     withheld: dict[str, set[str]] = {shape: set() for shape in SHAPES}
     for change in CHANGES:
-        if change.level > level:
-            for name in change.sends:
-                shape, key = name.split(".", 1)
-                withheld[shape].add(key)
+        for name in change.sends if change.level > level else change.removes:
+            shape, key = name.split(".", 1)
+            withheld[shape].add(key)
     gates = _Gates(CHANGES, level, {k: frozenset(v) for k, v in withheld.items()})
     _computed[:] = [gates]
     return gates
@@ -300,8 +281,8 @@ def level_reached(level: int) -> bool:
 
 
 def withheld(shape: str) -> frozenset[str]:
-    """The keys of `shape` (SHAPES) that changes above the advertised level add: not
-    sent until their level is advertised."""
+    """The keys of `shape` (SHAPES) that changes above the advertised level add (not sent
+    until their level is advertised) or that changes up to it removed."""
     return _gates().withheld[shape]
 
 
