@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from chalicelib.core.level_change import (
+    HONOURED,
     NOT_HONOURED,
+    NOT_OFFERED,
     Change,
 )
 
@@ -51,8 +53,13 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(479, "GET /thumbnail/status/{realm_id_str}/{filename}", "", "", NOT_HONOURED),
     Change(480, "Archived channels in GET /streams/{id} and channel topics", "", "",
            NOT_HONOURED),
-    Change(481, "POST /register: idle_queue_timeout, idle_queue_timeout_secs", "", "",
-           NOT_HONOURED),
+    Change(481, "POST /register: idle_queue_timeout (seconds or \"mobile\") and "
+                "idle_queue_timeout_secs",
+           "registration/register.idle_seconds, delivery/queues.idle_lifetime (a queue "
+           "lives at most 12 hours unpolled here, its events a day; the answer says so)",
+           "tests/functional/test_queue_lifetime.py::"
+           "test_a_mobile_queue_lives_twelve_hours_unpolled_and_says_so",
+           sends=("register.idle_queue_timeout_secs",)),
     Change(482, "recipient_id of 1:1 direct messages", "", "", NOT_HONOURED),
     Change(483, "E2EE push registration removes the same token's legacy registration",
            "", "", NOT_HONOURED),
