@@ -68,8 +68,12 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(487, "GET /users/{id}/presence: active_timestamp, idle_timestamp", "", "",
            NOT_HONOURED),
     Change(490, "User objects: is_deleted", "", "", NOT_HONOURED),
-    Change(491, "individual_emoji_changes; realm_emoji add and update_one events", "", "",
-           NOT_HONOURED),
+    Change(491, "Client capability individual_emoji_changes: realm_emoji add and "
+                "update_one events for one emoji (the whole set, update, for the others)",
+           "actions/realm/emoji.py (delivery/filters.py's per-capability forms)",
+           "tests/functional/test_realm_emoji.py::"
+           "test_clients_with_individual_emoji_changes_get_one_emoji_per_event",
+           sends=("event.realm_emoji/add", "event.realm_emoji/update_one")),
     Change(492, "Regenerating the API key removes E2EE push registrations", "", "",
            NOT_HONOURED),
     Change(493, "Webex video calls", "", "", NOT_HONOURED),
