@@ -63,7 +63,11 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(482, "recipient_id of 1:1 direct messages", "", "", NOT_HONOURED),
     Change(483, "E2EE push registration removes the same token's legacy registration",
            "", "", NOT_HONOURED),
-    Change(484, "Reaction events without the user object", "", "", NOT_HONOURED),
+    Change(484, "Reaction events without the deprecated user object (user_id alone)",
+           "actions/messages/reactions.py (the object, and its read, only below 484)",
+           "tests/functional/test_reactions.py::"
+           "test_from_level_484_reaction_events_have_no_user_object",
+           removes=("reaction_event.user",)),
     Change(485, "Webhook URL options: input_type", "", "", NOT_HONOURED),
     Change(487, "GET /users/{id}/presence: active_timestamp, idle_timestamp", "", "",
            NOT_HONOURED),
