@@ -41,7 +41,13 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(469, "Realm setting media_preview_size", "", "", NOT_HONOURED),
     Change(470, "POST /remove_client_device", "", "", NOT_HONOURED),
     Change(471, "Linkifiers: example_input, reverse_template", "", "", NOT_HONOURED),
-    Change(472, "Attachments: message_ids", "", "", NOT_HONOURED),
+    Change(472, "Attachment objects: message_ids (the ids of the messages linking the "
+                "file) instead of messages (ids and dates)",
+           "actions/messages/uploads.attachment_dict (from that level GET /attachments "
+           "reads no message)",
+           "tests/functional/test_attachments.py::"
+           "test_from_level_472_attachments_list_their_message_ids",
+           sends=("attachment.message_ids",), removes=("attachment.messages",)),
     Change(473, "Administrator bots may use POST /users/{id}/status", "", "", NOT_HONOURED),
     Change(474, "Slim bot objects; fewer realm_bot update events", "", "", NOT_HONOURED),
     Change(475, "date_joined at first login of imported and API-created users", "", "",
@@ -60,7 +66,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_queue_lifetime.py::"
            "test_a_mobile_queue_lives_twelve_hours_unpolled_and_says_so",
            sends=("register.idle_queue_timeout_secs",)),
-    Change(482, "recipient_id of 1:1 direct messages", "", "", NOT_HONOURED),
+    Change(482, "recipient_id of 1:1 direct messages changed value (still one per "
+                "conversation, whoever sends)",
+           "actions/messages/reads/dicts.recipient_id_for: an opaque value per "
+           "conversation, as the reference's now is",
+           "tests/functional/test_messages.py::"
+           "test_a_one_to_one_conversation_has_one_recipient_id_both_ways"),
     Change(483, "E2EE push registration removes the same token's legacy registration",
            "", "", NOT_HONOURED),
     Change(484, "Reaction events without the deprecated user object (user_id alone)",
