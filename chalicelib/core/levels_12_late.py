@@ -4,17 +4,24 @@
 from __future__ import annotations
 
 from chalicelib.core.level_change import (
+    CONFORMANCE,
     HONOURED,
     NOT_HONOURED,
     NOT_OFFERED,
     Change,
 )
 
+_DOC = CONFORMANCE
+
 CHANGES_446_500: tuple[Change, ...] = (
     Change(446, "Narrow operator mentions", "", "", NOT_HONOURED),
     Change(447, "PATCH /bots/{id}: short_name", "", "", NOT_HONOURED),
-    Change(448, "GET /streams/{id}/email_address only for those who may post", "", "",
-           NOT_HONOURED),
+    Change(448, "GET /streams/{id}/email_address only for those who may post to the "
+                "channel",
+           "actions/workflows/unconfigured.get_channel_email (content access, and not "
+           "archived from 448; the address is empty: no email gateway here)",
+           "tests/functional/test_channel_reads_by_level.py::"
+           "test_a_channels_email_address_is_for_those_who_may_post"),
     Change(449, "Export types as strings; full_without_consent", "", "", NOT_HONOURED),
     Change(450, "push_device events: push_account_id an integer", "", "", NOT_HONOURED),
     Change(451, "Markdown: invalid global times as plain text", "", "", NOT_HONOURED),
@@ -28,12 +35,20 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(458, "Bots in subscription, channel and group-membership queries", "", "",
            NOT_HONOURED),
     Change(459, "DELETE /users/{id}: actions", "", "", NOT_HONOURED),
-    Change(460, "Constructor Groups video calls", "", "", NOT_HONOURED),
+    Change(460, "Constructor Groups video calls: the provider option, POST "
+                "/calls/constructorgroups/create",
+           "api/video_calls.py: answered as by a reference server without Constructor "
+           "Groups configured (not among realm_available_video_chat_providers)",
+           f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
     Change(461, "realm_bot update on a bot's email change", "", "", NOT_HONOURED),
     Change(462, "realm update event: rendered_description", "", "", NOT_HONOURED),
     Change(463, "GET /bots/{id}/api_key", "", "", NOT_HONOURED),
     Change(464, "Realm description changes as update_dict", "", "", NOT_HONOURED),
-    Change(465, "Nextcloud Talk video calls", "", "", NOT_HONOURED),
+    Change(465, "Nextcloud Talk video calls: the provider option, POST "
+                "/calls/nextcloud_talk/create",
+           "api/video_calls.py: answered as by a reference server without Nextcloud Talk "
+           "configured (not among realm_available_video_chat_providers)",
+           f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
     Change(466, "realm_uuid; avatar_source J (Jdenticon)", "", "", NOT_HONOURED),
     Change(467, "Markdown image syntax only for uploaded images", "", "", NOT_HONOURED),
     Change(468, "Client devices: POST /register_client_device, devices, device events, "
@@ -57,8 +72,12 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(477, "Realm setting workplace_users_group", "", "", NOT_HONOURED),
     Change(478, "Linkifiers: alternative_url_templates", "", "", NOT_HONOURED),
     Change(479, "GET /thumbnail/status/{realm_id_str}/{filename}", "", "", NOT_HONOURED),
-    Change(480, "Archived channels in GET /streams/{id} and channel topics", "", "",
-           NOT_HONOURED),
+    Change(480, "GET /streams/{id} and GET /users/me/{stream_id}/topics answer for "
+                "archived channels",
+           "actions/channels/reads/channels.access_stream_by_id (archiving changes no "
+           "one's access)",
+           "tests/functional/test_channel_reads_by_level.py::"
+           "test_archived_channels_answer_by_id_and_list_their_topics"),
     Change(481, "POST /register: idle_queue_timeout (seconds or \"mobile\") and "
                 "idle_queue_timeout_secs",
            "registration/register.idle_seconds, delivery/queues.idle_lifetime (a queue "
@@ -91,7 +110,14 @@ CHANGES_446_500: tuple[Change, ...] = (
            sends=("event.realm_emoji/add", "event.realm_emoji/update_one")),
     Change(492, "Regenerating the API key removes E2EE push registrations", "", "",
            NOT_HONOURED),
-    Change(493, "Webex video calls", "", "", NOT_HONOURED),
+    Change(493, "Webex video calls: the provider option, POST /calls/webex/create, "
+                "has_webex_token (the video_calls fetch type) and its event",
+           "needs the server's own Webex OAuth application, which this deployment has "
+           "not: Webex is not among realm_available_video_chat_providers (clients offer "
+           "only those), POST /calls/webex/create answers as unconfigured "
+           "(api/video_calls.py), and the video_calls fetch type is not offered (as "
+           "has_zoom_token before it)",
+           f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured", NOT_OFFERED),
     Change(494, "Bot storage only for bots", "", "", NOT_HONOURED),
     Change(496, "Bots may create user groups and read them", "", "", NOT_HONOURED),
     Change(497, "GET /users/{id}/presence: legacy format beside the modern one, "
