@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from chalicelib.core.level_change import (
     CONFORMANCE,
-    HONOURED,
     NOT_HONOURED,
     NOT_OFFERED,
     Change,

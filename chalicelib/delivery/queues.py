@@ -109,8 +109,8 @@ def access_queue(realm_id: int, user_id: int, queue_id: str) -> EventQueue:
 
 def acknowledge(queue: EventQueue, last_event_id: int) -> None:
     """Extends the queue's life (its idle lifetime from now) and records the client's
-    acknowledged id, at most once per ACK_WRITE_INTERVAL (a busy client polls after every batch of events: the write
-    was a fifth of the requests under load).
+    acknowledged id, at most once per ACK_WRITE_INTERVAL (a busy client polls after
+    every batch of events: the write was a fifth of the requests under load).
 
     Acknowledged events are not deleted (a delete costs as much as the append did):
     reads start after the acknowledged id, and the chunks expire by TTL. The recorded

@@ -1,7 +1,8 @@
 """The reference operations that depend on server configuration this deployment lacks:
 POST /dev_fetch_api_key (development servers only) and the video call endpoints (a
-BigBlueButton, Constructor Groups, Nextcloud Talk or Webex server), answered as the reference answers when they are not set up,
-and a channel's email address (no email gateway: the empty address the reference gives).
+BigBlueButton, Constructor Groups, Nextcloud Talk or Webex server), answered as the
+reference answers when they are not set up, and a channel's email address (no email
+gateway: the empty address the reference gives).
 """
 from __future__ import annotations
 
