@@ -156,7 +156,13 @@ def strict_problems(value: Any, schema: dict[str, Any], path: str) -> list[str]:
                     problems += [later] if later else []
                 problems += strict_problems(item, listed[key], f"{path}.{key}")
             elif isinstance(extra, dict):
-                problems += strict_problems(item, extra, f"{path}{{{key}}}")
+                entry = strict_problems(item, extra, f"{path}{{{key}}}")
+                if entry and key in later_reference_fields():
+                    # Not an entry: a named key a later level added beside the keyed
+                    # entries (the presence object's active_timestamp beside clients).
+                    later = _later_field_problem(key, path)
+                    entry = [later] if later else []
+                problems += entry
             elif key not in EXTENSIONS and (listed or extra is False):
                 later = _later_field_problem(key, path)
                 problems += [later] if later else []

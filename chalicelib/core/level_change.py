@@ -48,7 +48,8 @@ SHAPES = {
     "profile_field": "custom profile field objects (GET /realm/profile_fields, register, "
                      "custom_profile_fields events)",
     "reaction_event": "reaction events",
-    "user_presence": "the presence object of GET /users/{id}/presence",
+    "user_presence": "GET /users/{id}/presence answers and their presence object (keys "
+                     "chosen by level in actions/presence/reads/snapshot.py)",
 }
 
 

@@ -98,8 +98,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "test_from_level_484_reaction_events_have_no_user_object",
            removes=("reaction_event.user",)),
     Change(485, "Webhook URL options: input_type", "", "", NOT_HONOURED),
-    Change(487, "GET /users/{id}/presence: active_timestamp, idle_timestamp", "", "",
-           NOT_HONOURED),
+    Change(487, "GET /users/{id}/presence: the modern active_timestamp and "
+                "idle_timestamp instead of the legacy website and aggregated",
+           "actions/presence/reads/snapshot.get_user_presence",
+           "tests/functional/test_presence.py::"
+           "test_one_users_presence_in_the_modern_format_and_then_in_both",
+           sends=("user_presence.active_timestamp", "user_presence.idle_timestamp")),
     Change(490, "User objects: is_deleted", "", "", NOT_HONOURED),
     Change(491, "Client capability individual_emoji_changes: realm_emoji add and "
                 "update_one events for one emoji (the whole set, update, for the others)",
@@ -119,8 +123,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured", NOT_OFFERED),
     Change(494, "Bot storage only for bots", "", "", NOT_HONOURED),
     Change(496, "Bots may create user groups and read them", "", "", NOT_HONOURED),
-    Change(497, "GET /users/{id}/presence: legacy format beside the modern one, "
-                "server_timestamp", "", "", NOT_HONOURED),
+    Change(497, "GET /users/{id}/presence: the legacy website and aggregated again "
+                "beside the modern timestamps; server_timestamp",
+           "actions/presence/reads/snapshot.get_user_presence",
+           "tests/functional/test_presence.py::"
+           "test_one_users_presence_in_the_modern_format_and_then_in_both",
+           sends=("user_presence.server_timestamp",)),
     Change(499, "Exports: export_from_prior_server", "", "", NOT_HONOURED),
     Change(500, "require_e2ee_push_notifications disables legacy push", "", "",
            NOT_HONOURED),
