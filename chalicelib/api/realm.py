@@ -29,6 +29,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     topics_policy: str
     enable_read_receipts: bool
     moderation_request_channel_id: int
+    require_e2ee_push_notifications: bool
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange

@@ -204,7 +204,12 @@ CHANGES: tuple[Change, ...] = (
                   "stream_property.can_delete_own_message_group",
                   "register.realm_can_set_delete_message_policy_group",
                   "realm_setting.can_set_delete_message_policy_group")),
-    Change(409, "Realm setting require_e2ee_push_notifications", "", "", NOT_HONOURED),
+    Change(409, "Realm setting require_e2ee_push_notifications: legacy notifications then "
+                "carry no content (\"New message\")", "notifications/notifier.send_pushes, "
+           "rules/realm_settings.py", "tests/functional/test_notifications.py::"
+           "test_push_payloads_of_the_e2ee_era",
+           sends=("register.realm_require_e2ee_push_notifications",
+                  "realm_setting.require_e2ee_push_notifications")),
     Change(410, "max_channel_folder_name_length, max_channel_folder_description_length", "", "",
            NOT_HONOURED),
     Change(411, "User setting web_left_sidebar_show_channel_folders", "", "", NOT_HONOURED),

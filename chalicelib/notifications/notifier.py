@@ -28,6 +28,7 @@ from chalicelib.aws import metrics
 from chalicelib.aws.email import send_message
 from chalicelib.aws.log import logger
 from chalicelib.aws.partial_batch import PartialBatchResponse, process_records
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import Stream, user_key
 from chalicelib.models.message_flags import UnreadMessage
@@ -50,7 +51,7 @@ from chalicelib.models.notifications import (
     push_item,
 )
 from chalicelib.models.presence import Presence
-from chalicelib.models.realms import Realm
+from chalicelib.models.realms import Realm, realm_setting
 from chalicelib.models.users import User
 from chalicelib.notifications import push
 from chalicelib.notifications.decide import decide
@@ -256,16 +257,18 @@ def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) ->
     if not wanted:
         return 0
     realm = Realm.get(realm_id)
+    # Every device here is a legacy one: under the E2EE requirement, no content (409).
+    redacted = bool(realm_setting(realm, "require_e2ee_push_notifications")) and \
+        level_reached(409)
     sent = 0
     shown = _missed(realm_id, user_id, wanted)
     for message in shown:
+        content = push.REDACTED if redacted else message.content[:push.CONTENT_PREVIEW]
         payload: push.PushPayload = {
             **push.base_payload(realm, user_id), "event": "message",
             "zulip_message_id": message.message_id, "sender_full_name": message.sender_name,
             "recipient_type": "stream" if message.type == "stream" else "private",
-            "time": int(time.time()),
-            "content": message.content[:push.CONTENT_PREVIEW],
-            "alert": message.content[:push.CONTENT_PREVIEW]}
+            "time": int(time.time()), "content": content, "alert": content}
         if message.type == "stream":
             payload["stream"] = message.stream_name
             payload["stream_id"] = message.stream_id or 0

@@ -17,6 +17,7 @@ from chalicelib import config
 from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.models.notifications import (
@@ -30,6 +31,12 @@ from chalicelib.models.realms import Realm
 Kind = Literal["apns", "fcm"]
 MAX_TOKEN_LENGTH = 4096
 CONTENT_PREVIEW = 200
+# What a legacy notification shows when the organization requires end-to-end encrypted
+# push (level 409): no content leaves the server in clear.
+REDACTED = "New message"
+# Fields the APNs payload no longer carries (unused by the apps): "time" from level 410,
+# "server" and "realm_id" from level 413; FCM keeps them.
+APNS_DROPPED = (("time", 410), ("server", 413), ("realm_id", 413))
 GONE_ENDPOINT_CODES = {"EndpointDisabled", "NotFound", "InvalidParameter"}
 
 
@@ -114,11 +121,13 @@ def publish(device: PushDevice, payload: PushPayload) -> bool:
     endpoint is disabled or gone."""
     alert = str(payload.get("alert", ""))
     data = {k: v for k, v in payload.items() if k != "alert"}
+    apns_data = {k: v for k, v in data.items() if not any(
+        k == name and level_reached(level) for name, level in APNS_DROPPED)}
     apns: dict[str, Any] = {"aps": {"alert": {"title": payload.get("sender_full_name", ""),
                                               "body": alert}, "sound": "default"},
-                            "zulip": data}
+                            "zulip": apns_data}
     if payload.get("event") == "remove":
-        apns = {"aps": {"content-available": 1}, "zulip": data}
+        apns = {"aps": {"content-available": 1}, "zulip": apns_data}
     message = json.dumps({"default": alert or str(payload.get("event", "")),
                           "APNS": json.dumps(apns), "APNS_SANDBOX": json.dumps(apns),
                           "GCM": json.dumps({"data": data, "priority": "high"})})

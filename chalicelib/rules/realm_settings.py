@@ -50,6 +50,9 @@ DEFAULTS: dict[str, Any] = {
     "enable_read_receipts": False,   # GET /messages/{id}/read_receipts answers when True
     # Where POST /messages/{id}/report posts; -1: reporting is off.
     "moderation_request_channel_id": -1,
+    # Push notifications only end-to-end encrypted (level 409): this server has no E2EE
+    # devices yet, so its (legacy) notifications then carry no content.
+    "require_e2ee_push_notifications": False,
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {

@@ -405,3 +405,37 @@ def test_device_tokens_and_test_notification(realm, monkeypatch, fcm_app):
     assert realm.admin.post("/mobile_push/test_notification", {"token": "phone-4"}).ok
     endpoint = _endpoint(fcm_app, "phone-4")
     assert [m["event"] for m in endpoint_messages(endpoint)] == ["test"]
+
+
+def _published(endpoint_arn: str) -> list[dict]:
+    """Each SNS message to the endpoint: the APNs form and the FCM form."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.sns.models import sns_backends
+    endpoint = sns_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].platform_endpoints[endpoint_arn]
+    return [json.loads(m) for m in endpoint.messages.values()]
+
+
+def test_push_payloads_of_the_e2ee_era(realm, notifier, clock, fcm_app, advertise):
+    advertise(413)
+    assert realm.admin.post("/users/me/android_gcm_reg_id", {"token": "phone-e2ee"}).ok
+    endpoint = _endpoint(fcm_app, "phone-e2ee")
+    send_dm(realm.member, [realm.admin], "the plan is ready")
+    notifier.run()
+    [sent] = _published(endpoint)
+    apns, fcm = json.loads(sent["APNS"])["zulip"], json.loads(sent["GCM"])["data"]
+    # APNs no longer carries time (410), server and realm_id (413); FCM keeps them
+    assert not {"time", "server", "realm_id"} & set(apns)
+    assert {"time", "server", "realm_id"} <= set(fcm) and "content_truncated" not in fcm
+    assert fcm["content"] == "the plan is ready"
+    # WHEN the organization requires end-to-end encrypted push (level 409), THEN a legacy
+    # notification says only that there is a message
+    assert realm.admin.patch("/realm", {"require_e2ee_push_notifications": True}).ok
+    state = realm.admin.post("/register", {"fetch_event_types": ["realm"]}).json
+    assert state["realm_require_e2ee_push_notifications"] is True
+    send_dm(realm.member, [realm.admin], "secret details")
+    notifier.run()
+    latest = _published(endpoint)[-1]
+    assert json.loads(latest["GCM"])["data"]["content"] == "New message"
+    assert json.loads(latest["APNS"])["aps"]["alert"]["body"] == "New message"
+    assert "secret" not in json.dumps(latest)
+

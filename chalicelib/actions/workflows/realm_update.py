@@ -45,6 +45,7 @@ class RealmSettingChanges(TypedDict, total=False):
     mandatory_topics: bool   # topics_policy as clients before level 392 read it
     enable_read_receipts: bool
     moderation_request_channel_id: int   # -1: message reports are off
+    require_e2ee_push_notifications: bool   # level 409
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue
