@@ -11,6 +11,7 @@ from chalicelib.core.level_change import (
 )
 
 _DOC = CONFORMANCE
+_DEVICES = "tests/functional/test_client_devices.py::"
 
 CHANGES_446_500: tuple[Change, ...] = (
     Change(446, "Narrow operator mentions", "", "", NOT_HONOURED),
@@ -22,7 +23,10 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_channel_reads_by_level.py::"
            "test_a_channels_email_address_is_for_those_who_may_post"),
     Change(449, "Export types as strings; full_without_consent", "", "", NOT_HONOURED),
-    Change(450, "push_device events: push_account_id an integer", "", "", NOT_HONOURED),
+    Change(450, "push_device events: push_account_id an integer",
+           "push_device events are not sent here (the level-406 registration they belong "
+           "to is not offered, and level 468 removed them); clients of 468 read devices "
+           "and device events", "", NOT_OFFERED),
     Change(451, "Markdown: invalid global times as plain text", "", "", NOT_HONOURED),
     Change(452, "Retention-policy deletions send delete_message", "", "", NOT_HONOURED),
     Change(453, "GIF rating renamed gif_rating_policy", "", "", NOT_HONOURED),
@@ -50,10 +54,25 @@ CHANGES_446_500: tuple[Change, ...] = (
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
     Change(466, "realm_uuid; avatar_source J (Jdenticon)", "", "", NOT_HONOURED),
     Change(467, "Markdown image syntax only for uploaded images", "", "", NOT_HONOURED),
-    Change(468, "Client devices: POST /register_client_device, devices, device events, "
-                "the redesigned POST /mobile_push/register", "", "", NOT_HONOURED),
+    Change(468, "Client devices: POST /register_client_device, `devices` (fetch type "
+                "device) and device events; POST /mobile_push/register redesigned (push "
+                "key and token, each rotating alone; E2EE notifications keyed by "
+                "push_key_id); POST /mobile_push/e2ee/test_notification by device_id; "
+                "push_devices and push_device events gone (never sent here)",
+           "actions/users/devices.py, actions/users/push_registration.py, "
+           "notifications/e2ee_push.py, rules/push_crypto.py: this server is its own push "
+           "service: the token is sealed to its key (config.push_registration_secrets), "
+           "opened at once, and pushed to through SNS, each notification sealed for the "
+           "device's key (PyNaCl secretbox)",
+           _DEVICES + "test_push_registration_opens_the_token_and_notifications_are_"
+           "encrypted",
+           sends=("register.devices", "event.device/add", "event.device/update")),
     Change(469, "Realm setting media_preview_size", "", "", NOT_HONOURED),
-    Change(470, "POST /remove_client_device", "", "", NOT_HONOURED),
+    Change(470, "POST /remove_client_device (its device event remove)",
+           "actions/users/devices.do_remove_client_device (the device's SNS endpoint goes "
+           "too)",
+           _DEVICES + "test_a_device_registers_and_is_removed_with_its_events_and_state",
+           sends=("event.device/remove",)),
     Change(471, "Linkifiers: example_input, reverse_template", "", "", NOT_HONOURED),
     Change(472, "Attachment objects: message_ids (the ids of the messages linking the "
                 "file) instead of messages (ids and dates)",
@@ -90,8 +109,11 @@ CHANGES_446_500: tuple[Change, ...] = (
            "conversation, as the reference's now is",
            "tests/functional/test_messages.py::"
            "test_a_one_to_one_conversation_has_one_recipient_id_both_ways"),
-    Change(483, "E2EE push registration removes the same token's legacy registration",
-           "", "", NOT_HONOURED),
+    Change(483, "A successful E2EE push registration removes the user's legacy "
+                "registration of the same token",
+           "actions/users/push_registration.py (in the registration's transaction)",
+           _DEVICES + "test_push_registration_opens_the_token_and_notifications_are_"
+           "encrypted"),
     Change(484, "Reaction events without the deprecated user object (user_id alone)",
            "actions/messages/reactions.py (the object, and its read, only below 484)",
            "tests/functional/test_reactions.py::"
@@ -111,8 +133,11 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_realm_emoji.py::"
            "test_clients_with_individual_emoji_changes_get_one_emoji_per_event",
            sends=("event.realm_emoji/add", "event.realm_emoji/update_one")),
-    Change(492, "Regenerating the API key removes E2EE push registrations", "", "",
-           NOT_HONOURED),
+    Change(492, "A new API key ends the user's E2EE push registrations (their devices "
+                "are removed, with their device events)",
+           "actions/users/api_keys.do_rotate_api_key, actions/users/devices.py",
+           _DEVICES + "test_e2ee_test_notification_and_a_new_api_key_ending_"
+           "registrations"),
     Change(493, "Webex video calls: the provider option, POST /calls/webex/create, "
                 "has_webex_token (the video_calls fetch type) and its event",
            "needs the server's own Webex OAuth application, which this deployment has "
@@ -130,6 +155,8 @@ CHANGES_446_500: tuple[Change, ...] = (
            "test_one_users_presence_in_the_modern_format_and_then_in_both",
            sends=("user_presence.server_timestamp",)),
     Change(499, "Exports: export_from_prior_server", "", "", NOT_HONOURED),
-    Change(500, "require_e2ee_push_notifications disables legacy push", "", "",
-           NOT_HONOURED),
+    Change(500, "require_e2ee_push_notifications disables legacy push entirely (only "
+                "E2EE registrations are notified)",
+           "notifications/notifier.send_pushes",
+           _DEVICES + "test_required_e2ee_ends_legacy_push_from_level_500"),
 )

@@ -75,7 +75,7 @@ EXTENSIONS = {
     # Levels 446 to 500, newer than the reference document (docs/feature-levels.md).
     "POST /register: parameter only here: idle_queue_timeout",
     *(f"POST /register: response field only here: {name}" for name in (
-        "idle_queue_timeout_secs",
+        "idle_queue_timeout_secs", "devices",
         # Level 409 (the levels branch's work, taken for level 500).
         "realm_require_e2ee_push_notifications")),
     # One route serves GET /users/{user_id} and GET /users/{email} (and one PATCH

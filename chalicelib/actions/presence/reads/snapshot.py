@@ -129,7 +129,9 @@ def get_user_presence(caller: Principal, user_id_or_email: str) -> UserPresenceR
         raise ApiError(f"No presence data for {user_id_or_email}")
     detail: UserPresenceDetail = {}
     if level_reached(MODERN_USER_PRESENCE_LEVEL):
-        detail.update(modern_presence(*item.times()))
+        modern = modern_presence(*item.times())
+        detail["active_timestamp"] = modern["active_timestamp"]
+        detail["idle_timestamp"] = modern["idle_timestamp"]
     if not level_reached(MODERN_USER_PRESENCE_LEVEL) or level_reached(
             BOTH_USER_PRESENCE_LEVEL):
         status, timestamp = legacy_status(*item.times(), now)
