@@ -8,6 +8,7 @@ from chalicelib.actions.messages.uploads import (
     do_upload_file,
     download_url,
 )
+from chalicelib.actions.messages.thumbnails import ThumbnailStatusResult, thumbnail_status
 from chalicelib.core.files import UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
@@ -25,3 +26,9 @@ def get_upload(caller: Principal, *, realm_id_str: str, random: str, filename: s
     # A redirect to S3: API Gateway cannot stream large bodies back itself.
     url = download_url(caller, f"{realm_id_str}/{random}/{filename}")
     return Response(body="", status_code=302, headers={"Location": url})
+
+
+@bp.endpoint("/thumbnail/status/{realm_id_str}/{random}/{filename}", "GET")
+def get_thumbnail_status(caller: Principal, *, realm_id_str: str, random: str,
+                         filename: str) -> ThumbnailStatusResult:
+    return thumbnail_status(caller, f"{realm_id_str}/{random}/{filename}")

@@ -89,7 +89,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            NOT_HONOURED),
     Change(477, "Realm setting workplace_users_group", "", "", NOT_HONOURED),
     Change(478, "Linkifiers: alternative_url_templates", "", "", NOT_HONOURED),
-    Change(479, "GET /thumbnail/status/{realm_id_str}/{filename}", "", "", NOT_HONOURED),
+    Change(479, "GET /thumbnail/status/{realm_id_str}/{filename}",
+           "actions/messages/thumbnails.thumbnail_status (no thumbnails are made here, so "
+           "the uploader's image has all there are: has_thumbnail true; another's upload "
+           "or a file that is no image is an invalid attachment)",
+           "tests/functional/test_uploads.py::"
+           "test_thumbnail_status_answers_the_uploader_of_an_image"),
     Change(480, "GET /streams/{id} and GET /users/me/{stream_id}/topics answer for "
                 "archived channels",
            "actions/channels/reads/channels.access_stream_by_id (archiving changes no "
