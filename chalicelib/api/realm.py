@@ -30,6 +30,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     enable_read_receipts: bool
     moderation_request_channel_id: int
     require_e2ee_push_notifications: bool
+    media_preview_size: int
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange

@@ -67,7 +67,13 @@ CHANGES_446_500: tuple[Change, ...] = (
            _DEVICES + "test_push_registration_opens_the_token_and_notifications_are_"
            "encrypted",
            sends=("register.devices", "event.device/add", "event.device/update")),
-    Change(469, "Realm setting media_preview_size", "", "", NOT_HONOURED),
+    Change(469, "Realm setting media_preview_size (100, 150 or 200 percent)",
+           "actions/workflows/realm_update.py, rules/realm_settings.py (kept and shown; "
+           "this server's messages carry no previews to size)",
+           "tests/functional/test_realm_settings_late.py::"
+           "test_media_preview_size_is_changed_and_told_from_level_469",
+           sends=("register.realm_media_preview_size",
+                  "realm_setting.media_preview_size")),
     Change(470, "POST /remove_client_device (its device event remove)",
            "actions/users/devices.do_remove_client_device (the device's SNS endpoint goes "
            "too)",

@@ -53,6 +53,8 @@ DEFAULTS: dict[str, Any] = {
     # Push notifications only end-to-end encrypted (level 409): this server has no E2EE
     # devices yet, so its (legacy) notifications then carry no content.
     "require_e2ee_push_notifications": False,
+    # The height of image and video previews in messages, in percent (level 469).
+    "media_preview_size": 100,
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {

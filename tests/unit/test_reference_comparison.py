@@ -78,6 +78,8 @@ EXTENSIONS = {
         "idle_queue_timeout_secs", "devices",
         # Level 409 (the levels branch's work, taken for level 500).
         "realm_require_e2ee_push_notifications")),
+    # Levels 467-499 of the levels3 branch, one line each.
+    "POST /register: response field only here: realm_media_preview_size",
     # One route serves GET /users/{user_id} and GET /users/{email} (and one PATCH
     # /users/{user_id} and PATCH /users/{email}; PATCH is not among the seed operations).
     ("GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "

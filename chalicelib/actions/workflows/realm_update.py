@@ -29,6 +29,7 @@ TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
                        "move_messages_within_stream_limit_seconds",
                        "move_messages_between_streams_limit_seconds")
 TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
+MEDIA_PREVIEW_SIZES = (100, 150, 200)   # percent of the default height
 
 
 class RealmSettingChanges(TypedDict, total=False):
@@ -46,6 +47,7 @@ class RealmSettingChanges(TypedDict, total=False):
     enable_read_receipts: bool
     moderation_request_channel_id: int   # -1: message reports are off
     require_e2ee_push_notifications: bool   # level 409
+    media_preview_size: int   # level 469
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue
@@ -81,6 +83,9 @@ def _check_plain(name: str, value: Any) -> Any:
         return value
     if name == "topics_policy" and value not in TOPICS_POLICIES:
         raise ApiError(f"Invalid topics_policy: use one of {', '.join(TOPICS_POLICIES)}.")
+    if name == "media_preview_size" and value not in MEDIA_PREVIEW_SIZES:
+        raise ApiError("Invalid media_preview_size: use one of "
+                       f"{', '.join(map(str, MEDIA_PREVIEW_SIZES))}.")
     return value
 
 
