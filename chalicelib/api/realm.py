@@ -41,6 +41,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     can_add_subscribers_group: GroupChange
     can_delete_any_message_group: GroupChange
     can_delete_own_message_group: GroupChange
+    workplace_users_group: GroupChange
 
 
 @bp.endpoint("/realm", "PATCH")

@@ -93,7 +93,14 @@ CHANGES_446_500: tuple[Change, ...] = (
            NOT_HONOURED),
     Change(476, "Paragraph profile fields may be display_in_profile_summary", "", "",
            NOT_HONOURED),
-    Change(477, "Realm setting workplace_users_group", "", "", NOT_HONOURED),
+    Change(477, "Realm setting workplace_users_group (a group whose membership only "
+                "administrators change)",
+           "actions/workflows/realm_update.py, actions/groups/reads/settings."
+           "check_admin_managed_membership (kept and shown; nothing is billed here)",
+           "tests/functional/test_realm_settings_late.py::"
+           "test_workplace_users_group_names_only_groups_administrators_manage",
+           sends=("register.realm_workplace_users_group",
+                  "realm_setting.workplace_users_group")),
     Change(478, "Linkifiers: alternative_url_templates", "", "", NOT_HONOURED),
     Change(479, "GET /thumbnail/status/{realm_id_str}/{filename}",
            "actions/messages/thumbnails.thumbnail_status (no thumbnails are made here, so "

@@ -82,6 +82,8 @@ GROUP_SETTING_DEFAULTS: dict[str, str] = {
     "can_summarize_topics_group": "role:everyone",       # no summaries (see server)
     "direct_message_initiator_group": "role:everyone",   # direct messages are open
     "direct_message_permission_group": "role:everyone",
+    # Who counts as a workplace user for billing (level 477; nothing is billed here).
+    "workplace_users_group": "role:members",
 }
 
 # Organization settings of the reference that nothing here changes or reads yet:

@@ -80,6 +80,7 @@ EXTENSIONS = {
         "realm_require_e2ee_push_notifications")),
     # Levels 467-499 of the levels3 branch, one line each.
     "POST /register: response field only here: realm_media_preview_size",
+    "POST /register: response field only here: realm_workplace_users_group",
     # One route serves GET /users/{user_id} and GET /users/{email} (and one PATCH
     # /users/{user_id} and PATCH /users/{email}; PATCH is not among the seed operations).
     ("GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "

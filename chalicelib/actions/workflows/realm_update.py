@@ -7,7 +7,10 @@ from typing import Any, Literal, TypedDict, cast
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.actions.groups.reads.settings import check_group_setting_change
+from chalicelib.actions.groups.reads.settings import (
+    check_admin_managed_membership,
+    check_group_setting_change,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
     REALM_SETTINGS_CAPABILITY,
@@ -58,6 +61,7 @@ class RealmSettingChanges(TypedDict, total=False):
     can_add_subscribers_group: GroupSettingValue
     can_delete_any_message_group: GroupSettingValue
     can_delete_own_message_group: GroupSettingValue
+    workplace_users_group: GroupSettingValue   # level 477
 
 
 class RealmUpdateDictEvent(TypedDict):
@@ -124,6 +128,8 @@ def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:
         if name in GROUP_SETTING_DEFAULTS:
             current = realm_group_setting(realm, name)
             new = check_group_setting_change(realm.realm_id, name, value, current)
+            if name == "workplace_users_group" and new != current:
+                check_admin_managed_membership(realm, name, new)
             if new != current:
                 changed[name] = new
             continue

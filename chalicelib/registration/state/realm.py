@@ -158,6 +158,7 @@ class RealmState(TypedDict, total=False):
     realm_can_summarize_topics_group: GroupSettingValue
     realm_direct_message_initiator_group: GroupSettingValue
     realm_direct_message_permission_group: GroupSettingValue
+    realm_workplace_users_group: GroupSettingValue   # level 477
 
 
 # Kept by this server but not shown: the reference removed the realm's
