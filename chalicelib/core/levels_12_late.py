@@ -91,8 +91,11 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(474, "Slim bot objects; fewer realm_bot update events", "", "", NOT_HONOURED),
     Change(475, "date_joined at first login of imported and API-created users", "", "",
            NOT_HONOURED),
-    Change(476, "Paragraph profile fields may be display_in_profile_summary", "", "",
-           NOT_HONOURED),
+    Change(476, "Paragraph profile fields may be display_in_profile_summary",
+           "actions/users/profile_fields.do_create_profile_field (below the level refused "
+           "as before)",
+           "tests/functional/test_profile_fields.py::"
+           "test_paragraph_fields_may_be_in_the_summary_from_level_476"),
     Change(477, "Realm setting workplace_users_group (a group whose membership only "
                 "administrators change)",
            "actions/workflows/realm_update.py, actions/groups/reads/settings."
