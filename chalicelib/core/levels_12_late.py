@@ -140,7 +140,15 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_reactions.py::"
            "test_from_level_484_reaction_events_have_no_user_object",
            removes=("reaction_event.user",)),
-    Change(485, "Webhook URL options: input_type", "", "", NOT_HONOURED),
+    Change(485, "Webhook URL options: input_type, the name of validator before it "
+                "(configuration options keep validator)",
+           "registration/state/integrations._url_options (the values are this server's "
+           "check_bool and check_string as before: no other value list of the reference "
+           "was found)",
+           "tests/functional/test_integrations.py::"
+           "test_url_options_name_their_input_type_from_level_485",
+           sends=("incoming_webhook_option.input_type",),
+           removes=("incoming_webhook_option.validator",)),
     Change(487, "GET /users/{id}/presence: the modern active_timestamp and "
                 "idle_timestamp instead of the legacy website and aggregated",
            "actions/presence/reads/snapshot.get_user_presence",
