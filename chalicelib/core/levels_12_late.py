@@ -87,7 +87,10 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_attachments.py::"
            "test_from_level_472_attachments_list_their_message_ids",
            sends=("attachment.message_ids",), removes=("attachment.messages",)),
-    Change(473, "Administrator bots may use POST /users/{id}/status", "", "", NOT_HONOURED),
+    Change(473, "Administrator bots may use POST /users/{id}/status",
+           "actions/users/status.check_update_user_status (bots refused below the level)",
+           "tests/functional/test_bots_by_level.py::"
+           "test_administrator_bots_set_users_statuses_from_level_473"),
     Change(474, "Slim bot objects; fewer realm_bot update events", "", "", NOT_HONOURED),
     Change(475, "date_joined at first login of imported and API-created users", "", "",
            NOT_HONOURED),
