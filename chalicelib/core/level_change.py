@@ -48,6 +48,7 @@ SHAPES = {
     "profile_field": "custom profile field objects (GET /realm/profile_fields, register, "
                      "custom_profile_fields events)",
     "reaction_event": "reaction events",
+    "realm_export": "data export objects (GET /export/realm, realm_export events)",
     "user_presence": "GET /users/{id}/presence answers and their presence object (keys "
                      "chosen by level in actions/presence/reads/snapshot.py)",
 }

@@ -186,7 +186,14 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_presence.py::"
            "test_one_users_presence_in_the_modern_format_and_then_in_both",
            sends=("user_presence.server_timestamp",)),
-    Change(499, "Exports: export_from_prior_server", "", "", NOT_HONOURED),
+    Change(499, "Exports: export_from_prior_server (true for records carried across an "
+                "import, which cannot be deleted)",
+           "actions/workflows/export.export_dict: always false, since an import here "
+           "(chalicelib.admin import-realm) carries no export records: the new "
+           "organization starts with none",
+           "tests/functional/test_realm_export.py::"
+           "test_exports_say_they_are_not_from_a_prior_server_from_level_499",
+           sends=("realm_export.export_from_prior_server",)),
     Change(500, "require_e2ee_push_notifications disables legacy push entirely (only "
                 "E2EE registrations are notified)",
            "notifications/notifier.send_pushes",

@@ -304,3 +304,23 @@ def test_a_long_export_goes_on_where_each_invocation_stopped(realm, webhooks, mo
     assert document["messages"] == whole["messages"]
     assert {k: v for k, v in document.items() if k != "exported_at"} == \
         {k: v for k, v in whole.items() if k != "exported_at"}
+
+
+def test_exports_say_they_are_not_from_a_prior_server_from_level_499(
+        realm, webhooks, advertise, capsys):
+    assert realm.admin.post("/export/realm", {"export_type": 1}).ok
+    webhooks.run()
+    advertise(498)
+    [before] = exports(realm.admin)
+    assert "export_from_prior_server" not in before
+    advertise(499)
+    [done] = exports(realm.admin)
+    assert done["export_from_prior_server"] is False and done["export_url"]
+    # An import carries no export records: the new organization has none to show
+    key = stored_export(realm.realm_id, done)["key"]
+    assert main(["import-realm", "--source", f"s3://{key}",
+                 "--subdomain", f"{realm.subdomain}prior"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    owner = Account(realm.client, result["realm_id"], 0, result["owner_email"],
+                    result["owner_api_key"], "Olivia Owner", 100)
+    assert exports(owner) == []
