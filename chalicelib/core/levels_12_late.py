@@ -178,7 +178,10 @@ CHANGES_446_500: tuple[Change, ...] = (
            "(api/video_calls.py), and the video_calls fetch type is not offered (as "
            "has_zoom_token before it)",
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured", NOT_OFFERED),
-    Change(494, "Bot storage only for bots", "", "", NOT_HONOURED),
+    Change(494, "Bot storage (GET, PUT, DELETE /bot_storage) only for bots",
+           "this server has no bot storage (no /bot_storage route, for bots or people; "
+           "no interactive bots run here to need it), so there is nothing to limit",
+           "", NOT_OFFERED),
     Change(496, "Bots may create user groups and read them", "", "", NOT_HONOURED),
     Change(497, "GET /users/{id}/presence: the legacy website and aggregated again "
                 "beside the modern timestamps; server_timestamp",
