@@ -19,4 +19,3 @@ def test_administrator_bots_set_users_statuses_from_level_473(realm, advertise):
     # A bot without the role still may not
     refused = plain.post(path, {"status_text": "hacked"})
     assert refused.status == 400 and refused.json["msg"] == "Insufficient permission"
-
