@@ -182,7 +182,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "this server has no bot storage (no /bot_storage route, for bots or people; "
            "no interactive bots run here to need it), so there is nothing to limit",
            "", NOT_OFFERED),
-    Change(496, "Bots may create user groups and read them", "", "", NOT_HONOURED),
+    Change(496, "Bots may create user groups and read them (GET /user_groups, a group's "
+                "members and subgroups, whether a user is a member)",
+           "actions/groups/reads/user_groups.require_member_admin_or_bot (bots refused "
+           "below the level; changing groups stays for people)",
+           "tests/functional/test_bots_by_level.py::"
+           "test_bots_create_and_read_user_groups_from_level_496"),
     Change(497, "GET /users/{id}/presence: the legacy website and aggregated again "
                 "beside the modern timestamps; server_timestamp",
            "actions/presence/reads/snapshot.get_user_presence",
