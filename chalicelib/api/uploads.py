@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from chalice.app import Response
 
+from chalicelib.actions.messages.thumbnails import ThumbnailStatusResult, thumbnail_status
 from chalicelib.actions.messages.uploads import (
     UploadResult,
     do_upload_file,
     download_url,
 )
-from chalicelib.actions.messages.thumbnails import ThumbnailStatusResult, thumbnail_status
 from chalicelib.core.files import UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint

@@ -79,7 +79,13 @@ CHANGES_446_500: tuple[Change, ...] = (
            "too)",
            _DEVICES + "test_a_device_registers_and_is_removed_with_its_events_and_state",
            sends=("event.device/remove",)),
-    Change(471, "Linkifiers: example_input, reverse_template", "", "", NOT_HONOURED),
+    Change(471, "Linkifiers: example_input, reverse_template (POST and PATCH "
+                "/realm/filters; an empty string clears one)",
+           "actions/realm/linkifiers.py, rules/reverse_linkifiers.py (kept and shown; "
+           "clients reverse-linkify)",
+           "tests/functional/test_linkifiers.py::"
+           "test_reverse_linkification_values_from_levels_471_and_478",
+           sends=("linkifier.example_input", "linkifier.reverse_template")),
     Change(472, "Attachment objects: message_ids (the ids of the messages linking the "
                 "file) instead of messages (ids and dates)",
            "actions/messages/uploads.attachment_dict (from that level GET /attachments "
@@ -107,7 +113,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "test_workplace_users_group_names_only_groups_administrators_manage",
            sends=("register.realm_workplace_users_group",
                   "realm_setting.workplace_users_group")),
-    Change(478, "Linkifiers: alternative_url_templates", "", "", NOT_HONOURED),
+    Change(478, "Linkifiers: alternative_url_templates (URL templates only reverse "
+                "linkification reads)",
+           "actions/realm/linkifiers.py, rules/reverse_linkifiers.py",
+           "tests/functional/test_linkifiers.py::"
+           "test_reverse_linkification_values_from_levels_471_and_478",
+           sends=("linkifier.alternative_url_templates",)),
     Change(479, "GET /thumbnail/status/{realm_id_str}/{filename}",
            "actions/messages/thumbnails.thumbnail_status (no thumbnails are made here, so "
            "the uploader's image has all there are: has_thumbnail true; another's upload "

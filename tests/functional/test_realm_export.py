@@ -9,6 +9,7 @@ import pytest
 
 from chalicelib import config
 from chalicelib.admin import main
+from chalicelib.models.linkifiers import realm_linkifiers
 from tests.functional.conftest import Account
 from tests.functional.edit_helpers import channel, send
 
@@ -185,8 +186,9 @@ def test_groups_emoji_linkifiers_and_read_state_round_trip(realm, webhooks, caps
         assert realm.member.upload([("file", "img.png", PNG)], path=f"/realm/emoji/{name}").ok
     assert realm.admin.delete("/realm/emoji/retired").ok
     assert realm.admin.post("/realm/filters", {
-        "pattern": "#(?P<id>[0-9]+)",
-        "url_template": "https://tracker.example.com/{id}"}).ok
+        "pattern": "#(?P<id>[0-9]+)", "url_template": "https://tracker.example.com/{id}",
+        "example_input": "#7", "reverse_template": "#{id}",
+        "alternative_url_templates": json.dumps(["https://tracker.example.com/t/{id}"])}).ok
     read = send(realm.admin, "general", "fix #12", "fixed #12")
     unread = send(realm.admin, "general", "later", "hi @**Max Member**")
     drain_events()
@@ -225,6 +227,10 @@ def test_groups_emoji_linkifiers_and_read_state_round_trip(realm, webhooks, caps
     assert [(i["pattern"], i["url_template"]) for i in owner.get(
         "/realm/linkifiers").json["linkifiers"]] == [("#(?P<id>[0-9]+)",
                                                      "https://tracker.example.com/{id}")]
+    [imported] = realm_linkifiers(result["realm_id"])   # with its reverse-linkification values
+    assert (imported.example_input, imported.reverse_template,
+            imported.alternative_url_templates) == (
+        "#7", "#{id}", ["https://tracker.example.com/t/{id}"])
     messages = owner.get("/messages", {
         "anchor": "oldest", "num_before": 0, "num_after": 50,
         "narrow": [{"operator": "channel", "operand": "general"}]}).json["messages"]

@@ -56,6 +56,7 @@ from chalicelib.models.users import ApiKey, User
 from chalicelib.rules.markdown import render_message
 from chalicelib.rules.mentions import find_mentions
 from chalicelib.rules.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS, system_group_id
+from chalicelib.rules.reverse_linkifiers import ReverseLinkification
 
 _UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{24}/[^\s)\]\"'<>?#]+)")
 
@@ -103,7 +104,11 @@ def import_realm(document: Mapping[str, Any], subdomain: str) -> ImportResult:
     owner_principal = Principal(realm_id=realm_id, user_id=owner_id, email=owner["email"],
                                 role=ROLE_OWNER, is_bot=False)
     for linkifier in document.get("linkifiers") or []:   # in their processing order
-        check_add_linkifier(owner_principal, linkifier["pattern"], linkifier["url_template"])
+        check_add_linkifier(owner_principal, linkifier["pattern"], linkifier["url_template"],
+                            ReverseLinkification(
+                                linkifier.get("example_input"),
+                                linkifier.get("reverse_template"),
+                                tuple(linkifier.get("alternative_url_templates") or ())))
     Realm(realm_id).update(actions=[
         Realm.description.set(exported.get("description") or ""),
         Realm.settings.set(_map_realm_settings(exported.get("settings") or {}, users,
