@@ -97,7 +97,15 @@ CHANGES_446_500: tuple[Change, ...] = (
            "actions/users/status.check_update_user_status (bots refused below the level)",
            "tests/functional/test_bots_by_level.py::"
            "test_administrator_bots_set_users_statuses_from_level_473"),
-    Change(474, "Slim bot objects; fewer realm_bot update events", "", "", NOT_HONOURED),
+    Change(474, "Slim bot objects (no api_key, avatar_url, bot_type, email, full_name, "
+                "is_active, owner_id); fewer realm_bot update events",
+           "actions/users/bots.administered_bots (POST /register realm_bots; the fields "
+           "are the bot's user object's). No realm_bot events are sent here at any level "
+           "(clients read bots' changes from realm_user events), so none is left to drop",
+           "tests/functional/test_bots_by_level.py::"
+           "test_registration_lists_slim_bot_objects_from_level_474",
+           removes=("bot.api_key", "bot.avatar_url", "bot.bot_type", "bot.email",
+                    "bot.full_name", "bot.is_active", "bot.owner_id")),
     Change(475, "date_joined at first login of imported and API-created users", "", "",
            NOT_HONOURED),
     Change(476, "Paragraph profile fields may be display_in_profile_summary",

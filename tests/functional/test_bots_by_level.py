@@ -48,3 +48,23 @@ def test_bots_create_and_read_user_groups_from_level_496(realm, advertise):
     assert not bot.patch(f"/user_groups/{group_id}", {"description": "x"}).ok
     assert not realm.guest.post("/user_groups/create", create).ok
     assert not realm.guest.get("/user_groups").ok
+
+
+def test_registration_lists_slim_bot_objects_from_level_474(realm, advertise):
+    bot = generic_bot(realm.member, "slim")
+    full = {"user_id", "full_name", "email", "bot_type", "is_active", "owner_id",
+            "avatar_url", "api_key", "default_sending_stream",
+            "default_events_register_stream", "default_all_public_streams", "services"}
+    advertise(473)
+    [listed] = realm.member.post("/register", {"fetch_event_types": ["realm_bot"]}).json[
+        "realm_bots"]
+    assert set(listed) == full and listed["full_name"] == "Slim Bot"
+    advertise(474)
+    [slim] = realm.member.post("/register", {"fetch_event_types": ["realm_bot"]}).json[
+        "realm_bots"]
+    assert slim == {"user_id": bot.user_id, "default_sending_stream": None,
+                    "default_events_register_stream": None,
+                    "default_all_public_streams": False, "services": []}
+    # GET /bots keeps its full objects
+    [own] = realm.member.get("/bots").json["bots"]
+    assert own["full_name"] == "Slim Bot" and own["owner_id"] == realm.member.user_id
