@@ -177,7 +177,11 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_presence.py::"
            "test_one_users_presence_in_the_modern_format_and_then_in_both",
            sends=("user_presence.active_timestamp", "user_presence.idle_timestamp")),
-    Change(490, "User objects: is_deleted", "", "", NOT_HONOURED),
+    Change(490, "User objects: is_deleted (present, true, only for permanently deleted "
+                "users)",
+           "no user is ever permanently deleted here (DELETE /users/{id} deactivates: "
+           "is_active false), so no user object carries the key, as on a reference "
+           "server where no one was deleted", "", NOT_OFFERED),
     Change(491, "Client capability individual_emoji_changes: realm_emoji add and "
                 "update_one events for one emoji (the whole set, update, for the others)",
            "actions/realm/emoji.py (delivery/filters.py's per-capability forms)",
