@@ -47,6 +47,7 @@ SHAPES = {
                  "events)",
     "profile_field": "custom profile field objects (GET /realm/profile_fields, register, "
                      "custom_profile_fields events)",
+    "person_update": "person objects of realm_user update events (sent as a whole)",
     "reaction_event": "reaction events",
     "realm_export": "data export objects (GET /export/realm, realm_export events)",
     "user_presence": "GET /users/{id}/presence answers and their presence object (keys "

@@ -106,8 +106,13 @@ CHANGES_446_500: tuple[Change, ...] = (
            "test_registration_lists_slim_bot_objects_from_level_474",
            removes=("bot.api_key", "bot.avatar_url", "bot.bot_type", "bot.email",
                     "bot.full_name", "bot.is_active", "bot.owner_id")),
-    Change(475, "date_joined at first login of imported and API-created users", "", "",
-           NOT_HONOURED),
+    Change(475, "date_joined at first login of imported and API-created users (a "
+                "realm_user update tells it)",
+           "actions/users/first_login.note_first_login, after POST /fetch_api_key, for "
+           "accounts POST /users or an import (admin import-realm) created",
+           "tests/functional/test_first_login.py::"
+           "test_an_api_created_account_joins_at_its_first_login",
+           sends=("person_update.date_joined",)),
     Change(476, "Paragraph profile fields may be display_in_profile_summary",
            "actions/users/profile_fields.do_create_profile_field (below the level refused "
            "as before)",

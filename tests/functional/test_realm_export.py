@@ -10,6 +10,7 @@ import pytest
 from chalicelib import config
 from chalicelib.admin import main
 from chalicelib.models.linkifiers import realm_linkifiers
+from chalicelib.models.users import User
 from tests.functional.conftest import Account
 from tests.functional.edit_helpers import channel, send
 
@@ -138,6 +139,9 @@ def test_an_export_round_trips_into_a_new_organization(realm, webhooks, capsys, 
     # THEN the new organization has the users, channels, subscriptions and messages
     users = {u["email"]: u for u in owner.get("/users").json["members"]}
     assert users[realm.member.email]["full_name"] == "Max Member"
+    # (imported people join when they first log in, level 475)
+    assert User.get(result["realm_id"], users[realm.member.email]["user_id"]
+                    ).joined_at_first_login is True
     assert users[realm.guest.email]["role"] == 600
     streams = {s["name"]: s for s in owner.get("/streams", {"include_all_active": True}
                                               ).json["streams"]}

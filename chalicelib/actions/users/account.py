@@ -13,6 +13,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.users.email_visibility import api_email_events, delivery_email_event
+from chalicelib.actions.users.first_login import note_first_login
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_email
 from chalicelib.aws.email import send_email
@@ -184,9 +185,10 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str,
                                 code=ErrorCode.AUTHENTICATION_FAILED)
     if not user.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
+    api_key = add_api_key(user)
+    note_first_login(user)
     # The real address: the one to authenticate with (as the reference answers).
-    return {"api_key": add_api_key(user), "email": user.delivery_email,
-            "user_id": user.user_id}
+    return {"api_key": api_key, "email": user.delivery_email, "user_id": user.user_id}
 
 
 def add_api_key(user: User) -> str:

@@ -93,7 +93,10 @@ def import_realm(document: Mapping[str, Any], subdomain: str) -> ImportResult:
         user, _ = do_create_user(realm_id, NewUser(
             email=person["email"], full_name=person["full_name"], role=person["role"],
             is_bot=person["is_bot"], bot_type=person.get("bot_type"),
-            bot_owner_id=users.get(person.get("bot_owner_id") or -1)))
+            bot_owner_id=users.get(person.get("bot_owner_id") or -1),
+            # People join here when they first log in (level 475), as the reference's
+            # imported accounts do.
+            joined_at_first_login=not person["is_bot"]))
         users[person["user_id"]] = user.user_id
     for person in people:
         _restore_user(realm_id, users[person["user_id"]], person)

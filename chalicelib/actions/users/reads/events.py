@@ -45,6 +45,13 @@ class PersonRole(TypedDict):
     role: int
 
 
+class PersonDateJoined(TypedDict):
+    """Level 475: an account an administrator created, at its first login."""
+
+    user_id: int
+    date_joined: str
+
+
 class CustomProfileFieldValue(TypedDict):
     id: int
     value: str | None
@@ -57,7 +64,8 @@ class PersonCustomProfileField(TypedDict):
 
 
 Person = (PersonFullName | PersonTimezone | PersonNewEmail | PersonDeliveryEmail
-          | PersonAvatar | PersonActive | PersonCustomProfileField | PersonRole)
+          | PersonAvatar | PersonActive | PersonCustomProfileField | PersonRole
+          | PersonDateJoined)
 
 
 class RealmUserUpdateEvent(TypedDict):
