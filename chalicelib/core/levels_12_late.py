@@ -53,7 +53,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "configured (not among realm_available_video_chat_providers)",
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
     Change(466, "realm_uuid; avatar_source J (Jdenticon)", "", "", NOT_HONOURED),
-    Change(467, "Markdown image syntax only for uploaded images", "", "", NOT_HONOURED),
+    Change(467, "Markdown image syntax only for uploaded images",
+           "rules/markdown._uploaded_images_only: another site's image is a link to it "
+           "named by its text (content is rendered once, when sent, for readers of every "
+           "level)",
+           "tests/functional/test_markdown_images.py::"
+           "test_image_syntax_shows_only_uploaded_images"),
     Change(468, "Client devices: POST /register_client_device, `devices` (fetch type "
                 "device) and device events; POST /mobile_push/register redesigned (push "
                 "key and token, each rotating alone; E2EE notifications keyed by "

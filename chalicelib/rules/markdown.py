@@ -27,9 +27,41 @@ def _renderer() -> MarkdownIt:
     # html=False escapes raw HTML; markdown-it also refuses javascript:/data: links.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
+    md.core.ruler.push("uploaded_images", _uploaded_images_only)
     md.core.ruler.push("linkifiers", _apply_linkifiers)
     md.core.ruler.push("emoji", apply_emoji)
     return md
+
+
+# Image syntax shows only files uploaded here (the reference's level 467): an image of
+# another site would have every reader's client fetch it from there.
+UPLOADED_IMAGE_PREFIX = "/user_uploads/"
+
+
+def _uploaded_images_only(state: StateCore) -> None:
+    """`![text](url)` of any other URL is a link to it named by the text (the text alone
+    inside another link)."""
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        children: list[Token] = []
+        depth = 0
+        for token in block.children:
+            depth += token.type == "link_open"
+            depth -= token.type == "link_close"
+            source = str(token.attrGet("src") or "")
+            if token.type != "image" or source.startswith(UPLOADED_IMAGE_PREFIX):
+                children.append(token)
+                continue
+            # The image's text, formatting included; without any, its address.
+            text = list(token.children or ()) or [text_token(token.content or source)]
+            if depth > 0:
+                children += text
+                continue
+            opening = Token("link_open", "a", 1)
+            opening.attrs = {"href": source}
+            children += [opening, *text, Token("link_close", "a", -1)]
+        block.children = children
 
 
 def _apply_linkifiers(state: StateCore) -> None:
