@@ -32,7 +32,9 @@ def error_of(response) -> str:
 
 
 def test_add_update_reorder_remove_with_events_and_state(realm, register_queue,
-                                                         fetch_events, drain_events):
+                                                         fetch_events, drain_events,
+                                                         advertise):
+    advertise(470)   # linkifiers without level 471's keys (those: test_reverse_...)
     # GIVEN a client with the capability and one without it
     capable = register_queue(realm.member, event_types=["realm_linkifiers"],
                              client_capabilities=CAPABLE)["queue_id"]
@@ -105,7 +107,8 @@ def test_values_are_percent_encoded_in_the_url(realm):
     assert 'href="https://wiki.example.com/a%26b%3Fc"' in preview["rendered"]
 
 
-def test_only_administrators_change_linkifiers(realm):
+def test_only_administrators_change_linkifiers(realm, advertise):
+    advertise(470)
     added = add(realm.admin, ISSUES).json["id"]
     for account in (realm.moderator, realm.member, realm.guest):
         assert error_of(add(account, TICKETS)) == "Must be an organization administrator"
