@@ -37,7 +37,7 @@ ZULIP_12: tuple[Change, ...] = (
     Change(433, "is_imported_stub on user objects (is_imported in realm_users and "
                 "cross_realm_bots); an imported user's first login clears it, with a "
                 "realm_user update event", "actions/users/users.user_api_dict, "
-           "actions/users/account.claim_imported_account, registration/state/users.py",
+           "actions/users/first_login.note_first_login, registration/state/users.py",
            "tests/functional/test_realm_export.py::"
            "test_imported_users_are_stubs_until_they_log_in",
            sends=("user.is_imported_stub", "user.is_imported")),

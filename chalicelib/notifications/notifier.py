@@ -55,12 +55,20 @@ from chalicelib.models.realms import Realm, realm_setting
 from chalicelib.models.users import User
 from chalicelib.notifications import push
 from chalicelib.notifications.decide import decide
+from chalicelib.notifications.e2ee_push import (
+    e2ee_devices,
+    message_payload,
+    publish_e2ee,
+    removal_payload,
+)
 from chalicelib.notifications.email_render import MissedMessage, render
 from chalicelib.notifications.jobs import EmailJob, clock_ms, delay_until, send_jobs
 from chalicelib.notifications.rules import still_wanted
 from chalicelib.rules import presence_rules
 from chalicelib.rules.user_settings import effective_settings
 
+# From this level, require_e2ee_push_notifications stops legacy push entirely.
+LEGACY_PUSH_OFF_LEVEL = 500
 CLAIM_LEASE_MS = 300_000   # a claim `sending` for longer than this was abandoned
 EARLY_MS = 1000            # SQS may deliver a delayed message slightly early
 
@@ -211,9 +219,10 @@ def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedM
                     key=lambda m: int(m.message_id))
     people = {int(m.sender_id) for m in stored} | {
         int(u) for m in stored if m.type == "private" for u in m.recipient_ids}
-    names = {int(u.user_id): u.full_name
-             for u in User.batch_get([(realm_id, i) for i in sorted(people)],
-                                     attributes_to_get=["realm_id", "user_id", "full_name"])}
+    found = {int(u.user_id): u for u in User.batch_get(
+        [(realm_id, i) for i in sorted(people)],
+        attributes_to_get=["realm_id", "user_id", "full_name", "email"])}
+    names = {user_id: u.full_name for user_id, u in found.items()}
     stream_ids = sorted({int(m.stream_id) for m in stored if m.stream_id is not None})
     streams = {int(s.stream_id): s.name for s in Stream.batch_get(
         [(realm_id, i) for i in stream_ids], attributes_to_get=["realm_id", "stream_id",
@@ -228,7 +237,9 @@ def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedM
             stream_id=None if m.stream_id is None else int(m.stream_id),
             stream_name=streams.get(int(m.stream_id or 0), ""), topic=m.topic or "",
             others=tuple(names.get(u, "Someone") for u in participants if u != user_id),
-            participant_ids=participants))
+            participant_ids=participants, sender_id=int(m.sender_id),
+            sender_email=found[int(m.sender_id)].email if int(m.sender_id) in found else "",
+            date_sent=int(m.date_sent)))
     return missed
 
 
@@ -236,9 +247,12 @@ def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedM
 
 def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) -> int:
     """Pushes each still-unread message to every phone of the user; returns how many
-    publishes SNS accepted."""
+    publishes SNS accepted. Devices registered for end-to-end encrypted push get the
+    encrypted form; legacy registrations the plain one, unless the organization requires
+    encryption from level 500 (then none)."""
     devices = push.devices_of(realm_id, user_id)
-    if not devices:
+    sealed_for = e2ee_devices(realm_id, user_id)
+    if not devices and not sealed_for:
         return 0
     user = User.get_or_none(realm_id, user_id)
     if user is None or not user.is_active:
@@ -257,12 +271,16 @@ def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) ->
     if not wanted:
         return 0
     realm = Realm.get(realm_id)
-    # Every device here is a legacy one: under the E2EE requirement, no content (409).
-    redacted = bool(realm_setting(realm, "require_e2ee_push_notifications")) and \
-        level_reached(409)
+    # Legacy devices under the E2EE requirement: no content (409), then nothing (500).
+    required = bool(realm_setting(realm, "require_e2ee_push_notifications"))
+    redacted = required and level_reached(409)
+    if required and level_reached(LEGACY_PUSH_OFF_LEVEL):
+        devices = []
     sent = 0
     shown = _missed(realm_id, user_id, wanted)
     for message in shown:
+        sent += sum(publish_e2ee(device, message_payload(realm, user_id, message))
+                    for device in sealed_for)
         content = push.REDACTED if redacted else message.content[:push.CONTENT_PREVIEW]
         payload: push.PushPayload = {
             **push.base_payload(realm, user_id), "event": "message",
@@ -293,13 +311,16 @@ def remove_pushes(realm_id: int, user_id: int, message_ids: list[int]) -> int:
     """Tells the user's phones to take down these messages' notifications (read
     elsewhere); returns how many publishes SNS accepted."""
     devices = push.devices_of(realm_id, user_id)
+    sealed_for = e2ee_devices(realm_id, user_id)
     sent = 0
-    if devices:
+    if devices or sealed_for:
         realm = Realm.get(realm_id)
         payload: push.PushPayload = {
             **push.base_payload(realm, user_id), "event": "remove",
             "zulip_message_ids": ",".join(str(i) for i in sorted(message_ids))}
         sent = sum(1 for device in devices if push.publish(device, payload))
+        removal = removal_payload(realm, user_id, message_ids)
+        sent += sum(publish_e2ee(device, removal) for device in sealed_for)
     with PushSent.batch_write() as batch:
         for message_id in message_ids:
             batch.delete(PushSent(owner_key(realm_id, user_id), push_item(message_id)))

@@ -36,25 +36,38 @@ def _renderer() -> MarkdownIt:
     return md
 
 
+# Image syntax shows only files uploaded here (the reference's level 467): an image of
+# another site would have every reader's client fetch it from there.
+UPLOADED_IMAGE_PREFIX = "/user_uploads/"
+
+
 def _apply_media(state: StateCore) -> None:
-    """Image syntax becomes a link to the image (this server shows no image previews:
-    server_inline_image_preview is false); a link to an uploaded audio file becomes an
-    audio player (level 405; env["audio"]: the upload paths that are audio)."""
+    """`![text](url)` of a file uploaded here stays an image; of any other URL it becomes a
+    link to it named by the text (the text alone inside another link). A link to an
+    uploaded audio file becomes an audio player (level 405; env["audio"]: the upload
+    paths that are audio)."""
     audio: set[str] = state.env.get("audio") or set()
     for block in state.tokens:
         if block.type != "inline" or not block.children:
             continue
         children: list[Token] = []
         tokens = block.children
+        depth = 0
         index = 0
         while index < len(tokens):
             token = tokens[index]
-            if token.type == "image":
-                src = str(token.attrGet("src") or "")
-                opening = Token("link_open", "a", 1)
-                opening.attrs = {"href": src}
-                children += [opening, text_token(token.content or src),
-                             Token("link_close", "a", -1)]
+            depth += token.type == "link_open"
+            depth -= token.type == "link_close"
+            source = str(token.attrGet("src") or "")
+            if token.type == "image" and not source.startswith(UPLOADED_IMAGE_PREFIX):
+                # The image's text, formatting included; without any, its address.
+                text = list(token.children or ()) or [text_token(token.content or source)]
+                if depth > 0:
+                    children += text
+                else:
+                    opening = Token("link_open", "a", 1)
+                    opening.attrs = {"href": source}
+                    children += [opening, *text, Token("link_close", "a", -1)]
             elif token.type == "link_open" and _upload_path(token) in audio:
                 end = next(i for i in range(index, len(tokens))
                            if tokens[i].type == "link_close")
@@ -64,6 +77,7 @@ def _apply_media(state: StateCore) -> None:
                                   f'{html.escape(str(token.attrGet("href")))}" '
                                   f'title="{html.escape(title)}"></audio>')
                 children.append(player)
+                depth -= 1   # its link_close is skipped with it
                 index = end
             else:
                 children.append(token)

@@ -439,14 +439,3 @@ def test_push_payloads_of_the_e2ee_era(realm, notifier, clock, fcm_app, advertis
     assert json.loads(latest["APNS"])["aps"]["alert"]["body"] == "New message"
     assert "secret" not in json.dumps(latest)
 
-
-def test_e2ee_push_registration_is_not_offered(realm, fcm_app):
-    """Levels 406, 420, 429, 432 (docs/feature-levels.md): as on a server without the
-    feature, the endpoints are not found and registration names no push devices; the
-    legacy registration the official client uses below level 468 is served."""
-    from chalicelib.http.method_not_allowed import _SERVED  # every route of the app
-    for path in ("/mobile_push/register", "/mobile_push/e2ee/test_notification"):
-        assert f"/api/v1{path}" not in _SERVED   # API Gateway answers 404 (tests/e2e)
-    state = realm.member.post("/register", {}).json
-    assert "push_devices" not in state and "devices" not in state
-    assert realm.member.post("/users/me/android_gcm_reg_id", {"token": "legacy"}).ok

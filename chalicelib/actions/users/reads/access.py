@@ -308,7 +308,7 @@ class EventAccess(AccessCache):
         assert realm is not None  # nosec B101 # the realm limits access, so it was read
         if event.get("type") == "message":
             return {**event, "message": hide_sender(event["message"], realm)}
-        if event.get("type") == "reaction":
+        if event.get("type") == "reaction" and "user" in event:   # below level 484
             user_id = int(event["user_id"])
             return {**event, "user": {"user_id": user_id, "full_name": INACCESSIBLE_USER_NAME,
                                       "email": stand_in_email(user_id, realm.subdomain)}}
