@@ -133,13 +133,13 @@ ZULIP_11: tuple[Change, ...] = (
            "test_image_syntax_links_the_image_and_uploaded_audio_gets_a_player"),
     Change(406, "push_devices, push_device events, POST /mobile_push/register (E2EE push "
                 "through the reference's bouncer)",
-           "not offered: the registration's token is sealed to the reference's push bouncer's "
-           "key (only that bouncer can open it), this server pushes through its own SNS "
-           "applications, and the official mobile client registers E2EE only from level 468 "
-           "(below it, and with no push_devices, it registers its token with the legacy "
-           "endpoints, which this server serves); 468 replaces this API (devices)",
-           "tests/functional/test_notifications.py::"
-           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
+           "push_devices and push_device events not offered: level 468 replaced them with "
+           "client devices (honoured here: devices, device events, POST "
+           "/mobile_push/register in 468's form, actions/users/push_registration.py), and "
+           "the official mobile client registers E2EE only from 468; below it, it registers "
+           "its token with the legacy endpoints, which this server serves",
+           "tests/functional/test_client_devices.py::"
+           "test_below_level_468_registration_has_no_devices", NOT_OFFERED),
     Change(407, "Channel can_delete_any_message_group / can_delete_own_message_group, "
                 "can_set_delete_message_policy_group, POST /users/{id}/status",
            "actions/channels/admin.py (REALM_GATED), actions/users/status.py",
@@ -213,9 +213,8 @@ ZULIP_11: tuple[Change, ...] = (
            "test_simplified_presence_events_for_clients_that_ask",
            sends=("presence_event.presences",)),
     Change(420, "POST /mobile_push/e2ee/test_notification",
-           "not offered with the E2EE registration it tests (see 406); "
-           "POST /mobile_push/test_notification serves the legacy devices",
-           "tests/functional/test_notifications.py::"
-           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
+           "notifications/e2ee_push.do_e2ee_test_notification",
+           "tests/functional/test_client_devices.py::"
+           "test_e2ee_test_notification_and_a_new_api_key_ending_registrations"),
     Change(421, "No changes (the 11.0 release)", "", "", HONOURED),
 )

@@ -54,7 +54,7 @@ CHANGES_446_500: tuple[Change, ...] = (
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
     Change(466, "realm_uuid; avatar_source J (Jdenticon)", "", "", NOT_HONOURED),
     Change(467, "Markdown image syntax only for uploaded images",
-           "rules/markdown._uploaded_images_only: another site's image is a link to it "
+           "rules/markdown._apply_media: another site's image is a link to it "
            "named by its text (content is rendered once, when sent, for readers of every "
            "level)",
            "tests/functional/test_markdown_images.py::"
