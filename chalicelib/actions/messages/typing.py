@@ -13,10 +13,10 @@ from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.reads.access import access_message_to_edit
 from chalicelib.actions.messages.reads.recipients import check_accessible
-from chalicelib.actions.users.reads.access import caller_access
+from chalicelib.actions.users.reads.access import caller_access, realm_restricts_access
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
+from chalicelib.delivery.outbox import ACTOR_FACT, Audience, add_event, to_channel, to_users
 from chalicelib.models.base import transaction
 from chalicelib.models.realms import empty_topic_display_name, get_realm
 from chalicelib.models.users import User
@@ -114,12 +114,17 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
     realm = get_realm(caller.realm_id)
     # Length and characters as for a message's topic, before the channel is read.
     topic = check_topic(topic, realm, enforce_policy=False)
-    stream, _ = access_stream_by_id(caller, stream_id)
+    stream, subscription = access_stream_by_id(caller, stream_id)
     display_name = empty_topic_display_name(realm)
     event: ChannelTypingEvent = {
         "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
         "stream_id": stream.stream_id, "topic": topic}
-    _emit(caller, {**event, "_empty_topic_display_name": display_name},
+    facts: dict[str, object] = {"_empty_topic_display_name": display_name}
+    if subscription is None and realm_restricts_access(realm):
+        # Subscribers who may not access the typist hear only their id (as a message's
+        # sender from outside the channel is shown).
+        facts[ACTOR_FACT] = caller.user_id
+    _emit(caller, {**event, **facts},
           to_channel(stream.stream_id, public=False, subscribers_only=True))
 
 

@@ -303,7 +303,8 @@ class EventAccess(AccessCache):
 
     def actor_hidden(self, realm_id: int, event: dict[str, Any]) -> dict[str, Any]:
         """The event as a queue that cannot access its actor (ACTOR_FACT) gets it: a
-        message's sender, a reaction's user as "Unknown user"."""
+        message's sender, a reaction's user as "Unknown user", a typist by their id and
+        stand-in address."""
         realm = self._realm(realm_id)
         assert realm is not None  # nosec B101 # the realm limits access, so it was read
         if event.get("type") == "message":
@@ -312,4 +313,8 @@ class EventAccess(AccessCache):
             user_id = int(event["user_id"])
             return {**event, "user": {"user_id": user_id, "full_name": INACCESSIBLE_USER_NAME,
                                       "email": stand_in_email(user_id, realm.subdomain)}}
+        if event.get("type") == "typing":
+            user_id = int(event["sender"]["user_id"])
+            return {**event, "sender": {"user_id": user_id,
+                                        "email": stand_in_email(user_id, realm.subdomain)}}
         return event
