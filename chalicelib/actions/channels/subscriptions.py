@@ -19,6 +19,7 @@ from chalicelib.actions.channels.reads.channels import (
 )
 from chalicelib.actions.channels.reads.permissions import (
     can_add_subscribers,
+    unsubscribed_viewers,
     viewers_audience,
 )
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
@@ -43,7 +44,7 @@ from chalicelib.models.rate_limits import take_allowance
 from chalicelib.models.read_ahead import read_ahead
 from chalicelib.models.realms import Realm, claim_name, get_realm, stream_name_key
 from chalicelib.models.users import User
-from chalicelib.rules.channel_access import readable_unsubscribed, reads_public_channels, visibility
+from chalicelib.rules.channel_access import reads_public_channels, visibility
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
 from chalicelib.rules.rate_limits import CHANNELS_BY_USER
@@ -97,15 +98,6 @@ def peer_audience(stream: Stream) -> Audience:
         viewers_audience(stream.stream_id, visibility(stream))
 
 
-def users_gaining_sight(stream: Stream, users: list[User]) -> list[int]:
-    """Who learns of a public channel only by joining it (or forgets it by leaving):
-    those whose role does not let them read it unsubscribed, i.e. guests, unless it is
-    web-public. A private channel's own rules (groups) are not decided here."""
-    if stream.invite_only:
-        return []
-    return [u.user_id for u in users if not readable_unsubscribed(int(u.role), stream)]
-
-
 def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
     if not principals:
         return [User.get(caller.realm_id, caller.user_id)]
@@ -151,9 +143,9 @@ def new_channel(caller: Principal, name: str, description: str, invite_only: boo
                     invite_only=invite_only,
                     history_public_to_subscribers=history_public or not invite_only,
                     date_created=now_seconds(), creator_id=caller.user_id)
-    audience: Audience = to_users([caller.user_id]) if invite_only else \
-        viewers_audience(stream.stream_id, visibility(stream))
-    return NewChannel(stream, audience)
+    # Whoever may know of it: for a private one its first subscribers (written with the
+    # event), the organization administrators and its groups (the creator, by default).
+    return NewChannel(stream, viewers_audience(stream.stream_id, visibility(stream)))
 
 
 def check_new_channels(caller: Principal, descriptions: list[str]) -> None:
@@ -327,6 +319,7 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User],
     counter = realm_counter(realm_id)
     first_visible = int(counter.message or 0) + 1 if counter else 1
     counted = stream.subscriber_count
+    viewers = unsubscribed_viewers(stream)   # who knows of it without subscribing
     for start in range(0, max(len(new_users), 1), USERS_PER_TRANSACTION):
         chunk = new_users[start:start + USERS_PER_TRANSACTION]
         with transaction() as tx:
@@ -334,7 +327,7 @@ def do_add_subscribers(realm_id: int, stream: Stream, users: list[User],
                 # the creation event reaches the first chunk as subscribers
                 creating.write(tx, subscribers=len(chunk))
             else:
-                gaining = users_gaining_sight(stream, chunk)
+                gaining = viewers.only_while_subscribed(chunk)
                 if gaining:   # the channel before the subscription, as the reference sends it
                     add_event(tx, realm_id, stream_create_event(stream), to_users(gaining))
                 tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])

@@ -10,12 +10,15 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id, stream_deleted_event
-from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
+from chalicelib.actions.channels.reads.permissions import (
+    UnsubscribedViewers,
+    can_remove_subscribers,
+    unsubscribed_viewers,
+)
 from chalicelib.actions.channels.subscriptions import (
     check_subscription_count,
     peer_audience,
     principal_users,
-    users_gaining_sight,
 )
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
@@ -109,13 +112,16 @@ def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> s
             [(user_key(realm_id, u.user_id), stream.stream_id) for u in pending],
             consistent_read=True) if s.active}
         active = [u for u in pending if u.user_id in current]
+        if not active:
+            return removed
+        viewers = unsubscribed_viewers(stream)   # who still knows of it, once a request
         # What was sent until now was received: read before the removal, so a message
         # sent meanwhile is never counted as received when it was not.
-        counter = realm_counter(realm_id) if active else None
+        counter = realm_counter(realm_id)
         last_sent = int(counter.message or 0) if counter is not None else 0
         for start in range(0, len(active), USERS_PER_TRANSACTION):
             chunk = active[start:start + USERS_PER_TRANSACTION]
-            _remove_chunk(realm_id, stream, chunk, {
+            _remove_chunk(realm_id, stream, chunk, viewers, {
                 u.user_id: current[u.user_id].ranges_after_leaving(last_sent) for u in chunk})
             removed.update(u.user_id for u in chunk)
         return removed
@@ -125,7 +131,7 @@ def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> s
 
 
 def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
-                  received: dict[int, list[int]]) -> None:
+                  viewers: UnsubscribedViewers, received: dict[int, list[int]]) -> None:
     with transaction() as tx:
         tx.update(stream, actions=[Stream.subscriber_count.add(-len(users))])
         tx.update(channel_members(realm_id, stream.stream_id), actions=[
@@ -141,7 +147,7 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
             add_event(tx, realm_id, event, to_users([user.user_id]))
             add_event(tx, realm_id, unsubscribed_record(user.user_id, stream.stream_id),
                       to_users([user.user_id]))
-        losing = users_gaining_sight(stream, users)
+        losing = viewers.only_while_subscribed(users)
         if losing:   # as the reference: a channel they may no longer see is deleted
             add_event(tx, realm_id, stream_deleted_event(stream.stream_id), to_users(losing))
         peers = peer_audience(stream)
