@@ -450,3 +450,25 @@ def test_e2ee_push_registration_is_not_offered(realm, fcm_app):
     state = realm.member.post("/register", {}).json
     assert "push_devices" not in state and "devices" not in state
     assert realm.member.post("/users/me/android_gcm_reg_id", {"token": "legacy"}).ok
+
+
+def test_a_limited_guest_is_notified_of_an_inaccessible_sender_as_unknown(realm, notifier,
+                                                                          clock, fcm_app):
+    # GIVEN a realm limiting guests; the guest and the member share "kitchen"
+    from tests.functional.test_user_access import PLACEHOLDER_NAME, restrict
+
+    restrict(realm)
+    subscribe(realm.member, "kitchen", realm.guest)
+    assert realm.guest.post("/users/me/android_gcm_reg_id", {"token": "guest-phone"}).ok
+    endpoint = _endpoint(fcm_app, "guest-phone")
+    notifier.run()
+    # WHEN the moderator, whom the guest may not access, writes there without subscribing
+    send_to_channel(realm.moderator, "kitchen", "lunch", "@**Gus Guest** soup is ready")
+    end_period(clock, notifier)
+    # THEN the push and the email name them "Unknown user", never by name
+    [pushed] = endpoint_messages(endpoint)
+    assert pushed["sender_full_name"] == PLACEHOLDER_NAME
+    [mail] = sent_mail(realm.guest.email)
+    body = text_of(mail)
+    assert "soup is ready" in body and PLACEHOLDER_NAME in body
+    assert realm.moderator.full_name not in body + json.dumps(pushed)
