@@ -17,9 +17,9 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
+from chalicelib.actions.channels.add_subscribers import do_add_subscribers
 from chalicelib.actions.channels.new_member_history import give_recent_history
 from chalicelib.actions.channels.reads.permissions import realm_default_stream_ids
-from chalicelib.actions.channels.subscriptions import do_add_subscribers
 from chalicelib.actions.groups.membership import join_group
 from chalicelib.actions.invitations.invites import (
     KEEP_AFTER_USE,

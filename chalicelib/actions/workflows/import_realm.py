@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.channels.subscriptions import do_add_subscribers
+from chalicelib.actions.channels.add_subscribers import do_add_subscribers
 from chalicelib.actions.channels.topics import note_topic_message
 from chalicelib.actions.messages.prepare import new_channel_message
 from chalicelib.actions.messages.reads.dicts import recipient_id_for
