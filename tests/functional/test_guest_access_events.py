@@ -235,3 +235,60 @@ def test_the_reads_of_someone_joining_do_not_grow_with_the_guests_there(
     drain_events()
     assert people_events(fetch_events(guests[0], queue)) == [
         ("add", realm.admin.user_id, "Adam Admin")]
+
+
+def test_a_limited_guest_hears_nothing_of_whom_it_cannot_access(
+        limited, register_queue, fetch_events, drain_events):
+    realm = limited   # the guest accesses the member, not the moderator
+    queue = register_queue(realm.guest, event_types=[
+        "presence", "user_status", "realm_user"])["queue_id"]
+    member_queue = register_queue(realm.member, event_types=["presence", "user_status"])[
+        "queue_id"]
+    # WHEN both come online, set a status and change their picture settings
+    for account in (realm.moderator, realm.member):
+        assert account.post("/users/me/presence", {"status": "active"}).ok
+        assert account.post("/users/me/status", {"status_text": "In a meeting"}).ok
+        assert account.patch("/settings", {"timezone": "Europe/Paris"}).ok
+    drain_events()
+    # THEN the guest hears of the member only; a member hears of both
+    heard = {(e["type"], e.get("user_id", e.get("person", {}).get("user_id")))
+             for e in fetch_events(realm.guest, queue)}
+    assert heard == {("presence", realm.member.user_id), ("user_status", realm.member.user_id),
+                     ("realm_user", realm.member.user_id)}
+    assert {(e["type"], e["user_id"]) for e in fetch_events(realm.member, member_queue)} >= {
+        ("presence", realm.moderator.user_id), ("user_status", realm.moderator.user_id)}
+    # AND asking for the moderator's presence or status reads as for nobody
+    nobody = realm.guest.get("/users/999999/presence")
+    for path in ("presence", "status"):
+        response = realm.guest.get(f"/users/{realm.moderator.user_id}/{path}")
+        assert (response.status, response.json["msg"]) == (400, "No such user"), path
+    assert nobody.json["msg"] == "No such user"
+    assert realm.guest.get(f"/users/{realm.member.user_id}/presence").ok
+    assert realm.member.get(f"/users/{realm.moderator.user_id}/presence").ok
+
+
+def test_direct_typing_names_whom_a_guest_cannot_access_by_id_only(
+        limited, register_queue, fetch_events, drain_events):
+    from chalicelib import config
+    realm = limited   # the guest accesses the member, not the owner nor the moderator
+    host = f"{realm.subdomain}.{config.root_domain()}"
+    guest_queue = register_queue(realm.guest, event_types=["typing"])["queue_id"]
+    member_queue = register_queue(realm.member, event_types=["typing"])["queue_id"]
+    # WHEN the owner types to the guest, the member and the moderator, before any message
+    assert realm.owner.post("/typing", {"op": "start", "to": [
+        realm.guest.user_id, realm.member.user_id, realm.moderator.user_id]}).ok
+    drain_events()
+    # THEN the guest hears the owner and the moderator by id and stand-in address
+    [event] = fetch_events(realm.guest, guest_queue)
+    assert event["sender"] == {"user_id": realm.owner.user_id,
+                               "email": f"user{realm.owner.user_id}@{host}"}
+    assert event["recipients"] == [
+        {"user_id": account.user_id, "email": f"user{account.user_id}@{host}"
+         if account in (realm.owner, realm.moderator) else account.email}
+        for account in sorted((realm.owner, realm.guest, realm.member, realm.moderator),
+                              key=lambda a: a.user_id)]
+    assert realm.owner.email not in str(event) and realm.moderator.email not in str(event)
+    # AND the member hears everyone as they are
+    [seen] = fetch_events(realm.member, member_queue)
+    assert seen["sender"]["email"] == realm.owner.email
+    assert realm.moderator.email in str(seen["recipients"])
