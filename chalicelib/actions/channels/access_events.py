@@ -93,6 +93,11 @@ class GuestAccess:
     realm: Realm | None = None
     _guests: set[int] | None = field(default=None, repr=False)
 
+    @classmethod
+    def nobody(cls, realm_id: int) -> GuestAccess:
+        """Nobody to tell (an organization being imported: no one listens yet)."""
+        return cls(realm_id, _guests=set())
+
     def guests(self) -> set[int]:
         if self._guests is None:
             realm = self.realm if self.realm is not None else Realm.get_or_none(self.realm_id)
