@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from chalicelib.core.feature_levels import level_reached
+from chalicelib.delivery.outbox import PERSONS_FACT
 from chalicelib.models.events import EventQueue
 from chalicelib.rules.user_settings import LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS
 
@@ -110,6 +111,8 @@ def _forms(event: dict[str, Any], queue: EventQueue, user_flags: dict[str, list[
     if not wants_type(options, kind) or not _narrow_allows(queue, event, user_flags,
                                                               settings):
         return []
+    if PERSONS_FACT in event:
+        return _persons_for_queue(event, int(queue.user_id))
     if kind in TYPING_TYPES:
         return _typing_for_queue(event, queue, caps)
     if kind == "message":
@@ -124,6 +127,14 @@ def _forms(event: dict[str, Any], queue: EventQueue, user_flags: dict[str, list[
             "empty_topic_name"):
         return [{**event, "topic_name": _empty_topic_display(event)}]
     return [event]
+
+
+def _persons_for_queue(event: dict[str, Any], user_id: int) -> list[dict[str, Any]]:
+    """One event per person this queue's owner is given (PERSONS_FACT)."""
+    fact = event[PERSONS_FACT]
+    persons = fact["persons"]
+    return [{"type": event["type"], "op": event["op"], "person": persons[str(int(i))]}
+            for i in fact["receivers"].get(str(user_id), ())]
 
 
 def _update_for_queue(event: dict[str, Any], caps: dict[str, Any], user_id: int,

@@ -15,6 +15,10 @@ OUTBOX_RETENTION = timedelta(days=1)
 # An event fact: the user who acted (sent, reacted) without a subscription to the
 # channel, whom some of its receivers may not access (the fan-out hides them there).
 ACTOR_FACT = "_actor_outside_channel"
+# An event fact of a realm_user add or remove naming several people: {"persons": {id:
+# person}, "receivers": {user id: [ids of the persons each receiver gets]}}; each
+# receiver's queues get one event per person of theirs (delivery/filters.py).
+PERSONS_FACT = "_persons_by_receiver"
 
 
 class Audience(TypedDict, total=False):

@@ -24,6 +24,7 @@ from typing import Any
 
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 
+from chalicelib.actions.users.reads.access import INACCESSIBLE_USER_NAME, AccessCache
 from chalicelib.aws import metrics
 from chalicelib.aws.email import send_message
 from chalicelib.aws.log import logger
@@ -196,7 +197,7 @@ def _send(realm_id: int, user_id: int, pending: list[PendingNotification]) -> in
     if MailSuppression.get_or_none(address_key(user.delivery_email), SUPPRESSED_ITEM):
         logger.info("address suppressed after a bounce or complaint: no email")
         return 0
-    messages = _missed(realm_id, user_id, wanted)
+    messages = _missed(realm_id, user, wanted)
     if not messages:
         return 0
     realm = Realm.get(realm_id)
@@ -213,15 +214,21 @@ def _active_now(realm_id: int, user_id: int) -> bool:
         int(item.active_at) >= clock_ms() / 1000 - presence_rules.OFFLINE_THRESHOLD_SECONDS
 
 
-def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedMessage]:
-    """The wanted messages as the email shows them, oldest first (batched reads)."""
+def _missed(realm_id: int, reader: User, wanted: dict[int, str]) -> list[MissedMessage]:
+    """The wanted messages as the email or push shows them to `reader`, oldest first
+    (batched reads); a channel message's sender the reader may not access (a guest the
+    organization limits) is "Unknown user", as in the reader's events."""
+    user_id = int(reader.user_id)
     stored = sorted(Message.batch_get([(realm_id, i) for i in sorted(wanted)]),
                     key=lambda m: int(m.message_id))
     people = {int(m.sender_id) for m in stored} | {
         int(u) for m in stored if m.type == "private" for u in m.recipient_ids}
     found = {int(u.user_id): u for u in User.batch_get(
-        [(realm_id, i) for i in sorted(people)],
-        attributes_to_get=["realm_id", "user_id", "full_name", "email"])}
+        [(realm_id, i) for i in sorted(people)], attributes_to_get=[
+            "realm_id", "user_id", "full_name", "email", "is_bot", "is_active"])}
+    access = AccessCache()   # reads nothing unless the reader is a guest it may limit
+    for person in found.values():
+        access.remember(person)
     names = {user_id: u.full_name for user_id, u in found.items()}
     stream_ids = sorted({int(m.stream_id) for m in stored if m.stream_id is not None})
     streams = {int(s.stream_id): s.name for s in Stream.batch_get(
@@ -230,15 +237,20 @@ def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedM
     missed = []
     for m in stored:
         participants = tuple(sorted(int(u) for u in m.recipient_ids))
+        sender = found.get(int(m.sender_id))
+        sender_name = names.get(int(m.sender_id), "Someone")
+        if m.type == "stream" and not access.viewer_may_access(
+                realm_id, user_id, int(reader.role), int(m.sender_id)):
+            sender, sender_name = None, INACCESSIBLE_USER_NAME
         missed.append(MissedMessage(
             message_id=int(m.message_id), type=m.type,
-            sender_name=names.get(int(m.sender_id), "Someone"), content=m.content,
+            sender_name=sender_name, content=m.content,
             reason=wanted[int(m.message_id)],
             stream_id=None if m.stream_id is None else int(m.stream_id),
             stream_name=streams.get(int(m.stream_id or 0), ""), topic=m.topic or "",
             others=tuple(names.get(u, "Someone") for u in participants if u != user_id),
             participant_ids=participants, sender_id=int(m.sender_id),
-            sender_email=found[int(m.sender_id)].email if int(m.sender_id) in found else "",
+            sender_email=sender.email if sender is not None else "",
             date_sent=int(m.date_sent)))
     return missed
 
@@ -277,7 +289,7 @@ def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) ->
     if required and level_reached(LEGACY_PUSH_OFF_LEVEL):
         devices = []
     sent = 0
-    shown = _missed(realm_id, user_id, wanted)
+    shown = _missed(realm_id, user, wanted)
     for message in shown:
         sent += sum(publish_e2ee(device, message_payload(realm, user_id, message))
                     for device in sealed_for)

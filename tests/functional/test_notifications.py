@@ -437,3 +437,24 @@ def test_push_payloads_of_the_e2ee_era(realm, notifier, clock, fcm_app, advertis
     assert json.loads(latest["APNS"])["aps"]["alert"]["body"] == "New message"
     assert "secret" not in json.dumps(latest)
 
+
+def test_a_limited_guest_is_notified_of_an_inaccessible_sender_as_unknown(realm, notifier,
+                                                                          clock, fcm_app):
+    # GIVEN a realm limiting guests; the guest and the member share "kitchen"
+    from tests.functional.test_user_access import PLACEHOLDER_NAME, restrict
+
+    restrict(realm)
+    subscribe(realm.member, "kitchen", realm.guest)
+    assert realm.guest.post("/users/me/android_gcm_reg_id", {"token": "guest-phone"}).ok
+    endpoint = _endpoint(fcm_app, "guest-phone")
+    notifier.run()
+    # WHEN the moderator, whom the guest may not access, writes there without subscribing
+    send_to_channel(realm.moderator, "kitchen", "lunch", "@**Gus Guest** soup is ready")
+    end_period(clock, notifier)
+    # THEN the push and the email name them "Unknown user", never by name
+    [pushed] = endpoint_messages(endpoint)
+    assert pushed["sender_full_name"] == PLACEHOLDER_NAME
+    [mail] = sent_mail(realm.guest.email)
+    body = text_of(mail)
+    assert "soup is ready" in body and PLACEHOLDER_NAME in body
+    assert realm.moderator.full_name not in body + json.dumps(pushed)

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.channels.subscriptions import do_add_subscribers
+from chalicelib.actions.channels.access_events import GuestAccess
+from chalicelib.actions.channels.add_subscribers import do_add_subscribers
 from chalicelib.actions.channels.topics import note_topic_message
 from chalicelib.actions.messages.prepare import new_channel_message
 from chalicelib.actions.messages.reads.dicts import recipient_id_for
@@ -173,7 +174,7 @@ def _import_subscriptions(realm_id: int, channels: dict[int, int], users: dict[i
     for stream_id, user_ids in by_channel.items():
         stream = Stream.get(realm_id, stream_id)
         members = list(User.batch_get([(realm_id, u) for u in user_ids]))
-        do_add_subscribers(realm_id, stream, members)
+        do_add_subscribers(realm_id, stream, members, guests=GuestAccess.nobody(realm_id))
 
 
 def _import_uploads(realm_id: int, users: dict[int, int], records: list[Mapping[str, Any]]
