@@ -13,12 +13,15 @@ DynamoDB's item answers). The events around the call (the read deadline, after-c
 handlers, the X-Ray patch and the local stage meter on `_make_api_call`) run as before.
 
 Whatever does not fit goes through botocore as it always did: another protocol or
-signature, a proxy, a request with a query string, a connection that fails (botocore
+signature, a proxy, an endpoint with a path, query or user part, a request with a query
+string, a connection that fails (botocore
 sends the request again with its own retries), and an answer botocore's retry rules
 would retry (throttling, server errors, a damaged body): the answer is handed to those
 rules, which wait and send again. Other error answers are parsed as botocore parses
 them and raised by the client as botocore raises them.
-`tests/unit/test_direct_requests.py` holds both ways to the same bytes and results.
+`tests/unit/test_direct_requests.py` holds both ways to the same bytes and results,
+`tests/unit/test_direct_signatures.py` to the same signature as botocore's SigV4Auth.
+DIRECT_AWS_REQUESTS=off in a function's environment turns the direct path off.
 """
 from __future__ import annotations
 
@@ -35,6 +38,8 @@ from urllib.parse import urlsplit
 
 from botocore.session import Session
 from pynamodb.connection.base import Connection as PynamoConnection
+
+from chalicelib import config
 
 DIRECT_SERVICES = ("dynamodb", "sqs")
 # Headers botocore's Signature Version 4 leaves unsigned (botocore.auth).
@@ -186,7 +191,7 @@ class _DirectClient:
         if cache_key not in self._direct_origins:
             proxies = getattr(self._endpoint.http_session,
                               "_proxy_config", None)
-            usable = signer.signature_version == "v4" and urlsplit(url).path in ("", "/") \
+            usable = signer.signature_version == "v4" and _bare_origin(url) \
                 and not (set(signing) - {"region", "signing_name", "disableDoubleEncoding"}) \
                 and not (proxies is not None and proxies.proxy_url_for(url))
             self._direct_origins[cache_key] = _Origin(url, region, service) if usable else None
@@ -265,6 +270,14 @@ def _send(origin: _Origin, headers: dict[str, str], body: bytes, timeout: float,
                                             in response.getheaders()}, content)
 
 
+def _bare_origin(url: str) -> bool:
+    """Whether the URL is scheme://host[:port][/], all this module signs and sends (an
+    endpoint's query, for one, botocore sends and signs)."""
+    parts = urlsplit(url)
+    return parts.scheme in _DEFAULT_PORTS and parts.path in ("", "/") \
+        and not (parts.query or parts.fragment or parts.username or parts.password)
+
+
 def _may_answer(handler: Any) -> bool:
     """PynamoDB's connections add their `extra_headers` before sending (none here); moto's
     mock answers while it is enabled; any other handler might answer."""
@@ -288,7 +301,10 @@ def _add_mixin(**event: Any) -> None:
 
 
 def install_direct_requests(session: Session) -> None:
-    """The DynamoDB and SQS clients this session creates from now on send directly."""
+    """The DynamoDB and SQS clients this session creates from now on send directly,
+    unless DIRECT_AWS_REQUESTS is off."""
+    if not config.direct_aws_requests():
+        return
     for service in DIRECT_SERVICES:
         session.register(f"creating-client-class.{service}", _add_mixin,
                          unique_id=f"teamchat-direct-requests-{service}")

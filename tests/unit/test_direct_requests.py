@@ -1,6 +1,6 @@
-"""DynamoDB and SQS requests signed and sent directly (aws/direct_requests.py) are the
-requests botocore would send, and their answers and errors are what botocore makes of
-them; what the direct path does not take, botocore still does."""
+"""DynamoDB and SQS requests signed and sent directly (aws/direct_requests.py) get the
+answers and errors botocore makes of them; what the direct path does not take, botocore
+still does. Their signatures: tests/unit/test_direct_signatures.py."""
 from __future__ import annotations
 
 import datetime
@@ -12,41 +12,18 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import botocore.auth
 import botocore.session
 import pytest
-from botocore.awsrequest import AWSRequest
 from botocore.config import Config
-from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
 from chalicelib.aws import direct_requests
-from chalicelib.aws.direct_requests import _Origin, signed_headers
 from chalicelib.aws.dynamodb_session import item_session
 from infra.local.environment import free_port
 
 NOW = datetime.datetime(2026, 3, 4, 5, 6, 7, tzinfo=datetime.UTC)
-
-
-@pytest.mark.parametrize("url", ["https://dynamodb.us-east-1.amazonaws.com/",
-                                 "https://dynamodb.us-east-1.amazonaws.com:443/",
-                                 "http://127.0.0.1:4566/"])
-@pytest.mark.parametrize("token", [None, "session-token"])
-def test_the_signature_is_botocores(monkeypatch, url, token):
-    monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: NOW.replace(tzinfo=None))
-    credentials = Credentials("AKIDEXAMPLE", "secret/key", token)
-    body = b'{"TableName": "t", "Key": {"k": {"S": "a  b"}}}'
-    headers = {"X-Amz-Target": "DynamoDB_20120810.GetItem",
-               "Content-Type": "application/x-amz-json-1.0",
-               "User-Agent": "teamchat", "X-Odd": "  spaced   value "}
-    request = AWSRequest(method="POST", url=url, data=body, headers=dict(headers))
-    botocore.auth.SigV4Auth(credentials, "dynamodb", "eu-west-1").add_auth(request)
-    ours = signed_headers(_Origin(url, "eu-west-1", "dynamodb"), headers, body,
-                          credentials.get_frozen_credentials(), NOW.timestamp())
-    for name in ("X-Amz-Date", "Authorization", "X-Amz-Security-Token"):
-        assert ours.get(name) == request.headers.get(name), name
 
 
 @pytest.fixture(scope="module")
