@@ -33,6 +33,16 @@ CREDENTIALS = Credentials("ASIAEXAMPLEKEY123456", "wJalrXUtnFEMI/K7MDENG+bPxRfiC
 UNSIGNED_HEADERS = {"user-agent", "x-amzn-trace-id", "expect", "transfer-encoding"}
 
 
+@pytest.fixture(autouse=True)
+def no_mock_in_process(monkeypatch) -> None:
+    """These tests talk to servers of their own. A moto mock left on by an earlier test
+    in this process (the functional tier's, for the session) would answer instead, and
+    the direct path rightly steps aside for it."""
+    from moto.core.models import botocore_stubber
+
+    monkeypatch.setattr(botocore_stubber, "enabled", False)
+
+
 def botocores(url: str, headers: dict[str, str], body: bytes, region: str, service: str,
               at: datetime.datetime) -> dict[str, str]:
     """The headers botocore's SigV4Auth adds to this request at this time."""
