@@ -267,6 +267,13 @@ def fanout_slice_items() -> int:
     return max(1, int(_env("FANOUT_SLICE_ITEMS", "2000")))
 
 
+def direct_aws_requests() -> bool:
+    """DynamoDB and SQS requests signed and sent by aws/direct_requests.py; "off" sends
+    them through botocore's own pipeline, as every other AWS call (read when a session
+    is made, so a function's new environment takes it)."""
+    return _env("DIRECT_AWS_REQUESTS", "on").lower() not in {"0", "off", "false", "no"}
+
+
 def own_function_name() -> str | None:
     """The Lambda function this code runs in (Lambda sets it); None elsewhere."""
     return _env("AWS_LAMBDA_FUNCTION_NAME", "") or None

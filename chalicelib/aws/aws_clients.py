@@ -62,7 +62,9 @@ def _link_signer(endpoint: str | None, region: str) -> S3Client:
 
 @functools.cache
 def sqs() -> SQSClient:
-    return boto3.client("sqs", region_name=config.region(), config=_SHARED)
+    """Sends its requests directly, as the DynamoDB clients (aws/dynamodb_session.py)."""
+    return boto3.session.Session(botocore_session=item_session()).client(
+        "sqs", region_name=config.region(), config=_SHARED)
 
 
 @functools.cache

@@ -8,12 +8,18 @@ import time
 from typing import Any
 
 from chalicelib.core.principal import Principal
-from chalicelib.delivery import queues
+from chalicelib.delivery import connections, queues
 from chalicelib.fanout import audience
 from chalicelib.fanout.batch import handle_stream_batch
 from chalicelib.models.events import EventQueue, QueueEvent
 from chalicelib.realtime import reader
-from chalicelib.realtime.reader import get_events
+from tests.iam_recorder import charged_to
+
+
+def get_events(*args: Any) -> reader.GetEventsResult:
+    """GET /events called directly, its calls charged to its function (LongPollHandler)
+    by the least-privilege check, not to whichever one runs meanwhile (the fan-out)."""
+    return charged_to("LongPollHandler", lambda: reader.get_events(*args))
 
 
 def principal(account) -> Principal:
@@ -85,6 +91,119 @@ def test_a_woken_poll_answers_with_the_events_its_wake_up_carried(
         "one", "two"]
     assert len(reads) == before_wake
     assert result["body"]["events"] == reader.read_events(queue_id, -1)
+
+
+def answered_once(realm, register_queue, drain_events, monkeypatch
+                  ) -> tuple[str, int, list[int]]:
+    """A member's queue with its wake queue, whose first blocking poll was answered by
+    a wake-up: (queue id, the last event id the client got, reads of its queue)."""
+    queue_id, waiter, result, reads = waiting_poll(realm, register_queue, monkeypatch)
+    assert realm.owner.post("/messages", {"type": "direct", "to": [realm.member.user_id],
+                                          "content": "first"}).ok
+    drain_events()
+    waiter.join(timeout=15)
+    return queue_id, result["body"]["events"][-1]["id"], reads
+
+
+def send_direct(realm, drain_events, *contents: str) -> None:
+    """The owner's direct messages to the member, each fanned out on its own."""
+    for content in contents:
+        assert realm.owner.post("/messages", {
+            "type": "direct", "to": [realm.member.user_id], "content": content}).ok
+        drain_events()
+
+
+def test_a_poll_after_an_answer_takes_the_waiting_wake_ups_without_reading_its_queue(
+        realm, register_queue, drain_events, monkeypatch):
+    # GIVEN a client answered once by a wake-up (its queue has its wake queue)
+    queue_id, last, reads = answered_once(realm, register_queue, drain_events, monkeypatch)
+    # WHEN two more messages are fanned out while it is not polling, then it polls
+    send_direct(realm, drain_events, "second", "third")
+    reads.clear()
+    started = time.monotonic()
+    answer = get_events(principal(realm.member), queue_id, last, False)
+    # THEN the waiting wake-ups are its answer at once, without a read of its queue
+    assert [m["message"]["content"] for m in messages(answer["events"])] == ["second", "third"]
+    assert reads == [] and time.monotonic() - started < 5
+    assert answer["events"] == reader.read_events(queue_id, last)
+
+
+def test_a_poll_whose_wake_ups_were_lost_reads_its_queue_at_the_check(
+        realm, register_queue, drain_events, monkeypatch):
+    # GIVEN a queue with its wake queue, and an event appended whose wake-up was lost
+    queue_id, last, _ = answered_once(realm, register_queue, drain_events, monkeypatch)
+    monkeypatch.setattr(connections, "wake", lambda *a, **k: None)
+    send_direct(realm, drain_events, "not woken")
+    # WHEN it polls, checking its queue every second
+    monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "1")
+    started = time.monotonic()
+    answer = get_events(principal(realm.member), queue_id, last, False)
+    # THEN the event comes at the check, not with the heartbeat 20 s later
+    assert [m["message"]["content"] for m in messages(answer["events"])] == ["not woken"]
+    assert time.monotonic() - started < 5
+
+
+def test_a_poll_whose_wake_ups_leave_a_gap_reads_its_queue(
+        realm, register_queue, drain_events, monkeypatch):
+    # GIVEN two events since the client's last poll, of which only the second's
+    # wake-up is waiting
+    queue_id, last, reads = answered_once(realm, register_queue, drain_events, monkeypatch)
+    sent: list[str] = []
+    real_wake = connections.wake
+
+    def wake_all_but_the_first(url: str, **kwargs: Any) -> None:
+        if sent:
+            real_wake(url, **kwargs)
+        sent.append(url)
+
+    monkeypatch.setattr(connections, "wake", wake_all_but_the_first)
+    send_direct(realm, drain_events, "wake-up lost", "woken")
+    reads.clear()
+    # WHEN it polls (its queue would be checked only after 10 s)
+    started = time.monotonic()
+    answer = get_events(principal(realm.member), queue_id, last, False)
+    # THEN the gap sends it to its queue at once: both events, in order
+    assert [m["message"]["content"] for m in messages(answer["events"])] == [
+        "wake-up lost", "woken"]
+    assert reads and time.monotonic() - started < 5
+    assert answer["events"] == reader.read_events(queue_id, last)
+
+
+def test_a_waiting_poll_with_an_id_its_queue_never_gave_out_is_refused(
+        realm, register_queue, drain_events, monkeypatch):
+    # GIVEN a queue with its wake queue, without and then with a wake-up waiting
+    queue_id, last, _ = answered_once(realm, register_queue, drain_events, monkeypatch)
+    monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "1")
+    for waiting in (False, True):
+        if waiting:
+            send_direct(realm, drain_events, "waits")
+        # WHEN the client polls with an id beyond any the queue gave out
+        beyond = realm.member.get("/events", {"queue_id": queue_id,
+                                              "last_event_id": last + 10**6})
+        # THEN it is refused as the reference refuses it, not answered with a heartbeat
+        assert beyond.status == 400 and beyond.json["code"] == "BAD_EVENT_QUEUE_ID"
+
+
+def test_a_poll_with_nothing_waiting_still_ends_with_a_heartbeat(
+        realm, register_queue, drain_events, monkeypatch):
+    queue_id, last, _ = answered_once(realm, register_queue, drain_events, monkeypatch)
+    monkeypatch.setenv("LONGPOLL_WAIT_SECONDS", "2")
+    monkeypatch.setenv("LONGPOLL_CHECK_SECONDS", "1")
+    answer = realm.member.get("/events", {"queue_id": queue_id, "last_event_id": last})
+    assert answer.ok and [e["type"] for e in answer.json["events"]] == ["heartbeat"]
+    assert answer.json["events"][0]["id"] == last + 1
+
+
+def test_a_dont_block_poll_reads_its_queue_whatever_wake_ups_wait(
+        realm, register_queue, drain_events, monkeypatch):
+    queue_id, last, reads = answered_once(realm, register_queue, drain_events, monkeypatch)
+    reads.clear()
+    empty = get_events(principal(realm.member), queue_id, last, True)
+    assert empty["events"] == [] and len(reads) == 1
+    send_direct(realm, drain_events, "second")
+    answer = get_events(principal(realm.member), queue_id, last, True)
+    assert [m["message"]["content"] for m in messages(answer["events"])] == ["second"]
+    assert len(reads) == 2
 
 
 def test_a_channel_audience_reads_only_its_subscribers_queues(realm, register_queue,
