@@ -30,7 +30,12 @@ CHANGES_446_500: tuple[Change, ...] = (
     Change(451, "Markdown: invalid global times as plain text", "", "", NOT_HONOURED),
     Change(452, "Retention-policy deletions send delete_message", "", "", NOT_HONOURED),
     Change(453, "GIF rating renamed gif_rating_policy", "", "", NOT_HONOURED),
-    Change(454, "web_home_view: \"recent\"", "", "", NOT_HONOURED),
+    Change(454, "web_home_view: the recent view named \"recent\" (was \"recent_topics\", "
+                "still taken from older clients)",
+           "rules/setting_choices.shown_setting (settings, their events, the realm's "
+           "defaults)",
+           "tests/functional/test_settings.py::"
+           "test_the_recent_view_is_named_recent_from_level_454"),
     Change(455, "Custom profile fields: use_for_user_matching", "", "", NOT_HONOURED),
     Change(456, "Realm setting default_avatar_source", "", "", NOT_HONOURED),
     Change(457, "delete_message to the deleter only for messages they can read", "", "",
