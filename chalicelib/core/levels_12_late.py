@@ -49,9 +49,17 @@ CHANGES_446_500: tuple[Change, ...] = (
            "Groups configured (not among realm_available_video_chat_providers)",
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
     Change(461, "realm_bot update on a bot's email change", "", "", NOT_HONOURED),
-    Change(462, "realm update event: rendered_description", "", "", NOT_HONOURED),
+    Change(462, "realm update event: rendered_description",
+           "actions/realm/description.legacy_description_event (PATCH /realm description)",
+           "tests/functional/test_realm_description.py::"
+           "test_a_description_change_is_told_in_the_levels_form",
+           sends=("realm_setting.rendered_description",)),
     Change(463, "GET /bots/{id}/api_key", "", "", NOT_HONOURED),
-    Change(464, "Realm description changes as update_dict", "", "", NOT_HONOURED),
+    Change(464, "Realm description changes as update_dict",
+           "actions/workflows/realm_update._description_event",
+           "tests/functional/test_realm_description.py::"
+           "test_a_description_change_is_told_in_the_levels_form",
+           sends=("realm_setting.description",)),
     Change(465, "Nextcloud Talk video calls: the provider option, POST "
                 "/calls/nextcloud_talk/create",
            "api/video_calls.py: answered as by a reference server without Nextcloud Talk "
