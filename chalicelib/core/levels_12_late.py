@@ -45,8 +45,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "only those",
            "tests/functional/test_topic_delete.py::"
            "test_the_deleter_hears_only_of_messages_they_can_read"),
-    Change(458, "Bots in subscription, channel and group-membership queries", "", "",
-           NOT_HONOURED),
+    Change(458, "Bots in subscription, channel and group-membership queries",
+           "actions/users/reads/users.access_user_by_id takes bots (GET /users/{id}/"
+           "subscriptions/{stream_id}, GET /user_groups/{id}/members/{user_id}, and GET "
+           "/users/{id}/channels of level 440)",
+           "tests/functional/test_bot_queries.py::"
+           "test_a_bots_subscriptions_and_group_membership_can_be_asked"),
     Change(459, "DELETE /users/{id}: actions", "", "", NOT_HONOURED),
     Change(460, "Constructor Groups video calls: the provider option, POST "
                 "/calls/constructorgroups/create",
