@@ -27,7 +27,11 @@ CHANGES_446_500: tuple[Change, ...] = (
            "push_device events are not sent here (the level-406 registration they belong "
            "to is not offered, and level 468 removed them); clients of 468 read devices "
            "and device events", "", NOT_OFFERED),
-    Change(451, "Markdown: invalid global times as plain text", "", "", NOT_HONOURED),
+    Change(451, "Markdown: invalid global times as plain text",
+           "rules/markdown_time.py (global times <time:...> render as <time datetime>; "
+           "one that does not parse is an error span below 451, the escaped text from it)",
+           "tests/functional/test_global_times.py::"
+           "test_an_invalid_time_is_an_error_span_and_from_level_451_plain_text"),
     Change(452, "Retention-policy deletions send delete_message", "", "", NOT_HONOURED),
     Change(453, "GIF rating renamed gif_rating_policy", "", "", NOT_HONOURED),
     Change(454, "web_home_view: the recent view named \"recent\" (was \"recent_topics\", "

@@ -14,6 +14,7 @@ from markdown_it.token import Token
 
 from chalicelib.rules.linkifiers import LinkifierRule, linkify
 from chalicelib.rules.markdown_emoji import apply_emoji, text_token
+from chalicelib.rules.markdown_time import global_time
 from chalicelib.rules.mentions import (
     CHANNEL_WILDCARDS,
     GROUP_MENTION,
@@ -27,6 +28,7 @@ def _renderer() -> MarkdownIt:
     # html=False escapes raw HTML; markdown-it also refuses javascript:/data: links.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
+    md.inline.ruler.before("autolink", "global_time", global_time)
     md.core.ruler.push("linkifiers", _apply_linkifiers)
     md.core.ruler.push("emoji", apply_emoji)
     return md
