@@ -33,7 +33,15 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_global_times.py::"
            "test_an_invalid_time_is_an_error_span_and_from_level_451_plain_text"),
     Change(452, "Retention-policy deletions send delete_message", "", "", NOT_HONOURED),
-    Change(453, "GIF rating renamed gif_rating_policy", "", "", NOT_HONOURED),
+    Change(453, "GIF rating renamed gif_rating_policy",
+           "registration/state/realm.py, server.py: POST /register names the rating and "
+           "its options by the advertised level; PATCH /realm does not change the rating "
+           "here and no event tells it (no GIF picker is configured)",
+           "tests/functional/test_registration_by_level.py::"
+           "test_the_gif_rating_is_named_gif_rating_policy_from_level_453",
+           sends=("register.realm_gif_rating_policy", "register.gif_rating_policy_options"),
+           removes=("register.realm_giphy_rating", "register.giphy_rating_options",
+                    "register.gif_rating_options")),
     Change(454, "web_home_view: the recent view named \"recent\" (was \"recent_topics\", "
                 "still taken from older clients)",
            "rules/setting_choices.shown_setting (settings, their events, the realm's "

@@ -110,6 +110,7 @@ class RealmState(TypedDict, total=False):
     realm_video_chat_provider: int
     realm_jitsi_server_url: str | None
     realm_giphy_rating: int
+    realm_gif_rating_policy: int   # its name from level 453
     realm_waiting_period_threshold: int
     realm_default_code_block_language: str
     realm_enable_read_receipts: bool
@@ -210,6 +211,8 @@ def realm_settings_state(realm: Realm) -> RealmState:
         "realm_allow_edit_history":
             state["realm_message_edit_history_visibility_policy"] != "none",
         "realm_mandatory_topics": state["realm_topics_policy"] == "disable_empty_topic",
+        # Level 453's name for it (the table sends one name on each side of the level).
+        "realm_gif_rating_policy": state["realm_giphy_rating"],
     })
     return cast(RealmState, state)   # its keys are built from the settings tables
 

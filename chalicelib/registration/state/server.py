@@ -4,7 +4,7 @@ permission setting accepts. Constant for a deployment; no reads."""
 from __future__ import annotations
 
 import time
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.core.files import MAX_UPLOAD_MIB
@@ -94,7 +94,10 @@ class ServerState(TypedDict, total=False):
     max_avatar_file_size_mib: int
     max_icon_file_size_mib: int
     max_logo_file_size_mib: int
-    giphy_rating_options: dict[str, NamedId]
+    # Level 453 renamed it gif_rating_policy_options; each is sent on its side of the
+    # level (the table's sends and removes).
+    giphy_rating_options: NotRequired[dict[str, NamedId]]
+    gif_rating_policy_options: NotRequired[dict[str, NamedId]]
 
 
 # Passwords are checked by length only (no guessability estimate): the reference's 0.
@@ -133,6 +136,7 @@ def server_state(realm_jitsi_server_url: str | None) -> ServerState:
         "max_icon_file_size_mib": MAX_IMAGE_FILE_SIZE_MIB,
         "max_logo_file_size_mib": MAX_IMAGE_FILE_SIZE_MIB,
         "giphy_rating_options": GIPHY_RATING_OPTIONS,
+        "gif_rating_policy_options": GIPHY_RATING_OPTIONS,
     }
 
 
