@@ -86,7 +86,14 @@ CHANGES_446_500: tuple[Change, ...] = (
            "api/video_calls.py: answered as by a reference server without Nextcloud Talk "
            "configured (not among realm_available_video_chat_providers)",
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
-    Change(466, "realm_uuid; avatar_source J (Jdenticon)", "", "", NOT_HONOURED),
+    Change(466, "realm_uuid; avatar_source J (Jdenticon)",
+           "registration/state/realm.py, models/realms.realm_uuid (random, made at "
+           "creation, or once on first use for an older organization); avatar_source is "
+           "never J here: every avatar is a Gravatar (G), one of the values the field "
+           "may take",
+           "tests/functional/test_registration_by_level.py::"
+           "test_realm_uuid_from_level_466_is_the_organizations_own",
+           sends=("register.realm_uuid",)),
     Change(467, "Markdown image syntax only for uploaded images", "", "", NOT_HONOURED),
     Change(468, "Client devices: POST /register_client_device, `devices` (fetch type "
                 "device) and device events; POST /mobile_push/register redesigned (push "

@@ -78,9 +78,9 @@ EXTENSIONS = {
         "idle_queue_timeout_secs", "devices",
         # Level 409 (the levels branch's work, taken for level 500).
         "realm_require_e2ee_push_notifications")),
-    # Levels 446-466 (the levels2 branch): the GIF rating's names from 453.
+    # Levels 446-466 (the levels2 branch): the GIF rating's names (453), realm_uuid (466).
     *(f"POST /register: response field only here: {name}" for name in (
-        "realm_gif_rating_policy", "gif_rating_policy_options")),
+        "realm_gif_rating_policy", "gif_rating_policy_options", "realm_uuid")),
     # One route serves GET /users/{user_id} and GET /users/{email} (and one PATCH
     # /users/{user_id} and PATCH /users/{email}; PATCH is not among the seed operations).
     ("GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "

@@ -7,7 +7,8 @@ from typing import Any, TypedDict, cast
 from chalicelib import config
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
-from chalicelib.models.realms import Realm, realm_group_setting
+from chalicelib.core.feature_levels import level_reached
+from chalicelib.models.realms import Realm, realm_group_setting, realm_uuid
 from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.group_settings import GroupSettingValue
@@ -35,6 +36,7 @@ DEPRECATED_POLICIES = {
     "wildcard_mention_policy": ("can_mention_many_users_group", _WILDCARD_POLICY),
 }
 ICON_FROM_GRAVATAR = "G"
+REALM_UUID_LEVEL = 466
 LOGO_DEFAULT = "D"
 
 
@@ -65,6 +67,7 @@ class RealmState(TypedDict, total=False):
     realm_name: str
     realm_description: str          # HTML
     realm_date_created: int
+    realm_uuid: str                 # level 466
     realm_url: str
     realm_uri: str                  # deprecated copy of realm_url
     realm_bot_domain: str
@@ -214,6 +217,8 @@ def realm_settings_state(realm: Realm) -> RealmState:
         # Level 453's name for it (the table sends one name on each side of the level).
         "realm_gif_rating_policy": state["realm_giphy_rating"],
     })
+    if level_reached(REALM_UUID_LEVEL):   # (an older organization's is made on first use)
+        state["realm_uuid"] = realm_uuid(realm)
     return cast(RealmState, state)   # its keys are built from the settings tables
 
 
