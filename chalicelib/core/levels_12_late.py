@@ -14,7 +14,12 @@ _DOC = CONFORMANCE
 _DEVICES = "tests/functional/test_client_devices.py::"
 
 CHANGES_446_500: tuple[Change, ...] = (
-    Change(446, "Narrow operator mentions", "", "", NOT_HONOURED),
+    Change(446, "Narrow operator mentions",
+           "narrow/parser.py (unknown below 446), narrow/evaluate.visibly_mentions (a "
+           "user's mention that notifies: not silent, group or wildcard); the history "
+           "rule (narrow/history.py) is unchanged: beside a channel it reads its history",
+           "tests/functional/test_narrow_mentions.py::"
+           "test_mentions_finds_visible_direct_mentions_of_the_user"),
     Change(447, "PATCH /bots/{id}: short_name", "", "", NOT_HONOURED),
     Change(448, "GET /streams/{id}/email_address only for those who may post to the "
                 "channel",
