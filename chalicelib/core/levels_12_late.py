@@ -53,7 +53,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "defaults)",
            "tests/functional/test_settings.py::"
            "test_the_recent_view_is_named_recent_from_level_454"),
-    Change(455, "Custom profile fields: use_for_user_matching", "", "", NOT_HONOURED),
+    Change(455, "Custom profile fields: use_for_user_matching",
+           "actions/users/profile_fields.py (the field's object, its POST parameter: "
+           "stored and shown; clients' typeahead does the matching)",
+           "tests/functional/test_profile_fields.py::"
+           "test_fields_say_whether_typeahead_matches_users_by_them_from_level_455",
+           sends=("profile_field.use_for_user_matching",)),
     Change(456, "Realm setting default_avatar_source", "", "", NOT_HONOURED),
     Change(457, "delete_message to the deleter only for messages they can read",
            "actions/messages/delete.py: here a deletion already needs content access to "
