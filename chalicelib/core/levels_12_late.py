@@ -27,7 +27,11 @@ CHANGES_446_500: tuple[Change, ...] = (
            "archived from 448; the address is empty: no email gateway here)",
            "tests/functional/test_channel_reads_by_level.py::"
            "test_a_channels_email_address_is_for_those_who_may_post"),
-    Change(449, "Export types as strings; full_without_consent", "", "", NOT_HONOURED),
+    Change(449, "Export types as strings; full_without_consent",
+           "actions/workflows/export.py (names taken and shown from 449; "
+           "full_without_consent refused: it needs owner_full_content_access, which no "
+           "organization here has)",
+           "tests/functional/test_realm_export.py::test_export_types_by_name_from_level_449"),
     Change(450, "push_device events: push_account_id an integer",
            "push_device events are not sent here (the level-406 registration they belong "
            "to is not offered, and level 468 removed them); clients of 468 read devices "
