@@ -41,7 +41,11 @@ CHANGES_446_500: tuple[Change, ...] = (
            "one that does not parse is an error span below 451, the escaped text from it)",
            "tests/functional/test_global_times.py::"
            "test_an_invalid_time_is_an_error_span_and_from_level_451_plain_text"),
-    Change(452, "Retention-policy deletions send delete_message", "", "", NOT_HONOURED),
+    Change(452, "Retention-policy deletions send delete_message",
+           "no retention job here: a channel's message_retention_days is kept and shown "
+           "(PATCH /streams/{id}) but deletes nothing, so there is no such deletion to "
+           "announce; every deletion here (actions/messages/delete.py) sends "
+           "delete_message", "", NOT_OFFERED),
     Change(453, "GIF rating renamed gif_rating_policy",
            "registration/state/realm.py, server.py: POST /register names the rating and "
            "its options by the advertised level; PATCH /realm does not change the rating "
