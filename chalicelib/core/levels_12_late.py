@@ -81,7 +81,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "/users/{id}/channels of level 440)",
            "tests/functional/test_bot_queries.py::"
            "test_a_bots_subscriptions_and_group_membership_can_be_asked"),
-    Change(459, "DELETE /users/{id}: actions", "", "", NOT_HONOURED),
+    Change(459, "DELETE /users/{id}: actions",
+           "actions/users/deactivation.py (the name and the deletion job in the "
+           "deactivation's transaction), actions/messages/sender_deletion.py (the job: the "
+           "user's messages by kind, a conversation's batch at a time, resumable)",
+           "tests/functional/test_deactivation_actions.py::"
+           "test_deactivation_deletes_the_messages_and_profile_asked_for"),
     Change(460, "Constructor Groups video calls: the provider option, POST "
                 "/calls/constructorgroups/create",
            "api/video_calls.py: answered as by a reference server without Constructor "

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypedDict
 from botocore.exceptions import ClientError
 
 from chalicelib import config
+from chalicelib.actions.messages.sender_deletion import run_sender_deletion
 from chalicelib.actions.workflows.export_writer import (
     PUBLIC,
     STANDARD,
@@ -33,7 +34,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
+from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, SENDER_DELETION_JOB
 from chalicelib.models.base import transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_exports import RealmExport
@@ -163,6 +164,11 @@ def run_background_job(data: dict[str, Any]) -> None:
     """A job of the background queue other than a webhook delivery."""
     if data.get("job") == REALM_EXPORT_JOB:
         run_export_job(data)
+    elif data.get("job") == SENDER_DELETION_JOB:
+        if not run_sender_deletion(data):   # the rest in the next invocation
+            aws_clients.sqs().send_message(
+                QueueUrl=aws_clients.queue_url(config.webhook_queue_name()),
+                MessageBody=json.dumps(data))
     else:
         logger.error("unknown background job", extra={"job": data.get("job")})
 
