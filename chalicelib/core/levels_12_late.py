@@ -20,7 +20,11 @@ CHANGES_446_500: tuple[Change, ...] = (
            "rule (narrow/history.py) is unchanged: beside a channel it reads its history",
            "tests/functional/test_narrow_mentions.py::"
            "test_mentions_finds_visible_direct_mentions_of_the_user"),
-    Change(447, "PATCH /bots/{id}: short_name", "", "", NOT_HONOURED),
+    Change(447, "PATCH /bots/{id}: short_name",
+           "actions/users/bot_admin.py (PATCH /bots/{id} with full_name, and short_name "
+           "from 447: the address <short_name>-bot@<its domain>, moved as a person's is)",
+           "tests/functional/test_bot_admin.py::"
+           "test_the_owner_renames_and_readdresses_a_bot_with_its_events"),
     Change(448, "GET /streams/{id}/email_address only for those who may post to the "
                 "channel",
            "actions/workflows/unconfigured.get_channel_email (content access, and not "
@@ -92,7 +96,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "api/video_calls.py: answered as by a reference server without Constructor "
            "Groups configured (not among realm_available_video_chat_providers)",
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
-    Change(461, "realm_bot update on a bot's email change", "", "", NOT_HONOURED),
+    Change(461, "realm_bot update on a bot's email change",
+           "actions/users/bot_admin._change_address (to the owner and the administrators; "
+           "not from level 474, which ends such updates)",
+           "tests/functional/test_bot_admin.py::"
+           "test_the_owner_renames_and_readdresses_a_bot_with_its_events",
+           sends=("bot_update.email",)),
     Change(462, "realm update event: rendered_description",
            "actions/realm/description.legacy_description_event (PATCH /realm description)",
            "tests/functional/test_realm_description.py::"
