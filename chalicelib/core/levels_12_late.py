@@ -107,7 +107,12 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_realm_description.py::"
            "test_a_description_change_is_told_in_the_levels_form",
            sends=("realm_setting.rendered_description",)),
-    Change(463, "GET /bots/{id}/api_key", "", "", NOT_HONOURED),
+    Change(463, "GET /bots/{id}/api_key",
+           "actions/users/api_keys.do_get_bot_api_key: a bot's newest key is kept sealed "
+           "beside its hash (rules/secrets.seal_secret, under config.bot_key_sealing_key) "
+           "when issued or rotated; a bot made before that is told to regenerate",
+           "tests/functional/test_bot_admin.py::"
+           "test_a_bots_key_is_shown_to_its_owner_and_administrators"),
     Change(464, "Realm description changes as update_dict",
            "actions/workflows/realm_update._description_event",
            "tests/functional/test_realm_description.py::"

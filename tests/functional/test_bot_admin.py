@@ -73,3 +73,29 @@ def test_who_may_change_a_bot_and_what(realm, advertise):
     assert bad.status == 400 and "Bad name or username" in bad.json["msg"]
     person = realm.admin.patch(f"/bots/{realm.member.user_id}", {"full_name": "Bot?"})
     assert person.json["msg"] == "No such bot"
+
+
+def test_a_bots_key_is_shown_to_its_owner_and_administrators(realm):
+    from chalicelib.models.users import User
+
+    bot = make_bot(realm, realm.member)
+    # THEN its owner and an administrator see the key it was given, nobody else
+    for account in (realm.member, realm.admin):
+        shown = account.get(f"/bots/{bot.user_id}/api_key")
+        assert shown.ok and shown.json["api_key"] == bot.api_key, shown.json
+    for account in (realm.moderator, realm.guest):
+        refused = account.get(f"/bots/{bot.user_id}/api_key")
+        assert refused.status == 400 and refused.json["msg"] == "No such bot"
+    assert realm.admin.get(f"/bots/{realm.member.user_id}/api_key").json["msg"] == \
+        "No such bot"
+    # AND it is kept sealed, not as it is
+    sealed = User.get(realm.realm_id, bot.user_id).bot_api_key_sealed
+    assert sealed and bot.api_key not in sealed
+    # AND after a new key, the new one is shown, and works
+    new_key = realm.member.post(f"/bots/{bot.user_id}/api_key/regenerate").json["api_key"]
+    assert realm.member.get(f"/bots/{bot.user_id}/api_key").json["api_key"] == new_key
+    assert dataclasses.replace(bot, api_key=new_key).get("/users/me").ok
+    # AND a bot whose key was not kept sealed is told to get a new one
+    User(realm.realm_id, bot.user_id).update(actions=[User.bot_api_key_sealed.remove()])
+    unknown = realm.member.get(f"/bots/{bot.user_id}/api_key")
+    assert unknown.status == 400 and "regenerate" in unknown.json["msg"]
