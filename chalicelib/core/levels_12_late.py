@@ -71,7 +71,10 @@ CHANGES_446_500: tuple[Change, ...] = (
            "tests/functional/test_profile_fields.py::"
            "test_fields_say_whether_typeahead_matches_users_by_them_from_level_455",
            sends=("profile_field.use_for_user_matching",)),
-    Change(456, "Realm setting default_avatar_source", "", "", NOT_HONOURED),
+    Change(456, "Realm setting default_avatar_source",
+           "not yet: its other value, jdenticon, needs Jdenticon avatars (avatar_source J, "
+           "drawn as the reference's clients draw them from realm_uuid), which this server "
+           "does not make; every avatar here is a Gravatar", "", NOT_HONOURED),
     Change(457, "delete_message to the deleter only for messages they can read",
            "actions/messages/delete.py: here a deletion already needs content access to "
            "each message it deletes (DELETE /messages/{id} through access_message; topic "
