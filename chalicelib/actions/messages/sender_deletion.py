@@ -35,7 +35,7 @@ INVOCATION_SECONDS = 60.0
 
 def run_sender_deletion(data: dict[str, Any], deadline: float | None = None) -> bool:
     """Deletes what it has time for; True once nothing of the kinds asked is left. The
-    job (actions/users/deactivation.deletion_job): realm_id, user_id (whose messages),
+    job (actions/users/deactivation._action_writes): realm_id, user_id (whose messages),
     actor_id (who deactivated them: the deleter the events name), kinds (public,
     private, direct)."""
     deadline = time.monotonic() + INVOCATION_SECONDS if deadline is None else deadline
