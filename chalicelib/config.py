@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 
@@ -204,6 +205,15 @@ def notification_signing_key() -> bytes:
     """Signs unsubscribe links (HMAC-SHA256). On AWS a Secrets Manager secret of the
     template; the fallback is for the local stack and tests only."""
     return _env("NOTIFICATION_SIGNING_KEY", "teamchat-local-notification-key").encode()
+
+
+def bot_key_sealing_key() -> bytes:
+    """The key bots' API keys are sealed under (rules/secrets.seal_secret): derived from
+    the notification signing key with its own personalization, so neither key tells the
+    other; a new signing key leaves earlier sealed keys unreadable (the bot's key is then
+    regenerated to be shown again)."""
+    return hashlib.blake2b(notification_signing_key(), digest_size=32,
+                           person=b"teamchat-botkeys").digest()
 
 
 def push_registration_secrets() -> list[str]:

@@ -88,6 +88,19 @@ REFERENCE_SCHEMA_GAPS: list[tuple[str, str, Callable[[dict[str, Any]], bool]]] =
     ("user_status", "event.reaction_type: '' not among", lambda event: True),
 ]
 
+# Keys whose type a level after the document changed: key -> (that level, the new type);
+# a value of the new type is allowed once the advertised level reaches it.
+RETYPED: dict[str, tuple[int, type]] = {
+    "export_type": (449, str),   # the export types' names (levels_12_late.py)
+}
+
+
+def _retyped(key: str, value: Any) -> bool:
+    level, kind = RETYPED.get(key, (0, type(None)))
+    return level > 0 and isinstance(value, kind) and \
+        feature_levels.advertised_level() >= level
+
+
 class ReferenceShapeError(AssertionError):
     """A response or event with a key, type or value the reference does not allow."""
 
@@ -150,6 +163,8 @@ def strict_problems(value: Any, schema: dict[str, Any], path: str) -> list[str]:
             if renamed(name) not in value:
                 problems.append(f"{path}.{renamed(name)}: missing")
         for key, item in value.items():
+            if key in listed and _retyped(key, item):
+                continue
             if key in listed:
                 if _PLACEHOLDER_LEVEL.search(str(folded(listed[key]).get("description", ""))):
                     later = _later_field_problem(key, path)

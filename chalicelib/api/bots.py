@@ -1,10 +1,11 @@
-"""POST /bots and GET /bots: the caller's bots."""
+"""POST /bots, GET /bots (the caller's bots) and PATCH /bots/{bot_id}."""
 from __future__ import annotations
 
 import contextlib
 import json
 from typing import Annotated, TypedDict
 
+from chalicelib.actions.users.bot_admin import do_update_bot
 from chalicelib.actions.users.bots import (
     BotDict,
     CreateBotResult,
@@ -12,6 +13,7 @@ from chalicelib.actions.users.bots import (
     get_own_bots,
 )
 from chalicelib.core.principal import Principal
+from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import ApiParam, Json
 
@@ -43,3 +45,13 @@ def create_bot(caller: Principal, *, full_name: str, short_name: str, bot_type: 
 @bp.endpoint("/bots", "GET")
 def list_bots(caller: Principal) -> BotsResult:
     return {"bots": get_own_bots(caller)}
+
+
+@bp.endpoint("/bots/{bot_id}", "PATCH")
+def update_bot(caller: Principal, *, bot_id: int,
+               full_name: Annotated[str | None, ApiParam(max_length=100)] = None,
+               short_name: Annotated[str | None, ApiParam(max_length=100)] = None
+               ) -> EmptyResult:
+    """For the bot's owner or an administrator: its name, and from level 447 its address
+    (`short_name`)."""
+    return do_update_bot(caller, bot_id, full_name, short_name)

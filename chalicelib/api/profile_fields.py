@@ -40,11 +40,14 @@ def create_custom_profile_field(caller: Principal, *, field_type: int, name: str
                                 field_data: Json[dict[str, Any]] | None = None,
                                 display_in_profile_summary: bool = False,
                                 required: bool = False,
-                                editable_by_user: bool = True) -> CreateProfileFieldResult:
+                                editable_by_user: bool = True,
+                                use_for_user_matching: bool = False
+                                ) -> CreateProfileFieldResult:
     field_id = actions.do_create_profile_field(
         caller, name=name, hint=hint, field_type=field_type, field_data=field_data,
         display_in_profile_summary=display_in_profile_summary, required=required,
-        editable_by_user=editable_by_user)
+        editable_by_user=editable_by_user,
+        use_for_user_matching=use_for_user_matching)
     return {"id": field_id}
 
 

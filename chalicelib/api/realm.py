@@ -19,6 +19,7 @@ EditHistoryPolicy = Literal["all", "moves", "none"]
 class RealmSettingsPatch(TypedDict, total=False):
     """The organization settings PATCH /realm changes: each key an optional parameter."""
 
+    description: str
     allow_message_editing: bool
     message_content_edit_limit_seconds: TimeLimit
     move_messages_within_stream_limit_seconds: TimeLimit

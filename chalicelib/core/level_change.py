@@ -41,6 +41,7 @@ SHAPES = {
     # Levels 446-500 (levels_12_late.py):
     "attachment": "Attachment objects (GET /attachments, attachment events)",
     "bot": "bot objects (POST /register realm_bots, realm_bot events)",
+    "bot_update": "the bot object of realm_bot update events (one changed key)",
     "event": "event type and op pairs (\"<type>/<op>\") newer than the reference document",
     "incoming_webhook_option": "config and URL options of realm_incoming_webhook_bots",
     "linkifier": "linkifier objects (GET /realm/linkifiers, register, realm_linkifiers "

@@ -14,45 +14,126 @@ _DOC = CONFORMANCE
 _DEVICES = "tests/functional/test_client_devices.py::"
 
 CHANGES_446_500: tuple[Change, ...] = (
-    Change(446, "Narrow operator mentions", "", "", NOT_HONOURED),
-    Change(447, "PATCH /bots/{id}: short_name", "", "", NOT_HONOURED),
+    Change(446, "Narrow operator mentions",
+           "narrow/parser.py (unknown below 446), narrow/evaluate.visibly_mentions (a "
+           "user's mention that notifies: not silent, group or wildcard); the history "
+           "rule (narrow/history.py) is unchanged: beside a channel it reads its history",
+           "tests/functional/test_narrow_mentions.py::"
+           "test_mentions_finds_visible_direct_mentions_of_the_user"),
+    Change(447, "PATCH /bots/{id}: short_name",
+           "actions/users/bot_admin.py (PATCH /bots/{id} with full_name, and short_name "
+           "from 447: the address <short_name>-bot@<its domain>, moved as a person's is)",
+           "tests/functional/test_bot_admin.py::"
+           "test_the_owner_renames_and_readdresses_a_bot_with_its_events"),
     Change(448, "GET /streams/{id}/email_address only for those who may post to the "
                 "channel",
            "actions/workflows/unconfigured.get_channel_email (content access, and not "
            "archived from 448; the address is empty: no email gateway here)",
            "tests/functional/test_channel_reads_by_level.py::"
            "test_a_channels_email_address_is_for_those_who_may_post"),
-    Change(449, "Export types as strings; full_without_consent", "", "", NOT_HONOURED),
+    Change(449, "Export types as strings; full_without_consent",
+           "actions/workflows/export.py (names taken and shown from 449; "
+           "full_without_consent refused: it needs owner_full_content_access, which no "
+           "organization here has)",
+           "tests/functional/test_realm_export.py::test_export_types_by_name_from_level_449"),
     Change(450, "push_device events: push_account_id an integer",
            "push_device events are not sent here (the level-406 registration they belong "
            "to is not offered, and level 468 removed them); clients of 468 read devices "
            "and device events", "", NOT_OFFERED),
-    Change(451, "Markdown: invalid global times as plain text", "", "", NOT_HONOURED),
-    Change(452, "Retention-policy deletions send delete_message", "", "", NOT_HONOURED),
-    Change(453, "GIF rating renamed gif_rating_policy", "", "", NOT_HONOURED),
-    Change(454, "web_home_view: \"recent\"", "", "", NOT_HONOURED),
-    Change(455, "Custom profile fields: use_for_user_matching", "", "", NOT_HONOURED),
-    Change(456, "Realm setting default_avatar_source", "", "", NOT_HONOURED),
-    Change(457, "delete_message to the deleter only for messages they can read", "", "",
-           NOT_HONOURED),
-    Change(458, "Bots in subscription, channel and group-membership queries", "", "",
-           NOT_HONOURED),
-    Change(459, "DELETE /users/{id}: actions", "", "", NOT_HONOURED),
+    Change(451, "Markdown: invalid global times as plain text",
+           "rules/markdown_time.py (global times <time:...> render as <time datetime>; "
+           "one that does not parse is an error span below 451, the escaped text from it)",
+           "tests/functional/test_global_times.py::"
+           "test_an_invalid_time_is_an_error_span_and_from_level_451_plain_text"),
+    Change(452, "Retention-policy deletions send delete_message",
+           "no retention job here: a channel's message_retention_days is kept and shown "
+           "(PATCH /streams/{id}) but deletes nothing, so there is no such deletion to "
+           "announce; every deletion here (actions/messages/delete.py) sends "
+           "delete_message", "", NOT_OFFERED),
+    Change(453, "GIF rating renamed gif_rating_policy",
+           "registration/state/realm.py, server.py: POST /register names the rating and "
+           "its options by the advertised level; PATCH /realm does not change the rating "
+           "here and no event tells it (no GIF picker is configured)",
+           "tests/functional/test_registration_by_level.py::"
+           "test_the_gif_rating_is_named_gif_rating_policy_from_level_453",
+           sends=("register.realm_gif_rating_policy", "register.gif_rating_policy_options"),
+           removes=("register.realm_giphy_rating", "register.giphy_rating_options",
+                    "register.gif_rating_options")),
+    Change(454, "web_home_view: the recent view named \"recent\" (was \"recent_topics\", "
+                "still taken from older clients)",
+           "rules/setting_choices.shown_setting (settings, their events, the realm's "
+           "defaults)",
+           "tests/functional/test_settings.py::"
+           "test_the_recent_view_is_named_recent_from_level_454"),
+    Change(455, "Custom profile fields: use_for_user_matching",
+           "actions/users/profile_fields.py (the field's object, its POST parameter: "
+           "stored and shown; clients' typeahead does the matching)",
+           "tests/functional/test_profile_fields.py::"
+           "test_fields_say_whether_typeahead_matches_users_by_them_from_level_455",
+           sends=("profile_field.use_for_user_matching",)),
+    Change(456, "Realm setting default_avatar_source",
+           "not yet: its other value, jdenticon, needs Jdenticon avatars (avatar_source J, "
+           "drawn as the reference's clients draw them from realm_uuid), which this server "
+           "does not make; every avatar here is a Gravatar", "", NOT_HONOURED),
+    Change(457, "delete_message to the deleter only for messages they can read",
+           "actions/messages/delete.py: here a deletion already needs content access to "
+           "each message it deletes (DELETE /messages/{id} through access_message; topic "
+           "deletion only what the administrator can read), so the deleter's event holds "
+           "only those",
+           "tests/functional/test_topic_delete.py::"
+           "test_the_deleter_hears_only_of_messages_they_can_read"),
+    Change(458, "Bots in subscription, channel and group-membership queries",
+           "actions/users/reads/users.access_user_by_id takes bots (GET /users/{id}/"
+           "subscriptions/{stream_id}, GET /user_groups/{id}/members/{user_id}, and GET "
+           "/users/{id}/channels of level 440)",
+           "tests/functional/test_bot_queries.py::"
+           "test_a_bots_subscriptions_and_group_membership_can_be_asked"),
+    Change(459, "DELETE /users/{id}: actions",
+           "actions/users/deactivation.py (the name and the deletion job in the "
+           "deactivation's transaction), actions/messages/sender_deletion.py (the job: the "
+           "user's messages by kind, a conversation's batch at a time, resumable)",
+           "tests/functional/test_deactivation_actions.py::"
+           "test_deactivation_deletes_the_messages_and_profile_asked_for"),
     Change(460, "Constructor Groups video calls: the provider option, POST "
                 "/calls/constructorgroups/create",
            "api/video_calls.py: answered as by a reference server without Constructor "
            "Groups configured (not among realm_available_video_chat_providers)",
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
-    Change(461, "realm_bot update on a bot's email change", "", "", NOT_HONOURED),
-    Change(462, "realm update event: rendered_description", "", "", NOT_HONOURED),
-    Change(463, "GET /bots/{id}/api_key", "", "", NOT_HONOURED),
-    Change(464, "Realm description changes as update_dict", "", "", NOT_HONOURED),
+    Change(461, "realm_bot update on a bot's email change",
+           "actions/users/bot_admin._change_address (to the owner and the administrators; "
+           "not from level 474, which ends such updates)",
+           "tests/functional/test_bot_admin.py::"
+           "test_the_owner_renames_and_readdresses_a_bot_with_its_events",
+           sends=("bot_update.email",)),
+    Change(462, "realm update event: rendered_description",
+           "actions/realm/description.legacy_description_event (PATCH /realm description)",
+           "tests/functional/test_realm_description.py::"
+           "test_a_description_change_is_told_in_the_levels_form",
+           sends=("realm_setting.rendered_description",)),
+    Change(463, "GET /bots/{id}/api_key",
+           "actions/users/api_keys.do_get_bot_api_key: a bot's newest key is kept sealed "
+           "beside its hash (rules/secrets.seal_secret, under config.bot_key_sealing_key) "
+           "when issued or rotated; a bot made before that is told to regenerate",
+           "tests/functional/test_bot_admin.py::"
+           "test_a_bots_key_is_shown_to_its_owner_and_administrators"),
+    Change(464, "Realm description changes as update_dict",
+           "actions/workflows/realm_update._description_event",
+           "tests/functional/test_realm_description.py::"
+           "test_a_description_change_is_told_in_the_levels_form",
+           sends=("realm_setting.description",)),
     Change(465, "Nextcloud Talk video calls: the provider option, POST "
                 "/calls/nextcloud_talk/create",
            "api/video_calls.py: answered as by a reference server without Nextcloud Talk "
            "configured (not among realm_available_video_chat_providers)",
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
-    Change(466, "realm_uuid; avatar_source J (Jdenticon)", "", "", NOT_HONOURED),
+    Change(466, "realm_uuid; avatar_source J (Jdenticon)",
+           "registration/state/realm.py, models/realms.realm_uuid (random, made at "
+           "creation, or once on first use for an older organization); avatar_source is "
+           "never J here: every avatar is a Gravatar (G), one of the values the field "
+           "may take",
+           "tests/functional/test_registration_by_level.py::"
+           "test_realm_uuid_from_level_466_is_the_organizations_own",
+           sends=("register.realm_uuid",)),
     Change(467, "Markdown image syntax only for uploaded images",
            "rules/markdown._apply_media: another site's image is a link to it "
            "named by its text (content is rendered once, when sent, for readers of every "

@@ -26,3 +26,6 @@ def muted_record(user_id: int, muted_user_id: int) -> dict[str, Any]:
 
 
 OUTGOING_WEBHOOK_RECORD = "_outgoing_webhook"   # outbox records the fan-out sends to SQS
+# A background job of that queue: a deactivated user's messages deleted (level 459;
+# written by actions/users/deactivation.py, run by actions/messages/sender_deletion.py).
+SENDER_DELETION_JOB = "delete_messages_by_sender"

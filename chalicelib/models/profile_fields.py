@@ -19,3 +19,5 @@ class ProfileField(BaseModel):
     display_in_profile_summary = BooleanAttribute(default=False)
     required = BooleanAttribute(default=False)
     editable_by_user = BooleanAttribute(default=True)   # admins may always edit
+    # Level 455: clients' typeahead matches users by this field's values too.
+    use_for_user_matching = BooleanAttribute(default=False)

@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 from pynamodb.attributes import BooleanAttribute, MapAttribute, UnicodeAttribute
+from pynamodb.exceptions import UpdateError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.core.errors import ApiError
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute
-from chalicelib.models.base import BaseModel, table_meta
+from chalicelib.models.base import BaseModel, is_write_condition_failure, table_meta
 from chalicelib.rules.group_settings import GroupSettingValue, stored_group_setting
 from chalicelib.rules.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 
@@ -44,6 +46,9 @@ class Realm(BaseModel):
     # that no other realm's state, even under a reused id, can match it;
     # actions/realm/reads/linkifiers.py).
     linkifiers_changed = UnicodeAttribute(null=True)
+    # The organization's random UUID (POST /register realm_uuid from level 466): given
+    # at creation, or on first use to an organization made before it (realm_uuid).
+    uuid = UnicodeAttribute(null=True)
 
 
 class UniqueName(BaseModel):
@@ -103,6 +108,22 @@ def get_realm_by_subdomain(subdomain: str) -> Realm | None:
     scope, key = subdomain_key(subdomain)
     claim = UniqueName.get_or_none(scope, key)
     return None if claim is None else Realm.get_or_none(claim.target_id)
+
+
+def realm_uuid(realm: Realm) -> str:
+    """The organization's UUID; one made before UUIDs gets one now, once (of two
+    concurrent first uses, the first write wins and both answer with it)."""
+    if realm.uuid:
+        return realm.uuid
+    try:
+        realm.update(actions=[Realm.uuid.set(str(uuid.uuid4()))],
+                     condition=Realm.uuid.does_not_exist())
+    except UpdateError as error:
+        if not is_write_condition_failure(error):
+            raise
+        realm.refresh(consistent_read=True)
+    assert realm.uuid is not None  # nosec B101 # set by the update or by the winner
+    return realm.uuid
 
 
 def get_realm(realm_id: int) -> Realm:

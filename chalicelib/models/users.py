@@ -88,6 +88,8 @@ class User(BaseModel):
     # Further keys issued by POST /fetch_api_key; each has an ApiKey record like the first.
     extra_api_key_hashes = UnicodeSetAttribute(null=True)
     password_hash = UnicodeAttribute(null=True)
+    # A bot's newest API key, sealed (rules/secrets.seal_secret): GET /bots/{id}/api_key.
+    bot_api_key_sealed = UnicodeAttribute(null=True)
     # A special permission given only by the server's operator (`chalicelib.admin
     # set-permission`): with the owner role, changing other users' emails.
     can_change_user_emails = BooleanAttribute(default=False)

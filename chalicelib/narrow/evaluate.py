@@ -18,6 +18,7 @@ from chalicelib.rules.message_properties import has_property, is_resolved_topic
 
 FLAG_OPERANDS = frozenset({"starred", "mentioned", "alerted", "unread"})
 GROUP_SIZE = 3   # participants of the smallest group conversation (the reader included)
+USER_OPERATORS = frozenset({"dm", "dm-including", "group-pm-with", "sender", "mentions"})
 
 
 @dataclass(frozen=True)
@@ -91,16 +92,8 @@ class Evaluator:
             return bool(m.channel_web_public if operand == "web-public" else m.channel_public)
         if op == "topic":
             return m.is_channel and topic_sort_key(m.topic) == topic_sort_key(str(operand))
-        if op == "dm":
-            wanted = self._user_ids(operand) | {self.reader.user_id}
-            return not m.is_channel and m.participants == wanted
-        if op == "dm-including":
-            return not m.is_channel and self._is_user(operand, m, m.participants)
-        if op == "group-pm-with":   # group conversations only: three people or more
-            return not m.is_channel and len(m.participants) >= GROUP_SIZE and \
-                self._is_user(operand, m, m.participants)
-        if op == "sender":
-            return self._is_user(operand, m, frozenset({m.sender_id}))
+        if op in USER_OPERATORS:
+            return self._user_term(term, m)
         if op == "id":
             return m.message_id == operand
         if op in ("near", "with"):
@@ -111,6 +104,21 @@ class Evaluator:
             return _has(str(operand), m)
         # search
         return self.search_test is None or self.search_test(str(operand), m)
+
+    def _user_term(self, term: Term, m: MessageFacts) -> bool:
+        op, operand = term.operator, term.operand
+        if op == "dm":
+            wanted = self._user_ids(operand) | {self.reader.user_id}
+            return not m.is_channel and m.participants == wanted
+        if op == "dm-including":
+            return not m.is_channel and self._is_user(operand, m, m.participants)
+        if op == "group-pm-with":   # group conversations only: three people or more
+            return not m.is_channel and len(m.participants) >= GROUP_SIZE and \
+                self._is_user(operand, m, m.participants)
+        if op == "sender":
+            return self._is_user(operand, m, frozenset({m.sender_id}))
+        # mentions
+        return isinstance(operand, int) and visibly_mentions(m.rendered_content, operand)
 
     def _user_ids(self, operand: object) -> frozenset[int]:
         items = operand if isinstance(operand, tuple) else (operand,)
@@ -150,6 +158,12 @@ class Evaluator:
             return True
         return m.stream_id in self.reader.muted_channels and not (
             key in self.reader.unmuted_topics or key in self.reader.followed_topics)
+
+
+def visibly_mentions(rendered_content: str, user_id: int) -> bool:
+    """A direct mention of the user that notifies them (not a silent one, not a group or
+    a wildcard), as rules/markdown.py renders it."""
+    return f'<span class="user-mention" data-user-id="{user_id}">' in rendered_content
 
 
 def _has(operand: str, m: MessageFacts) -> bool:

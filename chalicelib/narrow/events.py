@@ -18,12 +18,11 @@ from typing import Any
 from chalicelib.core.errors import ApiError
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext
 from chalicelib.narrow.facts import event_facts
-from chalicelib.narrow.parser import ALIASES, OPERATORS, parse_narrow
+from chalicelib.narrow.parser import is_known_operator, parse_narrow
 from chalicelib.narrow.reader import needs_settings
 from chalicelib.narrow.search_terms import search_test
 from chalicelib.narrow.types import Narrow
 
-KNOWN_OPERATORS = OPERATORS | frozenset(ALIASES)
 UNSUPPORTED_OPERATORS = frozenset({"near"})
 UNSUPPORTED_IS_OPERANDS = frozenset({"followed"})
 
@@ -34,7 +33,7 @@ def parse_event_narrow(raw: Any) -> Narrow:
     for term in raw if isinstance(raw, list) else ():
         operator = term.get("operator") if isinstance(term, dict) else (
             term[0] if isinstance(term, list) and term else None)
-        if isinstance(operator, str) and operator not in KNOWN_OPERATORS:
+        if isinstance(operator, str) and not is_known_operator(operator):
             raise ApiError(f"Event queues cannot be narrowed by the operator "
                            f"{operator[:50]!r}.")
     narrow = parse_narrow(raw)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Operator = Literal["channel", "channels", "topic", "dm", "dm-including", "group-pm-with",
-                   "sender", "id", "near", "with", "is", "has", "search"]
+                   "sender", "mentions", "id", "near", "with", "is", "has", "search"]
 IsOperand = Literal["dm", "starred", "mentioned", "alerted", "unread", "resolved",
                     "followed", "muted"]
 HasOperand = Literal["link", "attachment", "image", "reaction"]

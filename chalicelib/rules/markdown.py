@@ -16,6 +16,7 @@ from chalicelib.core.files import UPLOAD_LINK
 from chalicelib.rules.channel_links import LinkTargets, channel_link_rule
 from chalicelib.rules.linkifiers import LinkifierRule, linkify
 from chalicelib.rules.markdown_emoji import apply_emoji, text_token
+from chalicelib.rules.markdown_time import global_time
 from chalicelib.rules.mentions import (
     CHANNEL_WILDCARDS,
     GROUP_MENTION,
@@ -30,6 +31,7 @@ def _renderer() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
     md.inline.ruler.before("emphasis", "channel_links", channel_link_rule)
+    md.inline.ruler.before("autolink", "global_time", global_time)
     md.core.ruler.push("linkifiers", _apply_linkifiers)
     md.core.ruler.push("emoji", apply_emoji)
     md.core.ruler.push("media", _apply_media)

@@ -6,6 +6,7 @@ from typing import Any, TypedDict
 from zoneinfo import available_timezones
 
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.rules import email_visibility
 
 # Language codes the server offers, with their English names (user_settings events
@@ -63,7 +64,9 @@ INT_CHOICES: dict[str, frozenset[int]] = {
     "email_address_visibility": email_visibility.VALUES,
 }
 STR_CHOICES: dict[str, frozenset[str]] = {
-    "web_home_view": frozenset({"recent_topics", "inbox", "all_messages"}),
+    # "recent" is the recent view's name from level 454 ("recent_topics" before, still
+    # taken from older clients: shown_setting names it for the level).
+    "web_home_view": frozenset({"recent", "recent_topics", "inbox", "all_messages"}),
     # Feature level 385. This server marks no resolved-topic notice read by itself, so
     # the setting is kept and shown for clients rather than acted on.
     "resolved_topic_notice_auto_read_policy": frozenset({"always", "except_followed", "never"}),
@@ -75,13 +78,25 @@ INT_RANGES: dict[str, tuple[int, int]] = {"web_font_size_px": (12, 24),
 
 
 MAX_EMAIL_BATCHING_SECONDS = 7 * 24 * 3600
+RECENT_VIEW_LEVEL = 454
+_RECENT_VIEW_NAMES = frozenset({"recent", "recent_topics"})
+
+
+def shown_setting(name: str, value: Any) -> Any:
+    """A setting's value as the advertised level names it: the recent view is "recent"
+    from level 454, "recent_topics" before (either may be stored)."""
+    if name == "web_home_view" and value in _RECENT_VIEW_NAMES:
+        return "recent" if level_reached(RECENT_VIEW_LEVEL) else "recent_topics"
+    return value
 
 
 def check_setting(name: str, value: Any) -> None:
     """Raises for a value outside the setting's allowed values (types are checked earlier)."""
     if name in INT_CHOICES and value not in INT_CHOICES[name]:
         raise ApiError(f"Invalid {name}")
-    if name in STR_CHOICES and value not in STR_CHOICES[name]:
+    if (name in STR_CHOICES and value not in STR_CHOICES[name]) or (
+            name == "web_home_view" and value == "recent" and not level_reached(
+                RECENT_VIEW_LEVEL)):
         raise ApiError(f"Invalid {name}")
     if name in INT_RANGES and not INT_RANGES[name][0] <= value <= INT_RANGES[name][1]:
         low, high = INT_RANGES[name]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict, cast
 
+from chalicelib.rules.setting_choices import shown_setting
+
 
 class DefaultableUserSettings(TypedDict):
     """The personal settings an organization sets defaults for, which new users start
@@ -214,6 +216,7 @@ def own_settings(stored: dict[str, Any] | None, timezone: str | None) -> UserSet
     settings: dict[str, Any] = dict(DEFAULTS)
     for name, value in (stored or {}).items():
         if name in settings:   # a setting since retired stays out of the shape
-            settings[name] = int(value) if name in _INTEGER_SETTINGS else value
+            settings[name] = int(value) if name in _INTEGER_SETTINGS else \
+                shown_setting(name, value)
     settings["timezone"] = timezone or settings["timezone"]
     return cast(UserSettings, settings)

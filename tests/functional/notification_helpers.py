@@ -48,8 +48,9 @@ class NotifierQueue:
         """The jobs waiting in the queue (delayed ones too)."""
         return [json.loads(m.body) for m in self._queue()._messages]
 
-    def run(self, rounds: int = 5) -> None:
-        """Fan-out, then every job in the queue, delayed ones made due."""
+    def run(self, rounds: int = 100) -> None:
+        """Fan-out, then every job in the queue, delayed ones made due (until none is
+        left: earlier tests of the worker may have left many)."""
         self.drain_events()
         for _ in range(rounds):
             for message in self._queue()._messages:

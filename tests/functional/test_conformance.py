@@ -462,6 +462,12 @@ def test_create_channel(realm, register_queue, fetch_events, drain_events, adver
     assert empty.ok, empty.json
     assert realm.moderator.get(f"/streams/{empty.json['id']}").json["stream"][
         "subscriber_count"] == 0
+    # AND a user named twice is subscribed once
+    twice = realm.moderator.post("/channels/create", {
+        "name": "echo", "subscribers": [realm.member.user_id] * 3})
+    assert twice.ok, twice.json
+    assert realm.moderator.get(f"/streams/{twice.json['id']}").json["stream"][
+        "subscriber_count"] == 1
     # AND a taken name, or a guest, is refused
     taken = realm.owner.post("/channels/create", {"name": "launch", "subscribers": []})
     assert taken.status == 409 and taken.json["code"] == "CHANNEL_ALREADY_EXISTS"

@@ -553,3 +553,30 @@ def test_paragraph_fields_may_be_in_the_summary_from_level_476(realm, advertise)
     assert error(realm.admin.post("/realm/profile_fields", {
         "name": "Mentor", "field_type": 6, "display_in_profile_summary": True})) == \
         "Field type not supported for display in profile summary."
+
+
+def test_fields_say_whether_typeahead_matches_users_by_them_from_level_455(
+        realm, register_queue, fetch_events, drain_events, advertise):
+    # GIVEN a server below level 455: the key is not shown
+    before = realm.admin.post("/realm/profile_fields", {"name": "Team", "field_type": 1})
+    assert before.ok, before.json
+    listed = realm.member.get("/realm/profile_fields").json["custom_fields"]
+    assert all("use_for_user_matching" not in field for field in listed)
+    # WHEN it advertises 455
+    advertise(455)
+    drain_events()
+    queue_id = register_queue(realm.member, event_types=["custom_profile_fields"])["queue_id"]
+    created = realm.admin.post("/realm/profile_fields", {
+        "name": "Badge", "field_type": 1, "use_for_user_matching": "true"})
+    assert created.ok, created.json
+    # THEN every field says it, false by default, in the list, the state and the event
+    by_name = {f["name"]: f["use_for_user_matching"]
+               for f in realm.member.get("/realm/profile_fields").json["custom_fields"]}
+    assert by_name == {"Team": False, "Badge": True}
+    drain_events()
+    [event] = [e for e in fetch_events(realm.member, queue_id)
+               if e["type"] == "custom_profile_fields"]
+    assert {f["name"]: f["use_for_user_matching"] for f in event["fields"]} == by_name
+    state = register_queue(realm.member, event_types=["custom_profile_fields"])
+    assert {f["name"]: f["use_for_user_matching"]
+            for f in state["custom_profile_fields"]} == by_name

@@ -380,3 +380,30 @@ def test_exports_say_they_are_not_from_a_prior_server_from_level_499(
     owner = Account(realm.client, result["realm_id"], 0, result["owner_email"],
                     result["owner_api_key"], "Olivia Owner", 100)
     assert exports(owner) == []
+
+
+def test_export_types_by_name_from_level_449(realm, register_queue, fetch_events,
+                                             drain_events, advertise):
+    # GIVEN a server below level 449: numbers only
+    assert error_of(realm.admin.post("/export/realm", {"export_type": "public"})) == \
+        "Invalid export_type"
+    assert realm.admin.post("/export/realm", {"export_type": 2}).ok
+    assert [e["export_type"] for e in exports(realm.admin)] == [2]
+    # WHEN it advertises 449
+    advertise(449)
+    drain_events()
+    queue_id = register_queue(realm.admin, event_types=["realm_export"])["queue_id"]
+    assert realm.admin.post("/export/realm", {"export_type": "public"}).ok
+    # THEN types are named, in the list and in the event
+    assert [e["export_type"] for e in exports(realm.admin)] == ["full_with_consent",
+                                                                "public"]
+    drain_events()
+    [event] = [e for e in fetch_events(realm.admin, queue_id) if e["type"] == "realm_export"]
+    assert [e["export_type"] for e in event["exports"]] == ["full_with_consent", "public"]
+    # AND a full export without consent needs what no organization here has
+    refused = error_of(realm.owner.post("/export/realm",
+                                        {"export_type": "full_without_consent"}))
+    assert "access to all private content" in refused
+    assert error_of(realm.admin.post("/export/realm", {"export_type": "everything"})) == \
+        "Invalid export_type"
+    assert len(exports(realm.admin)) == 2

@@ -438,3 +438,36 @@ def test_administrators_change_others_settings_in_bulk(realm, register_queue, fe
         refused = realm.admin.patch("/settings", {"enter_sends": False,
                                                   "target_users": target})
         assert refused.status == 400, refused.json
+
+
+def test_the_recent_view_is_named_recent_from_level_454(realm, register_queue, fetch_events,
+                                                         drain_events, advertise):
+    # GIVEN a server below level 454: the recent view is "recent_topics", "recent" unknown
+    refused = realm.member.patch("/settings", {"web_home_view": "recent"})
+    assert refused.status == 400 and refused.json["msg"] == "Invalid web_home_view"
+    assert realm.member.patch("/settings", {"web_home_view": "recent_topics"}).ok
+    assert realm.admin.patch("/realm/user_settings_defaults",
+                             {"web_home_view": "recent_topics"}).ok
+
+    def shown(user):
+        state = register_queue(user, event_types=["user_settings",
+                                                  "realm_user_settings_defaults"],
+                               client_capabilities=MODERN)
+        return (state["user_settings"]["web_home_view"],
+                state["realm_user_settings_defaults"]["web_home_view"])
+    assert shown(realm.member) == ("recent_topics", "recent_topics")
+    # WHEN the server advertises 454
+    advertise(454)
+    # THEN what was stored is shown by the new name
+    assert shown(realm.member) == ("recent", "recent")
+    drain_events()
+    queue_id = register_queue(realm.member, event_types=["user_settings"],
+                              client_capabilities=MODERN)["queue_id"]
+    # AND an older client's name is still taken, stored and announced by the new one
+    assert realm.member.patch("/settings", {"web_home_view": "inbox"}).ok
+    assert realm.member.patch("/settings", {"web_home_view": "recent_topics"}).ok
+    assert realm.member.patch("/settings", {"web_home_view": "recent"}).ok   # unchanged
+    drain_events()
+    assert [e["value"] for e in fetch_events(realm.member, queue_id)
+            if e.get("property") == "web_home_view"] == ["inbox", "recent"]
+    assert shown(realm.member) == ("recent", "recent")

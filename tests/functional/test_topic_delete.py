@@ -105,6 +105,43 @@ def test_protected_history_deletes_only_what_the_administrator_can_read(realm):
     assert topics(realm.owner, stream_id) == {"t": before}
 
 
+def test_the_deleter_hears_only_of_messages_they_can_read(realm, register_queue,
+                                                         fetch_events, drain_events):
+    # GIVEN a private channel with protected history the administrator joined late
+    stream_id = channel(realm.owner, "secret", [realm.owner], invite_only=True,
+                        history_public_to_subscribers=False)
+    before = send(realm.owner, "secret", "t")
+    assert realm.owner.post("/users/me/subscriptions", {
+        "subscriptions": [{"name": "secret"}], "principals": [realm.admin.user_id]}).ok
+    after = send(realm.owner, "secret", "t")
+    drain_events()
+    bulk = {"bulk_message_deletion": True}
+    admin_queue = register_queue(realm.admin, event_types=["delete_message"],
+                                 client_capabilities=bulk)["queue_id"]
+    # WHEN the administrator deletes the topic (level 457: the deleter's event only for
+    # messages they have content access to)
+    assert realm.admin.post(f"/streams/{stream_id}/delete_topic",
+                            {"topic_name": "t"}).json["complete"] is True
+    drain_events()
+    # THEN their event names only the message they could read, which alone is gone
+    assert [e["message_ids"] for e in delete_events(realm.admin, admin_queue,
+                                                    fetch_events)] == [[after]]
+    assert remaining(realm.realm_id, [before, after]) == [before]
+    # AND an administrator without content access deletes nothing and hears nothing
+    assert realm.owner.post("/users/me/subscriptions", {
+        "subscriptions": [{"name": "secret"}], "principals": [realm.admin.user_id]}).ok
+    assert realm.admin.delete("/users/me/subscriptions",
+                              {"subscriptions": ["secret"]}).ok
+    drain_events()
+    outsider = register_queue(realm.admin, event_types=["delete_message"],
+                              client_capabilities=bulk)["queue_id"]
+    refused = realm.admin.post(f"/streams/{stream_id}/delete_topic", {"topic_name": "t"})
+    assert refused.status == 400 and refused.json["msg"] == "Invalid channel ID"
+    drain_events()
+    assert delete_events(realm.admin, outsider, fetch_events) == []
+    assert remaining(realm.realm_id, [before]) == [before]
+
+
 def test_the_empty_topic_by_its_display_name(realm):
     stream_id = channel(realm.owner, "general", [realm.owner])
     message_id = send(realm.owner, "general", "")

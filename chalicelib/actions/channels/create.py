@@ -29,6 +29,7 @@ def do_create_channel(caller: Principal, *, name: str, subscribers: list[int],
         raise channel_already_exists(name)
     if not all(isinstance(s, int) and not isinstance(s, bool) for s in subscribers):
         raise ApiError("subscribers is not a list of user IDs.")
+    subscribers = list(dict.fromkeys(subscribers))   # each user once (one item each)
     # Unlike subscribing, an empty list subscribes nobody (not even the creator).
     users = principal_users(caller, subscribers) if subscribers else []
     check_new_channels(caller, [description])

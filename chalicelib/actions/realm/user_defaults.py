@@ -19,7 +19,12 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
-from chalicelib.rules.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS, check_setting
+from chalicelib.rules.setting_choices import (
+    EMOJISET_CHOICES,
+    NOTIFICATION_SOUNDS,
+    check_setting,
+    shown_setting,
+)
 from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
 
 DEFAULTS: dict[str, Any] = dict(SETTING_DEFAULTS)
@@ -47,7 +52,8 @@ def realm_user_settings_defaults(realm: Realm) -> dict[str, Any]:
     """The state's shape: every default, with the choices clients show beside them."""
     values: dict[str, Any] = {k: v for k, v in DEFAULTS.items() if k not in _NOT_DEFAULTS}
     for name, value in stored_defaults(realm).items():
-        values[name] = int(value) if type(DEFAULTS[name]) is int else value
+        values[name] = int(value) if type(DEFAULTS[name]) is int else \
+            shown_setting(name, value)
     return at_advertised_level("user_setting", {
         **values, "emojiset_choices": list(EMOJISET_CHOICES),
         "available_notification_sounds": list(NOTIFICATION_SOUNDS)})
@@ -59,8 +65,10 @@ def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any
         raise ApiError("Must be an organization administrator")
     for name, value in requested.items():
         check_setting(name, value)
+    requested = {name: shown_setting(name, value) for name, value in requested.items()}
     realm = Realm.get(caller.realm_id)
-    current = {**DEFAULTS, **stored_defaults(realm)}
+    current = {name: shown_setting(name, value)
+               for name, value in {**DEFAULTS, **stored_defaults(realm)}.items()}
     changed = {n: v for n, v in requested.items() if current.get(n) != v}
     if not changed:
         return {}

@@ -12,6 +12,7 @@ from typing import TypedDict
 
 from pynamodb.expressions.update import Action
 
+from chalicelib import config
 from chalicelib.actions.users.devices import forget_push_registrations
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
@@ -32,7 +33,7 @@ from chalicelib.models.users import (
     key_fields_current,
     key_set_current,
 )
-from chalicelib.rules.secrets import hash_api_key, new_api_key
+from chalicelib.rules.secrets import hash_api_key, new_api_key, open_secret, seal_secret
 
 MAX_ATTEMPTS = 5
 DEVICES_END_WITH_KEY_LEVEL = 492
@@ -63,6 +64,21 @@ def do_regenerate_bot_api_key(caller: Principal, bot_id: int) -> RegenerateApiKe
     return {"api_key": api_key}
 
 
+def do_get_bot_api_key(caller: Principal, bot_id: int) -> RegenerateApiKeyResult:
+    """GET /bots/{bot_id}/api_key (level 463): the bot's newest key, for its owner or an
+    administrator (anyone else is told there is no such bot)."""
+    bot = User.get_or_none(caller.realm_id, bot_id)
+    if bot is None or not bot.is_bot or not (
+            caller.is_admin or bot.bot_owner_id == caller.user_id):
+        raise ApiError("No such bot")
+    api_key = open_secret(bot.bot_api_key_sealed, config.bot_key_sealing_key()) \
+        if bot.bot_api_key_sealed else None
+    if api_key is None:   # made before keys were kept sealed, or under an older key
+        raise ApiError("This bot's API key cannot be shown; regenerate it to get a new "
+                       "one.")
+    return {"api_key": api_key}
+
+
 def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str | None:
     """Replaces every API key of the user by one new key (returned), or by none when
     `issue` is false (revocation: the user gets a key again by logging in with a
@@ -77,6 +93,10 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
         actions: list[Action] = [User.api_key_hash.set(key_hash)]
         if held:
             actions.append(User.extra_api_key_hashes.remove())
+        if user.is_bot:   # the key shown again (GET /bots/{id}/api_key), or none
+            actions.append(User.bot_api_key_sealed.set(seal_secret(
+                api_key, config.bot_key_sealing_key())) if issue
+                else User.bot_api_key_sealed.remove())
         with transaction() as tx:
             for old_hash in [user.api_key_hash, *sorted(held)]:
                 tx.delete(ApiKey(old_hash))

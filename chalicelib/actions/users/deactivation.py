@@ -13,7 +13,7 @@ repeated: if a request dies midway, deactivating the user again finishes them.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -28,10 +28,12 @@ from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.aws.email import send_email
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm
 from chalicelib.delivery.queues import delete_queue, queues_of_users
+from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, SENDER_DELETION_JOB
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,
@@ -44,7 +46,7 @@ from chalicelib.models.races import LostRace, retry_lost_races
 from chalicelib.models.rate_limits import check_email_allowed
 from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.user_groups import UserGroup
-from chalicelib.models.users import ApiKey, User, bot_owner_key, role_key
+from chalicelib.models.users import ApiKey, User, bot_owner_key, name_key, role_key
 
 MAX_COMMENT_LENGTH = 2000
 
@@ -52,6 +54,46 @@ MAX_COMMENT_LENGTH = 2000
 
 GROUPS_PER_TRANSACTION = 45   # each group is one update and one event; plus the user
 MAX_ATTEMPTS = 3
+DELETED_USER_NAME = "Deleted user"
+DEACTIVATION_ACTIONS_LEVEL = 459
+
+
+class DeactivationActions(TypedDict, total=False):
+    """What DELETE /users/{id} does beside deactivating (level 459), in the same
+    transaction: the profile's name replaced, and a job deleting the user's messages of
+    the kinds asked (actions/messages/sender_deletion.py)."""
+
+    delete_profile: bool
+    delete_public_channel_messages: bool
+    delete_private_channel_messages: bool
+    delete_direct_messages: bool
+
+
+_MESSAGE_KINDS = {"delete_public_channel_messages": "public",
+                  "delete_private_channel_messages": "private",
+                  "delete_direct_messages": "direct"}
+
+
+Writes = tuple[list[Any], list[dict[str, Any]]]
+
+
+def _action_writes(caller: Principal, user: User, actions: DeactivationActions) -> Writes:
+    """The user's update actions and the outbox records (events, job) of the actions."""
+    updates: list[Any] = []
+    records: list[dict[str, Any]] = []
+    if actions.get("delete_profile") and user.full_name != DELETED_USER_NAME:
+        # Every avatar here is the Gravatar of the API address: nothing uploaded to remove.
+        updates += [User.full_name.set(DELETED_USER_NAME),
+                    User.name_key.set(name_key(user.realm_id, DELETED_USER_NAME))]
+        event: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
+            "user_id": user.user_id, "full_name": DELETED_USER_NAME}}
+        records.append(dict(event))
+    kinds = [kind for name, kind in _MESSAGE_KINDS.items() if actions.get(name)]
+    if kinds:
+        records.append({"type": OUTGOING_WEBHOOK_RECORD, "job": SENDER_DELETION_JOB,
+                        "realm_id": user.realm_id, "user_id": user.user_id,
+                        "actor_id": caller.user_id, "kinds": kinds})
+    return updates, records
 
 
 def key_hashes(user: User) -> list[str]:
@@ -59,14 +101,18 @@ def key_hashes(user: User) -> list[str]:
 
 
 def do_deactivate_user(caller: Principal, user_id: int,
-                       deactivation_notification_comment: str | None) -> EmptyResult:
+                       deactivation_notification_comment: str | None,
+                       actions: DeactivationActions | None = None) -> EmptyResult:
+    """`actions` (level 459; ignored below it) are done with the deactivation, atomically."""
     if not caller.is_admin:
         raise ApiError("Insufficient permission")
+    if not level_reached(DEACTIVATION_ACTIONS_LEVEL):
+        actions = None
     comment = (deactivation_notification_comment or "").strip()
     def attempt() -> User:
         target = _deactivation_target(caller, user_id, comment)
         try:
-            _deactivate(target)
+            _deactivate(target, _action_writes(caller, target, actions or {}))
         except _UserChanged:
             raise LostRace() from None   # e.g. added to a group meanwhile: read the user again
         return target
@@ -111,7 +157,7 @@ def _other_active_owner(realm_id: int, user_id: int) -> int | None:
     return None
 
 
-def _deactivate_owner(target: User) -> None:
+def _deactivate_owner(target: User, extra: Writes | None = None) -> None:
     """An owner goes only while another stays: the transaction checks that the other
     owner is still an active owner, so two owners deactivating each other at the same
     time cannot both succeed (the index may lag; the check reads the user itself)."""
@@ -119,7 +165,7 @@ def _deactivate_owner(target: User) -> None:
         other = _other_active_owner(target.realm_id, target.user_id)
         if other is None:
             raise ApiError("Cannot deactivate the only organization owner")
-        _set_active(target, False, keep_owner=other)
+        _set_active(target, False, keep_owner=other, extra=extra)
 
     retry_lost_races(attempt, conflict="The organization's owners changed meanwhile; reload "
                      "and try again.", attempts=MAX_ATTEMPTS)
@@ -135,7 +181,11 @@ class _UserChanged(Exception):
     that read the user retry on it."""
 
 
-def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None:
+def _set_active(user: User, active: bool, keep_owner: int | None = None,
+                extra: Writes | None = None) -> None:
+    """`extra`: more of the user's update actions and outbox records, in the same
+    transaction (a deactivation's actions)."""
+    updates, records = extra or ([], [])
     condition = User.is_active == (not active)
     if not active and not user.is_bot:
         # The groups to leave are those read: an addition committed since fails this.
@@ -146,7 +196,11 @@ def _set_active(user: User, active: bool, keep_owner: int | None = None) -> None
             if keep_owner is not None:   # condition checks are a transaction's first items
                 tx.condition_check(User, user.realm_id, keep_owner, condition=(
                     (User.role == ROLE_OWNER) & (User.is_active == True)))
-            tx.update(user, actions=[User.is_active.set(active)], condition=condition)
+            tx.update(user, actions=[User.is_active.set(active), *updates],
+                      condition=condition)
+            for record in records:
+                add_event(tx, user.realm_id, record, user_access_audience(user.user_id)
+                          if record.get("type") == "realm_user" else {"users": []})
             for key_hash in key_hashes(user):
                 tx.update(ApiKey(key_hash), actions=[ApiKey.is_active.set(active)],
                           condition=ApiKey.key_hash.exists())
@@ -252,12 +306,12 @@ def _notify(realm: Realm, user: User, comment: str) -> None:
         logger.exception("deactivation email failed", extra={"user_id": user.user_id})
 
 
-def _deactivate(target: User) -> None:
+def _deactivate(target: User, extra: Writes | None = None) -> None:
     """An owner goes through the last-owner check; anyone else is simply deactivated."""
     if target.role == ROLE_OWNER:
-        _deactivate_owner(target)
+        _deactivate_owner(target, extra)
     else:
-        _set_active(target, False)
+        _set_active(target, False, extra=extra)
 
 
 def do_deactivate_own_user(caller: Principal) -> EmptyResult:

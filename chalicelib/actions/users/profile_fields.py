@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib.core.errors import ApiError
-from chalicelib.core.feature_levels import level_reached
+from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import (
@@ -49,6 +49,7 @@ DEFAULT_EXTERNAL_ACCOUNTS = {
                 "url_pattern": "https://twitter.com/%(username)s"},
 }
 USERNAME_PLACEHOLDER = "%(username)s"
+USER_MATCHING_LEVEL = 455
 
 
 class ProfileFieldDict(TypedDict):
@@ -61,6 +62,7 @@ class ProfileFieldDict(TypedDict):
     required: bool
     editable_by_user: bool
     display_in_profile_summary: NotRequired[Literal[True]]
+    use_for_user_matching: NotRequired[bool]   # level 455
 
 
 class ProfileFieldType(TypedDict):
@@ -94,7 +96,8 @@ def profile_field_dict(field: ProfileField) -> ProfileFieldDict:
     }
     if field.display_in_profile_summary:
         data["display_in_profile_summary"] = True
-    return data
+    data["use_for_user_matching"] = bool(field.use_for_user_matching)
+    return at_advertised_level("profile_field", data)
 
 
 def custom_profile_field_types() -> dict[str, ProfileFieldType]:
@@ -196,7 +199,8 @@ def check_field_definition(field_type: int, name: str, hint: str,
 def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_type: int,
                             field_data: dict[str, Any] | None,
                             display_in_profile_summary: bool, required: bool,
-                            editable_by_user: bool) -> int:
+                            editable_by_user: bool, use_for_user_matching: bool = False
+                            ) -> int:
     """Adds a field to the caller's realm and sends the realm the new list; returns its id."""
     _require_admin(caller)
     name, hint, data = check_field_definition(field_type, name, hint, field_data)
@@ -214,7 +218,10 @@ def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_ty
     field = ProfileField(caller.realm_id, field_id, name=name, hint=hint,
                          field_type=field_type, field_data=data, order=field_id,
                          display_in_profile_summary=display_in_profile_summary,
-                         required=required, editable_by_user=editable_by_user)
+                         required=required, editable_by_user=editable_by_user,
+                         # a parameter of level 455, taken only from that level
+                         use_for_user_matching=use_for_user_matching and level_reached(
+                             USER_MATCHING_LEVEL))
     scope, key = profile_field_name_key(caller.realm_id, name)
     try:
         with transaction() as tx:

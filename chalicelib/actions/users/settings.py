@@ -35,6 +35,7 @@ from chalicelib.rules.passwords import hash_password
 from chalicelib.rules.setting_choices import (
     check_setting,
     language_name,
+    shown_setting,
 )
 from chalicelib.rules.user_settings import own_settings
 
@@ -55,6 +56,7 @@ def update_own_settings(caller: Principal, account: dict[str, str | None],
         raise ApiError("This endpoint does not accept bot requests.")
     for name, value in requested.items():
         check_setting(name, value)
+    requested = {name: shown_setting(name, value) for name, value in requested.items()}
     user = get_own_user(caller)
     full_name = account["full_name"]
     if full_name is not None:

@@ -59,7 +59,7 @@ from chalicelib.models.users import (
 )
 from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.passwords import hash_password
-from chalicelib.rules.secrets import hash_api_key, new_api_key
+from chalicelib.rules.secrets import hash_api_key, new_api_key, seal_secret
 from chalicelib.rules.timeutil import iso_from_seconds, now_seconds
 from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
 
@@ -158,7 +158,9 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                 api_key_hash=key_hash, password_hash=new.password_hash,
                 service_url=new.service_url, service_token=new.service_token,
                 service_interface=new.service_interface, bot_config=new.bot_config,
-                settings=settings, joined_at_first_login=new.joined_at_first_login or None)
+                settings=settings, joined_at_first_login=new.joined_at_first_login or None,
+                bot_api_key_sealed=seal_secret(
+                    api_key, config.bot_key_sealing_key()) if new.is_bot else None)
     record = api_key_record(key_hash, user)
     scope, key = email_key(realm_id, email)
     return [

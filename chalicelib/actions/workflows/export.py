@@ -20,6 +20,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from botocore.exceptions import ClientError
 
 from chalicelib import config
+from chalicelib.actions.messages.sender_deletion import run_sender_deletion
 from chalicelib.actions.workflows.export_writer import (
     PUBLIC,
     STANDARD,
@@ -33,7 +34,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
+from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, SENDER_DELETION_JOB
 from chalicelib.models.base import transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_exports import RealmExport
@@ -41,6 +42,12 @@ from chalicelib.models.users import User
 from chalicelib.rules.user_settings import effective_settings
 
 REALM_EXPORT_JOB = "realm_export"
+# Level 449 names the export types; full_without_consent (3) needs the organization's
+# owner_full_content_access, which no organization here has, so it is refused.
+EXPORT_TYPE_NAMES_LEVEL = 449
+FULL_WITHOUT_CONSENT = 3
+EXPORT_TYPE_NAMES = {PUBLIC: "public", STANDARD: "full_with_consent",
+                     FULL_WITHOUT_CONSENT: "full_without_consent"}
 EXPORT_URL_SECONDS = 7 * 24 * 3600   # the longest a presigned S3 link may live
 
 
@@ -52,7 +59,7 @@ class RealmExportDict(TypedDict):
     failed_timestamp: float | None
     export_url: str | None
     pending: bool
-    export_type: int
+    export_type: int | str   # its name from level 449 (EXPORT_TYPE_NAMES)
     # Level 499: an export record carried across an import (its file stayed on the old
     # server). An import here carries no export records, so it is always false.
     export_from_prior_server: NotRequired[bool]
@@ -99,7 +106,9 @@ def export_dict(item: RealmExport) -> RealmExportDict:
         "id": item.export_id, "acting_user_id": item.acting_user_id,
         "export_time": float(item.export_time), "deleted_timestamp": item.deleted_timestamp,
         "failed_timestamp": item.failed_timestamp, "export_url": url,
-        "pending": item.status == "pending", "export_type": item.export_type,
+        "pending": item.status == "pending",
+        "export_type": EXPORT_TYPE_NAMES[int(item.export_type)]
+        if level_reached(EXPORT_TYPE_NAMES_LEVEL) else int(item.export_type),
         "export_from_prior_server": False}
     return at_advertised_level("realm_export", shown)
 
@@ -113,10 +122,24 @@ def _event(items: list[RealmExport]) -> RealmExportEvent:
     return {"type": "realm_export", "exports": [export_dict(i) for i in items]}
 
 
-def do_start_export(caller: Principal, export_type: int) -> ExportCreatedResult:
-    _require_admin(caller)
-    if export_type not in (PUBLIC, STANDARD):
+def export_type_number(requested: int | str) -> int:
+    """The stored number of a requested type: its number, or from level 449 its name."""
+    if isinstance(requested, str):
+        numbers = {name: number for number, name in EXPORT_TYPE_NAMES.items()}
+        if requested not in numbers or not level_reached(EXPORT_TYPE_NAMES_LEVEL):
+            raise ApiError("Invalid export_type")
+        requested = numbers[requested]
+    if requested == FULL_WITHOUT_CONSENT and level_reached(EXPORT_TYPE_NAMES_LEVEL):
+        raise ApiError("A full export without consent needs the organization's owners "
+                       "to have access to all private content, which they have not.")
+    if requested not in (PUBLIC, STANDARD):
         raise ApiError("Invalid export_type")
+    return requested
+
+
+def do_start_export(caller: Principal, requested_type: int | str) -> ExportCreatedResult:
+    _require_admin(caller)
+    export_type = export_type_number(requested_type)
     realm_id = caller.realm_id
     item = RealmExport(realm_id, allocate_id(realm_id, "export"), acting_user_id=caller.user_id,
                        export_type=export_type, export_time=time.time(), status="pending")
@@ -154,6 +177,11 @@ def run_background_job(data: dict[str, Any]) -> None:
     """A job of the background queue other than a webhook delivery."""
     if data.get("job") == REALM_EXPORT_JOB:
         run_export_job(data)
+    elif data.get("job") == SENDER_DELETION_JOB:
+        if not run_sender_deletion(data):   # the rest in the next invocation
+            aws_clients.sqs().send_message(
+                QueueUrl=aws_clients.queue_url(config.webhook_queue_name()),
+                MessageBody=json.dumps(data))
     else:
         logger.error("unknown background job", extra={"job": data.get("job")})
 

@@ -3,6 +3,7 @@ areas, because a moderation request channel is checked as a channel the administ
 can see (channels sits above realm); reading a setting is models/realms.py."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, TypedDict, cast
 
 from chalicelib import config
@@ -12,10 +13,17 @@ from chalicelib.actions.groups.reads.settings import (
     check_group_setting_change,
 )
 from chalicelib.actions.invitations.invites import MAX_WELCOME_TEXT_LENGTH
+from chalicelib.actions.realm.description import (
+    AS_UPDATE_DICT_LEVEL,
+    change_description,
+    check_description,
+    legacy_description_event,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
     REALM_SETTINGS_CAPABILITY,
     at_advertised_level,
+    level_reached,
     withheld,
 )
 from chalicelib.core.principal import Principal
@@ -25,6 +33,7 @@ from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm, get_realm, realm_group_setting
 from chalicelib.rules.group_settings import GroupSettingValue
+from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.realm_settings import DEFAULTS, GROUP_SETTING_DEFAULTS
 
 UNLIMITED = "unlimited"
@@ -39,6 +48,8 @@ MEDIA_PREVIEW_SIZES = (100, 150, 200)   # percent of the default height
 class RealmSettingChanges(TypedDict, total=False):
     """A changed organization setting (one per event, under its PATCH /realm name)."""
 
+    description: str             # from level 464, with rendered_description
+    rendered_description: str
     allow_message_editing: bool
     message_content_edit_limit_seconds: int | None   # null: unlimited
     message_content_delete_limit_seconds: int | None
@@ -109,16 +120,32 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
         raise ApiError("Must be an organization administrator")
     if requested.get("moderation_request_channel_id", -1) != -1:
         check_moderation_channel(caller, requested["moderation_request_channel_id"])
+    settings = dict(requested)
+    description = settings.pop("description", None)
+    if description is not None:
+        check_description(description)
 
     def attempt() -> EmptyResult:
         realm = get_realm(caller.realm_id)
-        changed = _changes(realm, requested)
+        changed = _changes(realm, settings)
         if changed:   # another administrator changing one of them makes this read again
             _write_changes(realm, changed)
+        if description is not None:   # checked first; written after (each idempotent)
+            change_description(get_realm(caller.realm_id), description,
+                               _description_event(description))
         return {}
 
     return retry_lost_races(
         attempt, conflict="The organization's settings changed concurrently; try again.")
+
+
+def _description_event(description: str) -> Mapping[str, object]:
+    if not level_reached(AS_UPDATE_DICT_LEVEL):
+        return legacy_description_event(description)
+    event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict", "property": "default",
+                                   "data": {"description": description,
+                                            "rendered_description": render_markdown(description)}}
+    return event
 
 
 def check_moderation_channel(caller: Principal, stream_id: int) -> None:

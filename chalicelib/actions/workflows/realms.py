@@ -1,6 +1,8 @@
 """Creating organizations and finding them by subdomain."""
 from __future__ import annotations
 
+import uuid
+
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.users.users import NewUser, user_items
@@ -33,7 +35,8 @@ def do_create_realm(name: str, subdomain: str, owner: NewUser) -> tuple[Realm, i
     allocate_ids(realm_scope(realm_id), "group", len(SYSTEM_GROUPS))
     owner_id = allocate_ids(realm_scope(realm_id), "user")[0]
     now = now_seconds()
-    realm = Realm(realm_id, name=name.strip(), subdomain=subdomain, date_created=now)
+    realm = Realm(realm_id, name=name.strip(), subdomain=subdomain, date_created=now,
+                  uuid=str(uuid.uuid4()))
     scope, key = subdomain_key(subdomain)
     items, api_key = user_items(realm_id, owner_id, owner)
     try:

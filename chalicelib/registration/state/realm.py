@@ -8,7 +8,7 @@ from chalicelib import config
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
 from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.core.feature_levels import level_reached
-from chalicelib.models.realms import Realm, realm_group_setting
+from chalicelib.models.realms import Realm, realm_group_setting, realm_uuid
 from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.group_settings import GroupSettingValue
@@ -39,6 +39,7 @@ ICON_FROM_GRAVATAR = "G"
 # The rating GIF pickers would use (none is configured): G, which is 2 among the GIPHY
 # options and 1 among the GIF options of level 442 (registration/state/server.py).
 GIPHY_RATING_G, GIF_RATING_G = 2, 1
+REALM_UUID_LEVEL = 466
 LOGO_DEFAULT = "D"
 
 
@@ -69,6 +70,7 @@ class RealmState(TypedDict, total=False):
     realm_name: str
     realm_description: str          # HTML
     realm_date_created: int
+    realm_uuid: str                 # level 466
     realm_url: str
     realm_uri: str                  # deprecated copy of realm_url
     realm_bot_domain: str
@@ -117,6 +119,7 @@ class RealmState(TypedDict, total=False):
     realm_video_chat_provider: int
     realm_jitsi_server_url: str | None
     realm_giphy_rating: int
+    realm_gif_rating_policy: int   # its name from level 453
     realm_waiting_period_threshold: int
     realm_default_code_block_language: str
     realm_enable_read_receipts: bool
@@ -222,7 +225,11 @@ def realm_settings_state(realm: Realm) -> RealmState:
         "realm_mandatory_topics": state["realm_topics_policy"] == "disable_empty_topic",
         # G, in the numbering of the advertised level (level 442 dropped the Y rating).
         "realm_giphy_rating": GIF_RATING_G if level_reached(442) else GIPHY_RATING_G,
+        # Level 453's name for it (the table sends one name on each side of the level).
+        "realm_gif_rating_policy": GIF_RATING_G,
     })
+    if level_reached(REALM_UUID_LEVEL):   # (an older organization's is made on first use)
+        state["realm_uuid"] = realm_uuid(realm)
     return cast(RealmState, state)   # its keys are built from the settings tables
 
 

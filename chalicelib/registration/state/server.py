@@ -120,6 +120,9 @@ class ServerState(TypedDict, total=False):
     gif_rating_options: NotRequired[dict[str, NamedId]]
     tenor_api_key: NotRequired[str]
     server_report_message_types: NotRequired[list[ReportMessageType]]   # level 435
+    # Level 453 renamed it gif_rating_policy_options; each is sent on its side of the
+    # level (the table's sends and removes).
+    gif_rating_policy_options: NotRequired[dict[str, NamedId]]
 
 
 # Passwords are checked by length only (no guessability estimate): the reference's 0.
@@ -159,6 +162,7 @@ def server_state(realm_jitsi_server_url: str | None) -> ServerState:
         "max_logo_file_size_mib": MAX_IMAGE_FILE_SIZE_MIB,
         "giphy_rating_options": GIPHY_RATING_OPTIONS,
         "gif_rating_options": GIF_RATING_OPTIONS,
+        "gif_rating_policy_options": GIF_RATING_OPTIONS,
         "tenor_api_key": TENOR_API_KEY,
         "server_report_message_types": [{"key": key, "name": name}
                                         for key, name in REPORT_TYPE_LABELS.items()],

@@ -23,7 +23,8 @@ from chalicelib.narrow.types import Narrow, Operator, Term, UserRef
 
 CONVERSATION_OPERATORS: tuple[Operator, ...] = ("channel", "topic", "dm", "dm-including",
                                                 "group-pm-with", "channels")
-USER_OPERATORS: tuple[Operator, ...] = ("dm", "dm-including", "group-pm-with", "sender")
+USER_OPERATORS: tuple[Operator, ...] = ("dm", "dm-including", "group-pm-with", "sender",
+                                        "mentions")
 
 
 def resolve_narrow(caller: Principal, narrow: Narrow,
