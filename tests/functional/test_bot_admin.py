@@ -20,7 +20,8 @@ def strip(events, kind):
     return [{k: v for k, v in e.items() if k != "id"} for e in events if e["type"] == kind]
 
 
-def test_below_level_447_the_address_stays(realm):
+def test_below_level_447_the_address_stays(realm, advertise):
+    advertise(446)
     bot = make_bot(realm, realm.member)
     assert realm.member.patch(f"/bots/{bot.user_id}", {"short_name": "deploy"}).ok
     assert realm.owner.get(f"/users/{bot.user_id}").json["user"]["email"] == bot.email

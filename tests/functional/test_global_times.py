@@ -21,6 +21,7 @@ def test_global_times_render_for_each_readers_zone(realm):
 
 
 def test_an_invalid_time_is_an_error_span_and_from_level_451_plain_text(realm, advertise):
+    advertise(450)
     channel(realm.owner, "general", [realm.owner, realm.member])
     before = send(realm.owner, "general", "t", "at <time:next <b>week> then")
     assert rendered(realm.member, before) == (

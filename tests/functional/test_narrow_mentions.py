@@ -12,7 +12,8 @@ def ids_of(account, narrow, **params):
     return [m["id"] for m in response.json["messages"]]
 
 
-def test_mentions_is_unknown_below_level_446(realm):
+def test_mentions_is_unknown_below_level_446(realm, advertise):
+    advertise(445)
     channel(realm.owner, "general", [realm.owner, realm.member])
     response = realm.member.get("/messages", {
         "anchor": "newest", "num_before": 5, "num_after": 0,

@@ -87,10 +87,11 @@ def test_create_list_and_delete_with_events_and_state(realm, register_queue, fet
     first, second = fetch_events(realm.member, queue["queue_id"])
     phone_dict = {"id": phone, "name": "Phone", "type": 1, "hint": "Work phone",
                   "order": phone, "field_data": "", "required": True,
-                  "editable_by_user": True}
+                  "editable_by_user": True, "use_for_user_matching": False}
     editor_dict = {"id": editor, "name": "Editor", "type": 3, "hint": "", "order": editor,
                    "field_data": json.dumps(CHOICES), "display_in_profile_summary": True,
-                   "required": False, "editable_by_user": False}
+                   "required": False, "editable_by_user": False,
+                   "use_for_user_matching": False}
     assert first["type"] == second["type"] == "custom_profile_fields"
     assert first["fields"] == [phone_dict]
     assert second["fields"] == [phone_dict, editor_dict]
@@ -558,6 +559,7 @@ def test_paragraph_fields_may_be_in_the_summary_from_level_476(realm, advertise)
 def test_fields_say_whether_typeahead_matches_users_by_them_from_level_455(
         realm, register_queue, fetch_events, drain_events, advertise):
     # GIVEN a server below level 455: the key is not shown
+    advertise(454)
     before = realm.admin.post("/realm/profile_fields", {"name": "Team", "field_type": 1})
     assert before.ok, before.json
     listed = realm.member.get("/realm/profile_fields").json["custom_fields"]

@@ -7,15 +7,17 @@ from chalicelib.actions.users.users import NewUser
 from chalicelib.actions.workflows.realms import do_create_realm
 from chalicelib.models.realms import Realm
 
-OLD_GIF = {"realm_giphy_rating", "giphy_rating_options"}
+OLD_GIF = {"realm_giphy_rating", "gif_rating_options"}   # their names at levels 442-452
 NEW_GIF = {"realm_gif_rating_policy", "gif_rating_policy_options"}
 
 
 def test_the_gif_rating_is_named_gif_rating_policy_from_level_453(realm, register_queue,
                                                                   advertise):
+    advertise(452)
     state = register_queue(realm.member, event_types=["realm"])
     assert set(state) >= OLD_GIF and not NEW_GIF & set(state)
-    rating, options = state["realm_giphy_rating"], state["giphy_rating_options"]
+    assert "giphy_rating_options" not in state
+    rating, options = state["realm_giphy_rating"], state["gif_rating_options"]
     advertise(453)
     state = register_queue(realm.member, event_types=["realm"])
     assert set(state) >= NEW_GIF and not OLD_GIF & set(state)

@@ -443,6 +443,7 @@ def test_administrators_change_others_settings_in_bulk(realm, register_queue, fe
 def test_the_recent_view_is_named_recent_from_level_454(realm, register_queue, fetch_events,
                                                          drain_events, advertise):
     # GIVEN a server below level 454: the recent view is "recent_topics", "recent" unknown
+    advertise(453)
     refused = realm.member.patch("/settings", {"web_home_view": "recent"})
     assert refused.status == 400 and refused.json["msg"] == "Invalid web_home_view"
     assert realm.member.patch("/settings", {"web_home_view": "recent_topics"}).ok
