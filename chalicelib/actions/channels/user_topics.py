@@ -157,10 +157,9 @@ def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
                                        "muted_topics": muted_topic_triples(realm, after)}
             add_event(tx, caller.realm_id, muted, audience)
             changed: UserTopicEvent = {"type": "user_topic", **user_topic_dict(item)}
-            # "_" facts never reach clients; they let the fan-out show the empty
-            # topic by its display name to clients without empty_topic_name.
-            add_event(tx, caller.realm_id, {
-                **changed, "_empty_topic_display_name": empty_topic_display_name(realm)},
-                audience)
+            # The fan-out shows the empty topic by its display name to clients
+            # without empty_topic_name.
+            add_event(tx, caller.realm_id, changed, audience,
+                      {"empty_topic_display_name": empty_topic_display_name(realm)})
 
     retry_lost_races(attempt, conflict="The topic's setting changed concurrently; try again.")

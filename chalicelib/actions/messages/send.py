@@ -41,7 +41,6 @@ from chalicelib.aws import metrics
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import ACTOR_FACT
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream
 from chalicelib.models.messages import Message, dm_key, sender_key
@@ -112,12 +111,13 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
                                linkifiers=rendered.linkifiers, read_by_sender=read_by_sender)
     if not subscribed and realm_restricts_access(realm):
         # Subscribers who may not access the sender see them as "Unknown user".
-        prepared.event[ACTOR_FACT] = caller.user_id
+        prepared.facts["actor_outside_channel"] = caller.user_id
     links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:
         prepared.add_to(tx)
         links.apply(tx)
-        add_webhook_triggers(tx, caller.realm_id, prepared.event["message"], triggers)
+        add_webhook_triggers(tx, caller.realm_id, prepared.event["message"],
+                             message.content, triggers)
         if also is not None:
             also(tx, message.message_id)
     metrics.count_message_sent("direct" if stream is None else "channel")

@@ -17,6 +17,7 @@ from chalicelib.actions.users.reads.access import caller_access
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import transaction
 from chalicelib.models.realms import empty_topic_display_name, get_realm
 from chalicelib.models.users import User
@@ -72,9 +73,10 @@ def _sender(caller: Principal) -> TypingUser:
     return {"user_id": caller.user_id, "email": caller.email}
 
 
-def _emit(caller: Principal, event: Mapping[str, object], audience: Audience) -> None:
+def _emit(caller: Principal, event: Mapping[str, object], audience: Audience,
+          facts: EventFacts | None = None) -> None:
     with transaction() as tx:   # one item: the change is the notification itself
-        add_event(tx, caller.realm_id, event, audience, ttl=TYPING_RECORD_TTL)
+        add_event(tx, caller.realm_id, event, audience, facts, ttl=TYPING_RECORD_TTL)
 
 
 def check_send_typing(caller: Principal, *, kind: str, op: TypingOp, to: list[int] | None,
@@ -119,8 +121,8 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
     event: ChannelTypingEvent = {
         "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
         "stream_id": stream.stream_id, "topic": topic}
-    _emit(caller, {**event, "_empty_topic_display_name": display_name},
-          to_channel(stream.stream_id, public=False, subscribers_only=True))
+    _emit(caller, event, to_channel(stream.stream_id, public=False, subscribers_only=True),
+          {"empty_topic_display_name": display_name})
 
 
 def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> None:
@@ -137,5 +139,5 @@ def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> 
         "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
         "message_id": message_id, "recipient": {
             "type": "channel", "channel_id": message.stream_id, "topic": message.topic}}
-    _emit(caller, {**channel, "_empty_topic_display_name": empty_topic_display_name(
-        get_realm(caller.realm_id))}, to_channel(message.stream_id, public=False, subscribers_only=True))
+    _emit(caller, channel, to_channel(message.stream_id, public=False, subscribers_only=True),
+          {"empty_topic_display_name": empty_topic_display_name(get_realm(caller.realm_id))})

@@ -17,7 +17,7 @@ from chalicelib.actions.users.users import list_realm_users
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import transaction
 from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.races import retry_lost_races
@@ -210,5 +210,4 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
     tx.update(User(caller.realm_id, caller.user_id), actions=[path.set(value)],
               condition=User.user_id.exists() & read)
     set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
-    add_event(tx, caller.realm_id, settings_event(caller, "presence_enabled", value),
-              to_users([caller.user_id]))
+    add_event(tx, caller.realm_id, *settings_event(caller, "presence_enabled", value))

@@ -22,7 +22,6 @@ from chalicelib.actions.users.reads.email_access import (
     SETTING as EMAIL_SETTING,
 )
 from chalicelib.actions.users.reads.email_access import (
-    VISIBILITY_KEY,
     api_email,
     shown_delivery_email,
     visibility_of,
@@ -193,8 +192,8 @@ def do_create_user(realm_id: int, new: NewUser,
             event: RealmUserAddEvent = {"type": "realm_user", "op": "add",
                                         "person": user_api_dict(user, viewer=None)}
             # The fan-out shows the real address only to those who may see it.
-            add_event(tx, realm_id, {**event, VISIBILITY_KEY: visibility_of(user)},
-                      user_access_audience(user_id))
+            add_event(tx, realm_id, event, user_access_audience(user_id),
+                      {"email_visibility": visibility_of(user)})
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Email '{new.email.strip()}' already in use") from None

@@ -18,6 +18,7 @@ from chalicelib.core.feature_levels import (
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm, get_realm, realm_group_setting
@@ -158,7 +159,7 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
                 continue   # a setting the advertised level does not know yet
             event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
                                            "property": "default", "data": data}
-            add_event(tx, realm.realm_id, _gated(name, event), to_realm())
+            add_event(tx, realm.realm_id, event, to_realm(), _gated(name))
 
 
 def _event_data(name: str, value: Any) -> RealmSettingChanges:
@@ -176,11 +177,10 @@ def _event_data(name: str, value: Any) -> RealmSettingChanges:
 OWN_SETTINGS = frozenset({"empty_topic_display_name"})
 
 
-def _gated(name: str, event: RealmUpdateDictEvent) -> dict[str, Any]:
+def _gated(name: str) -> EventFacts | None:
     if name not in OWN_SETTINGS:
-        return dict(event)
-    return {**event, "_without_capability": {"capability": REALM_SETTINGS_CAPABILITY,
-                                             "event": None}}
+        return None
+    return {"without_capability": {"capability": REALM_SETTINGS_CAPABILITY, "event": None}}
 
 
 # PATCH /realm names that are stored (and shown by POST /register) with a realm_ prefix.
