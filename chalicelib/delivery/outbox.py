@@ -9,7 +9,7 @@ from typing import NamedTuple, TypedDict, cast
 
 from pynamodb.transactions import TransactWrite
 
-from chalicelib.delivery.types import EventFacts
+from chalicelib.delivery.types import EventBody, EventFacts
 from chalicelib.models.events import Outbox
 
 OUTBOX_RETENTION = timedelta(days=1)
@@ -94,7 +94,7 @@ class OutboxEntry(NamedTuple):
     """An event, its audience and its facts, built before the transaction that adds
     them: `add_event(tx, realm_id, *entry)`."""
 
-    event: Mapping[str, object]
+    event: EventBody
     audience: Audience
     facts: EventFacts | None = None
 
@@ -107,7 +107,7 @@ def stored_facts(stored: Mapping[str, object] | None) -> EventFacts:
     return cast(EventFacts, dict(stored or {}))  # the keys are checked above
 
 
-def add_event(tx: TransactWrite, realm_id: int, event: Mapping[str, object],
+def add_event(tx: TransactWrite, realm_id: int, event: EventBody,
               audience: Audience, facts: EventFacts | None = None, *,
               ttl: timedelta = OUTBOX_RETENTION) -> None:
     """Adds the event to the transaction, so it exists iff the change commits; `facts`

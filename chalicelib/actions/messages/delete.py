@@ -19,6 +19,7 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.channels.reads.permissions import holds_channel_permission
 from chalicelib.actions.channels.topics import forget_topic_messages
+from chalicelib.actions.channels.update import StreamUpdateEvent
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
@@ -162,7 +163,8 @@ def _move_first_message_id(tx: Any, realm_id: int, stream: Stream, gone: set[int
         Stream.first_message_id.remove()
     tx.update(Stream(realm_id, stream.stream_id), actions=[action],
               condition=Stream.first_message_id == stream.first_message_id)
-    add_event(tx, realm_id, {"type": "stream", "op": "update", "property": "first_message_id",
-                             "value": first, "stream_id": stream.stream_id,
-                             "name": stream.name}, audience)
+    event: StreamUpdateEvent = {"type": "stream", "op": "update",
+                                "property": "first_message_id", "value": first,
+                                "stream_id": stream.stream_id, "name": stream.name}
+    add_event(tx, realm_id, event, audience)
 

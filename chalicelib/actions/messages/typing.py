@@ -5,7 +5,6 @@ typing notifications, and for channel typing only queues with that capability.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import timedelta
 from typing import Literal, TypedDict
 
@@ -17,7 +16,7 @@ from chalicelib.actions.users.reads.access import caller_access
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
-from chalicelib.delivery.types import EventFacts
+from chalicelib.delivery.types import EventBody, EventFacts
 from chalicelib.models.base import transaction
 from chalicelib.models.realms import empty_topic_display_name, get_realm
 from chalicelib.models.users import User
@@ -73,7 +72,7 @@ def _sender(caller: Principal) -> TypingUser:
     return {"user_id": caller.user_id, "email": caller.email}
 
 
-def _emit(caller: Principal, event: Mapping[str, object], audience: Audience,
+def _emit(caller: Principal, event: EventBody, audience: Audience,
           facts: EventFacts | None = None) -> None:
     with transaction() as tx:   # one item: the change is the notification itself
         add_event(tx, caller.realm_id, event, audience, facts, ttl=TYPING_RECORD_TTL)

@@ -8,13 +8,11 @@ fan-out sends the jobs to SQS (`jobs.py`) and the SQS worker delivers each one
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict
 from typing import Any
 
 from chalicelib.actions.messages.reads.dicts import MessageDict
-from chalicelib.delivery.outbox import add_event
-from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
-from chalicelib.delivery.webhook_jobs import DeliveryJob
+from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, WebhookJobRecord
 from chalicelib.models.users import BOT_TYPE_OUTGOING_WEBHOOK, User
 from chalicelib.rules.mentions import USER_MENTION
 
@@ -65,9 +63,10 @@ def add_webhook_triggers(tx: Any, realm_id: int, event_message: MessageDict,
         return
     message = receiver_message(event_message, raw_content)
     for bot, trigger in triggers:
-        job = DeliveryJob(realm_id, message["id"], bot.user_id, trigger, message)
-        add_event(tx, realm_id, {"type": OUTGOING_WEBHOOK_RECORD, **asdict(job)},
-                  {"users": []})
+        job: WebhookJobRecord = {"type": OUTGOING_WEBHOOK_RECORD, "realm_id": realm_id,
+                                 "message_id": message["id"], "bot_id": bot.user_id,
+                                 "trigger": trigger, "message": message}
+        add_event(tx, realm_id, job, to_users([]))
 
 
 def receiver_message(event_message: MessageDict, raw_content: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ repeated: if a request dies midway, deactivating the user again finishes them.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -181,6 +181,16 @@ def _finish_deactivation(user: User) -> None:
     forget_presence(user.realm_id, user.user_id)
 
 
+class PeerChange(TypedDict):
+    """The shape of the channels area's peer_add and peer_remove events (its
+    subscriptions.py and unsubscribe.py declare them; that area sits above this one)."""
+
+    type: Literal["subscription"]
+    op: Literal["peer_add", "peer_remove"]
+    stream_ids: list[int]
+    user_ids: list[int]
+
+
 def tell_channel_peers(user: User, *, joined: bool) -> None:
     """peer_remove (deactivated) or peer_add (reactivated) for every channel the user is
     subscribed to, archived ones included (levels 377, 428): one event for the public
@@ -203,10 +213,8 @@ def tell_channel_peers(user: User, *, joined: bool) -> None:
     for start in range(0, len(told), MAX_TRANSACTION_ITEMS):
         with transaction() as tx:
             for stream_ids, audience in told[start:start + MAX_TRANSACTION_ITEMS]:
-                # The shape of the channels area's peer events (its subscriptions.py and
-                # unsubscribe.py declare them; that area sits above this one).
-                event = {"type": "subscription", "op": op, "stream_ids": stream_ids,
-                         "user_ids": [user.user_id]}
+                event: PeerChange = {"type": "subscription", "op": op,
+                                          "stream_ids": stream_ids, "user_ids": [user.user_id]}
                 add_event(tx, user.realm_id, event, audience)
 
 

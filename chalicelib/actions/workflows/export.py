@@ -33,7 +33,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
-from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
+from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, BackgroundJobRecord
 from chalicelib.models.base import transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_exports import RealmExport
@@ -115,8 +115,8 @@ def do_start_export(caller: Principal, export_type: int) -> ExportCreatedResult:
     realm_id = caller.realm_id
     item = RealmExport(realm_id, allocate_id(realm_id, "export"), acting_user_id=caller.user_id,
                        export_type=export_type, export_time=time.time(), status="pending")
-    job = {"type": OUTGOING_WEBHOOK_RECORD, "job": REALM_EXPORT_JOB, "realm_id": realm_id,
-           "export_id": item.export_id}
+    job: BackgroundJobRecord = {"type": OUTGOING_WEBHOOK_RECORD, "job": REALM_EXPORT_JOB,
+                                "realm_id": realm_id, "export_id": item.export_id}
     with transaction() as tx:
         tx.save(item, condition=RealmExport.export_id.does_not_exist())
         add_event(tx, realm_id, _event([*_exports(realm_id), item]),
