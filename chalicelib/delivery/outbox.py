@@ -77,9 +77,17 @@ def to_channels(stream_ids: list[int], *, users: list[int] | None = None) -> Aud
     return audience
 
 
-def to_channel_viewers(stream_id: int, *, public: bool) -> Audience:
-    """Everyone with metadata access to the channel were it public (`public`) or private."""
-    return {"channel_viewers": stream_id, "public": public}
+def to_channel_viewers(stream_id: int, *, public: bool, web_public: bool = False,
+                       minus_public: bool | None = None) -> Audience:
+    """Everyone with metadata access to the channel were it public (`public`, and
+    `web_public`) or private; `minus_public` leaves out who could see it were it public
+    (True) or private (False)."""
+    audience: Audience = {"channel_viewers": stream_id, "public": public}
+    if web_public:
+        audience["web_public"] = True
+    if minus_public is not None:
+        audience["minus_public"] = minus_public
+    return audience
 
 
 def stored_audience(stored: Mapping[str, object]) -> Audience:

@@ -41,6 +41,7 @@ from chalicelib.aws import metrics
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
+from chalicelib.delivery.outbox import to_users
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream
 from chalicelib.models.messages import Message, dm_key, sender_key
@@ -105,7 +106,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         message.recipient_ids = sorted(participants)
         message.dm_key = dm_key(caller.realm_id, participants)
         message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
-        audience = {"users": sorted(participants)}
+        audience = to_users(sorted(participants))
         people = [sender, *recipients]
     prepared = prepare_message(realm, message, audience, people=people, stream=stream,
                                linkifiers=rendered.linkifiers, read_by_sender=read_by_sender)

@@ -132,7 +132,7 @@ def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> 
         direct: TypingEditMessageEvent = {
             "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
             "message_id": message_id, "recipient": {"type": "direct", "user_ids": user_ids}}
-        _emit(caller, direct, {"users": user_ids})
+        _emit(caller, direct, to_users(user_ids))
         return
     channel: TypingEditMessageEvent = {
         "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,

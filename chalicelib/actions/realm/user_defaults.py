@@ -16,7 +16,7 @@ from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.feature_levels import at_advertised_level, withheld
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
 from chalicelib.rules.setting_choices import EMOJISET_CHOICES, NOTIFICATION_SOUNDS, check_setting
@@ -85,7 +85,7 @@ def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any
                 event: RealmUserSettingsDefaultsEvent = {
                     "type": "realm_user_settings_defaults", "op": "update",
                     "property": name, "value": value}
-                add_event(tx, caller.realm_id, event, {"realm": True})
+                add_event(tx, caller.realm_id, event, to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ConflictError("The defaults changed at the same time; try again.") from None

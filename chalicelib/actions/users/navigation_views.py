@@ -16,7 +16,7 @@ from pynamodb.expressions.update import Action
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
 from chalicelib.models.navigation_views import NavigationView
@@ -123,7 +123,7 @@ def do_add_navigation_view(caller: Principal, fragment: str, is_pinned: bool,
             tx.save(view, condition=NavigationView.fragment.does_not_exist())
             added: NavigationViewAddEvent = {"type": "navigation_view", "op": "add",
                                              "navigation_view": _view_dict(view)}
-            add_event(tx, caller.realm_id, added, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, added, to_users([caller.user_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
@@ -155,7 +155,7 @@ def do_update_navigation_view(caller: Principal, fragment: str, is_pinned: bool 
                                    condition=NavigationView.fragment.exists())
             updated: NavigationViewUpdateEvent = {"type": "navigation_view", "op": "update",
                                                   "fragment": fragment, "data": changes}
-            add_event(tx, caller.realm_id, updated, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, updated, to_users([caller.user_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
@@ -171,7 +171,7 @@ def do_remove_navigation_view(caller: Principal, fragment: str) -> EmptyResult:
             tx.delete(key, condition=NavigationView.fragment.exists())
             removed: NavigationViewRemoveEvent = {"type": "navigation_view", "op": "remove",
                                                   "fragment": fragment}
-            add_event(tx, caller.realm_id, removed, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, removed, to_users([caller.user_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise

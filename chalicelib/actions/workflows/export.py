@@ -32,7 +32,7 @@ from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, BackgroundJobRecord
 from chalicelib.models.base import transaction
 from chalicelib.models.ids import allocate_id
@@ -120,8 +120,8 @@ def do_start_export(caller: Principal, export_type: int) -> ExportCreatedResult:
     with transaction() as tx:
         tx.save(item, condition=RealmExport.export_id.does_not_exist())
         add_event(tx, realm_id, _event([*_exports(realm_id), item]),
-                  {"users": [caller.user_id]})
-        add_event(tx, realm_id, job, {"users": []})
+                  to_users([caller.user_id]))
+        add_event(tx, realm_id, job, to_users([]))
     return {"id": item.export_id}
 
 
@@ -181,7 +181,7 @@ def run_export_job(data: dict[str, Any]) -> None:
         tx.update(RealmExport(realm_id, export_id),
                   actions=[getattr(RealmExport, n).set(v) for n, v in values.items()],
                   condition=RealmExport.status == "pending")
-        add_event(tx, realm_id, _event(after), {"users": [item.acting_user_id]})
+        add_event(tx, realm_id, _event(after), to_users([item.acting_user_id]))
 
 
 class _S3Parts:
