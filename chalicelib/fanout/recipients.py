@@ -26,7 +26,8 @@ from typing import Any
 
 from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
-from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
+from chalicelib.actions.read_state.reads.pending import new_marker
+from chalicelib.actions.read_state.reads.recipient_flags import NewMessage, recipient_flags
 from chalicelib.delivery.records import MUTED_RECORD_OP, READ_STATE_RECORD
 from chalicelib.delivery.types import EventFacts, MentionFacts
 from chalicelib.fanout.audience import AudienceResolver
@@ -194,32 +195,19 @@ class RecipientStep:
 
     def _flags(self, realm_id: int, event: dict[str, Any], facts: EventFacts,
                recipients: set[int], users: set[int]) -> dict[int, set[str]]:
-        """The flags of `users` (recipients, and the sender if among them)."""
-        message = event["message"]
-        sender_id = int(message["sender_id"])
-        mentions = facts.get("mentions")
-        mentioned = set(mentions["users"]) if mentions else set()
-        wildcard = WILDCARD_FLAGS.get((mentions["wildcard"] if mentions else None) or "")
+        """The flags of `users` (recipients, and the sender if among them), by the one
+        rule (actions/read_state/reads/recipient_flags.py): this step reads what it
+        takes, the mutes and alert words, once per batch."""
+        sender_id = int(event["message"]["sender_id"])
+        message = NewMessage.told(sender_id, facts.get("mentions"),
+                                  facts.get("read_by_sender", True))
         words = self._words(realm_id)
         muting = self._muting(realm_id, sender_id)
         content = facts.get("raw_content", "")
-        flags: dict[int, set[str]] = {}
-        for user_id in users:
-            user_flags: set[str] = set()
-            if user_id == sender_id and (facts.get("read_by_sender", True)
-                                         or user_id not in recipients):
-                user_flags.add("read")
-            if user_id != sender_id and user_id in muting:
-                user_flags.add("read")   # as the reference: a muted sender's messages
-            if user_id in mentioned:
-                user_flags.add("mentioned")
-            if wildcard and user_id in recipients:
-                user_flags.add(wildcard)
-            if user_id != sender_id and user_id in words and has_alert_word(words[user_id],
-                                                                             content):
-                user_flags.add("has_alert_word")
-            flags[user_id] = user_flags
-        return flags
+        return {user_id: recipient_flags(
+            message, user_id, receives=user_id in recipients, muted_sender=user_id in muting,
+            alert_word=user_id in words and has_alert_word(words[user_id], content))
+            for user_id in users}
 
     def flags_of(self, delivery: Delivery, user_id: int) -> set[str] | None:
         """One person's flags for a delivered message, for a person of another range

@@ -19,7 +19,7 @@ from chalicelib.actions.channels.topics import note_topic_message, refresh_topic
 from chalicelib.actions.messages.delete import delete_message_event
 from chalicelib.actions.messages.move_notifications import move_notifications
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
-from chalicelib.actions.messages.prepare import PreparedMessage, mention_facts
+from chalicelib.actions.messages.prepare import PreparedMessage
 from chalicelib.actions.messages.reads.audience import EditAudience
 from chalicelib.actions.messages.reads.dicts import (
     EditHistoryEntry,
@@ -30,6 +30,7 @@ from chalicelib.actions.messages.reads.dicts import (
 from chalicelib.actions.messages.reads.rendering import RenderedContent
 from chalicelib.actions.messages.upload_space import AttachmentDict
 from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
+from chalicelib.actions.read_state.reads.recipient_flags import mention_facts
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch

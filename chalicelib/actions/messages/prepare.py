@@ -10,10 +10,11 @@ from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.dicts import MessageDict, message_api_dict, recipient_id_for
 from chalicelib.actions.messages.reads.rendering import RenderedContent
 from chalicelib.actions.read_state.reads.pending import pending_record
+from chalicelib.actions.read_state.reads.recipient_flags import mention_facts
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel
-from chalicelib.delivery.types import EventFacts, MentionFacts
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.message_properties import add_property_changes, stored_properties
@@ -96,13 +97,6 @@ def prepare_message(realm: Realm, message: Message, audience: Audience, *,
         facts |= {"channel_public": not stream.invite_only,
                   "channel_web_public": bool(stream.is_web_public)}
     return PreparedMessage(message, event, audience, facts)
-
-
-def mention_facts(message: Message) -> MentionFacts:
-    """Who a message's mentions flag: the mentioned users (and groups' members), and its
-    wildcard ("stream", "topic" or None), which flags every recipient."""
-    return {"users": sorted(message.flagged_user_ids or ()),
-            "wildcard": message.wildcard_mention}
 
 
 def channel_audience(stream: Stream) -> Audience:

@@ -12,21 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from chalicelib.actions.read_state.reads.recipient_flags import (
+    NewMessage,
+    arrives_read,
+    mention_flags,
+    recipient_flags,
+)
+from chalicelib.models.alert_words import AlertWords
 from chalicelib.models.channels import Subscription, user_key
 from chalicelib.models.conversations import conversation_key
 from chalicelib.models.message_flags import (
-    MENTIONED_BIT,
     STREAM_WILDCARD_BIT,
     TOPIC_WILDCARD_BIT,
     UnreadMessage,
+    mention_bits,
 )
 from chalicelib.models.messages import Message, topic_key
 from chalicelib.models.muted_users import muted_user_ids
 from chalicelib.models.pending_deliveries import PendingDelivery
+from chalicelib.rules.patterns import has_any_word
 
 MESSAGES_PER_READ = 100
 WILDCARD_BITS = {"stream": STREAM_WILDCARD_BIT, "topic": TOPIC_WILDCARD_BIT}
-WILDCARD_FLAGS = {"stream": "stream_wildcard_mentioned", "topic": "topic_wildcard_mentioned"}
 
 
 def pending_record(message: Message, read_by_sender: bool) -> PendingDelivery:
@@ -74,6 +81,7 @@ class Recipient:
             {} if subscriptions is None else {s.stream_id: s for s in subscriptions})
         self._complete = subscriptions is not None
         self._muted: set[int] | None = None
+        self._words: list[str] | None = None
 
     def _subscription(self, stream_id: int) -> Subscription | None:
         if stream_id not in self._subscriptions and not self._complete:
@@ -95,28 +103,45 @@ class Recipient:
         return self.user_id in message.recipient_ids
 
     def unread_by_default(self, message: Message, pending: PendingDelivery) -> bool:
-        """Whether the fan-out writes this user's marker (whoever marks it read first)."""
-        receives = self.receives(message)
-        if message.sender_id == self.user_id:
-            return receives and not pending.read_by_sender
-        return receives and not self.muted(message.sender_id)
+        """Whether the fan-out writes this user's marker (whoever marks it read first):
+        a recipient for whom the message does not arrive read (recipient_flags.py)."""
+        if not self.receives(message):
+            return False
+        sender_id = int(message.sender_id)
+        muted = sender_id != self.user_id and self.muted(sender_id)
+        return not arrives_read(NewMessage.of(message, bool(pending.read_by_sender)),
+                                self.user_id, receives=True, muted_sender=muted)
 
     def unread(self, message: Message, pending: PendingDelivery) -> bool:
         return self.unread_by_default(message, pending) and \
             self.user_id not in (pending.read_by or ())
 
     def mention_bits(self, message: Message) -> int:
-        bits = MENTIONED_BIT if self.user_id in (message.flagged_user_ids or ()) else 0
-        if message.wildcard_mention and self.receives(message):
-            bits |= WILDCARD_BITS.get(message.wildcard_mention, 0)
-        return bits
+        """The mention bits of the marker the fan-out will write (recipient_flags.py)."""
+        # Whether the user receives it matters for a wildcard alone: read only then.
+        receives = bool(message.wildcard_mention) and self.receives(message)
+        return mention_bits(mention_flags(NewMessage.of(message, True), self.user_id,
+                                          receives=receives))
 
-    def derived_flags(self, message: Message) -> set[str]:
-        """The mention flags the fan-out will write (alert words come with it)."""
-        flags = {"mentioned"} if self.user_id in (message.flagged_user_ids or ()) else set()
-        if message.wildcard_mention and self.receives(message):
-            flags.add(WILDCARD_FLAGS.get(message.wildcard_mention, "wildcard_mentioned"))
-        return flags
+    def arrival_flags(self, message: Message, pending: PendingDelivery) -> set[str] | None:
+        """The flags the fan-out will write for the user (recipient_flags.py: the rule
+        it asks too), or None when it writes none (neither a recipient nor the sender)."""
+        receives = self.receives(message)
+        sender_id = int(message.sender_id)
+        if not receives and sender_id != self.user_id:
+            return None
+        others = sender_id != self.user_id   # mutes and alert words: never one's own
+        words = self._alert_words() if others else []
+        return recipient_flags(
+            NewMessage.of(message, bool(pending.read_by_sender)), self.user_id,
+            receives=receives, muted_sender=others and self.muted(sender_id),
+            alert_word=bool(words) and has_any_word(words, message.content or ""))
+
+    def _alert_words(self) -> list[str]:
+        if self._words is None:
+            item = AlertWords.get_or_none(self.realm_id, self.user_id)
+            self._words = list(item.words) if item is not None and item.words else []
+        return self._words
 
 
 def unread_in_flight(recipient: Recipient, where: Callable[[Message], bool] | None = None,
