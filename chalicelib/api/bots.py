@@ -5,12 +5,8 @@ import contextlib
 import json
 from typing import Annotated, TypedDict
 
-from chalicelib.actions.users.bots import (
-    BotDict,
-    CreateBotResult,
-    check_create_bot,
-    get_own_bots,
-)
+from chalicelib.actions.users.bots import CreateBotResult, check_create_bot, get_own_bots
+from chalicelib.actions.users.reads.bots import BotDict
 from chalicelib.core.principal import Principal
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import ApiParam, Json

@@ -11,7 +11,7 @@ from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.update import Action
 
 from chalicelib.actions.read_state.markers import mark_read
-from chalicelib.actions.read_state.reads.recipient_flags import WILDCARD_FLAGS
+from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS
 from chalicelib.delivery.types import MentionChange
 from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.channels import user_key

@@ -26,8 +26,7 @@ from typing import Any
 
 from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
-from chalicelib.actions.read_state.reads.pending import new_marker
-from chalicelib.actions.read_state.reads.recipient_flags import NewMessage, recipient_flags
+from chalicelib.actions.read_state.reads.pending import NewMessage, new_marker, recipient_flags
 from chalicelib.delivery.records import MUTED_RECORD_OP, READ_STATE_RECORD
 from chalicelib.delivery.types import EventFacts, MentionFacts
 from chalicelib.fanout.audience import AudienceResolver
@@ -196,7 +195,7 @@ class RecipientStep:
     def _flags(self, realm_id: int, event: dict[str, Any], facts: EventFacts,
                recipients: set[int], users: set[int]) -> dict[int, set[str]]:
         """The flags of `users` (recipients, and the sender if among them), by the one
-        rule (actions/read_state/reads/recipient_flags.py): this step reads what it
+        rule (recipient_flags, actions/read_state/reads/pending.py): this step reads what it
         takes, the mutes and alert words, once per batch."""
         sender_id = int(event["message"]["sender_id"])
         message = NewMessage.told(sender_id, facts.get("mentions"),

@@ -1,6 +1,6 @@
-"""One rule for a recipient's flags on a new message (actions/read_state/reads/
-recipient_flags.py): what the send shows while the message is in flight and what the
-fan-out writes are the same flags, for every kind of recipient.
+"""One rule for a recipient's flags on a new message (recipient_flags in
+actions/read_state/reads/pending.py): what the send shows while the message is in flight
+and what the fan-out writes are the same flags, for every kind of recipient.
 
 Each test holds the fan-out back, reads every account's flags of each message (the
 in-flight path), lets the fan-out run, and reads them again (the written rows).

@@ -30,7 +30,7 @@ from chalicelib.actions.messages.reads.dicts import (
 from chalicelib.actions.messages.reads.rendering import RenderedContent
 from chalicelib.actions.messages.upload_space import AttachmentDict
 from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
-from chalicelib.actions.read_state.reads.recipient_flags import mention_facts
+from chalicelib.actions.read_state.reads.pending import mention_facts
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch

@@ -9,8 +9,7 @@ from typing import Any, Literal, TypedDict
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.dicts import MessageDict, message_api_dict, recipient_id_for
 from chalicelib.actions.messages.reads.rendering import RenderedContent
-from chalicelib.actions.read_state.reads.pending import pending_record
-from chalicelib.actions.read_state.reads.recipient_flags import mention_facts
+from chalicelib.actions.read_state.reads.pending import mention_facts, pending_record
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel

@@ -18,6 +18,7 @@ from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
 from pynamodb.expressions.update import Action
 
 from chalicelib.actions.presence.reads.snapshot import (
+    SIMPLIFIED_PRESENCE,
     UpdatePresenceResult,
     presence_response,
     read_realm_presence,
@@ -70,7 +71,6 @@ class SimplifiedPresenceEvent(TypedDict):
     presences: dict[str, ModernPresence]
 
 
-SIMPLIFIED_PRESENCE = "simplified_presence_events"   # the client capability (level 419)
 
 
 def update_own_presence(caller: Principal, *, status: Status,

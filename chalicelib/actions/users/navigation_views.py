@@ -13,6 +13,11 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 
+from chalicelib.actions.users.reads.navigation_views import (
+    NavigationViewDict,
+    _view_dict,
+    navigation_views_state,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -27,12 +32,6 @@ BUILT_IN_FRAGMENTS = frozenset({
     "narrow/is/mentioned", "narrow/is/starred"})
 # A range key holds at most 1 KB; no useful fragment comes near it.
 MAX_FRAGMENT_BYTES = 1000
-
-
-class NavigationViewDict(TypedDict):
-    fragment: str
-    is_pinned: bool
-    name: str | None
 
 
 class NavigationViewsResult(TypedDict):
@@ -61,16 +60,6 @@ class NavigationViewRemoveEvent(TypedDict):
     type: Literal["navigation_view"]
     op: Literal["remove"]
     fragment: str
-
-
-def _view_dict(view: NavigationView) -> NavigationViewDict:
-    return {"fragment": view.fragment, "is_pinned": bool(view.is_pinned), "name": view.name}
-
-
-def navigation_views_state(realm_id: int, user_id: int) -> list[NavigationViewDict]:
-    """The user's views in the order they were added (one Query: a user has a few)."""
-    views = sorted(NavigationView.query(user_key(realm_id, user_id)), key=lambda v: v.created)
-    return [_view_dict(v) for v in views]
 
 
 def _checked_fragment(fragment: str) -> str:

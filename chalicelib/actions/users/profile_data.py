@@ -12,20 +12,22 @@ from datetime import date
 from typing import Any
 
 from chalicelib.actions.users.profile_fields import (
+    RENDERED_TYPES,
+    is_url,
+)
+from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.reads.events import CustomProfileFieldValue, RealmUserUpdateEvent
+from chalicelib.actions.users.reads.profile_fields import (
     DATE,
     EXTERNAL_ACCOUNT,
     LONG_TEXT,
     PRONOUNS,
-    RENDERED_TYPES,
     SELECT,
     SHORT_TEXT,
     URL,
     USER,
-    is_url,
     realm_profile_fields,
 )
-from chalicelib.actions.users.reads.access import user_access_audience
-from chalicelib.actions.users.reads.events import CustomProfileFieldValue, RealmUserUpdateEvent
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event

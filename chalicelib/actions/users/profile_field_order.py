@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.users.profile_fields import _fields_event, realm_profile_fields
+from chalicelib.actions.users.profile_fields import _fields_event
+from chalicelib.actions.users.reads.profile_fields import realm_profile_fields
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult

@@ -27,6 +27,7 @@ from chalicelib.actions.users.reads.email_access import (
     visibility_of,
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
+from chalicelib.actions.users.reads.realm_users import list_realm_users
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import (
@@ -265,11 +266,6 @@ def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
     if "is_imported_stub" in shown:
         data["is_imported_stub"] = shown["is_imported_stub"]
     return data
-
-
-def list_realm_users(realm_id: int) -> list[User]:
-    # Listing every user is bulk by nature: one Query, paged by DynamoDB.
-    return list(User.query(realm_id))
 
 
 def role_from_name(value: str) -> int:

@@ -32,6 +32,7 @@ from chalicelib.rules.presence_rules import (
 )
 
 DEFAULT_HISTORY_DAYS = 14
+SIMPLIFIED_PRESENCE = "simplified_presence_events"   # the client capability (level 419)
 
 
 class UpdatePresenceResult(TypedDict):
