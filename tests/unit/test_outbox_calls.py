@@ -23,8 +23,14 @@ def _calls(name: str) -> list[tuple[Path, ast.Call]]:
 def test_every_audience_is_built_by_a_helper() -> None:
     calls = _calls("add_event")
     assert len(calls) > 50   # the search finds them
-    literal = [f"{path.relative_to(ROOT)}:{call.lineno}" for path, call in calls
-               if len(call.args) > 3 and isinstance(call.args[3], ast.Dict)]
+    entries = _calls("OutboxEntry")
+    assert entries
+    literal = [f"{path.relative_to(ROOT)}:{call.lineno}"
+               for path, call, position in [*((p, c, 3) for p, c in calls),
+                                            *((p, c, 1) for p, c in entries)]
+               if (len(call.args) > position and isinstance(call.args[position], ast.Dict))
+               or any(k.arg == "audience" and isinstance(k.value, ast.Dict)
+                      for k in call.keywords)]
     assert literal == []
 
 
