@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
+
+from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.dicts import MessageDict, message_api_dict, recipient_id_for
@@ -41,7 +43,7 @@ class PreparedMessage:
     audience: Audience
     facts: EventFacts
 
-    def add_to(self, tx: Any) -> None:
+    def add_to(self, tx: TransactWrite) -> None:
         tx.save(self.message, condition=Message.message_id.does_not_exist())
         # Unread for its recipients until the fan-out has written their markers.
         tx.save(pending_record(self.message, self.facts.get("read_by_sender", True)))

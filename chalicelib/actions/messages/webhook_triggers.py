@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pynamodb.transactions import TransactWrite
+
 from chalicelib.actions.messages.reads.dicts import MessageDict
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, WebhookJobRecord
@@ -55,7 +57,7 @@ def _loud_mentions(content: str) -> tuple[set[str], set[int]]:
     return names, ids
 
 
-def add_webhook_triggers(tx: Any, realm_id: int, event_message: MessageDict,
+def add_webhook_triggers(tx: TransactWrite, realm_id: int, event_message: MessageDict,
                          raw_content: str, triggers: list[tuple[User, str]]) -> None:
     """Adds one job per triggered bot to the sending transaction (`event_message` is the
     message event's dict, `raw_content` its Markdown)."""
