@@ -48,7 +48,7 @@ def _headers(email: str, key: str) -> dict[str, str]:
 
 def _organization(size: int, number: int) -> tuple[dict[str, str], list[int], int, int]:
     """A realm of `size` users all subscribed to one channel, and an empty group."""
-    from chalicelib.actions.channels.subscriptions import do_add_subscribers
+    from chalicelib.actions.channels.add_subscribers import do_add_subscribers
     from chalicelib.actions.users.users import NewUser, do_create_user
     from chalicelib.actions.workflows.realms import do_create_realm
     from chalicelib.models.channels import Stream

@@ -193,7 +193,7 @@ class Generator:
     # ---- channels -------------------------------------------------------------------
 
     def channels(self) -> None:
-        from chalicelib.actions.channels.subscriptions import COLORS
+        from chalicelib.actions.channels.add_subscribers import COLORS
         from chalicelib.models.channels import (
             MAX_MEMBER_SET,
             ChannelMembers,

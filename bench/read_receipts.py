@@ -21,7 +21,7 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.actions.channels.subscriptions import do_add_subscribers
+        from chalicelib.actions.channels.add_subscribers import do_add_subscribers
         from chalicelib.actions.users.users import NewUser, do_create_user
         from chalicelib.models.channels import Stream, user_key
         from chalicelib.models.message_flags import UnreadMessage

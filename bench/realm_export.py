@@ -17,7 +17,7 @@ def main(messages: int = 10_000) -> None:
         import boto3
 
         from chalicelib import config
-        from chalicelib.actions.channels.subscriptions import do_add_subscribers
+        from chalicelib.actions.channels.add_subscribers import do_add_subscribers
         from chalicelib.actions.users.users import NewUser, do_create_user
         from chalicelib.actions.workflows.export import build_export, do_start_export
         from chalicelib.actions.workflows.import_realm import import_realm

@@ -29,10 +29,8 @@ SIZES = (10, 200)
 def _organization(size: int) -> dict[str, dict[str, str]]:
     """A realm of `size` users (owner and guest included) in CHANNELS channels, with
     BOTS bots and one user group; returns the headers of an owner, member and guest."""
-    from chalicelib.actions.channels.subscriptions import (
-        check_subscribe,
-        do_add_subscribers,
-    )
+    from chalicelib.actions.channels.add_subscribers import do_add_subscribers
+    from chalicelib.actions.channels.subscriptions import check_subscribe
     from chalicelib.actions.groups.user_groups import do_create_user_group
     from chalicelib.actions.users.bots import do_create_bot
     from chalicelib.actions.users.users import NewUser, do_create_user

@@ -1,7 +1,7 @@
 """`python -m chalicelib.admin`: create organizations, users and bots; list users; rotate
 and revoke API keys; give special permissions; set an organization's rate limits and
 daily invitation limit; reindex; import an organization export; show how far event
-delivery runs behind. `--help` lists the commands.
+delivery runs behind; print the push registration public keys. `--help` lists the commands.
 
 Run from the repository root. It finds a running local stack (`make run`) by itself;
 otherwise it uses the usual AWS environment.
@@ -250,6 +250,15 @@ def import_realm(args: argparse.Namespace) -> dict[str, Any]:
     return dict(load(document, args.subdomain))
 
 
+def push_key(args: argparse.Namespace) -> dict[str, Any]:
+    """The public keys a mobile app built for this deployment seals its push token to
+    (from PUSH_REGISTRATION_SECRET, as the deployment's functions have it)."""
+    del args
+    from chalicelib.rules.push_crypto import public_keys
+
+    return {"push_registration_public_keys": public_keys()}
+
+
 def _user_command(commands: Any, name: str, run: Any, help_text: str
                   ) -> argparse.ArgumentParser:
     """A command acting on one user or bot, named by organization and email."""
@@ -331,6 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--properties-before", type=int, default=None,
                          help="resume the has: index backfill below this message id")
     command.set_defaults(run=reindex)
+    command = commands.add_parser(
+        "push-key", help="the public keys mobile apps seal their push token to (set "
+        "PUSH_REGISTRATION_SECRET to the deployment's secret first)")
+    command.set_defaults(run=push_key)
     command = commands.add_parser(
         "import-realm", help="load an organization export into a new organization")
     command.add_argument("--source", required=True,

@@ -206,6 +206,16 @@ def notification_signing_key() -> bytes:
     return _env("NOTIFICATION_SIGNING_KEY", "teamchat-local-notification-key").encode()
 
 
+def push_registration_secrets() -> list[str]:
+    """Secrets the server's push registration key pairs derive from, newest first (comma
+    separated, so a new key can be added before the old one is retired); a mobile app
+    built for this server seals its push token to one of their public keys
+    (rules/push_crypto.py). On AWS a Secrets Manager secret of the template; the
+    fallback is for the local stack and tests only."""
+    raw = _env("PUSH_REGISTRATION_SECRET", "teamchat-local-push-registration-key")
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
 def local_mail_dir() -> str:
     """Local stack only: where every email sent is also written as an .eml file."""
     return _env("LOCAL_MAIL_DIR", "")

@@ -49,3 +49,5 @@ def use_stack(endpoint: dict[str, Any]) -> None:
         "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
         "S3_LINK_ENDPOINT_URL": endpoint["api_url"],
     })
+    # A caller that set this (the test suite does) would otherwise still reach AWS.
+    os.environ.pop("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", None)

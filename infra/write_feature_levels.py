@@ -24,7 +24,7 @@ _HEAD = """\
 # Feature levels: what this server promises
 
 <!-- Generated from the level table by `make feature-levels`: edit its rows in
-chalicelib/core/levels_before_11.py, levels_11.py and levels_12.py. -->
+chalicelib/core/levels_before_11.py, levels_11.py, levels_12.py and levels_12_late.py. -->
 
 `GET /server_settings` and `POST /register` advertise `service_feature_level`
 **{level}**. Clients written against the reference read that number and rely on every

@@ -54,6 +54,18 @@ def later_reference_fields() -> dict[str, int]:
     return levels
 
 
+def later_event_ops() -> dict[str, int]:
+    """"type/op" of events newer than the reference document -> the level that adds it
+    (the table's `sends` of shape "event")."""
+    levels: dict[str, int] = {}
+    for change in feature_levels.CHANGES:
+        for name in change.sends:
+            shape, key = name.split(".", 1)
+            if shape == "event":
+                levels[key] = min(levels.get(key, change.level), change.level)
+    return levels
+
+
 def _later_field_problem(key: str, path: str) -> str | None:
     level = later_reference_fields().get(key)
     if level is None:
@@ -144,7 +156,13 @@ def strict_problems(value: Any, schema: dict[str, Any], path: str) -> list[str]:
                     problems += [later] if later else []
                 problems += strict_problems(item, listed[key], f"{path}.{key}")
             elif isinstance(extra, dict):
-                problems += strict_problems(item, extra, f"{path}{{{key}}}")
+                entry = strict_problems(item, extra, f"{path}{{{key}}}")
+                if entry and key in later_reference_fields():
+                    # Not an entry: a named key a later level added beside the keyed
+                    # entries (the presence object's active_timestamp beside clients).
+                    later = _later_field_problem(key, path)
+                    entry = [later] if later else []
+                problems += entry
             elif key not in EXTENSIONS and (listed or extra is False):
                 later = _later_field_problem(key, path)
                 problems += [later] if later else []
@@ -211,6 +229,14 @@ def _reference_gap(event: dict[str, Any], problem: str) -> bool:
 def check_reference_event(event: dict[str, Any], what: str) -> None:
     """An event as a client receives it (with its `id`), if the reference declares its
     type."""
+    later = later_event_ops().get(f"{event['type']}/{event.get('op')}")
+    if later is not None:
+        # An op the reference added after its document (the generated document checks
+        # its shape): only once the advertised level reaches it.
+        if later > feature_levels.advertised_level():
+            _refuse(f"{what}: added at level {later}, above the advertised "
+                    f"{feature_levels.advertised_level()}")
+        return
     candidates = [a for a in _event_alternatives()
                   if event["type"] in folded(a["properties"]["type"]).get("enum", ())]
     if not candidates:

@@ -9,7 +9,7 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.queues import access_queue, delete_queue
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
-from chalicelib.registration.register import RegisterResult, do_register
+from chalicelib.registration.register import IdleQueueTimeout, RegisterResult, do_register
 
 bp = ApiBlueprint(__name__)
 
@@ -20,13 +20,14 @@ def _register(caller: Principal, event_types: list[str] | None,
               apply_markdown: bool, client_gravatar: bool,
               include_subscribers: IncludeSubscribers,
               slim_presence: bool = False, presence_history_limit_days: int | None = None,
-              ) -> RegisterResult:
+              idle_queue_timeout: IdleQueueTimeout | None = None) -> RegisterResult:
     return do_register(caller, event_types=event_types, fetch_event_types=fetch_event_types,
                        narrow=narrow, client_capabilities=client_capabilities or {},
                        all_public_streams=all_public_streams, apply_markdown=apply_markdown,
                        client_gravatar=client_gravatar, include_subscribers=include_subscribers,
                        slim_presence=slim_presence,
-                       presence_history_limit_days=presence_history_limit_days)
+                       presence_history_limit_days=presence_history_limit_days,
+                       idle_queue_timeout=idle_queue_timeout)
 
 
 @bp.endpoint("/register", "POST")
@@ -39,10 +40,12 @@ def register_queue(caller: Principal, *, event_types: Json[list[str]] | None = N
                    client_gravatar: bool = True,
                    include_subscribers: bool | Literal["partial"] = False,
                    slim_presence: bool = False, presence_history_limit_days: int | None = None,
+                   # Level 481: seconds or "mobile", JSON-encoded as the reference takes it.
+                   idle_queue_timeout: Json[IdleQueueTimeout] | None = None,
                    ) -> RegisterResult:
     return _register(caller, event_types, fetch_event_types, narrow, client_capabilities,
                      all_public_streams, apply_markdown, client_gravatar, include_subscribers,
-                     slim_presence, presence_history_limit_days)
+                     slim_presence, presence_history_limit_days, idle_queue_timeout)
 
 
 @bp.endpoint("/events", "DELETE")

@@ -1,12 +1,19 @@
 """Linkifiers: GET/PATCH /realm/linkifiers and the legacy-named /realm/filters writes."""
 from __future__ import annotations
 
+from typing import cast
+
 from chalicelib.actions.realm import linkifiers as actions
-from chalicelib.actions.realm.linkifiers import AddLinkifierResult, LinkifiersResult
+from chalicelib.actions.realm.linkifiers import (
+    AddLinkifierResult,
+    LinkifiersResult,
+    ReverseChanges,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
 from chalicelib.http.params import Json
+from chalicelib.rules.reverse_linkifiers import ReverseLinkification
 
 bp = ApiBlueprint(__name__)
 
@@ -23,14 +30,23 @@ def reorder_linkifiers(caller: Principal, *,
 
 
 @bp.endpoint("/realm/filters", "POST")
-def add_linkifier(caller: Principal, *, pattern: str, url_template: str) -> AddLinkifierResult:
-    return actions.check_add_linkifier(caller, pattern, url_template)
+def add_linkifier(caller: Principal, *, pattern: str, url_template: str,
+                  example_input: str = "", reverse_template: str = "",
+                  alternative_url_templates: Json[list[str]] | None = None
+                  ) -> AddLinkifierResult:
+    return actions.check_add_linkifier(caller, pattern, url_template, ReverseLinkification(
+        example_input, reverse_template, tuple(alternative_url_templates or ())))
 
 
 @bp.endpoint("/realm/filters/{filter_id}", "PATCH")
-def update_linkifier(caller: Principal, *, filter_id: int, pattern: str,
-                     url_template: str) -> EmptyResult:
-    return actions.do_update_linkifier(caller, filter_id, pattern, url_template)
+def update_linkifier(caller: Principal, *, filter_id: int, pattern: str, url_template: str,
+                     example_input: str | None = None, reverse_template: str | None = None,
+                     alternative_url_templates: Json[list[str]] | None = None
+                     ) -> EmptyResult:
+    given = {"example_input": example_input, "reverse_template": reverse_template,
+             "alternative_url_templates": alternative_url_templates}
+    reverse = cast(ReverseChanges, {k: v for k, v in given.items() if v is not None})
+    return actions.do_update_linkifier(caller, filter_id, pattern, url_template, reverse)
 
 
 @bp.endpoint("/realm/filters/{filter_id}", "DELETE")

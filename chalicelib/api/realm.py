@@ -32,6 +32,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     require_e2ee_push_notifications: bool
     welcome_message_custom_text: str
     send_channel_events_messages: bool
+    media_preview_size: int
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange
@@ -44,6 +45,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     can_delete_own_message_group: GroupChange
     can_set_topics_policy_group: GroupChange
     can_set_delete_message_policy_group: GroupChange
+    workplace_users_group: GroupChange
 
 
 @bp.endpoint("/realm", "PATCH")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from chalicelib.actions.messages.thumbnails import ThumbnailStatusResult, thumbnail_status
 from chalicelib.actions.messages.uploads import (
     UploadResult,
     do_upload_file,
@@ -31,3 +32,9 @@ def get_upload(caller: Principal, *, realm_id_str: str, random: str, filename: s
     # (an <img>) without the API key; S3 serves the bytes (API Gateway cannot stream
     # large bodies back itself).
     return {"url": download_url(caller, f"{realm_id_str}/{random}/{filename}")}
+
+
+@bp.endpoint("/thumbnail/status/{realm_id_str}/{random}/{filename}", "GET")
+def get_thumbnail_status(caller: Principal, *, realm_id_str: str, random: str,
+                         filename: str) -> ThumbnailStatusResult:
+    return thumbnail_status(caller, f"{realm_id_str}/{random}/{filename}")

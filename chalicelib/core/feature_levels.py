@@ -1,7 +1,8 @@
 """The level table: what the reference changed, level by level, and where this server
 honours it. The advertised `service_feature_level` is computed here from the table
 (docs/feature-levels.md is generated from it: `make feature-levels`). The rows are in
-levels_before_11.py, levels_11.py and levels_12.py; their vocabulary in level_change.py.
+levels_before_11.py, levels_11.py, levels_12.py and levels_12_late.py; their vocabulary
+in level_change.py.
 
 The promise a level makes (docs/feature-levels.md, "What a level promises"): for every
 change at or below it, the server answers in that level's shape and behaviour
@@ -29,6 +30,7 @@ from chalicelib.core.level_change import (
 )
 from chalicelib.core.levels_11 import ZULIP_11
 from chalicelib.core.levels_12 import ZULIP_12
+from chalicelib.core.levels_12_late import CHANGES_446_500
 from chalicelib.core.levels_before_11 import BEFORE_11
 
 __all__ = ["HONOURED", "NOT_HONOURED", "NOT_OFFERED", "PARTIAL_SUBSCRIBERS_LEVEL",
@@ -41,7 +43,7 @@ EXTENSIONS_PARAMETER = "include_teamchat_extensions"   # GET /server_settings
 # to the advertised level has none of them in update_dict): empty_topic_display_name.
 REALM_SETTINGS_CAPABILITY = "teamchat_realm_settings"  # POST /register client_capabilities
 
-CHANGES: tuple[Change, ...] = (*BEFORE_11, *ZULIP_11, *ZULIP_12)
+CHANGES: tuple[Change, ...] = (*BEFORE_11, *ZULIP_11, *ZULIP_12, *CHANGES_446_500)
 
 
 

@@ -1,7 +1,7 @@
 """The vocabulary of the level table: how a change of the reference is honoured here
 (`Status`), one change (`Change`), and the shapes a change's new keys belong to. The
-rows are in levels_before_11.py, levels_11.py and levels_12.py; what the advertised level
-is and what it lets out is computed in feature_levels.py."""
+rows are in levels_before_11.py, levels_11.py, levels_12.py and levels_12_late.py; what
+the advertised level is and what it lets out is computed in feature_levels.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,6 +38,20 @@ SHAPES = {
     "user": "user objects (GET /users, GET /users/me, realm_users, realm_user events)",
     "user_setting": "user settings (POST /register user_settings, user_settings events)",
     "incoming_webhook_bot": "items of POST /register realm_incoming_webhook_bots",
+    # Levels 446-500 (levels_12_late.py):
+    "attachment": "Attachment objects (GET /attachments, attachment events)",
+    "bot": "bot objects (POST /register realm_bots, realm_bot events)",
+    "event": "event type and op pairs (\"<type>/<op>\") newer than the reference document",
+    "incoming_webhook_option": "config and URL options of realm_incoming_webhook_bots",
+    "linkifier": "linkifier objects (GET /realm/linkifiers, register, realm_linkifiers "
+                 "events)",
+    "profile_field": "custom profile field objects (GET /realm/profile_fields, register, "
+                     "custom_profile_fields events)",
+    "person_update": "person objects of realm_user update events (sent as a whole)",
+    "reaction_event": "reaction events",
+    "realm_export": "data export objects (GET /export/realm, realm_export events)",
+    "user_presence": "GET /users/{id}/presence answers and their presence object (keys "
+                     "chosen by level in actions/presence/reads/snapshot.py)",
 }
 
 

@@ -70,8 +70,10 @@ ZULIP_11: tuple[Change, ...] = (
     Change(394, "subscriber_count in Stream and Subscription objects", "actions/channels/reads/channels.py",
            f"{_DOC}::test_subscriber_count_in_channel_objects",
            sends=("channel.subscriber_count",)),
-    Change(395, "Markdown: no Dropbox album previews", "no previews of that kind here", "",
-           NOT_OFFERED),
+    Change(395, "Markdown: the Dropbox album preview is removed (an album link renders "
+                "as a link)", "rules/markdown.py (no link previews of any kind here)",
+           "tests/functional/test_emoji_rendering.py::"
+           "test_a_dropbox_album_link_is_a_plain_link"),
     Change(396, "can_move_messages_within_channel_group / can_move_messages_out_of_channel_"
                 "group: moving within and out of a channel by its own groups (and its "
                 "administrators)",
@@ -102,10 +104,12 @@ ZULIP_11: tuple[Change, ...] = (
            "actions/messages/scheduled_messages.py (delivery)",
            "tests/functional/test_reminders.py::test_reminders_are_deleted_and_checked",
            sends=("register.reminders",)),
-    Change(400, "Markdown: topic permalinks prefer the latest message",
-           "not offered: the Markdown here has no channel and topic link syntax "
-           "(#**channel>topic** stays text, as on a server without it), so it makes no "
-           "topic permalinks", "", NOT_OFFERED),
+    Change(400, "Markdown: topic permalinks (#**channel>topic**) open with the topic's "
+                "latest message (/with/)",
+           "rules/channel_links.py, actions/messages/reads/channel_links.py (the latest "
+           "message the sender may read; none named when it did not come to them)",
+           "tests/functional/test_channel_links.py::"
+           "test_a_member_links_a_channel_a_topic_and_a_message"),
     Change(401, "web_channel_default_view: option 4 (top unread topic)",
            "rules/setting_choices.py", f"{_DOC}::test_new_setting_values_are_accepted"),
     Change(402, "can_resolve_topics_group on channels: resolving by the channel's group "
@@ -129,13 +133,13 @@ ZULIP_11: tuple[Change, ...] = (
            "test_image_syntax_links_the_image_and_uploaded_audio_gets_a_player"),
     Change(406, "push_devices, push_device events, POST /mobile_push/register (E2EE push "
                 "through the reference's bouncer)",
-           "not offered: the registration's token is sealed to the reference's push bouncer's "
-           "key (only that bouncer can open it), this server pushes through its own SNS "
-           "applications, and the official mobile client registers E2EE only from level 468 "
-           "(below it, and with no push_devices, it registers its token with the legacy "
-           "endpoints, which this server serves); 468 replaces this API (devices)",
-           "tests/functional/test_notifications.py::"
-           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
+           "push_devices and push_device events not offered: level 468 replaced them with "
+           "client devices (honoured here: devices, device events, POST "
+           "/mobile_push/register in 468's form, actions/users/push_registration.py), and "
+           "the official mobile client registers E2EE only from 468; below it, it registers "
+           "its token with the legacy endpoints, which this server serves",
+           "tests/functional/test_client_devices.py::"
+           "test_below_level_468_registration_has_no_devices", NOT_OFFERED),
     Change(407, "Channel can_delete_any_message_group / can_delete_own_message_group, "
                 "can_set_delete_message_policy_group, POST /users/{id}/status",
            "actions/channels/admin.py (REALM_GATED), actions/users/status.py",
@@ -209,9 +213,8 @@ ZULIP_11: tuple[Change, ...] = (
            "test_simplified_presence_events_for_clients_that_ask",
            sends=("presence_event.presences",)),
     Change(420, "POST /mobile_push/e2ee/test_notification",
-           "not offered with the E2EE registration it tests (see 406); "
-           "POST /mobile_push/test_notification serves the legacy devices",
-           "tests/functional/test_notifications.py::"
-           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
+           "notifications/e2ee_push.do_e2ee_test_notification",
+           "tests/functional/test_client_devices.py::"
+           "test_e2ee_test_notification_and_a_new_api_key_ending_registrations"),
     Change(421, "No changes (the 11.0 release)", "", "", HONOURED),
 )

@@ -3,7 +3,7 @@ or unused there), one row (or a few) per level of its published changelog."""
 from __future__ import annotations
 
 from chalicelib.core.level_change import CONFORMANCE as _DOC
-from chalicelib.core.level_change import NOT_OFFERED, REPORTED, Change
+from chalicelib.core.level_change import REPORTED, Change
 
 ZULIP_12: tuple[Change, ...] = (
     Change(426, "POST /register: no realm_is_zephyr_mirror_realm (sent below this level)",
@@ -18,10 +18,9 @@ ZULIP_12: tuple[Change, ...] = (
            "(tell_channel_peers)", "tests/functional/test_deactivation.py::"
            "test_deactivation_tells_the_peers_of_every_channel"),
     Change(429, "E2EE push payloads: recipient_user_ids instead of pm_users",
-           "not offered: no E2EE payloads without the E2EE registration (see 406); the "
-           "legacy payloads keep pm_users, as the reference's do",
-           "tests/functional/test_notifications.py::"
-           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
+           "notifications/e2ee_push.py (the legacy payloads keep pm_users, as the "
+           "reference's do)", "tests/functional/test_client_devices.py::"
+           "test_push_registration_opens_the_token_and_notifications_are_encrypted"),
     Change(430, "GET /export/realm/consents: each user's email_address_visibility",
            "actions/workflows/export.get_export_consents",
            "tests/functional/test_realm_export.py::"
@@ -32,12 +31,12 @@ ZULIP_12: tuple[Change, ...] = (
            f"{_DOC}::test_display_settings_of_the_channel_folders_era",
            sends=("user_setting.web_inbox_show_channel_folders",)),
     Change(432, "POST /mobile_push/register: push_key instead of push_public_key",
-           "not offered with the endpoint (see 406)", "tests/functional/test_notifications.py::"
-           "test_e2ee_push_registration_is_not_offered", NOT_OFFERED),
+           "actions/users/push_registration.py", "tests/functional/test_client_devices.py::"
+           "test_keys_and_tokens_rotate_alone_and_bad_requests_change_nothing"),
     Change(433, "is_imported_stub on user objects (is_imported in realm_users and "
                 "cross_realm_bots); an imported user's first login clears it, with a "
                 "realm_user update event", "actions/users/users.user_api_dict, "
-           "actions/users/account.claim_imported_account, registration/state/users.py",
+           "actions/users/first_login.note_first_login, registration/state/users.py",
            "tests/functional/test_realm_export.py::"
            "test_imported_users_are_stubs_until_they_log_in",
            sends=("user.is_imported_stub", "user.is_imported")),

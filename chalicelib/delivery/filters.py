@@ -102,6 +102,8 @@ def forms_for_queue(event: dict[str, Any], facts: EventFacts, queue: EventQueue,
     if not wants_type(options, kind) or not _narrow_allows(queue, event, facts, user_flags,
                                                               settings):
         return []
+    if "persons_by_receiver" in facts:
+        return _persons_for_queue(event, facts, int(queue.user_id))
     if kind in TYPING_TYPES:
         return _typing_for_queue(event, facts, queue, caps)
     if kind == "message":
@@ -116,6 +118,15 @@ def forms_for_queue(event: dict[str, Any], facts: EventFacts, queue: EventQueue,
             "empty_topic_name"):
         return [{**event, "topic_name": _empty_topic_display(facts)}]
     return [event]
+
+
+def _persons_for_queue(event: dict[str, Any], facts: EventFacts, user_id: int
+                       ) -> list[dict[str, Any]]:
+    """One event per person this queue's owner is given (the persons_by_receiver fact)."""
+    fact = facts["persons_by_receiver"]
+    persons = fact["persons"]
+    return [{"type": event["type"], "op": event["op"], "person": persons[str(int(i))]}
+            for i in fact["receivers"].get(str(user_id), ())]
 
 
 def _update_for_queue(event: dict[str, Any], facts: EventFacts, caps: dict[str, Any],

@@ -23,6 +23,10 @@ from chalicelib.models.events import EventQueue, UserQueues
 from chalicelib.models.side_by_side import KEYS_PER_REQUEST, read_all, side_by_side
 
 QUEUE_IDLE_LIFETIME = timedelta(minutes=10)
+# The longest a client may ask a queue to live unpolled (idle_queue_timeout): well within
+# the day its events are kept (delivery/append.EVENT_RETENTION), so a queue never
+# outlives events it has not delivered. It is the reference's "mobile" lifetime.
+MAX_QUEUE_IDLE_LIFETIME = timedelta(hours=12)
 # A poll renews the queue's life at most once per ACK_WRITE_INTERVAL: it writes an
 # expiry this much past the lifetime, so a queue lives 10 to 11 minutes after its
 # last poll, and a waiting client costs one queue write a minute instead of one a poll.
@@ -35,16 +39,23 @@ def _expiry(lifetime: timedelta = QUEUE_IDLE_LIFETIME) -> datetime:
     return datetime.now(UTC) + lifetime
 
 
+def idle_lifetime(queue: EventQueue) -> timedelta:
+    """How long the queue lives after its last poll."""
+    return QUEUE_IDLE_LIFETIME if queue.idle_seconds is None else timedelta(
+        seconds=int(queue.idle_seconds))
+
+
 def is_live(queue: EventQueue | None) -> TypeGuard[EventQueue]:
     # TTL deletion is lazy (and never happens on moto): check expiry on every read.
     return queue is not None and queue.expires_at > datetime.now(UTC)
 
 
 def create_queue(realm_id: int, user_id: int, options: dict[str, Any],
-                 role: int | None = None) -> EventQueue:
+                 role: int | None = None, idle_seconds: int | None = None) -> EventQueue:
+    lifetime = QUEUE_IDLE_LIFETIME if idle_seconds is None else timedelta(seconds=idle_seconds)
     queue = EventQueue(f"{uuid.uuid4()}", realm_id=realm_id, user_id=user_id,
                        options=options, role=role, created=int(datetime.now(UTC).timestamp()),
-                       expires_at=_expiry())
+                       expires_at=_expiry(lifetime), idle_seconds=idle_seconds)
     queue.save(condition=EventQueue.queue_id.does_not_exist())
     # Listed after it exists: the fan-out never finds an id without its queue item.
     _list(realm_id, user_id, queue.queue_id)
@@ -97,9 +108,9 @@ def access_queue(realm_id: int, user_id: int, queue_id: str) -> EventQueue:
 
 
 def acknowledge(queue: EventQueue, last_event_id: int) -> None:
-    """Extends the queue's life and records the client's acknowledged id, at most once
-    per ACK_WRITE_INTERVAL (a busy client polls after every batch of events: the write
-    was a fifth of the requests under load).
+    """Extends the queue's life (its idle lifetime from now) and records the client's
+    acknowledged id, at most once per ACK_WRITE_INTERVAL (a busy client polls after
+    every batch of events: the write was a fifth of the requests under load).
 
     Acknowledged events are not deleted (a delete costs as much as the append did):
     reads start after the acknowledged id, and the chunks expire by TTL. The recorded
@@ -108,10 +119,10 @@ def acknowledge(queue: EventQueue, last_event_id: int) -> None:
     the recorded id is the floor only for a queue polled for a day without a new chunk,
     by when it has long been written.
     """
-    if queue.expires_at - datetime.now(UTC) > QUEUE_IDLE_LIFETIME:
+    lifetime = idle_lifetime(queue)
+    if queue.expires_at - datetime.now(UTC) > lifetime:
         return   # renewed less than ACK_WRITE_INTERVAL ago
-    actions: list[Action] = [
-        EventQueue.expires_at.set(_expiry(QUEUE_IDLE_LIFETIME + ACK_WRITE_INTERVAL))]
+    actions: list[Action] = [EventQueue.expires_at.set(_expiry(lifetime + ACK_WRITE_INTERVAL))]
     if last_event_id > queue.acked_through:
         actions.append(EventQueue.acked_through.set(last_event_id))
     try:

@@ -45,6 +45,14 @@ class CapabilityFallback(TypedDict):
     event: EventBody | None
 
 
+class PersonsByReceiver(TypedDict):
+    """A realm_user add or remove naming several people: each person as shown, by id,
+    and the ids of the persons each receiver (by user id) gets, one event each."""
+
+    persons: dict[str, dict[str, object]]
+    receivers: dict[str, list[int]]
+
+
 class EventFacts(TypedDict, total=False):
     """What the fan-out decides delivery by, beside an event and never inside it, so none
     of it can reach a client. Each key is set by the events that need it."""
@@ -73,6 +81,8 @@ class EventFacts(TypedDict, total=False):
     mention_change: MentionChange
     # A deleted direct message's participants (their markers go).
     participants: list[int]
+    # Guests told whom they gain or lose access to (actions/channels/access_events.py).
+    persons_by_receiver: PersonsByReceiver
 
 
 @dataclass(frozen=True)

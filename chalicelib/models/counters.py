@@ -28,6 +28,7 @@ class Counter(BaseModel):
     scheduled_message = IntegerAttribute(null=True)
     linkifier = IntegerAttribute(null=True)
     export = IntegerAttribute(null=True)
+    device = IntegerAttribute(null=True)      # client devices (POST /register_client_device)
     # Not an id: the bytes of the realm's uploads (GET /attachments' upload_space_used).
     upload_space = IntegerAttribute(null=True)
     # Per-day scopes ("invites:<realm id>:<YYYY-MM-DD>"): invitation emails sent that day.

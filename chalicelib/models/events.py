@@ -60,6 +60,9 @@ class EventQueue(BaseModel):
     wake_url = UnicodeAttribute(null=True)
     created = IntegerAttribute()
     expires_at = TTLAttribute()
+    # How long it lives unpolled (POST /register idle_queue_timeout, level 481); None:
+    # the default, delivery/queues.QUEUE_IDLE_LIFETIME.
+    idle_seconds = IntegerAttribute(null=True)
     by_user = QueuesByUser()
 
 

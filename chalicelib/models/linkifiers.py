@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pynamodb.attributes import UnicodeAttribute
 
-from chalicelib.models.attributes import IntegerAttribute
+from chalicelib.models.attributes import IntegerAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
 
 
@@ -14,6 +14,10 @@ class Linkifier(BaseModel):
     pattern = UnicodeAttribute()
     url_template = UnicodeAttribute()
     order = IntegerAttribute()                        # processing order, lowest first
+    # For reverse linkification by clients (levels 471, 478); absent: none.
+    example_input = UnicodeAttribute(null=True)
+    reverse_template = UnicodeAttribute(null=True)
+    alternative_url_templates = list_of(UnicodeAttribute, null=True)
 
 
 def realm_linkifiers(realm_id: int) -> list[Linkifier]:

@@ -9,6 +9,8 @@ kind. Addresses that bounced or complained live under "addr#<address>".
 - `sent#<due ms>`    EmailClaim: the one email of a period (claimed, then sent)
 - `d#<kind>#<token>` PushDevice: a registered phone and its SNS endpoint
 - `push#<message id>` PushSent: a message pushed to the user's phones (for `remove`)
+- `cd#<device id>`   ClientDevice: a logged-in mobile app (level 468), its push key and
+                     end-to-end encrypted push registration
 - `suppressed`       MailSuppression (owner "addr#..."): SES reported a bounce/complaint
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ PUSH_RETENTION = timedelta(days=7)
 
 PENDING_PREFIX = "m#"
 DEVICE_PREFIX = "d#"
+CLIENT_DEVICE_PREFIX = "cd#"
 PUSH_PREFIX = "push#"
 PERIOD_ITEM = "period"
 SUPPRESSED_ITEM = "suppressed"
@@ -49,6 +52,10 @@ def push_item(message_id: int) -> str:
 
 def device_item(kind: str, token: str) -> str:
     return f"{DEVICE_PREFIX}{kind}#{token}"
+
+
+def client_device_item(device_id: int) -> str:
+    return f"{CLIENT_DEVICE_PREFIX}{device_id:012d}"
 
 
 def claim_item(due_ms: int) -> str:
@@ -128,3 +135,25 @@ class MailSuppression(BaseModel):
     reason = UnicodeAttribute()            # "bounce" or "complaint"
     at_ms = IntegerAttribute()
     expires_at = TTLAttribute(null=True)
+
+
+class ClientDevice(BaseModel):
+    """A logged-in mobile app (POST /register_client_device) and, once it registered
+    for end-to-end encrypted push (POST /mobile_push/register), its push key and its
+    token's SNS endpoint. Token ids are Base64 as the API shows them; `version` guards
+    every change (a concurrent one loses and is told to retry)."""
+
+    Meta = table_meta("notifications")
+    owner = UnicodeAttribute(hash_key=True)
+    item = UnicodeAttribute(range_key=True)
+    device_id = IntegerAttribute()
+    push_key = UnicodeAttribute(null=True)            # Base64: cipher byte + key
+    push_key_id = IntegerAttribute(null=True)
+    push_token_id = UnicodeAttribute(null=True)
+    pending_push_token_id = UnicodeAttribute(null=True)
+    push_token_kind = UnicodeAttribute(null=True)     # "fcm" or "apns"
+    push_token_updated = IntegerAttribute(null=True)  # seconds
+    push_registration_error_code = UnicodeAttribute(null=True)
+    endpoint_arn = UnicodeAttribute(null=True)
+    version = IntegerAttribute(default=0)
+    expires_at = TTLAttribute(null=True)   # the table's; a device stays until removed

@@ -80,6 +80,9 @@ class User(BaseModel):
     bot_owner_key = UnicodeAttribute(null=True)   # bots only: bot_owner_key(realm, owner)
     timezone = UnicodeAttribute(default="")
     date_joined = IntegerAttribute()
+    # Created through the API or by an import: date_joined becomes the time of the first
+    # login (level 475, actions/users/first_login.py); absent once it has.
+    joined_at_first_login = BooleanAttribute(null=True)
     avatar_version = IntegerAttribute(default=1)
     api_key_hash = UnicodeAttribute()
     # Further keys issued by POST /fetch_api_key; each has an ApiKey record like the first.

@@ -34,6 +34,9 @@ class MissedMessage:
     topic: str = ""
     others: tuple[str, ...] = ()    # direct messages: the other participants' names
     participant_ids: tuple[int, ...] = ()
+    sender_id: int = 0
+    sender_email: str = ""          # the API address (its Gravatar is the avatar)
+    date_sent: int = 0
 
 
 def _slug(text: str) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 
+from chalicelib.actions.users.reads.access import INACCESSIBLE_USER_NAME, AccessCache
 from chalicelib.aws import metrics
 from chalicelib.aws.email import send_message
 from chalicelib.aws.log import logger
@@ -55,12 +56,20 @@ from chalicelib.models.realms import Realm, realm_setting
 from chalicelib.models.users import User
 from chalicelib.notifications import push
 from chalicelib.notifications.decide import decide
+from chalicelib.notifications.e2ee_push import (
+    e2ee_devices,
+    message_payload,
+    publish_e2ee,
+    removal_payload,
+)
 from chalicelib.notifications.email_render import MissedMessage, render
 from chalicelib.notifications.jobs import EmailJob, clock_ms, delay_until, send_jobs
 from chalicelib.notifications.rules import still_wanted
 from chalicelib.rules import presence_rules
 from chalicelib.rules.user_settings import effective_settings
 
+# From this level, require_e2ee_push_notifications stops legacy push entirely.
+LEGACY_PUSH_OFF_LEVEL = 500
 CLAIM_LEASE_MS = 300_000   # a claim `sending` for longer than this was abandoned
 EARLY_MS = 1000            # SQS may deliver a delayed message slightly early
 
@@ -188,7 +197,7 @@ def _send(realm_id: int, user_id: int, pending: list[PendingNotification]) -> in
     if MailSuppression.get_or_none(address_key(user.delivery_email), SUPPRESSED_ITEM):
         logger.info("address suppressed after a bounce or complaint: no email")
         return 0
-    messages = _missed(realm_id, user_id, wanted)
+    messages = _missed(realm_id, user, wanted)
     if not messages:
         return 0
     realm = Realm.get(realm_id)
@@ -205,15 +214,22 @@ def _active_now(realm_id: int, user_id: int) -> bool:
         int(item.active_at) >= clock_ms() / 1000 - presence_rules.OFFLINE_THRESHOLD_SECONDS
 
 
-def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedMessage]:
-    """The wanted messages as the email shows them, oldest first (batched reads)."""
+def _missed(realm_id: int, reader: User, wanted: dict[int, str]) -> list[MissedMessage]:
+    """The wanted messages as the email or push shows them to `reader`, oldest first
+    (batched reads); a channel message's sender the reader may not access (a guest the
+    organization limits) is "Unknown user", as in the reader's events."""
+    user_id = int(reader.user_id)
     stored = sorted(Message.batch_get([(realm_id, i) for i in sorted(wanted)]),
                     key=lambda m: int(m.message_id))
     people = {int(m.sender_id) for m in stored} | {
         int(u) for m in stored if m.type == "private" for u in m.recipient_ids}
-    names = {int(u.user_id): u.full_name
-             for u in User.batch_get([(realm_id, i) for i in sorted(people)],
-                                     attributes_to_get=["realm_id", "user_id", "full_name"])}
+    found = {int(u.user_id): u for u in User.batch_get(
+        [(realm_id, i) for i in sorted(people)], attributes_to_get=[
+            "realm_id", "user_id", "full_name", "email", "is_bot", "is_active"])}
+    access = AccessCache()   # reads nothing unless the reader is a guest it may limit
+    for person in found.values():
+        access.remember(person)
+    names = {user_id: u.full_name for user_id, u in found.items()}
     stream_ids = sorted({int(m.stream_id) for m in stored if m.stream_id is not None})
     streams = {int(s.stream_id): s.name for s in Stream.batch_get(
         [(realm_id, i) for i in stream_ids], attributes_to_get=["realm_id", "stream_id",
@@ -221,14 +237,21 @@ def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedM
     missed = []
     for m in stored:
         participants = tuple(sorted(int(u) for u in m.recipient_ids))
+        sender = found.get(int(m.sender_id))
+        sender_name = names.get(int(m.sender_id), "Someone")
+        if m.type == "stream" and not access.viewer_may_access(
+                realm_id, user_id, int(reader.role), int(m.sender_id)):
+            sender, sender_name = None, INACCESSIBLE_USER_NAME
         missed.append(MissedMessage(
             message_id=int(m.message_id), type=m.type,
-            sender_name=names.get(int(m.sender_id), "Someone"), content=m.content,
+            sender_name=sender_name, content=m.content,
             reason=wanted[int(m.message_id)],
             stream_id=None if m.stream_id is None else int(m.stream_id),
             stream_name=streams.get(int(m.stream_id or 0), ""), topic=m.topic or "",
             others=tuple(names.get(u, "Someone") for u in participants if u != user_id),
-            participant_ids=participants))
+            participant_ids=participants, sender_id=int(m.sender_id),
+            sender_email=sender.email if sender is not None else "",
+            date_sent=int(m.date_sent)))
     return missed
 
 
@@ -236,9 +259,12 @@ def _missed(realm_id: int, user_id: int, wanted: dict[int, str]) -> list[MissedM
 
 def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) -> int:
     """Pushes each still-unread message to every phone of the user; returns how many
-    publishes SNS accepted."""
+    publishes SNS accepted. Devices registered for end-to-end encrypted push get the
+    encrypted form; legacy registrations the plain one, unless the organization requires
+    encryption from level 500 (then none)."""
     devices = push.devices_of(realm_id, user_id)
-    if not devices:
+    sealed_for = e2ee_devices(realm_id, user_id)
+    if not devices and not sealed_for:
         return 0
     user = User.get_or_none(realm_id, user_id)
     if user is None or not user.is_active:
@@ -257,12 +283,16 @@ def send_pushes(realm_id: int, user_id: int, messages: list[tuple[int, str]]) ->
     if not wanted:
         return 0
     realm = Realm.get(realm_id)
-    # Every device here is a legacy one: under the E2EE requirement, no content (409).
-    redacted = bool(realm_setting(realm, "require_e2ee_push_notifications")) and \
-        level_reached(409)
+    # Legacy devices under the E2EE requirement: no content (409), then nothing (500).
+    required = bool(realm_setting(realm, "require_e2ee_push_notifications"))
+    redacted = required and level_reached(409)
+    if required and level_reached(LEGACY_PUSH_OFF_LEVEL):
+        devices = []
     sent = 0
-    shown = _missed(realm_id, user_id, wanted)
+    shown = _missed(realm_id, user, wanted)
     for message in shown:
+        sent += sum(publish_e2ee(device, message_payload(realm, user_id, message))
+                    for device in sealed_for)
         content = push.REDACTED if redacted else message.content[:push.CONTENT_PREVIEW]
         payload: push.PushPayload = {
             **push.base_payload(realm, user_id), "event": "message",
@@ -293,13 +323,16 @@ def remove_pushes(realm_id: int, user_id: int, message_ids: list[int]) -> int:
     """Tells the user's phones to take down these messages' notifications (read
     elsewhere); returns how many publishes SNS accepted."""
     devices = push.devices_of(realm_id, user_id)
+    sealed_for = e2ee_devices(realm_id, user_id)
     sent = 0
-    if devices:
+    if devices or sealed_for:
         realm = Realm.get(realm_id)
         payload: push.PushPayload = {
             **push.base_payload(realm, user_id), "event": "remove",
             "zulip_message_ids": ",".join(str(i) for i in sorted(message_ids))}
         sent = sum(1 for device in devices if push.publish(device, payload))
+        removal = removal_payload(realm, user_id, message_ids)
+        sent += sum(publish_e2ee(device, removal) for device in sealed_for)
     with PushSent.batch_write() as batch:
         for message_id in message_ids:
             batch.delete(PushSent(owner_key(realm_id, user_id), push_item(message_id)))

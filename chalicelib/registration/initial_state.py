@@ -19,6 +19,7 @@ from chalicelib.registration.state.channels import (
     subscription_state,
 )
 from chalicelib.registration.state.context import PresenceOptions, StateContext
+from chalicelib.registration.state.devices import DevicesState, user_devices_state
 from chalicelib.registration.state.integrations import (
     IncomingWebhookBotsState,
     incoming_webhook_bots_state,
@@ -103,7 +104,7 @@ class InitialState(
     SavedSnippetsState, ScheduledMessagesState, RemindersState, DraftsState, RealmEmojiState,
     RealmPlaygroundsState, CustomProfileFieldsState, RealmUserGroupsState, ChannelFoldersState,
     RealmLinkifiersState, RealmFiltersState, RealmUserSettingsDefaultsState,
-    NavigationViewsState, IncomingWebhookBotsState, total=False):
+    NavigationViewsState, IncomingWebhookBotsState, DevicesState, total=False):
     """Every key some fetch type brings; each part is present when its types are asked."""
 
 
@@ -162,6 +163,7 @@ PARTS: tuple[Part, ...] = (
     Part(user_settings_defaults_state, ("realm_user_settings_defaults",)),
     Part(user_navigation_views_state, ("navigation_view",)),
     Part(incoming_webhook_bots_state, ("realm_incoming_webhook_bots",)),
+    Part(user_devices_state, ("device",)),
 )
 
 

@@ -1,7 +1,7 @@
 """POST /register: a new event queue plus the initial state its client asked for."""
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.folders import MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH
@@ -16,7 +16,12 @@ from chalicelib.core.feature_levels import (
     at_advertised_level,
 )
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.queues import create_queue, wait_until_indexed
+from chalicelib.delivery.queues import (
+    MAX_QUEUE_IDLE_LIFETIME,
+    QUEUE_IDLE_LIFETIME,
+    create_queue,
+    wait_until_indexed,
+)
 from chalicelib.models.events import EventQueue
 from chalicelib.models.users import User
 from chalicelib.narrow.events import parse_event_narrow
@@ -35,6 +40,12 @@ MAX_NAME_LENGTH = 100
 MAX_NARROW_TERMS = 20
 MAX_NARROW_OPERAND_LENGTH = 200
 MAX_CAPABILITIES = 50
+# idle_queue_timeout (level 481): seconds, or "mobile" (the lifetime the reference gives
+# its mobile apps); a week at most, as the reference documents it. A queue lives at most
+# MAX_QUEUE_IDLE_LIFETIME here, and the answer's idle_queue_timeout_secs says so.
+IdleQueueTimeout = int | Literal["mobile"]
+MAX_IDLE_QUEUE_TIMEOUT_SECONDS = 7 * 24 * 3600
+MOBILE_IDLE_QUEUE_TIMEOUT_SECONDS = 12 * 3600
 
 
 class QueueRegistration(TypedDict):
@@ -58,6 +69,8 @@ class QueueRegistration(TypedDict):
     server_typing_stopped_wait_period_milliseconds: int
     server_typing_started_expiry_period_milliseconds: int
     event_queue_longpoll_timeout_seconds: int
+    # Level 481: how long the queue lives unpolled (withheld below it).
+    idle_queue_timeout_secs: NotRequired[int]
     # Extension, only with the client capability feature_levels.WEBSOCKET_CAPABILITY:
     # where the push channel is served (None when it is not).
     event_queue_websocket_url: NotRequired[str | None]
@@ -90,6 +103,20 @@ def check_capabilities(capabilities: dict[str, Any]) -> None:
         raise ApiError("Invalid client_capabilities: each value must be a boolean.")
 
 
+def idle_seconds(requested: IdleQueueTimeout | None) -> int:
+    """The queue's idle lifetime in seconds for what the client asked."""
+    if requested is None:
+        return int(QUEUE_IDLE_LIFETIME.total_seconds())
+    if requested == "mobile":
+        seconds = MOBILE_IDLE_QUEUE_TIMEOUT_SECONDS
+    elif not 0 < int(requested) <= MAX_IDLE_QUEUE_TIMEOUT_SECONDS:
+        raise ApiError(f"Invalid idle_queue_timeout: give seconds from 1 to "
+                       f"{MAX_IDLE_QUEUE_TIMEOUT_SECONDS}, or \"mobile\".")
+    else:
+        seconds = int(requested)
+    return min(seconds, int(MAX_QUEUE_IDLE_LIFETIME.total_seconds()))
+
+
 def check_narrow(caller: Principal, narrow: list[Any]) -> list[dict[str, object]]:
     """The narrow as the queue stores it: parsed, resolved to ids, and limited to what a
     message event can tell."""
@@ -109,8 +136,10 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
                 client_capabilities: dict[str, Any], all_public_streams: bool,
                 apply_markdown: bool, client_gravatar: bool,
                 include_subscribers: IncludeSubscribers, slim_presence: bool = False,
-                presence_history_limit_days: int | None = None) -> RegisterResult:
+                presence_history_limit_days: int | None = None,
+                idle_queue_timeout: IdleQueueTimeout | None = None) -> RegisterResult:
     check_types("event_types", event_types)
+    lifetime = idle_seconds(idle_queue_timeout)
     if all_public_streams and not reads_public_channels(caller.role):
         # As the reference (and its advisory on guests reading public channels).
         raise ApiError("Only members and above may follow every public channel.")
@@ -127,7 +156,8 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "client_gravatar": client_gravatar,
     }
     # The queue exists before the state is read, so no change between the two is lost.
-    queue = create_queue(caller.realm_id, caller.user_id, options, caller.role)
+    queue = create_queue(caller.realm_id, caller.user_id, options, caller.role,
+                         None if idle_queue_timeout is None else lifetime)
     wait_until_indexed(queue)
     me = User.get(caller.realm_id, caller.user_id)
     if own_settings(me.stored_settings(), me.timezone)["receives_typing_notifications"] is False:
@@ -152,6 +182,7 @@ def do_register(caller: Principal, *, event_types: list[str] | None,
         "server_typing_stopped_wait_period_milliseconds": TYPING_STOPPED_WAIT_MS,
         "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_MS,
         "event_queue_longpoll_timeout_seconds": longpoll_timeout_seconds(),
+        "idle_queue_timeout_secs": lifetime,
     }
     if client_capabilities.get(WEBSOCKET_CAPABILITY):
         # Extension: the push channel (README, "Real-time events over a WebSocket").

@@ -56,10 +56,7 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
     if len(url_template) > MAX_URL_TEMPLATE_LENGTH:
         raise LinkifierError(f"url_template is too long "
                              f"(limit: {MAX_URL_TEMPLATE_LENGTH} characters)")
-    try:
-        compiled = delimited(pattern, _BEFORE)
-    except PatternError as error:
-        raise LinkifierError(f"Bad regular expression: {error}") from None
+    compiled = compiled_pattern(pattern)
     try:
         variables = template_variables(url_template)
     except UrlTemplateError:
@@ -75,6 +72,14 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
         raise LinkifierError(f"Group '{name}' in linkifier pattern is not present in "
                              f"URL template.")
     return pattern, url_template
+
+
+def compiled_pattern(pattern: str) -> DelimitedPattern:
+    """The pattern as the renderer runs it; LinkifierError if RE2 cannot run it."""
+    try:
+        return delimited(pattern, _BEFORE)
+    except PatternError as error:
+        raise LinkifierError(f"Bad regular expression: {error}") from None
 
 
 def compile_rules(pairs: Iterable[tuple[str, str]]) -> list[LinkifierRule]:

@@ -1,5 +1,5 @@
-"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled), plus mentions
-and the realm's linkifiers."""
+"""Markdown to safe HTML with markdown-it-py (CommonMark, raw HTML disabled), plus mentions,
+channel and topic links (rules/channel_links.py) and the realm's linkifiers."""
 from __future__ import annotations
 
 import html
@@ -13,6 +13,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from chalicelib.core.files import UPLOAD_LINK
+from chalicelib.rules.channel_links import LinkTargets, channel_link_rule
 from chalicelib.rules.linkifiers import LinkifierRule, linkify
 from chalicelib.rules.markdown_emoji import apply_emoji, text_token
 from chalicelib.rules.mentions import (
@@ -28,31 +29,45 @@ def _renderer() -> MarkdownIt:
     # html=False escapes raw HTML; markdown-it also refuses javascript:/data: links.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
+    md.inline.ruler.before("emphasis", "channel_links", channel_link_rule)
     md.core.ruler.push("linkifiers", _apply_linkifiers)
     md.core.ruler.push("emoji", apply_emoji)
     md.core.ruler.push("media", _apply_media)
     return md
 
 
+# Image syntax shows only files uploaded here (the reference's level 467): an image of
+# another site would have every reader's client fetch it from there.
+UPLOADED_IMAGE_PREFIX = "/user_uploads/"
+
+
 def _apply_media(state: StateCore) -> None:
-    """Image syntax becomes a link to the image (this server shows no image previews:
-    server_inline_image_preview is false); a link to an uploaded audio file becomes an
-    audio player (level 405; env["audio"]: the upload paths that are audio)."""
+    """`![text](url)` of a file uploaded here stays an image; of any other URL it becomes a
+    link to it named by the text (the text alone inside another link). A link to an
+    uploaded audio file becomes an audio player (level 405; env["audio"]: the upload
+    paths that are audio)."""
     audio: set[str] = state.env.get("audio") or set()
     for block in state.tokens:
         if block.type != "inline" or not block.children:
             continue
         children: list[Token] = []
         tokens = block.children
+        depth = 0
         index = 0
         while index < len(tokens):
             token = tokens[index]
-            if token.type == "image":
-                src = str(token.attrGet("src") or "")
-                opening = Token("link_open", "a", 1)
-                opening.attrs = {"href": src}
-                children += [opening, text_token(token.content or src),
-                             Token("link_close", "a", -1)]
+            depth += token.type == "link_open"
+            depth -= token.type == "link_close"
+            source = str(token.attrGet("src") or "")
+            if token.type == "image" and not source.startswith(UPLOADED_IMAGE_PREFIX):
+                # The image's text, formatting included; without any, its address.
+                text = list(token.children or ()) or [text_token(token.content or source)]
+                if depth > 0:
+                    children += text
+                else:
+                    opening = Token("link_open", "a", 1)
+                    opening.attrs = {"href": source}
+                    children += [opening, *text, Token("link_close", "a", -1)]
             elif token.type == "link_open" and _upload_path(token) in audio:
                 end = next(i for i in range(index, len(tokens))
                            if tokens[i].type == "link_close")
@@ -62,6 +77,7 @@ def _apply_media(state: StateCore) -> None:
                                   f'{html.escape(str(token.attrGet("href")))}" '
                                   f'title="{html.escape(title)}"></audio>')
                 children.append(player)
+                depth -= 1   # its link_close is skipped with it
                 index = end
             else:
                 children.append(token)
@@ -110,13 +126,16 @@ def _apply_linkifiers(state: StateCore) -> None:
 def render_markdown(text: str, linkifiers: list[LinkifierRule] | None = None,
                     protected: re.Pattern[str] | None = None,
                     custom_emoji: dict[str, str] | None = None,
-                    audio: set[str] | None = None) -> str:
+                    audio: set[str] | None = None,
+                    channel_links: LinkTargets | None = None) -> str:
     """`custom_emoji`: the organization's active emoji names and their image addresses;
-    `audio`: the upload paths linked in the text whose files are audio."""
+    `audio`: the upload paths linked in the text whose files are audio; `channel_links`:
+    the channels and topics its link syntax may link (none: the syntax stays text)."""
     if not text:
         return ""
     env = {"linkifiers": linkifiers or [], "protected": protected,
-           "custom_emoji": custom_emoji or {}, "audio": audio or set()}
+           "custom_emoji": custom_emoji or {}, "audio": audio or set(),
+           "channel_links": channel_links}
     html: str = _renderer().render(text, env)
     return html.strip()
 
@@ -133,9 +152,10 @@ class MentionTargets:
 def render_message(content: str, targets: MentionTargets,
                    linkifiers: list[LinkifierRule] | None = None,
                    custom_emoji: dict[str, str] | None = None,
-                   audio: set[str] | None = None) -> str:
-    """Renders a message; known mentions become spans, unknown ones stay text, and the
-    realm's linkifiers link what they match."""
+                   audio: set[str] | None = None,
+                   channel_links: LinkTargets | None = None) -> str:
+    """Renders a message; known mentions become spans, unknown ones stay text, linkable
+    channels and topics become links, and the realm's linkifiers link what they match."""
     spans: dict[str, str] = {}
     nonce = secrets.token_hex(4)
 
@@ -176,7 +196,8 @@ def render_message(content: str, targets: MentionTargets,
     text = USER_MENTION.sub(user, content)
     text = GROUP_MENTION.sub(group, text)
     protected = re.compile(f"(tcmention{nonce}x[0-9]+)")
-    rendered = render_markdown(text, linkifiers, protected, custom_emoji, audio)
+    rendered = render_markdown(text, linkifiers, protected, custom_emoji, audio,
+                               channel_links)
     for key, markup in spans.items():
         rendered = rendered.replace(key, markup)
     return rendered

@@ -57,6 +57,8 @@ DEFAULTS: dict[str, Any] = {
     "welcome_message_custom_text": "",
     # The notification bot's messages about a channel's changes (level 434).
     "send_channel_events_messages": True,
+    # The height of image and video previews in messages, in percent (level 469).
+    "media_preview_size": 100,
 }
 
 GROUP_SETTING_DEFAULTS: dict[str, str] = {
@@ -87,6 +89,8 @@ GROUP_SETTING_DEFAULTS: dict[str, str] = {
     "can_summarize_topics_group": "role:everyone",       # no summaries (see server)
     "direct_message_initiator_group": "role:everyone",   # direct messages are open
     "direct_message_permission_group": "role:everyone",
+    # Who counts as a workplace user for billing (level 477; nothing is billed here).
+    "workplace_users_group": "role:members",
 }
 
 # Organization settings of the reference that nothing here changes or reads yet:

@@ -78,6 +78,7 @@ def test_mentions_channels_topics_and_emoji_are_suggested_as_you_type(member, we
     sent = page.locator(".message", has_text="Thanks")
     expect(sent.locator(".user-mention")).to_have_text("@Olivia Owner")
     expect(sent.locator(".user-group-mention")).to_have_text("@reviewers")
+    expect(sent.locator("a.stream-topic")).to_have_text("#composing > plans")
     expect(sent.get_by_role("img", name=re.compile("thumbs.up"))).to_be_visible()
 
 

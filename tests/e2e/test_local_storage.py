@@ -18,17 +18,17 @@ PAGE = b"<script>alert(document.cookie)</script>"
 
 
 def upload_link(stack: LocalStack) -> str:
-    """The demo member uploads an HTML page; the link the API redirects its owner to."""
+    """The demo member uploads an HTML page; the short-lived link the API gives its owner
+    (as the reference's temporary-URL endpoint)."""
     member = stack.accounts()["member"]
     auth = (member["email"], member["api_key"])
     uploaded = requests.post(f"{stack.url}/api/v1/user_uploads", auth=auth, timeout=10,
                              files={"file": ("page.html", PAGE, "text/html")})
     assert uploaded.ok, uploaded.text
-    redirect = requests.get(f"{stack.url}/api/v1{uploaded.json()['url']}", auth=auth,
-                            timeout=10, allow_redirects=False)
-    assert redirect.status_code == 302 and redirect.headers["X-Content-Type-Options"] == \
-        "nosniff"
-    return redirect.headers["Location"]
+    link = requests.get(f"{stack.url}/api/v1{uploaded.json()['url']}", auth=auth,
+                        timeout=10, allow_redirects=False)
+    assert link.status_code == 200 and link.headers["X-Content-Type-Options"] == "nosniff"
+    return str(link.json()["url"])
 
 
 def assert_served_as_download(url: str) -> None:

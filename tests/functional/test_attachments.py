@@ -79,6 +79,25 @@ def test_list_own_uploads_with_linking_messages_and_space_used(realm, register_q
     assert events[2]["attachment"] == {"id": two["id"]}
 
 
+def test_from_level_472_attachments_list_their_message_ids(realm, register_queue,
+                                                          fetch_events, drain_events,
+                                                          advertise):
+    advertise(472)
+    queue = register_queue(realm.member, event_types=["attachment"])["queue_id"]
+    channel(realm.member, "files")
+    notes = upload(realm.member, "notes.txt", b"12345")
+    second = send(realm.member, "files", "t", f"again [notes](/user_uploads/{notes})")
+    first = send(realm.member, "files", "t", f"[notes](/user_uploads/{notes})")
+    # THEN the file lists the ids of the messages that link it, and no message objects
+    [listed_file] = listed(realm.member)["attachments"]
+    assert listed_file["message_ids"] == sorted([first, second])
+    assert "messages" not in listed_file
+    # AND its add event is in the same form
+    drain_events()
+    [added] = fetch_events(realm.member, queue)
+    assert added["attachment"] == {**listed_file, "message_ids": []}
+
+
 def test_only_the_owner_deletes_and_unknown_ids_are_refused(realm):
     mine = upload(realm.member, "mine.txt", b"x")
     [attachment] = listed(realm.member)["attachments"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.actions.channels import subscriptions
+from chalicelib.actions.channels import principals
 from chalicelib.models.channels import Stream
 from tests.functional import test_rate_limits
 from tests.functional.aws_hooks import error_response, hooked
@@ -100,7 +100,7 @@ def test_a_refused_request_creates_nothing(realm):
 
 
 def test_too_many_subscriptions_at_once_are_refused(realm, monkeypatch):
-    monkeypatch.setattr(subscriptions, "MAX_SUBSCRIPTIONS_PER_REQUEST", 10)
+    monkeypatch.setattr(principals, "MAX_SUBSCRIPTIONS_PER_REQUEST", 10)
     before = channel_names(realm)
     people = [realm.member.user_id, realm.admin.user_id, realm.moderator.user_id,
               realm.owner.user_id]

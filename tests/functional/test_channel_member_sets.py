@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.actions.channels import subscriptions as subscribe_module
+from chalicelib.actions.channels import add_subscribers as subscribe_module
 from chalicelib.actions.channels.reads import subscribers as subscriber_reads
 from chalicelib.models.channels import ChannelMembers, members_key
 from tests.functional.edit_helpers import channel

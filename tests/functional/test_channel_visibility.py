@@ -265,3 +265,50 @@ def test_a_member_outside_a_private_channel_hears_nothing_of_it(realm, register_
         "subscriptions": [{"name": SECRET_NAME}], "principals": [realm.admin.user_id]}).ok
     drain_events()
     assert about(fetch_events(realm.member, queue), stream_id) == []
+
+
+def kinds(events: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    return [(e["type"], e.get("op")) for e in events]
+
+
+def test_a_private_channel_appears_to_whoever_joins_it_and_vanishes_when_they_leave(
+        realm, register_queue, fetch_events, drain_events):
+    # GIVEN a private channel created with the moderator among its first subscribers
+    queues = {account.user_id: register_queue(account)["queue_id"]
+              for account in (realm.moderator, realm.member, realm.admin)}
+    stream_id = channel(realm.owner, SECRET_NAME, [realm.owner, realm.moderator],
+                        invite_only=True, send_new_subscription_messages=False)
+    drain_events()
+    # THEN the moderator learned of the channel before its subscription; the admin, who
+    # sees every private channel, learned of its creation
+    assert kinds(about(fetch_events(realm.moderator, queues[realm.moderator.user_id]), stream_id)
+                 )[:2] == [("stream", "create"), ("subscription", "add")]
+    assert kinds(about(fetch_events(realm.admin, queues[realm.admin.user_id]), stream_id)) == [
+        ("stream", "create")]
+    # WHEN a member is added later, and an administrator
+    for account in (realm.member, realm.admin):
+        assert realm.owner.post("/users/me/subscriptions", {
+            "subscriptions": [{"name": SECRET_NAME}], "principals": [account.user_id],
+            "send_new_subscription_messages": False}).ok
+    drain_events()
+    # THEN the member gets the channel first; the administrator only its subscription
+    member_events = about(fetch_events(realm.member, queues[realm.member.user_id]), stream_id)
+    assert kinds(member_events)[:2] == [("stream", "create"), ("subscription", "add")]
+    [created] = [e for e in member_events if e["type"] == "stream"]
+    assert [s["stream_id"] for s in created["streams"]] == [stream_id]
+    admin_events = about(fetch_events(realm.admin, queues[realm.admin.user_id]), stream_id)
+    assert ("stream", "create") not in kinds(admin_events[1:])
+    last = {account.user_id: fetch_events(account, queues[account.user_id])[-1]["id"]
+            for account in (realm.moderator, realm.member, realm.admin)}
+    # WHEN the member leaves, the moderator is removed, and the administrator leaves
+    assert realm.member.delete("/users/me/subscriptions", {"subscriptions": [SECRET_NAME]}).ok
+    assert realm.owner.delete("/users/me/subscriptions", {
+        "subscriptions": [SECRET_NAME], "principals": [realm.moderator.user_id]}).ok
+    assert realm.admin.delete("/users/me/subscriptions", {"subscriptions": [SECRET_NAME]}).ok
+    drain_events()
+    # THEN the two who may no longer see it are told to forget it; the administrator not
+    for account in (realm.member, realm.moderator):
+        assert kinds(about(fetch_events(account, queues[account.user_id], last[account.user_id]), stream_id)
+                     ) == [("subscription", "remove"), ("stream", "delete")]
+    assert ("stream", "delete") not in kinds(
+        fetch_events(realm.admin, queues[realm.admin.user_id], last[realm.admin.user_id]))

@@ -489,3 +489,18 @@ def test_welcome_bot_custom_message(realm):
             (realm.admin, {"welcome_message_custom_text": "x" * 8001}, "BAD_REQUEST")):
         refused = account.post("/realm/test_welcome_bot_custom_message", params)
         assert refused.status == 400 and refused.json["code"] == code, refused.json
+
+
+def test_video_call_providers_of_12_0_answer_as_unconfigured(realm):
+    """Levels 460, 465, 493: the providers are not offered (not among the organization's
+    available providers) and their endpoints answer as the reference's without them."""
+    providers = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json[
+        "realm_available_video_chat_providers"]
+    assert {p["id"] for p in providers.values()} == {0, 1}
+    for path, params, name in (("/calls/constructorgroups/create", {}, "Constructor Groups"),
+                               ("/calls/nextcloud_talk/create", {"room_name": "sync"},
+                                "Nextcloud Talk"),
+                               ("/calls/webex/create", {}, "Webex")):
+        answer = realm.member.post(path, params)
+        assert (answer.status, answer.json["msg"]) == (400, f"{name} is not configured.")
+    assert realm.member.post("/calls/nextcloud_talk/create").status == 400   # room_name

@@ -75,3 +75,11 @@ def test_image_syntax_links_the_image_and_uploaded_audio_gets_a_player(realm):
     assert rendered(realm.member, f"[song.mp3]({song_url}) and [notes]({notes_url})") == (
         f'<p><audio controls preload="metadata" src="{song_url}" title="song.mp3"></audio>'
         f' and <a href="{notes_url}">notes</a></p>')
+
+
+def test_a_dropbox_album_link_is_a_plain_link(realm):
+    # Level 395: the reference dropped its Dropbox album preview; with no link previews
+    # here at all, an album link renders as any other link
+    album = "https://www.dropbox.com/sh/abc123/AAB?dl=0"
+    assert rendered(realm.member, f"[holiday]({album})") == (
+        f'<p><a href="{album}">holiday</a></p>')

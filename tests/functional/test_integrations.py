@@ -280,6 +280,25 @@ def test_registration_lists_the_integrations_and_their_options(realm, advertise)
         "label"], "validator": "check_string"}
 
 
+def test_url_options_name_their_input_type_from_level_485(realm, advertise):
+    def github(level: int) -> dict:
+        advertise(level)
+        state = realm.member.post("/register", {
+            "fetch_event_types": ["realm_incoming_webhook_bots"]}).json
+        return {b["name"]: b for b in state["realm_incoming_webhook_bots"]}["github"]
+
+    before, after = github(484), github(485)
+    assert {o["key"]: o.get("validator") for o in before["url_options"]} == {
+        "branches": "check_string", "ignore_private_repositories": "check_bool"}
+    assert all("input_type" not in o for o in before["url_options"])
+    assert {o["key"]: o.get("input_type") for o in after["url_options"]} == {
+        "branches": "check_string", "ignore_private_repositories": "check_bool"}
+    assert all("validator" not in o for o in after["url_options"])
+    # Configuration options keep their validator
+    assert after["config_options"] == before["config_options"] == [
+        {"key": "webhook_secret", "label": before["config_options"][0]["label"],
+         "validator": "check_string"}]
+
 def test_every_integration_has_its_docs_page():
     from pathlib import Path
     docs = Path(__file__).resolve().parents[2] / "docs" / "integrations"

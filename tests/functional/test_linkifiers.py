@@ -32,7 +32,9 @@ def error_of(response) -> str:
 
 
 def test_add_update_reorder_remove_with_events_and_state(realm, register_queue,
-                                                         fetch_events, drain_events):
+                                                         fetch_events, drain_events,
+                                                         advertise):
+    advertise(470)   # linkifiers without level 471's keys (those: test_reverse_...)
     # GIVEN a client with the capability and one without it
     capable = register_queue(realm.member, event_types=["realm_linkifiers"],
                              client_capabilities=CAPABLE)["queue_id"]
@@ -105,7 +107,8 @@ def test_values_are_percent_encoded_in_the_url(realm):
     assert 'href="https://wiki.example.com/a%26b%3Fc"' in preview["rendered"]
 
 
-def test_only_administrators_change_linkifiers(realm):
+def test_only_administrators_change_linkifiers(realm, advertise):
+    advertise(470)
     added = add(realm.admin, ISSUES).json["id"]
     for account in (realm.moderator, realm.member, realm.guest):
         assert error_of(add(account, TICKETS)) == "Must be an organization administrator"
@@ -290,3 +293,62 @@ def test_an_edit_renders_with_the_linkifiers_as_they_are_now(realm):
     assert realm.member.patch(f"/messages/{message_id}", {"content": "see #3"}).ok
     rendered = realm.member.get(f"/messages/{message_id}").json["message"]["content"]
     assert '<a href="https://github.com/example/repo/issues/3">#3</a>' in rendered
+
+
+REVERSE = {"example_input": "#42", "reverse_template": "#{id}",
+           "alternative_url_templates": json.dumps(
+               ["https://github.com/example/repo/pull/{id}"])}
+
+
+def test_reverse_linkification_values_from_levels_471_and_478(
+        realm, advertise, register_queue, fetch_events, drain_events):
+    # GIVEN a linkifier saved with an example, a reverse template and an alternative URL
+    created = add(realm.admin, {**ISSUES, **REVERSE})
+    assert created.ok, created.json
+    plain = {**ISSUES, "id": created.json["id"]}
+    # THEN below level 471 they are not shown
+    advertise(470)
+    assert listed(realm.member) == [plain]
+    # AND from 471 the example and reverse template, from 478 the alternatives too
+    advertise(471)
+    assert listed(realm.member) == [{**plain, "example_input": "#42",
+                                     "reverse_template": "#{id}"}]
+    advertise(478)
+    shown = {**plain, "example_input": "#42", "reverse_template": "#{id}",
+             "alternative_url_templates": ["https://github.com/example/repo/pull/{id}"]}
+    assert listed(realm.member) == [shown]
+    drain_events()
+    queue = register_queue(realm.member, event_types=["realm_linkifiers"],
+                           client_capabilities=CAPABLE)
+    assert queue["realm_linkifiers"] == [shown]
+    # WHEN an edit clears the reverse template (an empty string) and keeps the rest
+    path = f"/realm/filters/{plain['id']}"
+    assert realm.admin.patch(path, {**ISSUES, "reverse_template": ""}).ok
+    drain_events()
+    # THEN the event and the list say so; a linkifier without them shows null and []
+    cleared = {**shown, "reverse_template": None}
+    [event] = fetch_events(realm.member, queue["queue_id"])
+    assert event["realm_linkifiers"] == [cleared]
+    other = add(realm.admin, TICKETS)
+    assert listed(realm.member) == [cleared, {
+        **TICKETS, "id": other.json["id"], "example_input": None, "reverse_template": None,
+        "alternative_url_templates": []}]
+
+
+def test_invalid_reverse_linkification_values_are_refused(realm):
+    created = add(realm.admin, {**ISSUES, **REVERSE})
+    path = f"/realm/filters/{created.json['id']}"
+    for params, message in (
+            ({"example_input": "no number"}, "does not match example_input"),
+            ({"example_input": "", "reverse_template": "#{id}"}, "needs an example_input"),
+            ({"reverse_template": "#{ticket}"}, "Group 'ticket' in reverse_template"),
+            ({"alternative_url_templates": json.dumps(["ftp://x/{id}"])},
+             "Invalid alternative URL template."),
+            ({"alternative_url_templates": json.dumps(["https://x/{other}"])},
+             "Group 'other' in alternative URL template"),
+            ({"alternative_url_templates": json.dumps(["https://x/{id}"] * 11)},
+             "At most 10")):
+        assert message in error_of(realm.admin.patch(path, {**ISSUES, **params})), params
+        assert message in error_of(add(realm.admin, {**ISSUES, "example_input": "#42",
+                                                     **params}))
+    assert realm.member.patch(path, {**ISSUES, "example_input": "#7"}).status == 400

@@ -182,3 +182,20 @@ def test_wildcard_in_large_channel_needs_permission(realm):
     allowed = realm.admin.post("/messages", {"type": "stream", "to": "town-hall", "topic": "x",
                                              "content": "hey @**everyone**"})
     assert allowed.ok
+
+
+def test_a_one_to_one_conversation_has_one_recipient_id_both_ways(realm):
+    """Level 482: the value of a 1:1 conversation's recipient_id is opaque; what clients
+    rely on is that every message of one conversation shares it, whoever sent it."""
+    def recipient_id(sender, to) -> int:
+        sent = sender.post("/messages", {"type": "direct", "to": [to.user_id],
+                                         "content": "hi"})
+        assert sent.ok, sent.json
+        return int(sender.get(f"/messages/{sent.json['id']}").json["message"]["recipient_id"])
+
+    there = recipient_id(realm.owner, realm.member)
+    back = recipient_id(realm.member, realm.owner)
+    assert there == back == recipient_id(realm.owner, realm.member)
+    # Another conversation, and the owner's conversation with themself, have their own
+    others = {recipient_id(realm.owner, realm.admin), recipient_id(realm.owner, realm.owner)}
+    assert len(others) == 2 and there not in others

@@ -30,9 +30,7 @@ def clock(monkeypatch):
 @pytest.fixture
 def notifier(drain_events, clock):
     queue = NotifierQueue(drain_events)
-    clock.advance(8 * 24 * 3600)   # past any earlier test's period: its jobs run now
-    queue.run()
-    clock.now -= 8 * 24 * 3600
+    queue.finish_earlier_tests(clock)
     return queue
 
 
@@ -440,13 +438,23 @@ def test_push_payloads_of_the_e2ee_era(realm, notifier, clock, fcm_app, advertis
     assert "secret" not in json.dumps(latest)
 
 
-def test_e2ee_push_registration_is_not_offered(realm, fcm_app):
-    """Levels 406, 420, 429, 432 (docs/feature-levels.md): as on a server without the
-    feature, the endpoints are not found and registration names no push devices; the
-    legacy registration the official client uses below level 468 is served."""
-    from chalicelib.http.method_not_allowed import _SERVED  # every route of the app
-    for path in ("/mobile_push/register", "/mobile_push/e2ee/test_notification"):
-        assert f"/api/v1{path}" not in _SERVED   # API Gateway answers 404 (tests/e2e)
-    state = realm.member.post("/register", {}).json
-    assert "push_devices" not in state and "devices" not in state
-    assert realm.member.post("/users/me/android_gcm_reg_id", {"token": "legacy"}).ok
+def test_a_limited_guest_is_notified_of_an_inaccessible_sender_as_unknown(realm, notifier,
+                                                                          clock, fcm_app):
+    # GIVEN a realm limiting guests; the guest and the member share "kitchen"
+    from tests.functional.test_user_access import PLACEHOLDER_NAME, restrict
+
+    restrict(realm)
+    subscribe(realm.member, "kitchen", realm.guest)
+    assert realm.guest.post("/users/me/android_gcm_reg_id", {"token": "guest-phone"}).ok
+    endpoint = _endpoint(fcm_app, "guest-phone")
+    notifier.run()
+    # WHEN the moderator, whom the guest may not access, writes there without subscribing
+    send_to_channel(realm.moderator, "kitchen", "lunch", "@**Gus Guest** soup is ready")
+    end_period(clock, notifier)
+    # THEN the push and the email name them "Unknown user", never by name
+    [pushed] = endpoint_messages(endpoint)
+    assert pushed["sender_full_name"] == PLACEHOLDER_NAME
+    [mail] = sent_mail(realm.guest.email)
+    body = text_of(mail)
+    assert "soup is ready" in body and PLACEHOLDER_NAME in body
+    assert realm.moderator.full_name not in body + json.dumps(pushed)

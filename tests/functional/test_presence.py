@@ -220,6 +220,25 @@ def test_realm_presence_and_one_users_presence(realm, clock):
                    "aggregated": {"status": "offline", "timestamp": at}}
 
 
+def test_one_users_presence_in_the_modern_format_and_then_in_both(realm, clock,
+                                                                    advertise):
+    ping(realm.member)
+    at = int(clock.now)
+    # Level 487: the modern timestamps alone
+    advertise(487)
+    answer = realm.owner.get(f"/users/{realm.member.user_id}/presence").json
+    assert answer["presence"] == {"active_timestamp": at, "idle_timestamp": at}
+    assert "server_timestamp" not in answer
+    # Level 497: the legacy dicts again beside them, and when the server read it
+    advertise(497)
+    answer = realm.owner.get(f"/users/{realm.member.email}/presence").json
+    assert answer["presence"] == {
+        "active_timestamp": at, "idle_timestamp": at,
+        "website": {"status": "active", "timestamp": at},
+        "aggregated": {"status": "active", "timestamp": at}}
+    assert answer["server_timestamp"] == clock.now
+
+
 @pytest.mark.parametrize("target, message", [
     ("999999", "No such user"), ("nobody@example.com", "No such user"),
 ])

@@ -184,8 +184,6 @@ def test_same_name_in_another_realm_is_fine(realm, other_realm):
     ({"name": "Ok", "field_type": 7,
       "field_data": {"subtype": "github", "url_pattern": "https://x/%(username)s"}},
      "URL pattern is only for custom external accounts"),
-    ({"name": "Ok", "field_type": 2, "display_in_profile_summary": True},
-     "Field type not supported for display in profile summary."),
     ({"name": "Ok", "field_type": 6, "display_in_profile_summary": True},
      "Field type not supported for display in profile summary."),
 ])
@@ -540,3 +538,18 @@ def test_reorder_fields_with_event(realm, register_queue, fetch_events, drain_ev
                                     {"order": [first, second, third]})) == \
         "Must be an organization administrator"
     assert [f["id"] for f in custom_fields(realm.member)] == [third, first, second]
+
+
+def test_paragraph_fields_may_be_in_the_summary_from_level_476(realm, advertise):
+    paragraph = {"name": "About", "field_type": 2, "display_in_profile_summary": True}
+    advertise(475)
+    assert error(realm.admin.post("/realm/profile_fields", paragraph)) == \
+        "Field type not supported for display in profile summary."
+    advertise(476)
+    assert realm.admin.post("/realm/profile_fields", paragraph).ok
+    assert [(f["name"], f.get("display_in_profile_summary")) for f in
+            custom_fields(realm.admin)] == [("About", True)]
+    # People still cannot be shown there
+    assert error(realm.admin.post("/realm/profile_fields", {
+        "name": "Mentor", "field_type": 6, "display_in_profile_summary": True})) == \
+        "Field type not supported for display in profile summary."

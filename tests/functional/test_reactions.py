@@ -51,6 +51,27 @@ def test_reaction_is_stored_fetched_and_sent_to_readers(realm, register_queue, f
     assert reaction_events(realm.guest, outsider, fetch_events) == []
 
 
+def test_from_level_484_reaction_events_have_no_user_object(realm, register_queue,
+                                                             fetch_events, drain_events,
+                                                             advertise):
+    advertise(484)
+    channel(realm.owner, "general", [realm.owner, realm.member])
+    message_id = send(realm.owner, "general", "lunch")
+    reader = register_queue(realm.member, event_types=["reaction"])["queue_id"]
+    # WHEN the owner reacts, then takes it back
+    assert react(realm.owner, message_id, emoji_name="octopus").ok
+    assert unreact(realm.owner, message_id, emoji_name="octopus").ok
+    drain_events()
+    # THEN both events name the user by id alone: the deprecated object is gone
+    added, removed = reaction_events(realm.member, reader, fetch_events)
+    for event in (added, removed):
+        assert {k: v for k, v in event.items() if k not in ("id", "op")} == {
+            "type": "reaction", "message_id": message_id, "emoji_name": "octopus",
+            "emoji_code": "1f419", "reaction_type": "unicode_emoji",
+            "user_id": realm.owner.user_id}
+    assert (added["op"], removed["op"]) == ("add", "remove")
+
+
 def test_a_second_reaction_with_the_same_emoji_is_a_vote_under_its_first_name(realm):
     channel(realm.owner, "general", [realm.owner, realm.member, realm.admin])
     message_id = send(realm.owner, "general", "vote")

@@ -150,3 +150,25 @@ def test_mutes_hide_readers(realm, drain_events):
     assert set_flags(realm.member, [message_id], "add", "read").ok
     assert realm.member.user_id not in readers(realm.moderator, message_id)
     assert realm.member.user_id in readers(realm.owner, message_id)
+
+
+def test_a_limited_guest_is_not_told_who_it_may_not_access_read_a_message(realm,
+                                                                          drain_events):
+    enable(realm)
+    # GIVEN a realm limiting guests, a channel the guest shared with the moderator, and a
+    # message both received there and the moderator read
+    from tests.functional.test_user_access import restrict
+
+    restrict(realm)
+    channel(realm.owner, "passing", members=[realm.guest, realm.moderator])
+    message_id = send(realm.owner, "passing", "t", "read me")
+    drain_events()
+    assert set_flags(realm.moderator, [message_id], "add", "read").ok
+    assert readers(realm.guest, message_id) == [realm.moderator.user_id]
+    # WHEN the guest leaves (it still reads what it received)
+    assert realm.guest.delete("/users/me/subscriptions", {"subscriptions": ["passing"]}).ok
+    drain_events()
+    assert realm.guest.get(f"/users/{realm.moderator.user_id}").json["msg"] == "No such user"
+    # THEN the receipts leave out the reader it may no longer access; a member sees them
+    assert readers(realm.guest, message_id) == []
+    assert readers(realm.member, message_id) == [realm.moderator.user_id]

@@ -180,3 +180,36 @@ def test_events_carry_the_full_dict_and_registration_state(realm, register_queue
     assert add(realm.member, "third_mark").ok
     drain_events()
     assert fetch_events(realm.admin, other) == []
+
+
+def test_clients_with_individual_emoji_changes_get_one_emoji_per_event(
+        realm, register_queue, fetch_events, drain_events, advertise):
+    advertise(491)
+    # GIVEN one queue with the capability (as the mobile app registers) and one without
+    modern = register_queue(realm.guest, event_types=["realm_emoji"], client_capabilities={
+        "individual_emoji_changes": True})["queue_id"]
+    legacy = register_queue(realm.member, event_types=["realm_emoji"])["queue_id"]
+    # WHEN an emoji is added, then deactivated
+    assert add(realm.member, "fresh_mark").ok
+    [(emoji_id, emoji)] = listed(realm.member).items()
+    assert realm.member.delete("/realm/emoji/fresh_mark").ok
+    drain_events()
+    # THEN the capable client hears of that emoji alone, never of the whole set
+    added, changed = fetch_events(realm.guest, modern)
+    assert (added["op"], added["emoji"]) == ("add", emoji)
+    assert {k: v for k, v in changed.items() if k != "id"} == {
+        "type": "realm_emoji", "op": "update_one", "emoji_id": emoji_id,
+        "data": {"deactivated": True}}
+    # AND the other client gets the whole set, as before
+    assert [e["op"] for e in fetch_events(realm.member, legacy)] == ["update", "update"]
+
+
+def test_below_level_491_the_capability_changes_nothing(realm, register_queue,
+                                                        fetch_events, drain_events):
+    queue = register_queue(realm.guest, event_types=["realm_emoji"], client_capabilities={
+        "individual_emoji_changes": True})["queue_id"]
+    assert add(realm.member, "plain_mark").ok
+    drain_events()
+    [event] = fetch_events(realm.guest, queue)
+    assert event["op"] == "update" and "plain_mark" in {
+        e["name"] for e in event["realm_emoji"].values()}

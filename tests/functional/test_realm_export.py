@@ -9,6 +9,8 @@ import pytest
 
 from chalicelib import config
 from chalicelib.admin import main
+from chalicelib.models.linkifiers import realm_linkifiers
+from chalicelib.models.users import User
 from tests.functional.conftest import Account
 from tests.functional.edit_helpers import channel, send
 
@@ -139,6 +141,9 @@ def test_an_export_round_trips_into_a_new_organization(realm, webhooks, capsys, 
     # THEN the new organization has the users, channels, subscriptions and messages
     users = {u["email"]: u for u in owner.get("/users").json["members"]}
     assert users[realm.member.email]["full_name"] == "Max Member"
+    # (imported people join when they first log in, level 475)
+    assert User.get(result["realm_id"], users[realm.member.email]["user_id"]
+                    ).joined_at_first_login is True
     assert users[realm.guest.email]["role"] == 600
     streams = {s["name"]: s for s in owner.get("/streams", {"include_all_active": True}
                                               ).json["streams"]}
@@ -187,8 +192,9 @@ def test_groups_emoji_linkifiers_and_read_state_round_trip(realm, webhooks, caps
         assert realm.member.upload([("file", "img.png", PNG)], path=f"/realm/emoji/{name}").ok
     assert realm.admin.delete("/realm/emoji/retired").ok
     assert realm.admin.post("/realm/filters", {
-        "pattern": "#(?P<id>[0-9]+)",
-        "url_template": "https://tracker.example.com/{id}"}).ok
+        "pattern": "#(?P<id>[0-9]+)", "url_template": "https://tracker.example.com/{id}",
+        "example_input": "#7", "reverse_template": "#{id}",
+        "alternative_url_templates": json.dumps(["https://tracker.example.com/t/{id}"])}).ok
     read = send(realm.admin, "general", "fix #12", "fixed #12")
     unread = send(realm.admin, "general", "later", "hi @**Max Member**")
     drain_events()
@@ -227,6 +233,10 @@ def test_groups_emoji_linkifiers_and_read_state_round_trip(realm, webhooks, caps
     assert [(i["pattern"], i["url_template"]) for i in owner.get(
         "/realm/linkifiers").json["linkifiers"]] == [("#(?P<id>[0-9]+)",
                                                      "https://tracker.example.com/{id}")]
+    [imported] = realm_linkifiers(result["realm_id"])   # with its reverse-linkification values
+    assert (imported.example_input, imported.reverse_template,
+            imported.alternative_url_templates) == (
+        "#7", "#{id}", ["https://tracker.example.com/t/{id}"])
     messages = owner.get("/messages", {
         "anchor": "oldest", "num_before": 0, "num_after": 50,
         "narrow": [{"operator": "channel", "operand": "general"}]}).json["messages"]
@@ -350,3 +360,23 @@ def test_imported_users_are_stubs_until_they_log_in(realm, webhooks, capsys, dra
     # AND users created otherwise never were
     assert users[realm.member.email]["is_imported_stub"] is True
     assert realm.owner.get("/users/me").json["is_imported_stub"] is False
+
+
+def test_exports_say_they_are_not_from_a_prior_server_from_level_499(
+        realm, webhooks, advertise, capsys):
+    assert realm.admin.post("/export/realm", {"export_type": 1}).ok
+    webhooks.run()
+    advertise(498)
+    [before] = exports(realm.admin)
+    assert "export_from_prior_server" not in before
+    advertise(499)
+    [done] = exports(realm.admin)
+    assert done["export_from_prior_server"] is False and done["export_url"]
+    # An import carries no export records: the new organization has none to show
+    key = stored_export(realm.realm_id, done)["key"]
+    assert main(["import-realm", "--source", f"s3://{key}",
+                 "--subdomain", f"{realm.subdomain}prior"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    owner = Account(realm.client, result["realm_id"], 0, result["owner_email"],
+                    result["owner_api_key"], "Olivia Owner", 100)
+    assert exports(owner) == []

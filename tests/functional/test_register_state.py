@@ -71,7 +71,8 @@ def test_system_bots_are_cross_realm_bots_not_realm_users(realm):
     assert bot.user_id not in {u["user_id"] for u in body["realm_users"]}
 
 
-def test_realm_bots_are_the_bots_the_caller_administers(realm):
+def test_realm_bots_are_the_bots_the_caller_administers(realm, advertise):
+    advertise(473)   # the full bot objects (slim from 474: test_bots_by_level.py)
     # GIVEN a bot of the member's, one of the owner's, and the notification bot
     assert realm.member.post("/bots", {"full_name": "Mine", "short_name": "mine"}).ok
     assert realm.owner.post("/bots", {"full_name": "Hook", "short_name": "hook",

@@ -235,3 +235,23 @@ def test_two_edits_removing_the_last_two_links_detach_the_upload_once(realm, mon
     path_id = uri.removeprefix("/user_uploads/")
     assert [d["path_id"] for r in results for d in r] == [path_id]
     assert not Attachment.get(realm.realm_id, path_id).message_ids
+
+
+def test_thumbnail_status_answers_the_uploader_of_an_image(realm):
+    # GIVEN an image and a text file the member uploaded
+    image = realm.member.upload([("file", "chart.png", b"\x89PNG\r\n")],
+                                content_type="image/png").json["url"]
+    text = upload(realm.member)["url"]
+
+    def status(account, url: str):
+        return account.get("/thumbnail/status/" + url.removeprefix("/user_uploads/"))
+
+    # THEN the uploader's image has every thumbnail there is (this server makes none, so
+    # no message ever waits for one)
+    assert status(realm.member, image).json == {"result": "success", "msg": "",
+                                                "has_thumbnail": True}
+    # AND another user's image, a file that is no image, and an unknown path are invalid
+    for account, url in ((realm.admin, image), (realm.member, text),
+                         (realm.member, image.replace("chart", "other"))):
+        answer = status(account, url)
+        assert answer.status == 400 and answer.json["msg"] == "Invalid attachment", url

@@ -305,3 +305,32 @@ def test_a_guest_sees_an_inaccessible_actor_as_unknown(limited, register_queue, 
     assert outsider.full_name in str(member_events)
     assert realm.member.get(f"/messages/{from_outside.json['id']}").json["message"][
         "sender_full_name"] == outsider.full_name
+
+
+def test_a_typer_outside_the_channel_is_unknown_to_the_guest(limited, register_queue,
+                                                             fetch_events, drain_events):
+    realm = limited   # "shared" is public: the guest and the member are in it
+    outsider = realm.moderator    # not subscribed, not accessible to the guest
+    caps = {"stream_typing_notifications": True}
+    guest_queue = register_queue(realm.guest, event_types=["typing"],
+                                 client_capabilities=caps)["queue_id"]
+    member_queue = register_queue(realm.member, event_types=["typing"],
+                                  client_capabilities=caps)["queue_id"]
+    stream_id = realm.member.get("/get_stream_id", {"stream": "shared"}).json["stream_id"]
+    # WHEN the outsider types in the channel without subscribing, and the peer does too
+    for typist in (outsider, realm.member):
+        assert typist.post("/typing", {"type": "channel", "op": "start", "stream_id": stream_id,
+                                       "topic": "t"}).ok
+    drain_events()
+    # THEN the guest hears the outsider as their id and stand-in address only
+    events = fetch_events(realm.guest, guest_queue)
+    assert [e["sender"]["user_id"] for e in events] == [outsider.user_id, realm.member.user_id]
+    from chalicelib import config
+
+    host = f"{outsider.email.split('@')[1].split('.')[0]}.{config.root_domain()}"
+    assert events[0]["sender"]["email"] == f"user{outsider.user_id}@{host}"
+    assert events[1]["sender"]["email"] == realm.member.email
+    assert outsider.email not in str(events)
+    # A member hears the outsider as they are
+    member_events = fetch_events(realm.member, member_queue)
+    assert member_events[0]["sender"] == {"user_id": outsider.user_id, "email": outsider.email}

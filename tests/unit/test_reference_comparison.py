@@ -72,6 +72,15 @@ EXTENSIONS = {
     "GET /users: parameter only here: user_ids",
     "PATCH /settings: parameter only here: resolved_topic_notice_auto_read_policy",
     "POST /register: response field only here: navigation_views",
+    # Levels 446 to 500, newer than the reference document (docs/feature-levels.md).
+    "POST /register: parameter only here: idle_queue_timeout",
+    *(f"POST /register: response field only here: {name}" for name in (
+        "idle_queue_timeout_secs", "devices",
+        # Level 409 (the levels branch's work, taken for level 500).
+        "realm_require_e2ee_push_notifications")),
+    # Levels 467-499 of the levels3 branch, one line each.
+    "POST /register: response field only here: realm_media_preview_size",
+    "POST /register: response field only here: realm_workplace_users_group",
     # One route serves GET /users/{user_id} and GET /users/{email} (and one PATCH
     # /users/{user_id} and PATCH /users/{email}; PATCH is not among the seed operations).
     ("GET /users/{user_id}: parameter user_id: type ['string'] here, ['integer'] in the "

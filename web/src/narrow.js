@@ -4,6 +4,11 @@ import { state, dmKey, messageDmKey, userName } from './store.js';
 
 const VIEWS = ['settings', 'channels'];
 
+// Message ids in an address that say where in a conversation to look, not which one it is
+// (a topic link's /with/ its latest message, a message link's /near/ it): the view opens
+// the conversation.
+const PLACES = ['with', 'near'];
+
 /** The view the hash names: {view: 'inbox'|'settings'|'channels'|'narrow', ops, key}. */
 export function parseHash(hash) {
   const parts = hash.replace(/^#/, '').split('/').map(safeDecode);
@@ -12,7 +17,8 @@ export function parseHash(hash) {
   const ops = [];
   for (let i = 1; i + 1 < parts.length; i += 2) {
     const [operator, operand] = [parts[i], parts[i + 1]];
-    if (operator === 'channel') ops.push({ operator, operand: Number(operand.split('-')[0]) });
+    if (PLACES.includes(operator)) continue;
+    if (operator === 'channel' || operator === 'stream') ops.push({ operator: 'channel', operand: Number(operand.split('-')[0]) });
     else if (operator === 'dm') ops.push({ operator, operand: operand.split(',').map(Number) });
     else if (operator === 'sender') ops.push({ operator, operand: Number(operand) || operand });
     else if (operator === 'search-query') return { view: 'narrow', ops: parseQuery(operand), query: operand, key: 'q:' + operand };
@@ -21,7 +27,17 @@ export function parseHash(hash) {
   return { view: 'narrow', ops, key: narrowKey(ops) };
 }
 
+// Names in addresses are encoded as the reference encodes them (its encodeHashComponent,
+// which the server's channel and topic links use): URI encoding with "%" written "." and
+// ".", "(", ")" escaped, so "v1.2 plans" is "v1.2E2.20plans".
+const HASH_ESCAPES = { '%': '.', '(': '.28', ')': '.29', '.': '.2E' };
+
+export function encodeHashComponent(text) {
+  return encodeURIComponent(text).replace(/[%().]/g, (c) => HASH_ESCAPES[c]);
+}
+
 function safeDecode(part) {
+  try { return decodeURIComponent(part.replace(/\./g, '%')); } catch { /* not dot-encoded */ }
   try { return decodeURIComponent(part); } catch { return part; }
 }
 
@@ -55,8 +71,8 @@ export function topicOf(ops) {
 
 export function channelHash(streamId, topic) {
   const stream = state.streams.get(streamId);
-  const slug = `${streamId}-${encodeURIComponent((stream && stream.name) || '')}`;
-  return `#narrow/channel/${slug}` + (topic !== undefined ? `/topic/${encodeURIComponent(topic)}` : '');
+  const slug = `${streamId}-${encodeHashComponent(((stream && stream.name) || '').replace(/ /g, '-'))}`;
+  return `#narrow/channel/${slug}` + (topic !== undefined ? `/topic/${encodeHashComponent(topic)}` : '');
 }
 
 export function dmHash(key) {
@@ -70,7 +86,7 @@ export function senderHash(userId) {
 export const STARRED_HASH = '#narrow/is/starred';
 
 export function searchHash(query) {
-  return `#narrow/search-query/${encodeURIComponent(query)}`;
+  return `#narrow/search-query/${encodeHashComponent(query)}`;
 }
 
 /** The API's narrow: ids as the API takes them. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { channelOf, matches, narrowKey, opsOfKey, parseHash, parseQuery, suggest, topicOf, describe } from '../src/narrow.js';
+import { channelHash, channelOf, encodeHashComponent, matches, narrowKey, opsOfKey, parseHash, parseQuery, searchHash, suggest, topicOf, describe } from '../src/narrow.js';
 import { fresh, GENERAL, ME, OTHER, streamMessage, directMessage } from './fixtures.js';
 
 test('a key decodes to the operators it was made of', () => {
@@ -21,6 +21,23 @@ test('hashes name views and narrows', () => {
   assert.deepEqual(parseHash('#narrow/sender/11').ops, [{ operator: 'sender', operand: 11 }]);
   assert.equal(parseHash('#narrow/channel/%E0%A4%A').view, 'narrow');   // a broken escape is no crash
   assert.equal(parseHash('#narrow/search-query/hello').key, 'q:hello');
+});
+
+test('the server\'s channel, topic and message links name the views they open', () => {
+  fresh();
+  // The reference's encoding: "." escapes, "%" written "."; spaces in a channel slug as dashes
+  assert.equal(encodeHashComponent('v1.2 plans (draft) 100%'), 'v1.2E2.20plans.20.28draft.29.20100.25');
+  const topic = parseHash('#narrow/channel/7-design-team/topic/v1.2E2.20plans/with/42');
+  assert.deepEqual(topic.ops, [{ operator: 'channel', operand: 7 }, { operator: 'topic', operand: 'v1.2 plans' }]);
+  // /with/ and /near/ say where to look: the view is the topic's own
+  assert.equal(topic.key, parseHash('#narrow/channel/7-design-team/topic/v1.2E2.20plans').key);
+  assert.equal(parseHash('#narrow/channel/7-x/topic/caf.C3.A9.20.40.20noon/near/9').ops[1].operand, 'café @ noon');
+  assert.deepEqual(parseHash('#narrow/channel/11-.E6.97.A5.E6.9C.AC').ops, [{ operator: 'channel', operand: 11 }]);
+  assert.deepEqual(parseHash('#narrow/stream/3-general').ops, [{ operator: 'channel', operand: 3 }]);   // the older name
+  // The client's own addresses are written the same way and read back
+  const made = channelHash(GENERAL, 'v1.2 / 50% (ok)');
+  assert.deepEqual(parseHash(made).ops, [{ operator: 'channel', operand: GENERAL }, { operator: 'topic', operand: 'v1.2 / 50% (ok)' }]);
+  assert.equal(parseHash(searchHash('v1.2 plans')).query, 'v1.2 plans');
 });
 
 test('a negated channel is not the channel a narrow is in', () => {

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from chalicelib.actions.channels.principals import principal_users
 from chalicelib.actions.channels.reads.channels import channel_already_exists
 from chalicelib.actions.channels.subscriptions import (
     check_new_channels,
     create_channel,
     new_channel,
-    principal_users,
 )
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal

@@ -7,7 +7,10 @@ from typing import TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.reads.permissions import has_metadata_access
-from chalicelib.actions.groups.reads.user_groups import get_user_group, require_member_or_admin
+from chalicelib.actions.groups.reads.user_groups import (
+    get_user_group,
+    require_member_admin_or_bot,
+)
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import (
@@ -100,7 +103,7 @@ def _descendants(realm_id: int, group: UserGroup) -> list[UserGroup]:
 
 def get_group_members(caller: Principal, group_id: int, direct_member_only: bool
                       ) -> GroupMembersResult:
-    require_member_or_admin(caller)
+    require_member_admin_or_bot(caller)
     group = get_user_group(caller.realm_id, group_id)
     groups = [group] if direct_member_only else [group, *_descendants(caller.realm_id, group)]
     members = {int(u) for g in groups if not g.is_system_group for u in g.direct_members or ()}
@@ -114,7 +117,7 @@ def get_group_members(caller: Principal, group_id: int, direct_member_only: bool
 
 def get_group_subgroups(caller: Principal, group_id: int, direct_subgroup_only: bool
                         ) -> GroupSubgroupsResult:
-    require_member_or_admin(caller)
+    require_member_admin_or_bot(caller)
     group = get_user_group(caller.realm_id, group_id)
     if direct_subgroup_only:
         return {"subgroups": _direct_subgroups(group)}

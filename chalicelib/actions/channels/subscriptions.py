@@ -1,60 +1,49 @@
-"""Subscribing (creating channels on the way), unsubscribing, listing subscriptions."""
+"""Subscribing (creating channels on the way), listing subscriptions and channels."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
+from chalicelib.actions.channels.access_events import GuestAccess
+from chalicelib.actions.channels.add_subscribers import NewChannel, do_add_subscribers
+from chalicelib.actions.channels.principals import check_subscription_count, principal_users
 from chalicelib.actions.channels.reads.channels import (
     StreamDict,
     SubscriptionDict,
     access_stream_by_id,
     channel_access_reads,
     stream_api_dict,
-    stream_create_event,
     subscription_api_dict,
 )
-from chalicelib.actions.channels.reads.permissions import (
-    can_add_subscribers,
-    viewers_audience,
-)
+from chalicelib.actions.channels.reads.permissions import can_add_subscribers, viewers_audience
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers, subscriber_lists
-from chalicelib.actions.users.reads.email_lookup import users_by_api_email
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
-from chalicelib.models.base import is_condition_failure, transaction
+from chalicelib.models.base import is_condition_failure
 from chalicelib.models.channels import (
-    MAX_MEMBER_SET,
-    ChannelMembers,
     Stream,
     Subscription,
-    channel_members,
     get_stream,
     stream_id_by_name,
-    stream_key,
     user_key,
 )
-from chalicelib.models.ids import allocate_id, allocate_ids, realm_counter, realm_scope
+from chalicelib.models.ids import allocate_id, allocate_ids, realm_scope
 from chalicelib.models.rate_limits import take_allowance
 from chalicelib.models.read_ahead import read_ahead
-from chalicelib.models.realms import Realm, claim_name, get_realm, stream_name_key
+from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.users import User
-from chalicelib.rules.channel_access import readable_unsubscribed, reads_public_channels, visibility
+from chalicelib.rules.channel_access import reads_public_channels, visibility
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_stream_name
 from chalicelib.rules.rate_limits import CHANNELS_BY_USER
 from chalicelib.rules.timeutil import now_seconds
 
-USERS_PER_TRANSACTION = 45   # 2 items per user + the channel, its members, the peer event,
-# guests' channel event (with a new channel: its name and its creation event besides)
-# At most this many channels and subscriptions (channels times users) a request, as
-# unsubscribing (actions/channels/unsubscribe.py): each channel is written on its own.
+# At most this many channels a request, as unsubscribing (actions/channels/unsubscribe.py):
+# each channel is written on its own (subscriptions: principals.check_subscription_count).
 MAX_CHANNELS_PER_REQUEST = 100
-MAX_SUBSCRIPTIONS_PER_REQUEST = 1000
 MAX_READ_AHEAD = 100   # keys of one batched read (BatchGetItem's limit)
 # At most this many new subscribers hear of it from the notification bot
 # (send_new_subscription_messages, level 397), as the reference limits it.
@@ -72,76 +61,6 @@ class SubscribeResult(TypedDict):
     new_subscription_messages_sent: NotRequired[bool]
 
 
-class SubscriptionAddEvent(TypedDict):
-    type: Literal["subscription"]
-    op: Literal["add"]
-    subscriptions: list[SubscriptionDict]
-
-
-class SubscriptionPeerAddEvent(TypedDict):
-    type: Literal["subscription"]
-    op: Literal["peer_add"]
-    stream_ids: list[int]
-    user_ids: list[int]
-
-
-COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd"]
-
-
-
-def peer_audience(stream: Stream) -> Audience:
-    """Who hears of a channel's subscribers changing: whoever may know of a public
-    channel (web-public: everyone; public: members and above, and its subscribers),
-    else the channel's subscribers."""
-    return to_channel(stream.stream_id, public=False) if stream.invite_only else \
-        viewers_audience(stream.stream_id, visibility(stream))
-
-
-def users_gaining_sight(stream: Stream, users: list[User]) -> list[int]:
-    """Who learns of a public channel only by joining it (or forgets it by leaving):
-    those whose role does not let them read it unsubscribed, i.e. guests, unless it is
-    web-public. A private channel's own rules (groups) are not decided here."""
-    if stream.invite_only:
-        return []
-    return [u.user_id for u in users if not readable_unsubscribed(int(u.role), stream)]
-
-
-def principal_users(caller: Principal, principals: list[int] | list[str] | None) -> list[User]:
-    if not principals:
-        return [User.get(caller.realm_id, caller.user_id)]
-    users: list[User] = []
-    ids = [p for p in principals if isinstance(p, int)]
-    found = {u.user_id: u for u in User.batch_get([(caller.realm_id, i) for i in ids])}
-    by_email = users_by_api_email(caller.realm_id, [p for p in principals if isinstance(p, str)])
-    for principal in principals:
-        user = found.get(principal) if isinstance(principal, int) else by_email.get(principal)
-        if user is None or not user.is_active:
-            raise ApiError(f"No such user: {principal}")
-        users.append(user)
-    if any(u.user_id != caller.user_id for u in users) and caller.is_guest:
-        raise ApiError("Insufficient permission: guests cannot subscribe other users.")
-    return users
-
-
-@dataclass(frozen=True)
-class NewChannel:
-    """A channel a request creates, written in the transaction of its first subscribers
-    (do_add_subscribers): it never exists without them, so a request that failed after
-    it is finished by repeating it (a private channel its creator could not reach
-    otherwise)."""
-
-    stream: Stream
-    audience: Audience
-
-    def write(self, tx: TransactWrite, subscribers: int) -> None:
-        realm_id = self.stream.realm_id
-        # The event shows the channel as created, before anyone joined.
-        add_event(tx, realm_id, stream_create_event(self.stream), self.audience)
-        self.stream.subscriber_count = subscribers
-        tx.save(self.stream, condition=Stream.stream_id.does_not_exist())
-        claim_name(tx, stream_name_key(realm_id, self.stream.name), self.stream.stream_id)
-
-
 def new_channel(caller: Principal, name: str, description: str, invite_only: bool,
                 history_public: bool, stream_id: int | None = None) -> NewChannel:
     """A channel to create (checked by plan_new_channels); nothing is written yet."""
@@ -151,9 +70,9 @@ def new_channel(caller: Principal, name: str, description: str, invite_only: boo
                     invite_only=invite_only,
                     history_public_to_subscribers=history_public or not invite_only,
                     date_created=now_seconds(), creator_id=caller.user_id)
-    audience: Audience = to_users([caller.user_id]) if invite_only else \
-        viewers_audience(stream.stream_id, visibility(stream))
-    return NewChannel(stream, audience)
+    # Whoever may know of it: for a private one its first subscribers (written with the
+    # event), the organization administrators and its groups (the creator, by default).
+    return NewChannel(stream, viewers_audience(stream.stream_id, visibility(stream)))
 
 
 def check_new_channels(caller: Principal, descriptions: list[str]) -> None:
@@ -169,13 +88,13 @@ def check_new_channels(caller: Principal, descriptions: list[str]) -> None:
                    "new channels")
 
 
-def create_channel(caller: Principal, channel: NewChannel, users: list[User]
-                   ) -> tuple[Stream, set[int]]:
+def create_channel(caller: Principal, channel: NewChannel, users: list[User],
+                   guests: GuestAccess | None = None) -> tuple[Stream, set[int]]:
     """Creates the channel with these subscribers; if its name was taken meanwhile, the
     channel of that name and nobody subscribed (the caller decides what follows)."""
     try:
         return channel.stream, do_add_subscribers(caller.realm_id, channel.stream, users,
-                                                  creating=channel)
+                                                  creating=channel, guests=guests)
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
@@ -184,13 +103,6 @@ def create_channel(caller: Principal, channel: NewChannel, users: list[User]
         if found is None:
             raise
         return found, set()
-
-
-def check_subscription_count(channels: int, users: int) -> None:
-    """A request changes at most MAX_SUBSCRIPTIONS_PER_REQUEST subscriptions."""
-    if channels * users > MAX_SUBSCRIPTIONS_PER_REQUEST:
-        raise ApiError(f"Too many subscriptions: at most {MAX_SUBSCRIPTIONS_PER_REQUEST} "
-                       "(channels times users) at a time.")
 
 
 @dataclass
@@ -232,20 +144,21 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                                          bool(history_public_to_subscribers), stream_id)
     subscribed: dict[str, list[str]] = {}
     already: dict[str, list[str]] = {}
+    guests = GuestAccess(caller.realm_id, realm)   # read once, if a guest may be involved
     for entry in entries:
         if entry.creating is not None:
-            stream, added = create_channel(caller, entry.creating, users)
+            stream, added = create_channel(caller, entry.creating, users, guests)
             if stream is not entry.creating.stream:   # created by another request meanwhile
                 try:
                     stream = _accessible(caller, entry.name, stream.stream_id, realm)
                 except _Unauthorized:
                     raise ApiError(f"Unable to access channel ({entry.name}).") from None
-                added = do_add_subscribers(caller.realm_id, stream, users)
+                added = do_add_subscribers(caller.realm_id, stream, users, guests=guests)
             elif created is not None:
                 created.add(stream.name)
         elif entry.stream is not None:
             stream = entry.stream
-            added = do_add_subscribers(caller.realm_id, stream, users)
+            added = do_add_subscribers(caller.realm_id, stream, users, guests=guests)
         else:
             continue
         for user in users:
@@ -310,61 +223,6 @@ def _accessible(caller: Principal, name: str, stream_id: int, realm: Realm | Non
                                                      subscription is not None, realm):
         raise ApiError(f"Insufficient permission to subscribe other users to '{name}'.")
     return stream
-
-
-def do_add_subscribers(realm_id: int, stream: Stream, users: list[User],
-                       creating: NewChannel | None = None) -> set[int]:
-    """Subscribes the users not yet subscribed, in transactions that are each complete;
-    a channel being created (`creating`) is written with the first of them."""
-    current = {} if creating is not None else {s.user_id: s for s in Subscription.batch_get(
-        [(user_key(realm_id, u.user_id), stream.stream_id) for u in users])}
-    new_users = [u for u in users if u.user_id not in current or not current[u.user_id].active]
-    if not new_users and creating is None:
-        return set()
-    # The subscription receives the messages sent from now on (the fan-out's recipients,
-    # and what a narrow without a channel's history reads); in a channel with protected
-    # history they are also the first the user may read.
-    counter = realm_counter(realm_id)
-    first_visible = int(counter.message or 0) + 1 if counter else 1
-    counted = stream.subscriber_count
-    for start in range(0, max(len(new_users), 1), USERS_PER_TRANSACTION):
-        chunk = new_users[start:start + USERS_PER_TRANSACTION]
-        with transaction() as tx:
-            if creating is not None and start == 0:
-                # the creation event reaches the first chunk as subscribers
-                creating.write(tx, subscribers=len(chunk))
-            else:
-                gaining = users_gaining_sight(stream, chunk)
-                if gaining:   # the channel before the subscription, as the reference sends it
-                    add_event(tx, realm_id, stream_create_event(stream), to_users(gaining))
-                tx.update(stream, actions=[Stream.subscriber_count.add(len(chunk))])
-            if chunk and counted + start + len(chunk) <= MAX_MEMBER_SET:
-                tx.update(channel_members(realm_id, stream.stream_id), actions=[
-                    ChannelMembers.user_ids.add({u.user_id for u in chunk})])
-            for user in chunk:
-                subscription = Subscription(
-                    user_key(realm_id, user.user_id), stream.stream_id,
-                    stream_key=stream_key(realm_id, stream.stream_id), realm_id=realm_id,
-                    user_id=user.user_id, date_subscribed=now_seconds(),
-                    first_visible_message_id=first_visible,
-                    color=COLORS[stream.stream_id % len(COLORS)],
-                    received_ranges=_earlier(current.get(user.user_id)))
-                tx.save(subscription)
-                added: SubscriptionAddEvent = {"type": "subscription", "op": "add",
-                                               "subscriptions": [
-                                                   subscription_api_dict(stream, subscription)]}
-                add_event(tx, realm_id, added, to_users([user.user_id]))
-            if chunk:
-                peer_add: SubscriptionPeerAddEvent = {
-                    "type": "subscription", "op": "peer_add", "stream_ids": [stream.stream_id],
-                    "user_ids": [u.user_id for u in chunk]}
-                add_event(tx, realm_id, peer_add, peer_audience(stream))
-    return {u.user_id for u in new_users}
-
-
-def _earlier(previous: Subscription | None) -> list[int] | None:
-    """What a user received in earlier subscriptions to the channel (kept on rejoining)."""
-    return previous.received_ranges if previous is not None else None
 
 
 def get_subscriptions(caller: Principal, include_subscribers: IncludeSubscribers

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from chalicelib.actions.channels.access_events import (
+    ChannelAccessChanges,
+    GuestAccess,
+    Record,
+    add_records,
+    write_records,
+)
+from chalicelib.actions.channels.add_subscribers import peer_audience
+from chalicelib.actions.channels.principals import check_subscription_count, principal_users
 from chalicelib.actions.channels.reads.channels import access_stream_by_id, stream_deleted_event
-from chalicelib.actions.channels.reads.permissions import can_remove_subscribers
-from chalicelib.actions.channels.subscriptions import (
-    check_subscription_count,
-    peer_audience,
-    principal_users,
-    users_gaining_sight,
+from chalicelib.actions.channels.reads.permissions import (
+    UnsubscribedViewers,
+    can_remove_subscribers,
+    unsubscribed_viewers,
 )
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
@@ -35,8 +42,10 @@ from chalicelib.models.races import retry_lost_races
 from chalicelib.models.users import User
 
 MAX_CHANNELS = 100
-# 3 items per user + the channel, its members, the peers' event, guests' channel event
-USERS_PER_TRANSACTION = 30
+# 3 items per user + the channel, its members, the peers' event, guests' channel event,
+# and room for the limited guests' access records (more go in a transaction after)
+USERS_PER_TRANSACTION = 28
+RECORDS_ROOM = 100 - 3 * USERS_PER_TRANSACTION - 4
 MAX_ATTEMPTS = 3
 
 
@@ -86,8 +95,9 @@ def check_unsubscribe(caller: Principal, names: list[str],
         streams.append(stream)
     removed: list[str] = []
     not_removed: list[str] = []
+    guests = GuestAccess(caller.realm_id)   # read once, if a guest may be involved
     for stream in streams:
-        (removed if do_remove_subscribers(caller.realm_id, stream, users) else
+        (removed if do_remove_subscribers(caller.realm_id, stream, users, guests) else
          not_removed).append(stream.name)
     return {"removed": removed, "not_removed": not_removed}
 
@@ -99,8 +109,12 @@ def _may_remove(caller: Principal, stream: Stream, subscribed: bool, user: User)
     return can_remove_subscribers(caller, stream, subscribed)
 
 
-def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> set[int]:
-    """Unsubscribes those of the users who are subscribed; returns who was removed."""
+def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User],
+                          guests: GuestAccess | None = None) -> set[int]:
+    """Unsubscribes those of the users who are subscribed; returns who was removed.
+    `guests`: what the request read of the organization's guests (read here if not
+    given)."""
+    guests = guests or GuestAccess(realm_id)
     removed: set[int] = set()
     def attempt() -> set[int]:
         # After a lost race, those not yet removed are read again: changed meanwhile.
@@ -109,13 +123,17 @@ def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> s
             [(user_key(realm_id, u.user_id), stream.stream_id) for u in pending],
             consistent_read=True) if s.active}
         active = [u for u in pending if u.user_id in current]
+        if not active:
+            return removed
+        viewers = unsubscribed_viewers(stream)   # who still knows of it, once a request
+        people = ChannelAccessChanges(guests, stream, active, "remove")
         # What was sent until now was received: read before the removal, so a message
         # sent meanwhile is never counted as received when it was not.
-        counter = realm_counter(realm_id) if active else None
+        counter = realm_counter(realm_id)
         last_sent = int(counter.message or 0) if counter is not None else 0
         for start in range(0, len(active), USERS_PER_TRANSACTION):
             chunk = active[start:start + USERS_PER_TRANSACTION]
-            _remove_chunk(realm_id, stream, chunk, {
+            _remove_chunk(realm_id, stream, chunk, viewers, people.next(chunk), {
                 u.user_id: current[u.user_id].ranges_after_leaving(last_sent) for u in chunk})
             removed.update(u.user_id for u in chunk)
         return removed
@@ -125,6 +143,7 @@ def do_remove_subscribers(realm_id: int, stream: Stream, users: list[User]) -> s
 
 
 def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
+                  viewers: UnsubscribedViewers, records: list[Record],
                   received: dict[int, list[int]]) -> None:
     with transaction() as tx:
         tx.update(stream, actions=[Stream.subscriber_count.add(-len(users))])
@@ -141,7 +160,7 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
             add_event(tx, realm_id, event, to_users([user.user_id]))
             add_event(tx, realm_id, unsubscribed_record(user.user_id, stream.stream_id),
                       to_users([user.user_id]))
-        losing = users_gaining_sight(stream, users)
+        losing = viewers.only_while_subscribed(users)
         if losing:   # as the reference: a channel they may no longer see is deleted
             add_event(tx, realm_id, stream_deleted_event(stream.stream_id), to_users(losing))
         peers = peer_audience(stream)
@@ -149,3 +168,6 @@ def _remove_chunk(realm_id: int, stream: Stream, users: list[User],
             "type": "subscription", "op": "peer_remove", "stream_ids": [stream.stream_id],
             "user_ids": [u.user_id for u in users]}
         add_event(tx, realm_id, peer_remove, peers)
+        # Limited guests told whom they may no longer access
+        overflow = add_records(tx, realm_id, records, RECORDS_ROOM)
+    write_records(realm_id, overflow)

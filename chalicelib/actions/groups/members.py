@@ -26,7 +26,11 @@ from chalicelib.actions.groups.membership import (
     write_members,
 )
 from chalicelib.actions.groups.reads.settings import MAX_SUBGROUP_DEPTH, user_has_group_setting
-from chalicelib.actions.groups.reads.user_groups import get_user_group, require_member_or_admin
+from chalicelib.actions.groups.reads.user_groups import (
+    get_user_group,
+    require_member_admin_or_bot,
+    require_member_or_admin,
+)
 from chalicelib.actions.groups.user_groups import (
     MAX_SUBGROUPS_PER_REQUEST,
     check_mutable,
@@ -118,7 +122,7 @@ def _direct_member(group: UserGroup, user: User) -> bool:
 
 def check_is_user_group_member(caller: Principal, group_id: int, user_id: int,
                                direct_member_only: bool) -> IsUserGroupMemberResult:
-    require_member_or_admin(caller)
+    require_member_admin_or_bot(caller)
     group = get_user_group(caller.realm_id, group_id)
     user = User.get_or_none(caller.realm_id, user_id)
     if user is None:

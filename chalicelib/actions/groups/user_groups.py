@@ -35,6 +35,7 @@ from chalicelib.actions.groups.reads.user_groups import (
     UserGroupDict,
     get_user_group,
     group_setting,
+    require_member_admin_or_bot,
     require_member_or_admin,
     user_group_dict,
 )
@@ -175,7 +176,7 @@ def _conflict(error: TransactWriteError, realm_id: int, group_id: int) -> None:
 def do_create_user_group(caller: Principal, name: str, description: str, members: list[int],
                          subgroups: list[int], settings: dict[str, Any]
                          ) -> CreateUserGroupResult:
-    require_member_or_admin(caller)
+    require_member_admin_or_bot(caller)
     realm = get_realm(caller.realm_id)
     require(caller_has_realm_permission(realm, caller.user_id, caller.role,
                                         "can_create_groups"))

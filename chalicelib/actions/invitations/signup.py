@@ -17,9 +17,10 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
+from chalicelib.actions.channels.access_events import GuestAccess
+from chalicelib.actions.channels.add_subscribers import do_add_subscribers
 from chalicelib.actions.channels.new_member_history import give_recent_history
 from chalicelib.actions.channels.reads.permissions import realm_default_stream_ids
-from chalicelib.actions.channels.subscriptions import do_add_subscribers
 from chalicelib.actions.groups.membership import join_group
 from chalicelib.actions.invitations.invites import (
     KEEP_AFTER_USE,
@@ -278,8 +279,9 @@ def subscribe_new_user(realm: Realm, user: User, invitation: Invitation) -> None
         stream_ids |= realm_default_stream_ids(realm)
     streams = [s for s in Stream.batch_get([(realm.realm_id, i) for i in stream_ids])
                if not s.is_archived]
+    guests = GuestAccess(realm.realm_id, realm)   # read once for every channel
     for stream in sorted(streams, key=lambda s: s.stream_id):
-        do_add_subscribers(realm.realm_id, stream, [user])
+        do_add_subscribers(realm.realm_id, stream, [user], guests=guests)
     give_recent_history(realm.realm_id, user.user_id, streams)
 
 

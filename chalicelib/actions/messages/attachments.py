@@ -1,6 +1,6 @@
 """A user's own uploads: GET /attachments (with the organization's space used) and
 DELETE /attachments/{id}. The listing is one Query of the owner index plus one BatchGet
-of the messages that link the files (for their dates)."""
+of the messages that link the files (for their dates, below level 472)."""
 from __future__ import annotations
 
 from typing import TypedDict
@@ -14,7 +14,7 @@ from chalicelib.actions.messages.upload_space import (
     remove_attachment_event,
     upload_space_used,
 )
-from chalicelib.actions.messages.uploads import attachment_dict
+from chalicelib.actions.messages.uploads import attachment_dict, attachment_messages_shown
 from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -36,7 +36,8 @@ def own_attachments(caller: Principal) -> list[Attachment]:
 
 def get_attachments(caller: Principal) -> AttachmentsResult:
     attachments = own_attachments(caller)
-    wanted = {(caller.realm_id, m) for a in attachments for m in a.message_ids or ()}
+    wanted = {(caller.realm_id, m) for a in attachments for m in a.message_ids or ()
+              } if attachment_messages_shown() else set()
     messages = {m.message_id: m for m in Message.batch_get(sorted(wanted))} if wanted else {}
     listed = [attachment_dict(a, [messages[m] for m in sorted(a.message_ids or ())
                                   if m in messages]) for a in attachments]

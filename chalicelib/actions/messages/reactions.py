@@ -8,7 +8,7 @@ one is stored and the other is told it already exists.
 from __future__ import annotations
 
 import time
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import size
@@ -18,6 +18,7 @@ from chalicelib.actions.messages.reads.access import Access, AccessedMessage, ac
 from chalicelib.actions.messages.reads.audience import readers_audience
 from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
 from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.types import EventFacts
@@ -38,7 +39,8 @@ REACTIONS_KEPT_CHANGING = "The message's reactions kept changing; try again."
 
 
 class ReactionUser(TypedDict):
-    """The deprecated `user` object of reaction events (re-added at feature level 339)."""
+    """The deprecated `user` object of reaction events (re-added at feature level 339,
+    removed at 484: sent only while the advertised level is below it)."""
 
     user_id: int
     email: str
@@ -53,7 +55,7 @@ class ReactionFields(TypedDict):
     emoji_code: str
     reaction_type: str
     user_id: int
-    user: ReactionUser
+    user: NotRequired[ReactionUser]
 
 
 class ReactionAddEvent(ReactionFields):
@@ -172,7 +174,7 @@ def _reread(caller: Principal, message_id: int) -> AccessedMessage:
 
 
 def _write(caller: Principal, accessed: AccessedMessage, key: str, entry: dict[str, Any],
-           op: Literal["add", "remove"], person: ReactionUser) -> bool:
+           op: Literal["add", "remove"], person: ReactionUser | None) -> bool:
     """The reaction change and its event in one transaction; False if the message changed
     since it was read (the caller reads it again and decides anew)."""
     message = accessed.message
@@ -216,18 +218,23 @@ def _write(caller: Principal, accessed: AccessedMessage, key: str, entry: dict[s
     return True
 
 
-def _reaction_user(caller: Principal) -> ReactionUser:
+def _reaction_user(caller: Principal) -> ReactionUser | None:
+    """The event's `user` object, or None where the level no longer sends it (no read)."""
+    if "user" in withheld("reaction_event"):
+        return None
     user = User.get_or_none(caller.realm_id, caller.user_id, consistent_read=False)
     return {"user_id": caller.user_id, "email": caller.email,
             "full_name": user.full_name if user is not None else ""}
 
 
 def _event(message_id: int, key: str, emoji_name: str, op: Literal["add", "remove"],
-           person: ReactionUser) -> ReactionAddEvent | ReactionRemoveEvent:
+           person: ReactionUser | None) -> ReactionAddEvent | ReactionRemoveEvent:
     reaction_type, emoji_code, user_id = parse_reaction_key(key)
     fields: ReactionFields = {"message_id": message_id, "emoji_name": emoji_name,
                               "emoji_code": emoji_code, "reaction_type": reaction_type,
-                              "user_id": user_id, "user": person}
+                              "user_id": user_id}
+    if person is not None:
+        fields["user"] = person
     if op == "add":
         added: ReactionAddEvent = {"type": "reaction", "op": "add", **fields}
         return added

@@ -13,7 +13,9 @@ the read state shows as read, which costs batched reads of the recipients' marke
 user items, two Queries of the caller's mutes and one of the sender's muters, and no
 write per reader. As the reference does, the sender, deactivated users, users who turned
 `send_read_receipts` off, users the caller muted and users who muted the caller are
-never listed.
+never listed; nor, to a guest the organization limits (can_access_all_users_group),
+the readers it may not access (actions/users/reads/access.py: its channels' subscribers
+and its conversations, read only for such a guest).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import TypedDict
 
 from chalicelib.actions.messages.reads.access import access_message
 from chalicelib.actions.read_state.reads.pending import pending_of
+from chalicelib.actions.users.reads.access import viewer_access
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Subscription, stream_key, user_key
@@ -41,7 +44,8 @@ class ReadReceiptsResult(TypedDict):
 def get_read_receipts(caller: Principal, message_id: int) -> ReadReceiptsResult:
     # As the reference: a message the caller cannot see is refused before the setting.
     message = access_message(caller, message_id).message
-    if not realm_setting(get_realm(caller.realm_id), "enable_read_receipts"):
+    realm = get_realm(caller.realm_id)
+    if not realm_setting(realm, "enable_read_receipts"):
         raise ApiError("Read receipts are disabled in this organization.")
     realm_id = caller.realm_id
     candidates = _recipients(realm_id, message) - {message.sender_id}
@@ -49,7 +53,9 @@ def get_read_receipts(caller: Principal, message_id: int) -> ReadReceiptsResult:
     # them read each of the sender's messages at once (they arrive read).
     candidates -= muted_by(realm_id, caller.user_id)
     candidates -= set(muted_user_ids(realm_id, caller.user_id))
-    candidates = _sharing_receipts(realm_id, candidates)
+    sharing = _sharing_receipts(realm_id, candidates)
+    access = viewer_access(caller, lambda: realm)   # reads nothing for members and above
+    candidates = {u.user_id for u in sharing if access.can_access(u)}
     pending = pending_of(realm_id, [message_id]).get(message_id)   # before the markers
     unread = _with_marker(realm_id, candidates, message_id)
     if pending is not None:
@@ -68,11 +74,11 @@ def _recipients(realm_id: int, message: Message) -> set[int]:
             and s.first_visible_message_id <= message.message_id}
 
 
-def _sharing_receipts(realm_id: int, user_ids: Iterable[int]) -> set[int]:
+def _sharing_receipts(realm_id: int, user_ids: Iterable[int]) -> list[User]:
     """The active users among these who share read receipts (BatchGet, 100 keys each)."""
     users = User.batch_get([(realm_id, u) for u in sorted(user_ids)])
-    return {int(u.user_id) for u in users
-            if u.is_active and effective_settings(u.stored_settings())["send_read_receipts"]}
+    return [u for u in users
+            if u.is_active and effective_settings(u.stored_settings())["send_read_receipts"]]
 
 
 def _with_marker(realm_id: int, user_ids: set[int], message_id: int) -> set[int]:

@@ -80,7 +80,8 @@ def check_create_reminder(caller: Principal, message_id: int,
                             reminder_target_message_id=message.message_id,
                             scheduled_delivery_timestamp=delivery, read_by_sender=False)
     item.content = reminder_content(message, note)
-    item.rendered_content = render_content(caller.realm_id, item.content).rendered
+    item.rendered_content = render_content(caller.realm_id, item.content,
+                                           author=caller).rendered
 
     def added(tx: Any) -> None:
         event: RemindersAddEvent = {"type": "reminders", "op": "add",

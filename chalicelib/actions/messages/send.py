@@ -6,6 +6,7 @@ from typing import Any, NotRequired, TypedDict
 
 from pynamodb.exceptions import UpdateError
 
+from chalicelib.actions.channels.access_events import add_records, met_in_conversation
 from chalicelib.actions.channels.reads.channels import (
     access_stream_by_id,
     access_stream_by_name,
@@ -31,6 +32,7 @@ from chalicelib.actions.messages.reads.recipients import (
     parse_direct_target,
 )
 from chalicelib.actions.messages.reads.rendering import (
+    RenderedContent,
     check_content,
     render_content,
 )
@@ -97,17 +99,13 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
     else:
         assert direct is not None  # nosec B101 # type narrowing (set above)
         recipients = direct_recipient_users(caller, direct)
-        participants = {u.user_id for u in recipients} | {caller.user_id}
         triggers = triggered_bots(sender, participants=recipients)
-        message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
-                          date_sent=now_seconds(), client=client, recipient_id=0,
-                          sender_key=sender_key(caller.realm_id, caller.user_id))
-        rendered.apply_to(message)
-        message.recipient_ids = sorted(participants)
-        message.dm_key = dm_key(caller.realm_id, participants)
-        message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
-        audience = to_users(sorted(participants))
+        message = _direct_message(caller, recipients, rendered, client)
+        audience = to_users(list(message.recipient_ids))
         people = [sender, *recipients]
+    # Limited guests of a conversation meet those they could not access (realm_user add),
+    # before the message, so their clients show its sender.
+    met = met_in_conversation(realm, people) if stream is None else []
     prepared = prepare_message(realm, message, audience, people=people, stream=stream,
                                linkifiers=rendered.linkifiers, read_by_sender=read_by_sender)
     if not subscribed and realm_restricts_access(realm):
@@ -115,6 +113,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         prepared.facts["actor_outside_channel"] = caller.user_id
     links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:
+        add_records(tx, caller.realm_id, met, room=len(met))
         prepared.add_to(tx)
         links.apply(tx)
         add_webhook_triggers(tx, caller.realm_id, prepared.event["message"],
@@ -125,6 +124,20 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
     if stream is not None:
         after_channel_message(stream, message)
     return {"id": message.message_id}
+
+
+def _direct_message(caller: Principal, recipients: list[User], rendered: RenderedContent,
+                    client: str) -> Message:
+    """A new direct message to these recipients (the sender among its participants)."""
+    participants = {u.user_id for u in recipients} | {caller.user_id}
+    message = Message(caller.realm_id, 0, sender_id=caller.user_id, type="private",
+                      date_sent=now_seconds(), client=client, recipient_id=0,
+                      sender_key=sender_key(caller.realm_id, caller.user_id))
+    rendered.apply_to(message)
+    message.recipient_ids = sorted(participants)
+    message.dm_key = dm_key(caller.realm_id, participants)
+    message.recipient_id = recipient_id_for(f"dm:{message.dm_key}")
+    return message
 
 
 def after_channel_message(stream: Stream, message: Message) -> None:

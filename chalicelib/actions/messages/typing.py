@@ -12,14 +12,19 @@ from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.reads.access import access_message_to_edit
 from chalicelib.actions.messages.reads.recipients import check_accessible
-from chalicelib.actions.users.reads.access import caller_access
+from chalicelib.actions.users.reads.access import (
+    caller_access,
+    inaccessible_to,
+    realm_restricts_access,
+)
 from chalicelib.core.errors import ApiError
-from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_users
-from chalicelib.delivery.types import EventBody, EventFacts
+from chalicelib.core.principal import ROLE_GUEST, Principal
+from chalicelib.delivery.outbox import OutboxEntry, add_event, to_channel, to_users
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import transaction
 from chalicelib.models.realms import empty_topic_display_name, get_realm
 from chalicelib.models.users import User
+from chalicelib.rules.email_visibility import stand_in_email
 
 # A typing record is useless once clients have stopped showing it (15 s); keep a margin
 # for a slow stream, then let TTL remove it.
@@ -72,10 +77,10 @@ def _sender(caller: Principal) -> TypingUser:
     return {"user_id": caller.user_id, "email": caller.email}
 
 
-def _emit(caller: Principal, event: EventBody, audience: Audience,
-          facts: EventFacts | None = None) -> None:
-    with transaction() as tx:   # one item: the change is the notification itself
-        add_event(tx, caller.realm_id, event, audience, facts, ttl=TYPING_RECORD_TTL)
+def _emit(caller: Principal, *entries: OutboxEntry) -> None:
+    with transaction() as tx:   # the notification itself (in forms, for limited guests)
+        for entry in entries:
+            add_event(tx, caller.realm_id, *entry, ttl=TYPING_RECORD_TTL)
 
 
 def check_send_typing(caller: Principal, *, kind: str, op: TypingOp, to: list[int] | None,
@@ -103,7 +108,27 @@ def _direct_typing(caller: Principal, op: TypingOp, to: list[int] | None) -> Non
     event: DirectTypingEvent = {
         "type": "typing", "op": op, "message_type": "direct", "sender": _sender(caller),
         "recipients": [{"user_id": u.user_id, "email": u.email} for u in recipients]}
-    _emit(caller, event, to_users([u.user_id for u in recipients if u.is_active]))
+    listeners = [u for u in recipients if u.is_active]
+    # A guest the realm limits hears whom it may not access by id and stand-in address.
+    guests = [u for u in listeners if u.role == ROLE_GUEST and u.user_id != caller.user_id]
+    realm = get_realm(caller.realm_id) if guests else None
+    hidden = inaccessible_to(realm, guests, recipients) if realm is not None else {}
+    subdomain = realm.subdomain if realm is not None else ""
+    _emit(caller, OutboxEntry(event, to_users(
+        [u.user_id for u in listeners if u.user_id not in hidden])),
+          *[OutboxEntry(_hiding(event, ids, subdomain), to_users([guest]))
+            for guest, ids in sorted(hidden.items())])
+
+
+def _hiding(event: DirectTypingEvent, user_ids: set[int], subdomain: str
+            ) -> DirectTypingEvent:
+    """The event naming these users by id and stand-in address, as placeholders show
+    them."""
+    def shown(person: TypingUser) -> TypingUser:
+        return {"user_id": person["user_id"], "email": stand_in_email(
+            person["user_id"], subdomain)} if person["user_id"] in user_ids else person
+    return {**event, "sender": shown(event["sender"]),
+            "recipients": [shown(r) for r in event["recipients"]]}
 
 
 def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
@@ -115,13 +140,18 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
     realm = get_realm(caller.realm_id)
     # Length and characters as for a message's topic, before the channel is read.
     topic = check_topic(topic, realm, enforce_policy=False)
-    stream, _ = access_stream_by_id(caller, stream_id)
+    stream, subscription = access_stream_by_id(caller, stream_id)
     display_name = empty_topic_display_name(realm)
     event: ChannelTypingEvent = {
         "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
         "stream_id": stream.stream_id, "topic": topic}
-    _emit(caller, event, to_channel(stream.stream_id, public=False, subscribers_only=True),
-          {"empty_topic_display_name": display_name})
+    facts: EventFacts = {"empty_topic_display_name": display_name}
+    if subscription is None and realm_restricts_access(realm):
+        # Subscribers who may not access the typist hear only their id (as a message's
+        # sender from outside the channel is shown).
+        facts["actor_outside_channel"] = caller.user_id
+    _emit(caller, OutboxEntry(
+        event, to_channel(stream.stream_id, public=False, subscribers_only=True), facts))
 
 
 def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> None:
@@ -132,11 +162,12 @@ def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> 
         direct: TypingEditMessageEvent = {
             "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
             "message_id": message_id, "recipient": {"type": "direct", "user_ids": user_ids}}
-        _emit(caller, direct, to_users(user_ids))
+        _emit(caller, OutboxEntry(direct, to_users(user_ids)))
         return
     channel: TypingEditMessageEvent = {
         "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
         "message_id": message_id, "recipient": {
             "type": "channel", "channel_id": message.stream_id, "topic": message.topic}}
-    _emit(caller, channel, to_channel(message.stream_id, public=False, subscribers_only=True),
-          {"empty_topic_display_name": empty_topic_display_name(get_realm(caller.realm_id))})
+    _emit(caller, OutboxEntry(
+        channel, to_channel(message.stream_id, public=False, subscribers_only=True),
+        {"empty_topic_display_name": empty_topic_display_name(get_realm(caller.realm_id))}))

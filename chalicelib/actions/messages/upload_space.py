@@ -3,7 +3,7 @@ in the transaction that adds or deletes an upload), its quota, and the `attachme
 events that report both to the uploader."""
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib.core.errors import ApiError
 from chalicelib.delivery.outbox import add_event, to_users
@@ -21,14 +21,16 @@ class AttachmentMessage(TypedDict):
 
 
 class AttachmentDict(TypedDict):
-    """An uploaded file (§2.3), with the messages that link it."""
+    """An uploaded file (§2.3), with the messages that link it: their ids and dates
+    below level 472, their ids alone from it (feature_levels.at_advertised_level)."""
 
     id: int
     name: str
     path_id: str
     size: int
     create_time: int   # UNIX milliseconds
-    messages: list[AttachmentMessage]
+    messages: NotRequired[list[AttachmentMessage]]
+    message_ids: NotRequired[list[int]]
 
 
 class AttachmentAddEvent(TypedDict):

@@ -25,7 +25,7 @@ from chalicelib.actions.messages.upload_space import (
 )
 from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ResourceNotFoundError
-from chalicelib.core.feature_levels import level_reached
+from chalicelib.core.feature_levels import at_advertised_level, level_reached, withheld
 from chalicelib.core.files import (
     DOWNLOAD_URL_SECONDS,
     MAX_NAME_LENGTH,
@@ -221,12 +221,22 @@ def plan_attachment_changes(realm_id: int, actor_id: int, message_id: int, old_c
 
 
 def attachment_dict(attachment: Attachment, messages: list[Message]) -> AttachmentDict:
+    """`messages`: those linking it, for the form below level 472 (with their dates);
+    from that level the ids alone, from the attachment itself."""
     # Times in seconds from level 443 (milliseconds before); stored in milliseconds.
     seconds = level_reached(443)
-    return {"id": attachment.attachment_id, "name": attachment.name,
-            "path_id": attachment.path_id, "size": attachment.size,
-            "create_time": attachment.create_time // 1000 if seconds
-            else attachment.create_time,
-            "messages": [{"id": m.message_id,
-                          "date_sent": m.date_sent if seconds else m.date_sent * 1000}
-                         for m in messages]}
+    shown: AttachmentDict = {
+        "id": attachment.attachment_id, "name": attachment.name,
+        "path_id": attachment.path_id, "size": attachment.size,
+        "create_time": attachment.create_time // 1000 if seconds else attachment.create_time,
+        "messages": [{"id": m.message_id,
+                      "date_sent": m.date_sent if seconds else m.date_sent * 1000}
+                     for m in messages],
+        "message_ids": sorted(int(i) for i in attachment.message_ids or ())}
+    return at_advertised_level("attachment", shown)
+
+
+def attachment_messages_shown() -> bool:
+    """Whether attachments list their messages' dates (below level 472): reading the
+    messages is needed only then."""
+    return "messages" not in withheld("attachment")

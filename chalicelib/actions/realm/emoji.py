@@ -23,10 +23,11 @@ from chalicelib.actions.realm.reads.emoji import (
 )
 from chalicelib.aws import aws_clients
 from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.files import DOWNLOAD_URL_SECONDS, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.delivery.outbox import OutboxEntry, add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_emoji import RealmEmoji
@@ -37,6 +38,10 @@ from chalicelib.rules.emoji import (
 from chalicelib.rules.file_types import response_overrides
 
 MAX_EMOJI_FILE_SIZE_MIB = 5
+# Level 491: clients with this capability get one event per emoji changed (add,
+# update_one) instead of the whole set; below that level nobody does.
+INDIVIDUAL_CHANGES = "individual_emoji_changes"
+INDIVIDUAL_CHANGES_LEVEL = 491
 _NAME_CHARS = re.compile(r"[0-9a-z_-]+")
 # Image formats by their first bytes; the stored name takes the extension.
 _IMAGE_SIGNATURES = (
@@ -50,11 +55,33 @@ _TYPE_OF_EXTENSION = {extension: content_type for _, extension, content_type
 
 
 class RealmEmojiUpdateEvent(TypedDict):
-    """The realm's whole set of custom emoji, after a change."""
+    """The realm's whole set of custom emoji, after a change (for clients without the
+    individual_emoji_changes capability)."""
 
     type: Literal["realm_emoji"]
     op: Literal["update"]
     realm_emoji: dict[str, RealmEmojiDict]
+
+
+class RealmEmojiAddEvent(TypedDict):
+    """A custom emoji added (level 491, individual_emoji_changes)."""
+
+    type: Literal["realm_emoji"]
+    op: Literal["add"]
+    emoji: RealmEmojiDict
+
+
+class RealmEmojiChangedData(TypedDict):
+    deactivated: bool
+
+
+class RealmEmojiUpdateOneEvent(TypedDict):
+    """A property of one custom emoji changed (level 491, individual_emoji_changes)."""
+
+    type: Literal["realm_emoji"]
+    op: Literal["update_one"]
+    emoji_id: str
+    data: RealmEmojiChangedData
 
 
 def check_emoji_name(name: str) -> str:
@@ -117,7 +144,9 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
         with transaction() as tx:
             claim_name(tx, emoji_name_key(realm_id, name), emoji_id)
             tx.save(item, condition=RealmEmoji.emoji_id.does_not_exist())
-            add_event(tx, realm_id, _update_event([*others, item]), to_realm())
+            add_event(tx, realm_id, *_event_for_level(
+                RealmEmojiAddEvent(type="realm_emoji", op="add", emoji=realm_emoji_dict(item)),
+                [*others, item]))
     except TransactWriteError as error:
         s3.delete_object(Bucket=config.upload_bucket(), Key=path_id)
         if is_condition_failure(error):
@@ -141,7 +170,9 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
             tx.update(RealmEmoji(realm_id, emoji_id), actions=[RealmEmoji.deactivated.set(True)],
                       condition=RealmEmoji.deactivated == False)
             release_name(tx, emoji_name_key(realm_id, name), item.emoji_id)
-            add_event(tx, realm_id, _update_event(after), to_realm())
+            add_event(tx, realm_id, *_event_for_level(RealmEmojiUpdateOneEvent(
+                type="realm_emoji", op="update_one", emoji_id=str(emoji_id),
+                data={"deactivated": True}), after))
     except TransactWriteError as error:
         if is_condition_failure(error):   # deactivated meanwhile
             raise ApiError(f"Emoji '{name}' does not exist", http_status=404) from None
@@ -152,6 +183,16 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
 def _update_event(items: list[RealmEmoji]) -> RealmEmojiUpdateEvent:
     return {"type": "realm_emoji", "op": "update",
             "realm_emoji": {str(i.emoji_id): realm_emoji_dict(i) for i in items}}
+
+
+def _event_for_level(change: RealmEmojiAddEvent | RealmEmojiUpdateOneEvent,
+                     after: list[RealmEmoji]) -> OutboxEntry:
+    """The one emoji's change for clients with individual_emoji_changes, the whole set
+    `after` it for the others; the whole set for everyone below level 491. To everyone."""
+    if not level_reached(INDIVIDUAL_CHANGES_LEVEL):
+        return OutboxEntry(_update_event(after), to_realm())
+    return OutboxEntry(change, to_realm(), {"without_capability": {
+        "capability": INDIVIDUAL_CHANGES, "event": _update_event(after)}})
 
 
 def emoji_image_url(caller: Principal, realm_id: int, filename: str) -> str:

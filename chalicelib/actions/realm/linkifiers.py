@@ -9,7 +9,7 @@ sends it; the deprecated `realm_filters` event is no longer sent).
 from __future__ import annotations
 
 import hashlib
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -29,6 +29,10 @@ from chalicelib.models.ids import allocate_id
 from chalicelib.models.linkifiers import Linkifier, realm_linkifiers
 from chalicelib.models.realms import UniqueName, claim_name, move_name, release_name
 from chalicelib.rules.linkifiers import LinkifierError, check_linkifier
+from chalicelib.rules.reverse_linkifiers import (
+    ReverseLinkification,
+    check_reverse_linkification,
+)
 
 MAX_TRANSACTION_ITEMS = 100
 
@@ -46,6 +50,14 @@ class AddLinkifierResult(TypedDict):
 
 class LinkifiersResult(TypedDict):
     linkifiers: list[LinkifierDict]
+
+
+class ReverseChanges(TypedDict, total=False):
+    """PATCH /realm/filters/{id}'s reverse-linkification parameters that were given."""
+
+    example_input: str
+    reverse_template: str
+    alternative_url_templates: list[str]
 
 
 def get_linkifiers(caller: Principal) -> LinkifiersResult:
@@ -70,6 +82,30 @@ def _checked(pattern: str, url_template: str) -> tuple[str, str]:
         raise ApiError(str(error)) from None
 
 
+def _checked_reverse(pattern: str, wanted: ReverseLinkification) -> ReverseLinkification:
+    try:
+        return check_reverse_linkification(pattern, wanted)
+    except LinkifierError as error:
+        raise ApiError(str(error)) from None
+
+
+def _reverse_of(item: Linkifier) -> ReverseLinkification:
+    return ReverseLinkification(item.example_input, item.reverse_template,
+                                tuple(item.alternative_url_templates or ()))
+
+
+def _reverse_update(wanted: ReverseLinkification) -> list[Any]:
+    """The update actions that store `wanted` (None and empty lists are removed)."""
+    return [
+        Linkifier.example_input.set(wanted.example_input) if wanted.example_input
+        else Linkifier.example_input.remove(),
+        Linkifier.reverse_template.set(wanted.reverse_template) if wanted.reverse_template
+        else Linkifier.reverse_template.remove(),
+        Linkifier.alternative_url_templates.set(list(wanted.alternative_url_templates))
+        if wanted.alternative_url_templates
+        else Linkifier.alternative_url_templates.remove()]
+
+
 def _duplicate() -> ApiError:
     return ApiError("A linkifier with this pattern and URL template already exists.")
 
@@ -87,15 +123,20 @@ def _event(items: list[Linkifier]) -> OutboxEntry:
         "without_capability": {"capability": CAPABILITY, "event": None}})
 
 
-def check_add_linkifier(caller: Principal, pattern: str, url_template: str
-                        ) -> AddLinkifierResult:
+def check_add_linkifier(caller: Principal, pattern: str, url_template: str,
+                        reverse: ReverseLinkification | None = None) -> AddLinkifierResult:
     _check_admin(caller)
     pattern, url_template = _checked(pattern, url_template)
+    reverse = _checked_reverse(pattern, reverse or ReverseLinkification())
     realm_id = caller.realm_id
     before = realm_linkifiers(realm_id)
     item = Linkifier(realm_id, allocate_id(realm_id, "linkifier"), pattern=pattern,
                      url_template=url_template,
-                     order=max((i.order for i in before), default=0) + 1)
+                     order=max((i.order for i in before), default=0) + 1,
+                     example_input=reverse.example_input,
+                     reverse_template=reverse.reverse_template,
+                     alternative_url_templates=list(reverse.alternative_url_templates)
+                     or None)
     try:
         with transaction() as tx:
             claim_name(tx, _pair_key(realm_id, pattern, url_template), item.linkifier_id)
@@ -118,21 +159,33 @@ def _get(caller: Principal, linkifier_id: int) -> tuple[list[Linkifier], Linkifi
 
 
 def do_update_linkifier(caller: Principal, linkifier_id: int, pattern: str,
-                        url_template: str) -> EmptyResult:
+                        url_template: str, reverse: ReverseChanges | None = None
+                        ) -> EmptyResult:
+    """`reverse`: the reverse-linkification values given (absent: unchanged; "": none)."""
     _check_admin(caller)
     items, item = _get(caller, linkifier_id)
     pattern, url_template = _checked(pattern, url_template)
+    current = _reverse_of(item)
+    changes = reverse or {}
+    wanted = _checked_reverse(pattern, ReverseLinkification(
+        changes.get("example_input", current.example_input),
+        changes.get("reverse_template", current.reverse_template),
+        tuple(changes.get("alternative_url_templates", current.alternative_url_templates))))
     realm_id = caller.realm_id
     old_key = _pair_key(realm_id, item.pattern, item.url_template)
     new_key = _pair_key(realm_id, pattern, url_template)
     after = [Linkifier(realm_id, i.linkifier_id, pattern=pattern, url_template=url_template,
-                       order=i.order) if i.linkifier_id == linkifier_id else i for i in items]
+                       order=i.order, example_input=wanted.example_input,
+                       reverse_template=wanted.reverse_template,
+                       alternative_url_templates=list(wanted.alternative_url_templates)
+                       or None) if i.linkifier_id == linkifier_id else i for i in items]
     try:
         with transaction() as tx:
             move_name(tx, old_key, new_key, linkifier_id)
             tx.update(Linkifier(realm_id, linkifier_id),
                       actions=[Linkifier.pattern.set(pattern),
-                               Linkifier.url_template.set(url_template)],
+                               Linkifier.url_template.set(url_template),
+                               *_reverse_update(wanted)],
                       condition=(Linkifier.pattern == item.pattern)
                       & (Linkifier.url_template == item.url_template))
             add_event(tx, realm_id, *_event(after))

@@ -13,12 +13,11 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.users.email_visibility import api_email_events, delivery_email_event
-from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.first_login import note_first_login
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_email
 from chalicelib.aws.email import send_email
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
-from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import is_condition_failure, transaction
@@ -187,26 +186,9 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str,
     if not user.is_active:
         raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
     api_key = add_api_key(user)
-    if user.is_imported_stub:
-        claim_imported_account(user)
+    note_first_login(user)
     # The real address: the one to authenticate with (as the reference answers).
     return {"api_key": api_key, "email": user.delivery_email, "user_id": user.user_id}
-
-
-def claim_imported_account(user: User) -> None:
-    """An imported user's first login: no longer a stub, told to who can see the user
-    (level 433). Once only: a concurrent first login finds it done."""
-    event: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
-        "user_id": user.user_id, "is_imported_stub": False}}
-    try:
-        with transaction() as tx:
-            tx.update(user, actions=[User.is_imported_stub.remove()],
-                      condition=User.is_imported_stub == True)
-            if level_reached(433):
-                add_event(tx, user.realm_id, event, user_access_audience(user.user_id))
-    except TransactWriteError as error:
-        if not is_condition_failure(error):
-            raise
 
 
 def add_api_key(user: User) -> str:

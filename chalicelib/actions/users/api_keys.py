@@ -12,8 +12,10 @@ from typing import TypedDict
 
 from pynamodb.expressions.update import Action
 
+from chalicelib.actions.users.devices import forget_push_registrations
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery import push
 from chalicelib.delivery.append import read_tail
@@ -33,6 +35,7 @@ from chalicelib.models.users import (
 from chalicelib.rules.secrets import hash_api_key, new_api_key
 
 MAX_ATTEMPTS = 5
+DEVICES_END_WITH_KEY_LEVEL = 492
 
 
 class RegenerateApiKeyResult(TypedDict):
@@ -89,6 +92,9 @@ def do_rotate_api_key(realm_id: int, user_id: int, *, issue: bool = True) -> str
     api_key, held = retry_lost_races(
         attempt, conflict="The user's keys changed meanwhile; try again.", attempts=MAX_ATTEMPTS)
     end_sessions(realm_id, user_id)
+    if level_reached(DEVICES_END_WITH_KEY_LEVEL):
+        # The devices logged in with the old key: their push registrations end too.
+        forget_push_registrations(realm_id, user_id)
     logger.info("api keys rotated" if issue else "api keys revoked",
                 extra={"realm_id": realm_id, "user_id": user_id, "revoked": 1 + len(held)})
     return api_key if issue else None

@@ -19,6 +19,7 @@ from chalicelib.actions.users.reads.profile_fields import (
     realm_profile_fields,
 )
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import (
@@ -33,8 +34,10 @@ from chalicelib.models.users import User
 
 # As the reference's examples show, both text types carry a rendered_value.
 RENDERED_TYPES = frozenset({SHORT_TEXT, LONG_TEXT})
-# The reference's summary cannot show long text or people.
+# The reference's summary cannot show people, nor long text (its Paragraph fields) below
+# level 476.
 NOT_IN_SUMMARY = frozenset({LONG_TEXT, USER})
+PARAGRAPHS_IN_SUMMARY_LEVEL = 476
 MAX_SUMMARY_FIELDS = 2
 NAME_MAX_LENGTH = 40
 HINT_MAX_LENGTH = 80
@@ -148,7 +151,8 @@ def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_ty
     if any(f.name.lower() == name.lower() for f in existing):
         raise ApiError("A field with that label already exists.")
     if display_in_profile_summary:
-        if field_type in NOT_IN_SUMMARY:
+        if field_type in NOT_IN_SUMMARY and not (
+                field_type == LONG_TEXT and level_reached(PARAGRAPHS_IN_SUMMARY_LEVEL)):
             raise ApiError("Field type not supported for display in profile summary.")
         if sum(1 for f in existing if f.display_in_profile_summary) >= MAX_SUMMARY_FIELDS:
             raise ApiError(f"Only {MAX_SUMMARY_FIELDS} custom profile fields can be "

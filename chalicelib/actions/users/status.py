@@ -15,6 +15,7 @@ from chalicelib.actions.users.reads.status import UserStatusDict, _presence_enab
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.actions.users.settings import settings_event
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
@@ -26,6 +27,7 @@ from chalicelib.models.users import User
 from chalicelib.rules.timeutil import now_seconds
 
 MAX_STATUS_TEXT_LENGTH = 60
+ADMIN_BOTS_LEVEL = 473   # administrator bots may set others' statuses
 
 
 class UserStatusResult(TypedDict):
@@ -68,7 +70,8 @@ def check_update_own_status(caller: Principal, change: StatusChange) -> EmptyRes
 
 def check_update_user_status(caller: Principal, user_id: int, change: StatusChange
                              ) -> EmptyResult:
-    if not caller.is_admin:
+    # Bots, even administrators, only from level 473 (as the reference).
+    if not caller.is_admin or (caller.is_bot and not level_reached(ADMIN_BOTS_LEVEL)):
         raise ApiError("Insufficient permission")
     access_user_by_id(caller, user_id, allow_deactivated=False)
     _update_status(caller, user_id, _checked(caller.realm_id, change))

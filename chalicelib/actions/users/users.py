@@ -93,6 +93,7 @@ class NewUser:
     bot_config: dict[str, str] | None = None
     password_hash: str | None = None
     api_key: str | None = None  # given only by tests and the demo seed
+    joined_at_first_login: bool = False   # date_joined set again at the first login
 
 
 def check_email(email: str) -> str:
@@ -157,7 +158,7 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                 api_key_hash=key_hash, password_hash=new.password_hash,
                 service_url=new.service_url, service_token=new.service_token,
                 service_interface=new.service_interface, bot_config=new.bot_config,
-                settings=settings)
+                settings=settings, joined_at_first_login=new.joined_at_first_login or None)
     record = api_key_record(key_hash, user)
     scope, key = email_key(realm_id, email)
     return [
@@ -309,6 +310,7 @@ def check_create_user(caller: Principal, *, email: str, full_name: str,
     if not caller.is_admin:
         raise ApiError("Must be an organization administrator")
     new = NewUser(email=email, full_name=full_name,
-                  password_hash=hash_password(password) if password else None)
+                  password_hash=hash_password(password) if password else None,
+                  joined_at_first_login=True)
     user, _ = do_create_user(caller.realm_id, new)
     return user

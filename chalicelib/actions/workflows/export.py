@@ -30,7 +30,7 @@ from chalicelib.actions.workflows.export_writer import (
 from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
-from chalicelib.core.feature_levels import level_reached
+from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, BackgroundJobRecord
@@ -53,6 +53,9 @@ class RealmExportDict(TypedDict):
     export_url: str | None
     pending: bool
     export_type: int
+    # Level 499: an export record carried across an import (its file stayed on the old
+    # server). An import here carries no export records, so it is always false.
+    export_from_prior_server: NotRequired[bool]
 
 
 class RealmExportEvent(TypedDict):
@@ -92,11 +95,13 @@ def export_dict(item: RealmExport) -> RealmExportDict:
         url = aws_clients.presigned_get_url(
             item.s3_key, EXPORT_URL_SECONDS, ResponseContentDisposition=(
                 f'attachment; filename="realm-{item.realm_id}-export-{item.export_id}.json"'))
-    return {"id": item.export_id, "acting_user_id": item.acting_user_id,
-            "export_time": float(item.export_time),
-            "deleted_timestamp": item.deleted_timestamp,
-            "failed_timestamp": item.failed_timestamp, "export_url": url,
-            "pending": item.status == "pending", "export_type": item.export_type}
+    shown: RealmExportDict = {
+        "id": item.export_id, "acting_user_id": item.acting_user_id,
+        "export_time": float(item.export_time), "deleted_timestamp": item.deleted_timestamp,
+        "failed_timestamp": item.failed_timestamp, "export_url": url,
+        "pending": item.status == "pending", "export_type": item.export_type,
+        "export_from_prior_server": False}
+    return at_advertised_level("realm_export", shown)
 
 
 def _exports(realm_id: int) -> list[RealmExport]:

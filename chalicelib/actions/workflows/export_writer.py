@@ -205,7 +205,11 @@ class ExportRun:
                 if not g.is_system_group],
             "custom_emoji": [_emoji_record(e) for e in sorted(
                 RealmEmoji.query(realm_id), key=lambda e: e.emoji_id)],
-            "linkifiers": [{"pattern": i.pattern, "url_template": i.url_template}
+            "linkifiers": [{"pattern": i.pattern, "url_template": i.url_template,
+                            "example_input": i.example_input,
+                            "reverse_template": i.reverse_template,
+                            "alternative_url_templates": list(
+                                i.alternative_url_templates or ())}
                            for i in realm_linkifiers(realm_id)],
             "read_state": self.unread_of_exported(),
         }

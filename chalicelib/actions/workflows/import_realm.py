@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.channels.subscriptions import do_add_subscribers
+from chalicelib.actions.channels.access_events import GuestAccess
+from chalicelib.actions.channels.add_subscribers import do_add_subscribers
 from chalicelib.actions.channels.topics import note_topic_message
 from chalicelib.actions.messages.prepare import new_channel_message
 from chalicelib.actions.messages.reads.dicts import recipient_id_for
@@ -56,6 +57,7 @@ from chalicelib.models.users import ApiKey, User
 from chalicelib.rules.markdown import render_message
 from chalicelib.rules.mentions import find_mentions
 from chalicelib.rules.realm_settings import GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS, system_group_id
+from chalicelib.rules.reverse_linkifiers import ReverseLinkification
 
 _UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{24}/[^\s)\]\"'<>?#]+)")
 
@@ -92,7 +94,10 @@ def import_realm(document: Mapping[str, Any], subdomain: str) -> ImportResult:
         user, _ = do_create_user(realm_id, NewUser(
             email=person["email"], full_name=person["full_name"], role=person["role"],
             is_bot=person["is_bot"], bot_type=person.get("bot_type"),
-            bot_owner_id=users.get(person.get("bot_owner_id") or -1)))
+            bot_owner_id=users.get(person.get("bot_owner_id") or -1),
+            # People join here when they first log in (level 475), as the reference's
+            # imported accounts do.
+            joined_at_first_login=not person["is_bot"]))
         users[person["user_id"]] = user.user_id
     for person in people:
         _restore_user(realm_id, users[person["user_id"]], person)
@@ -103,7 +108,11 @@ def import_realm(document: Mapping[str, Any], subdomain: str) -> ImportResult:
     owner_principal = Principal(realm_id=realm_id, user_id=owner_id, email=owner["email"],
                                 role=ROLE_OWNER, is_bot=False)
     for linkifier in document.get("linkifiers") or []:   # in their processing order
-        check_add_linkifier(owner_principal, linkifier["pattern"], linkifier["url_template"])
+        check_add_linkifier(owner_principal, linkifier["pattern"], linkifier["url_template"],
+                            ReverseLinkification(
+                                linkifier.get("example_input"),
+                                linkifier.get("reverse_template"),
+                                tuple(linkifier.get("alternative_url_templates") or ())))
     Realm(realm_id).update(actions=[
         Realm.description.set(exported.get("description") or ""),
         Realm.settings.set(_map_realm_settings(exported.get("settings") or {}, users,
@@ -165,7 +174,7 @@ def _import_subscriptions(realm_id: int, channels: dict[int, int], users: dict[i
     for stream_id, user_ids in by_channel.items():
         stream = Stream.get(realm_id, stream_id)
         members = list(User.batch_get([(realm_id, u) for u in user_ids]))
-        do_add_subscribers(realm_id, stream, members)
+        do_add_subscribers(realm_id, stream, members, guests=GuestAccess.nobody(realm_id))
 
 
 def _import_uploads(realm_id: int, users: dict[int, int], records: list[Mapping[str, Any]]

@@ -7,7 +7,10 @@ from typing import Any, Literal, TypedDict, cast
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.actions.groups.reads.settings import check_group_setting_change
+from chalicelib.actions.groups.reads.settings import (
+    check_admin_managed_membership,
+    check_group_setting_change,
+)
 from chalicelib.actions.invitations.invites import MAX_WELCOME_TEXT_LENGTH
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
@@ -31,6 +34,7 @@ TIME_LIMIT_SETTINGS = ("message_content_edit_limit_seconds",
                        "move_messages_within_stream_limit_seconds",
                        "move_messages_between_streams_limit_seconds")
 TOPICS_POLICIES = ("allow_empty_topic", "disable_empty_topic")
+MEDIA_PREVIEW_SIZES = (100, 150, 200)   # percent of the default height
 
 
 class RealmSettingChanges(TypedDict, total=False):
@@ -50,6 +54,7 @@ class RealmSettingChanges(TypedDict, total=False):
     require_e2ee_push_notifications: bool   # level 409
     welcome_message_custom_text: str   # level 416
     send_channel_events_messages: bool   # level 434
+    media_preview_size: int   # level 469
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue
@@ -62,6 +67,7 @@ class RealmSettingChanges(TypedDict, total=False):
     can_delete_own_message_group: GroupSettingValue
     can_set_topics_policy_group: GroupSettingValue   # level 392
     can_set_delete_message_policy_group: GroupSettingValue   # level 407
+    workplace_users_group: GroupSettingValue   # level 477
 
 
 class RealmUpdateDictEvent(TypedDict):
@@ -90,6 +96,9 @@ def _check_plain(name: str, value: Any) -> Any:
                        f"{MAX_WELCOME_TEXT_LENGTH} characters).")
     if name == "topics_policy" and value not in TOPICS_POLICIES:
         raise ApiError(f"Invalid topics_policy: use one of {', '.join(TOPICS_POLICIES)}.")
+    if name == "media_preview_size" and value not in MEDIA_PREVIEW_SIZES:
+        raise ApiError("Invalid media_preview_size: use one of "
+                       f"{', '.join(map(str, MEDIA_PREVIEW_SIZES))}.")
     return value
 
 
@@ -128,6 +137,8 @@ def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:
         if name in GROUP_SETTING_DEFAULTS:
             current = realm_group_setting(realm, name)
             new = check_group_setting_change(realm.realm_id, name, value, current)
+            if name == "workplace_users_group" and new != current:
+                check_admin_managed_membership(realm, name, new)
             if new != current:
                 changed[name] = new
             continue

@@ -1,7 +1,8 @@
 """The reference operations that depend on server configuration this deployment lacks:
-POST /dev_fetch_api_key (development servers only) and GET /calls/bigbluebutton/create
-(a BigBlueButton server), answered as the reference answers when they are not set up,
-and a channel's email address (no email gateway: the empty address the reference gives).
+POST /dev_fetch_api_key (development servers only) and the video call endpoints (a
+BigBlueButton, Constructor Groups, Nextcloud Talk or Webex server), answered as the
+reference answers when they are not set up, and a channel's email address (no email
+gateway: the empty address the reference gives).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.users.account import FetchApiKeyResult, add_api_key
 from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.models.realms import get_realm_by_subdomain
 from chalicelib.models.users import User, get_user_by_email
@@ -41,9 +43,21 @@ def create_bigbluebutton_call(caller: Principal, meeting_name: str) -> CallUrlRe
     raise ApiError("BigBlueButton is not configured.")
 
 
+def create_unconfigured_call(caller: Principal, provider: str) -> CallUrlResult:
+    """The video call providers of levels 460, 465 and 493 (Constructor Groups, Nextcloud
+    Talk, Webex): each needs the server's own account with the provider, which this
+    deployment has none of, so they are not among realm_available_video_chat_providers
+    and their endpoints answer as the reference's do when it is not configured."""
+    del caller
+    raise ApiError(f"{provider} is not configured.")
+
+
 def get_channel_email(caller: Principal, stream_id: int, sender_id: int | None
                       ) -> ChannelEmailResult:
-    access_stream_by_id(caller, stream_id)
+    stream, _ = access_stream_by_id(caller, stream_id)
+    if stream.is_archived and level_reached(448):
+        # From level 448 only those who may post to the channel (no one, once archived).
+        raise ApiError("You do not have permission to post in this channel.")
     if sender_id is not None and sender_id != caller.user_id:
         sender = User.get_or_none(caller.realm_id, sender_id)
         if sender is None or not sender.is_bot or sender.bot_owner_id != caller.user_id:

@@ -14,7 +14,8 @@ from chalicelib.registration.state.context import StateContext
 class WebhookOptionDict(TypedDict):
     key: str
     label: str
-    validator: str
+    validator: NotRequired[str]    # of URL options: below level 485 only
+    input_type: NotRequired[str]   # of URL options: level 485's name of `validator`
 
 
 class IncomingWebhookBotDict(TypedDict):
@@ -36,13 +37,25 @@ def _options(options: tuple[Option, ...]) -> list[WebhookOptionDict]:
     return [{"key": o.key, "label": o.label, "validator": o.validator} for o in options]
 
 
+def _url_options(options: tuple[Option, ...]) -> list[WebhookOptionDict]:
+    """URL options: from level 485 the input type is `input_type` (configuration options
+    keep `validator`)."""
+    shown: list[WebhookOptionDict] = []
+    for option in options:
+        item: WebhookOptionDict = {"key": option.key, "label": option.label,
+                                   "validator": option.validator,
+                                   "input_type": option.validator}
+        shown.append(at_advertised_level("incoming_webhook_option", item))
+    return shown
+
+
 def integration_dict(integration: Integration) -> IncomingWebhookBotDict:
     item: IncomingWebhookBotDict = {
         "name": integration.name, "display_name": integration.display_name,
         "all_event_types": None if integration.all_event_types is None
         else list(integration.all_event_types),
         "config_options": _options(integration.config_options),
-        "url_options": _options(integration.url_options)}
+        "url_options": _url_options(integration.url_options)}
     return at_advertised_level("incoming_webhook_bot", item)
 
 

@@ -98,6 +98,7 @@ class RealmState(TypedDict, total=False):
     realm_require_e2ee_push_notifications: bool   # level 409
     realm_welcome_message_custom_text: str        # level 416
     realm_send_channel_events_messages: bool      # level 434
+    realm_media_preview_size: int   # level 469
     # Settings nothing changes yet (rules/realm_settings.UNCHANGEABLE_DEFAULTS).
     realm_default_language: str
     realm_digest_emails_enabled: bool
@@ -165,6 +166,7 @@ class RealmState(TypedDict, total=False):
     realm_can_summarize_topics_group: GroupSettingValue
     realm_direct_message_initiator_group: GroupSettingValue
     realm_direct_message_permission_group: GroupSettingValue
+    realm_workplace_users_group: GroupSettingValue   # level 477
 
 
 # Kept by this server but not shown: the reference removed the realm's

@@ -40,6 +40,7 @@ from chalicelib.rules.channel_access import (
     WEB_PUBLIC,
     readable_unsubscribed,
     reads_public_channels,
+    visibility,
 )
 
 
@@ -175,26 +176,63 @@ def channel_viewers(realm_id: int, audience: Audience, subscribers: Callable[[],
     return ViewerAudience(sees, candidates)
 
 
+@dataclass(frozen=True)
+class UnsubscribedViewers:
+    """Who knows of a channel without a subscription, were it of this visibility: by
+    role (guests never, unless it is web-public), and for a private channel the
+    organization administrators and the non-guest members of its administer and
+    add-subscribers groups (read once, so the rule answers for many users without
+    reading anything per user)."""
+
+    level: int
+    users: frozenset[int] = frozenset()   # named through the private channel's groups
+    max_role: int = ROLE_ADMINISTRATOR    # and everyone of this role or higher
+
+    def sees(self, user_id: int, role: int | None) -> bool:
+        if self.level == WEB_PUBLIC:
+            return True
+        # Group settings never reach guests, as the reference's never do.
+        if not reads_public_channels(role):
+            return False
+        return self.level == PUBLIC or user_id in self.users or (
+            role is not None and int(role) <= self.max_role)
+
+    def only_while_subscribed(self, users: list[User]) -> list[int]:
+        """Those of these users who know of the channel only while subscribed: who
+        learn of it by joining it (and forget it by leaving), as the reference tells
+        them."""
+        return [u.user_id for u in users if not self.sees(u.user_id, int(u.role))]
+
+
+def unsubscribed_viewers(stream: Stream, level: int | None = None) -> UnsubscribedViewers:
+    """The rule above for this channel at `level` (its own visibility by default); a
+    private channel's groups cost a BatchGet per level of nesting, if they name groups."""
+    level = visibility(stream) if level is None else level
+    if level != PRIVATE:
+        return UnsubscribedViewers(level)
+    users: set[int] = set()
+    max_role = ROLE_ADMINISTRATOR
+    for setting in ("can_administer_channel_group", "can_add_subscribers_group"):
+        members, role = group_setting_members(stream.realm_id,
+                                              channel_group_setting(stream, setting))
+        users |= members
+        max_role = max(max_role, min(role, ROLE_MEMBER))   # never guests by role
+    return UnsubscribedViewers(level, frozenset(users), max_role)
+
+
 def _viewer_test(realm_id: int, stream_id: int, subscribers: Callable[[], set[int]],
                  level: int) -> tuple[Callable[[EventQueue], bool], set[int] | None]:
     if level == WEB_PUBLIC:
         return (lambda q: True), None
     if level == PUBLIC:
         return (lambda q: reads_public_channels(q.role) or q.user_id in subscribers()), None
-    users: set[int] = set()
-    max_role = ROLE_ADMINISTRATOR
     stream = get_stream(realm_id, stream_id)   # its groups decide who else knows of it
-    if stream is not None:
-        for setting in ("can_administer_channel_group", "can_add_subscribers_group"):
-            members, role = group_setting_members(realm_id, channel_group_setting(stream,
-                                                                                  setting))
-            users |= members
-            max_role = max(max_role, min(role, ROLE_MEMBER))   # never guests by role
-    candidates = None if max_role >= ROLE_MEMBER else (
-        subscribers() | users | users_with_role_at_most(realm_id, max_role))
-    # Group settings never reach guests, as the reference's never do.
-    return (lambda q: q.user_id in subscribers() or (reads_public_channels(q.role) and (
-        q.user_id in users or (q.role is not None and int(q.role) <= max_role)))), candidates
+    viewers = unsubscribed_viewers(stream, PRIVATE) if stream is not None \
+        else UnsubscribedViewers(PRIVATE)
+    candidates = None if viewers.max_role >= ROLE_MEMBER else (
+        subscribers() | viewers.users | users_with_role_at_most(realm_id, viewers.max_role))
+    return (lambda q: q.user_id in subscribers() or viewers.sees(q.user_id, q.role)), \
+        candidates
 
 
 def users_with_role_at_most(realm_id: int, max_role: int) -> set[int]:

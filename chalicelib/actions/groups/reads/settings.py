@@ -15,13 +15,16 @@ from chalicelib.models.users import User
 from chalicelib.rules.group_settings import (
     ALLOWED_SYSTEM_GROUPS,
     FORBIDDEN_SYSTEM_GROUPS,
+    GROUP_PERMISSION_DEFAULTS,
     GroupSettingValue,
     is_system_group,
     normalize,
+    stored_group_setting,
 )
 from chalicelib.rules.realm_settings import (
     SYSTEM_GROUP_MAX_ROLE,
     SYSTEM_GROUPS,
+    system_group_id,
 )
 
 MAX_SUBGROUP_DEPTH = 10   # nesting deeper than this is refused when groups are edited
@@ -114,6 +117,54 @@ def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupS
         if user_id not in users or not users[user_id].is_active:
             raise ApiError(f"Invalid user ID: {user_id}")
     return checked
+
+
+# Settings of a user group that change who is in it.
+MEMBERSHIP_SETTINGS = ("can_add_members_group", "can_join_group", "can_manage_group",
+                       "can_remove_members_group")
+ADMINISTRATOR_GROUPS = frozenset(system_group_id(name) for name in (
+    "role:owners", "role:administrators", "role:nobody"))
+
+
+def _administrators_only(value: GroupSettingValue) -> bool:
+    """Whether only administrators (or no one) are in the value: checked by its shape, so
+    an anonymous group naming users is not (the users' roles may change)."""
+    if isinstance(value, dict):
+        return not value["direct_members"] and \
+            all(g in ADMINISTRATOR_GROUPS for g in value["direct_subgroups"])
+    return value in ADMINISTRATOR_GROUPS
+
+
+def check_admin_managed_membership(realm: Realm, setting: str,
+                                   value: GroupSettingValue) -> None:
+    """A setting that decides who is billed (workplace_users_group, level 477) names only
+    groups whose membership administrators alone change: system groups (their members
+    follow from roles) and user groups, however nested, whose membership settings, and
+    the organization's can_manage_all_groups, are administrators only. A BatchGet per
+    level of nesting."""
+    pending = list(value["direct_subgroups"]) if isinstance(value, dict) else [value]
+    seen: set[int] = set()
+    while pending:
+        wanted = [g for g in set(pending) if not is_system_group(g) and g not in seen]
+        if not wanted:
+            return
+        if not seen and not _administrators_only(
+                realm_group_setting(realm, "can_manage_all_groups")):
+            raise _not_admin_managed(setting)
+        seen.update(wanted)
+        groups = list(UserGroup.batch_get([(realm.realm_id, g) for g in wanted]))
+        for group in groups:
+            stored = group.group_settings
+            for name in MEMBERSHIP_SETTINGS:
+                if not _administrators_only(stored_group_setting(
+                        stored, name, GROUP_PERMISSION_DEFAULTS[name], group.creator_id)):
+                    raise _not_admin_managed(setting)
+        pending = [int(s) for g in groups for s in g.direct_subgroups or ()]
+
+
+def _not_admin_managed(setting: str) -> ApiError:
+    return ApiError(f"'{setting}' must name groups whose membership only organization "
+                    "administrators can change.")
 
 
 def check_group_setting_change(realm_id: int, setting: str, change: Any,

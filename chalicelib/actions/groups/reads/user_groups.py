@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import TypedDict
 
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import User
@@ -74,6 +75,16 @@ def require_member_or_admin(caller: Principal) -> None:
         raise ApiError("Not allowed for guest users")
     if caller.is_bot:
         raise ApiError("This endpoint does not accept bot requests.")
+
+
+BOTS_IN_GROUPS_LEVEL = 496   # bots create groups and read them and their members
+
+
+def require_member_admin_or_bot(caller: Principal) -> None:
+    """Creating groups and reading them: also for bots from level 496 (never guests)."""
+    if caller.is_bot and not caller.is_guest and level_reached(BOTS_IN_GROUPS_LEVEL):
+        return
+    require_member_or_admin(caller)
 
 
 def get_user_group(realm_id: int, group_id: int) -> UserGroup:
@@ -146,5 +157,5 @@ def user_groups_state(realm_id: int, include_deactivated: bool,
 
 def list_user_groups(caller: Principal, include_deactivated_groups: bool
                      ) -> UserGroupsResult:
-    require_member_or_admin(caller)
+    require_member_admin_or_bot(caller)
     return {"user_groups": user_groups_state(caller.realm_id, include_deactivated_groups)}

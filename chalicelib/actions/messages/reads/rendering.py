@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from chalicelib import config
+from chalicelib.actions.messages.reads.channel_links import resolve_channel_links
 from chalicelib.actions.realm.reads.emoji import active_emoji_sources
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.actions.users.reads.access import caller_access
@@ -114,7 +115,8 @@ def render_content(realm_id: int, content: str, realm: Realm | None = None, *,
                    author: Principal | None = None) -> RenderedContent:
     """`realm`: when the caller has just read it (the linkifiers are then read only if
     they changed since this process last did); `author`: who writes it, whose mentions
-    resolve only to people they may access (None: the system writes it)."""
+    resolve only to people they may access and whose links only to channels they may
+    read (None: the system writes it)."""
     content = check_content(content)
     mentions = find_mentions(content)
     resolved = resolve_mentions(realm_id, mentions, caller_access(author) if author
@@ -123,7 +125,8 @@ def render_content(realm_id: int, content: str, realm: Realm | None = None, *,
     # The organization's emoji are read only for a message that names one not built in.
     custom = active_emoji_sources(realm_id) if has_emoji_syntax(content) else None
     rendered = render_message(content, resolved.targets, linkifiers, custom,
-                              audio_uploads(realm_id, content))
+                              audio_uploads(realm_id, content),
+                              resolve_channel_links(realm_id, content, author))
     return RenderedContent(content, rendered, mentions, resolved, linkifiers)
 
 

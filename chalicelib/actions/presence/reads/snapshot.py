@@ -17,6 +17,7 @@ from chalicelib.actions.users.reads.access import viewer_access
 from chalicelib.actions.users.reads.email_lookup import users_by_api_email
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.models.presence import PRESENCE_RETENTION, Presence
 from chalicelib.models.users import User
@@ -32,6 +33,10 @@ from chalicelib.rules.presence_rules import (
 )
 
 DEFAULT_HISTORY_DAYS = 14
+# GET /users/{user}/presence: the modern timestamps from level 487 (instead of the
+# legacy dicts), both formats and server_timestamp from 497.
+MODERN_USER_PRESENCE_LEVEL = 487
+BOTH_USER_PRESENCE_LEVEL = 497
 SIMPLIFIED_PRESENCE = "simplified_presence_events"   # the client capability (level 419)
 
 
@@ -62,12 +67,18 @@ class ClientStatus(TypedDict):
 
 
 class UserPresenceDetail(TypedDict):
-    website: ClientStatus
-    aggregated: ClientStatus
+    """The legacy format (website, aggregated) below level 487 and again from 497; the
+    modern one (active_timestamp, idle_timestamp) from 487."""
+
+    website: NotRequired[ClientStatus]
+    aggregated: NotRequired[ClientStatus]
+    active_timestamp: NotRequired[int]
+    idle_timestamp: NotRequired[int]
 
 
 class UserPresenceResult(TypedDict):
     presence: UserPresenceDetail
+    server_timestamp: NotRequired[float]   # level 497
 
 
 @dataclass
@@ -117,10 +128,21 @@ def get_user_presence(caller: Principal, user_id_or_email: str) -> UserPresenceR
     now = presence_rules.now()
     if item is None or not item.is_visible(datetime.fromtimestamp(now, UTC)):
         raise ApiError(f"No presence data for {user_id_or_email}")
-    status, timestamp = legacy_status(*item.times(), now)
-    aggregated = "offline" if now - timestamp > OFFLINE_THRESHOLD_SECONDS else status
-    return {"presence": {"website": {"status": status, "timestamp": timestamp},
-                         "aggregated": {"status": aggregated, "timestamp": timestamp}}}
+    detail: UserPresenceDetail = {}
+    if level_reached(MODERN_USER_PRESENCE_LEVEL):
+        modern = modern_presence(*item.times())
+        detail["active_timestamp"] = modern["active_timestamp"]
+        detail["idle_timestamp"] = modern["idle_timestamp"]
+    if not level_reached(MODERN_USER_PRESENCE_LEVEL) or level_reached(
+            BOTH_USER_PRESENCE_LEVEL):
+        status, timestamp = legacy_status(*item.times(), now)
+        aggregated = "offline" if now - timestamp > OFFLINE_THRESHOLD_SECONDS else status
+        detail.update({"website": {"status": status, "timestamp": timestamp},
+                       "aggregated": {"status": aggregated, "timestamp": timestamp}})
+    result: UserPresenceResult = {"presence": detail}
+    if level_reached(BOTH_USER_PRESENCE_LEVEL):
+        result["server_timestamp"] = now
+    return result
 
 
 def _target(caller: Principal, user_id_or_email: str) -> User:

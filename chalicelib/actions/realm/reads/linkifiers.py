@@ -3,8 +3,9 @@ state, and the compiled rules the renderer applies."""
 from __future__ import annotations
 
 import uuid
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
+from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.models.linkifiers import Linkifier, realm_linkifiers
 from chalicelib.models.realms import Realm
 from chalicelib.rules.linkifiers import LinkifierRule, compile_rules
@@ -17,11 +18,17 @@ class LinkifierDict(TypedDict):
     pattern: str
     url_template: str
     id: int
+    example_input: NotRequired[str | None]         # level 471
+    reverse_template: NotRequired[str | None]      # level 471
+    alternative_url_templates: NotRequired[list[str]]   # level 478
 
 
 def linkifier_dict(item: Linkifier) -> LinkifierDict:
-    return {"pattern": item.pattern, "url_template": item.url_template,
-            "id": item.linkifier_id}
+    shown: LinkifierDict = {
+        "pattern": item.pattern, "url_template": item.url_template, "id": item.linkifier_id,
+        "example_input": item.example_input, "reverse_template": item.reverse_template,
+        "alternative_url_templates": list(item.alternative_url_templates or ())}
+    return at_advertised_level("linkifier", shown)
 
 
 def linkifiers_state(realm_id: int) -> list[LinkifierDict]:

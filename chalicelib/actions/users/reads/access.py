@@ -228,6 +228,22 @@ def inaccessible_ids(caller: Principal, users: Iterable[User]) -> set[int]:
     return {u.user_id for u in users if not allows(u)}
 
 
+def inaccessible_to(realm: Realm, viewers: Iterable[User], users: Iterable[User]
+                    ) -> dict[int, set[int]]:
+    """For each viewer the realm limits, those of these users (already read) it may not
+    access; nothing read for members and above or where guests are not limited."""
+    if not realm_restricts_access(realm):
+        return {}
+    cache = AccessCache()
+    cache.realms[realm.realm_id] = realm
+    people = list(users)
+    for user in people:
+        cache.remember(user)
+    hidden = {viewer.user_id: {u.user_id for u in people if not cache.viewer_may_access(
+        realm.realm_id, viewer.user_id, viewer.role, u.user_id)} for viewer in viewers}
+    return {viewer: ids for viewer, ids in hidden.items() if ids}
+
+
 class AccessCache:
     """The rule for many (viewer, user) pairs, each realm, user, user's channels and
     viewer's conversations read at most once, and only for viewers the realm may limit."""
@@ -303,13 +319,18 @@ class EventAccess(AccessCache):
 
     def actor_hidden(self, realm_id: int, event: dict[str, Any]) -> dict[str, Any]:
         """The event as a queue that cannot access its actor (the actor_outside_channel
-        fact) gets it: a message's sender, a reaction's user as "Unknown user"."""
+        fact) gets it: a message's sender, a reaction's user as "Unknown user", a typist
+        by their id and stand-in address."""
         realm = self._realm(realm_id)
         assert realm is not None  # nosec B101 # the realm limits access, so it was read
         if event.get("type") == "message":
             return {**event, "message": hide_sender(event["message"], realm)}
-        if event.get("type") == "reaction":
+        if event.get("type") == "reaction" and "user" in event:   # below level 484
             user_id = int(event["user_id"])
             return {**event, "user": {"user_id": user_id, "full_name": INACCESSIBLE_USER_NAME,
                                       "email": stand_in_email(user_id, realm.subdomain)}}
+        if event.get("type") == "typing":
+            user_id = int(event["sender"]["user_id"])
+            return {**event, "sender": {"user_id": user_id,
+                                        "email": stand_in_email(user_id, realm.subdomain)}}
         return event

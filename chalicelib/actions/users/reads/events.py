@@ -45,6 +45,13 @@ class PersonRole(TypedDict):
     role: int
 
 
+class PersonDateJoined(TypedDict):
+    """Level 475: an account an administrator created, at its first login."""
+
+    user_id: int
+    date_joined: str
+
+
 class CustomProfileFieldValue(TypedDict):
     id: int
     value: str | None
@@ -65,7 +72,7 @@ class PersonImportedStub(TypedDict):
 
 Person = (PersonFullName | PersonTimezone | PersonNewEmail | PersonDeliveryEmail
           | PersonAvatar | PersonActive | PersonCustomProfileField | PersonRole
-          | PersonImportedStub)
+          | PersonImportedStub | PersonDateJoined)
 
 
 class RealmUserUpdateEvent(TypedDict):
