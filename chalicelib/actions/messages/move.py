@@ -399,7 +399,6 @@ class _EditWriter:
             event["is_me_message"] = self.rendered.content.startswith("/me ")
         if plan is None:
             return event, {}
-        # For the fan-out: how the empty topic shows to clients without empty_topic_name.
         return event, {"empty_topic_display_name": empty_topic_display_name(self.realm)}
 
     def _move_record(self) -> MessageMove:
