@@ -112,7 +112,7 @@ def integration_url(realm: Any, integration: str, api_key: str, stream: str | No
 
 
 def list_users(args: argparse.Namespace) -> dict[str, Any]:
-    from chalicelib.actions.users.users import list_realm_users
+    from chalicelib.actions.users.reads.realm_users import list_realm_users
 
     realm = _realm(args.realm)
     return {"realm_id": realm.realm_id, "users": [

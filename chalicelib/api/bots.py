@@ -6,12 +6,8 @@ import json
 from typing import Annotated, TypedDict
 
 from chalicelib.actions.users.bot_admin import do_update_bot
-from chalicelib.actions.users.bots import (
-    BotDict,
-    CreateBotResult,
-    check_create_bot,
-    get_own_bots,
-)
+from chalicelib.actions.users.bots import CreateBotResult, check_create_bot, get_own_bots
+from chalicelib.actions.users.reads.bots import BotDict
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint

@@ -8,12 +8,8 @@ from chalicelib.actions.channels.folder_admin import (
     do_reorder_channel_folders,
     do_update_channel_folder,
 )
-from chalicelib.actions.channels.folders import (
-    ChannelFolderDict,
-    CreateChannelFolderResult,
-    do_create_channel_folder,
-    get_channel_folders,
-)
+from chalicelib.actions.channels.folders import CreateChannelFolderResult, do_create_channel_folder
+from chalicelib.actions.channels.reads.folders import ChannelFolderDict, get_channel_folders
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint

@@ -11,8 +11,8 @@ from chalicelib.actions.users.navigation_views import (
     do_add_navigation_view,
     do_remove_navigation_view,
     do_update_navigation_view,
-    navigation_views_state,
 )
+from chalicelib.actions.users.reads.navigation_views import navigation_views_state
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ANY_CONTENT_TYPE, ApiBlueprint

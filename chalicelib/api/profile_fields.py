@@ -6,7 +6,11 @@ from typing import Any, TypedDict
 from chalicelib.actions.users import profile_fields as actions
 from chalicelib.actions.users.profile_data import do_update_profile_data
 from chalicelib.actions.users.profile_field_order import do_reorder_profile_fields
-from chalicelib.actions.users.profile_fields import ProfileFieldDict
+from chalicelib.actions.users.reads.profile_fields import (
+    ProfileFieldDict,
+    profile_field_dict,
+    realm_profile_fields,
+)
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
@@ -30,8 +34,8 @@ class CreateProfileFieldResult(TypedDict):
 
 @bp.endpoint("/realm/profile_fields", "GET")
 def get_custom_profile_fields(caller: Principal) -> ProfileFieldsResult:
-    return {"custom_fields": [actions.profile_field_dict(f)
-                              for f in actions.realm_profile_fields(caller.realm_id)]}
+    return {"custom_fields": [profile_field_dict(f)
+                              for f in realm_profile_fields(caller.realm_id)]}
 
 
 @bp.endpoint("/realm/profile_fields", "POST")

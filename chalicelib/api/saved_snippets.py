@@ -4,10 +4,8 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.actions.users import saved_snippets as actions
-from chalicelib.actions.users.saved_snippets import (
-    CreateSavedSnippetResult,
-    SavedSnippetDict,
-)
+from chalicelib.actions.users.reads.saved_snippets import SavedSnippetDict, saved_snippets_state
+from chalicelib.actions.users.saved_snippets import CreateSavedSnippetResult
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint
@@ -21,7 +19,7 @@ class SavedSnippetsResult(TypedDict):
 
 @bp.endpoint("/saved_snippets", "GET")
 def get_saved_snippets(caller: Principal) -> SavedSnippetsResult:
-    return {"saved_snippets": actions.saved_snippets_state(caller.realm_id, caller.user_id)}
+    return {"saved_snippets": saved_snippets_state(caller.realm_id, caller.user_id)}
 
 
 @bp.endpoint("/saved_snippets", "POST")

@@ -185,7 +185,7 @@ CHANGES_446_500: tuple[Change, ...] = (
            "test_administrator_bots_set_users_statuses_from_level_473"),
     Change(474, "Slim bot objects (no api_key, avatar_url, bot_type, email, full_name, "
                 "is_active, owner_id); fewer realm_bot update events",
-           "actions/users/bots.administered_bots (POST /register realm_bots; the fields "
+           "actions/users/reads/bots.administered_bots (POST /register realm_bots; the fields "
            "are the bot's user object's). No realm_bot events are sent here at any level "
            "(clients read bots' changes from realm_user events), so none is left to drop",
            "tests/functional/test_bots_by_level.py::"

@@ -5,20 +5,14 @@ import time
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TypedDict, cast
+from typing import NamedTuple, TypedDict, cast
 
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.delivery.types import EventBody, EventFacts
 from chalicelib.models.events import Outbox
 
 OUTBOX_RETENTION = timedelta(days=1)
-# An event fact: the user who acted (sent, reacted) without a subscription to the
-# channel, whom some of its receivers may not access (the fan-out hides them there).
-ACTOR_FACT = "_actor_outside_channel"
-# An event fact of a realm_user add or remove naming several people: {"persons": {id:
-# person}, "receivers": {user id: [ids of the persons each receiver gets]}}; each
-# receiver's queues get one event per person of theirs (delivery/filters.py).
-PERSONS_FACT = "_persons_by_receiver"
 
 
 class Audience(TypedDict, total=False):
@@ -83,9 +77,17 @@ def to_channels(stream_ids: list[int], *, users: list[int] | None = None) -> Aud
     return audience
 
 
-def to_channel_viewers(stream_id: int, *, public: bool) -> Audience:
-    """Everyone with metadata access to the channel were it public (`public`) or private."""
-    return {"channel_viewers": stream_id, "public": public}
+def to_channel_viewers(stream_id: int, *, public: bool, web_public: bool = False,
+                       minus_public: bool | None = None) -> Audience:
+    """Everyone with metadata access to the channel were it public (`public`, and
+    `web_public`) or private; `minus_public` leaves out who could see it were it public
+    (True) or private (False)."""
+    audience: Audience = {"channel_viewers": stream_id, "public": public}
+    if web_public:
+        audience["web_public"] = True
+    if minus_public is not None:
+        audience["minus_public"] = minus_public
+    return audience
 
 
 def stored_audience(stored: Mapping[str, object]) -> Audience:
@@ -96,15 +98,35 @@ def stored_audience(stored: Mapping[str, object]) -> Audience:
     return cast(Audience, dict(stored))  # the keys are checked above
 
 
-def add_event(tx: TransactWrite, realm_id: int, event: Mapping[str, object],
-              audience: Audience, ttl: timedelta = OUTBOX_RETENTION) -> None:
-    """Adds the event to the transaction, so it exists iff the change commits."""
+class OutboxEntry(NamedTuple):
+    """An event, its audience and its facts, built before the transaction that adds
+    them: `add_event(tx, realm_id, *entry)`."""
+
+    event: EventBody
+    audience: Audience
+    facts: EventFacts | None = None
+
+
+def stored_facts(stored: Mapping[str, object] | None) -> EventFacts:
+    """An outbox record's facts as add_event wrote them (none: an empty set)."""
+    unknown = set(stored or ()) - set(EventFacts.__annotations__)
+    if unknown:
+        raise ValueError(f"unknown event facts: {sorted(unknown)}")
+    return cast(EventFacts, dict(stored or {}))  # the keys are checked above
+
+
+def add_event(tx: TransactWrite, realm_id: int, event: EventBody,
+              audience: Audience, facts: EventFacts | None = None, *,
+              ttl: timedelta = OUTBOX_RETENTION) -> None:
+    """Adds the event to the transaction, so it exists iff the change commits; `facts`
+    are what the fan-out decides its delivery by (never part of what clients get)."""
     now = time.time()
     tx.save(Outbox(
         outbox_id=uuid.uuid4().hex,
         realm_id=realm_id,
         event=dict(event),
         audience=dict(audience),
+        facts=dict(facts) if facts else None,
         created=int(now * 1000),
         expires_at=datetime.now(UTC) + ttl,
     ), condition=Outbox.outbox_id.does_not_exist())

@@ -34,9 +34,10 @@ from chalicelib.aws.partial_batch import (
 )
 from chalicelib.delivery.append import Pending
 from chalicelib.delivery.filters import forms_for_queue, stored_reader_settings
-from chalicelib.delivery.outbox import ACTOR_FACT, Audience, stored_audience
+from chalicelib.delivery.outbox import Audience, stored_audience, stored_facts
 from chalicelib.delivery.payloads import PayloadStore
 from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
+from chalicelib.delivery.types import EventFacts
 from chalicelib.fanout.audience import AudienceResolver
 from chalicelib.fanout.audience_slices import (
     RANGE_KEY,
@@ -154,6 +155,7 @@ class _Noted:
     raw: dict[str, Any]
     outbox: Outbox
     event: dict[str, Any]
+    facts: EventFacts
     audience: Audience
     flags: dict[str, list[str]] | None   # a new message's recipients' flags
 
@@ -216,6 +218,7 @@ class FanoutBatch:
         outbox = Outbox.from_raw_data(image)
         sequence_number = raw["dynamodb"]["SequenceNumber"]
         event, audience = outbox.event, stored_audience(outbox.audience)
+        facts = stored_facts(outbox.facts)
         batch_steps = self.scope.batch_steps   # else another invocation does them
         if event.get("type") == OUTGOING_WEBHOOK_RECORD:   # for the webhook queue, not clients
             if batch_steps:
@@ -230,8 +233,8 @@ class FanoutBatch:
             return
         if batch_steps:
             self.notifications.note_flags(outbox.realm_id, event, audience)
-        flags = self.recipients.note(outbox.realm_id, outbox.outbox_id, event)
-        self.noted[sequence_number] = _Noted(raw, outbox, event, audience, flags)
+        flags = self.recipients.note(outbox.realm_id, outbox.outbox_id, event, facts)
+        self.noted[sequence_number] = _Noted(raw, outbox, event, facts, audience, flags)
 
     def noted_records(self) -> list[dict[str, Any]]:
         """The records the second pass takes, in stream order."""
@@ -252,24 +255,24 @@ class FanoutBatch:
     def address(self, raw: dict[str, Any]) -> None:
         sequence_number = raw["dynamodb"]["SequenceNumber"]
         noted = self.noted[sequence_number]
-        outbox, event, audience = noted.outbox, noted.event, noted.audience
+        outbox, event, facts, audience = noted.outbox, noted.event, noted.facts, noted.audience
         since = commit_time_ms(raw, outbox)
         queues = [q for q in self.audience.queues(outbox.realm_id, audience)
                   if role_may_see(q, audience)]
         user_flags = noted.flags if noted.flags is not None else \
-            self.recipients.flags_after_update(outbox.realm_id, event,
+            self.recipients.flags_after_update(outbox.realm_id, event, facts,
                                                {q.user_id for q in queues})
         for queue in queues:
             shown: dict[str, Any] | None = event
             if audience.get("user_access") is not None and not self.access.may_access(
                     outbox.realm_id, queue, int(audience["user_access"])):
                 shown = self.access.hidden_form(outbox.realm_id, event, queue)
-            elif ACTOR_FACT in event and not self.access.may_access(
-                    outbox.realm_id, queue, int(event[ACTOR_FACT])):
+            elif "actor_outside_channel" in facts and not self.access.may_access(
+                    outbox.realm_id, queue, facts["actor_outside_channel"]):
                 shown = self.access.actor_hidden(outbox.realm_id, event)
             if shown is not None:   # a person's real address only where the owner may see it
-                shown = email_form(shown, int(queue.user_id), queue.role)
-            forms = forms_for_queue(shown, queue, user_flags, self.reader_settings) \
+                shown = email_form(shown, facts, int(queue.user_id), queue.role)
+            forms = forms_for_queue(shown, facts, queue, user_flags, self.reader_settings) \
                 if shown is not None else []
             if not forms:
                 continue

@@ -10,6 +10,7 @@ from typing import Any
 from pynamodb.exceptions import UpdateError
 
 from chalicelib.actions.read_state.reads.pending import new_marker
+from chalicelib.delivery.types import EventFacts
 from chalicelib.fanout.scope import Scope
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.channels import user_key
@@ -29,6 +30,7 @@ class Delivery:
     message_id: int
     flags: dict[int, set[str]]   # every recipient's flags (of the scope's range)
     event: dict[str, Any] = field(default_factory=dict)
+    facts: EventFacts = field(default_factory=EventFacts)
 
 
 def restorer(delivery: Delivery, messages: dict[tuple[int, int], Message],

@@ -12,6 +12,7 @@ from pynamodb.expressions.update import Action
 
 from chalicelib.actions.read_state.markers import mark_read
 from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS
+from chalicelib.delivery.types import MentionChange
 from chalicelib.models.base import is_write_condition_failure, update_existing
 from chalicelib.models.channels import user_key
 from chalicelib.models.message_flags import (
@@ -23,13 +24,13 @@ from chalicelib.models.message_flags import (
 from chalicelib.models.messages import Message, message_place, topic_key
 
 
-def flag_changes(mentions: dict[str, Any], users: set[int]
+def flag_changes(change: MentionChange, users: set[int]
                  ) -> dict[int, tuple[set[str], set[str]]]:
     """(flags added, flags removed) per user, among `users`, for an edit's mentions."""
-    before, after = mentions["before"], mentions["after"]
-    was, now = set(before.get("users") or ()), set(after.get("users") or ())
-    old_wildcard = WILDCARD_FLAGS.get(before.get("wildcard") or "")
-    new_wildcard = WILDCARD_FLAGS.get(after.get("wildcard") or "")
+    before, after = change["before"], change["after"]
+    was, now = set(before["users"]), set(after["users"])
+    old_wildcard = WILDCARD_FLAGS.get(before["wildcard"] or "")
+    new_wildcard = WILDCARD_FLAGS.get(after["wildcard"] or "")
     changes: dict[int, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
     for user_id in (now - was) & users:
         changes[user_id][0].add("mentioned")
@@ -53,18 +54,20 @@ def flag_rows_in(key: str, message_ids: set[int]) -> list[MessageFlag]:
         if int(row.message_id) in message_ids]
 
 
-def deletion_of(message: Message) -> dict[str, Any]:
-    """The delete_message facts `forget_deleted` reads, for one message as written."""
+def deletion_of(message: Message) -> tuple[dict[str, Any], list[int]]:
+    """What `forget_deleted` reads of a delete_message record (the event and the
+    participants), for one message as written."""
     if message.type == "stream":
         return {"message_ids": [message.message_id], "message_type": "stream",
-                "stream_id": message.stream_id, "topic": message.topic}
-    return {"message_ids": [message.message_id], "message_type": "private",
-            "_participants": list(message.recipient_ids)}
+                "stream_id": message.stream_id, "topic": message.topic}, []
+    return {"message_ids": [message.message_id], "message_type": "private"}, list(
+        message.recipient_ids)
 
 
-def forget_deleted(realm_id: int, event: dict[str, Any]) -> None:
+def forget_deleted(realm_id: int, event: dict[str, Any], participants: list[int]) -> None:
     """Deletes the unread markers and flag rows of deleted messages (no events: clients
-    drop a deleted message from their unread counts and stars by themselves)."""
+    drop a deleted message from their unread counts and stars by themselves); a direct
+    message's are its `participants`'."""
     gone = {int(i) for i in event.get("message_ids", [])}
     if event.get("message_type") == "stream":
         key = topic_key(realm_id, int(event["stream_id"]), str(event.get("topic", "")))
@@ -72,8 +75,7 @@ def forget_deleted(realm_id: int, event: dict[str, Any]) -> None:
                               if int(m.message_id) in gone]
         rows: list[Any] = flag_rows_in(key, gone)
     else:
-        keys = [(user_key(realm_id, int(u)), i) for u in event.get("_participants", [])
-                for i in sorted(gone)]
+        keys = [(user_key(realm_id, int(u)), i) for u in participants for i in sorted(gone)]
         markers = [UnreadMessage(*k) for k in keys]
         rows = [MessageFlag(*k) for k in keys]
     with UnreadMessage.batch_write() as unread, MessageFlag.batch_write() as flags:

@@ -26,8 +26,9 @@ from typing import Any
 
 from chalicelib.actions.read_state.pending import settle_deliveries
 from chalicelib.actions.read_state.reads.flags import flags_of_users
-from chalicelib.actions.read_state.reads.pending import WILDCARD_FLAGS, new_marker
+from chalicelib.actions.read_state.reads.pending import NewMessage, new_marker, recipient_flags
 from chalicelib.delivery.records import MUTED_RECORD_OP, READ_STATE_RECORD
+from chalicelib.delivery.types import EventFacts, MentionFacts
 from chalicelib.fanout.audience import AudienceResolver
 from chalicelib.fanout.delivered_rows import (
     Delivery,
@@ -69,8 +70,8 @@ def has_alert_word(words: list[str], content: str) -> bool:
 class _MentionChange:
     realm_id: int
     message_id: int
-    before: dict[str, Any]
-    after: dict[str, Any]
+    before: MentionFacts
+    after: MentionFacts
     recipients: set[int] = field(default_factory=set)
 
 
@@ -92,7 +93,7 @@ class RecipientStep:
         self.moves: list[tuple[int, dict[str, Any]]] = []
         self.unsubscribes: list[tuple[int, int, int]] = []
         self.mutes: list[tuple[int, int, int]] = []
-        self.deletions: list[tuple[int, dict[str, Any]]] = []
+        self.deletions: list[tuple[int, dict[str, Any], EventFacts]] = []
         # Told of the batch's new messages once their markers exist, before the marks
         # (chalicelib/notifications/pending.py: hands them to the notifier).
         self.on_delivered: Callable[[list[Delivered]], None] | None = None
@@ -131,32 +132,32 @@ class RecipientStep:
         elif event.get("op") == MUTED_RECORD_OP:
             self.mutes.append((realm_id, int(event["user_id"]), int(event["sender_id"])))
 
-    def note(self, realm_id: int, outbox_id: str, event: dict[str, Any]
+    def note(self, realm_id: int, outbox_id: str, event: dict[str, Any], facts: EventFacts
              ) -> dict[str, list[str]] | None:
         """What a record changes for its recipients, kept for `flush`; for a new message,
         each recipient's flags. Every record of a batch is noted before `flush` starts."""
         kind = event.get("type")
         if kind == "message":
-            flags = self._deliver(realm_id, outbox_id, event)
+            flags = self._deliver(realm_id, outbox_id, event, facts)
             return {str(user_id): sorted(f) for user_id, f in flags.items()}
         if not self.scope.batch_steps:
             return None
         if kind == "delete_message":
-            self.note_deletion(realm_id, event)
+            self.note_deletion(realm_id, event, facts)
         elif kind == "update_message":
-            self._note_update(realm_id, event)
+            self._note_update(realm_id, event, facts)
         return None
 
-    def flags_after_update(self, realm_id: int, event: dict[str, Any],
+    def flags_after_update(self, realm_id: int, event: dict[str, Any], facts: EventFacts,
                            queue_owners: set[int]) -> dict[str, list[str]]:
         """Each queue owner's flags for an update_message event (read only: safe beside
         `flush`, whose mention changes it applies again the same way)."""
         if event.get("type") != "update_message" or not queue_owners \
                 or "message_id" not in event:
             return {}
-        return self._flags_after_update(realm_id, event, queue_owners)
+        return self._flags_after_update(realm_id, event, facts, queue_owners)
 
-    def _flags_after_update(self, realm_id: int, event: dict[str, Any],
+    def _flags_after_update(self, realm_id: int, event: dict[str, Any], facts: EventFacts,
                             owners: set[int]) -> dict[str, list[str]]:
         """Each owner's flags for the edited message as they are once this batch is
         written: a delivery in the same batch, else the stored state, with the edit's
@@ -169,16 +170,16 @@ class RecipientStep:
         else:
             flags = {int(u): set(f) for u, f in flags_of_users(realm_id, owners,
                                                                message_id).items()}
-        mentions = event.get("_mentions")
-        if mentions is not None:
+        change = facts.get("mention_change")
+        if change is not None:
             from chalicelib.fanout.recipient_edits import flag_changes
 
-            for user_id, (added, removed) in flag_changes(mentions, owners).items():
+            for user_id, (added, removed) in flag_changes(change, owners).items():
                 flags[user_id] = (flags[user_id] - removed) | added
         return {str(u): sorted(f) for u, f in flags.items()}
 
-    def _deliver(self, realm_id: int, outbox_id: str, event: dict[str, Any]
-                 ) -> dict[int, set[str]]:
+    def _deliver(self, realm_id: int, outbox_id: str, event: dict[str, Any],
+                 facts: EventFacts) -> dict[int, set[str]]:
         message = event["message"]
         message_id, sender_id = int(message["id"]), int(message["sender_id"])
         if message["type"] == "stream":   # the scope's range of them
@@ -186,39 +187,26 @@ class RecipientStep:
         else:
             recipients = {int(r["id"]) for r in message["display_recipient"]
                           if self.scope.has(int(r["id"]))}
-        flags = self._flags(realm_id, event, recipients, recipients | (
+        flags = self._flags(realm_id, event, facts, recipients, recipients | (
             {sender_id} if self.scope.has(sender_id) else set()))
-        self.deliveries.append(Delivery(outbox_id, realm_id, message_id, flags, event))
+        self.deliveries.append(Delivery(outbox_id, realm_id, message_id, flags, event, facts))
         return flags
 
-    def _flags(self, realm_id: int, event: dict[str, Any], recipients: set[int],
-               users: set[int]) -> dict[int, set[str]]:
-        """The flags of `users` (recipients, and the sender if among them)."""
-        message = event["message"]
-        sender_id = int(message["sender_id"])
-        facts = event.get("_mentions") or {}
-        mentioned = set(facts.get("users") or ())
-        wildcard = WILDCARD_FLAGS.get(facts.get("wildcard") or "")
+    def _flags(self, realm_id: int, event: dict[str, Any], facts: EventFacts,
+               recipients: set[int], users: set[int]) -> dict[int, set[str]]:
+        """The flags of `users` (recipients, and the sender if among them), by the one
+        rule (recipient_flags, actions/read_state/reads/pending.py): this step reads what it
+        takes, the mutes and alert words, once per batch."""
+        sender_id = int(event["message"]["sender_id"])
+        message = NewMessage.told(sender_id, facts.get("mentions"),
+                                  facts.get("read_by_sender", True))
         words = self._words(realm_id)
         muting = self._muting(realm_id, sender_id)
-        content = str(message.get("_raw_content", ""))
-        flags: dict[int, set[str]] = {}
-        for user_id in users:
-            user_flags: set[str] = set()
-            if user_id == sender_id and (event.get("_read_by_sender", True)
-                                         or user_id not in recipients):
-                user_flags.add("read")
-            if user_id != sender_id and user_id in muting:
-                user_flags.add("read")   # as the reference: a muted sender's messages
-            if user_id in mentioned:
-                user_flags.add("mentioned")
-            if wildcard and user_id in recipients:
-                user_flags.add(wildcard)
-            if user_id != sender_id and user_id in words and has_alert_word(words[user_id],
-                                                                             content):
-                user_flags.add("has_alert_word")
-            flags[user_id] = user_flags
-        return flags
+        content = facts.get("raw_content", "")
+        return {user_id: recipient_flags(
+            message, user_id, receives=user_id in recipients, muted_sender=user_id in muting,
+            alert_word=user_id in words and has_alert_word(words[user_id], content))
+            for user_id in users}
 
     def flags_of(self, delivery: Delivery, user_id: int) -> set[str] | None:
         """One person's flags for a delivered message, for a person of another range
@@ -234,17 +222,18 @@ class RecipientStep:
         else:
             readers = {user_id} & {int(r["id"]) for r in message["display_recipient"]}
         users = readers | ({user_id} if user_id == int(message["sender_id"]) else set())
-        return self._flags(delivery.realm_id, delivery.event, readers, users).get(user_id)
+        return self._flags(delivery.realm_id, delivery.event, delivery.facts, readers,
+                           users).get(user_id)
 
-    def note_deletion(self, realm_id: int, event: dict[str, Any]) -> None:
+    def note_deletion(self, realm_id: int, event: dict[str, Any], facts: EventFacts) -> None:
         """A delete_message record: its messages' markers and flag rows go too."""
-        self.deletions.append((realm_id, event))
+        self.deletions.append((realm_id, event, facts))
 
-    def _note_update(self, realm_id: int, event: dict[str, Any]) -> None:
-        mentions = event.get("_mentions")
-        if mentions is not None:
+    def _note_update(self, realm_id: int, event: dict[str, Any], facts: EventFacts) -> None:
+        change = facts.get("mention_change")
+        if change is not None:
             self.mention_changes.append(_MentionChange(
-                realm_id, int(event["message_id"]), mentions["before"], mentions["after"]))
+                realm_id, int(event["message_id"]), change["before"], change["after"]))
         if "orig_subject" in event and ("subject" in event or "new_stream_id" in event):
             self.moves.append((realm_id, event))
 
@@ -269,8 +258,8 @@ class RecipientStep:
             self._apply_mention_change(change)
         for realm_id, event in self.moves:
             apply_move(realm_id, event, self._readers)
-        for realm_id, event in self.deletions:
-            forget_deleted(realm_id, event)
+        for realm_id, event, facts in self.deletions:
+            forget_deleted(realm_id, event, facts.get("participants", []))
         for realm_id, user_id, stream_id in self.unsubscribes:
             mark_channel_read(realm_id, user_id, stream_id)
         for realm_id, user_id, sender_id in self.mutes:
@@ -342,7 +331,7 @@ class RecipientStep:
             if before is not None and after is None:   # deleted meanwhile
                 from chalicelib.fanout.recipient_edits import deletion_of, forget_deleted
 
-                forget_deleted(delivery.realm_id, deletion_of(before))
+                forget_deleted(delivery.realm_id, *deletion_of(before))
                 continue
             if before is None or after is None or after.type != "stream" or \
                     (before.stream_id, before.topic) == (after.stream_id, after.topic):

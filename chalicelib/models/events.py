@@ -25,6 +25,7 @@ class Outbox(BaseModel):
     realm_id = IntegerAttribute()
     event = JSONAttribute()
     audience = JSONAttribute()
+    facts = JSONAttribute(null=True)   # what the fan-out decides delivery by (EventFacts)
     created = IntegerAttribute()
     expires_at = TTLAttribute()
 

@@ -2,8 +2,8 @@
 (resolved once at registration: queue_narrow in actions/messages/reads/narrow.py).
 Imports no action, so the fan-out can use it.
 
-A message event tells the message (its raw Markdown too, and its channel's privacy as
-`_` facts the send adds) and the fan-out knows the queue owner's flags, so every
+A message event tells the message (and the send, beside it, its raw Markdown and its
+channel's privacy) and the fan-out knows the queue owner's flags, so every
 operator that asks only those works here, `search` included; `is:muted` reads the
 owner's topic and channel settings (narrow/reader.py), once per fan-out batch and only
 for queues narrowed by it. `is:followed`, which the reference's event narrows refuse,
@@ -17,7 +17,7 @@ from typing import Any
 
 from chalicelib.core.errors import ApiError
 from chalicelib.narrow.evaluate import Evaluator, ReaderContext
-from chalicelib.narrow.facts import event_facts
+from chalicelib.narrow.facts import UNTOLD, SendFacts, event_facts
 from chalicelib.narrow.parser import is_known_operator, parse_narrow
 from chalicelib.narrow.reader import needs_settings
 from chalicelib.narrow.search_terms import search_test
@@ -54,13 +54,15 @@ def check_event_narrow(narrow: Narrow) -> None:
 
 def event_matches(stored: list[Any], user_id: int, message: dict[str, Any],
                   flags: list[str] | None,
-                  settings: Callable[[], ReaderContext] | None = None) -> bool:
+                  settings: Callable[[], ReaderContext] | None = None,
+                  sent: SendFacts = UNTOLD) -> bool:
     """Whether a queue registered with `stored` (as queue_narrow returned it, or the
     [operator, operand] pairs older queues kept) gets this message event; `settings`
-    gives the owner's topic and channel settings, asked only if the narrow needs them."""
+    gives the owner's topic and channel settings, asked only if the narrow needs them;
+    `sent`, what the send told beside the event."""
     if not stored:
         return True
     narrow = parse_narrow(stored)
     reader = settings() if settings is not None and needs_settings(narrow) else \
         ReaderContext(user_id)
-    return Evaluator(narrow, reader, search_test).matches(event_facts(message, flags))
+    return Evaluator(narrow, reader, search_test).matches(event_facts(message, flags, sent))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.models.channels import Stream
@@ -27,9 +28,23 @@ def message_facts(message: Message, stream: Stream | None,
         flags=None if flags is None else frozenset(flags))
 
 
-def event_facts(message: dict[str, Any], flags: Iterable[str] | None) -> MessageFacts:
-    """The `message` of a message event, with the queue owner's flags (its channel's
-    privacy from the `_channel_public`/`_channel_web_public` facts the send adds)."""
+@dataclass(frozen=True)
+class SendFacts:
+    """What the send knows of a message beside its event: its raw Markdown and its
+    channel's privacy (None: not told)."""
+
+    raw_content: str = ""
+    channel_public: bool | None = None
+    channel_web_public: bool | None = None
+
+
+UNTOLD = SendFacts()
+
+
+def event_facts(message: dict[str, Any], flags: Iterable[str] | None,
+                sent: SendFacts = UNTOLD) -> MessageFacts:
+    """The `message` of a message event, with the queue owner's flags and what the send
+    told beside the event."""
     is_channel = message.get("type") == "stream"
     recipients = message.get("display_recipient")
     participants = frozenset(int(r["id"]) for r in recipients) if (
@@ -39,13 +54,13 @@ def event_facts(message: dict[str, Any], flags: Iterable[str] | None) -> Message
         message_id=int(message.get("id", 0)), is_channel=is_channel,
         stream_id=int(stream_id) if is_channel and stream_id is not None else None,
         channel_name=str(recipients) if is_channel else None,
-        channel_public=message.get("_channel_public") if is_channel else None,
-        channel_web_public=message.get("_channel_web_public") if is_channel else None,
+        channel_public=sent.channel_public if is_channel else None,
+        channel_web_public=sent.channel_web_public if is_channel else None,
         topic=str(message.get("subject", "")) if is_channel else "",
         sender_id=int(message.get("sender_id", 0)),
         sender_email=message.get("sender_email"),
         participants=participants,
-        content=str(message.get("_raw_content", "")),
+        content=sent.raw_content,
         rendered_content=str(message.get("content", "")),
         has_reactions=bool(message.get("reactions")),
         flags=None if flags is None else frozenset(flags))

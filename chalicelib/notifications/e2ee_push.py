@@ -15,7 +15,8 @@ from typing import Any, Literal, NotRequired, TypedDict
 from botocore.exceptions import ClientError
 
 from chalicelib import config
-from chalicelib.actions.users.devices import access_device, client_devices
+from chalicelib.actions.users.devices import access_device
+from chalicelib.actions.users.reads.devices import client_devices
 from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError

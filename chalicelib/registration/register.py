@@ -4,14 +4,11 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.channels.folders import (
-    MAX_FOLDER_DESCRIPTION_LENGTH,
-    MAX_FOLDER_NAME_LENGTH,
-)
+from chalicelib.actions.channels.reads.folders import MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH
 from chalicelib.actions.channels.reads.subscribers import IncludeSubscribers
 from chalicelib.actions.channels.subscriptions import MAX_BULK_NEW_SUBSCRIPTION_MESSAGES
 from chalicelib.actions.messages.reads.narrow import queue_narrow
-from chalicelib.actions.messages.reminders import MAX_REMINDER_NOTE_LENGTH
+from chalicelib.actions.messages.reads.reminders import MAX_REMINDER_NOTE_LENGTH
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import (
     WEBSOCKET_CAPABILITY,

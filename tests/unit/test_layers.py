@@ -152,3 +152,21 @@ def test_the_diagram_draws_the_enforced_order() -> None:
     assert rows == list(reversed(LAYERS))
     chain = " ".join(line.strip() for line in block.splitlines() if " < " in line)
     assert tuple(w.strip() for w in chain.split("<") if w.strip()) == AREAS
+
+
+# What registration takes from actions/ that is not a reader, and why.
+REGISTRATION_NOT_READS = {
+    # A limit the subscribe command checks, which the server settings advertise.
+    "chalicelib.actions.channels.subscriptions",
+    # Users as a viewer sees them: user creation builds its event with them, and moving
+    # them under reads/ would make the chain from messages.edit to them seven long.
+    "chalicelib.actions.users.users",
+}
+
+
+def test_registration_reads_through_readers() -> None:
+    """POST /register's state comes from the areas' reads/ modules (the exceptions say why)."""
+    wrong = sorted({module for path in _modules("registration") for module in _imports(path)
+                    if module.startswith("chalicelib.actions.") and ".reads." not in module
+                    and module not in REGISTRATION_NOT_READS})
+    assert wrong == []

@@ -14,6 +14,7 @@ from chalicelib.narrow import (
     event_facts,
     parse_narrow,
 )
+from chalicelib.narrow.facts import SendFacts
 
 
 def facts(**overrides) -> MessageFacts:
@@ -96,9 +97,8 @@ def test_has_and_resolved():
 
 def test_direct_messages_from_an_event():
     message = {"id": 5, "type": "private", "sender_id": 8, "sender_email": "bo@example.com",
-               "display_recipient": [{"id": 7}, {"id": 8}], "content": "<p>hi</p>",
-               "_raw_content": "hi"}
-    dm = event_facts(message, ["read"])
+               "display_recipient": [{"id": 7}, {"id": 8}], "content": "<p>hi</p>"}
+    dm = event_facts(message, ["read"], SendFacts(raw_content="hi"))
     assert evaluate([["dm", [8]]], dm) and evaluate([["is", "dm"]], dm)
     assert evaluate([["dm-including", 8]], dm) and not evaluate([["dm", [8, 9]]], dm)
     assert evaluate([["sender", "BO@example.com"]], dm)

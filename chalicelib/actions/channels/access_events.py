@@ -15,8 +15,8 @@ a request), the channel's subscribers (its member set) and, only when a guest ta
 part, per user whose side is read its subscriptions and its conversations (a Query each,
 side by side), their channels and member sets (100 to a BatchGetItem), and the people a
 joining guest meets (100 to a BatchGetItem). Writes: one outbox record per
-PERSONS_PER_RECORD people named, whatever the number of guests (PERSONS_FACT: each
-guest's share), in the change's own transaction.
+PERSONS_PER_RECORD people named, whatever the number of guests (its persons_by_receiver
+fact: each guest's share), in the change's own transaction.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from chalicelib.actions.users.reads.access import (
 from chalicelib.actions.users.reads.email_access import visibility_of
 from chalicelib.actions.users.users import user_api_dict
 from chalicelib.core.principal import ROLE_GUEST
-from chalicelib.delivery.outbox import PERSONS_FACT, Audience, add_event, to_users
+from chalicelib.delivery.outbox import OutboxEntry, add_event, to_users
 from chalicelib.models.base import transaction
 from chalicelib.models.channels import Stream
 from chalicelib.models.realms import Realm
@@ -46,7 +46,15 @@ from chalicelib.models.users import User, role_key
 from chalicelib.rules.email_visibility import role_sees
 
 Op = Literal["add", "remove"]
-Record = tuple[dict[str, Any], Audience]   # an outbox record: event and audience
+Record = OutboxEntry   # an outbox record: event, audience and facts
+
+
+class PersonsRecord(TypedDict):
+    """A realm_user add or remove before the fan-out gives each receiver its people (the
+    persons_by_receiver fact): the event each of them gets adds `person`."""
+
+    type: Literal["realm_user"]
+    op: Op
 # People one outbox record names: a user record is half a kilobyte, a removal a tenth.
 PERSONS_PER_RECORD: dict[Op, int] = {"add": 250, "remove": 2000}
 MAX_TRANSACTION_ITEMS = 100
@@ -166,9 +174,9 @@ def access_records(op: Op, changes: dict[int, set[int]], people: dict[int, User]
         receivers = {str(g): sorted(part & persons) for g, persons in changes.items()
                      if part & persons}
         shown = {str(p): _person(op, people[p]) for p in sorted(part)}
-        event = {"type": "realm_user", "op": op,
-                 PERSONS_FACT: {"persons": shown, "receivers": receivers}}
-        records.append((event, to_users(sorted(int(g) for g in receivers))))
+        event: PersonsRecord = {"type": "realm_user", "op": op}
+        records.append(OutboxEntry(event, to_users(sorted(int(g) for g in receivers)), {
+            "persons_by_receiver": {"persons": shown, "receivers": receivers}}))
     return records
 
 
@@ -176,8 +184,8 @@ def add_records(tx: TransactWrite, realm_id: int, records: list[Record], room: i
                 ) -> list[Record]:
     """Adds to the change's transaction as many records as it has room for; returns the
     rest (a guest joining a channel of thousands), for write_records after it."""
-    for event, audience in records[:room]:
-        add_event(tx, realm_id, event, audience)
+    for record in records[:room]:
+        add_event(tx, realm_id, *record)
     return records[room:]
 
 
@@ -186,8 +194,8 @@ def write_records(realm_id: int, records: list[Record]) -> None:
     own right after it."""
     for start in range(0, len(records), MAX_TRANSACTION_ITEMS):
         with transaction() as tx:
-            for event, audience in records[start:start + MAX_TRANSACTION_ITEMS]:
-                add_event(tx, realm_id, event, audience)
+            for record in records[start:start + MAX_TRANSACTION_ITEMS]:
+                add_event(tx, realm_id, *record)
 
 
 def _person(op: Op, user: User) -> dict[str, Any]:

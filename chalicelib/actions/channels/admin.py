@@ -34,6 +34,7 @@ from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.delivery.types import EventBody, EventFacts
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.channels import (
@@ -330,9 +331,8 @@ def _add_update_events(tx: Any, realm_id: int, stream: Stream, after: Stream,
         add_event(tx, realm_id, event, audience)
     if update.unarchived:
         # Clients without archived_channels see the channel created again.
-        add_event(tx, realm_id, {**_archived_event(after, False), "_without_capability": {
-            "capability": "archived_channels", "event": stream_create_event(after)}},
-            audience)
+        add_event(tx, realm_id, _archived_event(after, False), audience,
+                  _older_form(stream_create_event(after)))
 
 
 def _write_defaults(tx: Any, realm_id: int, old: set[int], new: set[int]) -> None:
@@ -353,6 +353,11 @@ def _archived_event(stream: Stream, archived: bool) -> StreamUpdateEvent:
             "name": stream.name, "property": "is_archived", "value": archived}
 
 
+def _older_form(event: EventBody) -> EventFacts:
+    """Clients without archived_channels see the channel created or deleted instead."""
+    return {"without_capability": {"capability": "archived_channels", "event": event}}
+
+
 def do_archive_stream(caller: Principal, stream_id: int) -> EmptyResult:
     """DELETE /streams/{id}: archives the channel (it stops being a default channel)."""
     stream, _ = access_stream_for_administering(caller, stream_id)
@@ -361,14 +366,14 @@ def do_archive_stream(caller: Principal, stream_id: int) -> EmptyResult:
     realm = get_realm(caller.realm_id)
     defaults = realm_default_stream_ids(realm)
     actions: list[Action] = [Stream.is_archived.set(True), Stream.is_default.set(False)]
-    event = {**_archived_event(stream, True), "_without_capability": {
-        "capability": "archived_channels", "event": stream_deleted_event(stream_id)}}
+    event = _archived_event(stream, True)
     try:
         with transaction() as tx:
             tx.update(stream, actions=actions,
                       condition=Stream.is_archived == False)
             add_event(tx, caller.realm_id, event,
-                      viewers_audience(stream_id, visibility(stream)))
+                      viewers_audience(stream_id, visibility(stream)),
+                      _older_form(stream_deleted_event(stream_id)))
             if stream_id in defaults:
                 _write_defaults(tx, caller.realm_id, defaults, defaults - {stream_id})
             else:   # not made default meanwhile: an archived channel is never one

@@ -7,12 +7,8 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.channels.folders import (
-    MAX_FOLDER_DESCRIPTION_LENGTH,
-    check_folder_name,
-    folder_name_key,
-    realm_folders,
-)
+from chalicelib.actions.channels.folders import check_folder_name, folder_name_key
+from chalicelib.actions.channels.reads.folders import MAX_FOLDER_DESCRIPTION_LENGTH, realm_folders
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal

@@ -2,12 +2,18 @@
 and reordering them is folder_admin.py."""
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.actions.channels.reads.folders import (
+    MAX_FOLDER_DESCRIPTION_LENGTH,
+    MAX_FOLDER_NAME_LENGTH,
+    ChannelFolderDict,
+    channel_folder_dict,
+    realm_folders,
+)
 from chalicelib.core.errors import ApiError
-from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
@@ -17,20 +23,6 @@ from chalicelib.models.realms import UniqueName, claim_name
 from chalicelib.rules.markdown import render_markdown
 from chalicelib.rules.names import check_name
 from chalicelib.rules.timeutil import now_seconds
-
-MAX_FOLDER_NAME_LENGTH = 60            # as the reference's ChannelFolder
-MAX_FOLDER_DESCRIPTION_LENGTH = 1024
-
-
-class ChannelFolderDict(TypedDict):
-    id: int
-    name: str
-    description: str
-    rendered_description: str
-    creator_id: int | None
-    date_created: int
-    is_archived: bool
-    order: NotRequired[int]   # level 414: sent once the advertised level reaches it
 
 
 class ChannelFolderAddEvent(TypedDict):
@@ -45,27 +37,6 @@ class CreateChannelFolderResult(TypedDict):
 
 def folder_name_key(realm_id: int, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"channel_folder:{name.strip().lower()}"
-
-
-def channel_folder_dict(folder: ChannelFolder, order: int) -> ChannelFolderDict:
-    """`order`: its place among the organization's folders (0 first)."""
-    data: ChannelFolderDict = {
-        "id": folder.folder_id,
-        "name": folder.name,
-        "description": folder.description,
-        "rendered_description": folder.rendered_description,
-        "creator_id": folder.creator_id,
-        "date_created": folder.date_created,
-        "is_archived": folder.is_archived,
-        "order": order,
-    }
-    return at_advertised_level("channel_folder", data)
-
-
-def realm_folders(realm_id: int) -> list[ChannelFolder]:
-    """The organization's folders in their order (one Query: a realm has few folders)."""
-    return sorted(ChannelFolder.query(realm_id),
-                  key=lambda f: (int(f.order or 0), f.folder_id))
 
 
 def check_folder_name(name: str) -> str:
@@ -105,15 +76,6 @@ def do_create_channel_folder(caller: Principal, name: str, description: str
     return {"channel_folder_id": folder.folder_id}
 
 
-def get_channel_folders(realm_id: int, include_archived: bool) -> list[ChannelFolderDict]:
-    """In their order (by id below level 414, where the order did not exist)."""
-    folders = realm_folders(realm_id)
-    if not level_reached(414):
-        folders.sort(key=lambda f: f.folder_id)
-    return [channel_folder_dict(f, n) for n, f in enumerate(folders)
-            if include_archived or not f.is_archived]
-
-
 def get_usable_folder(realm_id: int, folder_id: int) -> ChannelFolder:
     """An existing, unarchived folder of the realm (channels can be put in it)."""
     folder = ChannelFolder.get_or_none(realm_id, folder_id)
@@ -122,5 +84,3 @@ def get_usable_folder(realm_id: int, folder_id: int) -> ChannelFolder:
     return folder
 
 
-def channel_folders_state(realm_id: int) -> list[ChannelFolderDict]:
-    return get_channel_folders(realm_id, include_archived=True)

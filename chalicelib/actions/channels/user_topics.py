@@ -8,6 +8,12 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id, access_stream_by_name
+from chalicelib.actions.channels.reads.user_topics import (
+    MutedTopic,
+    muted_topic_triples,
+    user_topic_dict,
+    user_topics,
+)
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -30,13 +36,6 @@ from chalicelib.rules.timeutil import now_seconds
 POLICIES = (INHERIT, MUTED, UNMUTED, FOLLOWED)
 
 
-class UserTopicDict(TypedDict):
-    stream_id: int
-    topic_name: str
-    last_updated: int
-    visibility_policy: int
-
-
 class UserTopicEvent(TypedDict):
     type: Literal["user_topic"]
     stream_id: int
@@ -45,42 +44,11 @@ class UserTopicEvent(TypedDict):
     visibility_policy: int
 
 
-MutedTopic = tuple[str, str, int]   # channel name, topic, last_updated
-
-
 class MutedTopicsEvent(TypedDict):
     """Deprecated: the whole list of muted topics, for clients that predate user_topic."""
 
     type: Literal["muted_topics"]
     muted_topics: list[MutedTopic]
-
-
-def user_topics(realm_id: int, user_id: int) -> list[UserTopic]:
-    return list(UserTopic.query(user_key(realm_id, user_id)))
-
-
-def user_topic_dict(item: UserTopic, empty_topic_display: str | None = None
-                    ) -> UserTopicDict:
-    """The reference shape; the empty topic shows as `empty_topic_display` when given."""
-    topic = item.topic_name or empty_topic_display or ""
-    return {"stream_id": item.stream_id, "topic_name": topic,
-            "last_updated": item.last_updated, "visibility_policy": item.visibility_policy}
-
-
-def muted_topic_triples(realm: Realm, items: list[UserTopic]) -> list[MutedTopic]:
-    """The deprecated muted_topics shape: [channel name, topic, last_updated].
-
-    Its readers predate the empty topic (clients that know it ask for user_topic
-    instead), so the empty topic always shows as the realm's display name.
-    """
-    muted = [i for i in items if i.visibility_policy == MUTED]
-    if not muted:
-        return []
-    names = {s.stream_id: s.name for s in Stream.batch_get(
-        [(realm.realm_id, i) for i in {m.stream_id for m in muted}])}
-    display = empty_topic_display_name(realm)
-    return [(names[m.stream_id], m.topic_name or display, m.last_updated) for m in muted
-            if m.stream_id in names]
 
 
 def do_set_visibility_policy(caller: Principal, stream_id: int, topic: str,
@@ -157,10 +125,9 @@ def _set_policy(caller: Principal, realm: Realm, stream: Stream, topic: str,
                                        "muted_topics": muted_topic_triples(realm, after)}
             add_event(tx, caller.realm_id, muted, audience)
             changed: UserTopicEvent = {"type": "user_topic", **user_topic_dict(item)}
-            # "_" facts never reach clients; they let the fan-out show the empty
-            # topic by its display name to clients without empty_topic_name.
-            add_event(tx, caller.realm_id, {
-                **changed, "_empty_topic_display_name": empty_topic_display_name(realm)},
-                audience)
+            # The fan-out shows the empty topic by its display name to clients
+            # without empty_topic_name.
+            add_event(tx, caller.realm_id, changed, audience,
+                      {"empty_topic_display_name": empty_topic_display_name(realm)})
 
     retry_lost_races(attempt, conflict="The topic's setting changed concurrently; try again.")

@@ -43,6 +43,7 @@ from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, channel_group_setting
 from chalicelib.models.ids import allocate_id
@@ -283,14 +284,14 @@ def do_deactivate_user_group(caller: Principal, group_id: int) -> EmptyResult:
                                      "group_id": group_id}
     deactivated: UserGroupUpdateEvent = {"type": "user_group", "op": "update",
                                          "group_id": group_id, "data": {"deactivated": True}}
-    event = {**deactivated, "_without_capability": {
+    older: EventFacts = {"without_capability": {
         "capability": "include_deactivated_groups", "event": removed}}
     try:
         with transaction() as tx:
             tx.update(group, actions=[UserGroup.deactivated.set(True),
                                       UserGroup.version.add(1)],
                       condition=version_condition(group))
-            add_event(tx, caller.realm_id, event, EVERYONE)
+            add_event(tx, caller.realm_id, deactivated, EVERYONE, older)
     except TransactWriteError as error:
         _conflict(error, caller.realm_id, group_id)
     return {}

@@ -19,6 +19,7 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.channels.reads.permissions import holds_channel_permission
 from chalicelib.actions.channels.topics import forget_topic_messages
+from chalicelib.actions.channels.update import StreamUpdateEvent
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.access import AccessedMessage, access_message
 from chalicelib.actions.messages.reads.audience import readers_audience
@@ -27,6 +28,7 @@ from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.message_properties import forget_properties
@@ -58,14 +60,14 @@ class DeleteMessageResult(TypedDict):
 
 
 def delete_message_event(message_ids: list[int], stream_id: int | None, topic: str,
-                         realm: Realm) -> dict[str, Any]:
-    """The event, plus what the fan-out needs for clients without empty_topic_name."""
+                         realm: Realm) -> tuple[DeleteMessageEvent, EventFacts]:
+    """The event, and what the fan-out needs for clients without empty_topic_name."""
     event: DeleteMessageEvent = {"type": "delete_message", "message_ids": sorted(message_ids),
                                  "message_type": "private"}
     if stream_id is None:
-        return dict(event)
+        return event, {}
     event["message_type"], event["stream_id"], event["topic"] = "stream", stream_id, topic
-    return {**event, "_empty_topic_display_name": empty_topic_display_name(realm)}
+    return event, {"empty_topic_display_name": empty_topic_display_name(realm)}
 
 
 def check_delete_message(caller: Principal, message_id: int) -> DeleteMessageResult:
@@ -113,17 +115,17 @@ def delete_messages(realm: Realm, stream: Stream | None, messages: list[Message]
     ids = [m.message_id for m in messages]
     links = plan_deleted_links(realm.realm_id, messages)
     audience = readers_audience(realm.realm_id, messages, stream, actor_id)
-    event = delete_message_event(ids, stream.stream_id if stream else None,
-                                 messages[0].topic, realm)
+    event, facts = delete_message_event(ids, stream.stream_id if stream else None,
+                                        messages[0].topic, realm)
     if stream is None:   # for the fan-out, which clears the participants' read state
-        event["_participants"] = sorted(messages[0].recipient_ids)
+        facts["participants"] = sorted(messages[0].recipient_ids)
     try:
         with transaction() as tx:
             for message in messages:
                 tx.delete(Message(message.realm_id, message.message_id),
                           condition=Message.version == message.version)
             links.apply(tx)
-            add_event(tx, realm.realm_id, event, audience)
+            add_event(tx, realm.realm_id, event, audience, facts)
             if stream is not None and stream.first_message_id in ids:
                 _move_first_message_id(tx, realm.realm_id, stream, set(ids), audience)
     except TransactWriteError as error:
@@ -161,7 +163,8 @@ def _move_first_message_id(tx: Any, realm_id: int, stream: Stream, gone: set[int
         Stream.first_message_id.remove()
     tx.update(Stream(realm_id, stream.stream_id), actions=[action],
               condition=Stream.first_message_id == stream.first_message_id)
-    add_event(tx, realm_id, {"type": "stream", "op": "update", "property": "first_message_id",
-                             "value": first, "stream_id": stream.stream_id,
-                             "name": stream.name}, audience)
+    event: StreamUpdateEvent = {"type": "stream", "op": "update",
+                                "property": "first_message_id", "value": first,
+                                "stream_id": stream.stream_id, "name": stream.name}
+    add_event(tx, realm_id, event, audience)
 

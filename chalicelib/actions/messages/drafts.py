@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
+from chalicelib.actions.messages.reads.drafts import DraftDict, draft_dict, drafts_state
 from chalicelib.actions.users.users import get_own_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -29,15 +30,6 @@ from chalicelib.rules.user_settings import own_settings
 MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction
 MAX_TIMESTAMP = 2**53         # DynamoDB numbers hold 38 digits; no date is near this
 SYNC_DISABLED = "User has disabled synchronizing drafts."
-
-
-class DraftDict(TypedDict):
-    id: int
-    type: Literal["", "stream", "private"]
-    to: list[int]
-    topic: str
-    content: str
-    timestamp: int
 
 
 class DraftsResult(TypedDict):
@@ -125,18 +117,6 @@ def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
     return {"type": kind, "to": sorted(set(to)) if kind == "private" else to,
             "topic": topic if kind == "stream" else "", "content": content,
             "timestamp": int(timestamp)}
-
-
-def draft_dict(draft: Draft) -> DraftDict:
-    kind = cast(Literal["", "stream", "private"], draft.type)   # checked when stored
-    return {"id": draft.draft_id, "type": kind, "to": list(draft.to or []),
-            "topic": draft.topic, "content": draft.content, "timestamp": draft.timestamp}
-
-
-def drafts_state(realm_id: int, user_id: int) -> list[DraftDict]:
-    """The user's drafts, newest first (GET /drafts and POST /register)."""
-    drafts = Draft.query(user_key(realm_id, user_id))
-    return [draft_dict(d) for d in sorted(drafts, key=lambda d: d.timestamp, reverse=True)]
 
 
 def get_drafts(caller: Principal) -> DraftsResult:

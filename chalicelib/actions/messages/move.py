@@ -19,7 +19,7 @@ from chalicelib.actions.channels.topics import note_topic_message, refresh_topic
 from chalicelib.actions.messages.delete import delete_message_event
 from chalicelib.actions.messages.move_notifications import move_notifications
 from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
-from chalicelib.actions.messages.prepare import PreparedMessage, mention_facts
+from chalicelib.actions.messages.prepare import PreparedMessage
 from chalicelib.actions.messages.reads.audience import EditAudience
 from chalicelib.actions.messages.reads.dicts import (
     EditHistoryEntry,
@@ -30,11 +30,13 @@ from chalicelib.actions.messages.reads.dicts import (
 from chalicelib.actions.messages.reads.rendering import RenderedContent
 from chalicelib.actions.messages.upload_space import AttachmentDict
 from chalicelib.actions.messages.uploads import AttachmentChanges, plan_attachment_changes
+from chalicelib.actions.read_state.reads.pending import mention_facts
 from chalicelib.actions.realm.reads.linkifiers import linkifier_rules
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ConflictError, expectation_mismatch
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import cancellation_reasons, transaction
 from chalicelib.models.channels import Stream, get_stream, stream_key
 from chalicelib.models.message_moves import MessageMove
@@ -249,20 +251,20 @@ class _EditWriter:
         ids = [m.message_id for m in batch]
         content = self.rendered is not None and self._has_target(batch)
         audience, losing = self.audience.for_batch(ids, content_changed=content)
-        event = self._event(batch)
+        event, facts = self._event(batch)
         if content:
             assert self.rendered is not None  # nosec B101 # type narrowing (set above)
             probe = Message(self.target.realm_id, self.target.message_id,
                             type=self.target.type)
             self.rendered.apply_to(probe)
             # For the fan-out, which moves the mentioned flags of the users concerned.
-            event["_mentions"] = {"before": mention_facts(self.target),
-                                  "after": mention_facts(probe)}
-        add_event(tx, self.realm.realm_id, event, audience)
+            facts["mention_change"] = {"before": mention_facts(self.target),
+                                       "after": mention_facts(probe)}
+        add_event(tx, self.realm.realm_id, event, audience, facts)
         if losing and self.plan is not None:
-            add_event(tx, self.realm.realm_id, delete_message_event(
-                ids, self.plan.old_stream.stream_id, self.plan.old_topic, self.realm),
-                {"users": losing})
+            deleted, deleted_facts = delete_message_event(
+                ids, self.plan.old_stream.stream_id, self.plan.old_topic, self.realm)
+            add_event(tx, self.realm.realm_id, deleted, to_users(losing), deleted_facts)
 
     def _has_target(self, batch: list[Message]) -> bool:
         return any(m.message_id == self.target.message_id for m in batch)
@@ -368,7 +370,7 @@ class _EditWriter:
         old, new = is_resolved_topic(plan.old_topic), is_resolved_topic(plan.new_topic)
         return None if old == new else new
 
-    def _event(self, batch: list[Message]) -> dict[str, object]:
+    def _event(self, batch: list[Message]) -> tuple[UpdateMessageEvent, EventFacts]:
         target, plan = self.target, self.plan
         event: UpdateMessageEvent = {
             "type": "update_message", "user_id": self.caller.user_id,
@@ -396,9 +398,8 @@ class _EditWriter:
             event["rendered_content"] = self.rendered.rendered
             event["is_me_message"] = self.rendered.content.startswith("/me ")
         if plan is None:
-            return dict(event)
-        # For the fan-out: how the empty topic shows to clients without empty_topic_name.
-        return {**event, "_empty_topic_display_name": empty_topic_display_name(self.realm)}
+            return event, {}
+        return event, {"empty_topic_display_name": empty_topic_display_name(self.realm)}
 
     def _move_record(self) -> MessageMove:
         assert self.plan is not None  # nosec B101 # type narrowing (set above)

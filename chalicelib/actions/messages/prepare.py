@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
+
+from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
 from chalicelib.actions.messages.reads.dicts import MessageDict, message_api_dict, recipient_id_for
 from chalicelib.actions.messages.reads.rendering import RenderedContent
-from chalicelib.actions.read_state.reads.pending import pending_record
+from chalicelib.actions.read_state.reads.pending import mention_facts, pending_record
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import Audience, add_event, to_channel
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.channels import Stream, stream_key
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.message_properties import add_property_changes, stored_properties
@@ -32,17 +35,19 @@ class MessageEvent(TypedDict):
 
 @dataclass
 class PreparedMessage:
-    """A new message, its event and audience: what one transaction writes."""
+    """A new message, its event, audience and the facts the fan-out delivers it by:
+    what one transaction writes."""
 
     message: Message
-    event: dict[str, Any]
+    event: MessageEvent
     audience: Audience
+    facts: EventFacts
 
-    def add_to(self, tx: Any) -> None:
+    def add_to(self, tx: TransactWrite) -> None:
         tx.save(self.message, condition=Message.message_id.does_not_exist())
         # Unread for its recipients until the fan-out has written their markers.
-        tx.save(pending_record(self.message, bool(self.event.get("_read_by_sender", True))))
-        add_event(tx, self.message.realm_id, self.event, self.audience)
+        tx.save(pending_record(self.message, self.facts.get("read_by_sender", True)))
+        add_event(tx, self.message.realm_id, self.event, self.audience, self.facts)
         # The has: index: a new message's link, attachment, image and resolved topic.
         add_property_changes(tx, self.message.realm_id, self.message.message_id, (),
                              stored_properties(self.message))
@@ -68,8 +73,8 @@ def prepare_message(realm: Realm, message: Message, audience: Audience, *,
                     read_by_sender: bool = True) -> PreparedMessage:
     """Gives the message its id and builds the message event for its audience.
 
-    The event carries, for the fan-out only, what each recipient's flags follow from
-    (`_mentions`); the fan-out writes their unread markers and flags
+    Its facts carry, for the fan-out only, what each recipient's flags follow from
+    (`mentions`); the fan-out writes their unread markers and flags
     (fanout/recipients.py) and gives each queue its owner's flags. `people` (the sender
     and, for a direct message, its recipients) and `stream` are what the caller read to
     check the message, and `linkifiers` what rendered it (they link the topic too), so
@@ -82,25 +87,17 @@ def prepare_message(realm: Realm, message: Message, audience: Audience, *,
                            "message": message_api_dict(message, users, streams, realm,
                                                        linkifiers=linkifiers),
                            "flags": []}
-    # "_" facts stop in the fan-out (delivery/filters.py): the raw content for clients that
-    # asked for Markdown, the mentions and whether the sender read it (for the flags), and
-    # how the empty topic shows to clients without empty_topic_name; the channel's
-    # privacy, for queues narrowed by `channels:` (narrow/events.py).
-    facts: dict[str, Any] = {"_raw_content": message.content}
+    # For the fan-out only: the raw content for clients that asked for Markdown, the
+    # mentions and whether the sender read it (for the flags), and how the empty topic
+    # shows to clients without empty_topic_name; the channel's privacy, for queues
+    # narrowed by `channels:` (narrow/events.py).
+    facts: EventFacts = {"raw_content": message.content, "mentions": mention_facts(message),
+                         "read_by_sender": read_by_sender,
+                         "empty_topic_display_name": empty_topic_display_name(realm)}
     if stream is not None:
-        facts |= {"_channel_public": not stream.invite_only,
-                  "_channel_web_public": bool(stream.is_web_public)}
-    stored = {**event, "message": {**event["message"], **facts},
-              "_mentions": mention_facts(message), "_read_by_sender": read_by_sender,
-              "_empty_topic_display_name": empty_topic_display_name(realm)}
-    return PreparedMessage(message, stored, audience)
-
-
-def mention_facts(message: Message) -> dict[str, Any]:
-    """Who a message's mentions flag: the mentioned users (and groups' members), and its
-    wildcard ("stream", "topic" or None), which flags every recipient."""
-    return {"users": sorted(message.flagged_user_ids or ()),
-            "wildcard": message.wildcard_mention}
+        facts |= {"channel_public": not stream.invite_only,
+                  "channel_web_public": bool(stream.is_web_public)}
+    return PreparedMessage(message, event, audience, facts)
 
 
 def channel_audience(stream: Stream) -> Audience:

@@ -20,7 +20,8 @@ from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import ACTOR_FACT, add_event
+from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.message_properties import add_property_changes
 from chalicelib.models.messages import Message, parse_reaction_key, reaction_key
@@ -197,10 +198,11 @@ def _write(caller: Principal, accessed: AccessedMessage, key: str, entry: dict[s
         condition = condition & (stored == 1 if after == 0 else stored > 1)
     elif count > 0:
         condition = condition & (stored > 0)
-    event: dict[str, Any] = {**_event(message.message_id, key, str(entry["emoji_name"]), op,
-                                      person)}
+    event = _event(message.message_id, key, str(entry["emoji_name"]), op, person)
+    facts: EventFacts = {}
     if accessed.stream is not None and accessed.subscription is None:
-        event[ACTOR_FACT] = caller.user_id   # readers who may not access them see a placeholder
+        # Readers who may not access them see a placeholder.
+        facts["actor_outside_channel"] = caller.user_id
     audience = readers_audience(caller.realm_id, [message], accessed.stream, caller.user_id)
     try:
         with transaction() as tx:
@@ -208,7 +210,7 @@ def _write(caller: Principal, accessed: AccessedMessage, key: str, entry: dict[s
                       condition=condition)
             add_property_changes(tx, message.realm_id, message.message_id,
                                  ["reaction"] if count else [], ["reaction"] if after else [])
-            add_event(tx, caller.realm_id, event, audience)
+            add_event(tx, caller.realm_id, event, audience, facts)
     except TransactWriteError as error:
         if is_condition_failure(error):
             return False

@@ -15,6 +15,12 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
 from chalicelib.actions.messages.reads.access import access_message
+from chalicelib.actions.messages.reads.reminders import (
+    MAX_REMINDER_NOTE_LENGTH,
+    ReminderDict,
+    reminder_dict,
+    reminders_state,
+)
 from chalicelib.actions.messages.reads.rendering import render_content
 from chalicelib.actions.messages.report import silent
 from chalicelib.actions.messages.scheduled_messages import (
@@ -22,7 +28,6 @@ from chalicelib.actions.messages.scheduled_messages import (
     check_time,
     schedule_message,
     schedule_name,
-    undelivered,
 )
 from chalicelib.aws.scheduler import delete_schedule
 from chalicelib.core.errors import ApiError
@@ -34,20 +39,8 @@ from chalicelib.models.messages import Message
 from chalicelib.models.scheduled_messages import ScheduledMessage
 from chalicelib.models.users import User
 
-MAX_REMINDER_NOTE_LENGTH = 1000   # POST /register max_reminder_note_length (level 415)
 NOT_FOUND = "There is no reminder with this ID."
 TRUNCATED = "\n[cut short]"
-
-
-class ReminderDict(TypedDict):
-    reminder_id: int
-    type: Literal["private"]
-    to: list[int]
-    content: str
-    rendered_content: str
-    scheduled_delivery_timestamp: int
-    failed: bool
-    reminder_target_message_id: int
 
 
 class GetRemindersResult(TypedDict):
@@ -64,22 +57,8 @@ class RemindersAddEvent(TypedDict):
     reminders: list[ReminderDict]
 
 
-def reminder_dict(item: ScheduledMessage) -> ReminderDict:
-    return {"reminder_id": item.scheduled_message_id, "type": "private",
-            "to": [item.sender_id], "content": item.content,
-            "rendered_content": item.rendered_content,
-            "scheduled_delivery_timestamp": item.scheduled_delivery_timestamp,
-            "failed": bool(item.failed),
-            "reminder_target_message_id": int(item.reminder_target_message_id)}
-
-
 def removed_event(reminder_id: int) -> RemindersRemoveEvent:
     return {"type": "reminders", "op": "remove", "reminder_id": reminder_id}
-
-
-def reminders_state(realm_id: int, user_id: int) -> list[ReminderDict]:
-    """The user's undelivered reminders, soonest first (one Query)."""
-    return [reminder_dict(i) for i in undelivered(realm_id, user_id, reminders=True)]
 
 
 def get_reminders(caller: Principal) -> GetRemindersResult:

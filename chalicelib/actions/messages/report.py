@@ -15,6 +15,7 @@ from typing import Literal
 from chalicelib import config
 from chalicelib.actions.channels.topics import topics_policy
 from chalicelib.actions.messages.reads.access import access_message
+from chalicelib.actions.messages.reads.report import REPORT_TYPE_LABELS
 from chalicelib.actions.messages.send import check_send_message
 from chalicelib.actions.users.system_bots import notification_bot
 from chalicelib.core.errors import ApiError
@@ -26,9 +27,6 @@ from chalicelib.models.realms import get_realm, realm_setting
 from chalicelib.models.users import User
 
 ReportType = Literal["spam", "harassment", "inappropriate", "norms", "other"]
-REPORT_TYPE_LABELS: dict[str, str] = {
-    "spam": "Spam", "harassment": "Harassment", "inappropriate": "Inappropriate content",
-    "norms": "Against the community's norms", "other": "Another reason"}
 MAX_DESCRIPTION_LENGTH = 1000   # the reference's limit on the reporter's words
 # What is left of a message's length for the quoted message, after the description and
 # the report's own lines.

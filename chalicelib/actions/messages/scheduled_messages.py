@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -23,6 +23,11 @@ from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.topics import check_topic
 from chalicelib.actions.messages.reads.recipients import direct_recipient_users
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
+from chalicelib.actions.messages.reads.scheduled_messages import (
+    ScheduledMessageDict,
+    scheduled_message_dict,
+    scheduled_messages_state,
+)
 from chalicelib.actions.messages.send import check_send_message
 from chalicelib.actions.users.system_bots import notification_bot
 from chalicelib.aws.log import logger
@@ -39,17 +44,6 @@ from chalicelib.models.users import User
 from chalicelib.rules.timeutil import now_seconds
 
 NOT_FOUND = "There is no scheduled message with this ID."
-
-
-class ScheduledMessageDict(TypedDict):
-    scheduled_message_id: int
-    type: Literal["stream", "private"]
-    to: int | list[int]
-    topic: NotRequired[str]
-    content: str
-    rendered_content: str
-    scheduled_delivery_timestamp: int
-    failed: bool
 
 
 class GetScheduledMessagesResult(TypedDict):
@@ -86,19 +80,6 @@ class RemindersRemoveEvent(TypedDict):
     reminder_id: int
 
 
-def scheduled_message_dict(item: ScheduledMessage) -> ScheduledMessageDict:
-    result: ScheduledMessageDict = {
-        "scheduled_message_id": item.scheduled_message_id,
-        "type": "stream" if item.type == "stream" else "private",
-        "to": int(item.stream_id) if item.type == "stream" else sorted(item.recipient_ids),
-        "content": item.content, "rendered_content": item.rendered_content,
-        "scheduled_delivery_timestamp": item.scheduled_delivery_timestamp,
-        "failed": bool(item.failed)}
-    if item.type == "stream":
-        result["topic"] = item.topic or ""
-    return result
-
-
 def schedule_name(item: ScheduledMessage) -> str:
     return f"{config.table_prefix()}sm-{item.realm_id}-{item.sender_id}-" \
            f"{item.scheduled_message_id}"
@@ -111,25 +92,9 @@ def _payload(item: ScheduledMessage) -> dict[str, Any]:
 
 # ---- reading --------------------------------------------------------------------------
 
-def undelivered(realm_id: int, user_id: int, *, reminders: bool = False
-                ) -> list[ScheduledMessage]:
-    """The user's undelivered scheduled messages, or reminders (reminders.py)."""
-    target = ScheduledMessage.reminder_target_message_id
-    items = ScheduledMessage.query(user_key(realm_id, user_id), consistent_read=True,
-                                   filter_condition=ScheduledMessage.delivered_message_id
-                                   .does_not_exist() & (target.exists() if reminders
-                                                        else target.does_not_exist()))
-    return sorted(items, key=lambda i: (i.scheduled_delivery_timestamp,
-                                        i.scheduled_message_id))
-
 
 def get_scheduled_messages(caller: Principal) -> GetScheduledMessagesResult:
     return {"scheduled_messages": scheduled_messages_state(caller.realm_id, caller.user_id)}
-
-
-def scheduled_messages_state(realm_id: int, user_id: int) -> list[ScheduledMessageDict]:
-    """The user's undelivered scheduled messages, soonest first (one Query)."""
-    return [scheduled_message_dict(i) for i in undelivered(realm_id, user_id)]
 
 
 def _own(caller: Principal, scheduled_message_id: int) -> ScheduledMessage:

@@ -43,7 +43,7 @@ from chalicelib.aws import metrics
 from chalicelib.aws.aws_errors import best_effort
 from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import ACTOR_FACT
+from chalicelib.delivery.outbox import to_users
 from chalicelib.models.base import is_write_condition_failure, transaction
 from chalicelib.models.channels import Stream, get_stream
 from chalicelib.models.messages import Message, dm_key, sender_key
@@ -101,7 +101,7 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
         recipients = direct_recipient_users(caller, direct)
         triggers = triggered_bots(sender, participants=recipients)
         message = _direct_message(caller, recipients, rendered, client)
-        audience = {"users": list(message.recipient_ids)}
+        audience = to_users(list(message.recipient_ids))
         people = [sender, *recipients]
     # Limited guests of a conversation meet those they could not access (realm_user add),
     # before the message, so their clients show its sender.
@@ -110,13 +110,14 @@ def check_send_message(caller: Principal, *, message_type: str, to: str, topic: 
                                linkifiers=rendered.linkifiers, read_by_sender=read_by_sender)
     if not subscribed and realm_restricts_access(realm):
         # Subscribers who may not access the sender see them as "Unknown user".
-        prepared.event[ACTOR_FACT] = caller.user_id
+        prepared.facts["actor_outside_channel"] = caller.user_id
     links = plan_links(caller.realm_id, caller.user_id, message.message_id, message.content)
     with transaction() as tx:
         add_records(tx, caller.realm_id, met, room=len(met))
         prepared.add_to(tx)
         links.apply(tx)
-        add_webhook_triggers(tx, caller.realm_id, prepared.event["message"], triggers)
+        add_webhook_triggers(tx, caller.realm_id, prepared.event["message"],
+                             message.content, triggers)
         if also is not None:
             also(tx, message.message_id)
     metrics.count_message_sent("direct" if stream is None else "channel")

@@ -5,7 +5,6 @@ typing notifications, and for channel typing only queues with that capability.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import timedelta
 from typing import Literal, TypedDict
 
@@ -20,7 +19,8 @@ from chalicelib.actions.users.reads.access import (
 )
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import ROLE_GUEST, Principal
-from chalicelib.delivery.outbox import ACTOR_FACT, Audience, add_event, to_channel, to_users
+from chalicelib.delivery.outbox import OutboxEntry, add_event, to_channel, to_users
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.base import transaction
 from chalicelib.models.realms import empty_topic_display_name, get_realm
 from chalicelib.models.users import User
@@ -77,11 +77,10 @@ def _sender(caller: Principal) -> TypingUser:
     return {"user_id": caller.user_id, "email": caller.email}
 
 
-def _emit(caller: Principal, event: Mapping[str, object], audience: Audience,
-          *others: tuple[Mapping[str, object], Audience]) -> None:
+def _emit(caller: Principal, *entries: OutboxEntry) -> None:
     with transaction() as tx:   # the notification itself (in forms, for limited guests)
-        for form, reaching in ((event, audience), *others):
-            add_event(tx, caller.realm_id, form, reaching, ttl=TYPING_RECORD_TTL)
+        for entry in entries:
+            add_event(tx, caller.realm_id, *entry, ttl=TYPING_RECORD_TTL)
 
 
 def check_send_typing(caller: Principal, *, kind: str, op: TypingOp, to: list[int] | None,
@@ -115,8 +114,9 @@ def _direct_typing(caller: Principal, op: TypingOp, to: list[int] | None) -> Non
     realm = get_realm(caller.realm_id) if guests else None
     hidden = inaccessible_to(realm, guests, recipients) if realm is not None else {}
     subdomain = realm.subdomain if realm is not None else ""
-    _emit(caller, event, to_users([u.user_id for u in listeners if u.user_id not in hidden]),
-          *[(_hiding(event, ids, subdomain), to_users([guest]))
+    _emit(caller, OutboxEntry(event, to_users(
+        [u.user_id for u in listeners if u.user_id not in hidden])),
+          *[OutboxEntry(_hiding(event, ids, subdomain), to_users([guest]))
             for guest, ids in sorted(hidden.items())])
 
 
@@ -145,13 +145,13 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
     event: ChannelTypingEvent = {
         "type": "typing", "op": op, "message_type": "stream", "sender": _sender(caller),
         "stream_id": stream.stream_id, "topic": topic}
-    facts: dict[str, object] = {"_empty_topic_display_name": display_name}
+    facts: EventFacts = {"empty_topic_display_name": display_name}
     if subscription is None and realm_restricts_access(realm):
         # Subscribers who may not access the typist hear only their id (as a message's
         # sender from outside the channel is shown).
-        facts[ACTOR_FACT] = caller.user_id
-    _emit(caller, {**event, **facts},
-          to_channel(stream.stream_id, public=False, subscribers_only=True))
+        facts["actor_outside_channel"] = caller.user_id
+    _emit(caller, OutboxEntry(
+        event, to_channel(stream.stream_id, public=False, subscribers_only=True), facts))
 
 
 def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> None:
@@ -162,11 +162,12 @@ def check_send_edit_typing(caller: Principal, message_id: int, op: TypingOp) -> 
         direct: TypingEditMessageEvent = {
             "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
             "message_id": message_id, "recipient": {"type": "direct", "user_ids": user_ids}}
-        _emit(caller, direct, {"users": user_ids})
+        _emit(caller, OutboxEntry(direct, to_users(user_ids)))
         return
     channel: TypingEditMessageEvent = {
         "type": "typing_edit_message", "op": op, "sender_id": caller.user_id,
         "message_id": message_id, "recipient": {
             "type": "channel", "channel_id": message.stream_id, "topic": message.topic}}
-    _emit(caller, {**channel, "_empty_topic_display_name": empty_topic_display_name(
-        get_realm(caller.realm_id))}, to_channel(message.stream_id, public=False, subscribers_only=True))
+    _emit(caller, OutboxEntry(
+        channel, to_channel(message.stream_id, public=False, subscribers_only=True),
+        {"empty_topic_display_name": empty_topic_display_name(get_realm(caller.realm_id))}))

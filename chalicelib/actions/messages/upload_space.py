@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib.core.errors import ApiError
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.counters import Counter
 from chalicelib.models.ids import realm_scope
 from chalicelib.models.realms import get_realm
@@ -80,7 +80,7 @@ def add_attachment_event(tx: Any, realm_id: int, owner_id: int, attachment: Atta
                          used_after: int) -> None:
     event: AttachmentAddEvent = {"type": "attachment", "op": "add", "attachment": attachment,
                                  "upload_space_used": used_after}
-    add_event(tx, realm_id, event, {"users": [owner_id]})
+    add_event(tx, realm_id, event, to_users([owner_id]))
 
 
 def remove_attachment_event(tx: Any, realm_id: int, owner_id: int, attachment_id: int,
@@ -88,4 +88,4 @@ def remove_attachment_event(tx: Any, realm_id: int, owner_id: int, attachment_id
     event: AttachmentRemoveEvent = {"type": "attachment", "op": "remove",
                                     "attachment": {"id": attachment_id},
                                     "upload_space_used": used_after}
-    add_event(tx, realm_id, event, {"users": [owner_id]})
+    add_event(tx, realm_id, event, to_users([owner_id]))

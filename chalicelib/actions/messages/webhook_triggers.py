@@ -8,12 +8,13 @@ fan-out sends the jobs to SQS (`jobs.py`) and the SQS worker delivers each one
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict
 from typing import Any
 
-from chalicelib.delivery.outbox import add_event
-from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD
-from chalicelib.delivery.webhook_jobs import DeliveryJob
+from pynamodb.transactions import TransactWrite
+
+from chalicelib.actions.messages.reads.dicts import MessageDict
+from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, WebhookJobRecord
 from chalicelib.models.users import BOT_TYPE_OUTGOING_WEBHOOK, User
 from chalicelib.rules.mentions import USER_MENTION
 
@@ -56,23 +57,24 @@ def _loud_mentions(content: str) -> tuple[set[str], set[int]]:
     return names, ids
 
 
-def add_webhook_triggers(tx: Any, realm_id: int, event_message: dict[str, Any],
-                         triggers: list[tuple[User, str]]) -> None:
+def add_webhook_triggers(tx: TransactWrite, realm_id: int, event_message: MessageDict,
+                         raw_content: str, triggers: list[tuple[User, str]]) -> None:
     """Adds one job per triggered bot to the sending transaction (`event_message` is the
-    message event's dict, which keeps the raw Markdown aside)."""
+    message event's dict, `raw_content` its Markdown)."""
     if not triggers:
         return
-    message = receiver_message(event_message)
+    message = receiver_message(event_message, raw_content)
     for bot, trigger in triggers:
-        job = DeliveryJob(realm_id, message["id"], bot.user_id, trigger, message)
-        add_event(tx, realm_id, {"type": OUTGOING_WEBHOOK_RECORD, **asdict(job)},
-                  {"users": []})
+        job: WebhookJobRecord = {"type": OUTGOING_WEBHOOK_RECORD, "realm_id": realm_id,
+                                 "message_id": message["id"], "bot_id": bot.user_id,
+                                 "trigger": trigger, "message": message}
+        add_event(tx, realm_id, job, to_users([]))
 
 
-def receiver_message(event_message: dict[str, Any]) -> dict[str, Any]:
+def receiver_message(event_message: MessageDict, raw_content: str) -> dict[str, Any]:
     """The message as receivers get it (§2.1): raw Markdown in `content`, and the HTML
     (the event's `content`) in `rendered_content`, which only this payload carries."""
-    message = {k: v for k, v in event_message.items() if not k.startswith("_")}
-    message.update(content=event_message["_raw_content"], content_type="text/x-markdown",
+    message: dict[str, Any] = dict(event_message)
+    message.update(content=raw_content, content_type="text/x-markdown",
                    rendered_content=event_message["content"])
     return message

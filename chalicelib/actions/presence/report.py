@@ -12,12 +12,13 @@ writes a transaction with the presence event; every other ping is one UpdateItem
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
 from pynamodb.expressions.update import Action
 
 from chalicelib.actions.presence.reads.snapshot import (
+    SIMPLIFIED_PRESENCE,
     UpdatePresenceResult,
     presence_response,
     read_realm_presence,
@@ -26,7 +27,7 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import OutboxEntry, add_event
 from chalicelib.models.base import (
     is_condition_failure,
     is_write_condition_failure,
@@ -70,7 +71,6 @@ class SimplifiedPresenceEvent(TypedDict):
     presences: dict[str, ModernPresence]
 
 
-SIMPLIFIED_PRESENCE = "simplified_presence_events"   # the client capability (level 419)
 
 
 def update_own_presence(caller: Principal, *, status: Status,
@@ -138,8 +138,7 @@ def _write(caller: Principal, item: Presence, with_event: bool, now: float) -> b
             return True
         with transaction() as tx:
             tx.update(target, actions=actions, condition=condition)
-            add_event(tx, caller.realm_id, _event(caller, item, now),
-                      user_access_audience(caller.user_id))
+            add_event(tx, caller.realm_id, *_event(caller, item, now))
     except UpdateError as error:
         if is_write_condition_failure(error):
             return False   # hidden meanwhile
@@ -162,18 +161,20 @@ def _hide(caller: Principal) -> None:
             raise   # else a ping or a settings change wrote first: theirs stands
 
 
-def _event(caller: Principal, item: Presence, now: float) -> dict[str, Any]:
+def _event(caller: Principal, item: Presence, now: float) -> OutboxEntry:
     """The modern form, and the legacy one for queues without the capability (below
-    level 419, where the capability does not exist, the legacy form alone)."""
+    level 419, where the capability does not exist, the legacy form alone), for everyone
+    who can access the user."""
     status, timestamp = legacy_event_status(*item.times())
     legacy: PresenceEvent = {
         "type": "presence", "user_id": caller.user_id, "email": caller.email,
         "server_timestamp": now,
         "presence": {"website": {"client": "website", "status": status,
                                  "timestamp": timestamp, "pushable": False}}}
+    audience = user_access_audience(caller.user_id)
     if not level_reached(419):
-        return dict(legacy)
+        return OutboxEntry(legacy, audience)
     modern: SimplifiedPresenceEvent = {
         "type": "presence", "presences": {str(caller.user_id): modern_presence(*item.times())}}
-    return {**modern, "_without_capability": {"capability": SIMPLIFIED_PRESENCE,
-                                              "event": legacy}}
+    return OutboxEntry(modern, audience, {"without_capability": {
+        "capability": SIMPLIFIED_PRESENCE, "event": legacy}})

@@ -5,12 +5,12 @@ advertised level: a realm `update` event below level 464 (with the rendered text
 changed."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Literal, NotRequired, TypedDict
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.delivery.types import EventBody
 from chalicelib.models.base import transaction
 from chalicelib.models.realms import Realm
 from chalicelib.rules.markdown import render_markdown
@@ -38,7 +38,7 @@ def check_description(value: str) -> str:
 
 
 def change_description(realm: Realm, description: str,
-                       event: Mapping[str, object]) -> None:
+                       event: EventBody) -> None:
     """Writes a changed description with its event (conditioned on the one read, so of
     two administrators' changes each is announced as it was stored)."""
     if realm.description == description:

@@ -8,7 +8,6 @@ uploads bucket under `<realm_id>/emoji/images/<emoji_id>.<ext>`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
@@ -28,7 +27,7 @@ from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.files import DOWNLOAD_URL_SECONDS, UploadedFile
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.delivery.outbox import OutboxEntry, add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_emoji import RealmEmoji
@@ -145,9 +144,9 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
         with transaction() as tx:
             claim_name(tx, emoji_name_key(realm_id, name), emoji_id)
             tx.save(item, condition=RealmEmoji.emoji_id.does_not_exist())
-            add_event(tx, realm_id, _event_for_level(
+            add_event(tx, realm_id, *_event_for_level(
                 RealmEmojiAddEvent(type="realm_emoji", op="add", emoji=realm_emoji_dict(item)),
-                [*others, item]), to_realm())
+                [*others, item]))
     except TransactWriteError as error:
         s3.delete_object(Bucket=config.upload_bucket(), Key=path_id)
         if is_condition_failure(error):
@@ -171,9 +170,9 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
             tx.update(RealmEmoji(realm_id, emoji_id), actions=[RealmEmoji.deactivated.set(True)],
                       condition=RealmEmoji.deactivated == False)
             release_name(tx, emoji_name_key(realm_id, name), item.emoji_id)
-            add_event(tx, realm_id, _event_for_level(RealmEmojiUpdateOneEvent(
+            add_event(tx, realm_id, *_event_for_level(RealmEmojiUpdateOneEvent(
                 type="realm_emoji", op="update_one", emoji_id=str(emoji_id),
-                data={"deactivated": True}), after), to_realm())
+                data={"deactivated": True}), after))
     except TransactWriteError as error:
         if is_condition_failure(error):   # deactivated meanwhile
             raise ApiError(f"Emoji '{name}' does not exist", http_status=404) from None
@@ -186,14 +185,14 @@ def _update_event(items: list[RealmEmoji]) -> RealmEmojiUpdateEvent:
             "realm_emoji": {str(i.emoji_id): realm_emoji_dict(i) for i in items}}
 
 
-def _event_for_level(change: Mapping[str, object], after: list[RealmEmoji]
-                     ) -> Mapping[str, object]:
+def _event_for_level(change: RealmEmojiAddEvent | RealmEmojiUpdateOneEvent,
+                     after: list[RealmEmoji]) -> OutboxEntry:
     """The one emoji's change for clients with individual_emoji_changes, the whole set
-    `after` it for the others; the whole set for everyone below level 491."""
+    `after` it for the others; the whole set for everyone below level 491. To everyone."""
     if not level_reached(INDIVIDUAL_CHANGES_LEVEL):
-        return _update_event(after)
-    return {**change, "_without_capability": {"capability": INDIVIDUAL_CHANGES,
-                                              "event": _update_event(after)}}
+        return OutboxEntry(_update_event(after), to_realm())
+    return OutboxEntry(change, to_realm(), {"without_capability": {
+        "capability": INDIVIDUAL_CHANGES, "event": _update_event(after)}})
 
 
 def emoji_image_url(caller: Principal, realm_id: int, filename: str) -> str:

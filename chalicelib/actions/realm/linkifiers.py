@@ -23,7 +23,7 @@ from chalicelib.actions.realm.reads.linkifiers import (
 from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import OutboxEntry, add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.linkifiers import Linkifier, realm_linkifiers
@@ -114,11 +114,13 @@ def _not_found() -> ApiError:
     return ApiError("Linkifier not found.")
 
 
-def _event(items: list[Linkifier]) -> dict[str, Any]:
+def _event(items: list[Linkifier]) -> OutboxEntry:
+    """The realm's linkifiers, for everyone."""
     event: RealmLinkifiersEvent = {"type": "realm_linkifiers",
                                    "realm_linkifiers": [linkifier_dict(i) for i in items]}
     # Clients without the capability would misread templates: they get nothing.
-    return {**event, "_without_capability": {"capability": CAPABILITY, "event": None}}
+    return OutboxEntry(event, to_realm(), {
+        "without_capability": {"capability": CAPABILITY, "event": None}})
 
 
 def check_add_linkifier(caller: Principal, pattern: str, url_template: str,
@@ -139,7 +141,7 @@ def check_add_linkifier(caller: Principal, pattern: str, url_template: str,
         with transaction() as tx:
             claim_name(tx, _pair_key(realm_id, pattern, url_template), item.linkifier_id)
             tx.save(item, condition=Linkifier.linkifier_id.does_not_exist())
-            add_event(tx, realm_id, _event([*before, item]), {"realm": True})
+            add_event(tx, realm_id, *_event([*before, item]))
             note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if is_condition_failure(error):
@@ -186,7 +188,7 @@ def do_update_linkifier(caller: Principal, linkifier_id: int, pattern: str,
                                *_reverse_update(wanted)],
                       condition=(Linkifier.pattern == item.pattern)
                       & (Linkifier.url_template == item.url_template))
-            add_event(tx, realm_id, _event(after), {"realm": True})
+            add_event(tx, realm_id, *_event(after))
             note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if not is_condition_failure(error):
@@ -213,7 +215,7 @@ def do_remove_linkifier(caller: Principal, linkifier_id: int) -> EmptyResult:
                       condition=Linkifier.linkifier_id.exists())
             release_name(tx, _pair_key(realm_id, item.pattern, item.url_template),
                          linkifier_id)
-            add_event(tx, realm_id, _event(after), {"realm": True})
+            add_event(tx, realm_id, *_event(after))
             note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if is_condition_failure(error):   # removed meanwhile
@@ -245,7 +247,7 @@ def do_reorder_linkifiers(caller: Principal, ordered_ids: list[int]) -> EmptyRes
                               actions=[Linkifier.order.set(position)],
                               condition=Linkifier.linkifier_id.exists())
                 if number == len(batches):
-                    add_event(tx, realm_id, _event(after), {"realm": True})
+                    add_event(tx, realm_id, *_event(after))
                 note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if is_condition_failure(error):   # one was removed meanwhile

@@ -10,6 +10,7 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.actions.realm.reads.playgrounds import PlaygroundDict, playground_dict, realm_playground_items
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -28,13 +29,6 @@ MAX_URL_TEMPLATE_LENGTH = 2048
 _LANGUAGE_CHARS = re.compile(r"[ a-zA-Z0-9_+\-./#]+")
 
 
-class PlaygroundDict(TypedDict):
-    id: int
-    name: str
-    pygments_language: str
-    url_template: str
-
-
 class RealmPlaygroundsEvent(TypedDict):
     """The realm's whole list of playgrounds, after a change."""
 
@@ -48,19 +42,6 @@ class AddPlaygroundResult(TypedDict):
 
 def playground_name_key(realm_id: int, language: str, name: str) -> tuple[str, str]:
     return f"realm:{realm_id}", f"playground:{language}:{name}"
-
-
-def playground_dict(item: Playground) -> PlaygroundDict:
-    return {"id": int(item.playground_id), "name": item.name,
-            "pygments_language": item.pygments_language, "url_template": item.url_template}
-
-
-def realm_playground_items(realm_id: int) -> list[Playground]:
-    return list(Playground.query(realm_id))
-
-
-def realm_playgrounds_state(realm_id: int) -> list[PlaygroundDict]:
-    return [playground_dict(i) for i in realm_playground_items(realm_id)]
 
 
 def _check_admin(caller: Principal) -> None:

@@ -12,24 +12,18 @@ from typing import Any, Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
 
+from chalicelib.actions.realm.reads.user_defaults import (
+    DEFAULTS,
+    stored_defaults,
+)
 from chalicelib.core.errors import ApiError, ConflictError
-from chalicelib.core.feature_levels import at_advertised_level, withheld
+from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.realms import Realm
-from chalicelib.rules.setting_choices import (
-    EMOJISET_CHOICES,
-    NOTIFICATION_SOUNDS,
-    check_setting,
-    shown_setting,
-)
-from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
-
-DEFAULTS: dict[str, Any] = dict(SETTING_DEFAULTS)
-# Settings that describe a user rather than a preference: never a realm default.
-_NOT_DEFAULTS = frozenset({"timezone"})
+from chalicelib.rules.setting_choices import check_setting, shown_setting
 
 
 class RealmUserSettingsDefaultsEvent(TypedDict):
@@ -39,24 +33,6 @@ class RealmUserSettingsDefaultsEvent(TypedDict):
     op: Literal["update"]
     property: str
     value: bool | int | str
-
-
-def stored_defaults(realm: Realm | None) -> dict[str, Any]:
-    """The realm's changed defaults (what a new user's settings map starts as)."""
-    if realm is None or not realm.user_settings_defaults:
-        return {}
-    return {k: v for k, v in realm.user_settings_defaults.as_dict().items() if k in DEFAULTS}
-
-
-def realm_user_settings_defaults(realm: Realm) -> dict[str, Any]:
-    """The state's shape: every default, with the choices clients show beside them."""
-    values: dict[str, Any] = {k: v for k, v in DEFAULTS.items() if k not in _NOT_DEFAULTS}
-    for name, value in stored_defaults(realm).items():
-        values[name] = int(value) if type(DEFAULTS[name]) is int else \
-            shown_setting(name, value)
-    return at_advertised_level("user_setting", {
-        **values, "emojiset_choices": list(EMOJISET_CHOICES),
-        "available_notification_sounds": list(NOTIFICATION_SOUNDS)})
 
 
 def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any]
@@ -93,7 +69,7 @@ def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any
                 event: RealmUserSettingsDefaultsEvent = {
                     "type": "realm_user_settings_defaults", "op": "update",
                     "property": name, "value": value}
-                add_event(tx, caller.realm_id, event, {"realm": True})
+                add_event(tx, caller.realm_id, event, to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ConflictError("The defaults changed at the same time; try again.") from None

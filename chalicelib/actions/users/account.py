@@ -162,8 +162,8 @@ def write_email_change(tx: TransactWrite, user: User, new_email: str) -> None:
     events = [delivery_email_event(user, new_email)]
     if public:
         events += api_email_events(user, new_email)
-    for event, audience in events:
-        add_event(tx, realm_id, event, audience)
+    for entry in events:
+        add_event(tx, realm_id, *entry)
 
 
 def do_fetch_api_key(subdomain: str | None, username: str, password: str,

@@ -21,7 +21,11 @@ from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.groups.membership import EVERYONE, removed_members_event
+from chalicelib.actions.groups.membership import (
+    EVERYONE,
+    UserGroupAddMembersEvent,
+    removed_members_event,
+)
 from chalicelib.actions.users.account import full_name_writes, write_email_change
 from chalicelib.actions.users.deactivation import key_hashes
 from chalicelib.actions.users.profile_data import do_update_profile_data
@@ -190,9 +194,10 @@ def _change_role(target: User, role: int) -> None:
                 if target.is_active and old_group != new_group:
                     add_event(tx, realm_id, removed_members_event(old_group, [user_id]),
                               EVERYONE)
-                    add_event(tx, realm_id, {"type": "user_group", "op": "add_members",
-                                             "group_id": new_group, "user_ids": [user_id]},
-                              EVERYONE)
+                    added: UserGroupAddMembersEvent = {
+                        "type": "user_group", "op": "add_members", "group_id": new_group,
+                        "user_ids": [user_id]}
+                    add_event(tx, realm_id, added, EVERYONE)
         except TransactWriteError as error:
             reasons = cancellation_reasons(error)
             if keep is not None and reasons and reasons[0] == "ConditionalCheckFailed":

@@ -20,7 +20,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import ROLES, Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.outbox import add_event
 from chalicelib.delivery.queues import set_receives_typing_notifications
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS, transaction
 from chalicelib.models.drafts import delete_all_drafts
@@ -125,8 +125,7 @@ def _write(realm_id: int, users: list[User], changes: dict[int, dict[str, Any]])
                 owner = Principal(realm_id, user.user_id, user.email, int(user.role), False)
                 for name, value in changed.items():
                     if name not in withheld("user_setting"):
-                        add_event(tx, realm_id, settings_event(owner, name, value),
-                                  to_users([user.user_id]))
+                        add_event(tx, realm_id, *settings_event(owner, name, value))
 
 
 def _batches(users: list[User], changes: dict[int, dict[str, Any]]) -> list[list[User]]:

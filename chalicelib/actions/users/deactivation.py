@@ -31,9 +31,14 @@ from chalicelib.core.errors import ApiError, ErrorCode
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm
+from chalicelib.delivery.outbox import Audience, add_event, to_channel, to_realm, to_users
 from chalicelib.delivery.queues import delete_queue, queues_of_users
-from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, SENDER_DELETION_JOB
+from chalicelib.delivery.records import (
+    OUTGOING_WEBHOOK_RECORD,
+    SENDER_DELETION_JOB,
+    SenderDeletionJob,
+)
+from chalicelib.delivery.types import EventBody
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     cancellation_reasons,
@@ -74,25 +79,28 @@ _MESSAGE_KINDS = {"delete_public_channel_messages": "public",
                   "delete_direct_messages": "direct"}
 
 
-Writes = tuple[list[Any], list[dict[str, Any]]]
+# The user's update actions, and the outbox records with their audiences.
+Writes = tuple[list[Any], list[tuple[EventBody, Audience]]]
 
 
 def _action_writes(caller: Principal, user: User, actions: DeactivationActions) -> Writes:
     """The user's update actions and the outbox records (events, job) of the actions."""
     updates: list[Any] = []
-    records: list[dict[str, Any]] = []
+    records: list[tuple[EventBody, Audience]] = []
     if actions.get("delete_profile") and user.full_name != DELETED_USER_NAME:
         # Every avatar here is the Gravatar of the API address: nothing uploaded to remove.
         updates += [User.full_name.set(DELETED_USER_NAME),
                     User.name_key.set(name_key(user.realm_id, DELETED_USER_NAME))]
         event: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
             "user_id": user.user_id, "full_name": DELETED_USER_NAME}}
-        records.append(dict(event))
+        records.append((event, user_access_audience(user.user_id)))
     kinds = [kind for name, kind in _MESSAGE_KINDS.items() if actions.get(name)]
     if kinds:
-        records.append({"type": OUTGOING_WEBHOOK_RECORD, "job": SENDER_DELETION_JOB,
-                        "realm_id": user.realm_id, "user_id": user.user_id,
-                        "actor_id": caller.user_id, "kinds": kinds})
+        job: SenderDeletionJob = {
+            "type": OUTGOING_WEBHOOK_RECORD, "job": SENDER_DELETION_JOB,
+            "realm_id": user.realm_id, "user_id": user.user_id, "actor_id": caller.user_id,
+            "kinds": kinds}
+        records.append((job, to_users([])))
     return updates, records
 
 
@@ -198,9 +206,8 @@ def _set_active(user: User, active: bool, keep_owner: int | None = None,
                     (User.role == ROLE_OWNER) & (User.is_active == True)))
             tx.update(user, actions=[User.is_active.set(active), *updates],
                       condition=condition)
-            for record in records:
-                add_event(tx, user.realm_id, record, user_access_audience(user.user_id)
-                          if record.get("type") == "realm_user" else {"users": []})
+            for record, audience in records:
+                add_event(tx, user.realm_id, record, audience)
             for key_hash in key_hashes(user):
                 tx.update(ApiKey(key_hash), actions=[ApiKey.is_active.set(active)],
                           condition=ApiKey.key_hash.exists())
@@ -235,6 +242,16 @@ def _finish_deactivation(user: User) -> None:
     forget_presence(user.realm_id, user.user_id)
 
 
+class PeerChange(TypedDict):
+    """The shape of the channels area's peer_add and peer_remove events (its
+    subscriptions.py and unsubscribe.py declare them; that area sits above this one)."""
+
+    type: Literal["subscription"]
+    op: Literal["peer_add", "peer_remove"]
+    stream_ids: list[int]
+    user_ids: list[int]
+
+
 def tell_channel_peers(user: User, *, joined: bool) -> None:
     """peer_remove (deactivated) or peer_add (reactivated) for every channel the user is
     subscribed to, archived ones included (levels 377, 428): one event for the public
@@ -257,10 +274,8 @@ def tell_channel_peers(user: User, *, joined: bool) -> None:
     for start in range(0, len(told), MAX_TRANSACTION_ITEMS):
         with transaction() as tx:
             for stream_ids, audience in told[start:start + MAX_TRANSACTION_ITEMS]:
-                # The shape of the channels area's peer events (its subscriptions.py and
-                # unsubscribe.py declare them; that area sits above this one).
-                event = {"type": "subscription", "op": op, "stream_ids": stream_ids,
-                         "user_ids": [user.user_id]}
+                event: PeerChange = {"type": "subscription", "op": op,
+                                          "stream_ids": stream_ids, "user_ids": [user.user_id]}
                 add_event(tx, user.realm_id, event, audience)
 
 

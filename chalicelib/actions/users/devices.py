@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
+from chalicelib.actions.users.reads.devices import client_devices
 from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
@@ -25,7 +26,6 @@ from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.notifications import (
-    CLIENT_DEVICE_PREFIX,
     ClientDevice,
     client_device_item,
     owner_key,
@@ -36,16 +36,6 @@ MAX_DEVICES_PER_USER = 100
 
 class RegisterClientDeviceResult(TypedDict):
     device_id: int
-
-
-class DeviceInfo(TypedDict):
-    """A device as POST /register's `devices` shows it (its owner alone sees it)."""
-
-    push_key_id: int | None
-    push_token_id: str | None
-    pending_push_token_id: str | None
-    push_token_last_updated_timestamp: int | None
-    push_registration_error_code: str | None
 
 
 class DeviceAddEvent(TypedDict):
@@ -71,23 +61,6 @@ class DeviceUpdateEvent(TypedDict):
     pending_push_token_id: NotRequired[str | None]
     push_token_last_updated_timestamp: NotRequired[int]
     push_registration_error_code: NotRequired[str | None]
-
-
-def device_info(device: ClientDevice) -> DeviceInfo:
-    return {"push_key_id": device.push_key_id, "push_token_id": device.push_token_id,
-            "pending_push_token_id": device.pending_push_token_id,
-            "push_token_last_updated_timestamp": device.push_token_updated,
-            "push_registration_error_code": device.push_registration_error_code}
-
-
-def client_devices(realm_id: int, user_id: int) -> list[ClientDevice]:
-    """The user's devices, oldest first (one Query of their partition)."""
-    return list(ClientDevice.query(owner_key(realm_id, user_id),
-                                   ClientDevice.item.startswith(CLIENT_DEVICE_PREFIX)))
-
-
-def devices_state(realm_id: int, user_id: int) -> dict[str, DeviceInfo]:
-    return {str(d.device_id): device_info(d) for d in client_devices(realm_id, user_id)}
 
 
 def do_register_client_device(caller: Principal) -> RegisterClientDeviceResult:

@@ -12,7 +12,6 @@ once the change is committed.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,14 +20,9 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.actions.users.reads.access import user_access_audience
-from chalicelib.actions.users.reads.email_access import (
-    VISIBILITY_KEY,
-    VISIBILITY_WAS_KEY,
-    api_email,
-    visibility_of,
-)
+from chalicelib.actions.users.reads.email_access import api_email, visibility_of
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
-from chalicelib.delivery.outbox import Audience
+from chalicelib.delivery.outbox import OutboxEntry
 from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.presence import Presence
 from chalicelib.models.realms import get_realm
@@ -43,7 +37,7 @@ class AddressWrites:
 
     actions: list[Any] = field(default_factory=list)          # on the user item
     condition: Condition | None = None                        # on the user item
-    events: list[tuple[Mapping[str, object], Audience]] = field(default_factory=list)
+    events: list[OutboxEntry] = field(default_factory=list)
     new_api_email: str | None = None   # set when the API address moves
 
     def add_key_updates(self, tx: TransactWrite, user: User) -> None:
@@ -66,8 +60,8 @@ def visibility_writes(user: User, new: int) -> AddressWrites:
         return writes
     changed: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
         "user_id": user.user_id, "delivery_email": user.delivery_email}}
-    writes.events.append(({**changed, VISIBILITY_KEY: new, VISIBILITY_WAS_KEY: old},
-                          user_access_audience(user.user_id)))
+    writes.events.append(OutboxEntry(changed, user_access_audience(user.user_id), {
+        "email_visibility": new, "email_visibility_was": old}))
     if EVERYONE not in (old, new):
         return writes   # the stand-in stays (no read of the organization's host)
     shown = api_email(user.user_id, user.delivery_email, new,
@@ -81,8 +75,7 @@ def visibility_writes(user: User, new: int) -> AddressWrites:
     return writes
 
 
-def api_email_events(user: User, new_api_email: str
-                     ) -> list[tuple[Mapping[str, object], Audience]]:
+def api_email_events(user: User, new_api_email: str) -> list[OutboxEntry]:
     """The new API address and the picture made from it, for everyone who can access
     the person."""
     version = user.avatar_version
@@ -94,14 +87,15 @@ def api_email_events(user: User, new_api_email: str
         "avatar_url_medium": gravatar_url(new_api_email, version, medium=True),
         "avatar_version": version}}
     audience = user_access_audience(user.user_id)
-    return [(renamed, audience), (pictured, audience)]
+    return [OutboxEntry(renamed, audience), OutboxEntry(pictured, audience)]
 
 
-def delivery_email_event(user: User, new_email: str) -> tuple[Mapping[str, object], Audience]:
+def delivery_email_event(user: User, new_email: str) -> OutboxEntry:
     """A new real address, for those who may see it (the fan-out decides per queue)."""
     changed: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
         "user_id": user.user_id, "delivery_email": new_email}}
-    return {**changed, VISIBILITY_KEY: visibility_of(user)}, user_access_audience(user.user_id)
+    return OutboxEntry(changed, user_access_audience(user.user_id),
+                       {"email_visibility": visibility_of(user)})
 
 
 def presence_follows(realm_id: int, user_id: int, new_api_email: str) -> None:

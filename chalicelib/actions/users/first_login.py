@@ -39,7 +39,7 @@ def _set_date_joined(user: User) -> None:
             tx.update(user, actions=[User.date_joined.set(joined),
                                      User.joined_at_first_login.remove()],
                       condition=User.joined_at_first_login == True)
-            add_event(tx, user.realm_id, dict(event), user_access_audience(user.user_id))
+            add_event(tx, user.realm_id, event, user_access_audience(user.user_id))
     except TransactWriteError as error:   # another login set it first
         if not is_condition_failure(error):
             raise

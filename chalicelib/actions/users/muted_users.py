@@ -12,6 +12,7 @@ from typing import Literal, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
+from chalicelib.actions.users.reads.muted_users import MutedUser
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -22,20 +23,9 @@ from chalicelib.models.muted_users import UserMute, muted_key, muted_user_ids, m
 from chalicelib.rules.timeutil import now_seconds
 
 
-class MutedUser(TypedDict):
-    id: int
-    timestamp: int
-
-
 class MutedUsersEvent(TypedDict):
     type: Literal["muted_users"]
     muted_users: list[MutedUser]
-
-
-def muted_users_list(realm_id: int, user_id: int) -> list[MutedUser]:
-    """The user's muted users, by id (one Query)."""
-    return [{"id": muted, "timestamp": at}
-            for muted, at in sorted(muted_user_ids(realm_id, user_id).items())]
 
 
 def _event(muted: dict[int, int]) -> MutedUsersEvent:

@@ -13,10 +13,15 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
 
+from chalicelib.actions.users.reads.navigation_views import (
+    NavigationViewDict,
+    _view_dict,
+    navigation_views_state,
+)
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.channels import user_key
 from chalicelib.models.navigation_views import NavigationView
@@ -27,12 +32,6 @@ BUILT_IN_FRAGMENTS = frozenset({
     "narrow/is/mentioned", "narrow/is/starred"})
 # A range key holds at most 1 KB; no useful fragment comes near it.
 MAX_FRAGMENT_BYTES = 1000
-
-
-class NavigationViewDict(TypedDict):
-    fragment: str
-    is_pinned: bool
-    name: str | None
 
 
 class NavigationViewsResult(TypedDict):
@@ -61,16 +60,6 @@ class NavigationViewRemoveEvent(TypedDict):
     type: Literal["navigation_view"]
     op: Literal["remove"]
     fragment: str
-
-
-def _view_dict(view: NavigationView) -> NavigationViewDict:
-    return {"fragment": view.fragment, "is_pinned": bool(view.is_pinned), "name": view.name}
-
-
-def navigation_views_state(realm_id: int, user_id: int) -> list[NavigationViewDict]:
-    """The user's views in the order they were added (one Query: a user has a few)."""
-    views = sorted(NavigationView.query(user_key(realm_id, user_id)), key=lambda v: v.created)
-    return [_view_dict(v) for v in views]
 
 
 def _checked_fragment(fragment: str) -> str:
@@ -123,7 +112,7 @@ def do_add_navigation_view(caller: Principal, fragment: str, is_pinned: bool,
             tx.save(view, condition=NavigationView.fragment.does_not_exist())
             added: NavigationViewAddEvent = {"type": "navigation_view", "op": "add",
                                              "navigation_view": _view_dict(view)}
-            add_event(tx, caller.realm_id, added, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, added, to_users([caller.user_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
@@ -155,7 +144,7 @@ def do_update_navigation_view(caller: Principal, fragment: str, is_pinned: bool 
                                    condition=NavigationView.fragment.exists())
             updated: NavigationViewUpdateEvent = {"type": "navigation_view", "op": "update",
                                                   "fragment": fragment, "data": changes}
-            add_event(tx, caller.realm_id, updated, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, updated, to_users([caller.user_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise
@@ -171,7 +160,7 @@ def do_remove_navigation_view(caller: Principal, fragment: str) -> EmptyResult:
             tx.delete(key, condition=NavigationView.fragment.exists())
             removed: NavigationViewRemoveEvent = {"type": "navigation_view", "op": "remove",
                                                   "fragment": fragment}
-            add_event(tx, caller.realm_id, removed, {"users": [caller.user_id]})
+            add_event(tx, caller.realm_id, removed, to_users([caller.user_id]))
     except TransactWriteError as error:
         if not is_condition_failure(error):
             raise

@@ -12,19 +12,22 @@ from datetime import date
 from typing import Any
 
 from chalicelib.actions.users.profile_fields import (
+    RENDERED_TYPES,
+    is_url,
+)
+from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.reads.events import CustomProfileFieldValue, RealmUserUpdateEvent
+from chalicelib.actions.users.reads.profile_fields import (
     DATE,
     EXTERNAL_ACCOUNT,
     LONG_TEXT,
     PRONOUNS,
-    RENDERED_TYPES,
     SELECT,
     SHORT_TEXT,
     URL,
     USER,
-    is_url,
     realm_profile_fields,
 )
-from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
@@ -173,7 +176,8 @@ def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
         if user is None or not user.is_active:
             raise ApiError("No such user")
         stored = user.profile_data.as_dict() if user.profile_data else {}
-        actions, conditions, events = [], [], []
+        actions, conditions = [], []
+        events: list[RealmUserUpdateEvent] = []
         for field, value in checked:
             key = str(field.field_id)
             path = User.profile_data[key]
@@ -188,7 +192,7 @@ def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
             else:
                 conditions.append(User.profile_data[key]["value"] == current.get("value"))
             actions.append(path.set(entry) if entry is not None else path.remove())
-            person_field: dict[str, Any] = {"id": field.field_id, "value": value}
+            person_field: CustomProfileFieldValue = {"id": field.field_id, "value": value}
             if entry is not None and "rendered_value" in entry:
                 person_field["rendered_value"] = entry["rendered_value"]
             events.append({"type": "realm_user", "op": "update",

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.users.profile_fields import _fields_event, realm_profile_fields
+from chalicelib.actions.users.profile_fields import _fields_event
+from chalicelib.actions.users.reads.profile_fields import realm_profile_fields
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event
+from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import (
     MAX_TRANSACTION_ITEMS,
     is_condition_failure,
@@ -41,7 +42,7 @@ def do_reorder_profile_fields(caller: Principal, order: list[int]) -> EmptyResul
                               condition=ProfileField.field_id.exists())
                 if number == len(batches):
                     add_event(tx, caller.realm_id, _fields_event(list(fields.values())),
-                              {"realm": True})
+                              to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):   # a field was deleted meanwhile
             raise ApiError("Invalid order mapping.") from None

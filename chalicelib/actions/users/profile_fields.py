@@ -1,14 +1,25 @@
 """Custom profile fields: the realm's definitions (users' values: actions/users/profile_data.py)."""
 from __future__ import annotations
 
-import json
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, TypedDict
 from urllib.parse import urlsplit
 
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
+from chalicelib.actions.users.reads.profile_fields import (
+    DEFAULT_EXTERNAL_ACCOUNTS,
+    EXTERNAL_ACCOUNT,
+    FIELD_TYPES,
+    LONG_TEXT,
+    SELECT,
+    SHORT_TEXT,
+    USER,
+    ProfileFieldDict,
+    profile_field_dict,
+    realm_profile_fields,
+)
 from chalicelib.core.errors import ApiError
-from chalicelib.core.feature_levels import at_advertised_level, level_reached
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import (
@@ -21,18 +32,6 @@ from chalicelib.models.profile_fields import ProfileField
 from chalicelib.models.realms import UniqueName, claim_name
 from chalicelib.models.users import User
 
-SHORT_TEXT, LONG_TEXT, SELECT, DATE, URL, USER, EXTERNAL_ACCOUNT, PRONOUNS = range(1, 9)
-# The reference's type numbers, with the names POST /register describes them by.
-FIELD_TYPES = {
-    SHORT_TEXT: ("SHORT_TEXT", "Text (short)"),
-    LONG_TEXT: ("LONG_TEXT", "Text (long)"),
-    SELECT: ("SELECT", "List of options"),
-    DATE: ("DATE", "Date"),
-    URL: ("URL", "Link"),
-    USER: ("USER", "Users"),
-    EXTERNAL_ACCOUNT: ("EXTERNAL_ACCOUNT", "External account"),
-    PRONOUNS: ("PRONOUNS", "Pronouns"),
-}
 # As the reference's examples show, both text types carry a rendered_value.
 RENDERED_TYPES = frozenset({SHORT_TEXT, LONG_TEXT})
 # The reference's summary cannot show people, nor long text (its Paragraph fields) below
@@ -42,32 +41,8 @@ PARAGRAPHS_IN_SUMMARY_LEVEL = 476
 MAX_SUMMARY_FIELDS = 2
 NAME_MAX_LENGTH = 40
 HINT_MAX_LENGTH = 80
-DEFAULT_EXTERNAL_ACCOUNTS = {
-    "github": {"name": "GitHub", "hint": "Enter your GitHub username",
-               "url_pattern": "https://github.com/%(username)s"},
-    "twitter": {"name": "Twitter", "hint": "Enter your Twitter username",
-                "url_pattern": "https://twitter.com/%(username)s"},
-}
 USERNAME_PLACEHOLDER = "%(username)s"
 USER_MATCHING_LEVEL = 455
-
-
-class ProfileFieldDict(TypedDict):
-    id: int
-    name: str
-    type: int
-    hint: str
-    order: int
-    field_data: str   # JSON-encoded, or "" for types without data
-    required: bool
-    editable_by_user: bool
-    display_in_profile_summary: NotRequired[Literal[True]]
-    use_for_user_matching: NotRequired[bool]   # level 455
-
-
-class ProfileFieldType(TypedDict):
-    id: int
-    name: str
 
 
 class CustomProfileFieldsEvent(TypedDict):
@@ -80,36 +55,6 @@ class CustomProfileFieldsEvent(TypedDict):
 def profile_field_name_key(realm_id: int, name: str) -> tuple[str, str]:
     """The UniqueName claim that keeps field names unique per realm, ignoring case."""
     return f"realm:{realm_id}", f"profile_field:{name.strip().lower()}"
-
-
-def realm_profile_fields(realm_id: int) -> list[ProfileField]:
-    return sorted(ProfileField.query(realm_id), key=lambda f: (f.order, f.field_id))
-
-
-def profile_field_dict(field: ProfileField) -> ProfileFieldDict:
-    """The reference's CustomProfileField (display_in_profile_summary only when true)."""
-    data: ProfileFieldDict = {
-        "id": field.field_id, "name": field.name, "type": field.field_type,
-        "hint": field.hint or "", "order": field.order,
-        "field_data": json.dumps(field.field_data) if field.field_data else "",
-        "required": bool(field.required), "editable_by_user": bool(field.editable_by_user),
-    }
-    if field.display_in_profile_summary:
-        data["display_in_profile_summary"] = True
-    data["use_for_user_matching"] = bool(field.use_for_user_matching)
-    return at_advertised_level("profile_field", data)
-
-
-def custom_profile_field_types() -> dict[str, ProfileFieldType]:
-    return {key: {"id": type_id, "name": name}
-            for type_id, (key, name) in FIELD_TYPES.items()}
-
-
-def profile_fields_state(realm_id: int) -> dict[str, Any]:
-    """The custom_profile_fields part of POST /register."""
-    return {"custom_profile_fields": [profile_field_dict(f)
-                                      for f in realm_profile_fields(realm_id)],
-            "custom_profile_field_types": custom_profile_field_types()}
 
 
 def is_url(value: str) -> bool:

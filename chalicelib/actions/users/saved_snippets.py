@@ -10,6 +10,7 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import config
+from chalicelib.actions.users.reads.saved_snippets import SavedSnippetDict, saved_snippet_dict
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -22,13 +23,6 @@ from chalicelib.models.saved_snippets import SavedSnippet
 from chalicelib.rules.timeutil import now_seconds
 
 MAX_TITLE_LENGTH = 60
-
-
-class SavedSnippetDict(TypedDict):
-    id: int
-    title: str
-    content: str
-    date_created: int
 
 
 class CreateSavedSnippetResult(TypedDict):
@@ -74,16 +68,6 @@ def check_content(content: str) -> str:
     if len(content) > config.MAX_MESSAGE_LENGTH:
         raise ApiError(f"content is too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
     return content
-
-
-def saved_snippet_dict(item: SavedSnippet) -> SavedSnippetDict:
-    return {"id": int(item.snippet_id), "title": item.title, "content": item.content,
-            "date_created": int(item.date_created)}
-
-
-def saved_snippets_state(realm_id: int, user_id: int) -> list[SavedSnippetDict]:
-    """The user's snippets in id order (the range key's order)."""
-    return [saved_snippet_dict(i) for i in SavedSnippet.query(user_key(realm_id, user_id))]
 
 
 def do_create_saved_snippet(caller: Principal, title: str, content: str

@@ -1,7 +1,6 @@
 """PATCH /settings (§4.2): validate, write what changed in one transaction, tell clients."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
@@ -25,7 +24,7 @@ from chalicelib.core.errors import ApiError, ConflictError
 from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import Audience, add_event, to_users
+from chalicelib.delivery.outbox import OutboxEntry, add_event, to_users
 from chalicelib.delivery.queues import set_receives_typing_notifications
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.drafts import delete_all_drafts
@@ -93,10 +92,9 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
     current = own_settings(user.stored_settings(), user.timezone)
     changed = {name: value for name, value in requested.items() if current.get(name) != value}
     condition = User.user_id.exists()
-    mine: Audience = to_users([caller.user_id])
     # A setting the advertised level does not know yet changes without an event.
-    events: list[tuple[Mapping[str, object], Audience]] = [
-        (settings_event(caller, name, value), mine) for name, value in changed.items()
+    events: list[OutboxEntry] = [
+        settings_event(caller, name, value) for name, value in changed.items()
         if name not in withheld("user_setting")]
     # One path per setting (every user is created with the map): concurrent requests
     # changing other settings keep theirs.
@@ -108,11 +106,12 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
         timezone: RealmUserUpdateEvent = {"type": "realm_user", "op": "update", "person": {
             "user_id": caller.user_id, "email": caller.email,
             "timezone": changed["timezone"]}}
-        events.append((timezone, user_access_audience(caller.user_id)))
+        events.append(OutboxEntry(timezone, user_access_audience(caller.user_id)))
     if full_name is not None:
         name_actions, name_events = full_name_writes(caller, user, full_name)
         actions += name_actions
-        events += [(event, user_access_audience(caller.user_id)) for event in name_events]
+        events += [OutboxEntry(event, user_access_audience(caller.user_id))
+                   for event in name_events]
     if new_password is not None:
         actions.append(User.password_hash.set(hash_password(new_password)))
         # The old password was checked against this hash.
@@ -133,20 +132,19 @@ def _write(caller: Principal, user: User, requested: dict[str, Any], full_name: 
             if "presence_enabled" in changed:   # the presence table hides them too
                 set_presence_hidden(tx, caller.realm_id, caller.user_id,
                                     not changed["presence_enabled"])
-            for event, audience in events:
-                add_event(tx, caller.realm_id, event, audience)
+            for entry in events:
+                add_event(tx, caller.realm_id, *entry)
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ConflictError("Your account changed meanwhile; try again.") from None
         raise
 
 
-def settings_event(caller: Principal, name: str, value: bool | int | str
-                   ) -> dict[str, object]:
-    """The user_settings event of one changed setting, as stored in the outbox."""
+def settings_event(caller: Principal, name: str, value: bool | int | str) -> OutboxEntry:
+    """The user_settings event of one changed setting, for the user's own queues."""
     event: UserSettingsUpdateEvent = {"type": "user_settings", "op": "update",
                                       "property": name, "value": value}
     if name == "default_language":
         event["language_name"] = language_name(str(value))
     # For the deprecated forms the fan-out derives for old clients (delivery/filters.py).
-    return {**event, "_user_email": caller.email}
+    return OutboxEntry(event, to_users([caller.user_id]), {"user_email": caller.email})

@@ -10,35 +10,24 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from chalicelib.actions.realm.reads.emoji import check_emoji_request, emoji_data
-from chalicelib.actions.users.reads.access import UserAccess, user_access_audience
+from chalicelib.actions.users.reads.access import user_access_audience
+from chalicelib.actions.users.reads.status import UserStatusDict, _presence_enabled, user_status_dict
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.actions.users.settings import settings_event
-from chalicelib.actions.users.users import list_realm_users
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import transaction
 from chalicelib.models.presence import set_presence_hidden
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.user_status import UserStatus
 from chalicelib.models.users import User
 from chalicelib.rules.timeutil import now_seconds
-from chalicelib.rules.user_settings import effective_settings
 
 MAX_STATUS_TEXT_LENGTH = 60
 ADMIN_BOTS_LEVEL = 473   # administrator bots may set others' statuses
-
-
-class UserStatusDict(TypedDict, total=False):
-    """A status: only the fields that are set (nothing when there is no status)."""
-
-    away: bool
-    status_text: str
-    emoji_name: str
-    emoji_code: str
-    reaction_type: str
 
 
 class UserStatusResult(TypedDict):
@@ -68,48 +57,10 @@ class StatusChange:
     away: bool | None = None
 
 
-def user_status_dict(status: UserStatus | None, presence_enabled: bool) -> UserStatusDict:
-    """The reference shape: only the fields that are set; empty when there is no status."""
-    result: UserStatusDict = {}
-    if not presence_enabled:
-        result["away"] = True
-    if status is not None and status.status_text:
-        result["status_text"] = status.status_text
-    if status is not None and status.emoji_name:
-        result["emoji_name"] = status.emoji_name
-        result["emoji_code"] = status.emoji_code
-        result["reaction_type"] = status.reaction_type
-    return result
-
-
-def _presence_enabled(user: User) -> bool:
-    return bool(effective_settings(user.stored_settings())
-                ["presence_enabled"])
-
-
 def get_user_status(caller: Principal, user_id: int) -> UserStatusResult:
     user = access_user_by_id(caller, user_id)
     status = UserStatus.get_or_none(caller.realm_id, user_id)
     return {"status": user_status_dict(status, _presence_enabled(user))}
-
-
-def user_status_state(realm_id: int, access: UserAccess,
-                      realm_users: list[User] | None = None) -> dict[str, UserStatusDict]:
-    """Registration state: {user_id: status} for active users that have something set
-    and that the viewer can access.
-
-    One Query on the statuses; `away` comes from the settings of the realm's users
-    (`realm_users` if the caller has them, else one Query).
-    """
-    statuses = {s.user_id: s for s in UserStatus.query(realm_id)}
-    state = {}
-    for user in realm_users if realm_users is not None else list_realm_users(realm_id):
-        if not user.is_active or not access.can_access(user):
-            continue
-        entry = user_status_dict(statuses.get(user.user_id), _presence_enabled(user))
-        if entry:
-            state[str(user.user_id)] = entry
-    return state
 
 
 def check_update_own_status(caller: Principal, change: StatusChange) -> EmptyResult:
@@ -213,5 +164,4 @@ def _set_presence_enabled(tx: Any, caller: Principal, value: bool) -> None:
     tx.update(User(caller.realm_id, caller.user_id), actions=[path.set(value)],
               condition=User.user_id.exists() & read)
     set_presence_hidden(tx, caller.realm_id, caller.user_id, not value)
-    add_event(tx, caller.realm_id, settings_event(caller, "presence_enabled", value),
-              to_users([caller.user_id]))
+    add_event(tx, caller.realm_id, *settings_event(caller, "presence_enabled", value))

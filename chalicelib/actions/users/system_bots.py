@@ -6,7 +6,6 @@ from chalicelib.actions.users.users import NewUser, do_create_user
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import (  # used here, and imported from here by tests
     NOTIFICATION_BOT_EMAIL,
-    SYSTEM_BOT_EMAILS,
     WELCOME_BOT_EMAIL,
 )
 from chalicelib.models.users import User, get_user_by_email
@@ -14,10 +13,6 @@ from chalicelib.models.users import User, get_user_by_email
 NOTIFICATION_BOT_NAME = "Notification Bot"
 WELCOME_BOT_NAME = "Welcome Bot"
 DEFAULT_BOT = 1
-
-
-def is_system_bot(user: User) -> bool:
-    return user.is_bot and user.email in SYSTEM_BOT_EMAILS
 
 
 def notification_bot(realm_id: int) -> User:

@@ -22,12 +22,12 @@ from chalicelib.actions.users.reads.email_access import (
     SETTING as EMAIL_SETTING,
 )
 from chalicelib.actions.users.reads.email_access import (
-    VISIBILITY_KEY,
     api_email,
     shown_delivery_email,
     visibility_of,
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
+from chalicelib.actions.users.reads.realm_users import list_realm_users
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import (
@@ -196,8 +196,8 @@ def do_create_user(realm_id: int, new: NewUser,
             event: RealmUserAddEvent = {"type": "realm_user", "op": "add",
                                         "person": user_api_dict(user, viewer=None)}
             # The fan-out shows the real address only to those who may see it.
-            add_event(tx, realm_id, {**event, VISIBILITY_KEY: visibility_of(user)},
-                      user_access_audience(user_id))
+            add_event(tx, realm_id, event, user_access_audience(user_id),
+                      {"email_visibility": visibility_of(user)})
     except TransactWriteError as error:
         if is_condition_failure(error):
             raise ApiError(f"Email '{new.email.strip()}' already in use") from None
@@ -269,11 +269,6 @@ def own_user_api_dict(user: User, max_message_id: int) -> OwnUserResult:
     if "is_imported_stub" in shown:
         data["is_imported_stub"] = shown["is_imported_stub"]
     return data
-
-
-def list_realm_users(realm_id: int) -> list[User]:
-    # Listing every user is bulk by nature: one Query, paged by DynamoDB.
-    return list(User.query(realm_id))
 
 
 def role_from_name(value: str) -> int:

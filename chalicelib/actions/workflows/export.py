@@ -33,8 +33,12 @@ from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
-from chalicelib.delivery.outbox import add_event
-from chalicelib.delivery.records import OUTGOING_WEBHOOK_RECORD, SENDER_DELETION_JOB
+from chalicelib.delivery.outbox import add_event, to_users
+from chalicelib.delivery.records import (
+    OUTGOING_WEBHOOK_RECORD,
+    SENDER_DELETION_JOB,
+    BackgroundJobRecord,
+)
 from chalicelib.models.base import transaction
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realm_exports import RealmExport
@@ -143,13 +147,13 @@ def do_start_export(caller: Principal, requested_type: int | str) -> ExportCreat
     realm_id = caller.realm_id
     item = RealmExport(realm_id, allocate_id(realm_id, "export"), acting_user_id=caller.user_id,
                        export_type=export_type, export_time=time.time(), status="pending")
-    job = {"type": OUTGOING_WEBHOOK_RECORD, "job": REALM_EXPORT_JOB, "realm_id": realm_id,
-           "export_id": item.export_id}
+    job: BackgroundJobRecord = {"type": OUTGOING_WEBHOOK_RECORD, "job": REALM_EXPORT_JOB,
+                                "realm_id": realm_id, "export_id": item.export_id}
     with transaction() as tx:
         tx.save(item, condition=RealmExport.export_id.does_not_exist())
         add_event(tx, realm_id, _event([*_exports(realm_id), item]),
-                  {"users": [caller.user_id]})
-        add_event(tx, realm_id, job, {"users": []})
+                  to_users([caller.user_id]))
+        add_event(tx, realm_id, job, to_users([]))
     return {"id": item.export_id}
 
 
@@ -214,7 +218,7 @@ def run_export_job(data: dict[str, Any]) -> None:
         tx.update(RealmExport(realm_id, export_id),
                   actions=[getattr(RealmExport, n).set(v) for n, v in values.items()],
                   condition=RealmExport.status == "pending")
-        add_event(tx, realm_id, _event(after), {"users": [item.acting_user_id]})
+        add_event(tx, realm_id, _event(after), to_users([item.acting_user_id]))
 
 
 class _S3Parts:

@@ -3,7 +3,6 @@ areas, because a moderation request channel is checked as a channel the administ
 can see (channels sits above realm); reading a setting is models/realms.py."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Literal, TypedDict, cast
 
 from chalicelib import config
@@ -29,6 +28,7 @@ from chalicelib.core.feature_levels import (
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.delivery.types import EventBody, EventFacts
 from chalicelib.models.base import transaction
 from chalicelib.models.races import retry_lost_races
 from chalicelib.models.realms import Realm, get_realm, realm_group_setting
@@ -139,7 +139,7 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
         attempt, conflict="The organization's settings changed concurrently; try again.")
 
 
-def _description_event(description: str) -> Mapping[str, object]:
+def _description_event(description: str) -> EventBody:
     if not level_reached(AS_UPDATE_DICT_LEVEL):
         return legacy_description_event(description)
     event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict", "property": "default",
@@ -196,7 +196,7 @@ def _write_changes(realm: Realm, changed: dict[str, Any]) -> None:
                 continue   # a setting the advertised level does not know yet
             event: RealmUpdateDictEvent = {"type": "realm", "op": "update_dict",
                                            "property": "default", "data": data}
-            add_event(tx, realm.realm_id, _gated(name, event), to_realm())
+            add_event(tx, realm.realm_id, event, to_realm(), _gated(name))
 
 
 def _event_data(name: str, value: Any) -> RealmSettingChanges:
@@ -214,11 +214,10 @@ def _event_data(name: str, value: Any) -> RealmSettingChanges:
 OWN_SETTINGS = frozenset({"empty_topic_display_name"})
 
 
-def _gated(name: str, event: RealmUpdateDictEvent) -> dict[str, Any]:
+def _gated(name: str) -> EventFacts | None:
     if name not in OWN_SETTINGS:
-        return dict(event)
-    return {**event, "_without_capability": {"capability": REALM_SETTINGS_CAPABILITY,
-                                             "event": None}}
+        return None
+    return {"without_capability": {"capability": REALM_SETTINGS_CAPABILITY, "event": None}}
 
 
 # PATCH /realm names that are stored (and shown by POST /register) with a realm_ prefix.

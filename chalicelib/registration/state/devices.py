@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.users.devices import DeviceInfo, devices_state
+from chalicelib.actions.users.reads.devices import DeviceInfo, devices_state
 from chalicelib.core.feature_levels import withheld
 from chalicelib.registration.state.context import StateContext
 

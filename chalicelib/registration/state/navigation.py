@@ -3,10 +3,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.users.navigation_views import (
-    NavigationViewDict,
-    navigation_views_state,
-)
+from chalicelib.actions.users.reads.navigation_views import NavigationViewDict, navigation_views_state
 from chalicelib.registration.state.context import StateContext
 
 

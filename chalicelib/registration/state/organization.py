@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions.channels.folders import ChannelFolderDict
-from chalicelib.actions.channels.folders import channel_folders_state as realm_folders
+from chalicelib.actions.channels.reads.folders import ChannelFolderDict
+from chalicelib.actions.channels.reads.folders import channel_folders_state as realm_folders
 from chalicelib.actions.groups.reads.user_groups import UserGroupDict, user_groups_state
-from chalicelib.actions.realm.playgrounds import PlaygroundDict
-from chalicelib.actions.realm.playgrounds import (
-    realm_playgrounds_state as realm_playgrounds,
-)
 from chalicelib.actions.realm.reads.emoji import RealmEmojiDict
 from chalicelib.actions.realm.reads.emoji import realm_emoji_state as realm_emoji
-from chalicelib.actions.users.profile_fields import profile_fields_state
+from chalicelib.actions.realm.reads.playgrounds import PlaygroundDict
+from chalicelib.actions.realm.reads.playgrounds import realm_playgrounds_state as realm_playgrounds
+from chalicelib.actions.users.reads.profile_fields import profile_fields_state
 from chalicelib.registration.state.context import StateContext
 
 

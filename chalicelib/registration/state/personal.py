@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from chalicelib.actions.channels.user_topics import muted_topic_triples, user_topic_dict
-from chalicelib.actions.messages.drafts import DraftDict
-from chalicelib.actions.messages.drafts import drafts_state as user_drafts
-from chalicelib.actions.messages.reminders import ReminderDict
-from chalicelib.actions.messages.reminders import reminders_state as user_reminders
-from chalicelib.actions.messages.scheduled_messages import ScheduledMessageDict
-from chalicelib.actions.messages.scheduled_messages import (
+from chalicelib.actions.channels.reads.user_topics import muted_topic_triples, user_topic_dict
+from chalicelib.actions.messages.reads.drafts import DraftDict
+from chalicelib.actions.messages.reads.drafts import drafts_state as user_drafts
+from chalicelib.actions.messages.reads.reminders import ReminderDict
+from chalicelib.actions.messages.reads.reminders import reminders_state as user_reminders
+from chalicelib.actions.messages.reads.scheduled_messages import ScheduledMessageDict
+from chalicelib.actions.messages.reads.scheduled_messages import (
     scheduled_messages_state as user_scheduled_messages,
 )
-from chalicelib.actions.users.muted_users import MutedUser, muted_users_list
-from chalicelib.actions.users.saved_snippets import SavedSnippetDict
-from chalicelib.actions.users.saved_snippets import (
-    saved_snippets_state as user_snippets,
-)
-from chalicelib.actions.users.status import UserStatusDict
-from chalicelib.actions.users.status import user_status_state as visible_statuses
+from chalicelib.actions.users.reads.muted_users import MutedUser, muted_users_list
+from chalicelib.actions.users.reads.saved_snippets import SavedSnippetDict
+from chalicelib.actions.users.reads.saved_snippets import saved_snippets_state as user_snippets
+from chalicelib.actions.users.reads.status import UserStatusDict
+from chalicelib.actions.users.reads.status import user_status_state as visible_statuses
 from chalicelib.models.realms import empty_topic_display_name
 from chalicelib.registration.state.context import StateContext
 

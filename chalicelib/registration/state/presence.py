@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from chalicelib.actions.presence.reads.snapshot import presence_data
-from chalicelib.actions.presence.report import SIMPLIFIED_PRESENCE
+from chalicelib.actions.presence.reads.snapshot import SIMPLIFIED_PRESENCE, presence_data
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.presence_rules import LegacyPresence, ModernPresence

@@ -6,7 +6,7 @@ from typing import Any, TypedDict, cast
 
 from chalicelib import config
 from chalicelib.actions.realm.reads.server_settings import SIGN_IN_WITH_PASSWORD
-from chalicelib.actions.users.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
+from chalicelib.actions.users.reads.profile_fields import DEFAULT_EXTERNAL_ACCOUNTS
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.models.realms import Realm, realm_group_setting, realm_uuid
 from chalicelib.registration.state.context import StateContext

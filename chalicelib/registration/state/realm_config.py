@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from chalicelib.actions.realm.reads.linkifiers import CAPABILITY, LinkifierDict, linkifiers_state
-from chalicelib.actions.realm.user_defaults import realm_user_settings_defaults
+from chalicelib.actions.realm.reads.user_defaults import realm_user_settings_defaults
 from chalicelib.registration.state.context import StateContext
 
 

@@ -7,7 +7,7 @@ import time
 from typing import NotRequired, TypedDict
 
 from chalicelib import config
-from chalicelib.actions.messages.report import REPORT_TYPE_LABELS
+from chalicelib.actions.messages.reads.report import REPORT_TYPE_LABELS
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.files import MAX_UPLOAD_MIB
 from chalicelib.registration.state.realm import NamedId

@@ -8,9 +8,9 @@ from typing import Any, NotRequired, TypedDict
 
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
-from chalicelib.actions.users.bots import RealmBotDict, administered_bots
 from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
-from chalicelib.actions.users.system_bots import is_system_bot
+from chalicelib.actions.users.reads.bots import RealmBotDict, administered_bots
+from chalicelib.actions.users.reads.system_bots import is_system_bot
 from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER

@@ -138,12 +138,8 @@ def viewers_audience(stream_id: int, level: int, *, minus: int | None = None) ->
     this visibility"; `minus` leaves out who could see it at that narrower visibility
     (those gaining or losing sight of it when its privacy changes)."""
     assert minus is None or minus < level, "nothing is left"  # nosec B101 # caller's bug
-    audience: Audience = to_channel_viewers(stream_id, public=level >= PUBLIC)
-    if level == WEB_PUBLIC:
-        audience["web_public"] = True
-    if minus is not None:
-        audience["minus_public"] = minus >= PUBLIC
-    return audience
+    return to_channel_viewers(stream_id, public=level >= PUBLIC, web_public=level == WEB_PUBLIC,
+                              minus_public=None if minus is None else minus >= PUBLIC)
 
 
 def _levels(audience: Audience) -> tuple[int, int | None]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chalicelib.delivery.outbox import Audience, to_channel, to_channels
+from chalicelib.delivery.outbox import Audience, to_channel, to_channels, to_users
 from chalicelib.models.channels import Stream, Subscription, stream_key
 from chalicelib.models.messages import Message
 from chalicelib.models.users import User
@@ -62,12 +62,12 @@ class EditAudience:
         """
         target, old = self.target, self.old
         if target.type == "private" or old is None:
-            return {"users": sorted(target.recipient_ids)}, []
+            return to_users(sorted(target.recipient_ids)), []
         newest = target.message_id if content_changed else max(message_ids)
         if not self.channel_changed:
             if old.history_public_to_subscribers:
                 return to_channel(old.stream_id, public=not old.invite_only), []
-            return {"users": sorted(self._readers_of_old().of(newest))}, []
+            return to_users(sorted(self._readers_of_old().of(newest))), []
         return self._channel_move(newest)
 
     def _channel_move(self, newest: int) -> tuple[Audience, list[int]]:
@@ -118,8 +118,8 @@ def readers_audience(realm_id: int, messages: list[Message], stream: Stream | No
     """
     sample = messages[0]
     if sample.type == "private" or stream is None:
-        return {"users": sorted(set(sample.recipient_ids) | {actor_id})}
+        return to_users(sorted(set(sample.recipient_ids) | {actor_id}))
     if stream.history_public_to_subscribers:
         return to_channels([stream.stream_id], users=[actor_id])
     readers = _Readers.load(realm_id, stream).of(max(m.message_id for m in messages))
-    return {"users": sorted(readers | {actor_id})}
+    return to_users(sorted(readers | {actor_id}))

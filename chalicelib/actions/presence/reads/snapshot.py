@@ -37,6 +37,7 @@ DEFAULT_HISTORY_DAYS = 14
 # legacy dicts), both formats and server_timestamp from 497.
 MODERN_USER_PRESENCE_LEVEL = 487
 BOTH_USER_PRESENCE_LEVEL = 497
+SIMPLIFIED_PRESENCE = "simplified_presence_events"   # the client capability (level 419)
 
 
 class UpdatePresenceResult(TypedDict):

@@ -50,9 +50,10 @@ def flags_of(realm_id: int, user_id: int, message_ids: list[int],
         recipient = Recipient(realm_id, user_id)
         for message_id, item in pending.items():
             message = found.get(message_id)
-            if message is None or not recipient.unread_by_default(message, item):
+            arriving = None if message is None else recipient.arrival_flags(message, item)
+            if message is None or arriving is None:
                 continue   # the marker alone decides, as for a delivered message
-            shown = set(flags[message_id]) | recipient.derived_flags(message)
+            shown = set(flags[message_id]) | arriving
             if recipient.unread(message, item):
                 shown.discard("read")
             else:

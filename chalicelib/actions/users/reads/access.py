@@ -318,9 +318,9 @@ class EventAccess(AccessCache):
                                                           realm)}
 
     def actor_hidden(self, realm_id: int, event: dict[str, Any]) -> dict[str, Any]:
-        """The event as a queue that cannot access its actor (ACTOR_FACT) gets it: a
-        message's sender, a reaction's user as "Unknown user", a typist by their id and
-        stand-in address."""
+        """The event as a queue that cannot access its actor (the actor_outside_channel
+        fact) gets it: a message's sender, a reaction's user as "Unknown user", a typist
+        by their id and stand-in address."""
         realm = self._realm(realm_id)
         assert realm is not None  # nosec B101 # the realm limits access, so it was read
         if event.get("type") == "message":

@@ -14,15 +14,12 @@ from __future__ import annotations
 from typing import Any, Final
 
 from chalicelib.core.principal import Principal
+from chalicelib.delivery.types import EventFacts
 from chalicelib.models.users import User
 from chalicelib.rules.email_visibility import EVERYONE, role_sees, stand_in_email
 from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
 
 SETTING: Final = "email_address_visibility"
-# Facts for the fan-out on events that carry a person's real address (never sent: the
-# fan-out drops "_" keys): the person's setting, and before a change its old value.
-VISIBILITY_KEY = "_email_visibility"
-VISIBILITY_WAS_KEY = "_email_visibility_was"
 
 
 def visibility_of(user: User) -> int:
@@ -51,17 +48,18 @@ def api_email(user_id: int, delivery_email: str, visibility: int, subdomain: str
     return delivery_email if visibility == EVERYONE else stand_in_email(user_id, subdomain)
 
 
-def email_form(event: dict[str, Any], viewer_id: int, viewer_role: int | None
-               ) -> dict[str, Any] | None:
+def email_form(event: dict[str, Any], facts: EventFacts, viewer_id: int,
+               viewer_role: int | None) -> dict[str, Any] | None:
     """What one queue gets of an event carrying a person's real address (None: nothing).
 
-    A new person (realm_user add): the address if the viewer may see it, else null. A
-    changed address (realm_user update, VISIBILITY_KEY alone): only to viewers who may
-    see it. A changed setting (VISIBILITY_WAS_KEY too): the address to viewers who may
-    now see it and could not, null to those who could and may not any more, nothing
-    to the rest (as the reference's delivery_email update events).
+    Such events carry the person's setting in `facts` (email_visibility). A new person
+    (realm_user add): the address if the viewer may see it, else null. A changed address
+    (realm_user update, email_visibility alone): only to viewers who may see it. A
+    changed setting (email_visibility_was too): the address to viewers who may now see
+    it and could not, null to those who could and may not any more, nothing to the rest
+    (as the reference's delivery_email update events).
     """
-    visibility = event.get(VISIBILITY_KEY)
+    visibility = facts.get("email_visibility")
     person = event.get("person")
     if visibility is None or not isinstance(person, dict) or person.get(
             "delivery_email") is None:
@@ -71,7 +69,7 @@ def email_form(event: dict[str, Any], viewer_id: int, viewer_role: int | None
     hidden = {**event, "person": {**person, "delivery_email": None}}
     if event.get("op") == "add":
         return event if sees else hidden
-    was = event.get(VISIBILITY_WAS_KEY)
+    was = facts.get("email_visibility_was")
     if was is None:
         return event if sees else None
     if may_see_real_email(viewer_id, viewer_role, user_id, int(was)) == sees:
