@@ -78,7 +78,7 @@ def _form_value(body: bytes, field: str) -> bytes:
         raise invalid_json("the form body cannot be read") from None
     values = fields.get(field)
     if not values:
-        raise ApiError(f"Missing '{field}' argument", code=ErrorCode.REQUEST_VARIABLE_MISSING,
+        raise ApiError(f"The '{field}' parameter is required", code=ErrorCode.REQUEST_VARIABLE_MISSING,
                        var_name=field)
     return values[0].encode("utf-8", "surrogatepass")
 

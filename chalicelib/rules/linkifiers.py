@@ -59,13 +59,13 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
     try:
         compiled = delimited(pattern, _BEFORE)
     except PatternError as error:
-        raise LinkifierError(f"Bad regular expression: {error}") from None
+        raise LinkifierError(f"The pattern is not a usable regular expression: {error}") from None
     try:
         variables = template_variables(url_template)
     except UrlTemplateError:
-        raise LinkifierError("Invalid URL template.") from None
+        raise LinkifierError("The URL template is not valid.") from None
     if not url_template.lower().startswith(("http://", "https://", "/")):
-        raise LinkifierError("Invalid URL template.")
+        raise LinkifierError("The URL template is not valid.")
     groups = set(compiled.group_names)
     for name in variables:
         if name not in groups:

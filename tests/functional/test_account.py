@@ -49,7 +49,7 @@ def test_password_change_and_fetch_api_key(realm, anonymous):
         "msg"] == "Changing your password requires old_password."
     wrong = realm.member.patch("/settings", {"old_password": "nope",
                                              "new_password": "second password"})
-    assert wrong.status == 400 and wrong.json["msg"] == "Wrong password!"
+    assert wrong.status == 400 and wrong.json["msg"] == "That password is not correct."
     short = realm.member.patch("/settings", {"old_password": "first password",
                                              "new_password": "short"})
     assert "8 to 100 characters" in short.json["msg"]

@@ -171,7 +171,7 @@ def test_parameters_have_a_default_length_limit(realm):
 def test_missing_parameters_keep_var_name(realm):
     response = realm.member.post("/saved_snippets", {"title": "t"})
     assert response.status == 400 and response.json == {
-        "result": "error", "msg": "Missing 'content' argument",
+        "result": "error", "msg": "The 'content' parameter is required",
         "code": "REQUEST_VARIABLE_MISSING", "var_name": "content"}
 
 

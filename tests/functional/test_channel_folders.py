@@ -140,7 +140,7 @@ def test_folders_keep_the_order_administrators_give(realm, register_queue, fetch
     # AND the order must name every folder once, and only administrators give it
     for bad in ([ids[0], ids[2]], [*new_order, ids[0]], [*new_order[:2], 999]):
         assert error(realm.admin.patch("/channel_folders", {"order": bad})) == (
-            "Invalid order mapping.")
+            "The order must list every existing item exactly once.")
     assert "administrator" in error(realm.member.patch("/channel_folders", {"order": new_order}))
     # AND a client below level 414 sees them by id, without order
     advertise(413)

@@ -69,10 +69,10 @@ def test_keys_get_the_references_errors(realm):
     assert missing.json["var_name"] == "api_key"
     malformed = hook.post("github", PR_OPENED, headers=GITHUB_PR, key="short", stream="dev")
     assert (malformed.status, malformed.json["code"], malformed.json["msg"]) == \
-        (401, "INVALID_API_KEY", "Malformed API key")
+        (401, "INVALID_API_KEY", "That API key is not well formed")
     wrong = hook.post("github", PR_OPENED, headers=GITHUB_PR, key="a" * 32, stream="dev")
     assert (wrong.status, wrong.json["code"], wrong.json["msg"]) == \
-        (401, "INVALID_API_KEY", "Invalid API key")
+        (401, "INVALID_API_KEY", "That API key is not valid")
     # A person's key, or another kind of bot's, is no incoming-webhook bot's
     for account in (realm.member, realm.add_user("Plain Bot", is_bot=True)):
         refused = hook.post("github", PR_OPENED, headers=GITHUB_PR, key=account.api_key,

@@ -65,7 +65,7 @@ def test_direct_message_readers(realm, drain_events):
     assert set_flags(realm.guest, [message_id], "add", "read").ok
     assert readers(realm.admin, message_id) == [realm.guest.user_id]
     # Not a participant: not a message they can see
-    assert receipts(realm.owner, message_id).json["msg"] == "Invalid message(s)"
+    assert receipts(realm.owner, message_id).json["msg"] == "One or more of those messages do not exist or you cannot see them"
 
 
 def test_refusals(realm, drain_events):
@@ -74,20 +74,20 @@ def test_refusals(realm, drain_events):
     # Disabled (the default): refused for every message, even a readable one
     response = receipts(realm.owner, message_id)
     assert response.status == 400
-    assert response.json["msg"] == "Read receipts are disabled in this organization."
+    assert response.json["msg"] == "This organization has turned read receipts off."
     enable(realm)
     drain_events()
     assert readers(realm.admin, message_id) == []
     for missing in (999999, 0):
-        assert receipts(realm.owner, missing).json["msg"] == "Invalid message(s)"
+        assert receipts(realm.owner, missing).json["msg"] == "One or more of those messages do not exist or you cannot see them"
     # A private channel's message is invisible to non-subscribers
     response = receipts(realm.member, message_id)
-    assert (response.status, response.json["msg"]) == (400, "Invalid message(s)")
+    assert (response.status, response.json["msg"]) == (400, "One or more of those messages do not exist or you cannot see them")
     # The setting is shown and changed as the other organization settings are
     state = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
     assert state["realm_enable_read_receipts"] is True
     assert realm.member.patch("/realm", {"enable_read_receipts": False}).json["msg"] == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
 
 
 def mute(account, other) -> None:

@@ -110,10 +110,10 @@ def test_public_export_has_no_private_data(realm, webhooks):
 def test_refusals(realm):
     for account in (realm.moderator, realm.member, realm.guest):
         assert error_of(account.post("/export/realm")) == \
-            "Must be an organization administrator"
-        assert error_of(account.get("/export/realm")) == "Must be an organization administrator"
+            "Only the organization's administrators can do this."
+        assert error_of(account.get("/export/realm")) == "Only the organization's administrators can do this."
         assert error_of(account.get("/export/realm/consents")) == \
-            "Must be an organization administrator"
+            "Only the organization's administrators can do this."
     assert error_of(realm.admin.post("/export/realm", {"export_type": 3})) == \
         "Invalid export_type"
     assert exports(realm.admin) == []

@@ -160,10 +160,10 @@ def test_every_allowed_value_is_accepted(realm):
     ({"web_line_height_percent": 201},
      "Invalid web_line_height_percent: use a value from 100 to 200"),
     ({"email_notifications_batching_period_seconds": 7 * 24 * 3600 + 1},
-     "Invalid email batching period: 604801 seconds"),
-    ({"default_language": "EN"}, "Invalid default_language"),
-    ({"timezone": "CEST"}, "Not a recognized time zone"),
-    ({"web_font_size_px": "16.5"}, "web_font_size_px is not an integer"),
+     "604801 seconds is not an allowed email batching period"),
+    ({"default_language": "EN"}, "default_language is not a supported language"),
+    ({"timezone": "CEST"}, "Unknown time zone"),
+    ({"web_font_size_px": "16.5"}, "web_font_size_px must be an integer"),
     ({"color_scheme": 7}, "Invalid color_scheme"),
     ({"web_channel_default_view": 0}, "Invalid web_channel_default_view"),
     ({"demote_inactive_streams": 4}, "Invalid demote_inactive_streams"),
@@ -173,11 +173,11 @@ def test_every_allowed_value_is_accepted(realm):
     ({"web_home_view": "everything"}, "Invalid web_home_view"),
     ({"emojiset": "comic"}, "Invalid emojiset"),
     ({"web_animate_image_previews": "sometimes"}, "Invalid web_animate_image_previews"),
-    ({"default_language": "xx"}, "Invalid default_language"),
-    ({"timezone": "Mars/Olympus"}, "Not a recognized time zone"),
-    ({"notification_sound": "boom"}, "Invalid notification sound 'boom'"),
+    ({"default_language": "xx"}, "default_language is not a supported language"),
+    ({"timezone": "Mars/Olympus"}, "Unknown time zone"),
+    ({"notification_sound": "boom"}, "'boom' is not one of the notification sounds"),
     ({"email_notifications_batching_period_seconds": 0},
-     "Invalid email batching period: 0 seconds"),
+     "0 seconds is not an allowed email batching period"),
     ({"web_font_size_px": -3}, "Invalid web_font_size_px: use a value from 12 to 24"),
     ({"web_mark_read_on_scroll_policy": 4}, "Invalid web_mark_read_on_scroll_policy"),
     ({"desktop_icon_count_display": 0}, "Invalid desktop_icon_count_display"),
@@ -433,7 +433,7 @@ def test_administrators_change_others_settings_in_bulk(realm, register_queue, fe
         assert refused.status == 400, refused.json
     refused = realm.moderator.patch("/settings", {"enter_sends": False, "target_users": {
         "user_ids": [realm.member.user_id]}})
-    assert refused.json["msg"] == "Must be an organization administrator"
+    assert refused.json["msg"] == "Only the organization's administrators can do this."
     for target in ({"user_ids": [999999]}, {"group_ids": [999999]}, {}):
         refused = realm.admin.patch("/settings", {"enter_sends": False,
                                                   "target_users": target})

@@ -133,7 +133,7 @@ def test_archive_and_unarchive(realm, register_queue, fetch_events, drain_events
     send(realm.member, "general", "hi")
     assert patch(realm.admin, stream_id, is_default_stream=True).ok
     assert "permission to administer" in error(realm.member.delete(f"/streams/{stream_id}"))
-    assert "Invalid channel ID" in error(realm.admin.delete("/streams/999999"))
+    assert "No channel with that ID exists, or you cannot see it." in error(realm.admin.delete("/streams/999999"))
     drain_events()
     new_client = register_queue(realm.member, event_types=["stream", "default_streams"],
                                 client_capabilities={"archived_channels": True})["queue_id"]
@@ -179,7 +179,7 @@ def test_archive_by_channel_administrator(realm):
     assert patch(realm.admin, stream_id, can_administer_channel_group=MEMBERS).ok
     assert realm.member.delete(f"/streams/{stream_id}").ok
     assert stream(realm.admin, stream_id)["is_archived"] is True
-    assert error(realm.guest.delete(f"/streams/{stream_id}")) == "Invalid channel ID"
+    assert error(realm.guest.delete(f"/streams/{stream_id}")) == "No channel with that ID exists, or you cannot see it."
 
 
 # --- folders and topics policy ---------------------------------------------------------------
@@ -254,7 +254,7 @@ def test_group_settings(realm, setting, register_queue, fetch_events, drain_even
     assert error(patch(realm.admin, stream_id, **{setting: {"new": MEMBERS, "old": stale}}),
                  "EXPECTATION_MISMATCH") == "'old' value does not match the expected value."
     # Unknown groups and users are refused
-    assert "Invalid user group ID" in error(patch(realm.admin, stream_id,
+    assert "That user does not exist in this organization. group exists ID" in error(patch(realm.admin, stream_id,
                                                   **{setting: {"new": 99999}}))
     assert "Invalid user ID" in error(patch(realm.admin, stream_id, **{setting: {
         "new": {"direct_members": [99999], "direct_subgroups": []}}}))

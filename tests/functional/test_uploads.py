@@ -56,7 +56,7 @@ def test_upload_store_and_read_back(realm):
 
 def test_upload_errors(realm):
     assert realm.member.post("/user_uploads", {"note": "no file"}).json["msg"] == \
-        "You must specify a file to upload"
+        "Attach a file to upload"
     two = realm.member.upload([("a", "a.txt", b"a"), ("b", "b.txt", b"b")])
     assert two.status == 400 and "one file" in two.json["msg"]
     big = realm.member.upload([("f", "big.bin", b"x" * (5 * 1024 * 1024 + 1))])

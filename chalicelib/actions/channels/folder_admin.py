@@ -13,7 +13,7 @@ from chalicelib.actions.channels.folders import (
     folder_name_key,
     realm_folders,
 )
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError, ConflictError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -22,7 +22,7 @@ from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.realms import move_name
 from chalicelib.rules.markdown import render_markdown
 
-INVALID_ORDER = "Invalid order mapping."
+INVALID_ORDER = "The order must list every existing item exactly once."
 
 
 class ChannelFolderChanges(TypedDict, total=False):
@@ -47,7 +47,7 @@ class ChannelFolderReorderEvent(TypedDict):
 
 def _check_admin(caller: Principal) -> None:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
 
 
 def do_update_channel_folder(caller: Principal, folder_id: int, name: str | None,

@@ -6,7 +6,7 @@ from typing import Literal, NotRequired, TypedDict
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -75,7 +75,7 @@ def check_folder_name(name: str) -> str:
 def do_create_channel_folder(caller: Principal, name: str, description: str
                              ) -> CreateChannelFolderResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     name = check_folder_name(name)
     description = description.strip()
     if len(description) > MAX_FOLDER_DESCRIPTION_LENGTH:

@@ -22,7 +22,7 @@ CHANGES_PER_TRANSACTION = 30   # each change is one update and up to two events
 def check_property(index: int, change: Any) -> tuple[int, str, Any]:
     where = f"subscription_data[{index}]"
     if not isinstance(change, dict):
-        raise ApiError(f"{where} is not a dict")
+        raise ApiError(f"{where} must be a JSON object")
     for key in ("stream_id", "property", "value"):
         if key not in change:
             raise ApiError(f"{where} is missing '{key}'")
@@ -36,7 +36,7 @@ def check_property(index: int, change: Any) -> tuple[int, str, Any]:
         if not isinstance(value, bool):
             raise ApiError(f"{where}['value'] is not a boolean")
     else:
-        raise ApiError(f"Unknown subscription property: {name}")
+        raise ApiError(f"{name} is not a subscription property")
     return stream_id, name, value
 
 
@@ -65,7 +65,7 @@ def do_update_subscription_properties(caller: Principal, changes: list[Any]
         if stream_id not in streams:
             raise ApiError(f"Invalid channel ID: {stream_id}")
         if stream_id not in subscriptions:
-            raise ApiError(f"Not subscribed to channel ID {stream_id}")
+            raise ApiError(f"You are not subscribed to channel {stream_id}")
     for start in range(0, len(checked), CHANGES_PER_TRANSACTION):
         _write(caller, checked[start:start + CHANGES_PER_TRANSACTION])
     return {}

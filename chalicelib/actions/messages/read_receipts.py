@@ -42,7 +42,7 @@ def get_read_receipts(caller: Principal, message_id: int) -> ReadReceiptsResult:
     # As the reference: a message the caller cannot see is refused before the setting.
     message = access_message(caller, message_id).message
     if not realm_setting(get_realm(caller.realm_id), "enable_read_receipts"):
-        raise ApiError("Read receipts are disabled in this organization.")
+        raise ApiError("This organization has turned read receipts off.")
     realm_id = caller.realm_id
     candidates = _recipients(realm_id, message) - {message.sender_id}
     # Mutes either way hide a reader: otherwise a sender muted by someone would see

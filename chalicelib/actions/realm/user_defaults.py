@@ -12,7 +12,7 @@ from typing import Any, Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
 
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError, ConflictError
 from chalicelib.core.feature_levels import at_advertised_level, withheld
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -56,7 +56,7 @@ def realm_user_settings_defaults(realm: Realm) -> dict[str, Any]:
 def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any]
                                      ) -> EmptyResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     for name, value in requested.items():
         check_setting(name, value)
     realm = Realm.get(caller.realm_id)

@@ -29,7 +29,7 @@ from chalicelib.actions.workflows.export_writer import (
 )
 from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
@@ -82,7 +82,7 @@ class ExportConsentsResult(TypedDict):
 
 def _require_admin(caller: Principal) -> None:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
 
 
 def export_dict(item: RealmExport) -> RealmExportDict:

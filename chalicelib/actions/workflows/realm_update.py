@@ -9,7 +9,7 @@ from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.groups.reads.settings import check_group_setting_change
 from chalicelib.actions.invitations.invites import MAX_WELCOME_TEXT_LENGTH
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, UNKNOWN_CHANNEL_ID, ApiError
 from chalicelib.core.feature_levels import (
     REALM_SETTINGS_CAPABILITY,
     at_advertised_level,
@@ -97,7 +97,7 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
     (so a `{new, old}` group change is a compare-and-set), with one update_dict event
     per changed setting as the reference sends them."""
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     if requested.get("moderation_request_channel_id", -1) != -1:
         check_moderation_channel(caller, requested["moderation_request_channel_id"])
 
@@ -116,7 +116,7 @@ def check_moderation_channel(caller: Principal, stream_id: int) -> None:
     """A channel of the organization that the administrator can see, not archived."""
     stream, _ = access_stream_by_id(caller, stream_id, require_content_access=False)
     if stream.is_archived:
-        raise ApiError("Invalid channel ID")
+        raise ApiError(UNKNOWN_CHANNEL_ID)
 
 
 def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:

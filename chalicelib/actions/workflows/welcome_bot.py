@@ -8,7 +8,7 @@ from typing import TypedDict
 from chalicelib.actions.invitations.invites import MAX_WELCOME_TEXT_LENGTH
 from chalicelib.actions.messages.send import check_send_message
 from chalicelib.actions.users.system_bots import welcome_bot
-from chalicelib.core.errors import ApiError, principal_error
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError, principal_error
 from chalicelib.core.principal import Principal
 
 
@@ -18,7 +18,7 @@ class TestWelcomeMessageResult(TypedDict):
 
 def do_send_test_welcome_message(caller: Principal, text: str) -> TestWelcomeMessageResult:
     if not caller.is_admin:
-        raise principal_error("Must be an organization administrator")
+        raise principal_error(ADMINISTRATOR_REQUIRED)
     if not text:
         raise ApiError("The welcome message text is empty.")
     if len(text) > MAX_WELCOME_TEXT_LENGTH:
