@@ -63,7 +63,7 @@ def test_admin_cli_rotates_and_revokes_keys(realm, anonymous, capsys):
     login = fetch_key(anonymous, realm, realm.member.email, "a fine password")
     assert login.ok
     assert anonymous("GET", "/users/me", None, basic(realm.member.email, login.json["api_key"])).ok
-    # AND an no such user is a clear error
+    # AND an unknown user is a clear error
     assert admin(["rotate-key", "--realm", realm.subdomain, "--email", "nobody@x.example"]) == 2
     assert "No user" in capsys.readouterr().err
 

@@ -181,7 +181,7 @@ def test_every_operator_a_message_event_decides_is_accepted(realm, narrow_term):
     ([term("is", "followed")], "BAD_REQUEST", "is:followed"),
     ([["near", "12"]], "BAD_REQUEST", "'near'"),
     ([term("channel", "nowhere")], "BAD_NARROW", "unknown channel"),
-    ([term("sender", "nobody@example.com")], "BAD_NARROW", "no such user"),
+    ([term("sender", "nobody@example.com")], "BAD_NARROW", "the person it names does not exist"),
     ([term("colour", "red")], "BAD_REQUEST", "'colour'"),
     ([["is", "bogus"]], "BAD_NARROW", "unknown 'is' operand"),
 ])
