@@ -99,8 +99,8 @@ class ErrorResult(_RetryHint):
 ADMINISTRATOR_REQUIRED = "Only the organization's administrators can do this."
 OWNER_REQUIRED = "Only the organization's owners can do this."
 NOT_PERMITTED = "You are not allowed to do this."
-UNKNOWN_CHANNEL_ID = "No channel with that ID exists, or you cannot see it."
-UNKNOWN_USER = "That user does not exist in this organization."
+UNKNOWN_CHANNEL_ID = "No channel you can see has that ID."
+UNKNOWN_USER = "No such person in this organization."
 ACCOUNT_DEACTIVATED = "This account has been deactivated."
 
 

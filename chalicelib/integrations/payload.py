@@ -31,7 +31,7 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{},")
 _DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
 
-def invalid_json(detail: str = "the body is not valid JSON") -> ApiError:
+def invalid_json(detail: str = "the body cannot be parsed as JSON") -> ApiError:
     return ApiError(f"Malformed JSON: {detail}.", code=ErrorCode.INVALID_JSON)
 
 

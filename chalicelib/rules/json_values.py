@@ -65,14 +65,13 @@ def _bounded(name: str, value: int) -> int:
 def decode_json(name: str, text: str) -> Any:
     """JSON text within the size and depth limits, its strings storable."""
     if len(text) > MAX_JSON_LENGTH:
-        raise ApiError(f"Argument '{name}' is too long (limit: "
-                       f"{MAX_JSON_LENGTH} characters).")
+        raise ApiError(f"Argument '{name}' is over the limit of {MAX_JSON_LENGTH} characters.")
     try:
         value = json.loads(text)
     except RecursionError:
         raise too_deep(name) from None
     except ValueError:
-        raise ApiError(f"Argument '{name}' is not valid JSON.") from None
+        raise ApiError(f"Argument '{name}' cannot be parsed as JSON.") from None
     check_storable(name, value)
     return value
 

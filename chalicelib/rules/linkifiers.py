@@ -52,10 +52,9 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
     if not pattern:
         raise LinkifierError("Linkifier pattern cannot be empty.")
     if len(pattern) > MAX_PATTERN_LENGTH:
-        raise LinkifierError(f"pattern is too long (limit: {MAX_PATTERN_LENGTH} characters)")
+        raise LinkifierError(f"pattern is over the limit of {MAX_PATTERN_LENGTH} characters")
     if len(url_template) > MAX_URL_TEMPLATE_LENGTH:
-        raise LinkifierError(f"url_template is too long "
-                             f"(limit: {MAX_URL_TEMPLATE_LENGTH} characters)")
+        raise LinkifierError(f"url_template is over the limit of {MAX_URL_TEMPLATE_LENGTH} characters")
     try:
         compiled = delimited(pattern, _BEFORE)
     except PatternError as error:
@@ -69,11 +68,9 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
     groups = set(compiled.group_names)
     for name in variables:
         if name not in groups:
-            raise LinkifierError(f"Group '{name}' in URL template is not present in "
-                                 f"linkifier pattern.")
+            raise LinkifierError(f"The URL template uses a group '{name}' that the pattern does not define.")
     for name in sorted(groups - set(variables)):
-        raise LinkifierError(f"Group '{name}' in linkifier pattern is not present in "
-                             f"URL template.")
+        raise LinkifierError(f"The URL template does not use the pattern's group '{name}'.")
     return pattern, url_template
 
 

@@ -62,7 +62,7 @@ def reply_content(interface: int, body: bytes) -> str | None:
     try:
         answer = json.loads(body)
     except ValueError:
-        raise InvalidReplyError("The bot's answer is not valid JSON") from None
+        raise InvalidReplyError("The bot's answer cannot be parsed as JSON") from None
     if answer == "":
         return None
     if not isinstance(answer, dict):

@@ -138,7 +138,7 @@ def test_email_change_is_confirmed_by_the_emailed_link(realm, anonymous, registe
     ("not-an-email", "Invalid email address"),
     # longer than an address may be (and than DynamoDB takes in the claim's key)
     ("a" * 250 + "@{domain}", "Invalid email address: longer than 254 bytes."),
-    ("admin@{domain}", "already in use"),
+    ("admin@{domain}", "belongs to another account"),
     ("member@{domain}", "same as your current one"),
 ])
 def test_email_change_refusals(realm, email, message):

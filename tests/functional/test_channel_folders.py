@@ -60,7 +60,7 @@ def test_create_list_with_event_and_state(realm, register_queue, fetch_events, d
 
 def test_only_administrators_create(realm):
     for account in (realm.moderator, realm.member, realm.guest):
-        assert "organization administrator" in error(create(account, "Mine"))
+        assert "organization's administrators" in error(create(account, "Mine"))
     assert create(realm.owner, "Owners'").ok
     assert [f["name"] for f in listed(realm.member)] == ["Owners'"]
 

@@ -123,7 +123,7 @@ def test_rules(realm):
     assert only.status == 400 and only.json["msg"] == \
         "The organization's only owner cannot be deactivated"
     assert realm.owner.get("/users/me").ok
-    assert realm.admin.delete("/users/99999").json["msg"] == "That user does not exist in this organization."
+    assert realm.admin.delete("/users/99999").json["msg"] == "No such person in this organization."
     too_long = realm.admin.delete(f"/users/{realm.guest.user_id}", {
         "deactivation_notification_comment": "x" * 2001})
     assert too_long.status == 400 and "too long" in too_long.json["msg"]
@@ -183,7 +183,7 @@ def test_two_owners_deactivating_each_other_leave_one(realm, monkeypatch):
 
 def test_deactivating_a_bot_or_a_deactivated_user(realm):
     bot = realm.add_user("Some Bot", is_bot=True)
-    assert realm.admin.delete(f"/users/{bot.user_id}").json["msg"] == "That user does not exist in this organization."
+    assert realm.admin.delete(f"/users/{bot.user_id}").json["msg"] == "No such person in this organization."
     assert bot.get("/users/me").ok
 
 

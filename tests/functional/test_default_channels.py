@@ -64,7 +64,7 @@ def test_refusals(realm):
     for method in ("POST", "DELETE"):
         for missing in (999999, 0, -3):
             response = realm.admin.call(method, "/default_streams", {"stream_id": missing})
-            assert error(response) == "No channel with that ID exists, or you cannot see it."
+            assert error(response) == "No channel you can see has that ID."
         response = realm.admin.call(method, "/default_streams", {"stream_id": "lobby"})
         assert response.status == 400 and response.json["code"] == "BAD_REQUEST"
     assert error(realm.admin.post("/default_streams", {"stream_id": secret})) == \

@@ -38,8 +38,8 @@ def test_draft_lifecycle_with_events(realm, register_queue, fetch_events, drain_
 def test_draft_errors(realm):
     secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
     cases = [
-        ({"type": "stream", "to": [secret], "content": "x"}, "No channel with that ID exists, or you cannot see it."),
-        ({"type": "stream", "to": [], "content": "x"}, "exactly 1 channel"),
+        ({"type": "stream", "to": [secret], "content": "x"}, "No channel you can see has that ID."),
+        ({"type": "stream", "to": [], "content": "x"}, "exactly one channel"),
         ({"type": "private", "to": [99999], "content": "x"}, "Invalid user ID"),
         ({"type": "huh", "to": [], "content": "x"}, "must be ''"),
         ({"type": "", "to": [], "content": "a\x00b"}, "null bytes"),

@@ -153,7 +153,7 @@ def test_a_stranger_of_another_organization_finds_nobody(realm, chalice_client):
     stranger = make_realm(chalice_client).member
     for address in (target.email, stand_in(realm, target)):
         response = stranger.get(f"/users/{address}")
-        assert response.status == 400 and response.json["msg"] == "That user does not exist in this organization."
+        assert response.status == 400 and response.json["msg"] == "No such person in this organization."
     assert target.email not in str(stranger.get("/users").json)
 
 

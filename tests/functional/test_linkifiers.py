@@ -122,15 +122,15 @@ def test_only_administrators_change_linkifiers(realm):
 def test_invalid_linkifiers_are_refused(realm):
     for spec, message in [
         ({"pattern": "#(?P<id>[0-9+", "url_template": ISSUES["url_template"]},
-         "Bad regular expression: "),
+         "The pattern is not a usable regular expression: "),
         ({"pattern": ISSUES["pattern"], "url_template": "https://x.example.com/{id"},
          "The URL template is not valid."),
         ({"pattern": ISSUES["pattern"], "url_template": "javascript:alert({id})"},
          "The URL template is not valid."),
         ({"pattern": ISSUES["pattern"], "url_template": "https://x.example.com/{num}"},
-         "Group 'num' in URL template is not present in linkifier pattern."),
+         "The URL template uses a group 'num' that the pattern does not define."),
         ({"pattern": "#(?P<id>[0-9]+)(?P<x>z)", "url_template": ISSUES["url_template"]},
-         "Group 'x' in linkifier pattern is not present in URL template."),
+         "The URL template does not use the pattern's group 'x'."),
         ({"pattern": "", "url_template": ISSUES["url_template"]},
          "Linkifier pattern cannot be empty."),
     ]:

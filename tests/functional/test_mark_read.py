@@ -49,7 +49,7 @@ def test_mark_topic_and_stream_errors(realm, drain_events):
                          ("/mark_topic_as_read", {"stream_id": secret, "topic_name": "x"}),
                          ("/mark_stream_as_read", {"stream_id": 987654})):
         response = realm.member.post(path, params)
-        assert response.status == 400 and response.json["msg"] == "No channel with that ID exists, or you cannot see it."
+        assert response.status == 400 and response.json["msg"] == "No channel you can see has that ID."
     missing = realm.member.post("/mark_topic_as_read", {"stream_id": open_id,
                                                         "topic_name": "nope"})
     assert missing.status == 400 and missing.json["msg"] == "The topic 'nope' has no messages here"
@@ -157,7 +157,7 @@ def test_flags_for_a_narrow(realm, drain_events):
     bad = realm.member.post("/messages/flags/narrow", {
         "anchor": "sideways", "num_before": 0, "num_after": 1, "narrow": [], "op": "add",
         "flag": "read"})
-    assert bad.status == 400 and bad.json["msg"] == "The anchor is neither a message ID nor a position this server knows"
+    assert bad.status == 400 and bad.json["msg"] == "The anchor is not a message ID or a known position"
 
 
 def test_unsubscribe_others_needs_permission(realm, register_queue, fetch_events,

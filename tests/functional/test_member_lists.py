@@ -17,19 +17,19 @@ def test_channel_members_and_subscription_status(realm):
     public = channel(realm.admin, "open", members=[realm.admin, realm.member])
     secret = channel(realm.admin, "secret", members=[realm.admin], invite_only=True)
     response = realm.guest.get(f"/streams/{public}/members")
-    assert error_of(response) == "No channel with that ID exists, or you cannot see it."   # guests see only their channels
+    assert error_of(response) == "No channel you can see has that ID."   # guests see only their channels
     assert realm.owner.get(f"/streams/{public}/members").json["subscribers"] == sorted(
         [realm.admin.user_id, realm.member.user_id])
-    assert error_of(realm.member.get(f"/streams/{secret}/members")) == "No channel with that ID exists, or you cannot see it."
-    assert error_of(realm.member.get("/streams/999999/members")) == "No channel with that ID exists, or you cannot see it."
+    assert error_of(realm.member.get(f"/streams/{secret}/members")) == "No channel you can see has that ID."
+    assert error_of(realm.member.get("/streams/999999/members")) == "No channel you can see has that ID."
     status = realm.owner.get(f"/users/{realm.member.user_id}/subscriptions/{public}").json
     assert status["is_subscribed"] is True
     status = realm.owner.get(f"/users/{realm.guest.user_id}/subscriptions/{public}").json
     assert status["is_subscribed"] is False
     assert error_of(realm.member.get(
-        f"/users/{realm.admin.user_id}/subscriptions/{secret}")) == "No channel with that ID exists, or you cannot see it."
+        f"/users/{realm.admin.user_id}/subscriptions/{secret}")) == "No channel you can see has that ID."
     assert error_of(realm.member.get(f"/users/999999/subscriptions/{public}")) == \
-        "That user does not exist in this organization."
+        "No such person in this organization."
 
 
 def test_another_users_channels_as_far_as_the_caller_may_see_them(realm):
@@ -49,7 +49,7 @@ def test_another_users_channels_as_far_as_the_caller_may_see_them(realm):
     assert channels_of(realm.member, realm.member) == [public]
     # A guest sees only the channels they are in themselves
     assert channels_of(realm.guest, realm.admin) == []
-    assert error_of(realm.member.get("/users/999999/channels")) == "That user does not exist in this organization."
+    assert error_of(realm.member.get("/users/999999/channels")) == "No such person in this organization."
 
 
 def test_group_members_and_subgroups_direct_and_recursive(realm):
@@ -77,7 +77,7 @@ def test_group_members_and_subgroups_direct_and_recursive(realm):
     assert realm.member.get(f"/user_groups/{moderators}/subgroups",
                             {"direct_subgroup_only": True}).json["subgroups"] == [admins]
     # Refusals
-    assert error_of(realm.member.get("/user_groups/999999/members")) == "That user does not exist in this organization. group exists"
+    assert error_of(realm.member.get("/user_groups/999999/members")) == "No such user group exists"
     assert error_of(realm.guest.get(f"/user_groups/{outer}/members")) == \
         "Guests cannot do this"
     assert error_of(realm.guest.get(f"/user_groups/{outer}/subgroups")) == \
@@ -93,7 +93,7 @@ def test_channel_email_address_without_a_gateway(realm):
     assert error_of(realm.member.get(f"/streams/{public}/email_address",
                                      {"sender_id": realm.admin.user_id})) == "Invalid user ID"
     assert error_of(realm.member.get(f"/streams/{secret}/email_address")) == \
-        "No channel with that ID exists, or you cannot see it."
+        "No channel you can see has that ID."
 
 
 def test_subscribe_and_unsubscribe_in_one_request(realm):

@@ -112,7 +112,7 @@ def test_direct_message_edit(realm, register_queue, fetch_events, drain_events):
     drain_events()
     [event] = fetch_events(realm.owner, queue_id)
     assert event["message_ids"] == [dm] and "stream_id" not in event
-    assert edit(realm.admin, dm, content="x").json["msg"] == "One or more of those messages do not exist or you cannot see them"
+    assert edit(realm.admin, dm, content="x").json["msg"] == "Message not found, or you cannot see it."
     # a participant who did not send it may not edit it
     assert edit(realm.owner, dm, content="x").json["msg"] == \
         "You are not allowed to edit this message"

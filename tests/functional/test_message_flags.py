@@ -74,7 +74,7 @@ def test_starring_needs_access_and_unstarring_does_not(realm, register_queue, fe
     # WHEN the member stars a message they cannot read THEN it is refused, as a missing one
     for ids in ([hidden], [visible, hidden], [424242]):
         refused = set_flags(realm.member, ids, "add", "starred")
-        assert refused.status == 400 and refused.json["msg"] == "One or more of those messages do not exist or you cannot see them"
+        assert refused.status == 400 and refused.json["msg"] == "Message not found, or you cannot see it."
     assert "starred" not in flags_of(realm.member, visible)   # nothing half-done
     # WHEN the member stars and unstars a readable message THEN flags and events follow
     assert set_flags(realm.member, [visible], "add", "starred").ok

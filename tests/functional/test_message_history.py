@@ -84,7 +84,7 @@ def test_history_of_messages_the_caller_cannot_read_is_invalid(realm):
     secret = send(realm.owner, "secret", "t")
     for message_id in (secret, 999999):
         response = realm.member.get(f"/messages/{message_id}/history")
-        assert (response.status, response.json["msg"]) == (400, "One or more of those messages do not exist or you cannot see them")
+        assert (response.status, response.json["msg"]) == (400, "Message not found, or you cannot see it.")
 
 
 def test_render_previews_with_the_sending_renderer_and_stores_nothing(realm):

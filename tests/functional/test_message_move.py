@@ -122,8 +122,7 @@ def test_change_all_beyond_the_time_limit_reports_what_may_move(realm, topic):
     assert body["code"] == "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
     assert (body["first_message_id_allowed_to_move"], body["total_messages_allowed_to_move"],
             body["total_messages_in_topic"]) == (topic[2], 2, 4)
-    assert body["msg"] == "You only have permission to move the 2/4 most recent messages " \
-                          "in this topic."
+    assert body["msg"] == "You may move only the latest 2 of this topic's 4 messages."
     assert topic_ids(realm.member, "talk", "plans") == topic   # nothing moved
     # the client's retry from the first allowed message with change_later works
     assert move(realm.member, body["first_message_id_allowed_to_move"], topic="newer",
@@ -179,9 +178,10 @@ def test_request_shape_errors(realm, topic):
     other = channel(realm.owner, "elsewhere", [realm.member])
     secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
     cases = [
-        ({"content": "x", "stream_id": other}, "Cannot change message content while changing"),
-        ({"content": "x", "propagate_mode": "change_all"}, "Invalid propagate_mode"),
-        ({"content": "x", "propagate_mode": "change_later"}, "Invalid propagate_mode"),
+        ({"content": "x", "stream_id": other}, "content and channel cannot be changed in one request"),
+        ({"content": "x", "propagate_mode": "change_all"}, "propagate_mode needs a topic or channel change"),
+        ({"content": "x", "propagate_mode": "change_later"},
+         "propagate_mode needs a topic or channel change"),
         ({"propagate_mode": "sometimes", "topic": "x"}, "propagate_mode"),
         ({"stream_id": "general", "topic": "x"}, "stream_id"),
         ({"topic": "x", "send_notification_to_old_thread": "maybe"},
@@ -195,8 +195,8 @@ def test_request_shape_errors(realm, topic):
         ({"topic": "bad\x07topic"}, "Invalid character in topic"),
         ({"content": "x" * 10001}, "Message too long"),
         ({"content": " "}, "A message needs some content"),
-        ({"stream_id": 99999}, "No channel with that ID exists, or you cannot see it."),
-        ({"stream_id": secret}, "No channel with that ID exists, or you cannot see it."),
+        ({"stream_id": 99999}, "No channel you can see has that ID."),
+        ({"stream_id": secret}, "No channel you can see has that ID."),
     ]
     for params, message in cases:
         response = move(realm.member, topic[0], **params)
@@ -206,17 +206,17 @@ def test_request_shape_errors(realm, topic):
     assert fetch(realm.member, topic[0])["content"] == "<p>m0</p>"
     dm = realm.member.post("/messages", {"type": "direct", "to": [realm.owner.user_id],
                                          "content": "hi"}).json["id"]
-    for params, message in (({"topic": "x"}, "cannot have topics"),
-                            ({"topic": ""}, "cannot have topics"),
-                            ({"stream_id": other}, "cannot be moved to channels"),
-                            ({"content": "x", "topic": "x"}, "cannot have topics")):
+    for params, message in (({"topic": "x"}, "has no topic to change"),
+                            ({"topic": ""}, "has no topic to change"),
+                            ({"stream_id": other}, "cannot be moved into a channel"),
+                            ({"content": "x", "topic": "x"}, "has no topic to change")):
         response = move(realm.member, dm, **params)
         assert response.status == 400 and response.json["code"] == "BAD_REQUEST"
         assert message in response.json["msg"], params
     # a message that does not exist, or that the caller cannot read
     for account, message_id in ((realm.member, 10**9), (realm.guest, topic[0])):
         response = move(account, message_id, topic="x")
-        assert response.status == 400 and response.json["msg"] == "One or more of those messages do not exist or you cannot see them"
+        assert response.status == 400 and response.json["msg"] == "Message not found, or you cannot see it."
         assert response.json["code"] == "BAD_REQUEST"
 
 

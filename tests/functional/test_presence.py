@@ -196,7 +196,7 @@ def test_guests_see_only_users_they_can_access(realm, clock, register_queue, fet
     assert [e["user_id"] for e in presence_events(realm.guest, queue_id, fetch_events)] == [
         realm.owner.user_id]
     assert realm.guest.get(f"/users/{realm.member.user_id}/presence").json["msg"] == \
-        "That user does not exist in this organization."
+        "No such person in this organization."
     state = register_queue(realm.guest, fetch_event_types=["presence"], slim_presence=True)
     assert set(state["presences"]) == {str(realm.owner.user_id), str(realm.guest.user_id)}
 
@@ -221,7 +221,8 @@ def test_realm_presence_and_one_users_presence(realm, clock):
 
 
 @pytest.mark.parametrize("target, message", [
-    ("999999", "That user does not exist in this organization."), ("nobody@example.com", "That user does not exist in this organization."),
+    ("999999", "No such person in this organization."),
+    ("nobody@example.com", "No such person in this organization."),
 ])
 def test_user_presence_errors(realm, target, message):
     assert realm.owner.get(f"/users/{target}/presence").json["msg"] == message
@@ -278,7 +279,7 @@ def test_deactivation_forgets_presence(realm):
 
 def test_bad_status_is_refused(realm):
     response = realm.member.post("/users/me/presence", {"status": "away"})
-    assert response.status == 400 and response.json["msg"] == "Invalid status"
+    assert response.status == 400 and response.json["msg"] == "status has an unacceptable value"
     assert realm.member.post("/users/me/presence", {}).json["code"] == \
         "REQUEST_VARIABLE_MISSING"
 

@@ -111,8 +111,8 @@ def test_removing_by_name_or_by_code_sends_remove_events(realm, register_queue, 
      "Unknown emoji type."),
     ({"emoji_name": "octopus", "emoji_code": "999", "reaction_type": "realm_emoji"},
      "No such custom emoji."),
-    ({"emoji_name": "x" * 101}, "Invalid emoji_name"),
-    ({"emoji_name": "octopus", "emoji_code": "1" * 101}, "Invalid emoji_code"),
+    ({"emoji_name": "x" * 101}, "emoji_name has an unacceptable value"),
+    ({"emoji_name": "octopus", "emoji_code": "1" * 101}, "emoji_code has an unacceptable value"),
 ])
 def test_emoji_that_is_not_one_is_refused(realm, params, message):
     channel(realm.owner, "general", [realm.owner, realm.member])
@@ -154,7 +154,8 @@ def test_messages_the_caller_cannot_read_or_change_are_invalid(realm):
     for account, message_id in cases:
         for response in (react(account, message_id, emoji_name="octopus"),
                          unreact(account, message_id, emoji_name="octopus")):
-            assert (response.status, response.json["msg"]) == (400, "One or more of those messages do not exist or you cannot see them")
+            assert (response.status, response.json["msg"]) == \
+                (400, "Message not found, or you cannot see it.")
     # A public channel's message is open to a member who is not subscribed
     assert react(realm.member, public_id, emoji_name="octopus").ok
     # An archived channel's messages stay readable but take no reactions
@@ -162,7 +163,7 @@ def test_messages_the_caller_cannot_read_or_change_are_invalid(realm):
     assert realm.owner.delete(f"/streams/{stream_id}").ok
     assert fetch(realm.owner, public_id)["reactions"] != []
     archived = react(realm.owner, public_id, emoji_name="tada")
-    assert archived.json["msg"] == "One or more of those messages do not exist or you cannot see them"
+    assert archived.json["msg"] == "Message not found, or you cannot see it."
 
 
 def test_direct_message_reactions_reach_its_participants_only(realm, register_queue,

@@ -65,7 +65,7 @@ def test_direct_message_readers(realm, drain_events):
     assert set_flags(realm.guest, [message_id], "add", "read").ok
     assert readers(realm.admin, message_id) == [realm.guest.user_id]
     # Not a participant: not a message they can see
-    assert receipts(realm.owner, message_id).json["msg"] == "One or more of those messages do not exist or you cannot see them"
+    assert receipts(realm.owner, message_id).json["msg"] == "Message not found, or you cannot see it."
 
 
 def test_refusals(realm, drain_events):
@@ -79,10 +79,10 @@ def test_refusals(realm, drain_events):
     drain_events()
     assert readers(realm.admin, message_id) == []
     for missing in (999999, 0):
-        assert receipts(realm.owner, missing).json["msg"] == "One or more of those messages do not exist or you cannot see them"
+        assert receipts(realm.owner, missing).json["msg"] == "Message not found, or you cannot see it."
     # A private channel's message is invisible to non-subscribers
     response = receipts(realm.member, message_id)
-    assert (response.status, response.json["msg"]) == (400, "One or more of those messages do not exist or you cannot see them")
+    assert (response.status, response.json["msg"]) == (400, "Message not found, or you cannot see it.")
     # The setting is shown and changed as the other organization settings are
     state = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
     assert state["realm_enable_read_receipts"] is True

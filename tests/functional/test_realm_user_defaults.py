@@ -55,7 +55,7 @@ def test_refusals(realm):
                                       {"enter_sends": True})) == \
             "Only the organization's administrators can do this."
     assert error_of(realm.admin.patch("/realm/user_settings_defaults",
-                                      {"color_scheme": 99})) == "Invalid color_scheme"
+                                      {"color_scheme": 99})) == "color_scheme has an unacceptable value"
     assert error_of(realm.admin.patch("/realm/user_settings_defaults",
                                       {"notification_sound": "trumpet"})) == \
         "'trumpet' is not one of the notification sounds"

@@ -48,7 +48,7 @@ def test_edit_typing_needs_permission_to_edit_the_message(realm):
     # Nor when the organization turned editing off
     assert realm.owner.patch("/realm", {"allow_message_editing": False}).ok
     refused = realm.member.post(f"/messages/{mine}/typing", {"op": "start"})
-    assert refused.status == 400 and "turned off message editing" in refused.json["msg"]
+    assert refused.status == 400 and "Message editing is turned off" in refused.json["msg"]
 
 
 def test_only_administrators_choose_the_welcome_text(realm):

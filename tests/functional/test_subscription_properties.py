@@ -60,8 +60,8 @@ def test_errors_change_nothing(realm):
     cases = [
         ([(stream_id, "volume", True)], "volume is not a subscription property"),
         ([(stream_id, "color", "red")], "hex color"),
-        ([(stream_id, "pin_to_top", "yes")], "not a boolean"),
-        ([(99999, "pin_to_top", True)], "No channel with that ID exists, or you cannot see it."),
+        ([(stream_id, "pin_to_top", "yes")], "must be true or false"),
+        ([(99999, "pin_to_top", True)], "No channel with ID 99999 exists, or you cannot see it"),
         ([(stream_id, "pin_to_top", True), (other, "pin_to_top", True)],
          f"You are not subscribed to channel {other}"),
     ]

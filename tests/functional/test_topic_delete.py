@@ -117,8 +117,8 @@ def test_the_empty_topic_by_its_display_name(realm):
 @pytest.mark.parametrize("who, stream, code, message", [
     ("member", "general", "UNAUTHORIZED_PRINCIPAL", "Only the organization's administrators can do this."),
     ("moderator", "general", "UNAUTHORIZED_PRINCIPAL", "Only the organization's administrators can do this."),
-    ("admin", "missing", "BAD_REQUEST", "No channel with that ID exists, or you cannot see it."),
-    ("admin", "secret", "BAD_REQUEST", "No channel with that ID exists, or you cannot see it."),   # not subscribed: no access
+    ("admin", "missing", "BAD_REQUEST", "No channel you can see has that ID."),
+    ("admin", "secret", "BAD_REQUEST", "No channel you can see has that ID."),   # not subscribed: no access
 ])
 def test_refusals_delete_nothing(realm, who, stream, code, message):
     general = channel(realm.owner, "general", [realm.owner])

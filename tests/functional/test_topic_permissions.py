@@ -142,7 +142,7 @@ def test_topics_policy_and_delete_groups_need_the_organizations_setting_too(real
         "You are not allowed to do this.")
     # THEN organization administrators still may; the setting cannot be everyone
     assert patch(realm.admin, stream_id, topics_policy="allow_empty_topic").ok
-    assert "cannot be set to 'role:everyone'" in error(realm.admin.patch("/realm", {
+    assert "cannot use the group 'role:everyone'" in error(realm.admin.patch("/realm", {
         "can_set_delete_message_policy_group": {"new": EVERYONE}}))
     state = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
     assert state["realm_can_set_delete_message_policy_group"] == ADMINS

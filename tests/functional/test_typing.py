@@ -114,7 +114,7 @@ def test_typing_errors(realm):
         return realm.member.post("/typing", params)
 
     assert post({"type": "private", "op": "start", "to": [realm.admin.user_id]}).status == 400
-    assert post({"op": "begin", "to": [realm.admin.user_id]}).json["msg"] == "Invalid op"
+    assert post({"op": "begin", "to": [realm.admin.user_id]}).json["msg"] == "op has an unacceptable value"
     missing_op = post({"to": [realm.admin.user_id]})
     assert missing_op.json["code"] == "REQUEST_VARIABLE_MISSING"
     assert post({"op": "start"}).json["msg"] == "The 'to' parameter is required"
@@ -125,7 +125,7 @@ def test_typing_errors(realm):
     assert (no_channel.status, no_channel.json["code"], no_channel.json["msg"]) == (
         400, "BAD_REQUEST", "Missing channel ID")
     assert post({"type": "stream", "op": "start", "stream_id": 999999,
-                 "topic": "x"}).json["msg"] == "No channel with that ID exists, or you cannot see it."
+                 "topic": "x"}).json["msg"] == "No channel you can see has that ID."
     stream_id = channel(realm.admin, "secret-typing", [realm.admin.user_id])
     assert post({"type": "stream", "op": "start",
                  "stream_id": stream_id}).json["msg"] == "A topic is required"
@@ -168,6 +168,6 @@ def test_edit_typing(realm, register_queue, fetch_events, drain_events):
     assert typing_events(fetch_events, realm.owner, owner_queue) == []
     # AND errors: a message the caller cannot see, a bad op
     assert realm.owner.post(f"/messages/{dm}/typing", {"op": "start"}).json["msg"] == \
-        "One or more of those messages do not exist or you cannot see them"
+        "Message not found, or you cannot see it."
     assert realm.member.post("/messages/999999/typing", {"op": "start"}).status == 400
     assert realm.member.post(f"/messages/{dm}/typing", {"op": "go"}).status == 400

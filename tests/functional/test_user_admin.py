@@ -78,7 +78,8 @@ def test_role_rules(realm):
     assert realm.admin.patch(f"/users/{realm.owner.user_id}", {"role": 400}).ok
     assert person(realm.member, realm.owner.user_id)["role"] == 400
     # Unknown users, bad names
-    assert error_of(realm.admin.patch("/users/999999", {"role": 400})) == "That user does not exist in this organization."
+    assert error_of(realm.admin.patch("/users/999999", {"role": 400})) == \
+        "No such person in this organization."
     assert error_of(realm.admin.patch(f"/users/{target}", {"full_name": " "})) == \
         "Name cannot be empty."
     assert error_of(realm.admin.patch(f"/users/{target}", {
@@ -189,7 +190,8 @@ def test_email_change_refusals(realm, capsys):
             "The new email address is not valid."
     response = realm.owner.patch(f"/users/{target}", {"new_email": realm.admin.email})
     assert "belongs to another account" in error_of(response)
-    assert error_of(realm.owner.patch("/users/999999", {"new_email": new})) == "That user does not exist in this organization."
+    assert error_of(realm.owner.patch("/users/999999", {"new_email": new})) == \
+        "No such person in this organization."
     # A refused change leaves the rest of the request undone too
     response = realm.owner.patch(f"/users/{target}", {"full_name": "Renamed",
                                                       "new_email": "bad"})

@@ -36,7 +36,7 @@ def test_members(realm, register_queue, fetch_events, drain_events):
     assert_error(realm.member.post(path, {"add": [gone.user_id]}),
                  f"No user with ID {gone.user_id} exists")
     assert_error(realm.member.post("/user_groups/99999/members", {"add": [bot.user_id]}),
-                 "That user does not exist in this organization. group exists")
+                 "No such user group exists")
     assert_error(realm.guest.post(path, {"add": [realm.guest.user_id]}),
                  "Guests cannot do this")
     # WHEN the creator adds a user and a bot, then removes the user
@@ -152,9 +152,9 @@ def test_nested_membership(realm):
     assert realm.admin.delete(f"/users/{gone.user_id}").ok
     assert is_member(realm.member, a, gone.user_id) is False
     assert is_member(realm.member, c, gone.user_id, direct_member_only=True) is False
-    assert_error(realm.member.get(f"/user_groups/{a}/members/999999"), "That user does not exist in this organization.")
+    assert_error(realm.member.get(f"/user_groups/{a}/members/999999"), "No such person in this organization.")
     assert_error(realm.member.get(f"/user_groups/99999/members/{realm.member.user_id}"),
-                 "That user does not exist in this organization. group exists")
+                 "No such user group exists")
 
 
 def test_the_reverse_index_follows_direct_membership(realm):

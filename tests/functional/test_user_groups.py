@@ -60,8 +60,8 @@ def test_create_rules(realm):
     # Names: unique without regard to case, not empty, no reserved prefix, bounded length
     assert_error(create(realm.admin, "taken"), "A user group called 'taken' exists already.")
     assert_error(create(realm.admin, "  "), "cannot be empty")
-    assert_error(create(realm.admin, "role:custom"), "cannot start with 'role:'")
-    assert_error(create(realm.admin, "x" * 101), "cannot exceed 100 characters")
+    assert_error(create(realm.admin, "role:custom"), "may not begin with 'role:'")
+    assert_error(create(realm.admin, "x" * 101), "at most 100 characters")
     assert_error(realm.admin.post("/user_groups/create", {"name": "d", "description": "x" * 1025,
                                                           "members": []}),
                  "description cannot exceed")
@@ -78,7 +78,7 @@ def test_create_rules(realm):
     assert_error(create(realm.admin, "Open", can_manage_group=EVERYONE),
                  "The setting 'can_manage_group' cannot use the group 'role:everyone'.")
     assert_error(create(realm.admin, "Loud", can_mention_group=OWNERS),
-                 "cannot be set to 'role:owners'")
+                 "cannot use the group 'role:owners'")
     assert_error(create(realm.admin, "Bad", can_join_group=999), "No user group with ID 999 exists")
     assert_error(create(realm.admin, "Bad", can_join_group={"direct_members": [999999],
                                                              "direct_subgroups": []}),
@@ -125,8 +125,8 @@ def test_update_name_description_and_settings(realm, register_queue, fetch_event
     assert_error(realm.member.patch(f"/user_groups/{group_id}", {"name": "other"}),
                  "A user group called 'other' exists already.")
     assert_error(realm.member.patch(f"/user_groups/{group_id}", {"name": "role:x"}),
-                 "cannot start with")
-    assert_error(realm.member.patch("/user_groups/99999", {"name": "X"}), "That user does not exist in this organization. group exists")
+                 "may not begin with")
+    assert_error(realm.member.patch("/user_groups/99999", {"name": "X"}), "No such user group exists")
     # WHEN the creator renames it and an owner changes a setting
     assert realm.member.patch(f"/user_groups/{group_id}", {"name": "UX",
                                                            "description": "Users"}).ok
@@ -140,7 +140,7 @@ def test_update_name_description_and_settings(realm, register_queue, fetch_event
     assert (group["name"], group["description"], group["can_join_group"]) == (
         "UX", "Users", MEMBERS)
     assert create(realm.member, "design").ok
-    assert_error(create(realm.member, "ux"), "already exists")
+    assert_error(create(realm.member, "ux"), "exists already")
     # AND update events carry only what changed
     events = [e for e in group_events(drain_events, fetch_events, realm.admin, queue)
               if e["op"] == "update"]

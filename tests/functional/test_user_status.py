@@ -167,11 +167,11 @@ def test_non_administrators_may_not_set_others_status(realm, role):
 
 def test_unknown_or_deactivated_user(realm):
     assert_bad_request(realm.admin.post("/users/999999/status", {"status_text": "x"}),
-                       "That user does not exist in this organization.")
-    assert_bad_request(realm.admin.get("/users/999999/status"), "That user does not exist in this organization.")
+                       "No such person in this organization.")
+    assert_bad_request(realm.admin.get("/users/999999/status"), "No such person in this organization.")
     assert realm.admin.delete(f"/users/{realm.guest.user_id}").ok
     assert_bad_request(realm.admin.post(f"/users/{realm.guest.user_id}/status",
-                                        {"status_text": "x"}), "That user does not exist in this organization.")
+                                        {"status_text": "x"}), "No such person in this organization.")
 
 
 def test_events_to_the_realm(realm, register_queue, fetch_events, drain_events):

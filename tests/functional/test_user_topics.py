@@ -185,12 +185,12 @@ def test_errors(realm):
     assert mute(realm.member, stream="nope", topic="t", op="remove").status == 400
     # a name longer than any channel's is not looked up (it would exceed a key's size)
     huge = mute(realm.member, stream="n" * 5000, topic="t", op="add")
-    assert huge.status == 400 and huge.json["msg"].startswith("Invalid channel name")
+    assert huge.status == 400 and huge.json["msg"].startswith("No channel named")
     for op in ("add", "remove"):
         unknown_id = mute(realm.member, stream_id=99999, topic="t", op=op)
-        assert unknown_id.status == 400 and unknown_id.json["msg"] == "No channel with that ID exists, or you cannot see it."
-    assert set_policy(realm.member, 99999, "t", 1).json["msg"] == "No channel with that ID exists, or you cannot see it."
-    assert set_policy(realm.member, 99999, "t", 0).json["msg"] == "No channel with that ID exists, or you cannot see it."
+        assert unknown_id.status == 400 and unknown_id.json["msg"] == "No channel you can see has that ID."
+    assert set_policy(realm.member, 99999, "t", 1).json["msg"] == "No channel you can see has that ID."
+    assert set_policy(realm.member, 99999, "t", 0).json["msg"] == "No channel you can see has that ID."
     limit = config.MAX_TOPIC_LENGTH
     too_long = mute(realm.member, stream_id=stream_id, topic="x" * (limit + 1), op="add")
     assert too_long.status == 400 and too_long.json["msg"].startswith("Topic too long")
@@ -210,12 +210,12 @@ def test_channel_access(realm, register_queue):
     # THEN a non-subscriber can't mute in a private channel, nor can a guest in a public one
     assert mute(realm.member, stream="secret", topic="t", op="add").status == 400
     public = channel(realm.owner, "public", [])
-    assert set_policy(realm.guest, public, "t", 1).json["msg"] == "No channel with that ID exists, or you cannot see it."
+    assert set_policy(realm.guest, public, "t", 1).json["msg"] == "No channel you can see has that ID."
     # WHEN the member mutes in their private channel, then loses access to it
     assert set_policy(realm.member, mine, "t", 1).ok
     Subscription.get(user_key(realm.realm_id, realm.member.user_id), mine).update(
         actions=[Subscription.active.set(False)])
-    assert set_policy(realm.member, mine, "u", 1).json["msg"] == "No channel with that ID exists, or you cannot see it."
+    assert set_policy(realm.member, mine, "u", 1).json["msg"] == "No channel you can see has that ID."
     # THEN they can still clear what they had set there
     assert mute(realm.member, stream="ours", topic="t", op="remove").ok
     assert policies(register_queue, realm.member) == {}

@@ -41,7 +41,7 @@ def test_typed_values():
 @pytest.mark.parametrize("supplied, code, message", [
     ({}, "REQUEST_VARIABLE_MISSING", "The 'name' parameter is required"),
     ({"name": "x", "count": "ten"}, "BAD_REQUEST", "count must be an integer"),
-    ({"name": "x", "flag": "yes"}, "BAD_REQUEST", "Argument 'flag' is not valid JSON."),
+    ({"name": "x", "flag": "yes"}, "BAD_REQUEST", "Argument 'flag' cannot be parsed as JSON."),
     ({"name": "x", "flag": "1"}, "BAD_REQUEST", "flag must be true or false"),
     ({"name": "x", "ids": "[1, \"a\"]"}, "BAD_REQUEST", "ids[1] must be an integer"),
     ({"name": "x", "ids": "{}"}, "BAD_REQUEST", "ids must be a list"),

@@ -100,10 +100,10 @@ def access_stream_for_administering(caller: Principal, stream_id: int
 def _retention_days(value: int | str) -> int | None:
     if isinstance(value, str):
         if value not in RETENTION_SPECIAL:
-            raise ApiError(f"Bad value for 'message_retention_days': {value}")
+            raise ApiError(f"'message_retention_days' cannot be {value}")
         return RETENTION_SPECIAL[value]
     if value < 1:
-        raise ApiError(f"Bad value for 'message_retention_days': {value}")
+        raise ApiError(f"'message_retention_days' cannot be {value}")
     return value
 
 
@@ -247,7 +247,7 @@ def _check_privacy(caller: Principal, realm: Realm, stream: Stream,
     else:
         history = stream.history_public_to_subscribers
     if (web_public and (private or not history)) or (not private and not history):
-        raise ApiError("That combination of settings is not allowed.")
+        raise ApiError("Those settings cannot be combined.")
     if "is_private" in requested:
         setting = ("can_create_private_channel_group" if private
                    else "can_create_public_channel_group")

@@ -239,7 +239,7 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                 try:
                     stream = _accessible(caller, entry.name, stream.stream_id, realm)
                 except _Unauthorized:
-                    raise ApiError(f"Channel {entry.name} cannot be reached: it does not exist or you "
+                    raise ApiError(f"Channel {entry.name} does not exist, or you "
                                    "cannot see it.") from None
                 added = do_add_subscribers(caller.realm_id, stream, users)
             elif created is not None:
@@ -288,7 +288,7 @@ def _plan(caller: Principal, entries: list[_Entry], realm: Realm | None,
                         entry.stream = _accessible(caller, entry.name, stream_id, realm)
                     except _Unauthorized:
                         if authorization_errors_fatal:
-                            raise ApiError(f"Channel {entry.name} cannot be reached: it does not exist or "
+                            raise ApiError(f"Channel {entry.name} does not exist, or "
                                            "you cannot see it.") from None
                         unauthorized.append(entry.name)
     return unauthorized

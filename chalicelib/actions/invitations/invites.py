@@ -165,7 +165,7 @@ def check_invite_groups(caller: Principal, realm: Realm, group_ids: list[int]) -
     for group_id in wanted:
         group = found.get(group_id)
         if group is None or group.deactivated:
-            raise ApiError(f"Invalid user group ID: {group_id}. No invites were sent.")
+            raise ApiError(f"No user group with ID {group_id} exists, so no invitations were sent.")
         if group.is_system_group:
             raise ApiError(f"Cannot add members to the system group '{group.name}': its "
                            "members follow from their roles.")
@@ -200,8 +200,8 @@ def check_invite_terms(caller: Principal, realm: Realm, *, invite_as: int,
     if text is not None and not caller.is_admin:   # §4.8: others may only send null
         raise principal_error(ADMINISTRATOR_REQUIRED)
     if text is not None and len(text) > MAX_WELCOME_TEXT_LENGTH:
-        raise ApiError("welcome_message_custom_text is too long (limit: "
-                       f"{MAX_WELCOME_TEXT_LENGTH} characters).")
+        raise ApiError("welcome_message_custom_text is over the limit of "
+                       f"{MAX_WELCOME_TEXT_LENGTH} characters.")
     return InviteTerms(
         invite_as=invite_as,
         expires_at=check_expiry(invite_expires_in_minutes),

@@ -29,7 +29,7 @@ from chalicelib.models.message_flags import ALL_FLAGS, EDITABLE_FLAGS
 from chalicelib.models.messages import Message, message_place
 
 MAX_NARROW_FLAG_MESSAGES = 1000  # each side of the anchor: "the server may decrease this"
-INVALID_MESSAGES = "One or more of those messages do not exist or you cannot see them"
+INVALID_MESSAGES = "Message not found, or you cannot see it."
 
 Op = Literal["add", "remove"]
 

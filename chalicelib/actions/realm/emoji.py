@@ -63,7 +63,7 @@ def check_emoji_name(name: str) -> str:
     if not name:
         raise ApiError("An emoji needs a name")
     if len(name) > MAX_EMOJI_NAME_LENGTH:
-        raise ApiError(f"Emoji name is too long (limit: {MAX_EMOJI_NAME_LENGTH} characters)")
+        raise ApiError(f"Emoji name is over the limit of {MAX_EMOJI_NAME_LENGTH} characters")
     if not _NAME_CHARS.fullmatch(name):
         raise ApiError("An emoji name may use only a-z, 0-9, spaces, '-' and '_'.")
     if name[-1] in "-_":

@@ -74,16 +74,15 @@ def _check_fields(name: str, pygments_language: str, url_template: str
     if not name:
         raise ApiError("Name cannot be empty.")
     if len(name) > MAX_NAME_LENGTH:
-        raise ApiError(f"name is too long (limit: {MAX_NAME_LENGTH} characters)")
+        raise ApiError(f"name is over the limit of {MAX_NAME_LENGTH} characters")
     if not language:
         raise ApiError("Pygments language cannot be empty.")
     if len(language) > MAX_PYGMENTS_LANGUAGE_LENGTH:
-        raise ApiError(f"pygments_language is too long "
-                       f"(limit: {MAX_PYGMENTS_LANGUAGE_LENGTH} characters)")
+        raise ApiError(f"pygments_language is over the limit of {MAX_PYGMENTS_LANGUAGE_LENGTH} characters")
     if not _LANGUAGE_CHARS.fullmatch(language):
         raise ApiError("The Pygments language name has characters it cannot contain")
     if len(url_template) > MAX_URL_TEMPLATE_LENGTH:
-        raise ApiError(f"url_template is too long (limit: {MAX_URL_TEMPLATE_LENGTH} characters)")
+        raise ApiError(f"url_template is over the limit of {MAX_URL_TEMPLATE_LENGTH} characters")
     try:
         check_playground_url_template(url_template)
     except UrlTemplateError as error:

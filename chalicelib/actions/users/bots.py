@@ -91,7 +91,7 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
         new = replace(new, bot_config=incoming_webhook_config(service_name, config_data))
     if bot_type == BOT_TYPE_OUTGOING_WEBHOOK:
         if not service_url:
-            raise ApiError("Missing 'payload_url' argument")
+            raise ApiError("The 'payload_url' parameter is required")
         try:
             url = check_url_syntax(service_url)
         except UnsafeUrlError as error:

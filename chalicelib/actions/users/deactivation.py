@@ -87,8 +87,8 @@ def _deactivation_target(caller: Principal, user_id: int, comment: str) -> User:
         _finish_deactivation(target)   # in case an earlier request died after the flag
         raise ApiError("User is already deactivated")
     if len(comment) > MAX_COMMENT_LENGTH:
-        raise ApiError(f"deactivation_notification_comment is too long "
-                       f"(limit: {MAX_COMMENT_LENGTH} characters)")
+        raise ApiError("deactivation_notification_comment is over the limit of "
+                       f"{MAX_COMMENT_LENGTH} characters")
     return target
 
 
@@ -277,7 +277,8 @@ def do_deactivate_own_user(caller: Principal) -> EmptyResult:
                 raise ApiError("The organization's only owner cannot be deactivated",
                                code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
                                entity="organization owner", is_last_owner=True) from None
-            raise ApiError("Cannot deactivate the only user.", code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
+            raise ApiError("The organization's only user cannot be deactivated.",
+                           code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
                            entity="user", is_last_owner=False) from None
         return target
 

@@ -60,7 +60,7 @@ def _user_ids(field: ProfileField, value: Any) -> list[int]:
             raise ApiError(f"{field.name} must be a list") from None
     if not isinstance(value, list) or any(
             isinstance(i, bool) or not isinstance(i, int) for i in value):
-        raise ApiError(f"{field.name} is not a list of user IDs")
+        raise ApiError(f"{field.name} must be a list of user IDs")
     return list(dict.fromkeys(value))
 
 

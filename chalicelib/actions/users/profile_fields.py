@@ -133,12 +133,12 @@ def _check_select_data(field_data: dict[str, Any]) -> dict[str, Any]:
     texts = set()
     for key, choice in field_data.items():
         if not key.strip():
-            raise ApiError("'value' cannot be blank.")
+            raise ApiError("A choice's key must not be empty.")
         if not isinstance(choice, dict) or set(choice) != {"text", "order"}:
             raise ApiError(f"field_data[\"{key}\"] must have exactly 'text' and 'order'")
         for part in ("text", "order"):
             if not isinstance(choice[part], str) or not choice[part].strip():
-                raise ApiError(f"field_data[\"{key}\"][\"{part}\"] cannot be blank.")
+                raise ApiError(f'field_data["{key}"]["{part}"] must not be empty.')
         texts.add(choice["text"].strip().lower())
     if len(texts) != len(field_data):
         raise ApiError("Each choice of the field must be different.")
@@ -156,7 +156,7 @@ def _check_external_account_data(field_data: dict[str, Any]) -> dict[str, Any]:
         if pattern.count(USERNAME_PLACEHOLDER) != 1:
             raise ApiError("The URL pattern has to include '%(username)s'.")
         if not is_url(pattern.replace(USERNAME_PLACEHOLDER, "username")):
-            raise ApiError("URL pattern is not a URL")
+            raise ApiError("URL pattern must be a URL")
         return {"subtype": "custom", "url_pattern": pattern}
     if subtype not in DEFAULT_EXTERNAL_ACCOUNTS:
         raise ApiError("Unknown external account type")
@@ -184,9 +184,9 @@ def check_field_definition(field_type: int, name: str, hint: str,
     if not name:
         raise ApiError("A field needs a name.")
     if len(name) > NAME_MAX_LENGTH:
-        raise ApiError(f"name is too long (limit: {NAME_MAX_LENGTH} characters)")
+        raise ApiError(f"name is over the limit of {NAME_MAX_LENGTH} characters")
     if len(hint) > HINT_MAX_LENGTH:
-        raise ApiError(f"hint is too long (limit: {HINT_MAX_LENGTH} characters)")
+        raise ApiError(f"hint is over the limit of {HINT_MAX_LENGTH} characters")
     return name, hint, data
 
 

@@ -63,7 +63,7 @@ def check_title(title: str) -> str:
     if not title:
         raise ApiError("Title cannot be empty.")
     if len(title) > MAX_TITLE_LENGTH:
-        raise ApiError(f"title is too long (limit: {MAX_TITLE_LENGTH} characters)")
+        raise ApiError(f"title is over the limit of {MAX_TITLE_LENGTH} characters")
     return title
 
 
@@ -72,7 +72,7 @@ def check_content(content: str) -> str:
     if not content:
         raise ApiError("Content cannot be empty.")
     if len(content) > config.MAX_MESSAGE_LENGTH:
-        raise ApiError(f"content is too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
+        raise ApiError(f"content is over the limit of {config.MAX_MESSAGE_LENGTH} characters")
     return content
 
 

@@ -128,7 +128,7 @@ def _checked(realm_id: int, change: StatusChange) -> StatusChange:
     """The change with the text trimmed and the emoji complete and valid, or an error."""
     text = change.status_text.strip() if change.status_text is not None else None
     if text is not None and len(text) > MAX_STATUS_TEXT_LENGTH:
-        raise ApiError(f"status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)")
+        raise ApiError(f"status_text is over the limit of {MAX_STATUS_TEXT_LENGTH} characters")
     name, code, kind = change.emoji_name, change.emoji_code, change.reaction_type
     if change.away is None and text is None and name is None:
         raise ApiError("The request sets nothing.")

@@ -85,8 +85,8 @@ def _check_plain(name: str, value: Any) -> Any:
                            f"{config.MAX_TOPIC_LENGTH} characters.")
         return value
     if name == "welcome_message_custom_text" and len(value) > MAX_WELCOME_TEXT_LENGTH:
-        raise ApiError("welcome_message_custom_text is too long (limit: "
-                       f"{MAX_WELCOME_TEXT_LENGTH} characters).")
+        raise ApiError("welcome_message_custom_text is over the limit of "
+                       f"{MAX_WELCOME_TEXT_LENGTH} characters.")
     if name == "topics_policy" and value not in TOPICS_POLICIES:
         raise ApiError(f"Invalid topics_policy: use one of {', '.join(TOPICS_POLICIES)}.")
     return value

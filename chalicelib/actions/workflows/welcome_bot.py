@@ -22,8 +22,8 @@ def do_send_test_welcome_message(caller: Principal, text: str) -> TestWelcomeMes
     if not text:
         raise ApiError("The welcome message text is empty.")
     if len(text) > MAX_WELCOME_TEXT_LENGTH:
-        raise ApiError("welcome_message_custom_text is too long (limit: "
-                       f"{MAX_WELCOME_TEXT_LENGTH} characters).")
+        raise ApiError("welcome_message_custom_text is over the limit of "
+                       f"{MAX_WELCOME_TEXT_LENGTH} characters.")
     bot = welcome_bot(caller.realm_id)
     sender = Principal(bot.realm_id, bot.user_id, bot.email, bot.role, bot.is_bot)
     sent = check_send_message(sender, message_type="private", to=json.dumps([caller.user_id]),

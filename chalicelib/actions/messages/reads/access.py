@@ -23,7 +23,7 @@ from chalicelib.rules.timeutil import now_seconds
 
 
 def invalid_message() -> ApiError:
-    return ApiError("One or more of those messages do not exist or you cannot see them")
+    return ApiError("Message not found, or you cannot see it.")
 
 
 @dataclass
