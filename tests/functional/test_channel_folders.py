@@ -163,14 +163,14 @@ def test_a_folder_is_renamed_described_and_archived_when_empty(
     # Renamed and described, each change told to the organization
     assert realm.admin.patch(path, {"name": "Platform", "description": "*Core*"}).ok
     assert error(realm.admin.patch(path, {"name": "design"})) == (
-        "Channel folder name already in use")
+        "Another channel folder already has that name")
     assert create(realm.admin, "Engineering").ok   # the old name is free again
     # Not archived while a channel is in it; archived once it is empty
     assert error(realm.admin.patch(path, {"is_archived": True})) == (
         "Move its channels out of the folder before archiving it.")
     assert realm.admin.patch(f"/streams/{stream_id}", {"folder_id": None}).ok
     assert realm.admin.patch(path, {"is_archived": True}).ok
-    assert "Invalid channel folder ID" in error(realm.admin.patch(
+    assert "No channel folder has that ID" in error(realm.admin.patch(
         f"/streams/{stream_id}", {"folder_id": folder_id}))
     assert realm.admin.patch(path, {"is_archived": False}).ok
     drain_events()
@@ -186,7 +186,7 @@ def test_a_folder_is_renamed_described_and_archived_when_empty(
     # Only administrators; an unknown folder is said so
     assert "administrator" in error(realm.member.patch(path, {"name": "Mine"}))
     assert error(realm.admin.patch("/channel_folders/999", {"name": "X"})) == (
-        "Invalid channel folder ID")
+        "No channel folder has that ID")
     limits = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
     assert (limits["max_channel_folder_name_length"],
             limits["max_channel_folder_description_length"]) == (60, 1024)

@@ -197,9 +197,9 @@ def test_folder(realm, register_queue, fetch_events, drain_events):
     assert [(e["property"], e["value"]) for e in stream_events(
         fetch_events(realm.member, queue_id))] == [("folder_id", folder_id), ("folder_id", None)]
     # Unknown and archived folders are refused
-    assert "Invalid channel folder ID" in error(patch(realm.admin, stream_id, folder_id=999))
+    assert "No channel folder has that ID" in error(patch(realm.admin, stream_id, folder_id=999))
     ChannelFolder(realm.realm_id, folder_id).update(actions=[ChannelFolder.is_archived.set(True)])
-    assert "Invalid channel folder ID" in error(patch(realm.admin, stream_id,
+    assert "No channel folder has that ID" in error(patch(realm.admin, stream_id,
                                                       folder_id=folder_id))
     assert stream(realm.admin, stream_id)["folder_id"] is None
 

@@ -55,7 +55,7 @@ def do_update_channel_folder(caller: Principal, folder_id: int, name: str | None
     _check_admin(caller)
     folder = ChannelFolder.get_or_none(caller.realm_id, folder_id)
     if folder is None:
-        raise ApiError("Invalid channel folder ID")
+        raise ApiError("No channel folder has that ID")
     data: ChannelFolderChanges = {}
     if name is not None and check_folder_name(name) != folder.name:
         data["name"] = check_folder_name(name)
@@ -98,7 +98,7 @@ def _explain_failure(realm_id: int, folder: ChannelFolder, data: ChannelFolderCh
     if current is not None and data.get("is_archived") and int(current.channel_count or 0) > 0:
         raise ApiError("Move its channels out of the folder before archiving it.")
     if "name" in data and current is not None and current.name == folder.name:
-        raise ApiError("Channel folder name already in use")
+        raise ApiError("Another channel folder already has that name")
     raise ConflictError("The channel folder changed at the same time; try again.")
 
 

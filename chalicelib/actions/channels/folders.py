@@ -82,7 +82,7 @@ def do_create_channel_folder(caller: Principal, name: str, description: str
         raise ApiError("Channel folder description too long (limit: "
                        f"{MAX_FOLDER_DESCRIPTION_LENGTH} characters).")
     if UniqueName.get_or_none(*folder_name_key(caller.realm_id, name)) is not None:
-        raise ApiError("Channel folder name already in use")
+        raise ApiError("Another channel folder already has that name")
     existing = realm_folders(caller.realm_id)
     folder = ChannelFolder(caller.realm_id, allocate_id(caller.realm_id, "folder"), name=name,
                            description=description,
@@ -100,7 +100,7 @@ def do_create_channel_folder(caller: Principal, name: str, description: str
             add_event(tx, caller.realm_id, event, to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
-            raise ApiError("Channel folder name already in use") from None
+            raise ApiError("Another channel folder already has that name") from None
         raise
     return {"channel_folder_id": folder.folder_id}
 
@@ -118,7 +118,7 @@ def get_usable_folder(realm_id: int, folder_id: int) -> ChannelFolder:
     """An existing, unarchived folder of the realm (channels can be put in it)."""
     folder = ChannelFolder.get_or_none(realm_id, folder_id)
     if folder is None or folder.is_archived:
-        raise ApiError("Invalid channel folder ID")
+        raise ApiError("No channel folder has that ID")
     return folder
 
 
