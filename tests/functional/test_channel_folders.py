@@ -67,7 +67,7 @@ def test_only_administrators_create(realm):
 
 def test_names_are_unique_per_realm_and_checked(realm):
     assert create(realm.admin, "Engineering").ok
-    assert "already in use" in error(create(realm.admin, "engineering "))
+    assert "already has that name" in error(create(realm.admin, "engineering "))
     assert "empty" in error(create(realm.admin, "   "))
     too_long = "x" * (channel_folders.MAX_FOLDER_NAME_LENGTH + 1)
     assert "too long" in error(create(realm.admin, too_long))
@@ -94,7 +94,7 @@ def test_concurrent_create_is_refused_by_the_name_claim(realm, monkeypatch):
     monkeypatch.setattr(channel_folders.UniqueName, "get_or_none",
                         classmethod(lambda cls, *key, **kw: None))
     # WHEN it creates the same name, THEN the claim's condition refuses it
-    assert "already in use" in error(create(realm.admin, "Engineering"))
+    assert "already has that name" in error(create(realm.admin, "Engineering"))
     monkeypatch.undo()
     assert len(listed(realm.admin)) == 1
 

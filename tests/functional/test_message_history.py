@@ -160,7 +160,7 @@ def test_matches_narrow_with_the_callers_flags(realm, drain_events):
      "This narrow cannot be used: unknown operator 'color'"),
     ({"msg_ids": "[1]", "narrow": '[["channel", "nowhere"]]'},
      "This narrow cannot be used: unknown channel"),
-    ({"msg_ids": "not json", "narrow": "[]"}, "Argument 'msg_ids' is not valid JSON."),
+    ({"msg_ids": "not json", "narrow": "[]"}, "Argument 'msg_ids' cannot be parsed as JSON."),
     # the list's declared limit, checked before any read
     ({"msg_ids": str(list(range(1001))), "narrow": "[]"},
      "msg_ids has too many items (limit: 1000)."),

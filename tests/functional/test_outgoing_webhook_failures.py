@@ -53,7 +53,7 @@ def test_an_error_answer_posts_failure_notices_and_is_not_retried(realm, receive
 
 
 @pytest.mark.parametrize("body, problem", [
-    (b"<html>not json</html>", "The bot's answer is not valid JSON"),
+    (b"<html>not json</html>", "The bot's answer cannot be parsed as JSON"),
     (b"[1, 2]", "The bot's answer is not a JSON object"),
     (json.dumps({"content": "x" * 10001}).encode(), "Message too long"),
 ])
