@@ -102,7 +102,8 @@ def test_leaving_the_organization(realm, drain_events):
     for account in (realm.admin, realm.moderator, realm.guest):
         assert account.delete("/users/me").ok
     response = realm.owner.delete("/users/me")
-    assert error_of(response, "CANNOT_DEACTIVATE_LAST_USER") == "The organization's only user cannot be deactivated."
+    assert error_of(response, "CANNOT_DEACTIVATE_LAST_USER") == \
+        "The organization's only user cannot be deactivated."
     assert (response.json["entity"], response.json["is_last_owner"]) == ("user", False)
     assert realm.owner.get("/users/me").ok
 
