@@ -95,6 +95,15 @@ class ErrorResult(_RetryHint):
     header: NotRequired[str]
 
 
+# Messages many call sites share: one wording each (the codes and statuses stay each site's).
+ADMINISTRATOR_REQUIRED = "Only the organization's administrators can do this."
+OWNER_REQUIRED = "Only the organization's owners can do this."
+NOT_PERMITTED = "You are not allowed to do this."
+UNKNOWN_CHANNEL_ID = "No channel you can see has that ID."
+UNKNOWN_USER = "No such person in this organization."
+ACCOUNT_DEACTIVATED = "This account has been deactivated."
+
+
 class ApiError(Exception):
     """An error the client sees: message, machine code, HTTP status and extra fields."""
 
@@ -190,12 +199,19 @@ class InternalServerError(ApiError):
 
 def missing_argument(name: str) -> ApiError:
     """The reference's one error that names its parameter in a field (`var_name`)."""
-    return ApiError(f"Missing '{name}' argument", code=ErrorCode.REQUEST_VARIABLE_MISSING, var_name=name)
+    return ApiError(f"The '{name}' parameter is required", code=ErrorCode.REQUEST_VARIABLE_MISSING,
+                    var_name=name)
+
+
+def unknown_channel_name(name: str) -> ApiError:
+    """STREAM_DOES_NOT_EXIST for a channel asked for by name, which goes back in `stream`."""
+    return ApiError(f"No channel named '{name}' exists, or you cannot see it",
+                    code=ErrorCode.STREAM_DOES_NOT_EXIST, stream=name)
 
 
 def confusing_arguments(first: str, second: str) -> ApiError:
     """Both a parameter and its alias were sent (e.g. `topic` and `subject`)."""
-    return ApiError(f"Can't decide between '{first}' and '{second}' arguments",
+    return ApiError(f"Send '{first}' or '{second}', not both",
                     code=ErrorCode.REQUEST_CONFUSING_VAR, var_name1=first, var_name2=second)
 
 

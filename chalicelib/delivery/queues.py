@@ -93,7 +93,8 @@ def wait_until_indexed(queue: EventQueue, timeout: float = 2.0) -> bool:
 
 
 def bad_queue(queue_id: str) -> ApiError:
-    return ApiError(f"Bad event queue ID: {queue_id}", code=ErrorCode.BAD_EVENT_QUEUE_ID,
+    return ApiError(f"No event queue {queue_id}: it has expired or never existed",
+                    code=ErrorCode.BAD_EVENT_QUEUE_ID,
                     queue_id=queue_id)
 
 

@@ -5,7 +5,7 @@ import base64
 import binascii
 import re
 
-from chalicelib.core.errors import ErrorCode, UnauthorizedError, WrongApiKeyError
+from chalicelib.core.errors import ACCOUNT_DEACTIVATED, ErrorCode, UnauthorizedError, WrongApiKeyError
 from chalicelib.core.principal import Principal
 from chalicelib.models.users import ApiKey
 from chalicelib.rules.secrets import hash_api_key
@@ -21,7 +21,7 @@ def parse_basic_auth(header: str | None) -> tuple[str, str]:
         raise UnauthorizedError("Missing 'Authorization' header.")
     scheme, _, encoded = header.partition(" ")
     if scheme.lower() != "basic" or not encoded:
-        raise UnauthorizedError("This endpoint requires HTTP basic authentication.")
+        raise UnauthorizedError("Sign in with HTTP basic authentication to use this endpoint.")
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
@@ -55,11 +55,11 @@ def authenticate(header: str | None) -> Principal:
     email, key_hash = _credentials(header)
     record = ApiKey.get_or_none(key_hash)
     if record is None or record.email.lower() != email.strip().lower():
-        raise WrongApiKeyError("Invalid API key")
+        raise WrongApiKeyError("That API key is not valid")
     if not record.realm_active:
         raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
     if not record.is_active:
-        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
+        raise UnauthorizedError(ACCOUNT_DEACTIVATED, code=ErrorCode.USER_DEACTIVATED)
     return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.shown_email,
                      role=record.role, is_bot=record.is_bot, bot_type=record.bot_type)
 
@@ -69,14 +69,14 @@ def authenticate_key(api_key: str) -> tuple[Principal, str]:
     the key's hash. Errors as the reference's webhook URLs give them: INVALID_API_KEY."""
     api_key = api_key.strip()
     if not API_KEY_FORMAT.fullmatch(api_key):
-        raise UnauthorizedError("Malformed API key", code=ErrorCode.INVALID_API_KEY)
+        raise UnauthorizedError("That API key is not well formed", code=ErrorCode.INVALID_API_KEY)
     key_hash = hash_api_key(api_key)
     record = ApiKey.get_or_none(key_hash)
     if record is None:
-        raise UnauthorizedError("Invalid API key", code=ErrorCode.INVALID_API_KEY)
+        raise UnauthorizedError("That API key is not valid", code=ErrorCode.INVALID_API_KEY)
     if not record.realm_active:
         raise UnauthorizedError("This organization is deactivated", code=ErrorCode.REALM_DEACTIVATED)
     if not record.is_active:
-        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
+        raise UnauthorizedError(ACCOUNT_DEACTIVATED, code=ErrorCode.USER_DEACTIVATED)
     return Principal(realm_id=record.realm_id, user_id=record.user_id, email=record.shown_email,
                      role=record.role, is_bot=record.is_bot, bot_type=record.bot_type), key_hash

@@ -174,8 +174,7 @@ def _check_length(spec: ParamSpec, value: Any) -> None:
     # By the value's kind: a parameter that takes a list or a string has both limits.
     limit = spec.limit_for(isinstance(value, list))
     if isinstance(value, str) and len(value) > limit:
-        raise ApiError(f"{spec.wire_name} is too long (limit: "
-                       f"{limit} characters).")
+        raise ApiError(f"{spec.wire_name} is over the limit of {limit} characters.")
     if isinstance(value, list) and len(value) > limit:
         raise ApiError(f"{spec.wire_name} has too many items "
                        f"(limit: {limit}).")
@@ -216,11 +215,11 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
         return integer_text(name, raw)
     if tp is bool:   # inside a union with a text choice, e.g. bool | Literal["partial"]
         if raw not in ("true", "false"):
-            raise ApiError(f"{name} is not a boolean")
+            raise ApiError(f"{name} must be true or false")
         return raw == "true"
     if get_origin(tp) is Literal:
         if raw not in get_args(tp):
-            raise ApiError(f"Invalid {name}")
+            raise ApiError(f"{name} has an unacceptable value")
         return raw
     if get_origin(tp) in (Union, types.UnionType):
         for option in get_args(tp):
@@ -228,7 +227,7 @@ def _parse_text(name: str, raw: str, tp: Any) -> Any:
                 return _parse_text(name, raw, option)
             except ApiError:
                 continue
-        raise ApiError(f"Invalid {name}")
+        raise ApiError(f"{name} has an unacceptable value")
     raise TypeError(f"unsupported parameter type {tp!r} for {name}")
 
 

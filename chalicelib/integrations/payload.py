@@ -31,7 +31,7 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{},")
 _DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
 
-def invalid_json(detail: str = "the body is not valid JSON") -> ApiError:
+def invalid_json(detail: str = "the body cannot be parsed as JSON") -> ApiError:
     return ApiError(f"Malformed JSON: {detail}.", code=ErrorCode.INVALID_JSON)
 
 
@@ -78,7 +78,7 @@ def _form_value(body: bytes, field: str) -> bytes:
         raise invalid_json("the form body cannot be read") from None
     values = fields.get(field)
     if not values:
-        raise ApiError(f"Missing '{field}' argument", code=ErrorCode.REQUEST_VARIABLE_MISSING,
+        raise ApiError(f"The '{field}' parameter is required", code=ErrorCode.REQUEST_VARIABLE_MISSING,
                        var_name=field)
     return values[0].encode("utf-8", "surrogatepass")
 

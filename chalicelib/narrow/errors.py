@@ -13,7 +13,7 @@ class BadNarrowError(ApiError):
 
 
 def bad_operator(description: str) -> BadNarrowError:
-    return BadNarrowError(f"Invalid narrow operator: {description}")
+    return BadNarrowError(f"This narrow cannot be used: {description}")
 
 
 def bad_message_id(operator: str, reason: str = "not a message id") -> BadNarrowError:
@@ -31,4 +31,4 @@ def bad_term(description: str) -> ApiError:
 
 
 def bad_combination(description: str) -> BadNarrowError:
-    return BadNarrowError(f"Invalid narrow operator combination: {description}")
+    return BadNarrowError(f"These narrow operators cannot be combined: {description}")

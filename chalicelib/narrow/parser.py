@@ -201,7 +201,7 @@ def check_narrow(narrow: Narrow) -> None:
     messages and direct messages at once (`is:dm` negated asks for channel messages)."""
     for term in narrow.positive("search"):
         if not str(term.operand).strip():
-            raise bad_operand("search", "the text cannot be blank")
+            raise bad_operand("search", "the search text is empty")
     channel_only = direct_only = False
     for term in narrow.terms:
         is_dm = term.operator == "is" and term.operand == "dm"

@@ -67,12 +67,12 @@ def _platform_arn(kind: Kind) -> str:
 
 def check_token(kind: Kind, token: str) -> None:
     if not token or len(token) > MAX_TOKEN_LENGTH:
-        raise ApiError("Empty or invalid length token")
+        raise ApiError("The device token is empty or of the wrong length")
     if kind == "apns":
         try:
             bytes.fromhex(token)
         except ValueError:
-            raise ApiError("Invalid APNS token") from None
+            raise ApiError("That is not an APNs device token") from None
 
 
 def do_add_push_device(caller: Principal, kind: Kind, token: str,
@@ -97,7 +97,7 @@ def do_remove_push_device(caller: Principal, kind: Kind, token: str) -> EmptyRes
     device = PushDevice.get_or_none(owner_key(caller.realm_id, caller.user_id),
                                     device_item(kind, token))
     if device is None:
-        raise ApiError("Token does not exist")
+        raise ApiError("That device token is not registered")
     forget(device)
     return {}
 
@@ -157,7 +157,7 @@ def do_test_notification(caller: Principal, token: str | None) -> EmptyResult:
     if token is not None:
         devices = [d for d in devices if d.token == token]
     if not devices:
-        raise ApiError("Device not recognized", code=ErrorCode.INVALID_PUSH_DEVICE_TOKEN)
+        raise ApiError("This device is not registered", code=ErrorCode.INVALID_PUSH_DEVICE_TOKEN)
     realm = Realm.get(caller.realm_id)
     payload: PushPayload = {**base_payload(realm, caller.user_id), "event": "test",
                             "alert": "This is a test notification."}

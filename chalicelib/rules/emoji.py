@@ -92,23 +92,23 @@ def check_emoji(name: str, code: str, reaction_type: str,
     """
     if reaction_type == REALM_EMOJI:
         if custom is None or str(custom.emoji_id) != code:
-            raise EmojiError("Invalid custom emoji.")
+            raise EmojiError("No such custom emoji.")
         if custom.name != name:
-            raise EmojiError("Invalid custom emoji name.")
+            raise EmojiError("The name does not match that custom emoji.")
         if custom.deactivated:
-            raise EmojiError("This custom emoji has been deactivated.")
+            raise EmojiError("That custom emoji was removed.")
     elif reaction_type == SERVICE_EXTRA_EMOJI:
         if code not in SERVICE_EXTRA_EMOJI_NAMES:
-            raise EmojiError("Invalid emoji code.")
+            raise EmojiError("Unknown emoji code.")
         if name != code:
-            raise EmojiError("Invalid emoji name.")
+            raise EmojiError("Unknown emoji name.")
     elif reaction_type == UNICODE_EMOJI:
         if code not in codepoint_to_name():
-            raise EmojiError("Invalid emoji code.")
+            raise EmojiError("Unknown emoji code.")
         if name_to_codepoint().get(name) != code:
-            raise EmojiError("Invalid emoji name.")
+            raise EmojiError("Unknown emoji name.")
     else:
-        raise EmojiError("Invalid emoji type.")
+        raise EmojiError("Unknown emoji type.")
 
 
 class EmojiError(ValueError):

@@ -50,7 +50,7 @@ _MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
 
 def integer_text(name: str, raw: str) -> int:
     if not INTEGER_TEXT.fullmatch(raw):
-        raise ApiError(f"{name} is not an integer")
+        raise ApiError(f"{name} must be an integer")
     if len(raw) > _MAX_INTEGER_DIGITS + 1:   # int() refuses over 4,300 digits anyway
         raise ApiError(f"{name} is out of range")
     return _bounded(name, int(raw))
@@ -65,14 +65,13 @@ def _bounded(name: str, value: int) -> int:
 def decode_json(name: str, text: str) -> Any:
     """JSON text within the size and depth limits, its strings storable."""
     if len(text) > MAX_JSON_LENGTH:
-        raise ApiError(f"Argument '{name}' is too long (limit: "
-                       f"{MAX_JSON_LENGTH} characters).")
+        raise ApiError(f"Argument '{name}' is over the limit of {MAX_JSON_LENGTH} characters.")
     try:
         value = json.loads(text)
     except RecursionError:
         raise too_deep(name) from None
     except ValueError:
-        raise ApiError(f"Argument '{name}' is not valid JSON.") from None
+        raise ApiError(f"Argument '{name}' cannot be parsed as JSON.") from None
     check_storable(name, value)
     return value
 
@@ -127,7 +126,7 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
     origin = get_origin(tp)
     if origin is Literal:
         if value not in get_args(tp):
-            raise ApiError(f"Invalid {name}")
+            raise ApiError(f"{name} has an unacceptable value")
         return value
     if origin is list or tp is list:
         return _check_list(name, value, tp)
@@ -147,7 +146,7 @@ def check_json(name: str, value: Any, tp: Any) -> Any:
 
 def _check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ApiError(f"{name} is not a boolean")
+        raise ApiError(f"{name} must be true or false")
     return value
 
 
@@ -155,13 +154,13 @@ def _check_int(name: str, value: Any) -> int:
     if isinstance(value, str) and INTEGER_TEXT.fullmatch(value):
         return integer_text(name, value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(f"{name} is not an integer")
+        raise ApiError(f"{name} must be an integer")
     return _bounded(name, value)
 
 
 def _check_str(name: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise ApiError(f"{name} is not a string")
+        raise ApiError(f"{name} must be a string")
     return value
 
 
@@ -171,21 +170,21 @@ _SCALAR_CHECKS: dict[Any, Callable[[str, Any], Any]] = {
 
 def _check_list(name: str, value: Any, tp: Any) -> list[Any]:
     if not isinstance(value, list):
-        raise ApiError(f"{name} is not a list")
+        raise ApiError(f"{name} must be a list")
     (item_tp,) = get_args(tp) or (Any,)
     return [check_json(f"{name}[{i}]", item, item_tp) for i, item in enumerate(value)]
 
 
 def _check_dict(name: str, value: Any, tp: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ApiError(f"{name} is not a dict")
+        raise ApiError(f"{name} must be a JSON object")
     _, value_tp = get_args(tp) or (str, Any)
     return {k: check_json(f"{name}[\"{k}\"]", v, value_tp) for k, v in value.items()}
 
 
 def _check_typeddict(name: str, value: Any, tp: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ApiError(f"{name} is not a dict")
+        raise ApiError(f"{name} must be a JSON object")
     hints = typing.get_type_hints(tp)
     for key in tp.__required_keys__:
         if key not in value:

@@ -52,25 +52,23 @@ def check_linkifier(pattern: str, url_template: str) -> tuple[str, str]:
     if not pattern:
         raise LinkifierError("Linkifier pattern cannot be empty.")
     if len(pattern) > MAX_PATTERN_LENGTH:
-        raise LinkifierError(f"pattern is too long (limit: {MAX_PATTERN_LENGTH} characters)")
+        raise LinkifierError(f"pattern is over the limit of {MAX_PATTERN_LENGTH} characters")
     if len(url_template) > MAX_URL_TEMPLATE_LENGTH:
-        raise LinkifierError(f"url_template is too long "
-                             f"(limit: {MAX_URL_TEMPLATE_LENGTH} characters)")
+        raise LinkifierError(f"url_template is over the limit of "
+                             f"{MAX_URL_TEMPLATE_LENGTH} characters")
     compiled = compiled_pattern(pattern)
     try:
         variables = template_variables(url_template)
     except UrlTemplateError:
-        raise LinkifierError("Invalid URL template.") from None
+        raise LinkifierError("The URL template is not valid.") from None
     if not url_template.lower().startswith(("http://", "https://", "/")):
-        raise LinkifierError("Invalid URL template.")
+        raise LinkifierError("The URL template is not valid.")
     groups = set(compiled.group_names)
     for name in variables:
         if name not in groups:
-            raise LinkifierError(f"Group '{name}' in URL template is not present in "
-                                 f"linkifier pattern.")
+            raise LinkifierError(f"The URL template uses a group '{name}' that the pattern does not define.")
     for name in sorted(groups - set(variables)):
-        raise LinkifierError(f"Group '{name}' in linkifier pattern is not present in "
-                             f"URL template.")
+        raise LinkifierError(f"The URL template does not use the pattern's group '{name}'.")
     return pattern, url_template
 
 
@@ -79,7 +77,7 @@ def compiled_pattern(pattern: str) -> DelimitedPattern:
     try:
         return delimited(pattern, _BEFORE)
     except PatternError as error:
-        raise LinkifierError(f"Bad regular expression: {error}") from None
+        raise LinkifierError(f"The pattern is not a usable regular expression: {error}") from None
 
 
 def compile_rules(pairs: Iterable[tuple[str, str]]) -> list[LinkifierRule]:

@@ -141,7 +141,7 @@ class RateLimitedError(ApiError):
     code = ErrorCode.RATE_LIMIT_HIT
     http_status = 429
 
-    def __init__(self, verdict: Verdict, msg: str = "API usage exceeded rate limit") -> None:
+    def __init__(self, verdict: Verdict, msg: str = "Too many requests; slow down and retry later") -> None:
         super().__init__(msg, headers={**verdict.headers(),
                                        "Retry-After": str(verdict.retry_after)})
         self.extra["retry-after"] = verdict.retry_after

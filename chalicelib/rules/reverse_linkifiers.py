@@ -37,16 +37,16 @@ def check_reverse_linkification(pattern: str, wanted: ReverseLinkification
     groups = set(compiled.group_names)
     if example is not None:
         if len(example) > MAX_EXAMPLE_LENGTH:
-            raise LinkifierError(f"example_input is too long "
-                                 f"(limit: {MAX_EXAMPLE_LENGTH} characters)")
+            raise LinkifierError(f"example_input is over the limit of "
+                                 f"{MAX_EXAMPLE_LENGTH} characters")
         if not any(True for _ in compiled.find(example)):
             raise LinkifierError("The linkifier pattern does not match example_input.")
     if reverse is not None:
         if example is None:
             raise LinkifierError("reverse_template needs an example_input.")
         if len(reverse) > MAX_REVERSE_TEMPLATE_LENGTH:
-            raise LinkifierError(f"reverse_template is too long "
-                                 f"(limit: {MAX_REVERSE_TEMPLATE_LENGTH} characters)")
+            raise LinkifierError(f"reverse_template is over the limit of "
+                                 f"{MAX_REVERSE_TEMPLATE_LENGTH} characters")
         _check_names(_PLACEHOLDER.findall(reverse), groups, "reverse_template")
     if len(wanted.alternative_url_templates) > MAX_ALTERNATIVE_TEMPLATES:
         raise LinkifierError(f"At most {MAX_ALTERNATIVE_TEMPLATES} alternative URL "

@@ -93,23 +93,23 @@ def shown_setting(name: str, value: Any) -> Any:
 def check_setting(name: str, value: Any) -> None:
     """Raises for a value outside the setting's allowed values (types are checked earlier)."""
     if name in INT_CHOICES and value not in INT_CHOICES[name]:
-        raise ApiError(f"Invalid {name}")
+        raise ApiError(f"{name} has an unacceptable value")
     if (name in STR_CHOICES and value not in STR_CHOICES[name]) or (
             name == "web_home_view" and value == "recent" and not level_reached(
                 RECENT_VIEW_LEVEL)):
-        raise ApiError(f"Invalid {name}")
+        raise ApiError(f"{name} has an unacceptable value")
     if name in INT_RANGES and not INT_RANGES[name][0] <= value <= INT_RANGES[name][1]:
         low, high = INT_RANGES[name]
         raise ApiError(f"Invalid {name}: use a value from {low} to {high}")
     if name == "email_notifications_batching_period_seconds" and not (
             0 < value <= MAX_EMAIL_BATCHING_SECONDS):
-        raise ApiError(f"Invalid email batching period: {value} seconds")
+        raise ApiError(f"{value} seconds is not an allowed email batching period")
     if name == "default_language" and value not in LANGUAGES:
-        raise ApiError("Invalid default_language")
+        raise ApiError("default_language is not a supported language")
     if name == "notification_sound" and value not in NOTIFICATION_SOUNDS:
-        raise ApiError(f"Invalid notification sound '{value}'")
+        raise ApiError(f"'{value}' is not one of the notification sounds")
     if name == "timezone" and value != "" and value not in _timezones():
-        raise ApiError("Not a recognized time zone")
+        raise ApiError("Unknown time zone")
 
 
 _TIMEZONES: set[str] = set()

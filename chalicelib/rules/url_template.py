@@ -39,7 +39,7 @@ def _expression_variables(body: str) -> list[str]:
         match = _VARSPEC.fullmatch(varspec)
         if match is None:
             # Empty, nested "{", a reserved operator or a malformed name or modifier.
-            raise UrlTemplateError("Invalid URL template.")
+            raise UrlTemplateError("The URL template is not valid.")
         names.append(match.group(1))
     return names
 
@@ -53,18 +53,18 @@ def template_variables(template: str) -> list[str]:
         if char == "{":
             end = template.find("}", position + 1)
             if end == -1:
-                raise UrlTemplateError("Invalid URL template.")   # unclosed expression
+                raise UrlTemplateError("The URL template is not valid.")   # unclosed expression
             variables += _expression_variables(template[position + 1:end])
             position = end + 1
         elif char == "}":
-            raise UrlTemplateError("Invalid URL template.")       # closes nothing
+            raise UrlTemplateError("The URL template is not valid.")       # closes nothing
         elif char == "%":
             if not _PCT_ENCODED.match(template, position):
-                raise UrlTemplateError("Invalid URL template.")
+                raise UrlTemplateError("The URL template is not valid.")
             position += 3
         else:
             if char in _NOT_LITERAL or ord(char) < 0x21 or ord(char) == 0x7F:
-                raise UrlTemplateError("Invalid URL template.")
+                raise UrlTemplateError("The URL template is not valid.")
             position += 1
     return variables
 
@@ -74,16 +74,16 @@ def check_playground_url_template(template: str) -> str:
     variables = template_variables(template)
     scheme = next((s for s in _SCHEMES if template.lower().startswith(s)), None)
     if scheme is None:
-        raise UrlTemplateError("Invalid URL template.")
+        raise UrlTemplateError("The URL template is not valid.")
     # The host is literal text: a template cannot let the code choose where it is sent.
     rest = template[len(scheme):]
     host = re.match(r"[^/?#{]*", rest).group()   # type: ignore[union-attr]
     after = rest[len(host):len(host) + 2]
     if not host or (after.startswith("{") and after[1:] not in tuple(_AFTER_HOST_OPERATORS)):
-        raise UrlTemplateError("Invalid URL template.")
+        raise UrlTemplateError("The URL template is not valid.")
     names = set(variables)
     if PLAYGROUND_VARIABLE not in names:
-        raise UrlTemplateError('Missing the required variable "code" in the URL template')
+        raise UrlTemplateError('The URL template needs the variable "code"')
     if len(names) != 1:
-        raise UrlTemplateError('"code" should be the only variable present in the URL template')
+        raise UrlTemplateError('The URL template may use no variable except "code"')
     return template

@@ -62,11 +62,11 @@ def reply_content(interface: int, body: bytes) -> str | None:
     try:
         answer = json.loads(body)
     except ValueError:
-        raise InvalidReplyError("Invalid JSON in response") from None
+        raise InvalidReplyError("The bot's answer cannot be parsed as JSON") from None
     if answer == "":
         return None
     if not isinstance(answer, dict):
-        raise InvalidReplyError("Invalid response format")
+        raise InvalidReplyError("The bot's answer is not a JSON object")
     if interface == INTERFACE_SLACK:
         content = answer.get("text")
     elif answer.get("response_not_required"):

@@ -8,7 +8,8 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import open_channel
 
-RATE_LIMITED = {"result": "error", "code": "RATE_LIMIT_HIT", "msg": "API usage exceeded rate limit",
+RATE_LIMITED = {"result": "error", "code": "RATE_LIMIT_HIT",
+                "msg": "Too many requests; slow down and retry later",
                 "retry-after": 1.5}
 
 

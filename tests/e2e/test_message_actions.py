@@ -37,4 +37,4 @@ def test_official_client_reacts_edits_renders_deletes_and_sees_presence(local_st
     # deletion
     assert member.delete_message(message_id)["result"] == "success"
     gone = member.get_raw_message(message_id)
-    assert gone["result"] == "error" and gone["msg"] == "Invalid message(s)"
+    assert gone["result"] == "error" and gone["msg"] == "Message not found, or you cannot see it."

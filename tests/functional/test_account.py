@@ -49,7 +49,7 @@ def test_password_change_and_fetch_api_key(realm, anonymous):
         "msg"] == "Changing your password requires old_password."
     wrong = realm.member.patch("/settings", {"old_password": "nope",
                                              "new_password": "second password"})
-    assert wrong.status == 400 and wrong.json["msg"] == "Wrong password!"
+    assert wrong.status == 400 and wrong.json["msg"] == "That password is not correct."
     short = realm.member.patch("/settings", {"old_password": "first password",
                                              "new_password": "short"})
     assert "8 to 100 characters" in short.json["msg"]
@@ -138,7 +138,7 @@ def test_email_change_is_confirmed_by_the_emailed_link(realm, anonymous, registe
     ("not-an-email", "Invalid email address"),
     # longer than an address may be (and than DynamoDB takes in the claim's key)
     ("a" * 250 + "@{domain}", "Invalid email address: longer than 254 bytes."),
-    ("admin@{domain}", "already in use"),
+    ("admin@{domain}", "belongs to another account"),
     ("member@{domain}", "same as your current one"),
 ])
 def test_email_change_refusals(realm, email, message):

@@ -48,7 +48,7 @@ def test_alert_word_errors(realm):
     too_long = realm.member.post("/users/me/alert_words",
                                  {"alert_words": ["ok", "x" * 101]})
     assert too_long.status == 400
-    assert too_long.json["msg"] == "alert_words[1] is too long (limit: 100 characters)"
+    assert too_long.json["msg"] == "alert_words[1] is over the limit of 100 characters"
     assert realm.member.post("/users/me/alert_words", {}).json["code"] == \
         "REQUEST_VARIABLE_MISSING"
     assert realm.member.post("/users/me/alert_words", {"alert_words": "word"}).status == 400

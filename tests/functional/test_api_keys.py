@@ -183,7 +183,7 @@ def test_a_bots_owner_or_an_administrator_regenerates_its_key(realm, anonymous):
     for caller, target in ((realm.moderator, bot_id), (realm.member, 10**9),
                            (realm.member, realm.owner.user_id)):
         response = caller.post(f"/bots/{target}/api_key/regenerate")
-        assert response.status == 400 and response.json["msg"] == "No such bot"
+        assert response.status == 400 and response.json["msg"] == "No bot with that ID exists"
     # The owner, then an administrator: each time only the newest key works
     first = realm.member.post(f"/bots/{bot_id}/api_key/regenerate").json["api_key"]
     assert refused(anonymous, bot_email, old_key)

@@ -103,13 +103,13 @@ def test_only_the_owner_deletes_and_unknown_ids_are_refused(realm):
     [attachment] = listed(realm.member)["attachments"]
     for other in (realm.admin, realm.owner, realm.guest):
         assert error_of(other.delete(f"/attachments/{attachment['id']}")) == \
-            "Invalid attachment"
+            "No such uploaded file"
     for missing in (999999, 0, -1):
         assert error_of(realm.member.delete(f"/attachments/{missing}")) == \
-            "Invalid attachment"
+            "No such uploaded file"
     assert realm.member.delete(f"/attachments/{attachment['id']}").ok
     assert error_of(realm.member.delete(f"/attachments/{attachment['id']}")) == \
-        "Invalid attachment"
+        "No such uploaded file"
     assert mine not in str(listed(realm.member))
 
 
@@ -121,7 +121,7 @@ def test_upload_quota_is_enforced(realm):
     upload(realm.member, "big.bin", b"x" * (700 * 1024))
     # WHEN an upload would pass it THEN it is refused and nothing is stored
     response = realm.admin.upload([("file", "more.bin", b"y" * (400 * 1024))])
-    assert error_of(response) == "Upload would exceed your organization's upload quota."
+    assert error_of(response) == "This file would take the organization over its storage quota."
     assert listed(realm.admin)["attachments"] == []
     assert listed(realm.admin)["upload_space_used"] == 700 * 1024
     # AND after a deletion there is room again

@@ -6,6 +6,8 @@ import dataclasses
 
 from tests.functional.conftest import Account
 
+NO_BOT = "There is no bot with this id that you may manage."
+
 
 def make_bot(realm, owner, short_name: str = "build") -> Account:
     response = owner.post("/bots", {"full_name": f"{short_name.title()} Bot",
@@ -64,16 +66,16 @@ def test_who_may_change_a_bot_and_what(realm, advertise):
     other = make_bot(realm, realm.admin, "other")
     for account in (realm.moderator, realm.guest):
         refused = account.patch(f"/bots/{bot.user_id}", {"full_name": "Mine"})
-        assert refused.status == 400 and refused.json["msg"] == "No such bot"
+        assert refused.status == 400 and refused.json["msg"] == NO_BOT
     assert realm.admin.patch(f"/bots/{bot.user_id}", {"full_name": "Admin's pick"}).ok
     taken = realm.member.patch(f"/bots/{other.user_id}", {"short_name": "x"})
-    assert taken.json["msg"] == "No such bot"
+    assert taken.json["msg"] == NO_BOT
     clash = realm.admin.patch(f"/bots/{other.user_id}", {"short_name": "build"})
-    assert clash.status == 400 and clash.json["msg"] == "Username already in use"
+    assert clash.status == 400 and clash.json["msg"] == "Another account already uses that bot username."
     bad = realm.member.patch(f"/bots/{bot.user_id}", {"short_name": "no spaces"})
     assert bad.status == 400 and "Bad name or username" in bad.json["msg"]
     person = realm.admin.patch(f"/bots/{realm.member.user_id}", {"full_name": "Bot?"})
-    assert person.json["msg"] == "No such bot"
+    assert person.json["msg"] == NO_BOT
 
 
 def test_a_bots_key_is_shown_to_its_owner_and_administrators(realm):
@@ -86,9 +88,9 @@ def test_a_bots_key_is_shown_to_its_owner_and_administrators(realm):
         assert shown.ok and shown.json["api_key"] == bot.api_key, shown.json
     for account in (realm.moderator, realm.guest):
         refused = account.get(f"/bots/{bot.user_id}/api_key")
-        assert refused.status == 400 and refused.json["msg"] == "No such bot"
+        assert refused.status == 400 and refused.json["msg"] == NO_BOT
     assert realm.admin.get(f"/bots/{realm.member.user_id}/api_key").json["msg"] == \
-        "No such bot"
+        NO_BOT
     # AND it is kept sealed, not as it is
     sealed = User.get(realm.realm_id, bot.user_id).bot_api_key_sealed
     assert sealed and bot.api_key not in sealed

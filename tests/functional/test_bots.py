@@ -66,10 +66,10 @@ def test_other_bot_types_and_a_bare_payload_url(realm):
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"bot_type": 9}, "Invalid bot type"),
+    ({"bot_type": 9}, "Unknown bot type"),
     ({"bot_type": 3, "payload_url": '"https://x.example.com"', "interface_type": 5},
-     "Invalid interface type"),
-    ({"bot_type": 3}, "Missing 'payload_url' argument"),
+     "Unknown outgoing-webhook interface type"),
+    ({"bot_type": 3}, "The 'payload_url' parameter is required"),
     ({"bot_type": 3, "payload_url": '"ftp://x.example.com"'}, "Invalid outgoing webhook URL"),
     ({"bot_type": 3, "payload_url": '"not a url"'}, "Invalid outgoing webhook URL"),
     ({"bot_type": 3, "payload_url": '"http://[::1"'}, "Invalid outgoing webhook URL"),
@@ -87,18 +87,18 @@ def test_invalid_bots_are_refused(realm, params, message):
 def test_names_must_be_free(realm):
     assert realm.member.post("/bots", {"full_name": "Echo", "short_name": "echo"}).ok
     taken = realm.member.post("/bots", {"full_name": "Other", "short_name": "echo"})
-    assert taken.json["msg"] == "Username already in use"
+    assert taken.json["msg"] == "That bot username is taken"
     same_name = realm.admin.post("/bots", {"full_name": "Max Member", "short_name": "max"})
-    assert same_name.json["msg"] == "Name is already in use!"
+    assert same_name.json["msg"] == "Another bot already has that name."
 
 
 def test_who_may_create_and_list_bots(realm):
     assert realm.guest.post("/bots", {"full_name": "G", "short_name": "g"}).json["msg"] == \
-        "Not allowed for guest users"
-    assert realm.guest.get("/bots").json["msg"] == "Not allowed for guest users"
+        "Guests cannot do this"
+    assert realm.guest.get("/bots").json["msg"] == "Guests cannot do this"
     bot = realm.add_user("Some Bot", is_bot=True)
     assert bot.post("/bots", {"full_name": "B", "short_name": "b"}).json["msg"] == \
-        "This endpoint does not accept bot requests."
+        "Bots cannot use this endpoint."
     # each user lists only their own bots, and only active ones
     mine = realm.member.post("/bots", {"full_name": "Mine", "short_name": "mine"})
     gone = realm.member.post("/bots", {"full_name": "Gone", "short_name": "gone"})

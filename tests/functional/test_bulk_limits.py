@@ -87,7 +87,8 @@ def test_a_refused_request_creates_nothing(realm):
     before = channel_names(realm)
     # A channel the member may not join, after two new ones
     answer = subscribe(realm.member, ["new a", "new b", "secret"])
-    assert answer.status == 400 and answer.json["msg"] == "Unable to access channel (secret)."
+    assert answer.status == 400 and answer.json["msg"] == \
+        "Channel secret does not exist, or you cannot see it."
     # A description too long, after a new one
     long = realm.member.post("/users/me/subscriptions", {"subscriptions": [
         {"name": "new c"}, {"name": "new d", "description": "x" * 2000}]})

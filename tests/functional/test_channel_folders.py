@@ -60,14 +60,14 @@ def test_create_list_with_event_and_state(realm, register_queue, fetch_events, d
 
 def test_only_administrators_create(realm):
     for account in (realm.moderator, realm.member, realm.guest):
-        assert "organization administrator" in error(create(account, "Mine"))
+        assert "organization's administrators" in error(create(account, "Mine"))
     assert create(realm.owner, "Owners'").ok
     assert [f["name"] for f in listed(realm.member)] == ["Owners'"]
 
 
 def test_names_are_unique_per_realm_and_checked(realm):
     assert create(realm.admin, "Engineering").ok
-    assert "already in use" in error(create(realm.admin, "engineering "))
+    assert "already has that name" in error(create(realm.admin, "engineering "))
     assert "empty" in error(create(realm.admin, "   "))
     too_long = "x" * (channel_folders.MAX_FOLDER_NAME_LENGTH + 1)
     assert "too long" in error(create(realm.admin, too_long))
@@ -94,7 +94,7 @@ def test_concurrent_create_is_refused_by_the_name_claim(realm, monkeypatch):
     monkeypatch.setattr(channel_folders.UniqueName, "get_or_none",
                         classmethod(lambda cls, *key, **kw: None))
     # WHEN it creates the same name, THEN the claim's condition refuses it
-    assert "already in use" in error(create(realm.admin, "Engineering"))
+    assert "already has that name" in error(create(realm.admin, "Engineering"))
     monkeypatch.undo()
     assert len(listed(realm.admin)) == 1
 
@@ -140,7 +140,7 @@ def test_folders_keep_the_order_administrators_give(realm, register_queue, fetch
     # AND the order must name every folder once, and only administrators give it
     for bad in ([ids[0], ids[2]], [*new_order, ids[0]], [*new_order[:2], 999]):
         assert error(realm.admin.patch("/channel_folders", {"order": bad})) == (
-            "Invalid order mapping.")
+            "The order must list every existing item exactly once.")
     assert "administrator" in error(realm.member.patch("/channel_folders", {"order": new_order}))
     # AND a client below level 414 sees them by id, without order
     advertise(413)
@@ -163,14 +163,14 @@ def test_a_folder_is_renamed_described_and_archived_when_empty(
     # Renamed and described, each change told to the organization
     assert realm.admin.patch(path, {"name": "Platform", "description": "*Core*"}).ok
     assert error(realm.admin.patch(path, {"name": "design"})) == (
-        "Channel folder name already in use")
+        "Another channel folder already has that name")
     assert create(realm.admin, "Engineering").ok   # the old name is free again
     # Not archived while a channel is in it; archived once it is empty
     assert error(realm.admin.patch(path, {"is_archived": True})) == (
         "Move its channels out of the folder before archiving it.")
     assert realm.admin.patch(f"/streams/{stream_id}", {"folder_id": None}).ok
     assert realm.admin.patch(path, {"is_archived": True}).ok
-    assert "Invalid channel folder ID" in error(realm.admin.patch(
+    assert "No channel folder has that ID" in error(realm.admin.patch(
         f"/streams/{stream_id}", {"folder_id": folder_id}))
     assert realm.admin.patch(path, {"is_archived": False}).ok
     drain_events()
@@ -186,7 +186,7 @@ def test_a_folder_is_renamed_described_and_archived_when_empty(
     # Only administrators; an unknown folder is said so
     assert "administrator" in error(realm.member.patch(path, {"name": "Mine"}))
     assert error(realm.admin.patch("/channel_folders/999", {"name": "X"})) == (
-        "Invalid channel folder ID")
+        "No channel folder has that ID")
     limits = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
     assert (limits["max_channel_folder_name_length"],
             limits["max_channel_folder_description_length"]) == (60, 1024)

@@ -42,16 +42,17 @@ def test_subscribing_others_follows_the_realm_and_channel_groups(realm):
 def test_archived_channels_take_no_subscribers(realm):
     stream_id = channel(realm.admin, "general", [realm.admin])
     assert realm.admin.delete(f"/streams/{stream_id}").ok
-    assert error(subscribe(realm.member, "general")) == "Unable to access channel (general)."
+    assert error(subscribe(realm.member, "general")) == \
+        "Channel general does not exist, or you cannot see it."
     assert error(subscribe(realm.admin, "general", realm.member)) == (
-        "Unable to access channel (general).")
+        "Channel general does not exist, or you cannot see it.")
 
 
 def test_private_channel_groups_grant_access_without_a_subscription(realm):
     other = realm.add_user("Other Member")
     private_id = channel(realm.owner, "secret", [realm.owner], invite_only=True)
-    assert error(realm.member.get(f"/streams/{private_id}")) == "Invalid channel ID"
-    assert error(realm.moderator.get(f"/streams/{private_id}")) == "Invalid channel ID"
+    assert error(realm.member.get(f"/streams/{private_id}")) == "No channel you can see has that ID."
+    assert error(realm.moderator.get(f"/streams/{private_id}")) == "No channel you can see has that ID."
     # WHEN the member may add subscribers and the moderator administers it
     assert patch(realm.owner, private_id, can_add_subscribers_group=only(
         realm.member.user_id), can_administer_channel_group=only(
@@ -67,5 +68,5 @@ def test_private_channel_groups_grant_access_without_a_subscription(realm):
     # AND guests get nothing through groups
     assert patch(realm.owner, private_id, can_administer_channel_group=only(
         realm.owner.user_id, realm.guest.user_id)).ok
-    assert error(realm.guest.get(f"/streams/{private_id}")) == "Invalid channel ID"
+    assert error(realm.guest.get(f"/streams/{private_id}")) == "No channel you can see has that ID."
 

@@ -59,7 +59,7 @@ def test_guessing_old_password_is_limited_like_login(realm, limits, anonymous, m
     # WHEN a logged-in member guesses its own old password three times
     for guess in ("guess 1", "guess 2", "guess 3"):
         answer = change_password(realm.member, guess)
-        assert (answer.status, answer.json["msg"]) == (400, "Wrong password!")
+        assert (answer.status, answer.json["msg"]) == (400, "That password is not correct.")
     # THEN even the right one is refused for the rest of the window, as the reference
     # refuses it (a 400 that says when to try again), and nothing changes
     refused = change_password(realm.member, "the right password")

@@ -116,17 +116,17 @@ def test_reactivation(realm, register_queue, fetch_events, drain_events):
 
 def test_rules(realm):
     assert realm.member.delete(f"/users/{realm.guest.user_id}").json["msg"] == \
-        "Insufficient permission"
+        "You are not allowed to do this."
     assert realm.admin.delete(f"/users/{realm.owner.user_id}").json["msg"] == \
-        "Must be an organization owner"
+        "Only the organization's owners can do this."
     only = realm.owner.delete(f"/users/{realm.owner.user_id}")
     assert only.status == 400 and only.json["msg"] == \
-        "Cannot deactivate the only organization owner"
+        "The organization's only owner cannot be deactivated"
     assert realm.owner.get("/users/me").ok
-    assert realm.admin.delete("/users/99999").json["msg"] == "No such user"
+    assert realm.admin.delete("/users/99999").json["msg"] == "No such person in this organization."
     too_long = realm.admin.delete(f"/users/{realm.guest.user_id}", {
         "deactivation_notification_comment": "x" * 2001})
-    assert too_long.status == 400 and "too long" in too_long.json["msg"]
+    assert too_long.status == 400 and "over the limit" in too_long.json["msg"]
     assert realm.guest.get("/users/me").ok
     # a second owner can be deactivated by an owner
     second = realm.add_user("Second Owner", role=100)
@@ -151,11 +151,11 @@ def test_an_owner_may_leave_while_another_owner_stays(realm):
     second = realm.add_user("Second Owner", role=100)
     assert second.delete(f"/users/{second.user_id}").ok   # themselves: the first stays
     assert realm.owner.delete(f"/users/{realm.owner.user_id}").json["msg"] == \
-        "Cannot deactivate the only organization owner"
+        "The organization's only owner cannot be deactivated"
     assert realm.owner.post(f"/users/{second.user_id}/reactivate").ok
     assert realm.owner.delete(f"/users/{realm.owner.user_id}").ok
     assert second.delete(f"/users/{second.user_id}").json["msg"] == \
-        "Cannot deactivate the only organization owner"
+        "The organization's only owner cannot be deactivated"
 
 
 def test_two_owners_deactivating_each_other_leave_one(realm, monkeypatch):
@@ -176,14 +176,14 @@ def test_two_owners_deactivating_each_other_leave_one(realm, monkeypatch):
     monkeypatch.setattr(deactivation, "_other_active_owner", lookup_then_the_other_goes)
     response = second.delete(f"/users/{second.user_id}")
     assert response.status == 400 and response.json["msg"] == \
-        "Cannot deactivate the only organization owner"
+        "The organization's only owner cannot be deactivated"
     assert User.get(realm.realm_id, second.user_id).is_active is True
     assert second.get("/users/me").ok
 
 
 def test_deactivating_a_bot_or_a_deactivated_user(realm):
     bot = realm.add_user("Some Bot", is_bot=True)
-    assert realm.admin.delete(f"/users/{bot.user_id}").json["msg"] == "No such user"
+    assert realm.admin.delete(f"/users/{bot.user_id}").json["msg"] == "No such person in this organization."
     assert bot.get("/users/me").ok
 
 

@@ -60,15 +60,15 @@ def test_refusals(realm):
     for account in (realm.moderator, realm.member, realm.guest):
         for method in ("POST", "DELETE"):
             response = account.call(method, "/default_streams", {"stream_id": lobby})
-            assert error(response) == "Must be an organization administrator"
+            assert error(response) == "Only the organization's administrators can do this."
     for method in ("POST", "DELETE"):
         for missing in (999999, 0, -3):
             response = realm.admin.call(method, "/default_streams", {"stream_id": missing})
-            assert error(response) == "Invalid channel ID"
+            assert error(response) == "No channel you can see has that ID."
         response = realm.admin.call(method, "/default_streams", {"stream_id": "lobby"})
         assert response.status == 400 and response.json["code"] == "BAD_REQUEST"
     assert error(realm.admin.post("/default_streams", {"stream_id": secret})) == \
-        "Private channels cannot be made default."
+        "A private channel cannot become a default channel."
     assert error(realm.admin.post("/default_streams", {"stream_id": archived})) == \
         "An archived channel cannot be a default channel."
     missing = realm.admin.post("/default_streams", {})

@@ -32,14 +32,14 @@ def test_draft_lifecycle_with_events(realm, register_queue, fetch_events, drain_
     assert events[2]["draft_id"] == ids[2]
     # other users see none of it
     assert realm.owner.get("/drafts").json["count"] == 0
-    assert realm.owner.delete(f"/drafts/{ids[0]}").json["msg"] == "Draft does not exist"
+    assert realm.owner.delete(f"/drafts/{ids[0]}").json["msg"] == "No draft with that ID exists"
 
 
 def test_draft_errors(realm):
     secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
     cases = [
-        ({"type": "stream", "to": [secret], "content": "x"}, "Invalid channel ID"),
-        ({"type": "stream", "to": [], "content": "x"}, "exactly 1 channel"),
+        ({"type": "stream", "to": [secret], "content": "x"}, "No channel you can see has that ID."),
+        ({"type": "stream", "to": [], "content": "x"}, "exactly one channel"),
         ({"type": "private", "to": [99999], "content": "x"}, "Invalid user ID"),
         ({"type": "huh", "to": [], "content": "x"}, "must be ''"),
         ({"type": "", "to": [], "content": "a\x00b"}, "null bytes"),
@@ -51,7 +51,7 @@ def test_draft_errors(realm):
     assert realm.member.get("/drafts").json["count"] == 0
     assert realm.member.patch("/drafts/424242", {"draft": {"type": "", "to": [],
                                                           "content": "x"}}).json["msg"] == \
-        "Draft does not exist"
+        "No draft with that ID exists"
 
 
 def test_turning_synchronization_off_deletes_drafts(realm):
@@ -66,7 +66,7 @@ def test_turning_synchronization_off_deletes_drafts(realm):
                     realm.member.patch(f"/drafts/{draft_id}", {"draft": loose}),
                     realm.member.delete(f"/drafts/{draft_id}")):
         assert refused.status == 400 and refused.json["msg"] == \
-            "User has disabled synchronizing drafts."
+            "Draft syncing is turned off in your settings."
     from chalicelib.models.channels import user_key
     from chalicelib.models.drafts import Draft
     assert list(Draft.query(user_key(realm.realm_id, realm.member.user_id))) == []

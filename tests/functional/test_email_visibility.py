@@ -153,7 +153,7 @@ def test_a_stranger_of_another_organization_finds_nobody(realm, chalice_client):
     stranger = make_realm(chalice_client).member
     for address in (target.email, stand_in(realm, target)):
         response = stranger.get(f"/users/{address}")
-        assert response.status == 400 and response.json["msg"] == "No such user"
+        assert response.status == 400 and response.json["msg"] == "No such person in this organization."
     assert target.email not in str(stranger.get("/users").json)
 
 
@@ -322,4 +322,4 @@ def test_inviting_a_hidden_address_says_it_has_an_account_as_the_reference_does(
     response = realm.admin.post("/invites", {"invitee_emails": target.email,
                                              "stream_ids": "[]"})
     assert response.status == 400
-    assert [target.email, "Already has an account.", False] in response.json["errors"]
+    assert [target.email, "This person has an account already.", False] in response.json["errors"]

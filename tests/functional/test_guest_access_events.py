@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.core.errors import UNKNOWN_USER
 from tests.functional.test_deactivation import dynamodb_calls
 from tests.functional.test_user_access import PLACEHOLDER_NAME, restrict, share_channel
 
@@ -76,7 +77,7 @@ def test_a_guest_joining_a_channel_meets_its_people_and_forgets_them_on_leaving(
     assert sorted(people_events(fetch_events(realm.guest, queues["plain"], last))) == sorted([
         ("remove", realm.owner.user_id, PLACEHOLDER_NAME),
         ("remove", realm.moderator.user_id, PLACEHOLDER_NAME)])
-    assert realm.guest.get(f"/users/{realm.moderator.user_id}").json["msg"] == "No such user"
+    assert realm.guest.get(f"/users/{realm.moderator.user_id}").json["msg"] == UNKNOWN_USER
     # Members hear nothing of it: they access everyone all along
     assert people_events(fetch_events(realm.member, member_queue)) == []
 
@@ -261,8 +262,8 @@ def test_a_limited_guest_hears_nothing_of_whom_it_cannot_access(
     nobody = realm.guest.get("/users/999999/presence")
     for path in ("presence", "status"):
         response = realm.guest.get(f"/users/{realm.moderator.user_id}/{path}")
-        assert (response.status, response.json["msg"]) == (400, "No such user"), path
-    assert nobody.json["msg"] == "No such user"
+        assert (response.status, response.json["msg"]) == (400, UNKNOWN_USER), path
+    assert nobody.json["msg"] == UNKNOWN_USER
     assert realm.guest.get(f"/users/{realm.member.user_id}/presence").ok
     assert realm.member.get(f"/users/{realm.moderator.user_id}/presence").ok
 

@@ -69,10 +69,10 @@ def test_keys_get_the_references_errors(realm):
     assert missing.json["var_name"] == "api_key"
     malformed = hook.post("github", PR_OPENED, headers=GITHUB_PR, key="short", stream="dev")
     assert (malformed.status, malformed.json["code"], malformed.json["msg"]) == \
-        (401, "INVALID_API_KEY", "Malformed API key")
+        (401, "INVALID_API_KEY", "That API key is not well formed")
     wrong = hook.post("github", PR_OPENED, headers=GITHUB_PR, key="a" * 32, stream="dev")
     assert (wrong.status, wrong.json["code"], wrong.json["msg"]) == \
-        (401, "INVALID_API_KEY", "Invalid API key")
+        (401, "INVALID_API_KEY", "That API key is not valid")
     # A person's key, or another kind of bot's, is no incoming-webhook bot's
     for account in (realm.member, realm.add_user("Plain Bot", is_bot=True)):
         refused = hook.post("github", PR_OPENED, headers=GITHUB_PR, key=account.api_key,
@@ -143,7 +143,7 @@ def test_only_events_and_exclude_events_match_like_the_reference(realm):
     # Patterns are bounded
     long = hook.post("github", PR_OPENED, headers=GITHUB_PR, stream="dev",
                      only_events=["x" * 101])
-    assert long.status == 400 and "too long" in long.json["msg"]
+    assert long.status == 400 and "over the limit" in long.json["msg"]
 
 
 def test_payload_errors_have_the_references_codes(realm):
@@ -228,7 +228,7 @@ def test_a_configured_secret_is_checked(realm):
 def test_a_bots_configuration_is_checked_and_stored(realm):
     unknown = realm.member.post("/bots", {"full_name": "A", "short_name": "a", "bot_type": 2,
                                           "service_name": "nosuchtool"})
-    assert unknown.status == 400 and "Invalid integration" in unknown.json["msg"]
+    assert unknown.status == 400 and "is not an integration this server knows" in unknown.json["msg"]
     extra = realm.member.post("/bots", {"full_name": "B", "short_name": "b", "bot_type": 2,
                                         "service_name": "grafana",
                                         "config_data": json.dumps({"webhook_secret": "x"})})
@@ -339,7 +339,7 @@ def test_the_admin_cli_makes_an_incoming_webhook_bot_and_its_url(realm, capsys):
     assert main(["create-bot", "--realm", realm.subdomain, "--owner-email",
                  realm.owner.email, "--name", "Y", "--short-name", "y",
                  "--incoming-webhook", "nosuch"]) == 2
-    assert "Invalid integration 'nosuch'" in capsys.readouterr().err
+    assert "'nosuch' is not an integration this server knows" in capsys.readouterr().err
 
 
 def test_an_incoming_webhook_bots_key_opens_only_its_urls_and_sending(realm, anonymous):

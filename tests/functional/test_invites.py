@@ -65,11 +65,11 @@ def test_bad_or_missing_addresses_send_nothing(realm):
     assert sent_emails(good) == [] and listed(realm.admin) == []
     for empty in ("", " , \n ,"):
         assert error(invite(realm.admin, empty)) == \
-            "You must specify at least one email address."
+            "Give at least one email address to invite."
     missing = realm.admin.post("/invites", {"invitee_emails": good})
-    assert error(missing, "REQUEST_VARIABLE_MISSING") == "Missing 'stream_ids' argument"
+    assert error(missing, "REQUEST_VARIABLE_MISSING") == "The 'stream_ids' parameter is required"
     missing = realm.admin.post("/invites", {"stream_ids": []})
-    assert error(missing, "REQUEST_VARIABLE_MISSING") == "Missing 'invitee_emails' argument"
+    assert error(missing, "REQUEST_VARIABLE_MISSING") == "The 'invitee_emails' parameter is required"
 
 
 def test_invite_as_cannot_exceed_the_inviters_role(realm):
@@ -82,8 +82,8 @@ def test_invite_as_cannot_exceed_the_inviters_role(realm):
             assert response.ok, (role, response.json)
         else:   # acting above one's role has the reference's own code
             assert error(response, "UNAUTHORIZED_PRINCIPAL") == (
-                "Must be an organization owner" if role == 100
-                else "Must be an organization administrator"), role
+                "Only the organization's owners can do this." if role == 100
+                else "Only the organization's administrators can do this."), role
     assert error(invite(realm.owner, addr(realm, "x"), invite_as=500)).startswith(
         "Invalid invite_as")
     assert {i["invited_as"] for i in listed(realm.owner)} == {600, 300, 200, 100}
@@ -91,15 +91,15 @@ def test_invite_as_cannot_exceed_the_inviters_role(realm):
 
 def test_who_may_invite_follows_can_invite_users_group(realm):
     # Guests and bots never invite; members may by default
-    assert error(invite(realm.guest, addr(realm, "g"))) == "Not allowed for guest users"
+    assert error(invite(realm.guest, addr(realm, "g"))) == "Guests cannot do this"
     bot = realm.add_user("Helper Bot", is_bot=True)
-    assert "bot" in error(invite(bot, addr(realm, "b")))
+    assert "Bots" in error(invite(bot, addr(realm, "b")))
     assert invite(realm.member, addr(realm, "m1")).ok
     # WHEN the organization lets only administrators invite
     set_realm_group(realm, "can_invite_users_group", ADMINS)
     # THEN members and moderators lack permission, administrators keep it
     for account in (realm.member, realm.moderator):
-        assert error(invite(account, addr(realm, "m2"))) == "Insufficient permission"
+        assert error(invite(account, addr(realm, "m2"))) == "You are not allowed to do this."
     assert invite(realm.admin, addr(realm, "a1")).ok
     assert sent_emails(addr(realm, "m2")) == []
 
@@ -113,7 +113,7 @@ def test_channels_must_exist_be_accessible_and_allow_subscribing_others(realm):
     for stream_id in (987654, private_id, archived_id):
         target = addr(realm, f"s{stream_id}")
         msg = error(invite(realm.member, target, [public_id, stream_id]))
-        assert msg == f"Invalid channel ID {stream_id}. No invites were sent."
+        assert msg == f"Channel {stream_id} does not exist or you cannot see it, so no invitations were sent."
         assert sent_emails(target) == []
     assert listed(realm.admin) == []
     # Administrators may invite to private channels they administer, members to public ones
@@ -131,13 +131,13 @@ def test_channels_need_permission_to_subscribe_others(realm):
     # cannot see
     assert invite(realm.member, addr(realm, "a"), [public_id, default_id]).ok
     assert error(invite(realm.member, addr(realm, "b"), [private_id])).startswith(
-        f"Invalid channel ID {private_id}")
+        f"Channel {private_id} does not exist or you cannot see it")
     # WHEN only administrators may add subscribers in the organization
     set_realm_group(realm, "can_add_subscribers_group", ADMINS)
     # THEN a member may still invite, but must name no channel, not even a default one
     for stream_ids in ([public_id], [default_id]):
         assert error(invite(realm.member, addr(realm, "c"), stream_ids)) == \
-            "You do not have permission to subscribe other users to channels."
+            "You are not allowed to add other people to channels."
     assert sent_emails(addr(realm, "c")) == []
     assert invite(realm.member, addr(realm, "d"), []).ok
     # AND an administrator still may
@@ -153,18 +153,18 @@ def test_groups_must_be_ones_the_inviter_may_add_members_to(realm):
     msg = error(invite(realm.member, addr(realm, "b"), group_ids=[group_id]))
     assert msg.startswith("Insufficient permission to add members to user group 'Crew'")
     assert error(invite(realm.admin, addr(realm, "c"), group_ids=[98765])).startswith(
-        "Invalid user group ID: 98765")
+        "No user group with ID 98765 exists")
     assert "system group" in error(invite(realm.owner, addr(realm, "d"), group_ids=[MEMBERS]))
     assert realm.admin.post(f"/user_groups/{group_id}/deactivate").ok
     assert error(invite(realm.admin, addr(realm, "e"), group_ids=[group_id])).startswith(
-        "Invalid user group ID")
+        "No user group with ID")
     assert [sent_emails(addr(realm, x)) for x in "bcde"] == [[], [], [], []]
 
 
 def test_welcome_text_limit_and_expiry_values(realm, monkeypatch):
     assert error(invite(realm.admin, addr(realm, "a"),
                         welcome_message_custom_text="x" * 8001)).startswith(
-        "welcome_message_custom_text is too long")
+        "welcome_message_custom_text is over the limit")
     assert invite(realm.admin, addr(realm, "b"), welcome_message_custom_text="x" * 8000).ok
     assert invite(realm.admin, addr(realm, "never"), invite_expires_in_minutes=None).ok
     assert invite(realm.admin, addr(realm, "hour"), invite_expires_in_minutes=60).ok
@@ -192,17 +192,17 @@ def test_existing_accounts_are_skipped_and_the_others_invited(realm):
     # THEN the error lists them, and the new address was still invited
     assert error(response, "INVITATION_FAILED").startswith("Some of those addresses")
     body = response.json
-    assert body["errors"] == [[realm.member.email.upper(), "Already has an account.", False],
-                              [gone.email, "Account has been deactivated.", True]]
+    assert body["errors"] == [[realm.member.email.upper(), "This person has an account already.", False],
+                              [gone.email, "This person's account is deactivated.", True]]
     assert (body["sent_invitations"], body["daily_limit_reached"],
             body["license_limit_reached"]) == (True, False, False)
     assert len(sent_emails(new)) == 1
     assert [i["email"] for i in listed(realm.admin)] == [new]
     # AND when every address has an account, nothing is sent
     response = invite(realm.admin, realm.guest.email)
-    assert error(response, "INVITATION_FAILED") == "We weren't able to invite anyone."
+    assert error(response, "INVITATION_FAILED") == "No invitations were sent."
     assert response.json["sent_invitations"] is False
-    assert response.json["errors"] == [[realm.guest.email, "Already has an account.", False]]
+    assert response.json["errors"] == [[realm.guest.email, "This person has an account already.", False]]
 
 
 def test_daily_limit_sends_nothing_over_it(realm, monkeypatch):
@@ -276,18 +276,18 @@ def test_multiuse_links_follow_their_own_permission(realm, register_queue, fetch
     drain_events()
     assert [e["type"] for e in fetch_events(realm.admin, queue_id)] == ["invites_changed"]
     # Members need create_multiuse_invite_group (administrators by default); guests never
-    assert error(realm.member.post("/invites/multiuse")) == "Insufficient permission"
-    assert error(realm.guest.post("/invites/multiuse")) == "Not allowed for guest users"
+    assert error(realm.member.post("/invites/multiuse")) == "You are not allowed to do this."
+    assert error(realm.guest.post("/invites/multiuse")) == "Guests cannot do this"
     set_realm_group(realm, "create_multiuse_invite_group", MEMBERS)
     assert realm.member.post("/invites/multiuse").ok
     # The same checks as for emailed invitations apply
     assert error(realm.member.post("/invites/multiuse", {"stream_ids": [4321]})) == \
-        "Invalid channel ID 4321. No invites were sent."
+        "Channel 4321 does not exist or you cannot see it, so no invitations were sent."
     assert error(realm.member.post("/invites/multiuse", {"invite_as": 200}),
-                 "UNAUTHORIZED_PRINCIPAL") == "Must be an organization administrator"
+                 "UNAUTHORIZED_PRINCIPAL") == "Only the organization's administrators can do this."
     set_realm_group(realm, "can_add_subscribers_group", ADMINS)
     assert error(realm.member.post("/invites/multiuse", {"stream_ids": [lobby]})) == \
-        "You do not have permission to subscribe other users to channels."
+        "You are not allowed to add other people to channels."
 
 
 # ---- listing, revoking, resending ------------------------------------------------------
@@ -299,7 +299,7 @@ def test_listing_shows_administrators_all_and_others_their_own(realm):
     assert [i["email"] for i in listed(realm.member)] == [addr(realm, "by-member")]
     assert len(listed(realm.admin)) == 3 and len(listed(realm.owner)) == 3
     assert listed(realm.moderator) == []
-    assert error(realm.guest.get("/invites")) == "Not allowed for guest users"
+    assert error(realm.guest.get("/invites")) == "Guests cannot do this"
 
 
 def test_revoking_follows_the_reference_rules(realm, register_queue, fetch_events,
@@ -312,9 +312,9 @@ def test_revoking_follows_the_reference_rules(realm, register_queue, fetch_event
     queue_id = register_queue(realm.member, event_types=["invites_changed"])["queue_id"]
     # Others' invitations need an administrator, owners' invitations an owner
     assert error(realm.member.delete(f"/invites/{ids['a']}")) == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
     assert error(realm.admin.delete(f"/invites/{ids['o']}")) == \
-        "Must be an organization owner"
+        "Only the organization's owners can do this."
     assert realm.owner.delete(f"/invites/{ids['o']}").ok
     # The inviter revokes their own; the creator hears of it when an admin revokes it
     assert realm.admin.delete(f"/invites/{ids['m']}").ok
@@ -322,17 +322,17 @@ def test_revoking_follows_the_reference_rules(realm, register_queue, fetch_event
     assert [e["type"] for e in fetch_events(realm.member, queue_id)] == ["invites_changed"]
     assert [i["email"] for i in listed(realm.owner)] == [addr(realm, "a")]
     for invite_id in (ids["m"], 99999):
-        assert error(realm.admin.delete(f"/invites/{invite_id}")) == "No such invitation"
+        assert error(realm.admin.delete(f"/invites/{invite_id}")) == "No invitation with that ID exists"
     # Reusable links are revoked at their own path, once
     assert realm.admin.post("/invites/multiuse").ok
     [link_id] = [i["id"] for i in listed(realm.admin) if i["is_multiuse"]]
-    assert error(realm.admin.delete(f"/invites/{link_id}")) == "No such invitation"
-    assert error(realm.admin.delete(f"/invites/multiuse/{ids['a']}")) == "No such invitation"
+    assert error(realm.admin.delete(f"/invites/{link_id}")) == "No invitation with that ID exists"
+    assert error(realm.admin.delete(f"/invites/multiuse/{ids['a']}")) == "No invitation with that ID exists"
     assert error(realm.member.delete(f"/invites/multiuse/{link_id}")) == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
     assert realm.admin.delete(f"/invites/multiuse/{link_id}").ok
     assert error(realm.admin.delete(f"/invites/multiuse/{link_id}")) == \
-        "Invitation has already been revoked"
+        "That invitation was revoked already"
     assert [i["email"] for i in listed(realm.owner)] == [addr(realm, "a")]
 
 
@@ -342,7 +342,7 @@ def test_resend_emails_a_new_link_and_retires_the_old(realm):
     old_key = emailed_key(target)
     [shown] = listed(realm.member)
     assert error(realm.moderator.post(f"/invites/{shown['id']}/resend")) == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
     assert realm.member.post(f"/invites/{shown['id']}/resend").ok
     assert len(sent_emails(target)) == 2
     new_key = emailed_key(target)
@@ -350,4 +350,4 @@ def test_resend_emails_a_new_link_and_retires_the_old(realm):
     assert public(realm, "GET", f"/accounts/do_confirm/{new_key}").json["email"] == target
     assert error(public(realm, "GET", f"/accounts/do_confirm/{old_key}")) == \
         "This invitation link is invalid or has expired."
-    assert error(realm.member.post("/invites/424242/resend")) == "No such invitation"
+    assert error(realm.member.post("/invites/424242/resend")) == "No invitation with that ID exists"

@@ -111,29 +111,29 @@ def test_only_administrators_change_linkifiers(realm, advertise):
     advertise(470)
     added = add(realm.admin, ISSUES).json["id"]
     for account in (realm.moderator, realm.member, realm.guest):
-        assert error_of(add(account, TICKETS)) == "Must be an organization administrator"
+        assert error_of(add(account, TICKETS)) == "Only the organization's administrators can do this."
         assert error_of(account.patch(f"/realm/filters/{added}", TICKETS)) == \
-            "Must be an organization administrator"
+            "Only the organization's administrators can do this."
         assert error_of(account.delete(f"/realm/filters/{added}")) == \
-            "Must be an organization administrator"
+            "Only the organization's administrators can do this."
         assert error_of(account.patch("/realm/linkifiers",
                                       {"ordered_linkifier_ids": [added]})) == \
-            "Must be an organization administrator"
+            "Only the organization's administrators can do this."
     assert listed(realm.member) == [{**ISSUES, "id": added}]
 
 
 def test_invalid_linkifiers_are_refused(realm):
     for spec, message in [
         ({"pattern": "#(?P<id>[0-9+", "url_template": ISSUES["url_template"]},
-         "Bad regular expression: "),
+         "The pattern is not a usable regular expression: "),
         ({"pattern": ISSUES["pattern"], "url_template": "https://x.example.com/{id"},
-         "Invalid URL template."),
+         "The URL template is not valid."),
         ({"pattern": ISSUES["pattern"], "url_template": "javascript:alert({id})"},
-         "Invalid URL template."),
+         "The URL template is not valid."),
         ({"pattern": ISSUES["pattern"], "url_template": "https://x.example.com/{num}"},
-         "Group 'num' in URL template is not present in linkifier pattern."),
+         "The URL template uses a group 'num' that the pattern does not define."),
         ({"pattern": "#(?P<id>[0-9]+)(?P<x>z)", "url_template": ISSUES["url_template"]},
-         "Group 'x' in linkifier pattern is not present in URL template."),
+         "The URL template does not use the pattern's group 'x'."),
         ({"pattern": "", "url_template": ISSUES["url_template"]},
          "Linkifier pattern cannot be empty."),
     ]:
@@ -153,15 +153,15 @@ def test_duplicates_unknown_ids_and_bad_orders_are_refused(realm):
         "A linkifier with this pattern and URL template already exists."
     for missing in (999999, 0, -1):
         assert error_of(realm.admin.delete(f"/realm/filters/{missing}")) == \
-            "Linkifier not found."
+            "No linkifier with that ID exists."
         assert error_of(realm.admin.patch(f"/realm/filters/{missing}", TICKETS)) == \
-            "Linkifier not found."
+            "No linkifier with that ID exists."
     reorder = "/realm/linkifiers"
     assert error_of(realm.admin.patch(reorder, {"ordered_linkifier_ids": [first, first]})) \
-        == "The ordered list must not contain duplicated linkifiers"
+        == "Each linkifier may appear only once in the order"
     for ids in ([first], [first, second, 999999]):
         assert error_of(realm.admin.patch(reorder, {"ordered_linkifier_ids": ids})) == \
-            "The ordered list must enumerate all existing linkifiers exactly once"
+            "The order has to list every linkifier of the organization, each once"
     # Unchanged after every refusal; a removed pair may be added again
     assert [x["id"] for x in listed(realm.admin)] == [first, second]
     assert realm.admin.delete(f"/realm/filters/{first}").ok
@@ -174,7 +174,7 @@ def test_linkifiers_belong_to_their_realm(realm, chalice_client):
     other = make_realm(chalice_client)
     theirs = add(other.admin, ISSUES).json["id"]
     assert listed(realm.admin) == []
-    assert error_of(realm.admin.delete(f"/realm/filters/{theirs}")) == "Linkifier not found."
+    assert error_of(realm.admin.delete(f"/realm/filters/{theirs}")) == "No linkifier with that ID exists."
     preview = realm.member.post("/messages/render", {"content": "#1"}).json["rendered"]
     assert "href" not in preview
 

@@ -49,10 +49,10 @@ def test_mark_topic_and_stream_errors(realm, drain_events):
                          ("/mark_topic_as_read", {"stream_id": secret, "topic_name": "x"}),
                          ("/mark_stream_as_read", {"stream_id": 987654})):
         response = realm.member.post(path, params)
-        assert response.status == 400 and response.json["msg"] == "Invalid channel ID"
+        assert response.status == 400 and response.json["msg"] == "No channel you can see has that ID."
     missing = realm.member.post("/mark_topic_as_read", {"stream_id": open_id,
                                                         "topic_name": "nope"})
-    assert missing.status == 400 and missing.json["msg"] == "No such topic 'nope'"
+    assert missing.status == 400 and missing.json["msg"] == "The topic 'nope' has no messages here"
 
 
 def test_mark_all_as_read_in_rounds_answers_complete_false(realm, drain_events, monkeypatch):
@@ -157,7 +157,7 @@ def test_flags_for_a_narrow(realm, drain_events):
     bad = realm.member.post("/messages/flags/narrow", {
         "anchor": "sideways", "num_before": 0, "num_after": 1, "narrow": [], "op": "add",
         "flag": "read"})
-    assert bad.status == 400 and bad.json["msg"] == "Invalid anchor"
+    assert bad.status == 400 and bad.json["msg"] == "The anchor is not a message ID or a known position"
 
 
 def test_unsubscribe_others_needs_permission(realm, register_queue, fetch_events,
@@ -166,7 +166,7 @@ def test_unsubscribe_others_needs_permission(realm, register_queue, fetch_events
     # a member cannot remove others; an administrator can
     refused = realm.member.delete("/users/me/subscriptions", {
         "subscriptions": ["room"], "principals": [realm.admin.user_id]})
-    assert refused.status == 400 and refused.json["msg"] == "Insufficient permission"
+    assert refused.status == 400 and refused.json["msg"] == "You are not allowed to do this."
     queue_id = register_queue(realm.member, event_types=["subscription"])["queue_id"]
     removed = realm.admin.delete("/users/me/subscriptions", {
         "subscriptions": ["room"], "principals": [realm.member.user_id]})

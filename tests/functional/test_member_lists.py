@@ -17,19 +17,19 @@ def test_channel_members_and_subscription_status(realm):
     public = channel(realm.admin, "open", members=[realm.admin, realm.member])
     secret = channel(realm.admin, "secret", members=[realm.admin], invite_only=True)
     response = realm.guest.get(f"/streams/{public}/members")
-    assert error_of(response) == "Invalid channel ID"   # guests see only their channels
+    assert error_of(response) == "No channel you can see has that ID."   # guests see only their channels
     assert realm.owner.get(f"/streams/{public}/members").json["subscribers"] == sorted(
         [realm.admin.user_id, realm.member.user_id])
-    assert error_of(realm.member.get(f"/streams/{secret}/members")) == "Invalid channel ID"
-    assert error_of(realm.member.get("/streams/999999/members")) == "Invalid channel ID"
+    assert error_of(realm.member.get(f"/streams/{secret}/members")) == "No channel you can see has that ID."
+    assert error_of(realm.member.get("/streams/999999/members")) == "No channel you can see has that ID."
     status = realm.owner.get(f"/users/{realm.member.user_id}/subscriptions/{public}").json
     assert status["is_subscribed"] is True
     status = realm.owner.get(f"/users/{realm.guest.user_id}/subscriptions/{public}").json
     assert status["is_subscribed"] is False
     assert error_of(realm.member.get(
-        f"/users/{realm.admin.user_id}/subscriptions/{secret}")) == "Invalid channel ID"
+        f"/users/{realm.admin.user_id}/subscriptions/{secret}")) == "No channel you can see has that ID."
     assert error_of(realm.member.get(f"/users/999999/subscriptions/{public}")) == \
-        "No such user"
+        "No such person in this organization."
 
 
 def test_another_users_channels_as_far_as_the_caller_may_see_them(realm):
@@ -49,7 +49,7 @@ def test_another_users_channels_as_far_as_the_caller_may_see_them(realm):
     assert channels_of(realm.member, realm.member) == [public]
     # A guest sees only the channels they are in themselves
     assert channels_of(realm.guest, realm.admin) == []
-    assert error_of(realm.member.get("/users/999999/channels")) == "No such user"
+    assert error_of(realm.member.get("/users/999999/channels")) == "No such person in this organization."
 
 
 def test_group_members_and_subgroups_direct_and_recursive(realm):
@@ -77,11 +77,11 @@ def test_group_members_and_subgroups_direct_and_recursive(realm):
     assert realm.member.get(f"/user_groups/{moderators}/subgroups",
                             {"direct_subgroup_only": True}).json["subgroups"] == [admins]
     # Refusals
-    assert error_of(realm.member.get("/user_groups/999999/members")) == "Invalid user group"
+    assert error_of(realm.member.get("/user_groups/999999/members")) == "No such user group exists"
     assert error_of(realm.guest.get(f"/user_groups/{outer}/members")) == \
-        "Not allowed for guest users"
+        "Guests cannot do this"
     assert error_of(realm.guest.get(f"/user_groups/{outer}/subgroups")) == \
-        "Not allowed for guest users"
+        "Guests cannot do this"
 
 
 def test_channel_email_address_without_a_gateway(realm):
@@ -93,7 +93,7 @@ def test_channel_email_address_without_a_gateway(realm):
     assert error_of(realm.member.get(f"/streams/{public}/email_address",
                                      {"sender_id": realm.admin.user_id})) == "Invalid user ID"
     assert error_of(realm.member.get(f"/streams/{secret}/email_address")) == \
-        "Invalid channel ID"
+        "No channel you can see has that ID."
 
 
 def test_subscribe_and_unsubscribe_in_one_request(realm):
@@ -119,4 +119,4 @@ def test_subscribe_and_unsubscribe_in_one_request(realm):
         "subscriptions"]}
     assert names == {"new"}
     assert error_of(realm.member.patch("/users/me/subscriptions", {})) == \
-        'Nothing to do. Specify at least one of "add" or "delete".'
+        'Nothing was asked for: send "add", "delete" or both.'

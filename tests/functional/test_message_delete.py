@@ -13,7 +13,7 @@ from tests.functional.edit_helpers import channel, make_old, send
 from tests.functional.race import race
 from tests.functional.test_uploads import upload
 
-NO_PERMISSION = "You don't have permission to delete this message"
+NO_PERMISSION = "You are not allowed to delete this message"
 
 
 def topics(account, stream_id):
@@ -43,7 +43,7 @@ def test_sender_deletes_own_message_and_readers_hear_in_both_forms(
     assert response.ok, response.json
     drain_events()
     # THEN it is gone and the topic's latest message is the one before
-    assert realm.owner.get(f"/messages/{second}").json["msg"] == "Invalid message(s)"
+    assert realm.owner.get(f"/messages/{second}").json["msg"] == "Message not found, or you cannot see it."
     assert topics(realm.owner, stream_id) == {"lunch": first}
     # AND readers hear of it in the form their client asked for; others not at all
     where = {"message_type": "stream", "stream_id": stream_id, "topic": "lunch"}
@@ -68,7 +68,7 @@ def test_who_may_delete(realm):
     # Within the time limit only: after it, the sender may not, an administrator may
     make_old(realm.realm_id, [mine], 601)
     late = realm.member.delete(f"/messages/{mine}")
-    assert late.json["msg"] == "The time limit for deleting this message has passed"
+    assert late.json["msg"] == "This message is too old for you to delete"
     assert realm.owner.patch("/realm", {"message_content_delete_limit_seconds": "unlimited"}).ok
     assert realm.member.delete(f"/messages/{mine}").ok
 
@@ -129,12 +129,13 @@ def test_messages_the_caller_cannot_read_or_change_are_invalid(realm):
     for account, message_id in ((realm.member, secret), (realm.member, dm),
                                 (realm.owner, 999999)):
         response = account.delete(f"/messages/{message_id}")
-        assert (response.status, response.json["msg"]) == (400, "Invalid message(s)")
+        assert (response.status, response.json["msg"]) == (400, "Message not found, or you cannot see it.")
     # An archived channel's messages stay as they are
     stream_id = channel(realm.owner, "old", [realm.owner])
     archived = send(realm.owner, "old", "t")
     assert realm.owner.delete(f"/streams/{stream_id}").ok
-    assert realm.owner.delete(f"/messages/{archived}").json["msg"] == "Invalid message(s)"
+    assert realm.owner.delete(f"/messages/{archived}").json["msg"] == \
+        "Message not found, or you cannot see it."
     assert realm.owner.get(f"/messages/{archived}").ok
 
 
@@ -180,7 +181,7 @@ def test_concurrent_deletions_delete_once(realm, drain_events):
     caller = Principal(realm.realm_id, realm.owner.user_id, realm.owner.email, 100, False)
     results = race(4, lambda: check_delete_message(caller, message_id))
     results = [r.msg if isinstance(r, ApiError) else r for r in results]
-    assert sorted(map(str, results)) == ["Invalid message(s)"] * 3 + ["{}"]
+    assert sorted(map(str, results)) == ["Message not found, or you cannot see it."] * 3 + ["{}"]
     assert Message.get_or_none(realm.realm_id, message_id) is None
     records = drain_events.read()
     assert sum(1 for r in records if "delete_message" in str(r)) == 1

@@ -63,11 +63,11 @@ def test_sender_edits_content_and_history_records_it(realm, message, register_qu
 def test_who_may_edit_content(realm, message):
     denied = edit(realm.admin, message, content="admin rewrite")
     assert denied.status == 400 and denied.json["msg"] == \
-        "You don't have permission to edit this message"
+        "You are not allowed to edit this message"
     assert denied.json["code"] == "BAD_REQUEST"
     assert realm.owner.patch("/realm", {"allow_message_editing": False}).ok
     off = edit(realm.member, message, content="x")
-    assert off.json["msg"] == "Your organization has turned off message editing"
+    assert off.json["msg"] == "Message editing is turned off in this organization"
     assert off.json["code"] == "BAD_REQUEST"
     # moving is governed by its own settings, not by allow_message_editing
     assert edit(realm.member, message, topic="elsewhere",
@@ -79,7 +79,7 @@ def test_who_may_edit_content(realm, message):
     assert edit(realm.member, message, content="just in time").ok
     make_old(realm.realm_id, [message], 700)
     late = edit(realm.member, message, content="x")
-    assert late.json["msg"] == "The time limit for editing this message has passed"
+    assert late.json["msg"] == "This message is too old for you to edit"
     assert late.json["code"] == "BAD_REQUEST"
     assert realm.owner.patch("/realm", {"message_content_edit_limit_seconds": "unlimited"}).ok
     assert edit(realm.member, message, content="x").ok
@@ -88,9 +88,9 @@ def test_who_may_edit_content(realm, message):
 def test_content_rules(realm, message):
     assert "too long" in edit(realm.member, message, content="x" * 10001).json["msg"]
     assert edit(realm.member, message, content="   ").json["msg"] == \
-        "Message must not be empty"
+        "A message needs some content"
     assert edit(realm.member, message, content="first **draft**").json["msg"] == \
-        "Nothing to change"
+        "The request changes nothing"
     stale = edit(realm.member, message, content="new", prev_content_sha256=sha("other"))
     assert (stale.status, stale.json["code"], stale.json["msg"]) == (
         400, "EXPECTATION_MISMATCH",
@@ -112,10 +112,10 @@ def test_direct_message_edit(realm, register_queue, fetch_events, drain_events):
     drain_events()
     [event] = fetch_events(realm.owner, queue_id)
     assert event["message_ids"] == [dm] and "stream_id" not in event
-    assert edit(realm.admin, dm, content="x").json["msg"] == "Invalid message(s)"
+    assert edit(realm.admin, dm, content="x").json["msg"] == "Message not found, or you cannot see it."
     # a participant who did not send it may not edit it
     assert edit(realm.owner, dm, content="x").json["msg"] == \
-        "You don't have permission to edit this message"
+        "You are not allowed to edit this message"
 
 
 def test_wildcard_mention_in_an_edit_needs_permission(realm):
@@ -127,7 +127,7 @@ def test_wildcard_mention_in_an_edit_needs_permission(realm):
     refused = edit(realm.member, message, content="hello @**topic**")
     assert refused.json["code"] == "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
     assert refused.json["msg"] == \
-        "You do not have permission to use topic wildcard mentions in this topic."
+        "You are not allowed to mention everyone in this topic."
     assert fetch(realm.member, message)["content"] == "<p>hello</p>"
     # those in can_mention_many_users_group may; so may anyone in a small channel
     assert realm.owner.patch("/realm", {"can_mention_many_users_group": {

@@ -74,7 +74,7 @@ def test_starring_needs_access_and_unstarring_does_not(realm, register_queue, fe
     # WHEN the member stars a message they cannot read THEN it is refused, as a missing one
     for ids in ([hidden], [visible, hidden], [424242]):
         refused = set_flags(realm.member, ids, "add", "starred")
-        assert refused.status == 400 and refused.json["msg"] == "Invalid message(s)"
+        assert refused.status == 400 and refused.json["msg"] == "Message not found, or you cannot see it."
     assert "starred" not in flags_of(realm.member, visible)   # nothing half-done
     # WHEN the member stars and unstars a readable message THEN flags and events follow
     assert set_flags(realm.member, [visible], "add", "starred").ok
@@ -98,10 +98,10 @@ def test_collapsed_is_a_personal_flag(realm, drain_events):
 
 
 def test_flags_the_server_sets_cannot_be_changed(realm):
-    for flag, message in (("mentioned", "Flag not editable: 'mentioned'"),
-                          ("has_alert_word", "Flag not editable: 'has_alert_word'"),
-                          ("historical", "Flag not editable: 'historical'"),
-                          ("bogus", "Invalid flag: 'bogus'")):
+    for flag, message in (("mentioned", "The 'mentioned' flag cannot be changed directly"),
+                          ("has_alert_word", "The 'has_alert_word' flag cannot be changed directly"),
+                          ("historical", "The 'historical' flag cannot be changed directly"),
+                          ("bogus", "'bogus' is not a message flag")):
         response = set_flags(realm.member, [1], "add", flag)
         assert response.status == 400 and response.json["msg"] == message
     bad_op = realm.member.post("/messages/flags", {"messages": [1], "op": "toggle",

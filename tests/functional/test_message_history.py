@@ -72,7 +72,7 @@ def test_the_realm_policy_governs_history(realm):
     assert realm.owner.patch("/realm", {"message_edit_history_visibility_policy": "none"}).ok
     refused = realm.member.get(f"/messages/{message_id}/history")
     assert refused.status == 400
-    assert refused.json["msg"] == "Message edit history is disabled in this organization"
+    assert refused.json["msg"] == "This organization does not show message edit history"
     assert "edit_history" not in fetch(realm.member, message_id)
     # "all" (the default): everything again
     assert realm.owner.patch("/realm", {"message_edit_history_visibility_policy": "all"}).ok
@@ -84,7 +84,7 @@ def test_history_of_messages_the_caller_cannot_read_is_invalid(realm):
     secret = send(realm.owner, "secret", "t")
     for message_id in (secret, 999999):
         response = realm.member.get(f"/messages/{message_id}/history")
-        assert (response.status, response.json["msg"]) == (400, "Invalid message(s)")
+        assert (response.status, response.json["msg"]) == (400, "Message not found, or you cannot see it.")
 
 
 def test_render_previews_with_the_sending_renderer_and_stores_nothing(realm):
@@ -157,14 +157,14 @@ def test_matches_narrow_with_the_callers_flags(realm, drain_events):
 
 @pytest.mark.parametrize("params, message", [
     ({"msg_ids": "[1]", "narrow": '[{"operator": "color", "operand": 1}]'},
-     "Invalid narrow operator: unknown operator 'color'"),
+     "This narrow cannot be used: unknown operator 'color'"),
     ({"msg_ids": "[1]", "narrow": '[["channel", "nowhere"]]'},
-     "Invalid narrow operator: unknown channel"),
-    ({"msg_ids": "not json", "narrow": "[]"}, "Argument 'msg_ids' is not valid JSON."),
+     "This narrow cannot be used: unknown channel"),
+    ({"msg_ids": "not json", "narrow": "[]"}, "Argument 'msg_ids' cannot be parsed as JSON."),
     # the list's declared limit, checked before any read
     ({"msg_ids": str(list(range(1001))), "narrow": "[]"},
      "msg_ids has too many items (limit: 1000)."),
-    ({"narrow": "[]"}, "Missing 'msg_ids' argument"),
+    ({"narrow": "[]"}, "The 'msg_ids' parameter is required"),
 ])
 def test_matches_narrow_errors(realm, params, message):
     response = realm.member.get("/messages/matches_narrow", params)

@@ -86,7 +86,7 @@ def test_resolving_and_unresolving(realm, topic):
     assert realm.owner.patch("/realm", {"can_resolve_topics_group": {"new": ADMINS}}).ok
     denied = move(realm.member, topic[0], topic="plans", propagate_mode="change_all")
     assert denied.status == 400 and denied.json["msg"] == \
-        "You don't have permission to edit this message"
+        "You are not allowed to edit this message"
 
 
 def test_the_empty_topic_cannot_be_resolved_and_display_name_means_empty(realm, topic):
@@ -101,14 +101,14 @@ def test_move_permissions_and_time_limits(realm, topic):
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_topics_group": {"new": MODERATORS}}).ok
     denied = move(realm.member, topic[0], topic="x")
-    assert denied.json["msg"] == "You don't have permission to edit this message"
+    assert denied.json["msg"] == "You are not allowed to edit this message"
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_topics_group": {"new": system_group_id("role:everyone")},
         "move_messages_within_stream_limit_seconds": 3600}).ok
     make_old(realm.realm_id, [topic[0]], 2 * 3600)
     late = move(realm.member, topic[0], topic="x")
     assert late.status == 400 and late.json["msg"] == \
-        "The time limit for editing this message's topic has passed"
+        "This message is too old for you to change its topic"
     # moderators and administrators are not bound by the move limits
     assert move(realm.moderator, topic[0], topic="x").ok
 
@@ -122,8 +122,7 @@ def test_change_all_beyond_the_time_limit_reports_what_may_move(realm, topic):
     assert body["code"] == "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
     assert (body["first_message_id_allowed_to_move"], body["total_messages_allowed_to_move"],
             body["total_messages_in_topic"]) == (topic[2], 2, 4)
-    assert body["msg"] == "You only have permission to move the 2/4 most recent messages " \
-                          "in this topic."
+    assert body["msg"] == "You may move only the latest 2 of this topic's 4 messages."
     assert topic_ids(realm.member, "talk", "plans") == topic   # nothing moved
     # the client's retry from the first allowed message with change_later works
     assert move(realm.member, body["first_message_id_allowed_to_move"], topic="newer",
@@ -160,14 +159,14 @@ def test_moving_between_channels(realm, topic, register_queue, fetch_events, dra
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_channels_group": {"new": ADMINS}}).ok
     denied = move(realm.member, topic[0], stream_id=topic_stream(realm))
-    assert denied.json["msg"] == "You don't have permission to move this message"
+    assert denied.json["msg"] == "You are not allowed to move this message"
     # AND a channel's can_move_messages_out_of_channel_group grants moves out of it only
     assert realm.owner.patch(f"/streams/{other}", {"can_move_messages_out_of_channel_group": {
         "new": {"direct_members": [realm.member.user_id], "direct_subgroups": []}}}).ok
     assert move(realm.member, topic[0], stream_id=topic_stream(realm),
                 send_notification_to_new_thread=False).ok
     denied = move(realm.member, topic[0], stream_id=other)
-    assert denied.json["msg"] == "You don't have permission to move this message"
+    assert denied.json["msg"] == "You are not allowed to move this message"
 
 
 def topic_stream(realm) -> int:
@@ -179,24 +178,25 @@ def test_request_shape_errors(realm, topic):
     other = channel(realm.owner, "elsewhere", [realm.member])
     secret = channel(realm.owner, "secret", [realm.owner], invite_only=True)
     cases = [
-        ({"content": "x", "stream_id": other}, "Cannot change message content while changing"),
-        ({"content": "x", "propagate_mode": "change_all"}, "Invalid propagate_mode"),
-        ({"content": "x", "propagate_mode": "change_later"}, "Invalid propagate_mode"),
+        ({"content": "x", "stream_id": other}, "content and channel cannot be changed in one request"),
+        ({"content": "x", "propagate_mode": "change_all"}, "propagate_mode needs a topic or channel change"),
+        ({"content": "x", "propagate_mode": "change_later"},
+         "propagate_mode needs a topic or channel change"),
         ({"propagate_mode": "sometimes", "topic": "x"}, "propagate_mode"),
         ({"stream_id": "general", "topic": "x"}, "stream_id"),
         ({"topic": "x", "send_notification_to_old_thread": "maybe"},
          "send_notification_to_old_thread"),
         ({"topic": "x", "send_notification_to_new_thread": "sure"},
          "send_notification_to_new_thread"),
-        ({}, "Nothing to change"),
-        ({"topic": "plans"}, "Nothing to change"),
-        ({"topic": "  plans "}, "Nothing to change"),
+        ({}, "The request changes nothing"),
+        ({"topic": "plans"}, "The request changes nothing"),
+        ({"topic": "  plans "}, "The request changes nothing"),
         ({"topic": "x" * 61}, "Topic too long"),
         ({"topic": "bad\x07topic"}, "Invalid character in topic"),
         ({"content": "x" * 10001}, "Message too long"),
-        ({"content": " "}, "Message must not be empty"),
-        ({"stream_id": 99999}, "Invalid channel ID"),
-        ({"stream_id": secret}, "Invalid channel ID"),
+        ({"content": " "}, "A message needs some content"),
+        ({"stream_id": 99999}, "No channel you can see has that ID."),
+        ({"stream_id": secret}, "No channel you can see has that ID."),
     ]
     for params, message in cases:
         response = move(realm.member, topic[0], **params)
@@ -206,17 +206,17 @@ def test_request_shape_errors(realm, topic):
     assert fetch(realm.member, topic[0])["content"] == "<p>m0</p>"
     dm = realm.member.post("/messages", {"type": "direct", "to": [realm.owner.user_id],
                                          "content": "hi"}).json["id"]
-    for params, message in (({"topic": "x"}, "cannot have topics"),
-                            ({"topic": ""}, "cannot have topics"),
-                            ({"stream_id": other}, "cannot be moved to channels"),
-                            ({"content": "x", "topic": "x"}, "cannot have topics")):
+    for params, message in (({"topic": "x"}, "has no topic to change"),
+                            ({"topic": ""}, "has no topic to change"),
+                            ({"stream_id": other}, "cannot be moved into a channel"),
+                            ({"content": "x", "topic": "x"}, "has no topic to change")):
         response = move(realm.member, dm, **params)
         assert response.status == 400 and response.json["code"] == "BAD_REQUEST"
         assert message in response.json["msg"], params
     # a message that does not exist, or that the caller cannot read
     for account, message_id in ((realm.member, 10**9), (realm.guest, topic[0])):
         response = move(account, message_id, topic="x")
-        assert response.status == 400 and response.json["msg"] == "Invalid message(s)"
+        assert response.status == 400 and response.json["msg"] == "Message not found, or you cannot see it."
         assert response.json["code"] == "BAD_REQUEST"
 
 
@@ -246,7 +246,7 @@ def test_topics_policy_of_the_destination(realm, topic):
     for empty in ("", "(no topic)", "general chat", "  "):
         refused = move(realm.member, topic[0], topic=empty)
         assert refused.status == 400 and refused.json["msg"] == \
-            "Topics are required in this organization.", empty
+            "This organization requires a topic on every channel message.", empty
     # AND a channel may allow the empty topic itself
     talk = topic_stream(realm)
     set_topics_policy(realm, talk, "allow_empty_topic")
@@ -333,7 +333,7 @@ def test_resolving_posts_its_notice_and_needs_only_its_own_permission(realm, top
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_topics_group": {"new": MODERATORS}}).ok
     assert move(realm.member, topic[0], topic="elsewhere").json["msg"] == \
-        "You don't have permission to edit this message"
+        "You are not allowed to edit this message"
     # WHEN resolving, even asking for both notices
     assert move(realm.member, topic[0], topic="✔ plans", propagate_mode="change_all",
                 send_notification_to_old_thread=True,
@@ -482,10 +482,10 @@ def test_messages_without_a_topic_follow_the_same_move_rules(realm):
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_topics_group": {"new": MODERATORS}}).ok
     assert move(realm.member, untitled, topic="titled").json["msg"] == \
-        "You don't have permission to edit this message"
+        "You are not allowed to edit this message"
     assert realm.owner.patch("/realm", {
         "can_move_messages_between_topics_group": {"new": system_group_id("role:everyone")},
         "move_messages_within_stream_limit_seconds": 3600}).ok
     make_old(realm.realm_id, [untitled], 2 * 3600)
     assert move(realm.member, untitled, topic="titled").json["msg"] == \
-        "The time limit for editing this message's topic has passed"
+        "This message is too old for you to change its topic"

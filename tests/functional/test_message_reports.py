@@ -46,7 +46,7 @@ def test_the_moderation_channel_is_an_organization_setting(
     assert refused.status == 400
     for wrong in (99999, -5):
         bad = realm.admin.patch("/realm", {"moderation_request_channel_id": wrong})
-        assert (bad.status, bad.json["msg"]) == (400, "Invalid channel ID")
+        assert (bad.status, bad.json["msg"]) == (400, "No channel you can see has that ID.")
     assert realm.admin.patch("/realm", {"moderation_request_channel_id": -1}).ok
     assert register_queue(realm.member, event_types=["realm"])[
         "realm_moderation_request_channel_id"] == -1
@@ -89,13 +89,13 @@ def test_direct_messages_can_be_reported_by_their_recipients(realm):
     assert "> **Spam**\n\nThe message:" in posted["content"]
     # Someone outside the conversation cannot report it, as if it did not exist
     refused = report(realm.guest, dm, report_type="spam")
-    assert (refused.status, refused.json["msg"]) == (400, "Invalid message(s)")
+    assert (refused.status, refused.json["msg"]) == (400, "Message not found, or you cannot see it.")
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"report_type": "rude"}, "Invalid report_type"),
+    ({"report_type": "rude"}, "report_type has an unacceptable value"),
     ({"report_type": "other"}, "a description is required"),
-    ({"report_type": "spam", "description": "x" * 1001}, "description is too long"),
+    ({"report_type": "spam", "description": "x" * 1001}, "description is over the limit"),
     ({}, "report_type"),
 ])
 def test_refused_reports(realm, params, message):
@@ -116,7 +116,7 @@ def test_reports_need_the_channel_and_a_readable_message(realm):
     # A message the caller cannot read, or none at all, is refused alike
     for message_id in (secret, 99999):
         refused = report(realm.member, message_id, report_type="spam")
-        assert (refused.status, refused.json["msg"]) == (400, "Invalid message(s)")
+        assert (refused.status, refused.json["msg"]) == (400, "Message not found, or you cannot see it.")
     # An archived moderation channel turns reporting off too
     assert realm.admin.delete(f"/streams/{stream_id}").ok
     assert "no moderation request channel" in report(

@@ -38,10 +38,10 @@ def test_channel_rules(realm):
     assert subscribe(realm.guest, "guest-made").json["msg"].startswith("Insufficient permission")
     assert subscribe(realm.member, "x" * 61).status == 400
     assert subscribe(realm.member, "  ").status == 400
-    assert realm.member.get("/streams/99999").json["msg"] == "Invalid channel ID"
+    assert realm.member.get("/streams/99999").json["msg"] == "No channel you can see has that ID."
     subscribe(realm.admin, "secret", invite_only=True)
     secret_id = realm.admin.get("/get_stream_id", {"stream": "secret"}).json["stream_id"]
-    assert realm.member.get(f"/streams/{secret_id}").json["msg"] == "Invalid channel ID"
+    assert realm.member.get(f"/streams/{secret_id}").json["msg"] == "No channel you can see has that ID."
     denied = subscribe(realm.member, "secret")
     assert denied.status == 400
     bad_principal = subscribe(realm.member, "open", principals=[424242])
@@ -104,7 +104,8 @@ def test_direct_messages(realm):
     assert [m["id"] for m in body["messages"]] == [sent.json["id"]]
     assert {r["id"] for r in body["messages"][0]["display_recipient"]} == {
         realm.member.user_id, realm.admin.user_id}
-    assert realm.guest.get(f"/messages/{sent.json['id']}").json["msg"] == "Invalid message(s)"
+    assert realm.guest.get(f"/messages/{sent.json['id']}").json["msg"] == \
+        "Message not found, or you cannot see it."
     by_email = realm.member.post("/messages", {"type": "private", "to": realm.admin.email,
                                                "content": "again"})
     assert by_email.ok

@@ -129,7 +129,7 @@ def test_message_ids_alone(realm, six, drain_events):
     ({"anchor": "newest", "num_after": 0}, "REQUEST_VARIABLE_MISSING", "num_before"),
     ({"anchor": "newest", "num_before": 0}, "REQUEST_VARIABLE_MISSING", "num_after"),
     ({"anchor": "newest", "num_before": 3000, "num_after": 2001}, "BAD_REQUEST",
-     "maximum 5000"),
+     "At most 5000"),
     ({"anchor": "newest", "num_before": -1, "num_after": 0}, "BAD_REQUEST", "negative"),
     ({"anchor": "sideways", "num_before": 1, "num_after": 0}, "BAD_REQUEST", "anchor"),
 ])

@@ -181,7 +181,7 @@ def test_every_operator_a_message_event_decides_is_accepted(realm, narrow_term):
     ([term("is", "followed")], "BAD_REQUEST", "is:followed"),
     ([["near", "12"]], "BAD_REQUEST", "'near'"),
     ([term("channel", "nowhere")], "BAD_NARROW", "unknown channel"),
-    ([term("sender", "nobody@example.com")], "BAD_NARROW", "unknown user"),
+    ([term("sender", "nobody@example.com")], "BAD_NARROW", "the person it names does not exist"),
     ([term("colour", "red")], "BAD_REQUEST", "'colour'"),
     ([["is", "bogus"]], "BAD_NARROW", "unknown 'is' operand"),
 ])
@@ -195,4 +195,4 @@ def test_a_private_channel_cannot_be_watched_by_name(realm):
     channel(realm.owner, "vault", [realm.owner], invite_only=True)
     response = realm.member.post("/register", {"narrow": [["channel", "vault"]]})
     assert (response.status, response.json["msg"]) == (
-        400, "Invalid narrow operator: unknown channel")
+        400, "This narrow cannot be used: unknown channel")

@@ -254,10 +254,10 @@ def test_flags_by_narrow_and_matches_narrow_share_the_evaluator(realm, world):
     ([term("channels", "private")], "BAD_NARROW", "'channels' operand"),
     ([term("channel", "nowhere")], "BAD_NARROW", "unknown channel"),
     ([term("channel", 999999)], "BAD_NARROW", "unknown channel"),
-    ([term("sender", "nobody@example.com")], "BAD_NARROW", "unknown user"),
-    ([term("dm", [999999])], "BAD_NARROW", "unknown user"),
+    ([term("sender", "nobody@example.com")], "BAD_NARROW", "the person it names does not exist"),
+    ([term("dm", [999999])], "BAD_NARROW", "the person it names does not exist"),
     ([term("near", 5, negated=True)], "BAD_NARROW", "cannot be negated"),
-    ([term("with", 1), term("with", 2)], "BAD_NARROW", "combination"),
+    ([term("with", 1), term("with", 2)], "BAD_NARROW", "cannot be combined"),
     # id, near, with: a number or its digits that names no message id is BAD_NARROW, as
     # the reference answers; an operand of another type is a malformed term
     ([term("id", "seven")], "BAD_NARROW", "operand for id"),

@@ -338,7 +338,7 @@ def test_push_is_published_at_once_and_removed_when_read(realm, notifier, clock,
     assert removal["event"] == "remove" and removal["zulip_message_ids"] == str(message_id)
     assert realm.admin.delete("/users/me/android_gcm_reg_id", {"token": "phone-1"}).ok
     assert realm.admin.delete("/users/me/android_gcm_reg_id",
-                              {"token": "phone-1"}).json["msg"] == "Token does not exist"
+                              {"token": "phone-1"}).json["msg"] == "That device token is not registered"
 
 
 def test_a_decide_or_push_job_delivered_twice_pushes_once(realm, notifier, clock, fcm_app):
@@ -383,7 +383,7 @@ def test_a_disabled_endpoint_is_forgotten(realm, notifier, clock, fcm_app):
     send_dm(realm.member, [realm.admin])
     notifier.run()
     response = realm.admin.delete("/users/me/android_gcm_reg_id", {"token": "phone-3"})
-    assert response.json["msg"] == "Token does not exist"
+    assert response.json["msg"] == "That device token is not registered"
 
 
 def test_device_tokens_and_test_notification(realm, monkeypatch, fcm_app):
@@ -392,9 +392,9 @@ def test_device_tokens_and_test_notification(realm, monkeypatch, fcm_app):
         Attributes={"PlatformCredential": "k"})["PlatformApplicationArn"]
     monkeypatch.setenv("SNS_APNS_PLATFORM_ARN", apns)
     bad = realm.admin.post("/users/me/apns_device_token", {"token": "xyz", "appid": "a.b"})
-    assert (bad.status, bad.json["msg"]) == (400, "Invalid APNS token")
+    assert (bad.status, bad.json["msg"]) == (400, "That is not an APNs device token")
     empty = realm.admin.post("/users/me/android_gcm_reg_id", {"token": ""})
-    assert empty.json["msg"] == "Empty or invalid length token"
+    assert empty.json["msg"] == "The device token is empty or of the wrong length"
     missing = realm.admin.post("/mobile_push/test_notification", {"token": "nope"})
     assert (missing.status, missing.json["code"]) == (400, "INVALID_PUSH_DEVICE_TOKEN")
     assert realm.admin.post("/users/me/apns_device_token",

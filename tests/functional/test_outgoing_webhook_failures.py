@@ -53,8 +53,8 @@ def test_an_error_answer_posts_failure_notices_and_is_not_retried(realm, receive
 
 
 @pytest.mark.parametrize("body, problem", [
-    (b"<html>not json</html>", "Invalid JSON in response"),
-    (b"[1, 2]", "Invalid response format"),
+    (b"<html>not json</html>", "The bot's answer cannot be parsed as JSON"),
+    (b"[1, 2]", "The bot's answer is not a JSON object"),
     (json.dumps({"content": "x" * 10001}).encode(), "Message too long"),
 ])
 def test_an_unusable_answer_posts_failure_notices(realm, receiver, webhooks, body, problem):

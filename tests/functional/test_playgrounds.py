@@ -68,37 +68,37 @@ def test_only_administrators_add_or_remove(realm, register_queue, fetch_events,
     drain_events()
     queue_id = register_queue(realm.owner, event_types=["realm_playgrounds"])["queue_id"]
     account = getattr(realm, role)
-    assert error_of(add(account, name="Mine")) == "Must be an organization administrator"
+    assert error_of(add(account, name="Mine")) == "Only the organization's administrators can do this."
     assert error_of(account.delete(f"/realm/playgrounds/{playground_id}")) == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
     # Unknown ids give the permission error too: nothing is revealed to non-administrators.
     assert error_of(account.delete("/realm/playgrounds/999999")) == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
     assert [p["id"] for p in state(register_queue, realm.owner)] == [playground_id]
     drain_events()
     assert fetch_events(realm.owner, queue_id) == []
 
 
 @pytest.mark.parametrize("overrides, message", [
-    ({"url_template": "https://example.com?code={code"}, "Invalid URL template."),
-    ({"url_template": "https://example.com?code={=code}"}, "Invalid URL template."),
-    ({"url_template": "https://example.com{.code}"}, "Invalid URL template."),
-    ({"url_template": "ftp://example.com/{code}"}, "Invalid URL template."),
-    ({"url_template": "https://{code}"}, "Invalid URL template."),
-    ({"url_template": ""}, "Invalid URL template."),
+    ({"url_template": "https://example.com?code={code"}, "The URL template is not valid."),
+    ({"url_template": "https://example.com?code={=code}"}, "The URL template is not valid."),
+    ({"url_template": "https://example.com{.code}"}, "The URL template is not valid."),
+    ({"url_template": "ftp://example.com/{code}"}, "The URL template is not valid."),
+    ({"url_template": "https://{code}"}, "The URL template is not valid."),
+    ({"url_template": ""}, "The URL template is not valid."),
     ({"url_template": "https://example.com/"},
-     'Missing the required variable "code" in the URL template'),
+     'The URL template needs the variable "code"'),
     ({"url_template": "https://example.com/?c={source}"},
-     'Missing the required variable "code" in the URL template'),
+     'The URL template needs the variable "code"'),
     ({"url_template": "https://example.com/?c={code}&l={lang}"},
-     '"code" should be the only variable present in the URL template'),
+     'The URL template may use no variable except "code"'),
     ({"url_template": "https://example.com/?c={code}" + "x" * 2048},
-     "url_template is too long (limit: 2048 characters)"),
+     "url_template is over the limit of 2048 characters"),
     ({"name": "  "}, "Name cannot be empty."),
-    ({"name": "n" * 101}, "name is too long (limit: 100 characters)"),
+    ({"name": "n" * 101}, "name is over the limit of 100 characters"),
     ({"pygments_language": ""}, "Pygments language cannot be empty."),
-    ({"pygments_language": "Py:thon"}, "Invalid characters in pygments language"),
-    ({"pygments_language": "P" * 41}, "pygments_language is too long (limit: 40 characters)"),
+    ({"pygments_language": "Py:thon"}, "The Pygments language name has characters it cannot contain"),
+    ({"pygments_language": "P" * 41}, "pygments_language is over the limit of 40 characters"),
 ])
 def test_add_errors(realm, register_queue, fetch_events, drain_events, overrides, message):
     queue_id = register_queue(realm.admin, event_types=["realm_playgrounds"])["queue_id"]
@@ -148,7 +148,7 @@ def test_removed_name_can_be_added_again(realm, register_queue):
 @pytest.mark.parametrize("playground_id", ["999999", "0", "-1"])
 def test_remove_unknown(realm, playground_id):
     assert error_of(realm.admin.delete(f"/realm/playgrounds/{playground_id}")) == \
-        "Invalid playground"
+        "No code playground with that ID exists"
 
 
 def test_remove_twice(realm, register_queue, fetch_events, drain_events):
@@ -157,7 +157,7 @@ def test_remove_twice(realm, register_queue, fetch_events, drain_events):
     drain_events()
     queue_id = register_queue(realm.admin, event_types=["realm_playgrounds"])["queue_id"]
     assert error_of(realm.admin.delete(f"/realm/playgrounds/{playground_id}")) == \
-        "Invalid playground"
+        "No code playground with that ID exists"
     drain_events()
     assert fetch_events(realm.admin, queue_id) == []
 

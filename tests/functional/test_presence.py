@@ -161,7 +161,7 @@ def test_presence_enabled_false_hides_a_user(realm, clock, register_queue, fetch
     ping(realm.member)
     assert realm.member.email not in ping(realm.owner)["presences"]
     hidden = realm.owner.get(f"/users/{realm.member.user_id}/presence")
-    assert hidden.json["msg"] == f"No presence data for {realm.member.user_id}"
+    assert hidden.json["msg"] == f"{realm.member.user_id} has no presence information yet"
     drain_events()
     queue_id = register_queue(realm.owner, event_types=["presence"])["queue_id"]
     # WHEN they show themselves again (here through the deprecated status `away`)
@@ -196,7 +196,7 @@ def test_guests_see_only_users_they_can_access(realm, clock, register_queue, fet
     assert [e["user_id"] for e in presence_events(realm.guest, queue_id, fetch_events)] == [
         realm.owner.user_id]
     assert realm.guest.get(f"/users/{realm.member.user_id}/presence").json["msg"] == \
-        "No such user"
+        "No such person in this organization."
     state = register_queue(realm.guest, fetch_event_types=["presence"], slim_presence=True)
     assert set(state["presences"]) == {str(realm.owner.user_id), str(realm.guest.user_id)}
 
@@ -240,7 +240,8 @@ def test_one_users_presence_in_the_modern_format_and_then_in_both(realm, clock,
 
 
 @pytest.mark.parametrize("target, message", [
-    ("999999", "No such user"), ("nobody@example.com", "No such user"),
+    ("999999", "No such person in this organization."),
+    ("nobody@example.com", "No such person in this organization."),
 ])
 def test_user_presence_errors(realm, target, message):
     assert realm.owner.get(f"/users/{target}/presence").json["msg"] == message
@@ -251,9 +252,9 @@ def test_bots_have_no_presence(realm):
     ping(bot)
     assert Presence.get_or_none(realm.realm_id, bot.user_id) is None
     response = realm.owner.get(f"/users/{bot.user_id}/presence")
-    assert response.json["msg"] == "Presence is not supported for bot users."
+    assert response.json["msg"] == "Bots have no presence."
     assert realm.owner.get(f"/users/{realm.admin.user_id}/presence").json["msg"] == \
-        f"No presence data for {realm.admin.user_id}"
+        f"{realm.admin.user_id} has no presence information yet"
 
 
 def test_history_limit_and_expiry(realm, clock):
@@ -297,7 +298,7 @@ def test_deactivation_forgets_presence(realm):
 
 def test_bad_status_is_refused(realm):
     response = realm.member.post("/users/me/presence", {"status": "away"})
-    assert response.status == 400 and response.json["msg"] == "Invalid status"
+    assert response.status == 400 and response.json["msg"] == "status has an unacceptable value"
     assert realm.member.post("/users/me/presence", {}).json["code"] == \
         "REQUEST_VARIABLE_MISSING"
 

@@ -124,17 +124,17 @@ def test_registration_without_the_type_has_no_fields(realm, register_queue):
 @pytest.mark.parametrize("account", ["moderator", "member", "guest"])
 def test_only_administrators_create_and_delete(realm, account):
     caller = getattr(realm, account)
-    assert error(create_field(caller, "Phone", 1)) == "Must be an organization administrator"
+    assert error(create_field(caller, "Phone", 1)) == "Only the organization's administrators can do this."
     existing = field_id(realm.admin, "Phone", 1)
     assert error(caller.delete(f"/realm/profile_fields/{existing}")) == (
-        "Must be an organization administrator")
+        "Only the organization's administrators can do this.")
     assert [f["id"] for f in custom_fields(caller)] == [existing]
 
 
 def test_names_are_unique_per_realm_ignoring_case(realm):
     field_id(realm.admin, "Phone", 1)
     assert error(create_field(realm.admin, "PHONE ", 2)) == (
-        "A field with that label already exists.")
+        "Another field already has that name.")
     assert [f["name"] for f in custom_fields(realm.admin)] == ["Phone"]
 
 
@@ -146,47 +146,47 @@ def test_same_name_in_another_realm_is_fine(realm, other_realm):
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"name": "", "field_type": 1}, "Label cannot be blank."),
-    ({"name": "   ", "field_type": 1}, "Label cannot be blank."),
-    ({"name": "x" * 41, "field_type": 1}, "name is too long (limit: 40 characters)"),
+    ({"name": "", "field_type": 1}, "A field needs a name."),
+    ({"name": "   ", "field_type": 1}, "A field needs a name."),
+    ({"name": "x" * 41, "field_type": 1}, "name is over the limit of 40 characters"),
     ({"name": "Ok", "hint": "h" * 81, "field_type": 1},
-     "hint is too long (limit: 80 characters)"),
-    ({"name": "Ok", "field_type": 9}, "Invalid field type."),
-    ({"name": "Ok", "field_type": 0}, "Invalid field type."),
-    ({"name": "Ok", "field_type": 3}, "Field must have at least one choice."),
-    ({"name": "Ok", "field_type": 3, "field_data": {}}, "Field must have at least one choice."),
+     "hint is over the limit of 80 characters"),
+    ({"name": "Ok", "field_type": 9}, "Unknown custom profile field type."),
+    ({"name": "Ok", "field_type": 0}, "Unknown custom profile field type."),
+    ({"name": "Ok", "field_type": 3}, "A list field needs one choice or more."),
+    ({"name": "Ok", "field_type": 3, "field_data": {}}, "A list field needs one choice or more."),
     ({"name": "Ok", "field_type": 3, "field_data": {" ": {"text": "A", "order": "1"}}},
-     "'value' cannot be blank."),
+     "A choice's key must not be empty."),
     ({"name": "Ok", "field_type": 3, "field_data": {"a": {"text": "", "order": "1"}}},
-     'field_data["a"]["text"] cannot be blank.'),
+     'field_data["a"]["text"] must not be empty.'),
     ({"name": "Ok", "field_type": 3, "field_data": {"a": {"text": "A"}}},
      "field_data[\"a\"] must have exactly 'text' and 'order'"),
     ({"name": "Ok", "field_type": 3, "field_data": {"a": "A"}},
      "field_data[\"a\"] must have exactly 'text' and 'order'"),
     ({"name": "Ok", "field_type": 3, "field_data": {"a": {"text": "A", "order": "1"},
                                                      "b": {"text": "a", "order": "2"}}},
-     "Field must not have duplicate choices."),
-    ({"name": "Ok", "field_type": 7}, "Invalid external account type"),
+     "Each choice of the field must be different."),
+    ({"name": "Ok", "field_type": 7}, "Unknown external account type"),
     ({"name": "Ok", "field_type": 7, "field_data": {"subtype": "myspace"}},
-     "Invalid external account type"),
+     "Unknown external account type"),
     ({"name": "Ok", "field_type": 7, "field_data": {"subtype": ["github"]}},
-     "Invalid external account type"),
+     "Unknown external account type"),
     ({"name": "Ok", "field_type": 7, "field_data": {"subtype": "custom"}},
-     "Custom external account must define URL pattern"),
+     "A custom external account needs a URL pattern"),
     ({"name": "Ok", "field_type": 7,
       "field_data": {"subtype": "custom", "url_pattern": "https://x.example/u"}},
-     "URL pattern must contain '%(username)s'."),
+     "The URL pattern has to include '%(username)s'."),
     ({"name": "Ok", "field_type": 7,
       "field_data": {"subtype": "custom", "url_pattern": "ftp://x.example/%(username)s"}},
-     "URL pattern is not a URL"),
+     "URL pattern must be a URL"),
     ({"name": "Ok", "field_type": 7,
       "field_data": {"subtype": "custom", "url_pattern": "https://[x/%(username)s"}},
-     "URL pattern is not a URL"),
+     "URL pattern must be a URL"),
     ({"name": "Ok", "field_type": 7,
       "field_data": {"subtype": "github", "url_pattern": "https://x/%(username)s"}},
      "URL pattern is only for custom external accounts"),
     ({"name": "Ok", "field_type": 6, "display_in_profile_summary": True},
-     "Field type not supported for display in profile summary."),
+     "Fields of this type cannot be shown in the profile summary."),
 ])
 def test_invalid_definitions(realm, params, message):
     response = realm.admin.post("/realm/profile_fields", params)
@@ -233,20 +233,20 @@ def test_field_data_of_other_types_is_not_kept(realm):
 
 def test_delete_unknown_field(realm):
     assert error(realm.admin.delete("/realm/profile_fields/999999")) == (
-        "Field id 999999 not found.")
+        "No custom profile field has ID 999999.")
     existing = field_id(realm.admin, "Phone", 1)
     assert realm.admin.delete(f"/realm/profile_fields/{existing}").ok
     assert error(realm.admin.delete(f"/realm/profile_fields/{existing}")) == (
-        f"Field id {existing} not found.")
+        f"No custom profile field has ID {existing}.")
 
 
 def test_fields_of_another_realm_are_invisible(realm, other_realm):
     other = other_realm
     foreign = field_id(other.admin, "Phone", 1)
     assert error(realm.admin.delete(f"/realm/profile_fields/{foreign}")) == (
-        f"Field id {foreign} not found.")
+        f"No custom profile field has ID {foreign}.")
     assert error(set_values(realm.member, (foreign, "123"))) == (
-        f"Field id {foreign} not found.")
+        f"No custom profile field has ID {foreign}.")
     assert custom_fields(other.member)[0]["id"] == foreign
 
 
@@ -350,26 +350,26 @@ def test_user_values_accept_json_text(realm):
 
 
 @pytest.mark.parametrize("kind, field_type, value, message", [
-    ("short", 1, "x" * 51, "F is too long (limit: 50 characters)"),
+    ("short", 1, "x" * 51, "F is over the limit of 50 characters"),
     ("short", 1, 5, 'data[0]["value"] is not an allowed value'),
     ("user", 6, [True], 'data[0]["value"] is not an allowed value'),
-    ("long", 2, "x" * 501, "F is too long (limit: 500 characters)"),
-    ("pronouns", 8, "x" * 51, "F is too long (limit: 50 characters)"),
-    ("external", 7, "x" * 51, "F is too long (limit: 50 characters)"),
-    ("select", 3, "nano", "'nano' is not a valid choice for 'F'."),
-    ("select", 3, "Vim", "'Vim' is not a valid choice for 'F'."),
-    ("date", 4, "2001-02-29", "F is not a date"),
-    ("date", 4, "01/02/2003", "F is not a date"),
-    ("date", 4, "2003-1-2", "F is not a date"),
-    ("url", 5, "blog.example", "F is not a URL"),
-    ("url", 5, "javascript:alert(1)", "F is not a URL"),
-    ("url", 5, "ftp://files.example/", "F is not a URL"),
-    ("url", 5, "http://[::1", "F is not a URL"),
-    ("url", 5, "https://a.example/" + "x" * 2048, "F is too long (limit: 2048 characters)"),
-    ("user", 6, "not json", "F is not a list"),
-    ("user", 6, "[1.5]", "F is not a list of user IDs"),
-    ("user", 6, "{}", "F is not a list of user IDs"),
-    ("user", 6, [999999], "Invalid user ID: 999999"),
+    ("long", 2, "x" * 501, "F is over the limit of 500 characters"),
+    ("pronouns", 8, "x" * 51, "F is over the limit of 50 characters"),
+    ("external", 7, "x" * 51, "F is over the limit of 50 characters"),
+    ("select", 3, "nano", "'nano' is not one of the choices of 'F'."),
+    ("select", 3, "Vim", "'Vim' is not one of the choices of 'F'."),
+    ("date", 4, "2001-02-29", "F must be a date (YYYY-MM-DD)"),
+    ("date", 4, "01/02/2003", "F must be a date (YYYY-MM-DD)"),
+    ("date", 4, "2003-1-2", "F must be a date (YYYY-MM-DD)"),
+    ("url", 5, "blog.example", "F must be a URL"),
+    ("url", 5, "javascript:alert(1)", "F must be a URL"),
+    ("url", 5, "ftp://files.example/", "F must be a URL"),
+    ("url", 5, "http://[::1", "F must be a URL"),
+    ("url", 5, "https://a.example/" + "x" * 2048, "F is over the limit of 2048 characters"),
+    ("user", 6, "not json", "F must be a list"),
+    ("user", 6, "[1.5]", "F must be a list of user IDs"),
+    ("user", 6, "{}", "F must be a list of user IDs"),
+    ("user", 6, [999999], "No user with ID 999999 exists"),
 ])
 def test_invalid_values(realm, kind, field_type, value, message):
     extra = {"field_data": CHOICES} if field_type == 3 else {}
@@ -384,11 +384,11 @@ def test_person_values_must_be_active_humans(realm):
     mentor = field_id(realm.admin, "Mentor", 6)
     bot = realm.add_user("Helper Bot", is_bot=True)
     assert error(set_values(realm.member, (mentor, [bot.user_id]))) == (
-        f"User with ID {bot.user_id} is a bot")
+        f"User {bot.user_id} is a bot")
     gone = realm.add_user("Gone Person")
     assert realm.admin.delete(f"/users/{gone.user_id}").ok
     assert error(set_values(realm.member, (mentor, [gone.user_id]))) == (
-        f"User with ID {gone.user_id} is deactivated")
+        f"User {gone.user_id} is deactivated")
     assert profile(realm.member) == {}
 
 
@@ -396,15 +396,15 @@ def test_one_bad_value_rejects_the_whole_request(realm):
     phone = field_id(realm.admin, "Phone", 1)
     birthday = field_id(realm.admin, "Birthday", 4)
     assert error(set_values(realm.member, (phone, "123"), (birthday, "soon"))) == (
-        "Birthday is not a date")
+        "Birthday must be a date (YYYY-MM-DD)")
     assert profile(realm.member) == {}
 
 
 @pytest.mark.parametrize("data, message", [
     ([], "No profile data given"),
-    ([{"id": 999999, "value": "x"}], "Field id 999999 not found."),
+    ([{"id": 999999, "value": "x"}], "No custom profile field has ID 999999."),
     ([{"value": "x"}], 'data[0] is missing key \'id\''),
-    ([{"id": "x", "value": "x"}], 'data[0]["id"] is not an integer'),
+    ([{"id": "x", "value": "x"}], 'data[0]["id"] must be an integer'),
 ])
 def test_malformed_data(realm, data, message):
     field_id(realm.admin, "Phone", 1)
@@ -425,7 +425,7 @@ def test_a_field_only_once_per_request(realm):
 def test_fields_not_editable_by_users(realm):
     badge = field_id(realm.admin, "Badge", 1, editable_by_user=False)
     assert error(set_values(realm.member, (badge, "B-1"))) == (
-        "You are not allowed to change this field. Contact an administrator to update it.")
+        "Only administrators can change this field; ask one of them to update it.")
     assert profile(realm.member) == {}
     assert set_values(realm.admin, (badge, "B-2")).ok   # administrators always may
     assert profile(realm.admin)[str(badge)]["value"] == "B-2"
@@ -534,10 +534,10 @@ def test_reorder_fields_with_event(realm, register_queue, fetch_events, drain_ev
     # AND an order that is not exactly the fields, or from a non-administrator, is refused
     for order in ([third, first], [third, first, second, 999999], [first, first, second]):
         assert error(realm.admin.patch("/realm/profile_fields", {"order": order})) == \
-            "Invalid order mapping."
+            "The order must list every existing item exactly once."
     assert error(realm.member.patch("/realm/profile_fields",
                                     {"order": [first, second, third]})) == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
     assert [f["id"] for f in custom_fields(realm.member)] == [third, first, second]
 
 
@@ -545,7 +545,7 @@ def test_paragraph_fields_may_be_in_the_summary_from_level_476(realm, advertise)
     paragraph = {"name": "About", "field_type": 2, "display_in_profile_summary": True}
     advertise(475)
     assert error(realm.admin.post("/realm/profile_fields", paragraph)) == \
-        "Field type not supported for display in profile summary."
+        "Fields of this type cannot be shown in the profile summary."
     advertise(476)
     assert realm.admin.post("/realm/profile_fields", paragraph).ok
     assert [(f["name"], f.get("display_in_profile_summary")) for f in
@@ -553,7 +553,7 @@ def test_paragraph_fields_may_be_in_the_summary_from_level_476(realm, advertise)
     # People still cannot be shown there
     assert error(realm.admin.post("/realm/profile_fields", {
         "name": "Mentor", "field_type": 6, "display_in_profile_summary": True})) == \
-        "Field type not supported for display in profile summary."
+        "Fields of this type cannot be shown in the profile summary."
 
 
 def test_fields_say_whether_typeahead_matches_users_by_them_from_level_455(

@@ -70,7 +70,7 @@ def test_a_burst_over_the_limit_is_refused_while_another_user_is_not(realm, limi
     assert {a.headers["X-RateLimit-Limit"] for a in answers} == {"5"}
     assert {a.headers["X-RateLimit-Reset"] for a in answers} == {reset}
     assert_limited(answers[5], 5, 60)
-    assert answers[5].json["msg"] == "API usage exceeded rate limit"
+    assert answers[5].json["msg"] == "Too many requests; slow down and retry later"
     # AND another user of the same organization is untouched
     other = realm.owner.get("/users/me")
     assert other.ok and other.headers["X-RateLimit-Remaining"] == "4"

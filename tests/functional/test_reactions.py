@@ -93,10 +93,10 @@ def test_duplicate_reaction_and_missing_reaction_errors(realm):
     again = react(realm.member, message_id, emoji_name="octopus", emoji_code="1f419",
                   reaction_type="unicode_emoji")
     assert (again.status, again.json["code"], again.json["msg"]) == (
-        400, "REACTION_ALREADY_EXISTS", "Reaction already exists.")
+        400, "REACTION_ALREADY_EXISTS", "You have already reacted with this emoji.")
     missing = unreact(realm.member, message_id, emoji_name="tada")
     assert (missing.status, missing.json["code"], missing.json["msg"]) == (
-        400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.")
+        400, "REACTION_DOES_NOT_EXIST", "You have not reacted with this emoji.")
     # Another user's reaction is not the caller's to remove
     assert unreact(realm.owner, message_id, emoji_name="octopus").json[
         "code"] == "REACTION_DOES_NOT_EXIST"
@@ -123,17 +123,17 @@ def test_removing_by_name_or_by_code_sends_remove_events(realm, register_queue, 
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"emoji_name": "no_such_emoji"}, "Emoji 'no_such_emoji' does not exist"),
+    ({"emoji_name": "no_such_emoji"}, "No emoji called 'no_such_emoji' exists"),
     ({"emoji_name": "octopus", "emoji_code": "ffff0", "reaction_type": "unicode_emoji"},
-     "Invalid emoji code."),
+     "Unknown emoji code."),
     ({"emoji_name": "octopus", "emoji_code": "1f389", "reaction_type": "unicode_emoji"},
-     "Invalid emoji name."),
+     "Unknown emoji name."),
     ({"emoji_name": "octopus", "emoji_code": "1f419", "reaction_type": "picture"},
-     "Invalid emoji type."),
+     "Unknown emoji type."),
     ({"emoji_name": "octopus", "emoji_code": "999", "reaction_type": "realm_emoji"},
-     "Invalid custom emoji."),
-    ({"emoji_name": "x" * 101}, "Invalid emoji_name"),
-    ({"emoji_name": "octopus", "emoji_code": "1" * 101}, "Invalid emoji_code"),
+     "No such custom emoji."),
+    ({"emoji_name": "x" * 101}, "emoji_name has an unacceptable value"),
+    ({"emoji_name": "octopus", "emoji_code": "1" * 101}, "emoji_code has an unacceptable value"),
 ])
 def test_emoji_that_is_not_one_is_refused(realm, params, message):
     channel(realm.owner, "general", [realm.owner, realm.member])
@@ -158,7 +158,7 @@ def test_custom_and_service_emoji(realm):
     other = send(realm.owner, "general", "later")
     refused = react(realm.owner, other, emoji_name="green_tick", emoji_code=emoji_id,
                     reaction_type="realm_emoji")
-    assert refused.json["msg"] == "This custom emoji has been deactivated."
+    assert refused.json["msg"] == "That custom emoji was removed."
     assert react(realm.owner, message_id, emoji_name="green_tick", emoji_code=emoji_id,
                  reaction_type="realm_emoji").ok
 
@@ -175,7 +175,8 @@ def test_messages_the_caller_cannot_read_or_change_are_invalid(realm):
     for account, message_id in cases:
         for response in (react(account, message_id, emoji_name="octopus"),
                          unreact(account, message_id, emoji_name="octopus")):
-            assert (response.status, response.json["msg"]) == (400, "Invalid message(s)")
+            assert (response.status, response.json["msg"]) == \
+                (400, "Message not found, or you cannot see it.")
     # A public channel's message is open to a member who is not subscribed
     assert react(realm.member, public_id, emoji_name="octopus").ok
     # An archived channel's messages stay readable but take no reactions
@@ -183,7 +184,7 @@ def test_messages_the_caller_cannot_read_or_change_are_invalid(realm):
     assert realm.owner.delete(f"/streams/{stream_id}").ok
     assert fetch(realm.owner, public_id)["reactions"] != []
     archived = react(realm.owner, public_id, emoji_name="tada")
-    assert archived.json["msg"] == "Invalid message(s)"
+    assert archived.json["msg"] == "Message not found, or you cannot see it."
 
 
 def test_direct_message_reactions_reach_its_participants_only(realm, register_queue,

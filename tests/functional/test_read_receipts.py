@@ -1,6 +1,7 @@
 """GET /messages/{id}/read_receipts: readers derived from the read state."""
 from __future__ import annotations
 
+from chalicelib.core.errors import UNKNOWN_USER
 from chalicelib.models.channels import Subscription, user_key
 from chalicelib.rules.timeutil import now_seconds
 from tests.functional.edit_helpers import channel, send
@@ -65,7 +66,7 @@ def test_direct_message_readers(realm, drain_events):
     assert set_flags(realm.guest, [message_id], "add", "read").ok
     assert readers(realm.admin, message_id) == [realm.guest.user_id]
     # Not a participant: not a message they can see
-    assert receipts(realm.owner, message_id).json["msg"] == "Invalid message(s)"
+    assert receipts(realm.owner, message_id).json["msg"] == "Message not found, or you cannot see it."
 
 
 def test_refusals(realm, drain_events):
@@ -74,20 +75,20 @@ def test_refusals(realm, drain_events):
     # Disabled (the default): refused for every message, even a readable one
     response = receipts(realm.owner, message_id)
     assert response.status == 400
-    assert response.json["msg"] == "Read receipts are disabled in this organization."
+    assert response.json["msg"] == "This organization has turned read receipts off."
     enable(realm)
     drain_events()
     assert readers(realm.admin, message_id) == []
     for missing in (999999, 0):
-        assert receipts(realm.owner, missing).json["msg"] == "Invalid message(s)"
+        assert receipts(realm.owner, missing).json["msg"] == "Message not found, or you cannot see it."
     # A private channel's message is invisible to non-subscribers
     response = receipts(realm.member, message_id)
-    assert (response.status, response.json["msg"]) == (400, "Invalid message(s)")
+    assert (response.status, response.json["msg"]) == (400, "Message not found, or you cannot see it.")
     # The setting is shown and changed as the other organization settings are
     state = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
     assert state["realm_enable_read_receipts"] is True
     assert realm.member.patch("/realm", {"enable_read_receipts": False}).json["msg"] == \
-        "Must be an organization administrator"
+        "Only the organization's administrators can do this."
 
 
 def mute(account, other) -> None:
@@ -168,7 +169,8 @@ def test_a_limited_guest_is_not_told_who_it_may_not_access_read_a_message(realm,
     # WHEN the guest leaves (it still reads what it received)
     assert realm.guest.delete("/users/me/subscriptions", {"subscriptions": ["passing"]}).ok
     drain_events()
-    assert realm.guest.get(f"/users/{realm.moderator.user_id}").json["msg"] == "No such user"
+    assert realm.guest.get(f"/users/{realm.moderator.user_id}").json["msg"] == \
+        UNKNOWN_USER
     # THEN the receipts leave out the reader it may no longer access; a member sees them
     assert readers(realm.guest, message_id) == []
     assert readers(realm.member, message_id) == [realm.moderator.user_id]

@@ -60,12 +60,11 @@ def test_name_is_normalized_and_validated(realm):
     assert add(realm.member, "Big%20Smile").ok    # spaces become underscores, lowercased
     assert [e["name"] for e in listed(realm.member).values()] == ["big_smile"]
     for name, msg in [
-        ("a" * 61, "Emoji name is too long (limit: 60 characters)"),
-        ("bad!name", ("Emoji names must contain only lowercase English letters, digits, "
-                     "spaces, dashes, and underscores.")),
-        ("ends_", "Emoji names must end with either a letter or digit."),
-        ("ends-", "Emoji names must end with either a letter or digit."),
-        ("%20", "Emoji name is missing"),
+        ("a" * 61, "Emoji name is over the limit of 60 characters"),
+        ("bad!name", "An emoji name may use only a-z, 0-9, spaces, '-' and '_'."),
+        ("ends_", "An emoji name has to end in a letter or a digit."),
+        ("ends-", "An emoji name has to end in a letter or a digit."),
+        ("%20", "An emoji needs a name"),
     ]:
         response = add(realm.member, name)
         assert response.status == 400 and response.json["code"] == "BAD_REQUEST", name
@@ -76,10 +75,10 @@ def test_name_is_normalized_and_validated(realm):
 
 def test_upload_errors(realm):
     cases = [
-        ([("a", "a.png", PNG), ("b", "b.png", PNG)], "You must upload exactly one file."),
-        ([("a", "a.txt", b"plain text, not an image")], "Invalid image format"),
+        ([("a", "a.png", PNG), ("b", "b.png", PNG)], "Attach exactly one image file."),
+        ([("a", "a.txt", b"plain text, not an image")], "That file is not an image this server accepts"),
         ([("a", "a.png", PNG + b"\x00" * (5 * 1024 * 1024))],
-         "Uploaded file is larger than the allowed limit of 5 MiB"),
+         "The file is over the 5 MiB limit"),
     ]
     for files, msg in cases:
         response = add(realm.member, "thing", files)
@@ -87,7 +86,7 @@ def test_upload_errors(realm):
     # No multipart body at all
     response = realm.member.post("/realm/emoji/thing", {"note": "no file"})
     assert response.status == 400
-    assert response.json["msg"] == "You must upload exactly one file."
+    assert response.json["msg"] == "Attach exactly one image file."
     assert listed(realm.member) == {}
     # Exactly 5 MiB is allowed
     assert add(realm.member, "thing", [("a", "a.png", PNG.ljust(5 * 1024 * 1024, b"\0"))]).ok
@@ -95,10 +94,10 @@ def test_upload_errors(realm):
 
 def test_guest_may_not_add_and_only_admins_override_builtin_names(realm):
     response = add(realm.guest, "mine")
-    assert response.status == 400 and response.json["msg"] == "Insufficient permission"
+    assert response.status == 400 and response.json["msg"] == "You are not allowed to do this."
     response = add(realm.member, "car")
     assert response.status == 400
-    assert response.json["msg"] == "Only administrators can override default emoji."
+    assert response.json["msg"] == "Only administrators may replace a built-in emoji."
     assert add(realm.admin, "car").ok
     assert [e["name"] for e in listed(realm.member).values()] == ["car"]
 
@@ -107,7 +106,7 @@ def test_duplicate_active_name_is_refused_until_deactivated(realm):
     assert add(realm.member, "green_tick").ok
     response = add(realm.admin, "green_tick")
     assert response.status == 400
-    assert response.json["msg"] == "A custom emoji with this name already exists."
+    assert response.json["msg"] == "This organization already has a custom emoji of that name."
     assert realm.member.delete("/realm/emoji/green_tick").ok
     assert add(realm.admin, "green_tick").ok
     emoji = sorted(listed(realm.member).values(), key=lambda e: int(e["id"]))
@@ -120,7 +119,7 @@ def test_deactivate_by_author_or_admin_only(realm):
     assert add(realm.member, "second_mark").ok
     response = realm.moderator.delete("/realm/emoji/first_mark")
     assert response.status == 400
-    assert response.json["msg"] == "Must be an organization administrator or emoji author"
+    assert response.json["msg"] == "Only administrators and the emoji's creator can do this"
     assert realm.member.delete("/realm/emoji/first_mark").ok      # the author
     assert realm.admin.delete("/realm/emoji/second_mark").ok       # an administrator
     assert all(e["deactivated"] for e in listed(realm.member).values())
@@ -130,7 +129,7 @@ def test_deactivate_missing_or_already_deactivated_is_404(realm):
     response = realm.admin.delete("/realm/emoji/green_tick")
     assert response.status == 404
     assert response.json == {"result": "error", "code": "BAD_REQUEST",
-                             "msg": "Emoji 'green_tick' does not exist"}
+                             "msg": "No emoji called 'green_tick' exists"}
     assert add(realm.member, "green_tick").ok
     assert realm.admin.delete("/realm/emoji/green_tick").ok
     assert realm.admin.delete("/realm/emoji/green_tick").status == 404

@@ -112,15 +112,15 @@ def test_public_export_has_no_private_data(realm, webhooks):
 def test_refusals(realm):
     for account in (realm.moderator, realm.member, realm.guest):
         assert error_of(account.post("/export/realm")) == \
-            "Must be an organization administrator"
-        assert error_of(account.get("/export/realm")) == "Must be an organization administrator"
+            "Only the organization's administrators can do this."
+        assert error_of(account.get("/export/realm")) == "Only the organization's administrators can do this."
         assert error_of(account.get("/export/realm/consents")) == \
-            "Must be an organization administrator"
+            "Only the organization's administrators can do this."
     # A full export without consent (3) needs what no organization here has (level 449)
     assert "access to all private content" in error_of(
         realm.admin.post("/export/realm", {"export_type": 3}))
     assert error_of(realm.admin.post("/export/realm", {"export_type": 7})) == \
-        "Invalid export_type"
+        "export_type has an unacceptable value"
     assert exports(realm.admin) == []
 
 
@@ -390,7 +390,7 @@ def test_export_types_by_name_from_level_449(realm, register_queue, fetch_events
     # GIVEN a server below level 449: numbers only
     advertise(448)
     assert error_of(realm.admin.post("/export/realm", {"export_type": "public"})) == \
-        "Invalid export_type"
+        "export_type has an unacceptable value"
     assert realm.admin.post("/export/realm", {"export_type": 2}).ok
     assert [e["export_type"] for e in exports(realm.admin)] == [2]
     # WHEN it advertises 449
@@ -409,5 +409,5 @@ def test_export_types_by_name_from_level_449(realm, register_queue, fetch_events
                                         {"export_type": "full_without_consent"}))
     assert "access to all private content" in refused
     assert error_of(realm.admin.post("/export/realm", {"export_type": "everything"})) == \
-        "Invalid export_type"
+        "export_type has an unacceptable value"
     assert len(exports(realm.admin)) == 2

@@ -53,10 +53,10 @@ def test_refusals(realm):
     for account in (realm.moderator, realm.member, realm.guest):
         assert error_of(account.patch("/realm/user_settings_defaults",
                                       {"enter_sends": True})) == \
-            "Must be an organization administrator"
+            "Only the organization's administrators can do this."
     assert error_of(realm.admin.patch("/realm/user_settings_defaults",
-                                      {"color_scheme": 99})) == "Invalid color_scheme"
+                                      {"color_scheme": 99})) == "color_scheme has an unacceptable value"
     assert error_of(realm.admin.patch("/realm/user_settings_defaults",
                                       {"notification_sound": "trumpet"})) == \
-        "Invalid notification sound 'trumpet'"
+        "'trumpet' is not one of the notification sounds"
     assert defaults(realm.admin)["enter_sends"] is False

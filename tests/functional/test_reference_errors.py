@@ -16,7 +16,7 @@ def test_topic_and_subject_together_are_confusing(realm):
             realm.member.patch(f"/messages/{message_id}", {"topic": "b", "subject": "c"})):
         assert response.status == 400 and response.json == {
             "result": "error", "code": "REQUEST_CONFUSING_VAR",
-            "msg": "Can't decide between 'topic' and 'subject' arguments",
+            "msg": "Send 'topic' or 'subject', not both",
             "var_name1": "topic", "var_name2": "subject"}
 
 
@@ -33,7 +33,7 @@ def test_bots_do_not_change_settings(realm):
     bot = realm.add_user("Echo Bot", is_bot=True)
     response = bot.patch("/settings", {"twenty_four_hour_time": True})
     assert response.status == 400 and response.json["msg"] == \
-        "This endpoint does not accept bot requests."
+        "Bots cannot use this endpoint."
     assert realm.member.patch("/settings", {"twenty_four_hour_time": True}).ok
 
 
@@ -44,11 +44,11 @@ def test_edit_typing_needs_permission_to_edit_the_message(realm):
     assert realm.member.post(f"/messages/{mine}/typing", {"op": "start"}).ok
     refused = realm.member.post(f"/messages/{theirs}/typing", {"op": "start"})
     assert refused.status == 400 and refused.json["msg"] == \
-        "You don't have permission to edit this message"
+        "You are not allowed to edit this message"
     # Nor when the organization turned editing off
     assert realm.owner.patch("/realm", {"allow_message_editing": False}).ok
     refused = realm.member.post(f"/messages/{mine}/typing", {"op": "start"})
-    assert refused.status == 400 and "turned off message editing" in refused.json["msg"]
+    assert refused.status == 400 and "Message editing is turned off" in refused.json["msg"]
 
 
 def test_only_administrators_choose_the_welcome_text(realm):
@@ -65,7 +65,7 @@ def test_only_administrators_choose_the_welcome_text(realm):
             else:
                 assert response.status == 400 and (response.json["code"], response.json[
                     "msg"]) == ("UNAUTHORIZED_PRINCIPAL",
-                                "Must be an organization administrator"), response.json
+                                "Only the organization's administrators can do this."), response.json
 
 
 def test_members_of_the_link_group_create_links(realm):

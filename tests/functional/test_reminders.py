@@ -81,7 +81,7 @@ def test_reminders_are_deleted_and_checked(realm, register_queue, fetch_events,
                                            "content": "hello"}).json["id"]
     at = int(time.time()) + 600
     # Only messages the caller can read, a future time, a note of at most 1,000 characters
-    assert error(_remind(realm.member, hidden, at)) == "Invalid message(s)"
+    assert error(_remind(realm.member, hidden, at)) == "Message not found, or you cannot see it."
     assert "in the future" in error(_remind(realm.member, mine, int(time.time()) - 5))
     assert "at most 1000" in error(_remind(realm.member, mine, at, note="x" * 1001))
     reminder_id = _remind(realm.member, mine, at).json["reminder_id"]

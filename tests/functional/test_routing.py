@@ -115,7 +115,7 @@ def test_served_paths_still_answer(realm):
     # Positive control: a served path and method is not caught by the 404s above.
     assert realm.member.get("/users/me").ok
     missing = realm.member.get("/messages/999999")
-    assert missing.status == 400 and missing.json["msg"] == "Invalid message(s)"
+    assert missing.status == 400 and missing.json["msg"] == "Message not found, or you cannot see it."
 
 
 @pytest.fixture

@@ -89,9 +89,9 @@ def test_edit_both_fields_at_once(realm, register_queue, fetch_events, drain_eve
     ({"title": "  \n ", "content": "x"}, "Title cannot be empty."),
     ({"title": "t", "content": ""}, "Content cannot be empty."),
     ({"title": "t", "content": " \t "}, "Content cannot be empty."),
-    ({"title": "x" * 61, "content": "x"}, "title is too long (limit: 60 characters)"),
+    ({"title": "x" * 61, "content": "x"}, "title is over the limit of 60 characters"),
     ({"title": "t", "content": "x" * (config.MAX_MESSAGE_LENGTH + 1)},
-     f"content is too long (limit: {config.MAX_MESSAGE_LENGTH} characters)"),
+     f"content is over the limit of {config.MAX_MESSAGE_LENGTH} characters"),
 ])
 def test_create_errors(realm, register_queue, fetch_events, drain_events, params, message):
     queue_id = register_queue(realm.member, event_types=["saved_snippets"])["queue_id"]
@@ -121,10 +121,10 @@ def test_create_requires_both_parameters(realm):
 
 
 @pytest.mark.parametrize("params, message", [
-    ({}, "Nothing to change"),
+    ({}, "The request changes nothing"),
     ({"title": " "}, "Title cannot be empty."),
     ({"content": ""}, "Content cannot be empty."),
-    ({"title": "x" * 61}, "title is too long (limit: 60 characters)"),
+    ({"title": "x" * 61}, "title is over the limit of 60 characters"),
     ({"title": "ok", "content": ""}, "Content cannot be empty."),   # nothing half-applied
 ])
 def test_edit_errors(realm, register_queue, fetch_events, drain_events, params, message):
@@ -147,7 +147,7 @@ def test_unknown_ids(realm, snippet_id):
         # As the reference: HTTP 404 with the code BAD_REQUEST.
         assert response.status == 404
         assert (response.json["code"], response.json["msg"]) == (
-            "BAD_REQUEST", "Saved snippet does not exist.")
+            "BAD_REQUEST", "No saved snippet with that ID exists.")
 
 
 def test_ids_beyond_any_integer_the_api_takes_are_refused(realm):
@@ -172,7 +172,7 @@ def test_snippets_are_private_to_their_owner(realm, register_queue, fetch_events
         delete = other.delete(f"/saved_snippets/{snippet_id}")
         for response in (edit, delete):
             assert response.status == 404
-            assert response.json["msg"] == "Saved snippet does not exist."
+            assert response.json["msg"] == "No saved snippet with that ID exists."
     assert [s["title"] for s in listed(realm.member)] == ["Greeting"]
     drain_events()
     assert fetch_events(realm.member, queue_id) == []
@@ -218,9 +218,9 @@ def test_deleted_snippet_is_not_resurrected_by_an_edit(realm):
     snippet_id = create(realm.member).json["saved_snippet_id"]
     assert realm.member.delete(f"/saved_snippets/{snippet_id}").ok
     edit = realm.member.patch(f"/saved_snippets/{snippet_id}", {"title": "Back?"})
-    assert edit.status == 404 and edit.json["msg"] == "Saved snippet does not exist."
+    assert edit.status == 404 and edit.json["msg"] == "No saved snippet with that ID exists."
     again = realm.member.delete(f"/saved_snippets/{snippet_id}")
-    assert again.status == 404 and again.json["msg"] == "Saved snippet does not exist."
+    assert again.status == 404 and again.json["msg"] == "No saved snippet with that ID exists."
     assert listed(realm.member) == []
     assert SavedSnippet.get_or_none(user_key(realm.realm_id, realm.member.user_id),
                                     snippet_id) is None
@@ -249,7 +249,7 @@ def test_edit_racing_a_delete_does_not_resurrect(realm, monkeypatch, register_qu
     with pytest.raises(ApiError) as error:
         do_edit_saved_snippet(principal(realm.member), snippet_id, "Back?", None)
     # THEN it fails as for any unknown snippet; nothing was written, only the removal sent
-    assert error.value.msg == "Saved snippet does not exist."
+    assert error.value.msg == "No saved snippet with that ID exists."
     assert real_get(user_key(realm.realm_id, realm.member.user_id), snippet_id) is None
     drain_events()
     assert [e["op"] for e in fetch_events(realm.member, queue_id)] == ["remove"]

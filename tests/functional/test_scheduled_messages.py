@@ -108,7 +108,7 @@ def test_errors(realm):
         "STREAM_DOES_NOT_EXIST", "BAD_REQUEST")
     assert refused("post", "/scheduled_messages", type="direct", to="[999999]",
                    content="x", scheduled_delivery_timestamp=future)["msg"] == \
-        "Invalid user ID 999999"
+        "No user with ID 999999 exists"
     # Empty content; a missing required parameter
     refused("post", "/scheduled_messages", type="direct",
             to=json.dumps([realm.member.user_id]), content=" ",

@@ -152,42 +152,43 @@ def test_every_allowed_value_is_accepted(realm):
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"color_scheme": 0}, "Invalid color_scheme"),
-    ({"web_channel_default_view": 5}, "Invalid web_channel_default_view"),
+    ({"color_scheme": 0}, "color_scheme has an unacceptable value"),
+    ({"web_channel_default_view": 5}, "web_channel_default_view has an unacceptable value"),
     ({"web_font_size_px": 25}, "Invalid web_font_size_px: use a value from 12 to 24"),
     ({"web_line_height_percent": 99},
      "Invalid web_line_height_percent: use a value from 100 to 200"),
     ({"web_line_height_percent": 201},
      "Invalid web_line_height_percent: use a value from 100 to 200"),
     ({"email_notifications_batching_period_seconds": 7 * 24 * 3600 + 1},
-     "Invalid email batching period: 604801 seconds"),
-    ({"default_language": "EN"}, "Invalid default_language"),
-    ({"timezone": "CEST"}, "Not a recognized time zone"),
-    ({"web_font_size_px": "16.5"}, "web_font_size_px is not an integer"),
-    ({"color_scheme": 7}, "Invalid color_scheme"),
-    ({"web_channel_default_view": 0}, "Invalid web_channel_default_view"),
-    ({"demote_inactive_streams": 4}, "Invalid demote_inactive_streams"),
-    ({"user_list_style": 9}, "Invalid user_list_style"),
+     "604801 seconds is not an allowed email batching period"),
+    ({"default_language": "EN"}, "default_language is not a supported language"),
+    ({"timezone": "CEST"}, "Unknown time zone"),
+    ({"web_font_size_px": "16.5"}, "web_font_size_px must be an integer"),
+    ({"color_scheme": 7}, "color_scheme has an unacceptable value"),
+    ({"web_channel_default_view": 0}, "web_channel_default_view has an unacceptable value"),
+    ({"demote_inactive_streams": 4}, "demote_inactive_streams has an unacceptable value"),
+    ({"user_list_style": 9}, "user_list_style has an unacceptable value"),
     ({"web_stream_unreads_count_display_policy": 5},
-     "Invalid web_stream_unreads_count_display_policy"),
-    ({"web_home_view": "everything"}, "Invalid web_home_view"),
-    ({"emojiset": "comic"}, "Invalid emojiset"),
-    ({"web_animate_image_previews": "sometimes"}, "Invalid web_animate_image_previews"),
-    ({"default_language": "xx"}, "Invalid default_language"),
-    ({"timezone": "Mars/Olympus"}, "Not a recognized time zone"),
-    ({"notification_sound": "boom"}, "Invalid notification sound 'boom'"),
+     "web_stream_unreads_count_display_policy has an unacceptable value"),
+    ({"web_home_view": "everything"}, "web_home_view has an unacceptable value"),
+    ({"emojiset": "comic"}, "emojiset has an unacceptable value"),
+    ({"web_animate_image_previews": "sometimes"}, "web_animate_image_previews has an unacceptable value"),
+    ({"default_language": "xx"}, "default_language is not a supported language"),
+    ({"timezone": "Mars/Olympus"}, "Unknown time zone"),
+    ({"notification_sound": "boom"}, "'boom' is not one of the notification sounds"),
     ({"email_notifications_batching_period_seconds": 0},
-     "Invalid email batching period: 0 seconds"),
+     "0 seconds is not an allowed email batching period"),
     ({"web_font_size_px": -3}, "Invalid web_font_size_px: use a value from 12 to 24"),
-    ({"web_mark_read_on_scroll_policy": 4}, "Invalid web_mark_read_on_scroll_policy"),
-    ({"desktop_icon_count_display": 0}, "Invalid desktop_icon_count_display"),
+    ({"web_mark_read_on_scroll_policy": 4}, "web_mark_read_on_scroll_policy has an unacceptable value"),
+    ({"desktop_icon_count_display": 0}, "desktop_icon_count_display has an unacceptable value"),
     ({"realm_name_in_email_notifications_policy": 4},
-     "Invalid realm_name_in_email_notifications_policy"),
-    ({"automatically_follow_topics_policy": 5}, "Invalid automatically_follow_topics_policy"),
+     "realm_name_in_email_notifications_policy has an unacceptable value"),
+    ({"automatically_follow_topics_policy": 5},
+     "automatically_follow_topics_policy has an unacceptable value"),
     ({"automatically_unmute_topics_in_muted_streams_policy": 0},
-     "Invalid automatically_unmute_topics_in_muted_streams_policy"),
-    ({"email_address_visibility": 6}, "Invalid email_address_visibility"),
-    ({"email_address_visibility": 0}, "Invalid email_address_visibility"),
+     "automatically_unmute_topics_in_muted_streams_policy has an unacceptable value"),
+    ({"email_address_visibility": 6}, "email_address_visibility has an unacceptable value"),
+    ({"email_address_visibility": 0}, "email_address_visibility has an unacceptable value"),
     ({"enter_sends": "yes please"}, None),
     ({"enable_sounds": "loud"}, None),
     ({"color_scheme": "dark"}, None),
@@ -433,7 +434,7 @@ def test_administrators_change_others_settings_in_bulk(realm, register_queue, fe
         assert refused.status == 400, refused.json
     refused = realm.moderator.patch("/settings", {"enter_sends": False, "target_users": {
         "user_ids": [realm.member.user_id]}})
-    assert refused.json["msg"] == "Must be an organization administrator"
+    assert refused.json["msg"] == "Only the organization's administrators can do this."
     for target in ({"user_ids": [999999]}, {"group_ids": [999999]}, {}):
         refused = realm.admin.patch("/settings", {"enter_sends": False,
                                                   "target_users": target})
@@ -445,7 +446,7 @@ def test_the_recent_view_is_named_recent_from_level_454(realm, register_queue, f
     # GIVEN a server below level 454: the recent view is "recent_topics", "recent" unknown
     advertise(453)
     refused = realm.member.patch("/settings", {"web_home_view": "recent"})
-    assert refused.status == 400 and refused.json["msg"] == "Invalid web_home_view"
+    assert refused.status == 400 and refused.json["msg"] == "web_home_view has an unacceptable value"
     assert realm.member.patch("/settings", {"web_home_view": "recent_topics"}).ok
     assert realm.admin.patch("/realm/user_settings_defaults",
                              {"web_home_view": "recent_topics"}).ok

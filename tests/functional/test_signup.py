@@ -154,13 +154,13 @@ def test_expired_revoked_and_unknown_links_are_refused(realm):
     assert "password must be" in error(register(realm, key, password="short"))
     assert error(register(realm, key, full_name="  ")) == "Name cannot be empty."
     missing = public(realm, "POST", "/accounts/register", {"key": key, "full_name": "X"})
-    assert error(missing, "REQUEST_VARIABLE_MISSING") == "Missing 'password' argument"
+    assert error(missing, "REQUEST_VARIABLE_MISSING") == "The 'password' parameter is required"
     assert register(realm, key).ok
     # AND nobody joins a deactivated organization
     assert invite(realm.admin, addr(realm, "after")).ok
     do_deactivate_realm(Realm.get(realm.realm_id))
     assert error(register(realm, emailed_key(addr(realm, "after")))) == \
-        "This organization has been deactivated."
+        "This organization is deactivated."
 
 
 def test_email_taken_after_the_invitation_is_refused(realm):
@@ -168,7 +168,7 @@ def test_email_taken_after_the_invitation_is_refused(realm):
     assert invite(realm.admin, target).ok
     assert realm.admin.post("/users", {"email": target, "full_name": "Early Bird",
                                        "password": PASSWORD}).ok
-    assert error(register(realm, emailed_key(target))) == f"Email '{target}' already in use"
+    assert error(register(realm, emailed_key(target))) == f"The email '{target}' belongs to another account"
 
 
 def test_reusable_link_confirms_each_address_before_creating_its_account(realm):

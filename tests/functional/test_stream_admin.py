@@ -27,7 +27,7 @@ def test_nothing_given_is_refused(realm):
 def test_unknown_channel_and_unseen_private_channel_look_the_same(realm):
     private_id = channel(realm.admin, "secret", invite_only=True)
     missing = error(patch(realm.member, 999999, description="x"))
-    assert missing == "Invalid channel ID"
+    assert missing == "No channel you can see has that ID."
     assert error(patch(realm.member, private_id, description="x")) == missing
     # Guests see no public channel they are not subscribed to.
     public_id = channel(realm.admin, "general")
@@ -74,7 +74,7 @@ def test_guests_never_administer(realm):
     assert "permission to administer" in error(patch(realm.guest, stream_id,
                                                      description="x"))
     for setting in ("can_administer_channel_group", "can_add_subscribers_group"):
-        assert "cannot be set to 'role:everyone'" in error(patch(
+        assert "cannot use the group 'role:everyone'" in error(patch(
             realm.admin, stream_id, **{setting: {"new": EVERYONE}}))
 
 
@@ -122,7 +122,7 @@ def test_rename_moves_the_name_claim(realm, register_queue, fetch_events, drain_
     # AND names stay unique (case-insensitive), while a case-only change is a rename
     assert error(patch(realm.admin, stream_id, new_name="TAKEN"),
                  "CHANNEL_ALREADY_EXISTS") == "Channel 'TAKEN' already exists"
-    assert "already has that name" in error(patch(realm.admin, stream_id, new_name="lobby"))
+    assert "already called that" in error(patch(realm.admin, stream_id, new_name="lobby"))
     assert patch(realm.admin, stream_id, new_name="Lobby").ok
     assert realm.admin.get("/get_stream_id", {"stream": "lobby"}).json["stream_id"] == stream_id
     assert stream(realm.admin, stream_id)["name"] == "Lobby"
@@ -238,10 +238,10 @@ def test_making_public_creates_it_for_those_gaining_sight(realm, register_queue,
 def test_privacy_follows_the_realms_channel_creation_groups(realm):
     stream_id = channel(realm.member, "general", [realm.member])
     set_realm_settings(realm.realm_id, can_create_private_channel_group=ADMINS)
-    assert error(patch(realm.member, stream_id, is_private=True)) == "Insufficient permission"
+    assert error(patch(realm.member, stream_id, is_private=True)) == "You are not allowed to do this."
     assert patch(realm.admin, stream_id, is_private=True).ok
     set_realm_settings(realm.realm_id, can_create_public_channel_group=ADMINS)
-    assert error(patch(realm.member, stream_id, is_private=False)) == "Insufficient permission"
+    assert error(patch(realm.member, stream_id, is_private=False)) == "You are not allowed to do this."
     assert stream(realm.member, stream_id)["invite_only"] is True
 
 
@@ -269,7 +269,7 @@ def test_history_must_stay_public_for_public_and_web_public_channels(realm):
     stream_id = channel(realm.admin, "general", [realm.admin])
     for params in ({"history_public_to_subscribers": False},
                    {"is_private": False, "history_public_to_subscribers": False}):
-        assert error(patch(realm.admin, stream_id, **params)) == "Invalid parameters"
+        assert error(patch(realm.admin, stream_id, **params)) == "Those settings cannot be combined."
     assert stream(realm.admin, stream_id)["history_public_to_subscribers"] is True
     # A private channel may protect its history, and make it public again
     private_id = channel(realm.admin, "secret", [realm.admin], invite_only=True,
@@ -280,7 +280,7 @@ def test_history_must_stay_public_for_public_and_web_public_channels(realm):
     assert stream(realm.admin, private_id)["history_public_to_subscribers"] is True
     # Turning public with protected history is refused
     assert error(patch(realm.admin, private_id, is_private=False,
-                       history_public_to_subscribers=False)) == "Invalid parameters"
+                       history_public_to_subscribers=False)) == "Those settings cannot be combined."
 
 
 def test_web_public_needs_server_realm_and_group_permission(realm, monkeypatch,
@@ -289,16 +289,16 @@ def test_web_public_needs_server_realm_and_group_permission(realm, monkeypatch,
     stream_id = channel(realm.owner, "general", [realm.owner, realm.admin])
     # Spectator access is off by default; the server setting can forbid it too
     assert error(patch(realm.owner, stream_id, is_web_public=True)) == (
-        "Web-public channels are not enabled.")
+        "This organization does not allow web-public channels.")
     set_realm_settings(realm.realm_id, enable_spectator_access=True)
     monkeypatch.setenv("WEB_PUBLIC_STREAMS_ENABLED", "false")
     assert error(patch(realm.owner, stream_id, is_web_public=True)) == (
-        "Web-public channels are not enabled.")
+        "This organization does not allow web-public channels.")
     monkeypatch.delenv("WEB_PUBLIC_STREAMS_ENABLED")
     # Only owners may create web-public channels by default; never private ones
-    assert error(patch(realm.admin, stream_id, is_web_public=True)) == "Insufficient permission"
+    assert error(patch(realm.admin, stream_id, is_web_public=True)) == "You are not allowed to do this."
     assert error(patch(realm.owner, stream_id, is_web_public=True,
-                       is_private=True)) == "Invalid parameters"
+                       is_private=True)) == "Those settings cannot be combined."
     drain_events()
     queue_id = register_queue(realm.member, event_types=["stream"])["queue_id"]
     assert patch(realm.owner, stream_id, is_web_public=True).ok
@@ -311,8 +311,8 @@ def test_web_public_needs_server_realm_and_group_permission(realm, monkeypatch,
     assert stream(realm.guest, stream_id)["name"] == "general"
     # It keeps public history, and stays public unless web-public access ends with it
     assert error(patch(realm.owner, stream_id, history_public_to_subscribers=False)) == (
-        "Invalid parameters")
-    assert error(patch(realm.owner, stream_id, is_private=True)) == "Invalid parameters"
+        "Those settings cannot be combined.")
+    assert error(patch(realm.owner, stream_id, is_private=True)) == "Those settings cannot be combined."
     assert patch(realm.owner, stream_id, is_private=True, is_web_public=False).ok
     data = stream(realm.owner, stream_id)
     assert (data["invite_only"], data["is_web_public"]) == (True, False)

@@ -29,7 +29,7 @@ def test_default_channel(realm, register_queue, fetch_events, drain_events):
     # Channel administrators cannot: default channels are an organization matter
     assert patch(realm.admin, stream_id, can_administer_channel_group=MODERATORS).ok
     assert patch(realm.moderator, stream_id, description="d").ok
-    assert "organization administrator" in error(patch(realm.moderator, stream_id,
+    assert "organization's administrators" in error(patch(realm.moderator, stream_id,
                                                        is_default_stream=True))
     drain_events()
     queue_id = register_queue(realm.member, event_types=["default_streams"])["queue_id"]
@@ -48,9 +48,9 @@ def test_default_channel(realm, register_queue, fetch_events, drain_events):
         for ids in ([stream_id], sorted([stream_id, other_id]), [stream_id])]
     assert stream_events(fetch_events(realm.guest, guest_queue)) == []
     # AND a default channel cannot be private, nor a private one default
-    assert "cannot be private" in error(patch(realm.admin, stream_id, is_private=True))
+    assert "cannot be default channels" in error(patch(realm.admin, stream_id, is_private=True))
     private_id = channel(realm.admin, "secret", [realm.admin], invite_only=True)
-    assert "cannot be private" in error(patch(realm.admin, private_id, is_default_stream=True))
+    assert "cannot be default channels" in error(patch(realm.admin, private_id, is_default_stream=True))
     assert patch(realm.admin, stream_id, is_default_stream=False).ok
     assert register_queue(realm.member, fetch_event_types=["default_streams"])[
         "realm_default_streams"] == []
@@ -118,10 +118,10 @@ def test_message_retention_days(realm, value, stored, register_queue, fetch_even
 
 def test_message_retention_days_rules(realm):
     stream_id = channel(realm.owner, "general", [realm.owner, realm.admin])
-    assert "organization owner" in error(patch(realm.admin, stream_id,
+    assert "organization's owners" in error(patch(realm.admin, stream_id,
                                                message_retention_days=30))
     for bad in (0, -5):
-        assert "Bad value" in error(patch(realm.owner, stream_id, message_retention_days=bad))
+        assert "cannot be" in error(patch(realm.owner, stream_id, message_retention_days=bad))
     assert error(patch(realm.owner, stream_id, message_retention_days="forever"))
     assert stream(realm.owner, stream_id)["message_retention_days"] is None
 
@@ -133,7 +133,7 @@ def test_archive_and_unarchive(realm, register_queue, fetch_events, drain_events
     send(realm.member, "general", "hi")
     assert patch(realm.admin, stream_id, is_default_stream=True).ok
     assert "permission to administer" in error(realm.member.delete(f"/streams/{stream_id}"))
-    assert "Invalid channel ID" in error(realm.admin.delete("/streams/999999"))
+    assert "No channel you can see has that ID." in error(realm.admin.delete("/streams/999999"))
     drain_events()
     new_client = register_queue(realm.member, event_types=["stream", "default_streams"],
                                 client_capabilities={"archived_channels": True})["queue_id"]
@@ -179,7 +179,7 @@ def test_archive_by_channel_administrator(realm):
     assert patch(realm.admin, stream_id, can_administer_channel_group=MEMBERS).ok
     assert realm.member.delete(f"/streams/{stream_id}").ok
     assert stream(realm.admin, stream_id)["is_archived"] is True
-    assert error(realm.guest.delete(f"/streams/{stream_id}")) == "Invalid channel ID"
+    assert error(realm.guest.delete(f"/streams/{stream_id}")) == "No channel you can see has that ID."
 
 
 # --- folders and topics policy ---------------------------------------------------------------
@@ -197,9 +197,9 @@ def test_folder(realm, register_queue, fetch_events, drain_events):
     assert [(e["property"], e["value"]) for e in stream_events(
         fetch_events(realm.member, queue_id))] == [("folder_id", folder_id), ("folder_id", None)]
     # Unknown and archived folders are refused
-    assert "Invalid channel folder ID" in error(patch(realm.admin, stream_id, folder_id=999))
+    assert "No channel folder has that ID" in error(patch(realm.admin, stream_id, folder_id=999))
     ChannelFolder(realm.realm_id, folder_id).update(actions=[ChannelFolder.is_archived.set(True)])
-    assert "Invalid channel folder ID" in error(patch(realm.admin, stream_id,
+    assert "No channel folder has that ID" in error(patch(realm.admin, stream_id,
                                                       folder_id=folder_id))
     assert stream(realm.admin, stream_id)["folder_id"] is None
 
@@ -254,9 +254,9 @@ def test_group_settings(realm, setting, register_queue, fetch_events, drain_even
     assert error(patch(realm.admin, stream_id, **{setting: {"new": MEMBERS, "old": stale}}),
                  "EXPECTATION_MISMATCH") == "'old' value does not match the expected value."
     # Unknown groups and users are refused
-    assert "Invalid user group ID" in error(patch(realm.admin, stream_id,
+    assert "No user group with ID" in error(patch(realm.admin, stream_id,
                                                   **{setting: {"new": 99999}}))
-    assert "Invalid user ID" in error(patch(realm.admin, stream_id, **{setting: {
+    assert "No user with ID" in error(patch(realm.admin, stream_id, **{setting: {
         "new": {"direct_members": [99999], "direct_subgroups": []}}}))
     assert stream(realm.admin, stream_id)[setting] == old
     # A correct change is stored and told, as a group id or an anonymous group; an

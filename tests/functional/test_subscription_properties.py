@@ -58,12 +58,12 @@ def test_errors_change_nothing(realm):
     stream_id = channel(realm.owner, "talk", [realm.member])
     other = channel(realm.owner, "other", [realm.owner])
     cases = [
-        ([(stream_id, "volume", True)], "Unknown subscription property: volume"),
+        ([(stream_id, "volume", True)], "volume is not a subscription property"),
         ([(stream_id, "color", "red")], "hex color"),
-        ([(stream_id, "pin_to_top", "yes")], "not a boolean"),
-        ([(99999, "pin_to_top", True)], "Invalid channel ID"),
+        ([(stream_id, "pin_to_top", "yes")], "must be true or false"),
+        ([(99999, "pin_to_top", True)], "No channel with ID 99999 exists, or you cannot see it"),
         ([(stream_id, "pin_to_top", True), (other, "pin_to_top", True)],
-         f"Not subscribed to channel ID {other}"),
+         f"You are not subscribed to channel {other}"),
     ]
     for changes, message in cases:
         response = set_properties(realm.member, *changes)

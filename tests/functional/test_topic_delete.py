@@ -152,10 +152,10 @@ def test_the_empty_topic_by_its_display_name(realm):
 
 
 @pytest.mark.parametrize("who, stream, code, message", [
-    ("member", "general", "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator"),
-    ("moderator", "general", "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator"),
-    ("admin", "missing", "BAD_REQUEST", "Invalid channel ID"),
-    ("admin", "secret", "BAD_REQUEST", "Invalid channel ID"),   # not subscribed: no access
+    ("member", "general", "UNAUTHORIZED_PRINCIPAL", "Only the organization's administrators can do this."),
+    ("moderator", "general", "UNAUTHORIZED_PRINCIPAL", "Only the organization's administrators can do this."),
+    ("admin", "missing", "BAD_REQUEST", "No channel you can see has that ID."),
+    ("admin", "secret", "BAD_REQUEST", "No channel you can see has that ID."),   # not subscribed: no access
 ])
 def test_refusals_delete_nothing(realm, who, stream, code, message):
     general = channel(realm.owner, "general", [realm.owner])

@@ -37,22 +37,22 @@ def test_channel_groups_let_members_move_within_and_out_of_a_channel(realm, adve
     target = channel(realm.owner, "target", members)
     message_id = send(realm.member, "source", "plans")
     assert error(move(realm.member, message_id, topic="renamed")) == (
-        "You don't have permission to edit this message")
+        "You are not allowed to edit this message")
     assert error(move(realm.member, message_id, stream_id=target)) == (
-        "You don't have permission to move this message")
+        "You are not allowed to move this message")
     # WHEN the channel lets the member move messages within it (level 396)
     assert patch(realm.owner, source, can_move_messages_within_channel_group=only(
         realm.member.user_id)).ok
     # THEN the member renames the topic, but still cannot take it out of the channel
     assert move(realm.member, message_id, topic="renamed").ok
     assert error(move(realm.member, message_id, stream_id=target)) == (
-        "You don't have permission to move this message")
+        "You are not allowed to move this message")
     # AND the target's own within-channel group counts for a topic change into it
     assert patch(realm.owner, source, can_move_messages_out_of_channel_group=only(
         realm.member.user_id)).ok
     assert move(realm.member, message_id, stream_id=target).ok
     assert error(move(realm.moderator, message_id, topic="again")) == (
-        "You don't have permission to edit this message")
+        "You are not allowed to edit this message")
     assert patch(realm.owner, target, can_move_messages_within_channel_group=only(
         realm.moderator.user_id)).ok
     assert move(realm.moderator, message_id, topic="again").ok
@@ -70,7 +70,7 @@ def test_a_channel_group_lets_members_resolve_topics(realm, advertise):
     stream_id = channel(realm.owner, "support", [realm.owner, realm.member, realm.guest])
     message_id = send(realm.guest, "support", "printer")
     assert error(move(realm.member, message_id, topic="✔ printer")) == (
-        "You don't have permission to edit this message")
+        "You are not allowed to edit this message")
     # WHEN the channel lets everyone resolve its topics (level 402), guests included
     assert patch(realm.owner, stream_id, can_resolve_topics_group=EVERYONE).ok
     assert move(realm.guest, message_id, topic="✔ printer").ok
@@ -78,7 +78,7 @@ def test_a_channel_group_lets_members_resolve_topics(realm, advertise):
     # THEN resolving is all it grants: renaming still needs the other permissions
     restrict_realm(realm.admin, can_move_messages_between_topics_group=ADMINS)
     assert error(move(realm.member, message_id, topic="scanner")) == (
-        "You don't have permission to edit this message")
+        "You are not allowed to edit this message")
     assert stream(realm.member, stream_id)["can_resolve_topics_group"] == EVERYONE
 
 
@@ -131,18 +131,18 @@ def test_topics_policy_and_delete_groups_need_the_organizations_setting_too(real
     # the delete-message groups no (moderators by default, level 407)
     assert patch(realm.member, stream_id, topics_policy="disable_empty_topic").ok
     assert error(patch(realm.member, stream_id, can_delete_own_message_group=EVERYONE)) == (
-        "Insufficient permission")
+        "You are not allowed to do this.")
     assert patch(realm.moderator, stream_id, can_delete_own_message_group=EVERYONE).ok
     # WHEN the organization narrows both settings
     restrict_realm(realm.admin, can_set_topics_policy_group=ADMINS,
                    can_set_delete_message_policy_group=ADMINS)
     assert error(patch(realm.member, stream_id, topics_policy="allow_empty_topic")) == (
-        "Insufficient permission")
+        "You are not allowed to do this.")
     assert error(patch(realm.moderator, stream_id, can_delete_any_message_group=ADMINS)) == (
-        "Insufficient permission")
+        "You are not allowed to do this.")
     # THEN organization administrators still may; the setting cannot be everyone
     assert patch(realm.admin, stream_id, topics_policy="allow_empty_topic").ok
-    assert "cannot be set to 'role:everyone'" in error(realm.admin.patch("/realm", {
+    assert "cannot use the group 'role:everyone'" in error(realm.admin.patch("/realm", {
         "can_set_delete_message_policy_group": {"new": EVERYONE}}))
     state = realm.member.post("/register", {"fetch_event_types": ["realm"]}).json
     assert state["realm_can_set_delete_message_policy_group"] == ADMINS

@@ -35,7 +35,7 @@ def test_empty_topic_name_and_errors(realm):
     for account, bad in ((realm.member, 99999), (realm.member, secret),
                          (realm.guest, stream_id)):
         response = account.get(f"/users/me/{bad}/topics")
-        assert response.status == 400 and response.json["msg"] == "Invalid channel ID"
+        assert response.status == 400 and response.json["msg"] == "No channel you can see has that ID."
         assert response.json["code"] == "BAD_REQUEST"
     # a public channel needs no subscription
     assert topics(realm.moderator, stream_id) == [("general chat", empty)]

@@ -114,21 +114,21 @@ def test_typing_errors(realm):
         return realm.member.post("/typing", params)
 
     assert post({"type": "private", "op": "start", "to": [realm.admin.user_id]}).status == 400
-    assert post({"op": "begin", "to": [realm.admin.user_id]}).json["msg"] == "Invalid op"
+    assert post({"op": "begin", "to": [realm.admin.user_id]}).json["msg"] == "op has an unacceptable value"
     missing_op = post({"to": [realm.admin.user_id]})
     assert missing_op.json["code"] == "REQUEST_VARIABLE_MISSING"
-    assert post({"op": "start"}).json["msg"] == "Missing 'to' argument"
-    assert post({"op": "start", "to": []}).json["msg"] == "Empty 'to' list"
-    assert post({"op": "start", "to": [999999]}).json["msg"] == "Invalid user ID 999999"
+    assert post({"op": "start"}).json["msg"] == "The 'to' parameter is required"
+    assert post({"op": "start", "to": []}).json["msg"] == "'to' must name at least one recipient"
+    assert post({"op": "start", "to": [999999]}).json["msg"] == "No user with ID 999999 exists"
     assert post({"op": "start", "to": "nope"}).status == 400
     no_channel = post({"type": "channel", "op": "start", "topic": "x"})
     assert (no_channel.status, no_channel.json["code"], no_channel.json["msg"]) == (
         400, "BAD_REQUEST", "Missing channel ID")
     assert post({"type": "stream", "op": "start", "stream_id": 999999,
-                 "topic": "x"}).json["msg"] == "Invalid channel ID"
+                 "topic": "x"}).json["msg"] == "No channel you can see has that ID."
     stream_id = channel(realm.admin, "secret-typing", [realm.admin.user_id])
     assert post({"type": "stream", "op": "start",
-                 "stream_id": stream_id}).json["msg"] == "Missing topic"
+                 "stream_id": stream_id}).json["msg"] == "A topic is required"
 
 
 def test_typing_records_are_short_lived(realm):
@@ -168,6 +168,6 @@ def test_edit_typing(realm, register_queue, fetch_events, drain_events):
     assert typing_events(fetch_events, realm.owner, owner_queue) == []
     # AND errors: a message the caller cannot see, a bad op
     assert realm.owner.post(f"/messages/{dm}/typing", {"op": "start"}).json["msg"] == \
-        "Invalid message(s)"
+        "Message not found, or you cannot see it."
     assert realm.member.post("/messages/999999/typing", {"op": "start"}).status == 400
     assert realm.member.post(f"/messages/{dm}/typing", {"op": "go"}).status == 400

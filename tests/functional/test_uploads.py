@@ -56,7 +56,7 @@ def test_upload_store_and_read_back(realm):
 
 def test_upload_errors(realm):
     assert realm.member.post("/user_uploads", {"note": "no file"}).json["msg"] == \
-        "You must specify a file to upload"
+        "Attach a file to upload"
     two = realm.member.upload([("a", "a.txt", b"a"), ("b", "b.txt", b"b")])
     assert two.status == 400 and "one file" in two.json["msg"]
     big = realm.member.upload([("f", "big.bin", b"x" * (5 * 1024 * 1024 + 1))])
@@ -254,4 +254,4 @@ def test_thumbnail_status_answers_the_uploader_of_an_image(realm):
     for account, url in ((realm.admin, image), (realm.member, text),
                          (realm.member, image.replace("chart", "other"))):
         answer = status(account, url)
-        assert answer.status == 400 and answer.json["msg"] == "Invalid attachment", url
+        assert answer.status == 400 and answer.json["msg"] == "No such uploaded image of yours", url

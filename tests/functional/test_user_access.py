@@ -81,7 +81,8 @@ def test_a_deactivated_channel_peer_is_no_longer_accessible(limited, advertise):
     assert realm.admin.delete(f"/users/{realm.member.user_id}").ok
     members = by_id(realm.guest.get("/users").json["members"])
     assert is_placeholder(members[realm.member.user_id], realm.member)
-    assert realm.guest.get(f"/users/{realm.member.user_id}").json["msg"] == "No such user"
+    assert realm.guest.get(f"/users/{realm.member.user_id}").json["msg"] == \
+        "No such person in this organization."
 
 
 def test_an_inaccessible_user_reads_like_a_missing_one(limited):
@@ -89,7 +90,7 @@ def test_an_inaccessible_user_reads_like_a_missing_one(limited):
     bot = realm.add_user("Helper Bot", is_bot=True)
     missing = realm.guest.get("/users/999999")
     missing_status = realm.guest.get("/users/999999/status")
-    assert missing.status == 400 and missing.json["msg"] == "No such user"
+    assert missing.status == 400 and missing.json["msg"] == "No such person in this organization."
     for path in (f"/users/{realm.moderator.user_id}", f"/users/{realm.owner.user_id}"):
         response = realm.guest.get(path)
         assert (response.status, response.json) == (missing.status, missing.json)
@@ -239,7 +240,8 @@ def test_a_limited_guest_may_not_write_to_whom_it_cannot_access(limited, registe
 
 def test_a_guest_may_answer_whoever_wrote_to_it(limited, drain_events):
     realm = limited
-    assert realm.guest.get(f"/users/{realm.owner.user_id}").json["msg"] == "No such user"
+    assert realm.guest.get(f"/users/{realm.owner.user_id}").json["msg"] == \
+        "No such person in this organization."
     # WHEN the owner, whom the guest cannot access, writes to it
     assert direct(realm.owner, realm.guest.user_id, content="welcome aboard").ok
     drain_events()

@@ -64,25 +64,26 @@ def test_role_rules(realm):
     target = realm.member.user_id
     for account in (realm.moderator, realm.member, realm.guest):
         assert error_of(account.patch(f"/users/{target}", {"role": 200})) == \
-            "Insufficient permission"
+            "You are not allowed to do this."
     assert error_of(realm.admin.patch(f"/users/{target}", {"role": 250})) == "Invalid role"
     # Only owners make or unmake owners
     assert error_of(realm.admin.patch(f"/users/{target}", {"role": 100})) == \
-        "Must be an organization owner"
+        "Only the organization's owners can do this."
     assert error_of(realm.admin.patch(f"/users/{realm.owner.user_id}", {"role": 400})) == \
-        "Must be an organization owner"
+        "Only the organization's owners can do this."
     # The only owner stays one
     assert error_of(realm.owner.patch(f"/users/{realm.owner.user_id}", {"role": 200})) == \
-        "The owner permission cannot be removed from the only organization owner."
+        "The organization's only owner cannot stop being an owner."
     assert realm.owner.patch(f"/users/{realm.admin.user_id}", {"role": 100}).ok
     assert realm.admin.patch(f"/users/{realm.owner.user_id}", {"role": 400}).ok
     assert person(realm.member, realm.owner.user_id)["role"] == 400
     # Unknown users, bad names
-    assert error_of(realm.admin.patch("/users/999999", {"role": 400})) == "No such user"
+    assert error_of(realm.admin.patch("/users/999999", {"role": 400})) == \
+        "No such person in this organization."
     assert error_of(realm.admin.patch(f"/users/{target}", {"full_name": " "})) == \
         "Name cannot be empty."
     assert error_of(realm.admin.patch(f"/users/{target}", {
-        "profile_data": [{"id": 999999, "value": "x"}]})) == "Field id 999999 not found."
+        "profile_data": [{"id": 999999, "value": "x"}]})) == "No custom profile field has ID 999999."
     assert person(realm.member, target)["full_name"] == "Max Member"
 
 
@@ -94,14 +95,15 @@ def test_leaving_the_organization(realm, drain_events):
     # The only owner cannot, while others remain
     response = realm.owner.delete("/users/me")
     assert error_of(response, "CANNOT_DEACTIVATE_LAST_USER") == \
-        "Cannot deactivate the only organization owner"
+        "The organization's only owner cannot be deactivated"
     assert (response.json["entity"], response.json["is_last_owner"]) == \
         ("organization owner", True)
     # Once everyone else left, the owner is told they are the only user
     for account in (realm.admin, realm.moderator, realm.guest):
         assert account.delete("/users/me").ok
     response = realm.owner.delete("/users/me")
-    assert error_of(response, "CANNOT_DEACTIVATE_LAST_USER") == "Cannot deactivate the only user."
+    assert error_of(response, "CANNOT_DEACTIVATE_LAST_USER") == \
+        "The organization's only user cannot be deactivated."
     assert (response.json["entity"], response.json["is_last_owner"]) == ("user", False)
     assert realm.owner.get("/users/me").ok
 
@@ -109,9 +111,9 @@ def test_leaving_the_organization(realm, drain_events):
 def test_unconfigured_operations_answer_as_the_reference(realm, anonymous, monkeypatch):
     host = {"Host": f"{realm.subdomain}.localhost"}
     assert error_of(anonymous("POST", "/dev_fetch_api_key", {"username": realm.member.email},
-                              host)) == "Endpoint not available in production."
+                              host)) == "This endpoint exists only on development servers."
     response = realm.member.get("/calls/bigbluebutton/create", {"meeting_name": "standup"})
-    assert error_of(response) == "BigBlueButton is not configured."
+    assert error_of(response) == "This server has no BigBlueButton set up."
     # On a development stack (DEV_FETCH_API_KEY=1) it issues a working key
     monkeypatch.setenv("DEV_FETCH_API_KEY", "1")
     response = anonymous("POST", "/dev_fetch_api_key", {"username": realm.member.email}, host)
@@ -182,14 +184,15 @@ def test_email_change_refusals(realm, capsys):
     assert error_of(realm.admin.patch(f"/users/{target}", {"new_email": new})) == NOT_ALLOWED
     # Members are refused as for any other change
     assert error_of(realm.member.patch(f"/users/{target}", {"new_email": new})) == \
-        "Insufficient permission"
+        "You are not allowed to do this."
     grant_email_changes(realm, realm.owner)
     for bad in ("not-an-email", "two@@x.org", ""):
         assert error_of(realm.owner.patch(f"/users/{target}", {"new_email": bad})) == \
             "The new email address is not valid."
     response = realm.owner.patch(f"/users/{target}", {"new_email": realm.admin.email})
     assert "belongs to another account" in error_of(response)
-    assert error_of(realm.owner.patch("/users/999999", {"new_email": new})) == "No such user"
+    assert error_of(realm.owner.patch("/users/999999", {"new_email": new})) == \
+        "No such person in this organization."
     # A refused change leaves the rest of the request undone too
     response = realm.owner.patch(f"/users/{target}", {"full_name": "Renamed",
                                                       "new_email": "bad"})

@@ -29,16 +29,16 @@ def test_members(realm, register_queue, fetch_events, drain_events):
     # Errors, as the reference
     assert_error(realm.member.post(path), "Nothing to do")
     assert_error(realm.member.post(path, {"add": [realm.member.user_id]}),
-                 f"User {realm.member.user_id} is already a member of this group")
+                 f"User {realm.member.user_id} already belongs to this group")
     assert_error(realm.member.post(path, {"delete": [realm.admin.user_id]}),
-                 f"There is no member '{realm.admin.user_id}' in this user group")
-    assert_error(realm.member.post(path, {"add": [999999]}), "Invalid user ID: 999999")
+                 f"User {realm.admin.user_id} does not belong to this group")
+    assert_error(realm.member.post(path, {"add": [999999]}), "No user with ID 999999 exists")
     assert_error(realm.member.post(path, {"add": [gone.user_id]}),
-                 f"Invalid user ID: {gone.user_id}")
+                 f"No user with ID {gone.user_id} exists")
     assert_error(realm.member.post("/user_groups/99999/members", {"add": [bot.user_id]}),
-                 "Invalid user group")
+                 "No such user group exists")
     assert_error(realm.guest.post(path, {"add": [realm.guest.user_id]}),
-                 "Not allowed for guest users")
+                 "Guests cannot do this")
     # WHEN the creator adds a user and a bot, then removes the user
     assert realm.member.post(path, {"add": [realm.admin.user_id, bot.user_id]}).ok
     assert realm.member.post(path, {"delete": [realm.admin.user_id]}).ok
@@ -58,9 +58,9 @@ def test_member_permissions(realm):
     path = f"/user_groups/{group_id}/members"
     # Others may neither add nor remove by default (can_join_group is nobody)...
     assert_error(realm.moderator.post(path, {"add": [realm.moderator.user_id]}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
     assert_error(realm.moderator.post(path, {"delete": [realm.member.user_id]}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
     # ... but an owner may (can_manage_all_groups)
     assert realm.owner.post(path, {"add": [realm.admin.user_id]}).ok
     # Anyone may leave (can_leave_group is everyone)
@@ -70,12 +70,12 @@ def test_member_permissions(realm):
         "can_join_group": {"new": MEMBERS}}).ok
     assert realm.moderator.post(path, {"add": [realm.moderator.user_id]}).ok
     assert_error(realm.moderator.post(path, {"add": [realm.admin.user_id]}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
     # AND when leaving is closed, a member may not leave, but the creator may remove them
     assert realm.member.patch(f"/user_groups/{group_id}", {
         "can_leave_group": {"new": NOBODY}}).ok
     assert_error(realm.moderator.post(path, {"delete": [realm.moderator.user_id]}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
     assert realm.member.post(path, {"delete": [realm.moderator.user_id]}).ok
     # AND can_add_members_group lets its members add others
     assert realm.member.patch(f"/user_groups/{group_id}", {
@@ -83,7 +83,7 @@ def test_member_permissions(realm):
                                           "direct_subgroups": []}}}).ok
     assert realm.admin.post(path, {"add": [realm.moderator.user_id]}).ok
     assert_error(realm.admin.post(path, {"delete": [realm.moderator.user_id]}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
 
 
 def test_subgroups_and_cycles(realm, register_queue, fetch_events, drain_events):
@@ -104,13 +104,13 @@ def test_subgroups_and_cycles(realm, register_queue, fetch_events, drain_events)
                  "cannot be a subgroup of itself")
     # AND the reference's other errors
     assert_error(realm.member.post(f"/user_groups/{a}/subgroups", {"add": [b]}),
-                 f"User group {b} is already a subgroup of this group.")
+                 f"Group {b} is already a subgroup of this group.")
     assert_error(realm.member.post(f"/user_groups/{a}/subgroups", {"delete": [c]}),
-                 f"User group {c} is not a subgroup of this group.")
+                 f"Group {c} is not one of this group's subgroups.")
     assert_error(realm.member.post(f"/user_groups/{a}/subgroups", {"add": [99999]}),
-                 "Invalid user group ID: 99999")
+                 "No user group with ID 99999 exists")
     assert_error(realm.moderator.post(f"/user_groups/{a}/subgroups", {"add": [c]}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
     # AND a system group may be a subgroup; removal works through both endpoints
     assert realm.member.post(f"/user_groups/{c}/subgroups", {"add": [ADMINS]}).ok
     assert realm.member.post(f"/user_groups/{c}/members", {"delete_subgroups": [ADMINS]}).ok
@@ -152,9 +152,9 @@ def test_nested_membership(realm):
     assert realm.admin.delete(f"/users/{gone.user_id}").ok
     assert is_member(realm.member, a, gone.user_id) is False
     assert is_member(realm.member, c, gone.user_id, direct_member_only=True) is False
-    assert_error(realm.member.get(f"/user_groups/{a}/members/999999"), "No such user")
+    assert_error(realm.member.get(f"/user_groups/{a}/members/999999"), "No such person in this organization.")
     assert_error(realm.member.get(f"/user_groups/99999/members/{realm.member.user_id}"),
-                 "Invalid user group")
+                 "No such user group exists")
 
 
 def test_the_reverse_index_follows_direct_membership(realm):
@@ -239,7 +239,7 @@ def test_a_member_added_while_being_deactivated_is_refused(realm, monkeypatch):
     monkeypatch.setattr(user_group_members, "check_users", read_then_deactivated)
     # WHEN the request writes, THEN the user's condition fails, and reading again refuses
     assert_error(realm.member.post(f"/user_groups/{group_id}/members", {"add": [target]}),
-                 f"Invalid user ID: {target}")
+                 f"No user with ID {target} exists")
     # AND the deactivated user is in no group
     assert set(UserGroup.get(realm.realm_id, group_id).direct_members) == {
         realm.member.user_id}

@@ -55,34 +55,34 @@ def test_create_rules(realm):
     assert realm.admin.delete(f"/users/{gone.user_id}").ok
     create_ok(realm.member, "Taken")
     # Guests may not use user groups at all
-    assert_error(create(realm.guest, "Guests"), "Not allowed for guest users")
-    assert_error(realm.guest.get("/user_groups"), "Not allowed for guest users")
+    assert_error(create(realm.guest, "Guests"), "Guests cannot do this")
+    assert_error(realm.guest.get("/user_groups"), "Guests cannot do this")
     # Names: unique without regard to case, not empty, no reserved prefix, bounded length
-    assert_error(create(realm.admin, "taken"), "User group 'taken' already exists.")
+    assert_error(create(realm.admin, "taken"), "A user group called 'taken' exists already.")
     assert_error(create(realm.admin, "  "), "cannot be empty")
-    assert_error(create(realm.admin, "role:custom"), "cannot start with 'role:'")
-    assert_error(create(realm.admin, "x" * 101), "cannot exceed 100 characters")
+    assert_error(create(realm.admin, "role:custom"), "may not begin with 'role:'")
+    assert_error(create(realm.admin, "x" * 101), "at most 100 characters")
     assert_error(realm.admin.post("/user_groups/create", {"name": "d", "description": "x" * 1025,
                                                           "members": []}),
                  "description cannot exceed")
     # Members must be active users of the realm; bots are allowed
-    assert_error(create(realm.admin, "Ghosts", [999999]), "Invalid user ID: 999999")
-    assert_error(create(realm.admin, "Ghosts", [gone.user_id]), f"Invalid user ID: {gone.user_id}")
+    assert_error(create(realm.admin, "Ghosts", [999999]), "No user with ID 999999 exists")
+    assert_error(create(realm.admin, "Ghosts", [gone.user_id]), f"No user with ID {gone.user_id} exists")
     assert create(realm.admin, "Bots", [bot.user_id]).ok
     # Subgroups must exist
-    assert_error(create(realm.admin, "Nested", subgroups=[999]), "Invalid user group ID: 999")
+    assert_error(create(realm.admin, "Nested", subgroups=[999]), "No user group with ID 999 exists")
     # members is required
     missing = realm.admin.post("/user_groups/create", {"name": "m", "description": ""})
     assert missing.json["code"] == "REQUEST_VARIABLE_MISSING"
     # Settings: valid group-setting values, within the reference's limits
     assert_error(create(realm.admin, "Open", can_manage_group=EVERYONE),
-                 "'can_manage_group' setting cannot be set to 'role:everyone' group.")
+                 "The setting 'can_manage_group' cannot use the group 'role:everyone'.")
     assert_error(create(realm.admin, "Loud", can_mention_group=OWNERS),
-                 "cannot be set to 'role:owners'")
-    assert_error(create(realm.admin, "Bad", can_join_group=999), "Invalid user group ID: 999")
+                 "cannot use the group 'role:owners'")
+    assert_error(create(realm.admin, "Bad", can_join_group=999), "No user group with ID 999 exists")
     assert_error(create(realm.admin, "Bad", can_join_group={"direct_members": [999999],
                                                              "direct_subgroups": []}),
-                 "Invalid user ID: 999999")
+                 "No user with ID 999999 exists")
     # Nothing was created by the refused requests
     names = {g["name"] for g in groups_by_id(realm.admin).values()}
     assert not names & {"taken", "Ghosts", "Nested", "Open", "Loud", "Bad", "role:custom"}
@@ -92,7 +92,7 @@ def test_create_needs_realm_permission(realm):
     # GIVEN only administrators may create groups
     set_realm_settings(realm, can_create_groups=ADMINS)
     # THEN a member is refused and an administrator is not
-    assert_error(create(realm.member, "Mine"), "Insufficient permission")
+    assert_error(create(realm.member, "Mine"), "You are not allowed to do this.")
     assert create(realm.admin, "Mine").ok
 
 
@@ -107,7 +107,7 @@ def test_create_with_settings_and_subgroups(realm):
     # AND the moderator named by the setting may manage it, the creator no longer may
     assert realm.moderator.patch(f"/user_groups/{group_id}", {"description": "new"}).ok
     assert_error(realm.admin.patch(f"/user_groups/{group_id}", {"description": "again"}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
 
 
 def test_update_name_description_and_settings(realm, register_queue, fetch_events,
@@ -118,15 +118,15 @@ def test_update_name_description_and_settings(realm, register_queue, fetch_event
     queue = register_queue(realm.admin, event_types=["user_group"])["queue_id"]
     # Nobody else than the creator (can_manage_group) or an owner (can_manage_all_groups)
     assert_error(realm.moderator.patch(f"/user_groups/{group_id}", {"name": "X"}),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
     assert_error(realm.admin.patch(f"/user_groups/{group_id}", {"name": "X"}),
-                 "Insufficient permission")
-    assert_error(realm.member.patch(f"/user_groups/{group_id}"), "No new data supplied")
+                 "You are not allowed to do this.")
+    assert_error(realm.member.patch(f"/user_groups/{group_id}"), "The request changes nothing")
     assert_error(realm.member.patch(f"/user_groups/{group_id}", {"name": "other"}),
-                 "User group 'other' already exists.")
+                 "A user group called 'other' exists already.")
     assert_error(realm.member.patch(f"/user_groups/{group_id}", {"name": "role:x"}),
-                 "cannot start with")
-    assert_error(realm.member.patch("/user_groups/99999", {"name": "X"}), "Invalid user group")
+                 "may not begin with")
+    assert_error(realm.member.patch("/user_groups/99999", {"name": "X"}), "No such user group exists")
     # WHEN the creator renames it and an owner changes a setting
     assert realm.member.patch(f"/user_groups/{group_id}", {"name": "UX",
                                                            "description": "Users"}).ok
@@ -140,7 +140,7 @@ def test_update_name_description_and_settings(realm, register_queue, fetch_event
     assert (group["name"], group["description"], group["can_join_group"]) == (
         "UX", "Users", MEMBERS)
     assert create(realm.member, "design").ok
-    assert_error(create(realm.member, "ux"), "already exists")
+    assert_error(create(realm.member, "ux"), "exists already")
     # AND update events carry only what changed
     events = [e for e in group_events(drain_events, fetch_events, realm.admin, queue)
               if e["op"] == "update"]
@@ -172,7 +172,7 @@ def test_deactivate(realm, register_queue, fetch_events, drain_events, advertise
     keeping = register_queue(realm.moderator, event_types=["user_group"], client_capabilities={
         "include_deactivated_groups": True})["queue_id"]
     assert_error(realm.moderator.post(f"/user_groups/{group_id}/deactivate"),
-                 "Insufficient permission")
+                 "You are not allowed to do this.")
     # WHEN the creator deactivates it
     assert realm.member.post(f"/user_groups/{group_id}/deactivate").ok
     # THEN it is listed only on request
@@ -193,7 +193,7 @@ def test_deactivate(realm, register_queue, fetch_events, drain_events, advertise
     assert_error(realm.member.post(f"/user_groups/{target}/subgroups", {"add": [group_id]}),
                  f"User group {group_id} is deactivated and cannot be a subgroup.")
     assert_error(create(realm.member, "New", can_join_group=group_id),
-                 f"Invalid user group ID: {group_id}")
+                 f"No user group with ID {group_id} exists")
     # AND everyone heard of it: clients that keep deactivated groups get an update,
     # the others a remove, as the reference sends them
     assert group_events(drain_events, fetch_events, realm.moderator, keeping) == [
@@ -224,7 +224,7 @@ def test_deactivate_refused_while_in_use(realm):
     # WHEN its creator tries to deactivate a group in use
     response = realm.member.post(f"/user_groups/{used}/deactivate")
     # THEN the reference's error names every use
-    assert_error(response, "Cannot deactivate user group in use.",
+    assert_error(response, "This user group is still in use, so it cannot be deactivated.",
                  code="CANNOT_DEACTIVATE_GROUP_IN_USE")
     assert response.json["objections"] == [
         {"type": "subgroup", "supergroup_ids": [parent]},

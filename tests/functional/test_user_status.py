@@ -61,33 +61,33 @@ def test_only_passed_fields_change_and_empty_values_clear(realm):
 
 def test_status_text_limit(realm):
     assert_bad_request(set_status(realm.member, status_text="x" * 61),
-                       "status_text is too long (limit: 60 characters)")
+                       "status_text is over the limit of 60 characters")
     assert status_of(realm.member, realm.member) == {}
     assert set_status(realm.member, status_text="x" * 60).ok
     assert status_of(realm.member, realm.member) == {"status_text": "x" * 60}
 
 
 def test_no_new_values(realm):
-    assert_bad_request(set_status(realm.member), "Client did not pass any new values.")
+    assert_bad_request(set_status(realm.member), "The request sets nothing.")
     # emoji_code or reaction_type alone are not new values either, as the reference
     assert_bad_request(set_status(realm.member, emoji_code="1f697"),
-                       "Client did not pass any new values.")
+                       "The request sets nothing.")
 
 
 @pytest.mark.parametrize("params, msg", [
     ({"status_text": "x", "emoji_code": "1f697"},
-     "Client must pass emoji_name if they pass either emoji_code or reaction_type."),
+     "emoji_code and reaction_type need an emoji_name too."),
     ({"status_text": "x", "reaction_type": "unicode_emoji"},
-     "Client must pass emoji_name if they pass either emoji_code or reaction_type."),
-    ({"emoji_name": "no_such_emoji"}, "Emoji 'no_such_emoji' does not exist"),
-    ({"emoji_name": "car", "emoji_code": "1f600"}, "Invalid emoji name."),
-    ({"emoji_name": "car", "emoji_code": "ffffff"}, "Invalid emoji code."),
+     "emoji_code and reaction_type need an emoji_name too."),
+    ({"emoji_name": "no_such_emoji"}, "No emoji called 'no_such_emoji' exists"),
+    ({"emoji_name": "car", "emoji_code": "1f600"}, "Unknown emoji name."),
+    ({"emoji_name": "car", "emoji_code": "ffffff"}, "Unknown emoji code."),
     ({"emoji_name": "car", "emoji_code": "1f697", "reaction_type": "realm_emoji"},
-     "Invalid custom emoji."),
-    ({"emoji_name": "car", "reaction_type": "bogus"}, "Invalid emoji type."),
+     "No such custom emoji."),
+    ({"emoji_name": "car", "reaction_type": "bogus"}, "Unknown emoji type."),
     ({"emoji_name": "zulip", "emoji_code": "zulip", "reaction_type": "zulip_extra_emoji"},
-     "Invalid emoji type."),
-    ({"emoji_name": "car", "reaction_type": "service_extra_emoji"}, "Invalid emoji code."),
+     "Unknown emoji type."),
+    ({"emoji_name": "car", "reaction_type": "service_extra_emoji"}, "Unknown emoji code."),
 ])
 def test_inconsistent_or_invalid_emoji(realm, params, msg):
     assert_bad_request(set_status(realm.member, **params), msg)
@@ -109,15 +109,15 @@ def test_custom_emoji(realm):
     assert status_of(realm.member, realm.member) == {
         "emoji_name": "green_tick", "emoji_code": emoji_id, "reaction_type": "realm_emoji"}
     assert_bad_request(set_status(realm.admin, emoji_name="other", emoji_code=emoji_id,
-                                  reaction_type="realm_emoji"), "Invalid custom emoji name.")
+                                  reaction_type="realm_emoji"), "The name does not match that custom emoji.")
     assert_bad_request(set_status(realm.admin, emoji_name="green_tick", emoji_code="999999",
-                                  reaction_type="realm_emoji"), "Invalid custom emoji.")
+                                  reaction_type="realm_emoji"), "No such custom emoji.")
     assert realm.member.delete("/realm/emoji/green_tick").ok
     assert_bad_request(set_status(realm.admin, emoji_name="green_tick", emoji_code=emoji_id,
                                   reaction_type="realm_emoji"),
-                       "This custom emoji has been deactivated.")
+                       "That custom emoji was removed.")
     assert_bad_request(set_status(realm.admin, emoji_name="green_tick"),
-                       "Emoji 'green_tick' does not exist")
+                       "No emoji called 'green_tick' exists")
 
 
 def test_away_sets_presence_enabled(realm, register_queue):
@@ -146,12 +146,12 @@ def test_administrator_sets_another_users_status(realm):
     assert realm.owner.post(path, {"emoji_name": ""}).ok
     assert status_of(realm.member, realm.member) == {"status_text": "set by admin"}
     # Same rules as for one's own status
-    assert_bad_request(realm.admin.post(path, {}), "Client did not pass any new values.")
+    assert_bad_request(realm.admin.post(path, {}), "The request sets nothing.")
     assert_bad_request(realm.admin.post(path, {"status_text": "x" * 61}),
-                       "status_text is too long (limit: 60 characters)")
+                       "status_text is over the limit of 60 characters")
     # away is not a parameter here: ignored, and so not a new value
     response = realm.admin.post(path, {"away": True})
-    assert_bad_request(response, "Client did not pass any new values.")
+    assert_bad_request(response, "The request sets nothing.")
     response = realm.admin.post(path, {"away": True, "status_text": "x"})
     assert response.ok and response.json["ignored_parameters_unsupported"] == ["away"]
     assert "away" not in status_of(realm.member, realm.member)
@@ -161,17 +161,17 @@ def test_administrator_sets_another_users_status(realm):
 def test_non_administrators_may_not_set_others_status(realm, role):
     caller = getattr(realm, role)
     response = caller.post(f"/users/{realm.admin.user_id}/status", {"status_text": "hacked"})
-    assert_bad_request(response, "Insufficient permission")
+    assert_bad_request(response, "You are not allowed to do this.")
     assert status_of(realm.admin, realm.admin) == {}
 
 
 def test_unknown_or_deactivated_user(realm):
     assert_bad_request(realm.admin.post("/users/999999/status", {"status_text": "x"}),
-                       "No such user")
-    assert_bad_request(realm.admin.get("/users/999999/status"), "No such user")
+                       "No such person in this organization.")
+    assert_bad_request(realm.admin.get("/users/999999/status"), "No such person in this organization.")
     assert realm.admin.delete(f"/users/{realm.guest.user_id}").ok
     assert_bad_request(realm.admin.post(f"/users/{realm.guest.user_id}/status",
-                                        {"status_text": "x"}), "No such user")
+                                        {"status_text": "x"}), "No such person in this organization.")
 
 
 def test_events_to_the_realm(realm, register_queue, fetch_events, drain_events):

@@ -174,23 +174,23 @@ def test_empty_topic_display_name(realm, register_queue, fetch_events, drain_eve
 def test_errors(realm):
     stream_id = channel(realm.owner, "talk", [realm.member])
     both = mute(realm.member, stream="talk", stream_id=stream_id, topic="t", op="add")
-    assert both.status == 400 and both.json["msg"] == "Please choose one: 'stream' or 'stream_id'."
+    assert both.status == 400 and both.json["msg"] == "Send either 'stream' or 'stream_id', not both."
     neither = mute(realm.member, topic="t", op="add")
     assert neither.status == 400 and neither.json["msg"] == both.json["msg"]
     unknown_name = mute(realm.member, stream="nope", topic="t", op="add")
     assert unknown_name.status == 400
     # As the reference's access by name: the name is invalid (not STREAM_DOES_NOT_EXIST)
     assert (unknown_name.json["code"], unknown_name.json["msg"]) == (
-        "BAD_REQUEST", "Invalid channel name 'nope'")
+        "BAD_REQUEST", "No channel named 'nope' exists, or you cannot see it")
     assert mute(realm.member, stream="nope", topic="t", op="remove").status == 400
     # a name longer than any channel's is not looked up (it would exceed a key's size)
     huge = mute(realm.member, stream="n" * 5000, topic="t", op="add")
-    assert huge.status == 400 and huge.json["msg"].startswith("Invalid channel name")
+    assert huge.status == 400 and huge.json["msg"].startswith("No channel named")
     for op in ("add", "remove"):
         unknown_id = mute(realm.member, stream_id=99999, topic="t", op=op)
-        assert unknown_id.status == 400 and unknown_id.json["msg"] == "Invalid channel ID"
-    assert set_policy(realm.member, 99999, "t", 1).json["msg"] == "Invalid channel ID"
-    assert set_policy(realm.member, 99999, "t", 0).json["msg"] == "Invalid channel ID"
+        assert unknown_id.status == 400 and unknown_id.json["msg"] == "No channel you can see has that ID."
+    assert set_policy(realm.member, 99999, "t", 1).json["msg"] == "No channel you can see has that ID."
+    assert set_policy(realm.member, 99999, "t", 0).json["msg"] == "No channel you can see has that ID."
     limit = config.MAX_TOPIC_LENGTH
     too_long = mute(realm.member, stream_id=stream_id, topic="x" * (limit + 1), op="add")
     assert too_long.status == 400 and too_long.json["msg"].startswith("Topic too long")
@@ -210,12 +210,12 @@ def test_channel_access(realm, register_queue):
     # THEN a non-subscriber can't mute in a private channel, nor can a guest in a public one
     assert mute(realm.member, stream="secret", topic="t", op="add").status == 400
     public = channel(realm.owner, "public", [])
-    assert set_policy(realm.guest, public, "t", 1).json["msg"] == "Invalid channel ID"
+    assert set_policy(realm.guest, public, "t", 1).json["msg"] == "No channel you can see has that ID."
     # WHEN the member mutes in their private channel, then loses access to it
     assert set_policy(realm.member, mine, "t", 1).ok
     Subscription.get(user_key(realm.realm_id, realm.member.user_id), mine).update(
         actions=[Subscription.active.set(False)])
-    assert set_policy(realm.member, mine, "u", 1).json["msg"] == "Invalid channel ID"
+    assert set_policy(realm.member, mine, "u", 1).json["msg"] == "No channel you can see has that ID."
     # THEN they can still clear what they had set there
     assert mute(realm.member, stream="ours", topic="t", op="remove").ok
     assert policies(register_queue, realm.member) == {}

@@ -13,7 +13,7 @@ def test_list_users(realm):
 def test_get_one_user(realm):
     body = realm.member.get(f"/users/{realm.admin.user_id}").json
     assert body["user"]["full_name"] == "Adam Admin" and body["user"]["is_admin"]
-    assert realm.member.get("/users/999999").json["msg"] == "No such user"
+    assert realm.member.get("/users/999999").json["msg"] == "No such person in this organization."
 
 
 def test_administrators_create_users(realm, anonymous):
@@ -23,9 +23,9 @@ def test_administrators_create_users(realm, anonymous):
     listed = {m["user_id"] for m in realm.admin.get("/users").json["members"]}
     assert created.json["user_id"] in listed
     assert realm.member.post("/users", {"email": "x@example.com", "full_name": "X"}).json[
-        "msg"] == "Must be an organization administrator"
+        "msg"] == "Only the organization's administrators can do this."
     duplicate = realm.admin.post("/users", {"email": "new@example.com", "full_name": "Again"})
-    assert duplicate.status == 400 and "already in use" in duplicate.json["msg"]
+    assert duplicate.status == 400 and "belongs to another account" in duplicate.json["msg"]
     bad = realm.admin.post("/users", {"email": "not-an-email", "full_name": "Bad"})
     assert bad.status == 400 and "Invalid email" in bad.json["msg"]
     too_long = realm.admin.post("/users", {"email": "a" * 1100 + "@example.com",

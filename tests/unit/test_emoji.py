@@ -59,15 +59,15 @@ def test_valid_builtin_emoji_pass(name, code, kind):
 
 
 @pytest.mark.parametrize("name, code, kind, msg", [
-    ("car", "1f600", "unicode_emoji", "Invalid emoji name."),       # name of another code
-    ("car", "zzzz", "unicode_emoji", "Invalid emoji code."),
-    ("car", "2764-fe0f", "unicode_emoji", "Invalid emoji code."),    # FE0F is not in codes
-    ("nonsense", "1f697", "unicode_emoji", "Invalid emoji name."),
-    ("service", "car", "service_extra_emoji", "Invalid emoji code."),
-    ("car", "service", "service_extra_emoji", "Invalid emoji name."),
-    ("zulip", "zulip", "zulip_extra_emoji", "Invalid emoji type."),  # the brand is renamed
-    ("car", "1f697", "", "Invalid emoji type."),
-    ("car", "1f697", "emoji", "Invalid emoji type."),
+    ("car", "1f600", "unicode_emoji", "Unknown emoji name."),       # name of another code
+    ("car", "zzzz", "unicode_emoji", "Unknown emoji code."),
+    ("car", "2764-fe0f", "unicode_emoji", "Unknown emoji code."),    # FE0F is not in codes
+    ("nonsense", "1f697", "unicode_emoji", "Unknown emoji name."),
+    ("service", "car", "service_extra_emoji", "Unknown emoji code."),
+    ("car", "service", "service_extra_emoji", "Unknown emoji name."),
+    ("zulip", "zulip", "zulip_extra_emoji", "Unknown emoji type."),  # the brand is renamed
+    ("car", "1f697", "", "Unknown emoji type."),
+    ("car", "1f697", "emoji", "Unknown emoji type."),
 ])
 def test_invalid_builtin_emoji_raise(name, code, kind, msg):
     with pytest.raises(EmojiError, match=f"^{msg}$".replace(".", r"\.")):
@@ -78,11 +78,11 @@ def test_custom_emoji_checks():
     green = CustomEmoji(7, "green_tick", deactivated=False)
     check_emoji("green_tick", "7", "realm_emoji", green)
     cases = [
-        (("green_tick", "7", None), "Invalid custom emoji."),
-        (("green_tick", "8", green), "Invalid custom emoji."),     # code is not its id
-        (("red_tick", "7", green), "Invalid custom emoji name."),
+        (("green_tick", "7", None), "No such custom emoji."),
+        (("green_tick", "8", green), "No such custom emoji."),     # code is not its id
+        (("red_tick", "7", green), "The name does not match that custom emoji."),
         (("green_tick", "7", CustomEmoji(7, "green_tick", True)),
-         "This custom emoji has been deactivated."),
+         "That custom emoji was removed."),
     ]
     for (name, code, custom), msg in cases:
         with pytest.raises(EmojiError) as caught:

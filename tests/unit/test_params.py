@@ -39,15 +39,15 @@ def test_typed_values():
 
 
 @pytest.mark.parametrize("supplied, code, message", [
-    ({}, "REQUEST_VARIABLE_MISSING", "Missing 'name' argument"),
-    ({"name": "x", "count": "ten"}, "BAD_REQUEST", "count is not an integer"),
-    ({"name": "x", "flag": "yes"}, "BAD_REQUEST", "Argument 'flag' is not valid JSON."),
-    ({"name": "x", "flag": "1"}, "BAD_REQUEST", "flag is not a boolean"),
-    ({"name": "x", "ids": "[1, \"a\"]"}, "BAD_REQUEST", "ids[1] is not an integer"),
-    ({"name": "x", "ids": "{}"}, "BAD_REQUEST", "ids is not a list"),
-    ({"name": "x", "type": "c"}, "BAD_REQUEST", "Invalid type"),
-    ({"name": "x", "count": "1_000"}, "BAD_REQUEST", "count is not an integer"),
-    ({"name": "x", "count": "\u0663"}, "BAD_REQUEST", "count is not an integer"),
+    ({}, "REQUEST_VARIABLE_MISSING", "The 'name' parameter is required"),
+    ({"name": "x", "count": "ten"}, "BAD_REQUEST", "count must be an integer"),
+    ({"name": "x", "flag": "yes"}, "BAD_REQUEST", "Argument 'flag' cannot be parsed as JSON."),
+    ({"name": "x", "flag": "1"}, "BAD_REQUEST", "flag must be true or false"),
+    ({"name": "x", "ids": "[1, \"a\"]"}, "BAD_REQUEST", "ids[1] must be an integer"),
+    ({"name": "x", "ids": "{}"}, "BAD_REQUEST", "ids must be a list"),
+    ({"name": "x", "type": "c"}, "BAD_REQUEST", "type has an unacceptable value"),
+    ({"name": "x", "count": "1_000"}, "BAD_REQUEST", "count must be an integer"),
+    ({"name": "x", "count": "\u0663"}, "BAD_REQUEST", "count must be an integer"),
     ({"name": "x", "count": "9" * 40}, "BAD_REQUEST", "count is out of range"),
     ({"name": "x", "ids": f"[{10**20}]"}, "BAD_REQUEST", "ids[0] is out of range"),
 ])
@@ -86,7 +86,7 @@ def test_length_limits_are_declared_for_the_generator_and_checked_first():
     assert (specs["other"].max_length, specs["other"].length_limit) == (None, MAX_LIST_LENGTH)
     assert specs["text"].length_limit == MAX_STRING_LENGTH
     for supplied, message in (({"ids": '["a", 2, 3, 4]'}, "ids has too many items"),
-                              ({"name": "abcdef"}, "name is too long"),
+                              ({"name": "abcdef"}, "name is over the limit"),
                               ({"other": '[1, ' + '[' * 20 + ']' * 20 + ']'}, "too deeply"),
                               ({"text": '\ud800'}, "cannot be stored")):
         with pytest.raises(ApiError) as raised:

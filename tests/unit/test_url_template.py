@@ -9,9 +9,9 @@ from chalicelib.rules.url_template import (
     template_variables,
 )
 
-INVALID = "Invalid URL template."
-MISSING_CODE = 'Missing the required variable "code" in the URL template'
-ONLY_CODE = '"code" should be the only variable present in the URL template'
+INVALID = "The URL template is not valid."
+MISSING_CODE = 'The URL template needs the variable "code"'
+ONLY_CODE = 'The URL template may use no variable except "code"'
 
 
 @pytest.mark.parametrize("template", [

@@ -43,9 +43,9 @@ def test_slack_answers_use_text():
     assert reply_content(INTERFACE_SLACK, b'{"content": "no"}') is None
 
 
-@pytest.mark.parametrize("body, problem", [(b"<html>", "Invalid JSON in response"),
-                                           (b"[1]", "Invalid response format"),
-                                           (b"3", "Invalid response format")])
+@pytest.mark.parametrize("body, problem", [(b"<html>", "The bot's answer cannot be parsed as JSON"),
+                                           (b"[1]", "The bot's answer is not a JSON object"),
+                                           (b"3", "The bot's answer is not a JSON object")])
 def test_unusable_answers(body, problem):
     with pytest.raises(InvalidReplyError, match=problem):
         reply_content(INTERFACE_GENERIC, body)

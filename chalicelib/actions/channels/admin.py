@@ -30,7 +30,14 @@ from chalicelib.actions.groups.reads.settings import (
     caller_has_realm_permission,
     check_group_setting_change,
 )
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import (
+    ADMINISTRATOR_REQUIRED,
+    NOT_PERMITTED,
+    OWNER_REQUIRED,
+    UNKNOWN_CHANNEL_ID,
+    ApiError,
+    ConflictError,
+)
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -82,22 +89,22 @@ def access_stream_for_administering(caller: Principal, stream_id: int
     a channel the caller cannot see looks like a missing one."""
     stream = get_stream(caller.realm_id, stream_id)
     if stream is None:
-        raise ApiError("Invalid channel ID")
+        raise ApiError(UNKNOWN_CHANNEL_ID)
     subscribed = get_subscription(caller.realm_id, caller.user_id, stream_id) is not None
     if can_administer_channel(caller, stream):
         return stream, subscribed
     if has_content_access(caller, stream, subscribed):
         raise ApiError("You do not have permission to administer this channel.")
-    raise ApiError("Invalid channel ID")
+    raise ApiError(UNKNOWN_CHANNEL_ID)
 
 
 def _retention_days(value: int | str) -> int | None:
     if isinstance(value, str):
         if value not in RETENTION_SPECIAL:
-            raise ApiError(f"Bad value for 'message_retention_days': {value}")
+            raise ApiError(f"'message_retention_days' cannot be {value}")
         return RETENTION_SPECIAL[value]
     if value < 1:
-        raise ApiError(f"Bad value for 'message_retention_days': {value}")
+        raise ApiError(f"'message_retention_days' cannot be {value}")
     return value
 
 
@@ -119,7 +126,7 @@ def do_update_stream(caller: Principal, stream_id: int, requested: dict[str, Any
         n in requested for n in (*PRIVACY, "is_default_stream")) else None
     if realm is not None and not all(caller_has_realm_permission(
             realm, caller.user_id, caller.role, setting) for setting in gated):
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
     update = StreamUpdate(stream)
     _update_name(caller, stream, requested, update)
     _update_description(stream, requested, update)
@@ -163,9 +170,9 @@ def _check_update_allowed(caller: Principal, stream: Stream, subscribed: bool,
             caller, stream, subscribed):
         raise ApiError(CONTENT_ACCESS_REQUIRED)
     if "message_retention_days" in requested and not caller.is_owner:
-        raise ApiError("Must be an organization owner")
+        raise ApiError(OWNER_REQUIRED)
     if "is_default_stream" in requested and not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     if requested.get("is_archived") is True:
         raise ApiError("Channels are archived with DELETE /streams/{stream_id}; only "
                        "unarchiving is supported here.")
@@ -177,7 +184,7 @@ def _update_name(caller: Principal, stream: Stream, requested: dict[str, Any],
         return
     new_name = check_stream_name(requested["new_name"])
     if new_name == stream.name:
-        raise ApiError("Channel already has that name.")
+        raise ApiError("The channel is already called that.")
     if new_name.lower() != stream.name.lower() and stream_id_by_name(
             caller.realm_id, new_name) is not None:
         raise channel_already_exists(new_name)
@@ -241,19 +248,19 @@ def _check_privacy(caller: Principal, realm: Realm, stream: Stream,
     else:
         history = stream.history_public_to_subscribers
     if (web_public and (private or not history)) or (not private and not history):
-        raise ApiError("Invalid parameters")
+        raise ApiError("Those settings cannot be combined.")
     if "is_private" in requested:
         setting = ("can_create_private_channel_group" if private
                    else "can_create_public_channel_group")
         if not caller_has_realm_permission(realm, caller.user_id, caller.role, setting):
-            raise ApiError("Insufficient permission")
+            raise ApiError(NOT_PERMITTED)
     if requested.get("is_web_public"):
         if not config.web_public_streams_enabled() or not realm_setting(
                 realm, "enable_spectator_access"):
-            raise ApiError("Web-public channels are not enabled.")
+            raise ApiError("This organization does not allow web-public channels.")
         if not caller_has_realm_permission(realm, caller.user_id, caller.role,
                                            "can_create_web_public_channel_group"):
-            raise ApiError("Insufficient permission")
+            raise ApiError(NOT_PERMITTED)
     if private != stream.invite_only:
         update.set("invite_only", private, history_public_to_subscribers=history,
                    is_web_public=web_public)
@@ -268,7 +275,7 @@ def _check_default(stream: Stream, requested: dict[str, Any], update: StreamUpda
     defaults = realm_default_stream_ids(realm)
     is_default = requested.get("is_default_stream", stream.stream_id in defaults)
     if is_default and update.values.get("invite_only", stream.invite_only):
-        raise ApiError("A default channel cannot be private.")
+        raise ApiError("Private channels cannot be default channels.")
     if is_default and stream.is_archived and requested.get("is_archived") is not False:
         raise ApiError("An archived channel cannot be a default channel.")
     if is_default != (stream.stream_id in defaults):

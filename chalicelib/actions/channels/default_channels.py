@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from chalicelib.actions.channels.admin import do_update_stream
 from chalicelib.actions.channels.reads.permissions import realm_default_stream_ids
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, UNKNOWN_CHANNEL_ID, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.models.channels import get_stream
@@ -16,12 +16,12 @@ from chalicelib.models.realms import get_realm
 def do_set_default_channel(caller: Principal, stream_id: int, is_default: bool
                            ) -> EmptyResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     stream = get_stream(caller.realm_id, stream_id) if stream_id > 0 else None
     if stream is None:
-        raise ApiError("Invalid channel ID")
+        raise ApiError(UNKNOWN_CHANNEL_ID)
     if is_default and stream.invite_only:
-        raise ApiError("Private channels cannot be made default.")
+        raise ApiError("A private channel cannot become a default channel.")
     if is_default == (stream_id in realm_default_stream_ids(get_realm(caller.realm_id))):
         return {}   # already so: nothing to write, as the reference answers
     return do_update_stream(caller, stream_id, {"is_default_stream": is_default})

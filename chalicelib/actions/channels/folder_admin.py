@@ -9,7 +9,7 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.channels.folders import check_folder_name, folder_name_key
 from chalicelib.actions.channels.reads.folders import MAX_FOLDER_DESCRIPTION_LENGTH, realm_folders
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError, ConflictError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -18,7 +18,7 @@ from chalicelib.models.channel_folders import ChannelFolder
 from chalicelib.models.realms import move_name
 from chalicelib.rules.markdown import render_markdown
 
-INVALID_ORDER = "Invalid order mapping."
+INVALID_ORDER = "The order must list every existing item exactly once."
 
 
 class ChannelFolderChanges(TypedDict, total=False):
@@ -43,7 +43,7 @@ class ChannelFolderReorderEvent(TypedDict):
 
 def _check_admin(caller: Principal) -> None:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
 
 
 def do_update_channel_folder(caller: Principal, folder_id: int, name: str | None,
@@ -51,7 +51,7 @@ def do_update_channel_folder(caller: Principal, folder_id: int, name: str | None
     _check_admin(caller)
     folder = ChannelFolder.get_or_none(caller.realm_id, folder_id)
     if folder is None:
-        raise ApiError("Invalid channel folder ID")
+        raise ApiError("No channel folder has that ID")
     data: ChannelFolderChanges = {}
     if name is not None and check_folder_name(name) != folder.name:
         data["name"] = check_folder_name(name)
@@ -94,7 +94,7 @@ def _explain_failure(realm_id: int, folder: ChannelFolder, data: ChannelFolderCh
     if current is not None and data.get("is_archived") and int(current.channel_count or 0) > 0:
         raise ApiError("Move its channels out of the folder before archiving it.")
     if "name" in data and current is not None and current.name == folder.name:
-        raise ApiError("Channel folder name already in use")
+        raise ApiError("Another channel folder already has that name")
     raise ConflictError("The channel folder changed at the same time; try again.")
 
 

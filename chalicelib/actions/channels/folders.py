@@ -13,7 +13,7 @@ from chalicelib.actions.channels.reads.folders import (
     channel_folder_dict,
     realm_folders,
 )
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
 from chalicelib.models.base import is_condition_failure, transaction
@@ -46,14 +46,14 @@ def check_folder_name(name: str) -> str:
 def do_create_channel_folder(caller: Principal, name: str, description: str
                              ) -> CreateChannelFolderResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     name = check_folder_name(name)
     description = description.strip()
     if len(description) > MAX_FOLDER_DESCRIPTION_LENGTH:
         raise ApiError("Channel folder description too long (limit: "
                        f"{MAX_FOLDER_DESCRIPTION_LENGTH} characters).")
     if UniqueName.get_or_none(*folder_name_key(caller.realm_id, name)) is not None:
-        raise ApiError("Channel folder name already in use")
+        raise ApiError("Another channel folder already has that name")
     existing = realm_folders(caller.realm_id)
     folder = ChannelFolder(caller.realm_id, allocate_id(caller.realm_id, "folder"), name=name,
                            description=description,
@@ -71,7 +71,7 @@ def do_create_channel_folder(caller: Principal, name: str, description: str
             add_event(tx, caller.realm_id, event, to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
-            raise ApiError("Channel folder name already in use") from None
+            raise ApiError("Another channel folder already has that name") from None
         raise
     return {"channel_folder_id": folder.folder_id}
 
@@ -80,7 +80,7 @@ def get_usable_folder(realm_id: int, folder_id: int) -> ChannelFolder:
     """An existing, unarchived folder of the realm (channels can be put in it)."""
     folder = ChannelFolder.get_or_none(realm_id, folder_id)
     if folder is None or folder.is_archived:
-        raise ApiError("Invalid channel folder ID")
+        raise ApiError("No channel folder has that ID")
     return folder
 
 

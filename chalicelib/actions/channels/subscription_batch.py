@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.channels.subscriptions import check_subscribe
 from chalicelib.actions.channels.unsubscribe import check_unsubscribe
-from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.errors import ApiError, unknown_channel_name
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_id_by_name
 
@@ -22,15 +22,14 @@ class UpdateSubscriptionsResult(TypedDict):
 def update_subscriptions(caller: Principal, add: list[dict[str, Any]], delete: list[str]
                          ) -> UpdateSubscriptionsResult:
     if not add and not delete:
-        raise ApiError('Nothing to do. Specify at least one of "add" or "delete".')
+        raise ApiError('Nothing was asked for: send "add", "delete" or both.')
     result: UpdateSubscriptionsResult = {"subscribed": {}, "already_subscribed": {},
                                          "removed": [], "not_removed": []}
     for name in dict.fromkeys(n.strip() for n in delete):
         # Checked before anything is written, so a bad name leaves no half-done request.
         stream_id = stream_id_by_name(caller.realm_id, name)
         if stream_id is None:
-            raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
-                           stream=name)
+            raise unknown_channel_name(name)
         access_stream_by_id(caller, stream_id, require_content_access=False)
     if add:
         added = check_subscribe(caller, add, None, False, None, True)

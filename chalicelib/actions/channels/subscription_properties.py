@@ -22,21 +22,21 @@ CHANGES_PER_TRANSACTION = 30   # each change is one update and up to two events
 def check_property(index: int, change: Any) -> tuple[int, str, Any]:
     where = f"subscription_data[{index}]"
     if not isinstance(change, dict):
-        raise ApiError(f"{where} is not a dict")
+        raise ApiError(f"{where} must be a JSON object")
     for key in ("stream_id", "property", "value"):
         if key not in change:
             raise ApiError(f"{where} is missing '{key}'")
     stream_id, name, value = change["stream_id"], change["property"], change["value"]
     if not isinstance(stream_id, int) or isinstance(stream_id, bool):
-        raise ApiError(f"{where}['stream_id'] is not an integer")
+        raise ApiError(f"{where}['stream_id'] must be an integer")
     if name == "color":
         if not isinstance(value, str) or not COLOR.match(value):
             raise ApiError(f"{where}['value'] is not a valid hex color (like #c2c2c2)")
     elif name in BOOLEAN_PROPERTIES:
         if not isinstance(value, bool):
-            raise ApiError(f"{where}['value'] is not a boolean")
+            raise ApiError(f"{where}['value'] must be true or false")
     else:
-        raise ApiError(f"Unknown subscription property: {name}")
+        raise ApiError(f"{name} is not a subscription property")
     return stream_id, name, value
 
 
@@ -63,9 +63,9 @@ def do_update_subscription_properties(caller: Principal, changes: list[Any]
     subscriptions = {s.stream_id: s for s in Subscription.batch_get(keys) if s.active}
     for stream_id in stream_ids:
         if stream_id not in streams:
-            raise ApiError(f"Invalid channel ID: {stream_id}")
+            raise ApiError(f"No channel with ID {stream_id} exists, or you cannot see it")
         if stream_id not in subscriptions:
-            raise ApiError(f"Not subscribed to channel ID {stream_id}")
+            raise ApiError(f"You are not subscribed to channel {stream_id}")
     for start in range(0, len(checked), CHANGES_PER_TRANSACTION):
         _write(caller, checked[start:start + CHANGES_PER_TRANSACTION])
     return {}

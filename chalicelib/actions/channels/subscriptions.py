@@ -152,7 +152,8 @@ def check_subscribe(caller: Principal, subscriptions: list[dict[str, Any]],
                 try:
                     stream = _accessible(caller, entry.name, stream.stream_id, realm)
                 except _Unauthorized:
-                    raise ApiError(f"Unable to access channel ({entry.name}).") from None
+                    raise ApiError(f"Channel {entry.name} does not exist, or you "
+                                   "cannot see it.") from None
                 added = do_add_subscribers(caller.realm_id, stream, users, guests=guests)
             elif created is not None:
                 created.add(stream.name)
@@ -200,8 +201,8 @@ def _plan(caller: Principal, entries: list[_Entry], realm: Realm | None,
                         entry.stream = _accessible(caller, entry.name, stream_id, realm)
                     except _Unauthorized:
                         if authorization_errors_fatal:
-                            raise ApiError(f"Unable to access channel ({entry.name}).") \
-                                from None
+                            raise ApiError(f"Channel {entry.name} does not exist, or "
+                                           "you cannot see it.") from None
                         unauthorized.append(entry.name)
     return unauthorized
 
@@ -248,7 +249,7 @@ def get_streams(caller: Principal, include_public: bool, include_subscribed: boo
                 exclude_archived: bool = True, include_web_public: bool = False
                 ) -> list[StreamDict]:
     if include_all_active and not caller.is_admin:
-        raise ApiError("User not authorized for this query")
+        raise ApiError("You are not allowed to ask this about that user")
     subscribed = {s.stream_id for s in Subscription.query(
         user_key(caller.realm_id, caller.user_id)) if s.active}
     # Listing channels is bulk by nature: one Query over the realm's channels.

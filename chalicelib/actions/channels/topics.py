@@ -40,7 +40,7 @@ def check_topic(topic: str | None, realm: Realm, stream: Stream | None = None, *
     if topic == "" and policy == "disable_empty_topic":
         raise ApiError("Topics are required in this channel." if stream is not None and
                        stream.topics_policy != "inherit" else
-                       "Topics are required in this organization.")
+                       "This organization requires a topic on every channel message.")
     if topic != "" and policy == "empty_topic_only":
         raise ApiError(f"Only the \"{display}\" topic is allowed in this channel.")
     return topic

@@ -24,7 +24,7 @@ from chalicelib.actions.channels.reads.permissions import (
     can_remove_subscribers,
     unsubscribed_viewers,
 )
-from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.errors import NOT_PERMITTED, ApiError, unknown_channel_name
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
 from chalicelib.delivery.records import unsubscribed_record
@@ -85,13 +85,12 @@ def check_unsubscribe(caller: Principal, names: list[str],
     for name in dict.fromkeys(n.strip() for n in names):
         stream_id = stream_id_by_name(caller.realm_id, name)
         if stream_id is None:
-            raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
-                           stream=name)
+            raise unknown_channel_name(name)
         stream, subscription = access_stream_by_id(caller, stream_id,
                                                    require_content_access=False)
         if others and not all(_may_remove(caller, stream, subscription is not None, user)
                               for user in others):
-            raise ApiError("Insufficient permission")
+            raise ApiError(NOT_PERMITTED)
         streams.append(stream)
     removed: list[str] = []
     not_removed: list[str] = []

@@ -15,7 +15,7 @@ from chalicelib.actions.channels.reads.user_topics import (
     user_topics,
 )
 from chalicelib.actions.channels.topics import check_topic
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import UNKNOWN_CHANNEL_ID, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import Audience, add_event, to_users
@@ -64,7 +64,7 @@ def do_set_visibility_policy(caller: Principal, stream_id: int, topic: str,
 def do_mute_topic(caller: Principal, stream_id: int | None, stream_name: str | None,
                   topic: str, op: str) -> EmptyResult:
     if (stream_id is None) == (stream_name is None):
-        raise ApiError("Please choose one: 'stream' or 'stream_id'.")
+        raise ApiError("Send either 'stream' or 'stream_id', not both.")
     policy = MUTED if op == "add" else INHERIT
     realm = get_realm(caller.realm_id)
     stream = _access_stream(caller, stream_id, stream_name, policy)
@@ -74,7 +74,7 @@ def do_mute_topic(caller: Principal, stream_id: int | None, stream_name: str | N
 
 def invalid_channel_name(name: str) -> ApiError:
     """The reference's answer when the deprecated endpoint names no channel it can use."""
-    return ApiError(f"Invalid channel name '{name}'")
+    return ApiError(f"No channel named '{name}' exists, or you cannot see it")
 
 
 def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | None,
@@ -96,7 +96,7 @@ def _access_stream(caller: Principal, stream_id: int | None, stream_name: str | 
             raise invalid_channel_name(stream_name)
     stream = get_stream(caller.realm_id, stream_id)
     if stream is None:
-        raise ApiError("Invalid channel ID")
+        raise ApiError(UNKNOWN_CHANNEL_ID)
     return stream
 
 

@@ -38,7 +38,7 @@ from chalicelib.actions.groups.user_groups import (
     has_group_permission,
     require,
 )
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import UNKNOWN_USER, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -126,7 +126,7 @@ def check_is_user_group_member(caller: Principal, group_id: int, user_id: int,
     group = get_user_group(caller.realm_id, group_id)
     user = User.get_or_none(caller.realm_id, user_id)
     if user is None:
-        raise ApiError("No such user")
+        raise ApiError(UNKNOWN_USER)
     if not user.is_active:   # deactivated users belong to no group
         return {"is_user_group_member": False}
     if _direct_member(group, user):
@@ -169,16 +169,16 @@ def _check_changes(group: UserGroup, add: list[int], delete: list[int],
     subgroups = {int(g) for g in group.direct_subgroups or ()}
     for user_id in add:
         if user_id in members:
-            raise ApiError(f"User {user_id} is already a member of this group")
+            raise ApiError(f"User {user_id} already belongs to this group")
     for user_id in delete:
         if user_id not in members | set(add):
-            raise ApiError(f"There is no member '{user_id}' in this user group")
+            raise ApiError(f"User {user_id} does not belong to this group")
     for subgroup_id in add_subgroups:
         if subgroup_id in subgroups:
-            raise ApiError(f"User group {subgroup_id} is already a subgroup of this group.")
+            raise ApiError(f"Group {subgroup_id} is already a subgroup of this group.")
     for subgroup_id in delete_subgroups:
         if subgroup_id not in subgroups | set(add_subgroups):
-            raise ApiError(f"User group {subgroup_id} is not a subgroup of this group.")
+            raise ApiError(f"Group {subgroup_id} is not one of this group's subgroups.")
 
 
 def _check_no_cycle(realm_id: int, group_id: int, new_subgroups: Iterable[int]) -> None:

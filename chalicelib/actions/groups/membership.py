@@ -81,7 +81,7 @@ def check_users(realm_id: int, user_ids: list[int]) -> None:
              if u.is_active}
     for user_id in user_ids:
         if user_id not in found:
-            raise ApiError(f"Invalid user ID: {user_id}")
+            raise ApiError(f"No user with ID {user_id} exists")
 
 
 def batches(added: Sequence[int], removed: Sequence[int], first_room: int) -> list[Batch]:

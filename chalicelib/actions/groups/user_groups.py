@@ -39,7 +39,7 @@ from chalicelib.actions.groups.reads.user_groups import (
     require_member_or_admin,
     user_group_dict,
 )
-from chalicelib.core.errors import ApiError, ConflictError, ErrorCode, Objection
+from chalicelib.core.errors import NOT_PERMITTED, ApiError, ConflictError, ErrorCode, Objection
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event
@@ -105,10 +105,10 @@ def _check_name(name: str) -> str:
     if not name:
         raise ApiError("User group name cannot be empty.")
     if len(name) > MAX_NAME_LENGTH:
-        raise ApiError(f"User group name cannot exceed {MAX_NAME_LENGTH} characters.")
+        raise ApiError(f"A user group's name can be at most {MAX_NAME_LENGTH} characters long.")
     for prefix in RESERVED_NAME_PREFIXES:
         if name.lower().startswith(prefix):
-            raise ApiError(f"User group name cannot start with '{prefix}'.")
+            raise ApiError(f"A user group's name may not begin with '{prefix}'.")
     return name
 
 
@@ -126,7 +126,7 @@ def check_subgroups(realm_id: int, group_ids: list[int]) -> None:
     found = {g.group_id: g for g in UserGroup.batch_get([(realm_id, g) for g in set(group_ids)])}
     for group_id in group_ids:
         if group_id not in found:
-            raise ApiError(f"Invalid user group ID: {group_id}")
+            raise ApiError(f"No user group with ID {group_id} exists")
         if found[group_id].deactivated:
             raise ApiError(f"User group {group_id} is deactivated and cannot be a subgroup.")
 
@@ -156,7 +156,7 @@ def has_group_permission(caller: Principal, realm: Realm, group: UserGroup,
 
 def require(allowed: bool) -> None:
     if not allowed:
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
 
 
 def can_manage_group(caller: Principal, realm: Realm, group: UserGroup) -> bool:
@@ -185,7 +185,7 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
     check_subgroups(caller.realm_id, subgroups)
     stored = _check_group_settings(caller.realm_id, settings)
     if UniqueName.get_or_none(*group_name_key(caller.realm_id, name)) is not None:
-        raise ApiError(f"User group '{name}' already exists.")
+        raise ApiError(f"A user group called '{name}' exists already.")
     # The members that fit beside the group, its name and subgroups come in with it; the
     # rest join in further transactions (as POST /user_groups/{id}/members would add them).
     first, *more = batches(sorted(set(members)), [], USERS_PER_TRANSACTION - len(set(subgroups)))
@@ -209,7 +209,7 @@ def do_create_user_group(caller: Principal, name: str, description: str, members
         if not lost_race(error):
             raise
         if UniqueName.get_or_none(*group_name_key(caller.realm_id, name)) is not None:
-            raise ApiError(f"User group '{name}' already exists.") from None
+            raise ApiError(f"A user group called '{name}' exists already.") from None
         check_subgroups(caller.realm_id, subgroups)   # names the one deactivated meanwhile
         check_users(caller.realm_id, members)         # likewise a member
         raise ConflictError("A subgroup changed meanwhile; try again.") from None
@@ -227,7 +227,7 @@ def do_update_user_group(caller: Principal, group_id: int, name: str | None,
                          description: str | None, changes: dict[str, Any]) -> EmptyResult:
     require_member_or_admin(caller)
     if name is None and description is None and not changes:
-        raise ApiError("No new data supplied")
+        raise ApiError("The request changes nothing")
     group = get_user_group(caller.realm_id, group_id)
     check_mutable(group)
     realm = get_realm(caller.realm_id)
@@ -264,7 +264,7 @@ def do_update_user_group(caller: Principal, group_id: int, name: str | None,
     except TransactWriteError as error:
         claim = UniqueName.get_or_none(*new_key) if "name" in data else None
         if is_condition_failure(error) and claim and claim.target_id != group_id:
-            raise ApiError(f"User group '{data['name']}' already exists.") from None
+            raise ApiError(f"A user group called '{data['name']}' exists already.") from None
         _conflict(error, caller.realm_id, group_id)
     return {}
 
@@ -277,7 +277,7 @@ def do_deactivate_user_group(caller: Principal, group_id: int) -> EmptyResult:
     require(can_manage_group(caller, realm, group))
     objections = _objections(realm, group_id)
     if objections:
-        raise ApiError("Cannot deactivate user group in use.",
+        raise ApiError("This user group is still in use, so it cannot be deactivated.",
                        code=ErrorCode.CANNOT_DEACTIVATE_GROUP_IN_USE, objections=objections)
     # Clients with include_deactivated_groups keep the group; others remove it.
     removed: UserGroupRemoveEvent = {"type": "user_group", "op": "remove",

@@ -20,7 +20,7 @@ from chalicelib.actions.invitations.invites import (
     new_key,
     send_invitation_email,
 )
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, OWNER_REQUIRED, ApiError, ConflictError
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.models.base import is_condition_failure, transaction
@@ -85,12 +85,12 @@ def access_invite_by_id(caller: Principal, invite_id: int, kind: str) -> Invitat
     invitation = Invitation.get_or_none(caller.realm_id, invite_id)
     if invitation is None or invitation.kind != kind or is_expired(invitation) or (
             kind == "email" and invitation.status != "active"):
-        raise ApiError("No such invitation")
+        raise ApiError("No invitation with that ID exists")
     if invitation.invited_by != caller.user_id:
         if invitation.invite_as == ROLE_OWNER and not caller.is_owner:
-            raise ApiError("Must be an organization owner")
+            raise ApiError(OWNER_REQUIRED)
         if not caller.is_admin:
-            raise ApiError("Must be an organization administrator")
+            raise ApiError(ADMINISTRATOR_REQUIRED)
     return invitation
 
 
@@ -128,7 +128,7 @@ def do_revoke_invite(caller: Principal, invite_id: int) -> EmptyResult:
 def do_revoke_multiuse_invite(caller: Principal, invite_id: int) -> EmptyResult:
     invitation = access_invite_by_id(caller, invite_id, "multiuse")
     if invitation.status == "revoked":
-        raise ApiError("Invitation has already been revoked")
+        raise ApiError("That invitation was revoked already")
     return _revoke(caller, invitation)
 
 

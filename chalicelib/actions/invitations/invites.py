@@ -22,7 +22,14 @@ from chalicelib.actions.users.users import check_email
 from chalicelib.aws.aws_errors import is_transient
 from chalicelib.aws.email import send_email
 from chalicelib.aws.log import logger
-from chalicelib.core.errors import ApiError, ErrorCode, principal_error
+from chalicelib.core.errors import (
+    ADMINISTRATOR_REQUIRED,
+    NOT_PERMITTED,
+    OWNER_REQUIRED,
+    ApiError,
+    ErrorCode,
+    principal_error,
+)
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, ROLE_OWNER, ROLES, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm, to_users
@@ -56,7 +63,7 @@ INVITES_PER_TRANSACTION = (MAX_TRANSACTION_ITEMS - 3) // 2
 MAX_INVITEES_PER_REQUEST = 100
 SOME_SKIPPED = ("Some of those addresses are already using this organization, so we didn't "
                 "send them an invitation. We did send invitations to everyone else!")
-NONE_SENT = "We weren't able to invite anyone."
+NONE_SENT = "No invitations were sent."
 EMAIL_NOT_SENT = "The invitation email could not be sent; resend it later."
 NOT_STORED = "Not invited: the server failed part way; invite this address again."
 DAILY_LIMIT = ("To protect users, an organization can send only a limited number of "
@@ -115,7 +122,7 @@ def parse_invitee_emails(raw: str) -> list[str]:
             raise ApiError(f"{error.msg} No invitations were sent.") from None
         found.setdefault(address.lower(), address)
     if not found:
-        raise ApiError("You must specify at least one email address.")
+        raise ApiError("Give at least one email address to invite.")
     return list(found.values())
 
 
@@ -123,7 +130,7 @@ def check_can_invite(caller: Principal, realm: Realm, setting: str) -> None:
     """Guests and bots never invite; others need the realm's group setting."""
     require_member_or_admin(caller)
     if not caller_has_realm_permission(realm, caller.user_id, caller.role, setting):
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
 
 
 def check_invite_streams(caller: Principal, realm: Realm, stream_ids: list[int]) -> list[int]:
@@ -137,16 +144,17 @@ def check_invite_streams(caller: Principal, realm: Realm, stream_ids: list[int])
         except ApiError:
             stream = None
         if stream is None or stream.is_archived:
-            raise ApiError(f"Invalid channel ID {stream_id}. No invites were sent.")
+            raise ApiError(f"Channel {stream_id} does not exist or you cannot see it, so no "
+                           "invitations were sent.")
         streams.append((stream, subscription))
     # §4.8: someone who may invite but not subscribe others may name no channel at all,
     # not even a default one (so default channels need no exemption below).
     if streams and not caller_has_realm_permission(realm, caller.user_id, caller.role,
                                                    "can_add_subscribers_group"):
-        raise ApiError("You do not have permission to subscribe other users to channels.")
+        raise ApiError("You are not allowed to add other people to channels.")
     for stream, subscription in streams:
         if not can_add_subscribers(caller, stream, subscription is not None, realm):
-            raise ApiError("You do not have permission to subscribe other users to channels.")
+            raise ApiError("You are not allowed to add other people to channels.")
     return [stream.stream_id for stream, _ in streams]
 
 
@@ -157,7 +165,7 @@ def check_invite_groups(caller: Principal, realm: Realm, group_ids: list[int]) -
     for group_id in wanted:
         group = found.get(group_id)
         if group is None or group.deactivated:
-            raise ApiError(f"Invalid user group ID: {group_id}. No invites were sent.")
+            raise ApiError(f"No user group with ID {group_id} exists, so no invitations were sent.")
         if group.is_system_group:
             raise ApiError(f"Cannot add members to the system group '{group.name}': its "
                            "members follow from their roles.")
@@ -186,14 +194,14 @@ def check_invite_terms(caller: Principal, realm: Realm, *, invite_as: int,
     if invite_as not in ROLES:
         raise ApiError("Invalid invite_as: use 100, 200, 300, 400 or 600.")
     if invite_as < caller.role:   # a role like one's own or a more restricted one (§5)
-        raise principal_error("Must be an organization owner" if invite_as == ROLE_OWNER
-                              else "Must be an organization administrator")
+        raise principal_error(OWNER_REQUIRED if invite_as == ROLE_OWNER
+                              else ADMINISTRATOR_REQUIRED)
     text = welcome_message_custom_text
     if text is not None and not caller.is_admin:   # §4.8: others may only send null
-        raise principal_error("Must be an organization administrator")
+        raise principal_error(ADMINISTRATOR_REQUIRED)
     if text is not None and len(text) > MAX_WELCOME_TEXT_LENGTH:
-        raise ApiError("welcome_message_custom_text is too long (limit: "
-                       f"{MAX_WELCOME_TEXT_LENGTH} characters).")
+        raise ApiError("welcome_message_custom_text is over the limit of "
+                       f"{MAX_WELCOME_TEXT_LENGTH} characters.")
     return InviteTerms(
         invite_as=invite_as,
         expires_at=check_expiry(invite_expires_in_minutes),
@@ -339,8 +347,8 @@ def do_invite_users(caller: Principal, *, invitee_emails: str, **terms: Any) -> 
     checked = check_invite_terms(caller, realm, **terms)
     errors: list[list[Any]] = []
     for email, user in existing_accounts(caller.realm_id, emails).items():
-        errors.append([email, "Already has an account." if user.is_active
-                       else "Account has been deactivated.", not user.is_active])
+        errors.append([email, "This person has an account already." if user.is_active
+                       else "This person's account is deactivated.", not user.is_active])
     skipped = {entry[0] for entry in errors}
     to_invite = [email for email in emails if email not in skipped]
     stored, sent = _create_and_send(caller, realm, inviter, checked, to_invite)

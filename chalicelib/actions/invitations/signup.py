@@ -84,7 +84,7 @@ def _find(key: str, allow_unfinished: bool = False) -> tuple[Invitation, Realm]:
         raise ApiError(INVALID_LINK)   # a resent invitation's old link lands here
     realm = Realm.get_or_none(invitation.realm_id)
     if realm is None or realm.deactivated:
-        raise ApiError("This organization has been deactivated.")
+        raise ApiError("This organization is deactivated.")
     if allow_unfinished and unfinished(invitation):
         return invitation, realm
     return check_usable(invitation), realm

@@ -50,7 +50,7 @@ def do_delete_attachment(caller: Principal, attachment_id: int) -> EmptyResult:
     reference's do)."""
     found = [a for a in own_attachments(caller) if a.attachment_id == attachment_id]
     if not found:
-        raise ApiError("Invalid attachment")
+        raise ApiError("No such uploaded file")
     attachment = found[0]
     realm_id = caller.realm_id
     used_after = max(0, upload_space_used(realm_id) - attachment.size)
@@ -62,7 +62,7 @@ def do_delete_attachment(caller: Principal, attachment_id: int) -> EmptyResult:
             remove_attachment_event(tx, realm_id, caller.user_id, attachment_id, used_after)
     except TransactWriteError as error:
         if is_condition_failure(error):   # deleted meanwhile
-            raise ApiError("Invalid attachment") from None
+            raise ApiError("No such uploaded file") from None
         raise
     aws_clients.s3().delete_object(Bucket=config.upload_bucket(), Key=attachment.path_id)
     return {}

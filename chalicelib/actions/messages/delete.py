@@ -38,7 +38,7 @@ from chalicelib.models.realms import Realm, empty_topic_display_name, get_realm,
 from chalicelib.models.users import User
 from chalicelib.rules.timeutil import now_seconds
 
-NO_PERMISSION = "You don't have permission to delete this message"
+NO_PERMISSION = "You are not allowed to delete this message"
 # Besides its messages and their upload links, a batch writes the delete event and, at
 # most, the channel's first_message_id and its stream event.
 RESERVED_ITEMS = 3
@@ -105,7 +105,7 @@ def check_delete_permission(caller: Principal, realm: Realm, accessed: AccessedM
         raise ApiError(NO_PERMISSION)
     limit = realm_setting(realm, "message_content_delete_limit_seconds")
     if limit is not None and now_seconds() - int(message.date_sent) > int(limit):
-        raise ApiError("The time limit for deleting this message has passed")
+        raise ApiError("This message is too old for you to delete")
 
 
 def delete_messages(realm: Realm, stream: Stream | None, messages: list[Message],

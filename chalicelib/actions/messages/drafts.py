@@ -29,7 +29,7 @@ from chalicelib.rules.user_settings import own_settings
 
 MAX_DRAFTS_PER_REQUEST = 40   # each is one put and (with the event) fits one transaction
 MAX_TIMESTAMP = 2**53         # DynamoDB numbers hold 38 digits; no date is near this
-SYNC_DISABLED = "User has disabled synchronizing drafts."
+SYNC_DISABLED = "Draft syncing is turned off in your settings."
 
 
 class DraftsResult(TypedDict):
@@ -78,14 +78,14 @@ def _raise_for(error: TransactWriteError) -> None:
     if reasons and reasons[0] == "ConditionalCheckFailed":
         raise ApiError(SYNC_DISABLED) from None
     if is_condition_failure(error):
-        raise ApiError("Draft does not exist") from None
+        raise ApiError("No draft with that ID exists") from None
     raise error
 
 
 def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
     where = f"draft[{index}]" if index >= 0 else "draft"
     if not isinstance(raw, dict):
-        raise ApiError(f"{where} is not a dict")
+        raise ApiError(f"{where} must be a JSON object")
     kind = raw.get("type", "")
     to, topic, content = raw.get("to", []), raw.get("topic", ""), raw.get("content")
     if kind not in ("", "stream", "private"):
@@ -101,7 +101,7 @@ def check_draft(caller: Principal, index: int, raw: Any) -> dict[str, Any]:
         raise ApiError(f"{where} is too long")
     if kind == "stream":
         if len(to) != 1:
-            raise ApiError("Must specify exactly 1 channel ID for channel messages")
+            raise ApiError("A channel message needs exactly one channel ID in 'to'")
         access_stream_by_id(caller, to[0])
     elif kind == "private":
         users = {u.user_id for u in User.batch_get([(caller.realm_id, i) for i in set(to)])}

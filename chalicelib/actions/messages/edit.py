@@ -29,7 +29,7 @@ from chalicelib.actions.messages.reads.access import (
     check_content_edit,
 )
 from chalicelib.actions.messages.reads.rendering import check_content, render_content
-from chalicelib.core.errors import ApiError, ErrorCode, expectation_mismatch
+from chalicelib.core.errors import UNKNOWN_CHANNEL_ID, ApiError, ErrorCode, expectation_mismatch
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription
 from chalicelib.models.messages import Message, topic_key
@@ -79,22 +79,22 @@ def do_update_message(caller: Principal, request: EditRequest) -> UpdateMessageR
     if rendered is not None and rendered.content == message.content:
         rendered = None
     if rendered is None and plan is None:
-        raise ApiError("Nothing to change")
+        raise ApiError("The request changes nothing")
     return execute_edit(caller, realm, message, rendered, plan, stream=stream,
                         prev_content_sha256=request.prev_content_sha256)
 
 
 def _check_request_shape(message: Message, request: EditRequest) -> None:
     if request.content is not None and request.stream_id is not None:
-        raise ApiError("Cannot change message content while changing channel")
+        raise ApiError("A message's content and channel cannot be changed in one request")
     if message.type == "private":
         if request.stream_id is not None:
-            raise ApiError("Direct messages cannot be moved to channels.")
+            raise ApiError("A direct message cannot be moved into a channel.")
         if request.topic is not None:
-            raise ApiError("Direct messages cannot have topics.")
+            raise ApiError("A direct message has no topic to change.")
     if request.topic is None and request.stream_id is None and \
             request.propagate_mode != "change_one":
-        raise ApiError("Invalid propagate_mode without topic edit")
+        raise ApiError("propagate_mode needs a topic or channel change")
 
 
 def is_resolve_only(old_topic: str, new_topic: str) -> bool:
@@ -108,7 +108,7 @@ def _plan_move(caller: Principal, realm: Realm, message: Message, stream: Stream
         try:
             new_stream, _ = access_stream_by_id(caller, request.stream_id)
         except ApiError:
-            raise ApiError("Invalid channel ID") from None
+            raise ApiError(UNKNOWN_CHANNEL_ID) from None
         if new_stream.is_archived:
             raise ApiError("Cannot move messages to an archived channel.")
     old_topic = message.topic
@@ -172,12 +172,12 @@ def _check_move_permission(caller: Principal, realm: Realm, streams: tuple[Strea
         if limit is not None and not caller.is_moderator_or_above:
             limits.append(int(limit))
             if propagate_mode != "change_all" and now - message.date_sent > int(limit):
-                raise ApiError("The time limit for editing this message's topic has passed")
+                raise ApiError("This message is too old for you to change its topic")
     if channel_changed:
         # The organization's setting, or the channel's own (§4.4) for moves out of it.
         if not (allowed("can_move_messages_between_channels_group")
                 or can_move_messages_out_of_channel(caller, stream)):
-            raise ApiError("You don't have permission to move this message")
+            raise ApiError("You are not allowed to move this message")
         limit = realm_setting(realm, "move_messages_between_streams_limit_seconds")
         if limit is not None and not caller.is_moderator_or_above:
             limits.append(int(limit))
@@ -207,7 +207,7 @@ def _check_topic_time_limit(messages: list[Message], limit: int, now: int) -> No
     if len(allowed) == len(messages):
         return
     raise ApiError(
-        f"You only have permission to move the {len(allowed)}/{len(messages)} most recent "
-        "messages in this topic.", code=ErrorCode.MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
+        f"You may move only the latest {len(allowed)} of this topic's {len(messages)} messages.",
+        code=ErrorCode.MOVE_MESSAGES_TIME_LIMIT_EXCEEDED,
         first_message_id_allowed_to_move=allowed[0].message_id if allowed else None,
         total_messages_allowed_to_move=len(allowed), total_messages_in_topic=len(messages))

@@ -29,7 +29,7 @@ from chalicelib.models.message_flags import ALL_FLAGS, EDITABLE_FLAGS
 from chalicelib.models.messages import Message, message_place
 
 MAX_NARROW_FLAG_MESSAGES = 1000  # each side of the anchor: "the server may decrease this"
-INVALID_MESSAGES = "Invalid message(s)"
+INVALID_MESSAGES = "Message not found, or you cannot see it."
 
 Op = Literal["add", "remove"]
 
@@ -51,9 +51,9 @@ class UpdateMessageFlagsForNarrowResult(TypedDict):
 
 def check_flag(flag: str) -> None:
     if flag not in ALL_FLAGS:
-        raise ApiError(f"Invalid flag: '{flag}'")
+        raise ApiError(f"'{flag}' is not a message flag")
     if flag not in EDITABLE_FLAGS:
-        raise ApiError(f"Flag not editable: '{flag}'")
+        raise ApiError(f"The '{flag}' flag cannot be changed directly")
 
 
 def do_update_message_flags(caller: Principal, message_ids: list[int], op: Op, flag: str

@@ -69,8 +69,7 @@ def check_incoming_webhook(caller: Principal, name: str, post: ToolRequest,
         raise ResourceNotFoundError()
     for pattern in [*(target.only_events or []), *(target.exclude_events or [])]:
         if len(pattern) > MAX_PATTERN_LENGTH:
-            raise ApiError(f"An event pattern is too long (limit: {MAX_PATTERN_LENGTH} "
-                           "characters).")
+            raise ApiError(f"An event pattern is over the limit of {MAX_PATTERN_LENGTH} characters.")
     bot = User.get_or_none(caller.realm_id, caller.user_id)
     if bot is None or bot.bot_type != BOT_TYPE_INCOMING_WEBHOOK:
         raise ApiError("Only an incoming webhook bot's API key can post to an integration's "

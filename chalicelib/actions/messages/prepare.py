@@ -111,7 +111,7 @@ def check_wildcard_permission(caller: Principal, realm: Realm, stream: Stream,
             realm, caller.user_id, caller.role, "can_mention_many_users_group"):
         return
     if mentions.channel_wildcard:
-        raise ApiError("You do not have permission to use channel wildcard mentions in this "
-                       "channel.", code=ErrorCode.STREAM_WILDCARD_MENTION_NOT_ALLOWED)
-    raise ApiError("You do not have permission to use topic wildcard mentions in this topic.",
+        raise ApiError("You are not allowed to mention the whole channel here.",
+                       code=ErrorCode.STREAM_WILDCARD_MENTION_NOT_ALLOWED)
+    raise ApiError("You are not allowed to mention everyone in this topic.",
                    code=ErrorCode.TOPIC_WILDCARD_MENTION_NOT_ALLOWED)

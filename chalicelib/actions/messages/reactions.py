@@ -73,17 +73,17 @@ class ReactionResult(TypedDict):
 
 
 def reaction_exists() -> ApiError:
-    return ApiError("Reaction already exists.", code=ErrorCode.REACTION_ALREADY_EXISTS)
+    return ApiError("You have already reacted with this emoji.", code=ErrorCode.REACTION_ALREADY_EXISTS)
 
 
 def reaction_missing() -> ApiError:
-    return ApiError("Reaction doesn't exist.", code=ErrorCode.REACTION_DOES_NOT_EXIST)
+    return ApiError("You have not reacted with this emoji.", code=ErrorCode.REACTION_DOES_NOT_EXIST)
 
 
 def _check_lengths(**values: str | None) -> None:
     for name, value in values.items():
         if value is not None and len(value) > MAX_EMOJI_TEXT_LENGTH:
-            raise ApiError(f"Invalid {name}")
+            raise ApiError(f"{name} has an unacceptable value")
 
 
 def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
@@ -97,7 +97,7 @@ def check_add_reaction(caller: Principal, message_id: int, emoji_name: str,
         emoji_code = found.emoji_code if emoji_code is None else emoji_code
         reaction_type = found.reaction_type if reaction_type is None else reaction_type
     if reaction_type not in REACTION_TYPES:
-        raise ApiError("Invalid emoji type.")
+        raise ApiError("Unknown emoji type.")
     person = _reaction_user(caller)
     key = reaction_key(reaction_type, emoji_code, caller.user_id)
     def attempt() -> ReactionResult:
@@ -135,8 +135,7 @@ def check_remove_reaction(caller: Principal, message_id: int, emoji_name: str | 
                           emoji_code: str | None, reaction_type: str | None) -> ReactionResult:
     _check_lengths(emoji_name=emoji_name, emoji_code=emoji_code)
     if emoji_name is None and emoji_code is None:
-        raise ApiError("At least one of the following arguments must be present: "
-                       "emoji_name, emoji_code")
+        raise ApiError("Send emoji_name, emoji_code or both")
     accessed = access_message(caller, message_id, modifying=True)
     if emoji_code is None:
         assert emoji_name is not None  # nosec B101 # type narrowing (set above)

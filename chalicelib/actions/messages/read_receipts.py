@@ -46,7 +46,7 @@ def get_read_receipts(caller: Principal, message_id: int) -> ReadReceiptsResult:
     message = access_message(caller, message_id).message
     realm = get_realm(caller.realm_id)
     if not realm_setting(realm, "enable_read_receipts"):
-        raise ApiError("Read receipts are disabled in this organization.")
+        raise ApiError("This organization has turned read receipts off.")
     realm_id = caller.realm_id
     candidates = _recipients(realm_id, message) - {message.sender_id}
     # Mutes either way hide a reader: otherwise a sender muted by someone would see

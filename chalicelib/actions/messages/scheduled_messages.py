@@ -113,7 +113,7 @@ def _message_type(message_type: str) -> Literal["stream", "private"]:
         return "stream"
     if message_type in ("direct", "private"):
         return "private"
-    raise ApiError("Invalid message type")
+    raise ApiError("Unknown message type: use 'channel' or 'direct'")
 
 
 def check_time(timestamp: int) -> int:
@@ -199,13 +199,13 @@ def check_edit_scheduled_message(caller: Principal, scheduled_message_id: int, *
     item = _own(caller, scheduled_message_id)
     version = item.version
     if message_type is not None and to is None:
-        raise ApiError("Recipient required when updating type of scheduled message.")
+        raise ApiError("Changing a scheduled message's type needs its new recipients ('to').")
     if item.failed and scheduled_delivery_timestamp is None:
-        raise ApiError("Scheduled delivery time must be in the future.")
+        raise ApiError("The delivery time has to be later than now.")
     if to is not None:
         new_type = message_type or item.type
         if _message_type(new_type) == "stream" and topic is None and item.type != "stream":
-            raise ApiError("Topic required when updating scheduled message type to channel.")
+            raise ApiError("Turning a scheduled message into a channel message needs a topic.")
         _check_target(caller, item, new_type, to,
                       topic if topic is not None else item.topic)
     elif topic is not None and item.type == "stream":

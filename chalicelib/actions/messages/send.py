@@ -178,7 +178,8 @@ def _channel_target(caller: Principal, channel: int | str) -> tuple[Stream, bool
 def _channel_by_id(realm_id: int, to: str) -> Stream:
     stream = get_stream(realm_id, int(to))
     if stream is None:
-        raise ApiError(f"Channel with ID '{to}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST)
+        raise ApiError(f"No channel with ID {to} exists, or you cannot see it",
+                       code=ErrorCode.STREAM_DOES_NOT_EXIST)
     return stream
 
 

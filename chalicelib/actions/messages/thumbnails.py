@@ -29,5 +29,5 @@ def thumbnail_status(caller: Principal, path_id: str) -> ThumbnailStatusResult:
     attachment = Attachment.get_or_none(caller.realm_id, path_id) if in_realm else None
     if attachment is None or attachment.owner_id != caller.user_id or \
             attachment.content_type not in THUMBNAILED_TYPES:
-        raise ApiError("Invalid attachment")
+        raise ApiError("No such uploaded image of yours")
     return {"has_thumbnail": True}

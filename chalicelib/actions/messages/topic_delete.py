@@ -25,7 +25,7 @@ from chalicelib.actions.messages.delete import (
     link_items_at_most,
 )
 from chalicelib.actions.messages.reads.access import can_read_message
-from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, UNKNOWN_CHANNEL_ID, ApiError, ErrorCode
 from chalicelib.core.principal import Principal
 from chalicelib.models.base import MAX_TRANSACTION_ITEMS
 from chalicelib.models.channels import Stream, Subscription, get_stream
@@ -48,12 +48,12 @@ class DeleteTopicResult(TypedDict):
 def check_delete_topic(caller: Principal, stream_id: int, topic_name: str
                        ) -> DeleteTopicResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator", code=ErrorCode.UNAUTHORIZED_PRINCIPAL)
+        raise ApiError(ADMINISTRATOR_REQUIRED, code=ErrorCode.UNAUTHORIZED_PRINCIPAL)
     if len(topic_name.strip()) > config.MAX_TOPIC_LENGTH:   # no topic has such a name
         raise ApiError(f"Topic too long (limit: {config.MAX_TOPIC_LENGTH} characters)")
     stream, subscription = access_stream_by_id(caller, stream_id)
     if stream.is_archived:
-        raise ApiError("Invalid channel ID")
+        raise ApiError(UNKNOWN_CHANNEL_ID)
     realm = get_realm(caller.realm_id)
     topic = check_topic(topic_name, realm, stream, enforce_policy=False)
     deadline = time.monotonic() + TIME_BUDGET_SECONDS

@@ -93,15 +93,15 @@ def check_send_typing(caller: Principal, *, kind: str, op: TypingOp, to: list[in
 
 def _direct_typing(caller: Principal, op: TypingOp, to: list[int] | None) -> None:
     if to is None:
-        raise ApiError("Missing 'to' argument")
+        raise ApiError("The 'to' parameter is required")
     if not to:
-        raise ApiError("Empty 'to' list")
+        raise ApiError("'to' must name at least one recipient")
     wanted = set(to) | {caller.user_id}
     users = {u.user_id: u for u in User.batch_get([(caller.realm_id, i) for i in wanted])}
     # One bad id rejects the whole request: a partial list would name another conversation.
     for user_id in to:
         if user_id not in users:
-            raise ApiError(f"Invalid user ID {user_id}")
+            raise ApiError(f"No user with ID {user_id} exists")
     recipients = [users[i] for i in sorted(users)]
     # The event names every recipient (and their address) to the typist too.
     check_accessible(recipients, caller_access(caller))
@@ -136,7 +136,7 @@ def _channel_typing(caller: Principal, op: TypingOp, stream_id: int | None,
     if stream_id is None:
         raise ApiError("Missing channel ID")
     if topic is None:
-        raise ApiError("Missing topic")
+        raise ApiError("A topic is required")
     realm = get_realm(caller.realm_id)
     # Length and characters as for a message's topic, before the channel is read.
     topic = check_topic(topic, realm, enforce_policy=False)

@@ -68,7 +68,7 @@ def check_upload_quota(realm_id: int, size: int) -> int:
     stored = realm.settings.as_dict() if realm.settings else {}
     quota_mib = stored.get("upload_quota_mib", UNCHANGEABLE_DEFAULTS["upload_quota_mib"])
     if quota_mib is not None and used + size > int(quota_mib) * MIB:
-        raise ApiError("Upload would exceed your organization's upload quota.")
+        raise ApiError("This file would take the organization over its storage quota.")
     return used
 
 

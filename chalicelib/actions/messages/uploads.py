@@ -67,9 +67,9 @@ def upload_path_ids(content: str) -> set[str]:
 
 def do_upload_file(caller: Principal, files: list[UploadedFile]) -> UploadResult:
     if not files:
-        raise ApiError("You must specify a file to upload")
+        raise ApiError("Attach a file to upload")
     if len(files) > 1:
-        raise ApiError("You may only upload one file at a time")
+        raise ApiError("Upload one file per request")
     upload = files[0]
     if not upload.filename.strip():
         raise ApiError("The uploaded file needs a name")

@@ -64,7 +64,7 @@ def do_mark_topic_as_read(caller: Principal, stream_id: int, topic_name: str) ->
     stream, _ = access_stream_by_id(caller, stream_id)
     topic = check_topic(topic_name, get_realm(caller.realm_id), stream, enforce_policy=False)
     if Topic.get_or_none(stream_key(caller.realm_id, stream_id), topic_item_key(topic)) is None:
-        raise ApiError(f"No such topic '{topic_name}'")
+        raise ApiError(f"The topic '{topic_name}' has no messages here")
     in_flight = unread_in_flight(
         Recipient(caller.realm_id, caller.user_id),
         lambda m: m.type == "stream" and m.stream_id == stream_id

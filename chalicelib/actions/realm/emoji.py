@@ -22,7 +22,7 @@ from chalicelib.actions.realm.reads.emoji import (
     realm_emoji_items,
 )
 from chalicelib.aws import aws_clients
-from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.errors import NOT_PERMITTED, ApiError, ErrorCode
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.files import DOWNLOAD_URL_SECONDS, UploadedFile
 from chalicelib.core.principal import Principal
@@ -88,14 +88,13 @@ def check_emoji_name(name: str) -> str:
     """The stored form (spaces as underscores, lowercase), or an error for a bad name."""
     name = name.strip().replace(" ", "_").lower()
     if not name:
-        raise ApiError("Emoji name is missing")
+        raise ApiError("An emoji needs a name")
     if len(name) > MAX_EMOJI_NAME_LENGTH:
-        raise ApiError(f"Emoji name is too long (limit: {MAX_EMOJI_NAME_LENGTH} characters)")
+        raise ApiError(f"Emoji name is over the limit of {MAX_EMOJI_NAME_LENGTH} characters")
     if not _NAME_CHARS.fullmatch(name):
-        raise ApiError("Emoji names must contain only lowercase English letters, digits, "
-                       "spaces, dashes, and underscores.")
+        raise ApiError("An emoji name may use only a-z, 0-9, spaces, '-' and '_'.")
     if name[-1] in "-_":
-        raise ApiError("Emoji names must end with either a letter or digit.")
+        raise ApiError("An emoji name has to end in a letter or a digit.")
     return name
 
 
@@ -105,24 +104,23 @@ def _image_type(data: bytes) -> tuple[str, str]:
             return extension, content_type
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "webp", "image/webp"
-    raise ApiError("Invalid image format")
+    raise ApiError("That file is not an image this server accepts")
 
 
 def check_add_realm_emoji(caller: Principal, name: str, files: list[UploadedFile]
                           ) -> EmptyResult:
     name = check_emoji_name(name)
     if caller.is_guest:   # the reference's default: members and above may add
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
     if active_emoji_id(caller.realm_id, name) is not None:
-        raise ApiError("A custom emoji with this name already exists.")
+        raise ApiError("This organization already has a custom emoji of that name.")
     if len(files) != 1:
-        raise ApiError("You must upload exactly one file.")
+        raise ApiError("Attach exactly one image file.")
     if is_builtin_emoji_name(name) and not caller.is_admin:
-        raise ApiError("Only administrators can override default emoji.")
+        raise ApiError("Only administrators may replace a built-in emoji.")
     data = files[0].data
     if len(data) > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024:
-        raise ApiError(f"Uploaded file is larger than the allowed limit of "
-                       f"{MAX_EMOJI_FILE_SIZE_MIB} MiB")
+        raise ApiError(f"The file is over the {MAX_EMOJI_FILE_SIZE_MIB} MiB limit")
     extension, content_type = _image_type(data)
     do_add_realm_emoji(caller, name, data, extension, content_type)
     return {}
@@ -150,7 +148,7 @@ def do_add_realm_emoji(caller: Principal, name: str, data: bytes, extension: str
     except TransactWriteError as error:
         s3.delete_object(Bucket=config.upload_bucket(), Key=path_id)
         if is_condition_failure(error):
-            raise ApiError("A custom emoji with this name already exists.") from None
+            raise ApiError("This organization already has a custom emoji of that name.") from None
         raise
     return item
 
@@ -160,9 +158,9 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
     emoji_id = active_emoji_id(realm_id, name)
     item = RealmEmoji.get_or_none(realm_id, emoji_id) if emoji_id is not None else None
     if item is None or item.deactivated:
-        raise ApiError(f"Emoji '{name}' does not exist", http_status=404)
+        raise ApiError(f"No emoji called '{name}' exists", http_status=404)
     if not caller.is_admin and item.author_id != caller.user_id:
-        raise ApiError("Must be an organization administrator or emoji author")
+        raise ApiError("Only administrators and the emoji's creator can do this")
     item.deactivated = True
     after = [item if i.emoji_id == emoji_id else i for i in realm_emoji_items(realm_id)]
     try:
@@ -175,7 +173,7 @@ def do_deactivate_realm_emoji(caller: Principal, name: str) -> EmptyResult:
                 data={"deactivated": True}), after))
     except TransactWriteError as error:
         if is_condition_failure(error):   # deactivated meanwhile
-            raise ApiError(f"Emoji '{name}' does not exist", http_status=404) from None
+            raise ApiError(f"No emoji called '{name}' exists", http_status=404) from None
         raise
     return {}
 

@@ -20,7 +20,7 @@ from chalicelib.actions.realm.reads.linkifiers import (
     linkifiers_state,
     note_linkifiers_changed,
 )
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError, ConflictError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import OutboxEntry, add_event, to_realm
@@ -72,7 +72,7 @@ def _pair_key(realm_id: int, pattern: str, url_template: str) -> tuple[str, str]
 
 def _check_admin(caller: Principal) -> None:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
 
 
 def _checked(pattern: str, url_template: str) -> tuple[str, str]:
@@ -111,7 +111,7 @@ def _duplicate() -> ApiError:
 
 
 def _not_found() -> ApiError:
-    return ApiError("Linkifier not found.")
+    return ApiError("No linkifier with that ID exists.")
 
 
 def _event(items: list[Linkifier]) -> OutboxEntry:
@@ -229,10 +229,10 @@ def do_reorder_linkifiers(caller: Principal, ordered_ids: list[int]) -> EmptyRes
     realm_id = caller.realm_id
     items = realm_linkifiers(realm_id)
     if len(set(ordered_ids)) != len(ordered_ids):
-        raise ApiError("The ordered list must not contain duplicated linkifiers")
+        raise ApiError("Each linkifier may appear only once in the order")
     by_id = {i.linkifier_id: i for i in items}
     if set(ordered_ids) != set(by_id):
-        raise ApiError("The ordered list must enumerate all existing linkifiers exactly once")
+        raise ApiError("The order has to list every linkifier of the organization, each once")
     after = [by_id[i] for i in ordered_ids]
     changed = [(position, item) for position, item in enumerate(after, start=1)
                if item.order != position]
@@ -251,7 +251,6 @@ def do_reorder_linkifiers(caller: Principal, ordered_ids: list[int]) -> EmptyRes
                 note_linkifiers_changed(tx, realm_id)
     except TransactWriteError as error:
         if is_condition_failure(error):   # one was removed meanwhile
-            raise ApiError("The ordered list must enumerate all existing linkifiers "
-                           "exactly once") from None
+            raise ApiError("The order has to list every linkifier of the organization, each once") from None
         raise
     return {}

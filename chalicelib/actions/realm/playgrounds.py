@@ -11,7 +11,7 @@ from typing import Literal, TypedDict
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.realm.reads.playgrounds import PlaygroundDict, playground_dict, realm_playground_items
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -46,7 +46,7 @@ def playground_name_key(realm_id: int, language: str, name: str) -> tuple[str, s
 
 def _check_admin(caller: Principal) -> None:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
 
 
 def _check_fields(name: str, pygments_language: str, url_template: str
@@ -55,16 +55,15 @@ def _check_fields(name: str, pygments_language: str, url_template: str
     if not name:
         raise ApiError("Name cannot be empty.")
     if len(name) > MAX_NAME_LENGTH:
-        raise ApiError(f"name is too long (limit: {MAX_NAME_LENGTH} characters)")
+        raise ApiError(f"name is over the limit of {MAX_NAME_LENGTH} characters")
     if not language:
         raise ApiError("Pygments language cannot be empty.")
     if len(language) > MAX_PYGMENTS_LANGUAGE_LENGTH:
-        raise ApiError(f"pygments_language is too long "
-                       f"(limit: {MAX_PYGMENTS_LANGUAGE_LENGTH} characters)")
+        raise ApiError(f"pygments_language is over the limit of {MAX_PYGMENTS_LANGUAGE_LENGTH} characters")
     if not _LANGUAGE_CHARS.fullmatch(language):
-        raise ApiError("Invalid characters in pygments language")
+        raise ApiError("The Pygments language name has characters it cannot contain")
     if len(url_template) > MAX_URL_TEMPLATE_LENGTH:
-        raise ApiError(f"url_template is too long (limit: {MAX_URL_TEMPLATE_LENGTH} characters)")
+        raise ApiError(f"url_template is over the limit of {MAX_URL_TEMPLATE_LENGTH} characters")
     try:
         check_playground_url_template(url_template)
     except UrlTemplateError as error:
@@ -109,7 +108,7 @@ def do_remove_realm_playground(caller: Principal, playground_id: int) -> EmptyRe
     item = (Playground.get_or_none(realm_id, playground_id)
             if playground_id > 0 else None)
     if item is None:
-        raise ApiError("Invalid playground")
+        raise ApiError("No code playground with that ID exists")
     after = [i for i in realm_playground_items(realm_id) if i.playground_id != playground_id]
     try:
         with transaction() as tx:
@@ -120,6 +119,6 @@ def do_remove_realm_playground(caller: Principal, playground_id: int) -> EmptyRe
             add_event(tx, realm_id, _list_event(after), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):   # removed meanwhile
-            raise ApiError("Invalid playground") from None
+            raise ApiError("No code playground with that ID exists") from None
         raise
     return {}

@@ -16,7 +16,7 @@ from chalicelib.actions.realm.reads.user_defaults import (
     DEFAULTS,
     stored_defaults,
 )
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError, ConflictError
 from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -38,7 +38,7 @@ class RealmUserSettingsDefaultsEvent(TypedDict):
 def do_update_user_settings_defaults(caller: Principal, requested: dict[str, Any]
                                      ) -> EmptyResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     for name, value in requested.items():
         check_setting(name, value)
     requested = {name: shown_setting(name, value) for name, value in requested.items()}

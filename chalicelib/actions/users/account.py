@@ -17,7 +17,7 @@ from chalicelib.actions.users.first_login import note_first_login
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.users import check_email
 from chalicelib.aws.email import send_email
-from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
+from chalicelib.core.errors import ACCOUNT_DEACTIVATED, ApiError, ErrorCode, UnauthorizedError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import is_condition_failure, transaction
@@ -65,7 +65,7 @@ def check_new_password(old_password: str | None, new_password: str | None,
         raise ApiError(f"Too many wrong passwords; try again in "
                        f"{error.extra['retry-after']} seconds.") from None
     if not right:
-        raise ApiError("Wrong password!")
+        raise ApiError("That password is not correct.")
     if not MIN_PASSWORD_LENGTH <= len(new_password) <= MAX_PASSWORD_LENGTH:
         raise ApiError(f"The new password must be {MIN_PASSWORD_LENGTH} to "
                        f"{MAX_PASSWORD_LENGTH} characters long.")
@@ -97,7 +97,7 @@ def check_email_change(caller: Principal, user: User, new_email: str) -> str:
     if new_email.lower() == user.delivery_email.lower():
         raise ApiError("New email is the same as your current one.")
     if get_user_by_email(caller.realm_id, new_email) is not None:
-        raise ApiError(f"Email '{new_email}' already in use")
+        raise ApiError(f"The email '{new_email}' belongs to another account")
     return new_email
 
 
@@ -177,14 +177,14 @@ def do_fetch_api_key(subdomain: str | None, username: str, password: str,
     check_login_allowed(username, source_ip)
     user = get_user_by_email(realm.realm_id, username)
     if realm.deactivated:
-        raise UnauthorizedError("This organization has been deactivated",
+        raise UnauthorizedError("This organization is deactivated",
                                 code=ErrorCode.REALM_DEACTIVATED)
     if user is None or user.is_bot or not check_password(password, user.password_hash):
         record_auth_failure(username, source_ip)
-        raise UnauthorizedError("Your username or password is incorrect",
+        raise UnauthorizedError("That email and password do not match an account",
                                 code=ErrorCode.AUTHENTICATION_FAILED)
     if not user.is_active:
-        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
+        raise UnauthorizedError(ACCOUNT_DEACTIVATED, code=ErrorCode.USER_DEACTIVATED)
     api_key = add_api_key(user)
     note_first_login(user)
     # The real address: the one to authenticate with (as the reference answers).
@@ -219,7 +219,7 @@ def add_api_key(user: User) -> str:
             if is_condition_failure(error):   # another login retired it first: read again
                 user = User.get(user.realm_id, user.user_id)
                 if not user.is_active:
-                    raise UnauthorizedError("Account is deactivated",
+                    raise UnauthorizedError(ACCOUNT_DEACTIVATED,
                                             code=ErrorCode.USER_DEACTIVATED) from None
             raise
         return api_key

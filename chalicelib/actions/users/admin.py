@@ -33,7 +33,7 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.shown import access_user_by_id_or_email
 from chalicelib.actions.users.users import check_email, check_full_name
-from chalicelib.core.errors import ApiError, ConflictError
+from chalicelib.core.errors import NOT_PERMITTED, OWNER_REQUIRED, ApiError, ConflictError
 from chalicelib.core.principal import (
     ROLE_OWNER,
     ROLES,
@@ -52,7 +52,7 @@ from chalicelib.models.users import ApiKey, User, get_user_by_email, key_set_cur
 from chalicelib.rules.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, system_group_id
 
 MAX_ATTEMPTS = 3
-ONLY_OWNER = "The owner permission cannot be removed from the only organization owner."
+ONLY_OWNER = "The organization's only owner cannot stop being an owner."
 
 
 def do_update_user(caller: Principal, user_id_or_email: str, *, full_name: str | None,
@@ -61,7 +61,7 @@ def do_update_user(caller: Principal, user_id_or_email: str, *, full_name: str |
     """PATCH /users/{user_id} and PATCH /users/{email} (level 313): one route, digits
     are an id."""
     if not caller.is_admin:
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
     if new_email is not None:
         _check_may_change_emails(caller)
     target = access_user_by_id_or_email(caller, user_id_or_email)
@@ -132,7 +132,7 @@ def _check_role_change(caller: Principal, target: User, role: int) -> None:
     if role not in ROLES:
         raise ApiError("Invalid role")
     if ROLE_OWNER in (role, target.role) and role != target.role and not caller.is_owner:
-        raise ApiError("Must be an organization owner")
+        raise ApiError(OWNER_REQUIRED)
     if target.role == ROLE_OWNER and role != ROLE_OWNER and \
             _other_active_owner(target) is None:
         raise ApiError(ONLY_OWNER)

@@ -29,8 +29,7 @@ def clean_alert_words(words: list[str]) -> list[str]:
 def check_alert_word_lengths(words: list[str]) -> None:
     for index, word in enumerate(words):
         if len(word) > MAX_ALERT_WORD_LENGTH:
-            raise ApiError(f"alert_words[{index}] is too long "
-                           f"(limit: {MAX_ALERT_WORD_LENGTH} characters)")
+            raise ApiError(f"alert_words[{index}] is over the limit of {MAX_ALERT_WORD_LENGTH} characters")
 
 
 def get_alert_words(caller: Principal) -> list[str]:

@@ -56,7 +56,7 @@ def do_regenerate_bot_api_key(caller: Principal, bot_id: int) -> RegenerateApiKe
     bot = User.get_or_none(caller.realm_id, bot_id)
     if bot is None or not bot.is_bot or not (
             caller.is_admin or bot.bot_owner_id == caller.user_id):
-        raise ApiError("No such bot")
+        raise ApiError("No bot with that ID exists")
     if not bot.is_active:
         raise ApiError("The bot is deactivated; reactivate it first.")
     api_key = do_rotate_api_key(caller.realm_id, bot_id)
@@ -70,7 +70,7 @@ def do_get_bot_api_key(caller: Principal, bot_id: int) -> RegenerateApiKeyResult
     bot = User.get_or_none(caller.realm_id, bot_id)
     if bot is None or not bot.is_bot or not (
             caller.is_admin or bot.bot_owner_id == caller.user_id):
-        raise ApiError("No such bot")
+        raise ApiError("There is no bot with this id that you may manage.")
     api_key = open_secret(bot.bot_api_key_sealed, config.bot_key_sealing_key()) \
         if bot.bot_api_key_sealed else None
     if api_key is None:   # made before keys were kept sealed, or under an older key

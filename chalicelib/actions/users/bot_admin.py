@@ -61,7 +61,7 @@ def _administered_bot(caller: Principal, bot_id: int) -> User:
     bot = User.get_or_none(caller.realm_id, bot_id)
     if bot is None or not bot.is_bot or not (
             caller.is_admin or bot.bot_owner_id == caller.user_id):
-        raise ApiError("No such bot")
+        raise ApiError("There is no bot with this id that you may manage.")
     return bot
 
 
@@ -70,7 +70,7 @@ def _rename(caller: Principal, bot: User, full_name: str) -> None:
         return
     if any(u.is_active and u.user_id != bot.user_id
            for u in User.by_name.query(name_key(bot.realm_id, full_name))):
-        raise ApiError("Name is already in use!")
+        raise ApiError("Someone in this organization already has that name.")
     actions, events = full_name_writes(caller, bot, full_name)
     try:
         with transaction() as tx:
@@ -94,7 +94,7 @@ def _change_address(bot: User, short_name: str) -> None:
     if new_email == bot.email:
         return
     if get_user_by_email(bot.realm_id, new_email) is not None:
-        raise ApiError("Username already in use")
+        raise ApiError("Another account already uses that bot username.")
     try:
         with transaction() as tx:
             write_email_change(tx, bot, new_email)

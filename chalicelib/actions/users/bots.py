@@ -55,7 +55,7 @@ def incoming_webhook_config(service_name: str | None,
     if service_name is not None:
         integration = find_integration(service_name)
         if integration is None:
-            raise ApiError(f"Invalid integration '{service_name[:100]}'.")
+            raise ApiError(f"'{service_name[:100]}' is not an integration this server knows.")
         config["integration_id"] = integration.name
         allowed = frozenset(option.key for option in integration.config_options)
     for key, value in (config_data or {}).items():
@@ -81,9 +81,9 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
     if bot_type is None:
         bot_type = BOT_TYPE_OUTGOING_WEBHOOK if service_url else BOT_TYPE_GENERIC
     if bot_type not in BOT_TYPES:
-        raise ApiError("Invalid bot type")
+        raise ApiError("Unknown bot type")
     if interface not in INTERFACES:
-        raise ApiError("Invalid interface type")
+        raise ApiError("Unknown outgoing-webhook interface type")
     domain = owner.delivery_email.rsplit("@", 1)[-1]
     new = NewUser(email=f"{short_name}-bot@{domain}", full_name=full_name, is_bot=True,
                   bot_type=bot_type, bot_owner_id=owner.user_id)
@@ -91,7 +91,7 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
         new = replace(new, bot_config=incoming_webhook_config(service_name, config_data))
     if bot_type == BOT_TYPE_OUTGOING_WEBHOOK:
         if not service_url:
-            raise ApiError("Missing 'payload_url' argument")
+            raise ApiError("The 'payload_url' parameter is required")
         try:
             url = check_url_syntax(service_url)
         except UnsafeUrlError as error:
@@ -100,10 +100,10 @@ def do_create_bot(realm_id: int, owner: User, full_name: str, short_name: str,
                       service_token=random_alphanumeric(SERVICE_TOKEN_LENGTH),
                       service_interface=interface)
     if get_user_by_email(realm_id, new.email) is not None:
-        raise ApiError("Username already in use")
+        raise ApiError("That bot username is taken")
     # A second active user with this name could only be mentioned with the |id form.
     if any(u.is_active for u in User.by_name.query(name_key(realm_id, full_name))):
-        raise ApiError("Name is already in use!")
+        raise ApiError("Another bot already has that name.")
 
     def owner_still_active(tx: TransactWrite, _bot: User) -> None:
         # A bot committed after its owner's deactivation swept the owner's bots would

@@ -16,7 +16,7 @@ from typing import Any
 from chalicelib.actions.groups.reads.settings import group_setting_members
 from chalicelib.actions.groups.reads.user_groups import get_user_group
 from chalicelib.actions.users.settings import settings_event
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.feature_levels import withheld
 from chalicelib.core.principal import ROLES, Principal
 from chalicelib.core.results import EmptyResult
@@ -43,7 +43,7 @@ def update_others_settings(caller: Principal, target: dict[str, Any],
                            account: dict[str, str | None], requested: dict[str, Any]
                            ) -> EmptyResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     if any(value is not None for value in account.values()):
         raise ApiError("An account's name, email address and password are not changed "
                        "for other users here.")
@@ -100,7 +100,7 @@ def _target_users(caller: Principal, target: dict[str, Any]) -> list[User]:
     found.update({u.user_id: u for u in by_role})
     for user_id in target.get("user_ids", []):
         if user_id not in found or not found[user_id].is_active or found[user_id].is_bot:
-            raise ApiError(f"Invalid user ID: {user_id}")
+            raise ApiError(f"No user with ID {user_id} exists")
     users = sorted((u for u in found.values() if u.is_active and not u.is_bot),
                    key=lambda u: u.user_id)
     if len(users) > MAX_TARGET_USERS:

@@ -27,7 +27,7 @@ from chalicelib.actions.users.reads.events import RealmUserUpdateEvent
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.aws.email import send_email
 from chalicelib.aws.log import logger
-from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.errors import NOT_PERMITTED, OWNER_REQUIRED, ApiError, ErrorCode
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_OWNER, Principal
 from chalicelib.core.results import EmptyResult
@@ -113,7 +113,7 @@ def do_deactivate_user(caller: Principal, user_id: int,
                        actions: DeactivationActions | None = None) -> EmptyResult:
     """`actions` (level 459; ignored below it) are done with the deactivation, atomically."""
     if not caller.is_admin:
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
     if not level_reached(DEACTIVATION_ACTIONS_LEVEL):
         actions = None
     comment = (deactivation_notification_comment or "").strip()
@@ -136,19 +136,19 @@ def do_deactivate_user(caller: Principal, user_id: int,
 def _deactivation_target(caller: Principal, user_id: int, comment: str) -> User:
     target = access_user_by_id(caller, user_id, allow_bots=False)
     if target.role == ROLE_OWNER and not caller.is_owner:
-        raise ApiError("Must be an organization owner")
+        raise ApiError(OWNER_REQUIRED)
     if not target.is_active:
         _finish_deactivation(target)   # in case an earlier request died after the flag
         raise ApiError("User is already deactivated")
     if len(comment) > MAX_COMMENT_LENGTH:
-        raise ApiError(f"deactivation_notification_comment is too long "
-                       f"(limit: {MAX_COMMENT_LENGTH} characters)")
+        raise ApiError("deactivation_notification_comment is over the limit of "
+                       f"{MAX_COMMENT_LENGTH} characters")
     return target
 
 
 def do_reactivate_user(caller: Principal, user_id: int) -> EmptyResult:
     if not caller.is_admin:
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
     target = access_user_by_id(caller, user_id)
     if target.is_active:
         raise ApiError("User is already active")
@@ -172,7 +172,7 @@ def _deactivate_owner(target: User, extra: Writes | None = None) -> None:
     def attempt() -> None:
         other = _other_active_owner(target.realm_id, target.user_id)
         if other is None:
-            raise ApiError("Cannot deactivate the only organization owner")
+            raise ApiError("The organization's only owner cannot be deactivated")
         _set_active(target, False, keep_owner=other, extra=extra)
 
     retry_lost_races(attempt, conflict="The organization's owners changed meanwhile; reload "
@@ -343,10 +343,11 @@ def do_deactivate_own_user(caller: Principal) -> EmptyResult:
                     caller.realm_id, caller.user_id) is not None:
                 raise
             if _others_active(target):
-                raise ApiError("Cannot deactivate the only organization owner",
+                raise ApiError("The organization's only owner cannot be deactivated",
                                code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
                                entity="organization owner", is_last_owner=True) from None
-            raise ApiError("Cannot deactivate the only user.", code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
+            raise ApiError("The organization's only user cannot be deactivated.",
+                           code=ErrorCode.CANNOT_DEACTIVATE_LAST_USER,
                            entity="user", is_last_owner=False) from None
         return target
 

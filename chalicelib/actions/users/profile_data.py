@@ -28,7 +28,7 @@ from chalicelib.actions.users.reads.profile_fields import (
     USER,
     realm_profile_fields,
 )
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import UNKNOWN_USER, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event
 from chalicelib.models.base import (
@@ -49,9 +49,9 @@ MAX_ATTEMPTS = 5
 
 def _check_text(field: ProfileField, value: Any, limit: int) -> str:
     if not isinstance(value, str):
-        raise ApiError(f"{field.name} is not a string")
+        raise ApiError(f"{field.name} must be a string")
     if len(value) > limit:
-        raise ApiError(f"{field.name} is too long (limit: {limit} characters)")
+        raise ApiError(f"{field.name} is over the limit of {limit} characters")
     return value
 
 
@@ -60,10 +60,10 @@ def _user_ids(field: ProfileField, value: Any) -> list[int]:
         try:
             value = json.loads(value)
         except ValueError:
-            raise ApiError(f"{field.name} is not a list") from None
+            raise ApiError(f"{field.name} must be a list") from None
     if not isinstance(value, list) or any(
             isinstance(i, bool) or not isinstance(i, int) for i in value):
-        raise ApiError(f"{field.name} is not a list of user IDs")
+        raise ApiError(f"{field.name} must be a list of user IDs")
     return list(dict.fromkeys(value))
 
 
@@ -85,7 +85,7 @@ def check_profile_value(field: ProfileField, value: Any) -> str | None:
     if kind == SELECT:
         text = _check_text(field, value, SHORT_VALUE_MAX_LENGTH)
         if text not in (field.field_data or {}):
-            raise ApiError(f"'{text}' is not a valid choice for '{field.name}'.")
+            raise ApiError(f"'{text}' is not one of the choices of '{field.name}'.")
         return text
     if kind == DATE:
         text = _check_text(field, value, SHORT_VALUE_MAX_LENGTH)
@@ -94,14 +94,14 @@ def check_profile_value(field: ProfileField, value: Any) -> str | None:
                 raise ValueError(text)
             date.fromisoformat(text)
         except ValueError:
-            raise ApiError(f"{field.name} is not a date") from None
+            raise ApiError(f"{field.name} must be a date (YYYY-MM-DD)") from None
         return text
     if kind == URL:
         text = _check_text(field, value, URL_MAX_LENGTH)
         if not is_url(text):
-            raise ApiError(f"{field.name} is not a URL")
+            raise ApiError(f"{field.name} must be a URL")
         return text
-    raise ApiError("Invalid field type.")
+    raise ApiError("Unknown custom profile field type.")
 
 
 def _check_people(realm_id: int, user_ids: set[int]) -> None:
@@ -109,11 +109,11 @@ def _check_people(realm_id: int, user_ids: set[int]) -> None:
     for user_id in sorted(user_ids):
         user = found.get(user_id)
         if user is None:
-            raise ApiError(f"Invalid user ID: {user_id}")
+            raise ApiError(f"No user with ID {user_id} exists")
         if not user.is_active:
-            raise ApiError(f"User with ID {user_id} is deactivated")
+            raise ApiError(f"User {user_id} is deactivated")
         if user.is_bot:
-            raise ApiError(f"User with ID {user_id} is a bot")
+            raise ApiError(f"User {user_id} is a bot")
 
 
 def _stored_value(entry: Any) -> str | None:
@@ -147,10 +147,9 @@ def check_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
     for item in data:
         field = fields.get(item["id"])
         if field is None:
-            raise ApiError(f"Field id {item['id']} not found.")
+            raise ApiError(f"No custom profile field has ID {item['id']}.")
         if not field.editable_by_user and not caller.is_admin:
-            raise ApiError("You are not allowed to change this field. "
-                           "Contact an administrator to update it.")
+            raise ApiError("Only administrators can change this field; ask one of them to update it.")
         value = check_profile_value(field, item.get("value"))
         if field.field_type == USER and value is not None:
             people.update(json.loads(value))
@@ -174,7 +173,7 @@ def do_update_profile_data(caller: Principal, data: Sequence[Mapping[str, Any]],
     def attempt() -> None:
         user = User.get_or_none(caller.realm_id, user_id)
         if user is None or not user.is_active:
-            raise ApiError("No such user")
+            raise ApiError(UNKNOWN_USER)
         stored = user.profile_data.as_dict() if user.profile_data else {}
         actions, conditions = [], []
         events: list[RealmUserUpdateEvent] = []

@@ -10,7 +10,7 @@ from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.users.profile_fields import _fields_event
 from chalicelib.actions.users.reads.profile_fields import realm_profile_fields
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -24,10 +24,10 @@ from chalicelib.models.profile_fields import ProfileField
 
 def do_reorder_profile_fields(caller: Principal, order: list[int]) -> EmptyResult:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     fields = {f.field_id: f for f in realm_profile_fields(caller.realm_id)}
     if len(set(order)) != len(order) or set(order) != set(fields):
-        raise ApiError("Invalid order mapping.")
+        raise ApiError("The order must list every existing item exactly once.")
     for position, field_id in enumerate(order):
         fields[field_id].order = position
     changed = list(order)
@@ -45,6 +45,6 @@ def do_reorder_profile_fields(caller: Principal, order: list[int]) -> EmptyResul
                               to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):   # a field was deleted meanwhile
-            raise ApiError("Invalid order mapping.") from None
+            raise ApiError("The order must list every existing item exactly once.") from None
         raise
     return {}

@@ -18,7 +18,7 @@ from chalicelib.actions.users.reads.profile_fields import (
     profile_field_dict,
     realm_profile_fields,
 )
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_realm
@@ -68,7 +68,7 @@ def is_url(value: str) -> bool:
 
 def _require_admin(caller: Principal) -> None:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
 
 
 def _fields_event(fields: list[ProfileField]) -> CustomProfileFieldsEvent:
@@ -80,37 +80,37 @@ def _fields_event(fields: list[ProfileField]) -> CustomProfileFieldsEvent:
 
 def _check_select_data(field_data: dict[str, Any]) -> dict[str, Any]:
     if not field_data:
-        raise ApiError("Field must have at least one choice.")
+        raise ApiError("A list field needs one choice or more.")
     texts = set()
     for key, choice in field_data.items():
         if not key.strip():
-            raise ApiError("'value' cannot be blank.")
+            raise ApiError("A choice's key must not be empty.")
         if not isinstance(choice, dict) or set(choice) != {"text", "order"}:
             raise ApiError(f"field_data[\"{key}\"] must have exactly 'text' and 'order'")
         for part in ("text", "order"):
             if not isinstance(choice[part], str) or not choice[part].strip():
-                raise ApiError(f"field_data[\"{key}\"][\"{part}\"] cannot be blank.")
+                raise ApiError(f'field_data["{key}"]["{part}"] must not be empty.')
         texts.add(choice["text"].strip().lower())
     if len(texts) != len(field_data):
-        raise ApiError("Field must not have duplicate choices.")
+        raise ApiError("Each choice of the field must be different.")
     return field_data
 
 
 def _check_external_account_data(field_data: dict[str, Any]) -> dict[str, Any]:
     subtype = field_data.get("subtype")
     if not isinstance(subtype, str):   # JSON may carry a list or object here
-        raise ApiError("Invalid external account type")
+        raise ApiError("Unknown external account type")
     if subtype == "custom":
         pattern = field_data.get("url_pattern")
         if not isinstance(pattern, str) or not pattern:
-            raise ApiError("Custom external account must define URL pattern")
+            raise ApiError("A custom external account needs a URL pattern")
         if pattern.count(USERNAME_PLACEHOLDER) != 1:
-            raise ApiError("URL pattern must contain '%(username)s'.")
+            raise ApiError("The URL pattern has to include '%(username)s'.")
         if not is_url(pattern.replace(USERNAME_PLACEHOLDER, "username")):
-            raise ApiError("URL pattern is not a URL")
+            raise ApiError("URL pattern must be a URL")
         return {"subtype": "custom", "url_pattern": pattern}
     if subtype not in DEFAULT_EXTERNAL_ACCOUNTS:
-        raise ApiError("Invalid external account type")
+        raise ApiError("Unknown external account type")
     if "url_pattern" in field_data:
         raise ApiError("URL pattern is only for custom external accounts")
     return {"subtype": subtype}
@@ -121,7 +121,7 @@ def check_field_definition(field_type: int, name: str, hint: str,
                            ) -> tuple[str, str, dict[str, Any] | None]:
     """The cleaned name, hint and field_data of a new field, or the reason it is invalid."""
     if field_type not in FIELD_TYPES:
-        raise ApiError("Invalid field type.")
+        raise ApiError("Unknown custom profile field type.")
     data: dict[str, Any] | None = None
     if field_type == SELECT:
         data = _check_select_data(field_data or {})
@@ -133,11 +133,11 @@ def check_field_definition(field_type: int, name: str, hint: str,
             hint = hint.strip() or default["hint"]
     name, hint = name.strip(), hint.strip()
     if not name:
-        raise ApiError("Label cannot be blank.")
+        raise ApiError("A field needs a name.")
     if len(name) > NAME_MAX_LENGTH:
-        raise ApiError(f"name is too long (limit: {NAME_MAX_LENGTH} characters)")
+        raise ApiError(f"name is over the limit of {NAME_MAX_LENGTH} characters")
     if len(hint) > HINT_MAX_LENGTH:
-        raise ApiError(f"hint is too long (limit: {HINT_MAX_LENGTH} characters)")
+        raise ApiError(f"hint is over the limit of {HINT_MAX_LENGTH} characters")
     return name, hint, data
 
 
@@ -151,11 +151,11 @@ def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_ty
     name, hint, data = check_field_definition(field_type, name, hint, field_data)
     existing = realm_profile_fields(caller.realm_id)
     if any(f.name.lower() == name.lower() for f in existing):
-        raise ApiError("A field with that label already exists.")
+        raise ApiError("Another field already has that name.")
     if display_in_profile_summary:
         if field_type in NOT_IN_SUMMARY and not (
                 field_type == LONG_TEXT and level_reached(PARAGRAPHS_IN_SUMMARY_LEVEL)):
-            raise ApiError("Field type not supported for display in profile summary.")
+            raise ApiError("Fields of this type cannot be shown in the profile summary.")
         if sum(1 for f in existing if f.display_in_profile_summary) >= MAX_SUMMARY_FIELDS:
             raise ApiError(f"Only {MAX_SUMMARY_FIELDS} custom profile fields can be "
                            "displayed in the profile summary.")
@@ -175,7 +175,7 @@ def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_ty
             add_event(tx, caller.realm_id, _fields_event([*existing, field]), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):   # another admin took the name meanwhile
-            raise ApiError("A field with that label already exists.") from None
+            raise ApiError("Another field already has that name.") from None
         raise
     return field_id
 
@@ -183,7 +183,7 @@ def do_create_profile_field(caller: Principal, *, name: str, hint: str, field_ty
 def access_profile_field(realm_id: int, field_id: int) -> ProfileField:
     field = ProfileField.get_or_none(realm_id, field_id)
     if field is None:
-        raise ApiError(f"Field id {field_id} not found.")
+        raise ApiError(f"No custom profile field has ID {field_id}.")
     return field
 
 
@@ -200,7 +200,7 @@ def do_delete_profile_field(caller: Principal, field_id: int) -> None:
             add_event(tx, caller.realm_id, _fields_event(remaining), to_realm())
     except TransactWriteError as error:
         if is_condition_failure(error):
-            raise ApiError(f"Field id {field_id} not found.") from None
+            raise ApiError(f"No custom profile field has ID {field_id}.") from None
         raise
     _remove_values(caller.realm_id, field_id)
 

@@ -49,7 +49,7 @@ class SavedSnippetsRemoveEvent(TypedDict):
 
 def _does_not_exist() -> ApiError:
     # As the reference: HTTP 404, with the code BAD_REQUEST.
-    return ApiError("Saved snippet does not exist.", http_status=404)
+    return ApiError("No saved snippet with that ID exists.", http_status=404)
 
 
 def check_title(title: str) -> str:
@@ -57,7 +57,7 @@ def check_title(title: str) -> str:
     if not title:
         raise ApiError("Title cannot be empty.")
     if len(title) > MAX_TITLE_LENGTH:
-        raise ApiError(f"title is too long (limit: {MAX_TITLE_LENGTH} characters)")
+        raise ApiError(f"title is over the limit of {MAX_TITLE_LENGTH} characters")
     return title
 
 
@@ -66,7 +66,7 @@ def check_content(content: str) -> str:
     if not content:
         raise ApiError("Content cannot be empty.")
     if len(content) > config.MAX_MESSAGE_LENGTH:
-        raise ApiError(f"content is too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
+        raise ApiError(f"content is over the limit of {config.MAX_MESSAGE_LENGTH} characters")
     return content
 
 
@@ -87,7 +87,7 @@ def do_create_saved_snippet(caller: Principal, title: str, content: str
 def do_edit_saved_snippet(caller: Principal, snippet_id: int, title: str | None,
                           content: str | None) -> EmptyResult:
     if title is None and content is None:
-        raise ApiError("Nothing to change")
+        raise ApiError("The request changes nothing")
     new_title = check_title(title) if title is not None else None
     new_content = check_content(content) if content is not None else None
     if not snippet_id > 0:

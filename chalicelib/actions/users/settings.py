@@ -52,7 +52,7 @@ def update_own_settings(caller: Principal, account: dict[str, str | None],
     """PATCH /settings: everything is checked first; then the name, password and settings
     change with their events in one transaction; then what follows from them."""
     if caller.is_bot:   # a bot's settings are its owner's business (PATCH /bots/{id})
-        raise ApiError("This endpoint does not accept bot requests.")
+        raise ApiError("Bots cannot use this endpoint.")
     for name, value in requested.items():
         check_setting(name, value)
     requested = {name: shown_setting(name, value) for name, value in requested.items()}

@@ -14,7 +14,7 @@ from chalicelib.actions.users.reads.access import user_access_audience
 from chalicelib.actions.users.reads.status import UserStatusDict, _presence_enabled, user_status_dict
 from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.actions.users.settings import settings_event
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import NOT_PERMITTED, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
@@ -72,7 +72,7 @@ def check_update_user_status(caller: Principal, user_id: int, change: StatusChan
                              ) -> EmptyResult:
     # Bots, even administrators, only from level 473 (as the reference).
     if not caller.is_admin or (caller.is_bot and not level_reached(ADMIN_BOTS_LEVEL)):
-        raise ApiError("Insufficient permission")
+        raise ApiError(NOT_PERMITTED)
     access_user_by_id(caller, user_id, allow_deactivated=False)
     _update_status(caller, user_id, _checked(caller.realm_id, change))
     return {}
@@ -82,10 +82,10 @@ def _checked(realm_id: int, change: StatusChange) -> StatusChange:
     """The change with the text trimmed and the emoji complete and valid, or an error."""
     text = change.status_text.strip() if change.status_text is not None else None
     if text is not None and len(text) > MAX_STATUS_TEXT_LENGTH:
-        raise ApiError(f"status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)")
+        raise ApiError(f"status_text is over the limit of {MAX_STATUS_TEXT_LENGTH} characters")
     name, code, kind = change.emoji_name, change.emoji_code, change.reaction_type
     if change.away is None and text is None and name is None:
-        raise ApiError("Client did not pass any new values.")
+        raise ApiError("The request sets nothing.")
     if name == "":
         code, kind = "", ""     # clears the emoji
     elif name is not None:
@@ -95,8 +95,7 @@ def _checked(realm_id: int, change: StatusChange) -> StatusChange:
             kind = found.reaction_type if kind is None else kind
         check_emoji_request(realm_id, name, code, kind)
     elif code or kind:
-        raise ApiError("Client must pass emoji_name if they pass either emoji_code or "
-                       "reaction_type.")
+        raise ApiError("emoji_code and reaction_type need an emoji_name too.")
     return StatusChange(status_text=text, emoji_name=name, emoji_code=code,
                         reaction_type=kind, away=change.away)
 

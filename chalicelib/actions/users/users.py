@@ -28,7 +28,7 @@ from chalicelib.actions.users.reads.email_access import (
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
 from chalicelib.actions.users.reads.realm_users import list_realm_users
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, UNKNOWN_USER, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import (
     ROLE_ADMINISTRATOR,
@@ -112,7 +112,7 @@ def check_full_name(full_name: str) -> str:
     if len(full_name) > config.MAX_FULL_NAME_LENGTH:
         raise ApiError(f"Name too long (at most {config.MAX_FULL_NAME_LENGTH} characters).")
     if any(ch in full_name for ch in "*`\\>\"@") or any(ord(ch) < 32 for ch in full_name):
-        raise ApiError("Invalid characters in name!")
+        raise ApiError("The name has characters it cannot contain.")
     return full_name
 
 
@@ -180,7 +180,7 @@ def do_create_user(realm_id: int, new: NewUser,
     email, so callers check.
     """
     if get_user_by_email(realm_id, new.email) is not None:
-        raise ApiError(f"Email '{new.email.strip()}' already in use")
+        raise ApiError(f"The email '{new.email.strip()}' belongs to another account")
     user_id = allocate_id(realm_id, "user")
     items, api_key = user_items(realm_id, user_id, new)
     user = items[0][0]
@@ -200,7 +200,7 @@ def do_create_user(realm_id: int, new: NewUser,
                       {"email_visibility": visibility_of(user)})
     except TransactWriteError as error:
         if is_condition_failure(error):
-            raise ApiError(f"Email '{new.email.strip()}' already in use") from None
+            raise ApiError(f"The email '{new.email.strip()}' belongs to another account") from None
         raise
     return user, api_key
 
@@ -208,7 +208,7 @@ def do_create_user(realm_id: int, new: NewUser,
 def get_own_user(caller: Principal) -> User:
     user = User.get_or_none(caller.realm_id, caller.user_id)
     if user is None:
-        raise ApiError("No such user")
+        raise ApiError(UNKNOWN_USER)
     return user
 
 
@@ -310,7 +310,7 @@ def check_create_user(caller: Principal, *, email: str, full_name: str,
                       password: str) -> User:
     """POST /users: organization administrators create accounts."""
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     new = NewUser(email=email, full_name=full_name,
                   password_hash=hash_password(password) if password else None,
                   joined_at_first_login=True)

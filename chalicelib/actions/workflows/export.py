@@ -30,7 +30,7 @@ from chalicelib.actions.workflows.export_writer import (
 )
 from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError
 from chalicelib.core.feature_levels import at_advertised_level, level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.outbox import add_event, to_users
@@ -96,7 +96,7 @@ class ExportConsentsResult(TypedDict):
 
 def _require_admin(caller: Principal) -> None:
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
 
 
 def export_dict(item: RealmExport) -> RealmExportDict:
@@ -131,13 +131,13 @@ def export_type_number(requested: int | str) -> int:
     if isinstance(requested, str):
         numbers = {name: number for number, name in EXPORT_TYPE_NAMES.items()}
         if requested not in numbers or not level_reached(EXPORT_TYPE_NAMES_LEVEL):
-            raise ApiError("Invalid export_type")
+            raise ApiError("export_type has an unacceptable value")
         requested = numbers[requested]
     if requested == FULL_WITHOUT_CONSENT and level_reached(EXPORT_TYPE_NAMES_LEVEL):
         raise ApiError("A full export without consent needs the organization's owners "
                        "to have access to all private content, which they have not.")
     if requested not in (PUBLIC, STANDARD):
-        raise ApiError("Invalid export_type")
+        raise ApiError("export_type has an unacceptable value")
     return requested
 
 

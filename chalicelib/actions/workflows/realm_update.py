@@ -18,7 +18,7 @@ from chalicelib.actions.realm.description import (
     check_description,
     legacy_description_event,
 )
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, UNKNOWN_CHANNEL_ID, ApiError
 from chalicelib.core.feature_levels import (
     REALM_SETTINGS_CAPABILITY,
     at_advertised_level,
@@ -102,8 +102,8 @@ def _check_plain(name: str, value: Any) -> Any:
                            f"{config.MAX_TOPIC_LENGTH} characters.")
         return value
     if name == "welcome_message_custom_text" and len(value) > MAX_WELCOME_TEXT_LENGTH:
-        raise ApiError("welcome_message_custom_text is too long (limit: "
-                       f"{MAX_WELCOME_TEXT_LENGTH} characters).")
+        raise ApiError("welcome_message_custom_text is over the limit of "
+                       f"{MAX_WELCOME_TEXT_LENGTH} characters.")
     if name == "topics_policy" and value not in TOPICS_POLICIES:
         raise ApiError(f"Invalid topics_policy: use one of {', '.join(TOPICS_POLICIES)}.")
     if name == "media_preview_size" and value not in MEDIA_PREVIEW_SIZES:
@@ -117,7 +117,7 @@ def do_update_realm(caller: Principal, requested: dict[str, Any]) -> EmptyResult
     (so a `{new, old}` group change is a compare-and-set), with one update_dict event
     per changed setting as the reference sends them."""
     if not caller.is_admin:
-        raise ApiError("Must be an organization administrator")
+        raise ApiError(ADMINISTRATOR_REQUIRED)
     if requested.get("moderation_request_channel_id", -1) != -1:
         check_moderation_channel(caller, requested["moderation_request_channel_id"])
     settings = dict(requested)
@@ -152,7 +152,7 @@ def check_moderation_channel(caller: Principal, stream_id: int) -> None:
     """A channel of the organization that the administrator can see, not archived."""
     stream, _ = access_stream_by_id(caller, stream_id, require_content_access=False)
     if stream.is_archived:
-        raise ApiError("Invalid channel ID")
+        raise ApiError(UNKNOWN_CHANNEL_ID)
 
 
 def _changes(realm: Realm, requested: dict[str, Any]) -> dict[str, Any]:

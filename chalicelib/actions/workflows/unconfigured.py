@@ -11,7 +11,7 @@ from typing import TypedDict
 from chalicelib import config
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
 from chalicelib.actions.users.account import FetchApiKeyResult, add_api_key
-from chalicelib.core.errors import ApiError, ErrorCode, UnauthorizedError
+from chalicelib.core.errors import ACCOUNT_DEACTIVATED, ApiError, ErrorCode, UnauthorizedError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.models.realms import get_realm_by_subdomain
@@ -28,19 +28,19 @@ class CallUrlResult(TypedDict):
 
 def do_dev_fetch_api_key(subdomain: str | None, username: str) -> FetchApiKeyResult:
     if not config.dev_fetch_api_key_enabled():
-        raise ApiError("Endpoint not available in production.")
+        raise ApiError("This endpoint exists only on development servers.")
     realm = get_realm_by_subdomain(subdomain) if subdomain else None
     user = get_user_by_email(realm.realm_id, username) if realm is not None else None
     if user is None or user.is_bot:
-        raise UnauthorizedError("This user is not registered.", code=ErrorCode.AUTHENTICATION_FAILED)
+        raise UnauthorizedError("No account uses that email.", code=ErrorCode.AUTHENTICATION_FAILED)
     if not user.is_active:
-        raise UnauthorizedError("Account is deactivated", code=ErrorCode.USER_DEACTIVATED)
+        raise UnauthorizedError(ACCOUNT_DEACTIVATED, code=ErrorCode.USER_DEACTIVATED)
     return {"api_key": add_api_key(user), "email": user.delivery_email, "user_id": user.user_id}
 
 
 def create_bigbluebutton_call(caller: Principal, meeting_name: str) -> CallUrlResult:
     del caller, meeting_name   # nothing to create without a BigBlueButton server
-    raise ApiError("BigBlueButton is not configured.")
+    raise ApiError("This server has no BigBlueButton set up.")
 
 
 def create_unconfigured_call(caller: Principal, provider: str) -> CallUrlResult:

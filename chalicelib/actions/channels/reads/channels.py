@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from chalicelib.actions.channels.reads.permissions import has_content_access, has_metadata_access
-from chalicelib.core.errors import ApiError, ErrorCode
+from chalicelib.core.errors import UNKNOWN_CHANNEL_ID, ApiError, ErrorCode, unknown_channel_name
 from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import (
@@ -96,13 +96,13 @@ class StreamDeleteEvent(TypedDict):
 def _check_access(caller: Principal, stream: Stream | None, subscription: Subscription | None,
                   require_content_access: bool) -> None:
     if stream is None:
-        raise ApiError("Invalid channel ID")
+        raise ApiError(UNKNOWN_CHANNEL_ID)
     subscribed = subscription is not None
     if has_content_access(caller, stream, subscribed):
         return
     if not require_content_access and has_metadata_access(caller, stream, subscribed):
         return
-    raise ApiError("Invalid channel ID")
+    raise ApiError(UNKNOWN_CHANNEL_ID)
 
 
 def access_stream_by_id(caller: Principal, stream_id: int, *,
@@ -138,14 +138,12 @@ def access_stream_by_name(caller: Principal, name: str, *, require_content_acces
                           ) -> tuple[Stream, Subscription | None]:
     stream_id = stream_id_by_name(caller.realm_id, name)
     if stream_id is None:
-        raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
-                       stream=name)
+        raise unknown_channel_name(name)
     try:
         return access_stream_by_id(caller, stream_id,
                                    require_content_access=require_content_access)
     except ApiError:
-        raise ApiError(f"Channel '{name}' does not exist", code=ErrorCode.STREAM_DOES_NOT_EXIST,
-                       stream=name) from None
+        raise unknown_channel_name(name) from None
 
 
 def stream_api_dict(stream: Stream) -> StreamDict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from chalicelib.actions.channels.reads.channels import access_stream_by_id
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import UNKNOWN_CHANNEL_ID, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.channels import stream_key
 from chalicelib.models.realms import empty_topic_display_name, get_realm
@@ -21,7 +21,7 @@ def get_topics(caller: Principal, stream_id: int, allow_empty_topic_name: bool
     try:
         stream, subscription = access_stream_by_id(caller, stream_id)
     except ApiError:
-        raise ApiError("Invalid channel ID") from None
+        raise ApiError(UNKNOWN_CHANNEL_ID) from None
     first_visible = 0
     if stream.invite_only and not stream.history_public_to_subscribers:
         # Protected history: only topics with messages since the caller subscribed; a

@@ -103,19 +103,18 @@ def check_group_setting_value(realm_id: int, setting: str, value: Any) -> GroupS
     for group_id in group_ids:
         if is_system_group(group_id) and \
                 SYSTEM_GROUPS[group_id - 1] in FORBIDDEN_SYSTEM_GROUPS.get(setting, ()):
-            raise ApiError(f"'{setting}' setting cannot be set to "
-                           f"'{SYSTEM_GROUPS[group_id - 1]}' group.")
+            raise ApiError(f"The setting '{setting}' cannot use the group '{SYSTEM_GROUPS[group_id - 1]}'.")
     custom = [g for g in group_ids if not is_system_group(g)]
     found = {g.group_id for g in UserGroup.batch_get([(realm_id, g) for g in set(custom)])
              if not g.deactivated} if custom else set()
     for group_id in group_ids:
         if not is_system_group(group_id) and group_id not in found:
-            raise ApiError(f"Invalid user group ID: {group_id}")
+            raise ApiError(f"No user group with ID {group_id} exists")
     users = {u.user_id: u for u in User.batch_get([(realm_id, u) for u in set(user_ids)])
              } if user_ids else {}
     for user_id in user_ids:
         if user_id not in users or not users[user_id].is_active:
-            raise ApiError(f"Invalid user ID: {user_id}")
+            raise ApiError(f"No user with ID {user_id} exists")
     return checked
 
 

@@ -72,9 +72,9 @@ class UserGroupsResult(TypedDict):
 def require_member_or_admin(caller: Principal) -> None:
     """User-group endpoints are for human non-guest users, as in the reference."""
     if caller.is_guest:
-        raise ApiError("Not allowed for guest users")
+        raise ApiError("Guests cannot do this")
     if caller.is_bot:
-        raise ApiError("This endpoint does not accept bot requests.")
+        raise ApiError("Bots cannot use this endpoint.")
 
 
 BOTS_IN_GROUPS_LEVEL = 496   # bots create groups and read them and their members
@@ -90,7 +90,7 @@ def require_member_admin_or_bot(caller: Principal) -> None:
 def get_user_group(realm_id: int, group_id: int) -> UserGroup:
     group = UserGroup.get_or_none(realm_id, group_id)
     if group is None:
-        raise ApiError("Invalid user group")
+        raise ApiError("No such user group exists")
     return group
 
 

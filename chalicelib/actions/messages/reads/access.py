@@ -23,7 +23,7 @@ from chalicelib.rules.timeutil import now_seconds
 
 
 def invalid_message() -> ApiError:
-    return ApiError("Invalid message(s)")
+    return ApiError("Message not found, or you cannot see it.")
 
 
 @dataclass
@@ -132,7 +132,7 @@ def can_read_message(stream: Stream, subscription: Subscription | None, message_
 
 # Grace period after the content edit limit, for a user who started editing in time.
 EDIT_LIMIT_BUFFER_SECONDS = 20
-NO_PERMISSION = "You don't have permission to edit this message"
+NO_PERMISSION = "You are not allowed to edit this message"
 
 
 def access_message_to_edit(caller: Principal, message_id: int) -> Message:
@@ -144,9 +144,9 @@ def access_message_to_edit(caller: Principal, message_id: int) -> Message:
 
 def check_content_edit(caller: Principal, realm: Realm, message: Message, now: int) -> None:
     if not realm_setting(realm, "allow_message_editing"):
-        raise ApiError("Your organization has turned off message editing")
+        raise ApiError("Message editing is turned off in this organization")
     if message.sender_id != caller.user_id:
         raise ApiError(NO_PERMISSION)
     limit = realm_setting(realm, "message_content_edit_limit_seconds")
     if limit is not None and now - message.date_sent > int(limit) + EDIT_LIMIT_BUFFER_SECONDS:
-        raise ApiError("The time limit for editing this message has passed")
+        raise ApiError("This message is too old for you to edit")

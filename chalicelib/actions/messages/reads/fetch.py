@@ -90,7 +90,7 @@ def get_messages(caller: Principal, *, narrow_terms: list[Any], request: RangeRe
     if num_before < 0 or num_after < 0:
         raise ApiError("num_before and num_after cannot be negative")
     if num_before + num_after > MAX_BATCH:
-        raise ApiError(f"Too many messages requested (maximum {MAX_BATCH}).")
+        raise ApiError(f"At most {MAX_BATCH} messages can be fetched at once.")
     anchor = _anchor(caller, ev, request)
     found = fetch_range(caller, ev, anchor, request.include_anchor is not False,
                         num_before, num_after)

@@ -44,7 +44,7 @@ def get_message_history(caller: Principal, message_id: int, allow_empty_topic_na
     realm = get_realm(caller.realm_id)
     policy = realm_setting(realm, POLICY)
     if policy == "none":
-        raise ApiError("Message edit history is disabled in this organization")
+        raise ApiError("This organization does not show message edit history")
     message = access_message(caller, message_id).message
     display = None if allow_empty_topic_name or message.type != "stream" else \
         empty_topic_display_name(realm)

@@ -25,7 +25,7 @@ def resolve_users(caller: Principal, refs: Iterable[UserRef]) -> dict[UserRef, i
     by_email = users_by_api_email(caller.realm_id, emails)
     for email in emails:
         if email not in by_email:
-            raise bad_operator("unknown user")
+            raise bad_operator("the person it names does not exist")
         found[email] = by_email[email].user_id
     ids = {r for r in wanted if isinstance(r, int)}
     known = {caller.user_id, *found.values()}   # an id also named by email: read already
@@ -33,6 +33,6 @@ def resolve_users(caller: Principal, refs: Iterable[UserRef]) -> dict[UserRef, i
         [(caller.realm_id, i) for i in sorted(ids - known)],
         attributes_to_get=["realm_id", "user_id"])} | known
     if not ids <= existing:
-        raise bad_operator("unknown user")
+        raise bad_operator("the person it names does not exist")
     found.update((r, r) for r in wanted if isinstance(r, int))
     return found

@@ -139,7 +139,7 @@ def parse_anchor(anchor: str) -> str | int:
     if anchor in ("newest", "oldest", "first_unread", "date"):
         return anchor
     if not anchor.lstrip("-").isdigit() or len(anchor) > 20:
-        raise ApiError("Invalid anchor")
+        raise ApiError("The anchor is not a message ID or a known position")
     return min(max(int(anchor), 0), LARGER_THAN_MAX_MESSAGE_ID)
 
 
@@ -217,5 +217,5 @@ def _anchor_id(caller: Principal, ev: Evaluator, anchor: str | int) -> int:
         unread = first_unread_id(caller, ev)
         return unread if unread is not None else LARGER_THAN_MAX_MESSAGE_ID
     if isinstance(anchor, str):
-        raise ApiError("Invalid anchor")
+        raise ApiError("The anchor is not a message ID or a known position")
     return min(max(anchor, 0), LARGER_THAN_MAX_MESSAGE_ID)

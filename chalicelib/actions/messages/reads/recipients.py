@@ -55,10 +55,10 @@ def direct_recipient_users(caller: Principal, to: str | DirectTarget) -> list[Us
     by_email = users_by_api_email(caller.realm_id, emails)
     for email in emails:
         if email not in by_email or not allows(by_email[email]):
-            raise ApiError(f"Invalid email '{email}'")
+            raise ApiError(f"No user has the email '{email}'")
         users.append(by_email[email])
     if missing:
-        raise ApiError(f"Invalid user ID {min(missing)}")
+        raise ApiError(f"No user with ID {min(missing)} exists")
     check_accessible(users, allows)
     for user in users:
         if not user.is_active:

@@ -151,7 +151,7 @@ MAX_LINKED_UPLOADS = 100   # a message links at most this many files worth a pla
 
 def check_content(content: str) -> str:
     if not content.strip():
-        raise ApiError("Message must not be empty")
+        raise ApiError("A message needs some content")
     if len(content) > config.MAX_MESSAGE_LENGTH:
         raise ApiError(f"Message too long (limit: {config.MAX_MESSAGE_LENGTH} characters)")
     return content.rstrip()

@@ -16,7 +16,7 @@ from typing import NotRequired, TypedDict
 from chalicelib.actions.users.reads.access import viewer_access
 from chalicelib.actions.users.reads.email_lookup import users_by_api_email
 from chalicelib.actions.users.reads.users import access_user_by_id
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import UNKNOWN_USER, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.models.presence import PRESENCE_RETENTION, Presence
@@ -123,11 +123,11 @@ def get_realm_presence(caller: Principal) -> RealmPresenceResult:
 def get_user_presence(caller: Principal, user_id_or_email: str) -> UserPresenceResult:
     user = _target(caller, user_id_or_email)
     if user.is_bot:
-        raise ApiError("Presence is not supported for bot users.")
+        raise ApiError("Bots have no presence.")
     item = Presence.get_or_none(caller.realm_id, user.user_id, consistent_read=False)
     now = presence_rules.now()
     if item is None or not item.is_visible(datetime.fromtimestamp(now, UTC)):
-        raise ApiError(f"No presence data for {user_id_or_email}")
+        raise ApiError(f"{user_id_or_email} has no presence information yet")
     detail: UserPresenceDetail = {}
     if level_reached(MODERN_USER_PRESENCE_LEVEL):
         modern = modern_presence(*item.times())
@@ -152,7 +152,7 @@ def _target(caller: Principal, user_id_or_email: str) -> User:
     # By API address only, as the reference: a hidden person's real address names nobody.
     user = users_by_api_email(caller.realm_id, [user_id_or_email]).get(user_id_or_email)
     if user is None:
-        raise ApiError("No such user")
+        raise ApiError(UNKNOWN_USER)
     return access_user_by_id(caller, user.user_id)
 
 

@@ -60,7 +60,7 @@ def emoji_data(realm_id: int, name: str) -> EmojiData:
         return EmojiData(str(emoji_id), "realm_emoji")
     data = builtin_emoji_data(name)
     if data is None:
-        raise ApiError(f"Emoji '{name}' does not exist")
+        raise ApiError(f"No emoji called '{name}' exists")
     return data
 
 

@@ -6,7 +6,7 @@ role:members (the only other value allowed), a guest can access themself, bots, 
 active users who share a channel subscription with them, and, as the reference, the
 users they have a direct conversation with (their own conversation items, one Query).
 In user lists the others are "Unknown user" placeholders (left out for clients with the
-user_list_incomplete capability), reading one answers "No such user", direct messages
+user_list_incomplete capability), reading one answers "No such person in this organization.", direct messages
 and typing to them are refused, mentions of them do not resolve, and events about them
 do not reach the guest (or reach it with the user as a placeholder).
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
 from chalicelib.actions.users.reads.email_access import shown_delivery_email
 from chalicelib.actions.users.reads.users import access_user_by_id
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import UNKNOWN_USER, ApiError
 from chalicelib.core.principal import Principal
 from chalicelib.models.realms import Realm
 from chalicelib.models.users import User, get_user_by_email
@@ -23,7 +23,7 @@ def access_user_by_id_or_email(caller: Principal, id_or_email: str) -> User:
 def access_user_by_email(caller: Principal, email: str) -> User:
     """The person an address names for this caller: by their stand-in (whatever their
     setting now), or by their real address if the caller may see it; then the usual
-    access check. Anything else is "No such user", as for an unknown address."""
+    access check. Anything else is "No such person in this organization.", as for an unknown address."""
     named = stand_in_user_id(email)
     if named is not None:
         realm = Realm.get_or_none(caller.realm_id)
@@ -32,7 +32,7 @@ def access_user_by_email(caller: Principal, email: str) -> User:
             return access_user_by_id(caller, named)
     user = get_user_by_email(caller.realm_id, email)
     if user is None or shown_delivery_email(caller, user) is None:
-        raise ApiError("No such user")
+        raise ApiError(UNKNOWN_USER)
     return access_user_by_id(caller, user.user_id)
 
 

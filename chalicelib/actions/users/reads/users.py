@@ -4,7 +4,7 @@ from __future__ import annotations
 from chalicelib.actions.users.reads.access import (
     load_user_for,
 )
-from chalicelib.core.errors import ApiError
+from chalicelib.core.errors import UNKNOWN_USER, ApiError
 from chalicelib.core.principal import (
     Principal,
 )
@@ -18,5 +18,5 @@ def access_user_by_id(caller: Principal, user_id: int, *, allow_deactivated: boo
     user = load_user_for(caller, user_id)
     if user is None or (not allow_deactivated and not user.is_active) or (
             not allow_bots and user.is_bot):
-        raise ApiError("No such user")
+        raise ApiError(UNKNOWN_USER)
     return user
