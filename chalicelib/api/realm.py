@@ -31,6 +31,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     enable_read_receipts: bool
     moderation_request_channel_id: int
     require_e2ee_push_notifications: bool
+    default_avatar_source: Literal["G", "J"]   # level 456
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange

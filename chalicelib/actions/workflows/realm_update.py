@@ -57,6 +57,7 @@ class RealmSettingChanges(TypedDict, total=False):
     enable_read_receipts: bool
     moderation_request_channel_id: int   # -1: message reports are off
     require_e2ee_push_notifications: bool   # level 409
+    default_avatar_source: str   # level 456: "G" or "J", for users created from now
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue

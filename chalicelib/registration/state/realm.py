@@ -95,6 +95,7 @@ class RealmState(TypedDict, total=False):
     realm_message_content_delete_limit_seconds: int | None
     realm_message_edit_history_visibility_policy: str
     realm_require_e2ee_push_notifications: bool   # level 409
+    realm_default_avatar_source: str   # level 456: "G" or "J"
     # Settings nothing changes yet (rules/realm_settings.UNCHANGEABLE_DEFAULTS).
     realm_default_language: str
     realm_digest_emails_enabled: bool
