@@ -222,7 +222,8 @@ function Chat({ session, onLogOut }) {
       <${ConnectionBadge} />
       <button type="button" class="link" onClick=${() => setHelp(true)} aria-keyshortcuts="?">Keys</button>
       <a href="#settings" class="me" aria-label="Settings" aria-keyshortcuts=",">
-        <${Avatar} userId=${state.me} name=${(state.users.get(state.me) || {}).full_name} size=${28} /></a>
+        <${Avatar} userId=${state.me} name=${(state.users.get(state.me) || {}).full_name}
+          url=${(state.users.get(state.me) || {}).avatar_url} size=${28} /></a>
     </header>
     ${ready ? html`<${Sidebar} route=${route} />` : html`<nav class="sidebar" aria-label="Conversations" aria-busy="true"><p class="hint">Loading…</p></nav>`}
     <main class="main" aria-label=${route.view === 'settings' ? 'Settings' : narrow ? describe(narrow.ops, narrow.query) : 'Inbox'}>

@@ -203,7 +203,7 @@ const Message = memo(({ message, match, unread, selected, continued, onSelect, a
       data-id=${message.id} id=${`message-${message.id}`} tabindex=${selected ? 0 : -1}
       aria-label=${`${message.sender_full_name}, ${dateFormat.format(new Date(message.timestamp * 1000))}${unread ? ', unread' : ''}`}
       onFocus=${() => onSelect(message.id)} onClick=${() => onSelect(message.id)}>
-    <div class="gutter">${continued ? null : html`<${Avatar} userId=${message.sender_id} name=${message.sender_full_name} />`}</div>
+    <div class="gutter">${continued ? null : html`<${Avatar} userId=${message.sender_id} name=${message.sender_full_name} url=${message.avatar_url} />`}</div>
     <div class="body">
       ${continued ? null : html`<div class="meta">
         <span class="sender">${message.sender_full_name}</span>
