@@ -14,7 +14,7 @@ links = ApiBlueprint(__name__ + ".links")
 
 # The image is a pure function of its name: cached for a year; nothing in it may run
 # or load anything (an SVG opened directly is a document).
-IMAGE_HEADERS = {
+IMAGE_HEADERS: dict[str, str | list[str]] = {
     "Content-Type": "image/svg+xml",
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
@@ -23,9 +23,11 @@ IMAGE_HEADERS = {
 
 
 @links.endpoint("/user_avatars/{realm_id}/generated/{filename}", "GET", public=True)
-def get_generated_avatar(*, realm_id: int, filename: str) -> Response:
+def get_generated_avatar(*, realm_id: str, filename: str) -> Response:
+    # The picture is the digest's alone; the organization's id only scopes the URL (read
+    # as text, so that a path that is not this one's form is simply not found).
     digest = filename.removesuffix(".svg").removesuffix("-medium")
-    if not filename.endswith(".svg") or not is_identicon_digest(digest):
+    if not (realm_id.isdigit() and filename.endswith(".svg") and is_identicon_digest(digest)):
         raise ResourceNotFoundError("No such picture")
     return Response(body=identicon_svg(digest), status_code=200,   # text: no base64
-                    headers=IMAGE_HEADERS)
+                    headers=dict(IMAGE_HEADERS))

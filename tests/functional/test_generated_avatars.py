@@ -114,6 +114,7 @@ def test_the_picture_is_served_to_anyone_as_a_safe_cacheable_svg(
     assert _picture(chalice_client, urls[0].replace(".svg", "-medium.svg")).status_code == 200
     # AND a name that is no digest is not found
     for bad in ("/user_avatars/1/generated/nothex.svg",
+                f"/user_avatars/x/generated/{'a' * 32}.svg",
                 f"/user_avatars/1/generated/{'a' * 32}.png",
                 f"/user_avatars/1/generated/{'A' * 32}.svg"):
         assert _picture(chalice_client, bad).status_code == 404, bad
@@ -128,3 +129,26 @@ def test_an_address_change_keeps_a_generated_picture(realm, advertise):
     person = realm.add_user("Kim Hidden")
     events = api_email_events(User.get(realm.realm_id, person.user_id), "user9@x.example")
     assert [e["person"].keys() for e, _ in events] == [{"user_id", "new_email"}]
+
+
+def test_a_new_organization_gives_its_people_generated_pictures(chalice_client, advertise,
+                                                               register_queue):
+    from chalicelib.actions.users.users import NewUser
+    from chalicelib.actions.workflows.realms import do_create_realm
+    from tests.functional.conftest import Account
+
+    advertise(466)
+    # GIVEN an organization made now, as the reference makes one
+    created, owner_id, key = do_create_realm("Fresh", "freshpics", NewUser(
+        email="boss@freshpics.example", full_name="Boss", role=100))
+    owner = Account(chalice_client, created.realm_id, owner_id, "boss@freshpics.example",
+                    key, "Boss", 100)
+    # THEN its setting is "J" and its owner already has a generated picture
+    state = register_queue(owner, event_types=["realm", "realm_user"])
+    assert state["realm_default_avatar_source"] == "J"
+    assert state["avatar_source"] == "J" and GENERATED.match(state["avatar_url"])
+    # AND so has the next person
+    person = owner.post("/users", {"email": "next@freshpics.example", "full_name": "Next"})
+    shown = owner.get(f"/users/{person.json['user_id']}").json["user"]
+    assert GENERATED.match(shown["avatar_url"])
+

@@ -136,9 +136,11 @@ def _new_user_defaults(realm_id: int) -> NewUserDefaults:
                            realm.subdomain, realm_uuid(realm) if generated else None)
 
 
-def user_items(realm_id: int, user_id: int, new: NewUser
+def user_items(realm_id: int, user_id: int, new: NewUser,
+               defaults: NewUserDefaults | None = None,
                ) -> tuple[list[tuple[BaseModel, Any]], str]:
-    """The items that make a user (user, API key, email claim) and the new API key."""
+    """The items that make a user (user, API key, email claim) and the new API key;
+    `defaults`: the organization's, when it is being created with the user."""
     if new.role not in ROLES:
         raise ApiError("Invalid role")
     email = check_email(new.email)
@@ -147,12 +149,14 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     key_hash = hash_api_key(api_key)
     # The organization's defaults for new users (none yet for a new realm); a bot's
     # address is always visible to everyone.
-    defaults = _new_user_defaults(realm_id)
+    if defaults is None:
+        defaults = _new_user_defaults(realm_id)
     settings = {k: v for k, v in defaults.settings.items()
                 if not (new.is_bot and k == EMAIL_SETTING)}
     visibility = int(settings.get(EMAIL_SETTING, SETTING_DEFAULTS[EMAIL_SETTING]))
     shown = email if defaults.subdomain is None else api_email(
         user_id, email, visibility, defaults.subdomain)
+    avatar_source, avatar_seed = _avatar_fields(defaults, user_id)
     user = User(realm_id, user_id, email=shown, delivery_email=email, full_name=full_name,
                 name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
                 role_key=None if new.is_bot else role_key(realm_id, new.role),
@@ -162,7 +166,7 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                 api_key_hash=key_hash, password_hash=new.password_hash,
                 service_url=new.service_url, service_token=new.service_token,
                 service_interface=new.service_interface, bot_config=new.bot_config,
-                settings=settings, **_avatar_fields(defaults, user_id),
+                settings=settings, avatar_source=avatar_source, avatar_seed=avatar_seed,
                 bot_api_key_sealed=seal_secret(
                     api_key, config.bot_key_sealing_key()) if new.is_bot else None)
     record = api_key_record(key_hash, user)
@@ -174,11 +178,12 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     ], api_key
 
 
-def _avatar_fields(defaults: NewUserDefaults, user_id: int) -> dict[str, str]:
+def _avatar_fields(defaults: NewUserDefaults, user_id: int) -> tuple[str | None, str | None]:
+    """avatar_source and avatar_seed: a generated picture, or none (a Gravatar)."""
     if defaults.generated_avatars_of is None:
-        return {}
-    return {"avatar_source": AVATAR_SOURCE_JDENTICON,
-            "avatar_seed": generated_avatar_seed(defaults.generated_avatars_of, user_id)}
+        return None, None
+    return (AVATAR_SOURCE_JDENTICON,
+            generated_avatar_seed(defaults.generated_avatars_of, user_id))
 
 
 def do_create_user(realm_id: int, new: NewUser,
