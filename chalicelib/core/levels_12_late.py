@@ -73,7 +73,8 @@ CHANGES_446_500: tuple[Change, ...] = (
            sends=("profile_field.use_for_user_matching",)),
     Change(456, "Realm setting default_avatar_source",
            "PATCH /realm default_avatar_source (\"G\" or \"J\"), realm_default_avatar_source "
-           "in registration and realm update_dict events (rules/realm_settings.py); people "
+           "in registration and realm update_dict events (rules/realm_settings.py); \"J\" "
+           "for a new organization (actions/workflows/realms.py), \"G\" for older ones; people "
            "created under \"J\" get a picture the server draws from a digest of "
            "realm_uuid:user_id (rules/identicon.py, api/avatars.py at /user_avatars/)",
            "tests/functional/test_generated_avatars.py::"
