@@ -9,8 +9,8 @@ from chalicelib.aws.cold_start import handler_imports
 with handler_imports():
     from chalicelib import api, apidocs, config
 
-    # Three view modules also serve links outside /api/v1 (registered below by name).
-    from chalicelib.api import accounts, invites, notifications
+    # Four view modules also serve links outside /api/v1 (registered below by name).
+    from chalicelib.api import accounts, avatars, invites, notifications
     from chalicelib.aws.tracing import traced_invocation
     from chalicelib.fanout.batch import OUTBOX_STREAM_ARN_PLACEHOLDER
     from chalicelib.handlers import (
@@ -43,6 +43,7 @@ for view in VIEWS:
 app.register_blueprint(accounts.confirmations)
 app.register_blueprint(invites.links)
 app.register_blueprint(notifications.links)
+app.register_blueprint(avatars.links)
 # The generated OpenAPI document and its docs page: public, outside the API's endpoints.
 app.register_blueprint(apidocs.bp)
 

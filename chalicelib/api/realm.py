@@ -34,6 +34,7 @@ class RealmSettingsPatch(TypedDict, total=False):
     welcome_message_custom_text: str
     send_channel_events_messages: bool
     media_preview_size: int
+    default_avatar_source: Literal["G", "J"]   # level 456
     can_resolve_topics_group: GroupChange
     can_move_messages_between_channels_group: GroupChange
     can_move_messages_between_topics_group: GroupChange

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from chalicelib.core.level_change import (
     CONFORMANCE,
-    NOT_HONOURED,
     NOT_OFFERED,
     Change,
 )
@@ -72,9 +71,15 @@ CHANGES_446_500: tuple[Change, ...] = (
            "test_fields_say_whether_typeahead_matches_users_by_them_from_level_455",
            sends=("profile_field.use_for_user_matching",)),
     Change(456, "Realm setting default_avatar_source",
-           "not yet: its other value, jdenticon, needs Jdenticon avatars (avatar_source J, "
-           "drawn as the reference's clients draw them from realm_uuid), which this server "
-           "does not make; every avatar here is a Gravatar", "", NOT_HONOURED),
+           "PATCH /realm default_avatar_source (\"G\" or \"J\"), realm_default_avatar_source "
+           "in registration and realm update_dict events (rules/realm_settings.py); \"J\" "
+           "for a new organization (actions/workflows/realms.py), \"G\" for older ones; people "
+           "created under \"J\" get a picture the server draws from a digest of "
+           "realm_uuid:user_id (rules/identicon.py, api/avatars.py at /user_avatars/)",
+           "tests/functional/test_generated_avatars.py::"
+           "test_new_users_get_generated_pictures_after_the_setting_changes",
+           sends=("register.realm_default_avatar_source",
+                  "realm_setting.default_avatar_source")),
     Change(457, "delete_message to the deleter only for messages they can read",
            "actions/messages/delete.py: here a deletion already needs content access to "
            "each message it deletes (DELETE /messages/{id} through access_message; topic "
@@ -128,9 +133,9 @@ CHANGES_446_500: tuple[Change, ...] = (
            f"{_DOC}::test_video_call_providers_of_12_0_answer_as_unconfigured"),
     Change(466, "realm_uuid; avatar_source J (Jdenticon)",
            "registration/state/realm.py, models/realms.realm_uuid (random, made at "
-           "creation, or once on first use for an older organization); avatar_source is "
-           "never J here: every avatar is a Gravatar (G), one of the values the field "
-           "may take",
+           "creation, or once on first use for an older organization); avatar_source "
+           "\"J\" for a generated picture (models/users.user_avatar_source; \"U\", a "
+           "picture the server hosts, below this level)",
            "tests/functional/test_registration_by_level.py::"
            "test_realm_uuid_from_level_466_is_the_organizations_own",
            sends=("register.realm_uuid",)),

@@ -12,9 +12,16 @@ from pynamodb.attributes import (
 from pynamodb.expressions.condition import Condition
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 
+from chalicelib.core.feature_levels import level_reached
 from chalicelib.models.attributes import IntegerAttribute, IntegerSetAttribute, list_of
 from chalicelib.models.base import BaseModel, table_meta
 from chalicelib.models.realms import UniqueName, email_key
+from chalicelib.rules.avatars import (
+    AVATAR_SOURCE_GRAVATAR,
+    AVATAR_SOURCE_JDENTICON,
+    AVATAR_SOURCE_UPLOADED,
+    avatar_url_of,
+)
 
 
 class UsersByName(GlobalSecondaryIndex["User"]):
@@ -84,6 +91,11 @@ class User(BaseModel):
     # login (level 475, actions/users/first_login.py); absent once it has.
     joined_at_first_login = BooleanAttribute(null=True)
     avatar_version = IntegerAttribute(default=1)
+    # "J": a picture the server generates, made for people created while the
+    # organization's default_avatar_source is "J" (level 456); unset: a Gravatar.
+    avatar_source = UnicodeAttribute(null=True)
+    # The digest that picture is drawn from (rules/avatars.generated_avatar_seed).
+    avatar_seed = UnicodeAttribute(null=True)
     api_key_hash = UnicodeAttribute()
     # Further keys issued by POST /fetch_api_key; each has an ApiKey record like the first.
     extra_api_key_hashes = UnicodeSetAttribute(null=True)
@@ -212,3 +224,20 @@ BOT_TYPE_GENERIC = 1
 BOT_TYPE_INCOMING_WEBHOOK = 2
 BOT_TYPE_OUTGOING_WEBHOOK = 3
 BOT_TYPES = {BOT_TYPE_GENERIC, BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_OUTGOING_WEBHOOK}
+
+
+JDENTICON_LEVEL = 466   # avatar_source "J"
+
+
+def user_avatar_url(user: User, medium: bool = False) -> str:
+    """The user's picture as everyone sees it (rules/avatars.py)."""
+    return avatar_url_of(user.realm_id, user.email, user.avatar_source, user.avatar_seed,
+                         user.avatar_version, medium)
+
+
+def user_avatar_source(user: User) -> str:
+    """The avatar_source clients are told: "J" from level 466, which added it; below,
+    a picture the server hosts, as the reference's uploaded ones ("U")."""
+    if user.avatar_source != AVATAR_SOURCE_JDENTICON:
+        return AVATAR_SOURCE_GRAVATAR
+    return AVATAR_SOURCE_JDENTICON if level_reached(JDENTICON_LEVEL) else AVATAR_SOURCE_UPLOADED

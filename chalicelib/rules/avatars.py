@@ -1,4 +1,5 @@
-"""Avatar URLs (Gravatar by default, as the reference server does).
+"""Avatar URLs: Gravatar, or a picture the server generates (rules/identicon.py) for
+people created while their organization's default_avatar_source is "J".
 
 A person's Gravatar is made from their API address (User.email), not their real one:
 the URL carries the address's MD5, so a picture made from a hidden address would let
@@ -15,12 +16,38 @@ MEDIUM_SIZE_PX = 500
 
 GRAVATAR_PREFIX = "https://secure.gravatar.com/avatar/"
 AVATAR_SOURCE_GRAVATAR = "G"   # the reference's avatar_source for a Gravatar picture
+AVATAR_SOURCE_JDENTICON = "J"  # a picture the server generates (level 466)
+AVATAR_SOURCE_UPLOADED = "U"   # how a client below level 466 is told of a generated one
+DEFAULT_AVATAR_SOURCES = (AVATAR_SOURCE_GRAVATAR, AVATAR_SOURCE_JDENTICON)
+# Where the server draws a generated picture (api/avatars.py): under /user_avatars/,
+# as the reference serves its generated and uploaded pictures, without signing in.
+GENERATED_PREFIX = "/user_avatars/{realm_id}/generated/"
 
 
 def for_client(url: str | None, client_gravatar: bool) -> str | None:
     """A client that computes Gravatar URLs itself (`client_gravatar`) gets null instead
     of one; other avatars keep their URL."""
     return None if client_gravatar and url and url.startswith(GRAVATAR_PREFIX) else url
+
+
+def generated_avatar_seed(realm_uuid: str, user_id: int) -> str:
+    """The digest a generated picture is drawn from: the organization's UUID and the
+    user's id, as the reference keys its Jdenticons (so one person in two organizations
+    gets two pictures), hashed so that the URL says nothing of either."""
+    return hashlib.sha256(f"{realm_uuid}:{user_id}".encode()).hexdigest()[:32]
+
+
+def generated_avatar_url(realm_id: int, seed: str, version: int, medium: bool = False) -> str:
+    name = f"{seed}-medium.svg" if medium else f"{seed}.svg"
+    return f"{GENERATED_PREFIX.format(realm_id=realm_id)}{name}?version={version}"
+
+
+def avatar_url_of(realm_id: int, email: str, source: str | None, seed: str | None,
+                  version: int, medium: bool = False) -> str:
+    """A person's picture: the generated one if they have it, else their Gravatar."""
+    if source == AVATAR_SOURCE_JDENTICON and seed:
+        return generated_avatar_url(realm_id, seed, version, medium)
+    return gravatar_url(email, version, medium)
 
 
 def gravatar_url(email: str, version: int, medium: bool = False) -> str:

@@ -17,7 +17,7 @@ from infra.web_security import (
 
 WEB_ROOT = REPO_ROOT / "web" / "dist"
 # Paths the app serves; everything else is the client's.
-APP_PREFIXES = ("/api/", "/accounts/", "/join/", "/user_uploads/")
+APP_PREFIXES = ("/api/", "/accounts/", "/join/", "/user_uploads/", "/user_avatars/")
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png",
           ".json": "application/json", ".ico": "image/x-icon", ".txt": "text/plain; charset=utf-8"}

@@ -233,9 +233,11 @@ def make_realm(chalice_client: Client) -> TestRealm:
     number = next(_realm_numbers)
     subdomain = f"zt{number}"
     domain = f"{subdomain}.example.com"
+    # Gravatar, as an organization made before level 456 keeps (the URLs tests expect);
+    # tests/functional/test_generated_avatars.py covers a new organization's default.
     realm_obj, owner_id, owner_key = do_create_realm(
         f"Test org {number}", subdomain, NewUser(email=f"owner@{domain}", full_name="Olivia Owner",
-                                                 role=100))
+                                                 role=100), avatar_source="G")
     accounts = {"owner": Account(chalice_client, realm_obj.realm_id, owner_id,
                                  f"owner@{domain}", owner_key, "Olivia Owner", 100)}
     for label, name, role in (("admin", "Adam Admin", 200), ("moderator", "Mona Moderator", 300),

@@ -83,7 +83,8 @@ EXTENSIONS = {
     "POST /register: response field only here: realm_workplace_users_group",
     # Levels 446-466 (the levels2 branch): the GIF rating's names (453), realm_uuid (466).
     *(f"POST /register: response field only here: {name}" for name in (
-        "realm_gif_rating_policy", "gif_rating_policy_options", "realm_uuid")),
+        "realm_gif_rating_policy", "gif_rating_policy_options", "realm_uuid",
+        "realm_default_avatar_source")),   # level 456
     "DELETE /users/{user_id}: parameter only here: actions",   # level 459
     # One route serves GET /users/{user_id} and GET /users/{email} (and one PATCH
     # /users/{user_id} and PATCH /users/{email}; PATCH is not among the seed operations).

@@ -205,7 +205,7 @@ function Chat({ session, onLogOut }) {
       <${ConnectionBadge} />
       <button type="button" class="link keys-button" onClick=${() => setHelp(true)} aria-keyshortcuts="?">Keys</button>
       <a href="#settings" class="me" aria-keyshortcuts="," title="Settings">
-        <${Avatar} userId=${state.me} name=${me.full_name} size=${28} /><span class="sr-only">Settings</span></a>
+        <${Avatar} userId=${state.me} name=${me.full_name} url=${me.avatar_url} size=${28} /><span class="sr-only">Settings</span></a>
     </header>
     ${ready ? html`<${Sidebar} route=${route} id="sidebar" inert=${phone && !drawer} onClose=${closeDrawer} onNavigate=${() => setDrawer(false)} />`
       : html`<nav class="sidebar" id="sidebar" aria-label="Conversations" aria-busy="true" inert=${phone && !drawer}><p class="hint">Loading…</p></nav>`}

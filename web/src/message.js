@@ -81,7 +81,7 @@ export const Message = memo(({ message, match, unread, starred, selected, contin
       data-id=${message.id} id=${`message-${message.id}`} tabindex=${selected ? 0 : -1}
       aria-label=${`${message.sender_full_name}, ${dateFormat.format(new Date(message.timestamp * 1000))}${unread ? ', unread' : ''}${starred ? ', starred' : ''}`}
       onFocus=${() => onSelect(message.id)} onClick=${() => onSelect(message.id)}>
-    <div class="gutter">${continued ? null : html`<span class="avatar-button" onClick=${profile}><${Avatar} userId=${message.sender_id} name=${message.sender_full_name} /></span>`}</div>
+    <div class="gutter">${continued ? null : html`<span class="avatar-button" onClick=${profile}><${Avatar} userId=${message.sender_id} name=${message.sender_full_name} url=${message.avatar_url} /></span>`}</div>
     <div class="body">
       ${continued ? null : html`<div class="meta">
         <button type="button" class="sender" onClick=${profile} aria-haspopup="dialog">${message.sender_full_name}</button>

@@ -41,7 +41,7 @@ export function ProfileCard({ userId, anchor, onClose }) {
   };
   return html`<${Popover} anchor=${anchor} onClose=${onClose} label=${`About ${user.full_name}`} className="profile-card">
     <div class="profile-head">
-      <${Avatar} userId=${userId} name=${user.full_name} size=${64} />
+      <${Avatar} userId=${userId} name=${user.full_name} url=${user.avatar_url} size=${64} />
       <div>
         <h2>${user.full_name}</h2>
         <p class="hint">${roleOf(user)} · <span class=${`presence ${presence}`} aria-hidden="true"></span> ${presence}</p>

@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Avatar, colourOf, initials } from './avatar.js';
+import { Avatar, colourOf, generatedPicture, initials } from './avatar.js';
 import { EMOJI, emojiChar } from './emoji.js';
 import { Integrations } from './integrations.js';
 import { channelHash } from './narrow.js';
@@ -72,13 +72,15 @@ export function Settings({ onLogOut }) {
     <section aria-labelledby="profile-title">
       <h2 id="profile-title">Profile</h2>
       <form onSubmit=${saveName} class="row">
-        <${Avatar} userId=${state.me} name=${name} size=${56} />
+        <${Avatar} userId=${state.me} name=${name} url=${me.avatar_url} size=${56} />
         <div>
           <label for="full-name">Name</label>
           <input id="full-name" value=${name} maxlength="60" onInput=${(e) => setName(e.currentTarget.value)} />
           <button type="submit">Save name</button> <span class="hint" role="status">${status.name || ''}</span>
-          <p class="hint">Your avatar shows your initials (${initials(name)}) on your colour (${colourOf(state.me)}),
-            the same for everyone; the initials follow your name.</p>
+          ${generatedPicture(me.avatar_url)
+            ? html`<p class="hint">Your avatar is a pattern your organization generated for you, the same for everyone.</p>`
+            : html`<p class="hint">Your avatar shows your initials (${initials(name)}) on your colour (${colourOf(state.me)}),
+            the same for everyone; the initials follow your name.</p>`}
         </div>
       </form>
     </section>

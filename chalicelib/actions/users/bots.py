@@ -22,8 +22,8 @@ from chalicelib.models.users import (
     bot_owner_key,
     get_user_by_email,
     name_key,
+    user_avatar_url,
 )
-from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.secrets import random_alphanumeric
 from chalicelib.rules.url_safety import UnsafeUrlError, check_url_syntax
 from chalicelib.rules.webhook_interfaces import INTERFACE_GENERIC, INTERFACES
@@ -130,7 +130,7 @@ def check_create_bot(caller: Principal, *, full_name: str, short_name: str, bot_
                                  bot_type=bot_type, interface=interface_type,
                                  service_name=service_name, config_data=config_data)
     return {"user_id": bot.user_id, "api_key": api_key,
-            "avatar_url": gravatar_url(bot.email, bot.avatar_version),
+            "avatar_url": user_avatar_url(bot),
             "default_sending_stream": None, "default_events_register_stream": None,
             "default_all_public_streams": False}
 

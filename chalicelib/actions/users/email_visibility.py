@@ -27,7 +27,7 @@ from chalicelib.models.base import is_write_condition_failure
 from chalicelib.models.presence import Presence
 from chalicelib.models.realms import get_realm
 from chalicelib.models.users import ApiKey, User, key_fields_current, key_set_current
-from chalicelib.rules.avatars import AVATAR_SOURCE_GRAVATAR, gravatar_url
+from chalicelib.rules.avatars import AVATAR_SOURCE_GRAVATAR, AVATAR_SOURCE_JDENTICON, gravatar_url
 from chalicelib.rules.email_visibility import EVERYONE
 
 
@@ -87,6 +87,8 @@ def api_email_events(user: User, new_api_email: str) -> list[OutboxEntry]:
         "avatar_url_medium": gravatar_url(new_api_email, version, medium=True),
         "avatar_version": version}}
     audience = user_access_audience(user.user_id)
+    if user.avatar_source == AVATAR_SOURCE_JDENTICON:   # not drawn from the address
+        return [OutboxEntry(renamed, audience)]
     return [OutboxEntry(renamed, audience), OutboxEntry(pictured, audience)]
 
 

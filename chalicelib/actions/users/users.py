@@ -46,7 +46,7 @@ from chalicelib.models.base import (
     transaction,
 )
 from chalicelib.models.ids import allocate_id
-from chalicelib.models.realms import Realm, UniqueName, email_key
+from chalicelib.models.realms import Realm, UniqueName, email_key, realm_setting, realm_uuid
 from chalicelib.models.users import (
     MAX_EMAIL_BYTES,
     ApiKey,
@@ -56,8 +56,9 @@ from chalicelib.models.users import (
     get_user_by_email,
     name_key,
     role_key,
+    user_avatar_url,
 )
-from chalicelib.rules.avatars import gravatar_url
+from chalicelib.rules.avatars import AVATAR_SOURCE_JDENTICON, generated_avatar_seed
 from chalicelib.rules.passwords import hash_password
 from chalicelib.rules.secrets import hash_api_key, new_api_key, seal_secret
 from chalicelib.rules.timeutil import iso_from_seconds, now_seconds
@@ -122,19 +123,26 @@ class NewUserDefaults:
 
     settings: dict[str, Any]    # PATCH /realm/user_settings_defaults
     subdomain: str | None       # for a stand-in address; None for a realm being created
+    # The organization's UUID when its new users get a generated picture (its
+    # default_avatar_source "J"); None: a Gravatar.
+    generated_avatars_of: str | None = None
 
 
 def _new_user_defaults(realm_id: int) -> NewUserDefaults:
     realm = Realm.get_or_none(realm_id)
-    stored = realm.user_settings_defaults.as_dict() if realm is not None and \
-        realm.user_settings_defaults else {}
+    if realm is None:
+        return NewUserDefaults({}, None)
+    stored = realm.user_settings_defaults.as_dict() if realm.user_settings_defaults else {}
+    generated = realm_setting(realm, "default_avatar_source") == AVATAR_SOURCE_JDENTICON
     return NewUserDefaults({k: v for k, v in stored.items() if k in SETTING_DEFAULTS},
-                           realm.subdomain if realm is not None else None)
+                           realm.subdomain, realm_uuid(realm) if generated else None)
 
 
-def user_items(realm_id: int, user_id: int, new: NewUser
+def user_items(realm_id: int, user_id: int, new: NewUser,
+               defaults: NewUserDefaults | None = None,
                ) -> tuple[list[tuple[BaseModel, Any]], str]:
-    """The items that make a user (user, API key, email claim) and the new API key."""
+    """The items that make a user (user, API key, email claim) and the new API key;
+    `defaults`: the organization's, when it is being created with the user."""
     if new.role not in ROLES:
         raise ApiError("Invalid role")
     email = check_email(new.email)
@@ -143,12 +151,14 @@ def user_items(realm_id: int, user_id: int, new: NewUser
     key_hash = hash_api_key(api_key)
     # The organization's defaults for new users (none yet for a new realm); a bot's
     # address is always visible to everyone.
-    defaults = _new_user_defaults(realm_id)
+    if defaults is None:
+        defaults = _new_user_defaults(realm_id)
     settings = {k: v for k, v in defaults.settings.items()
                 if not (new.is_bot and k == EMAIL_SETTING)}
     visibility = int(settings.get(EMAIL_SETTING, SETTING_DEFAULTS[EMAIL_SETTING]))
     shown = email if defaults.subdomain is None else api_email(
         user_id, email, visibility, defaults.subdomain)
+    avatar_source, avatar_seed = _avatar_fields(defaults, user_id)
     user = User(realm_id, user_id, email=shown, delivery_email=email, full_name=full_name,
                 name_key=name_key(realm_id, full_name), role=new.role, is_bot=new.is_bot,
                 role_key=None if new.is_bot else role_key(realm_id, new.role),
@@ -159,6 +169,7 @@ def user_items(realm_id: int, user_id: int, new: NewUser
                 service_url=new.service_url, service_token=new.service_token,
                 service_interface=new.service_interface, bot_config=new.bot_config,
                 settings=settings, joined_at_first_login=new.joined_at_first_login or None,
+                avatar_source=avatar_source, avatar_seed=avatar_seed,
                 bot_api_key_sealed=seal_secret(
                     api_key, config.bot_key_sealing_key()) if new.is_bot else None)
     record = api_key_record(key_hash, user)
@@ -168,6 +179,14 @@ def user_items(realm_id: int, user_id: int, new: NewUser
         (record, ApiKey.key_hash.does_not_exist()),
         (UniqueName(scope, key, target_id=user_id), UniqueName.name.does_not_exist()),
     ], api_key
+
+
+def _avatar_fields(defaults: NewUserDefaults, user_id: int) -> tuple[str | None, str | None]:
+    """avatar_source and avatar_seed: a generated picture, or none (a Gravatar)."""
+    if defaults.generated_avatars_of is None:
+        return None, None
+    return (AVATAR_SOURCE_JDENTICON,
+            generated_avatar_seed(defaults.generated_avatars_of, user_id))
 
 
 def do_create_user(realm_id: int, new: NewUser,
@@ -230,7 +249,7 @@ def user_api_dict(user: User, *, viewer: Principal | None) -> UserDict:
         "is_bot": user.is_bot,
         "role": user.role,
         "timezone": user.timezone or "",
-        "avatar_url": gravatar_url(user.email, user.avatar_version),
+        "avatar_url": user_avatar_url(user),
         "avatar_version": user.avatar_version,
     }
     if user.is_bot:

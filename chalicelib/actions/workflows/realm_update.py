@@ -65,6 +65,7 @@ class RealmSettingChanges(TypedDict, total=False):
     welcome_message_custom_text: str   # level 416
     send_channel_events_messages: bool   # level 434
     media_preview_size: int   # level 469
+    default_avatar_source: str   # level 456: "G" or "J", for users created from now
     can_resolve_topics_group: GroupSettingValue
     can_move_messages_between_channels_group: GroupSettingValue
     can_move_messages_between_topics_group: GroupSettingValue

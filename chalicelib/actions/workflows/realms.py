@@ -5,13 +5,14 @@ import uuid
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib.actions.users.users import NewUser, user_items
+from chalicelib.actions.users.users import NewUser, NewUserDefaults, user_items
 from chalicelib.core.errors import ApiError
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.ids import GLOBAL_COUNTER, allocate_ids, realm_scope
 from chalicelib.models.realms import SUBDOMAIN_RE, Realm, claim_name, get_realm_by_subdomain, subdomain_key
 from chalicelib.models.user_groups import UserGroup
 from chalicelib.models.users import ApiKey, User
+from chalicelib.rules.avatars import AVATAR_SOURCE_JDENTICON, DEFAULT_AVATAR_SOURCES
 from chalicelib.rules.realm_settings import SYSTEM_GROUPS, system_group_id
 from chalicelib.rules.timeutil import now_seconds
 
@@ -24,8 +25,13 @@ def check_subdomain(subdomain: str) -> str:
     return subdomain
 
 
-def do_create_realm(name: str, subdomain: str, owner: NewUser) -> tuple[Realm, int, str]:
-    """Creates a realm, its system groups and its owner; returns (realm, owner id, API key)."""
+def do_create_realm(name: str, subdomain: str, owner: NewUser, *,
+                    avatar_source: str = AVATAR_SOURCE_JDENTICON) -> tuple[Realm, int, str]:
+    """Creates a realm, its system groups and its owner; returns (realm, owner id, API key).
+    `avatar_source`: its default_avatar_source ("G" for an organization that should keep
+    Gravatar, as one made before the setting does)."""
+    if avatar_source not in DEFAULT_AVATAR_SOURCES:
+        raise ApiError("Invalid default_avatar_source")
     subdomain = check_subdomain(subdomain)
     if not name.strip():
         raise ApiError("The organization name cannot be empty.")
@@ -35,10 +41,14 @@ def do_create_realm(name: str, subdomain: str, owner: NewUser) -> tuple[Realm, i
     allocate_ids(realm_scope(realm_id), "group", len(SYSTEM_GROUPS))
     owner_id = allocate_ids(realm_scope(realm_id), "user")[0]
     now = now_seconds()
+    # By default a new organization's people get generated pictures, the reference's
+    # default for new organizations (one made before the setting keeps Gravatar).
     realm = Realm(realm_id, name=name.strip(), subdomain=subdomain, date_created=now,
-                  uuid=str(uuid.uuid4()))
+                  uuid=str(uuid.uuid4()), settings={"default_avatar_source": avatar_source})
     scope, key = subdomain_key(subdomain)
-    items, api_key = user_items(realm_id, owner_id, owner)
+    generated = avatar_source == AVATAR_SOURCE_JDENTICON
+    items, api_key = user_items(realm_id, owner_id, owner, NewUserDefaults(
+        {}, None, generated_avatars_of=realm.uuid if generated else None))
     try:
         with transaction() as tx:
             tx.save(realm, condition=Realm.realm_id.does_not_exist())

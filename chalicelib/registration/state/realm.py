@@ -101,6 +101,7 @@ class RealmState(TypedDict, total=False):
     realm_welcome_message_custom_text: str        # level 416
     realm_send_channel_events_messages: bool      # level 434
     realm_media_preview_size: int   # level 469
+    realm_default_avatar_source: str   # level 456: "G" or "J"
     # Settings nothing changes yet (rules/realm_settings.UNCHANGEABLE_DEFAULTS).
     realm_default_language: str
     realm_digest_emails_enabled: bool

@@ -15,8 +15,9 @@ from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_MODERATOR, ROLE_OWNER
 from chalicelib.models.realms import realm_setting
+from chalicelib.models.users import user_avatar_source, user_avatar_url
 from chalicelib.registration.state.context import StateContext
-from chalicelib.rules.avatars import AVATAR_SOURCE_GRAVATAR, for_client, gravatar_url
+from chalicelib.rules.avatars import for_client
 
 
 class RegisteredUserDict(UserDict):
@@ -83,10 +84,10 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
         "email": me.email,
         "delivery_email": me.delivery_email,
         "full_name": me.full_name,
-        "avatar_source": AVATAR_SOURCE_GRAVATAR,
-        # From the API address, as every viewer's picture of them (rules/avatars.py).
-        "avatar_url": gravatar_url(me.email, me.avatar_version),
-        "avatar_url_medium": gravatar_url(me.email, me.avatar_version, medium=True),
+        "avatar_source": user_avatar_source(me),
+        # As every viewer's picture of them (a Gravatar from the API address).
+        "avatar_url": user_avatar_url(me),
+        "avatar_url_medium": user_avatar_url(me, medium=True),
         "is_admin": ctx.caller.is_admin,
         "is_owner": me.role == ROLE_OWNER,
         "is_moderator": is_moderator(me.role),

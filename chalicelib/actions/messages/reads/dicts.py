@@ -8,8 +8,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 from chalicelib.models.channels import Stream
 from chalicelib.models.messages import Message, parse_reaction_key
 from chalicelib.models.realms import Realm, realm_setting
-from chalicelib.models.users import User
-from chalicelib.rules.avatars import gravatar_url
+from chalicelib.models.users import User, user_avatar_url
 from chalicelib.rules.linkifiers import LinkifierRule, topic_links
 
 
@@ -146,7 +145,7 @@ def message_api_dict(message: Message, users: dict[int, User], streams: dict[int
         "sender_email": sender.email if sender else "",
         "sender_full_name": sender.full_name if sender else "",
         "sender_realm_str": realm.subdomain,
-        "avatar_url": gravatar_url(sender.email, sender.avatar_version) if sender else None,
+        "avatar_url": user_avatar_url(sender) if sender else None,
         "client": message.client,
         "timestamp": message.date_sent,
         "is_me_message": message.is_me_message,

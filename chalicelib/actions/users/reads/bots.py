@@ -8,8 +8,12 @@ from typing import NotRequired, TypedDict
 from chalicelib.actions.users.reads.system_bots import is_system_bot
 from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
-from chalicelib.models.users import BOT_TYPE_OUTGOING_WEBHOOK, User, bot_owner_key
-from chalicelib.rules.avatars import gravatar_url
+from chalicelib.models.users import (
+    BOT_TYPE_OUTGOING_WEBHOOK,
+    User,
+    bot_owner_key,
+    user_avatar_url,
+)
 from chalicelib.rules.webhook_interfaces import INTERFACE_GENERIC
 
 
@@ -67,7 +71,7 @@ def realm_bot_dict(bot: User) -> RealmBotDict:
             "bot_type": None if bot.bot_type is None else int(bot.bot_type),
             "is_active": bot.is_active,
             "owner_id": None if bot.bot_owner_id is None else int(bot.bot_owner_id),
-            "avatar_url": gravatar_url(bot.email, bot.avatar_version), "api_key": "",
+            "avatar_url": user_avatar_url(bot), "api_key": "",
             "default_sending_stream": None, "default_events_register_stream": None,
             "default_all_public_streams": False, "services": services}
 
@@ -80,7 +84,7 @@ def bot_dict(bot: User) -> BotDict:
             "bot_type": None if bot.bot_type is None else int(bot.bot_type),
             "is_active": bot.is_active,
             "owner_id": None if bot.bot_owner_id is None else int(bot.bot_owner_id),
-            "avatar_url": gravatar_url(bot.email, bot.avatar_version),
+            "avatar_url": user_avatar_url(bot),
             "default_sending_stream": shown["default_sending_stream"],
             "default_events_register_stream": shown["default_events_register_stream"],
             "default_all_public_streams": shown["default_all_public_streams"],
