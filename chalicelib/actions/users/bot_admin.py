@@ -22,7 +22,7 @@ from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import ROLE_ADMINISTRATOR, Principal
 from chalicelib.core.results import EmptyResult
-from chalicelib.delivery.outbox import add_event, to_realm
+from chalicelib.delivery.outbox import add_event, to_realm, to_users
 from chalicelib.models.base import is_condition_failure, transaction
 from chalicelib.models.users import User, get_user_by_email, key_fields_current, name_key
 
@@ -102,8 +102,8 @@ def _change_address(bot: User, short_name: str) -> None:
                 _tell_administrators(tx, bot, {"user_id": bot.user_id, "email": new_email})
     except TransactWriteError as error:
         if is_condition_failure(error):   # the address was taken, or the bot changed
-            raise ApiError("Username already in use, or the bot changed meanwhile; try "
-                           "again.") from None
+            raise ApiError("Another account already uses that bot username, or the bot "
+                           "changed meanwhile; try again.") from None
         raise
 
 
@@ -112,4 +112,4 @@ def _tell_administrators(tx: TransactWrite, bot: User, change: BotChange) -> Non
     add_event(tx, bot.realm_id, event, to_realm(max_role=ROLE_ADMINISTRATOR))
     owner = User.get_or_none(bot.realm_id, bot.bot_owner_id) if bot.bot_owner_id else None
     if owner is not None and int(owner.role) > ROLE_ADMINISTRATOR:
-        add_event(tx, bot.realm_id, event, {"users": [owner.user_id]})
+        add_event(tx, bot.realm_id, event, to_users([owner.user_id]))
