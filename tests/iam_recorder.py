@@ -6,7 +6,7 @@ parameters. A call is charged to the function whose entry point is running: the 
 (APIHandler, or LongPollHandler for GET /api/v1/events, as API Gateway routes them) and the
 event handlers' entry points (fan-out, webhook worker, WebSocket connect/message/disconnect,
 keepalive, notifier, mail events, scheduled messages). Worker threads a handler starts
-inherit it when only one function is running.
+inherit it when only one function is running (the main thread never does).
 tests/unit/test_least_privilege.py, collected last, checks the calls against the roles.
 """
 from __future__ import annotations
@@ -49,7 +49,10 @@ LONGPOLL_PATH = "/api/v1/events"
 
 def current_function() -> str | None:
     function = _current.get()
-    if function is None:
+    # Only a worker thread inherits: the main thread runs the tests' own setup between
+    # handlers (fixtures calling actions directly), which no function's role pays for, even
+    # while an earlier test's long poll still waits in its thread.
+    if function is None and threading.current_thread() is not threading.main_thread():
         with _lock:
             active = [name for name, count in _running.items() if count > 0]
         if len(active) == 1:

@@ -3,6 +3,7 @@ who may post to it (level 448), archived channels in GET /streams/{id} and the c
 topics (level 480)."""
 from __future__ import annotations
 
+from chalicelib.core.errors import UNKNOWN_CHANNEL_ID
 from tests.functional.edit_helpers import channel, send
 
 
@@ -20,9 +21,9 @@ def test_archived_channels_answer_by_id_and_list_their_topics(realm, advertise):
     assert [t["name"] for t in realm.member.get(f"/users/me/{public}/topics").json[
         "topics"]] == ["launch"]
     # AND not by those who could not
-    assert realm.member.get(f"/streams/{private}").json["msg"] == "Invalid channel ID"
+    assert realm.member.get(f"/streams/{private}").json["msg"] == UNKNOWN_CHANNEL_ID
     assert realm.member.get(f"/users/me/{private}/topics").json["msg"] == \
-        "Invalid channel ID"
+        UNKNOWN_CHANNEL_ID
 
 
 def test_a_channels_email_address_is_for_those_who_may_post(realm, advertise):

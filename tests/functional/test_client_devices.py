@@ -132,7 +132,8 @@ def test_a_device_registers_and_is_removed_with_its_events_and_state(
     assert register_queue(realm.member, fetch_event_types=["device"])["devices"] == {}
 
 
-def test_below_level_468_registration_has_no_devices(realm, register_queue):
+def test_below_level_468_registration_has_no_devices(realm, register_queue, advertise):
+    advertise(467)
     assert "devices" not in register_queue(realm.member, fetch_event_types=["device"])
 
 
@@ -160,7 +161,7 @@ def test_push_registration_opens_the_token_and_notifications_are_encrypted(
         str(device_id)]["push_token_id"] == app.token_id
     # AND the legacy registration of that token is gone (level 483)
     assert realm.admin.delete("/users/me/android_gcm_reg_id", {"token": app.token}).json[
-        "msg"] == "Token does not exist"
+        "msg"] == "That device token is not registered"
     # WHEN someone writes to the user, THEN the phone gets it encrypted for its key alone
     sent = realm.member.post("/messages", {"type": "direct", "to": [realm.admin.user_id],
                                            "content": "the plan is ready"}).json["id"]

@@ -18,7 +18,8 @@ def dm(sender, recipient) -> int:
     return response.json["id"]
 
 
-def test_below_level_459_actions_are_not_taken(realm, webhooks):
+def test_below_level_459_actions_are_not_taken(realm, webhooks, advertise):
+    advertise(458)
     channel(realm.owner, "general", [realm.owner, realm.member])
     kept = send(realm.member, "general", "t", "mine")
     assert realm.admin.delete(f"/users/{realm.member.user_id}", {

@@ -21,7 +21,8 @@ def check(value: dict[str, Any], schema: dict[str, Any], may_be_absent: frozense
     return found
 
 
-def test_responses_have_the_reference_shapes(realm, drain_events):
+def test_responses_have_the_reference_shapes(realm, drain_events, advertise):
+    advertise(473)  # the reference document's shapes, before 484's reactions and 487's presence
     channel(realm.owner, "general", [realm.owner, realm.member])
     stream_id = realm.owner.get("/get_stream_id", {"stream": "general"}).json["stream_id"]
     message_id = send(realm.member, "general", "lunch", "first")
@@ -62,7 +63,9 @@ def test_responses_have_the_reference_shapes(realm, drain_events):
     assert not failures, "\n".join(failures)
 
 
-def test_events_have_the_reference_shapes(realm, register_queue, fetch_events, drain_events):
+def test_events_have_the_reference_shapes(
+        realm, register_queue, fetch_events, drain_events, advertise):
+    advertise(473)  # the reference document's shapes, before 484's reactions and 487's presence
     channel(realm.owner, "general", [realm.owner, realm.member])
     message_id = send(realm.member, "general", "t", "x")
     drain_events()

@@ -201,7 +201,8 @@ def test_guests_see_only_users_they_can_access(realm, clock, register_queue, fet
     assert set(state["presences"]) == {str(realm.owner.user_id), str(realm.guest.user_id)}
 
 
-def test_realm_presence_and_one_users_presence(realm, clock):
+def test_realm_presence_and_one_users_presence(realm, clock, advertise):
+    advertise(486)  # the legacy presence form (487 adds the modern one)
     ping(realm.member)
     at = int(clock.now)
     realm_wide = realm.owner.get("/realm/presence").json

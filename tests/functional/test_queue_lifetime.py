@@ -54,6 +54,8 @@ def test_other_values_are_refused_before_any_queue_exists(realm, advertise):
         realm.realm_id, EventQueue.user_id == realm.member.user_id))) == before
 
 
-def test_below_level_481_the_answer_has_no_idle_queue_timeout_secs(realm, register_queue):
+def test_below_level_481_the_answer_has_no_idle_queue_timeout_secs(
+        realm, register_queue, advertise):
+    advertise(480)
     state = register_queue(realm.member, event_types=["message"])
     assert "idle_queue_timeout_secs" not in state

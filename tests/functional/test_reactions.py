@@ -25,7 +25,8 @@ def reaction_events(account, queue_id, fetch_events):
 
 
 def test_reaction_is_stored_fetched_and_sent_to_readers(realm, register_queue, fetch_events,
-                                                        drain_events):
+                                                        drain_events, advertise):
+    advertise(483)  # reaction events with the user object (dropped at 484)
     # GIVEN a channel message, a reader's queue and an outsider's
     channel(realm.owner, "general", [realm.owner, realm.member])
     message_id = send(realm.owner, "general", "lunch")

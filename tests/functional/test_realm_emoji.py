@@ -204,7 +204,8 @@ def test_clients_with_individual_emoji_changes_get_one_emoji_per_event(
 
 
 def test_below_level_491_the_capability_changes_nothing(realm, register_queue,
-                                                        fetch_events, drain_events):
+                                                        fetch_events, drain_events, advertise):
+    advertise(490)
     queue = register_queue(realm.guest, event_types=["realm_emoji"], client_capabilities={
         "individual_emoji_changes": True})["queue_id"]
     assert add(realm.member, "plain_mark").ok

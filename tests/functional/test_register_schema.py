@@ -150,7 +150,8 @@ def _register(account, fetch_types: list[str]) -> dict:
     return response.json
 
 
-def test_register_has_every_reference_key_of_each_fetch_type(realm, drain_events):
+def test_register_has_every_reference_key_of_each_fetch_type(realm, drain_events, advertise):
+    advertise(473)  # the reference document's shapes: bots slim from 474
     # GIVEN an organization with one of everything, and the reference's keys by fetch type
     _populate(realm, drain_events)
     needs = requirements()

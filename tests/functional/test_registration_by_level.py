@@ -27,6 +27,7 @@ def test_the_gif_rating_is_named_gif_rating_policy_from_level_453(realm, registe
 
 def test_realm_uuid_from_level_466_is_the_organizations_own(realm, register_queue,
                                                             advertise):
+    advertise(465)
     assert "realm_uuid" not in register_queue(realm.member, event_types=["realm"])
     advertise(466)
     first = register_queue(realm.member, event_types=["realm"])["realm_uuid"]

@@ -150,9 +150,10 @@ def test_delivered_once_at_its_time(realm, drain_events):
     assert scheduled
 
 
-def test_delivered_with_mentions_and_an_upload(realm, drain_events):
+def test_delivered_with_mentions_and_an_upload(realm, drain_events, advertise):
     """The delivery renders and links like any send (mentions of a user and a group, an
     uploaded file): what its function's role must allow (tests/unit/test_least_privilege)."""
+    advertise(471)  # attachments list their messages (message_ids from 472)
     stream_id = channel(realm.owner, "general", [realm.owner, realm.member])
     group = realm.owner.post("/user_groups/create", {"name": "crew", "description": "",
                                                      "members": [realm.member.user_id]})

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.actions.messages import topic_delete
+from chalicelib.core.errors import UNKNOWN_CHANNEL_ID
 from chalicelib.models.messages import Message
 from tests.functional.edit_helpers import bulk_messages, channel, send
 from tests.functional.test_message_delete import delete_events, topics
@@ -136,7 +137,7 @@ def test_the_deleter_hears_only_of_messages_they_can_read(realm, register_queue,
     outsider = register_queue(realm.admin, event_types=["delete_message"],
                               client_capabilities=bulk)["queue_id"]
     refused = realm.admin.post(f"/streams/{stream_id}/delete_topic", {"topic_name": "t"})
-    assert refused.status == 400 and refused.json["msg"] == "Invalid channel ID"
+    assert refused.status == 400 and refused.json["msg"] == UNKNOWN_CHANNEL_ID
     drain_events()
     assert delete_events(realm.admin, outsider, fetch_events) == []
     assert remaining(realm.realm_id, [before]) == [before]

@@ -134,7 +134,8 @@ def test_links_claim_only_own_uploads(realm):
                               theirs.removeprefix("/user_uploads/")).message_ids
 
 
-def test_edit_that_removes_the_last_link_returns_the_detached_upload(realm):
+def test_edit_that_removes_the_last_link_returns_the_detached_upload(realm, advertise):
+    advertise(471)  # attachments list their messages (message_ids from 472)
     channel(realm.owner, "talk", [realm.owner, realm.member])
     body = upload(realm.member, "plan.txt", b"12345")
     path_id = body["uri"].removeprefix("/user_uploads/")
@@ -157,7 +158,8 @@ def test_edit_that_removes_the_last_link_returns_the_detached_upload(realm):
     assert Attachment.get(realm.realm_id, path_id).message_ids == {first}
 
 
-def test_plan_attachment_changes_reports_only_the_actors_last_links(realm):
+def test_plan_attachment_changes_reports_only_the_actors_last_links(realm, advertise):
+    advertise(471)  # attachments list their messages (message_ids from 472)
     # GIVEN two uploads of the member and one of the owner, linked in one message
     channel(realm.owner, "talk", [realm.owner, realm.member])
     kept = upload(realm.member, "kept.txt")["uri"]

@@ -275,7 +275,8 @@ def test_mentions_of_people_the_guest_cannot_access_do_not_resolve(limited, drai
 
 
 def test_a_guest_sees_an_inaccessible_actor_as_unknown(limited, register_queue, fetch_events,
-                                                       drain_events):
+                                                       drain_events, advertise):
+    advertise(483)  # reaction events with the user object (dropped at 484)
     realm = limited   # "shared" is public: the guest and the member are in it
     outsider = realm.moderator    # not subscribed, not accessible to the guest
     guest_queue = register_queue(realm.guest)["queue_id"]
