@@ -130,7 +130,7 @@ def test_an_address_change_keeps_a_generated_picture(realm, advertise):
     assert realm.admin.patch("/realm", {"default_avatar_source": "J"}).ok
     person = realm.add_user("Kim Hidden")
     events = api_email_events(User.get(realm.realm_id, person.user_id), "user9@x.example")
-    assert [e["person"].keys() for e in events] == [{"user_id", "new_email"}]
+    assert [entry.event["person"].keys() for entry in events] == [{"user_id", "new_email"}]
 
 
 def test_a_new_organization_gives_its_people_generated_pictures(chalice_client, advertise,
