@@ -25,7 +25,7 @@ def test_logging_in_from_the_root_address_finds_the_organization(browser, web_st
         page.get_by_label("Email").fill(member["email"])
         page.get_by_label("Password").fill("not the password")
         page.get_by_role("button", name="Log in").click()
-        expect(page.get_by_role("alert")).to_contain_text("incorrect")
+        expect(page.get_by_role("alert")).to_contain_text("do not match an account")
         page.get_by_label("Password").fill(member["password"])
         page.get_by_role("button", name="Log in").click()
         expect(page.locator(".connection")).to_have_text("Live")

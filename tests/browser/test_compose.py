@@ -84,7 +84,7 @@ def test_mentions_channels_topics_and_emoji_are_suggested_as_you_type(member, we
 
 def image_shown(message) -> None:
     """An image of the message is loaded (through a short-lived link: no key in its URL)."""
-    image = message.locator("img").first
+    image = message.locator(".content img").first   # not the sender's avatar
     expect(image).to_be_visible()
     message.page.wait_for_function("img => img.complete && img.naturalWidth === 2",
                                    arg=image.element_handle())
