@@ -6,7 +6,8 @@ parameters. A call is charged to the function whose entry point is running: the 
 (APIHandler, or LongPollHandler for GET /api/v1/events, as API Gateway routes them) and the
 event handlers' entry points (fan-out, webhook worker, WebSocket connect/message/disconnect,
 keepalive, notifier, mail events, scheduled messages). Worker threads a handler starts
-inherit it when only one function is running (the main thread never does).
+inherit the function that started them while it runs (the main thread and threads a
+test starts itself never inherit).
 tests/unit/test_least_privilege.py, collected last, checks the calls against the roles.
 """
 from __future__ import annotations
@@ -47,17 +48,26 @@ ENTRY_POINTS = {   # module, attribute -> the function (template logical id) it 
 LONGPOLL_PATH = "/api/v1/events"
 
 
+_UNSTAMPED = object()   # a thread started before install(): who started it is unknown
+
+
 def current_function() -> str | None:
     function = _current.get()
-    # Only a worker thread inherits: the main thread runs the tests' own setup between
-    # handlers (fixtures calling actions directly), which no function's role pays for, even
-    # while an earlier test's long poll still waits in its thread.
-    if function is None and threading.current_thread() is not threading.main_thread():
-        with _lock:
-            active = [name for name, count in _running.items() if count > 0]
-        if len(active) == 1:
-            return active[0]
-    return function
+    if function is not None:
+        return function
+    thread = threading.current_thread()
+    if thread is threading.main_thread():
+        # The tests' own setup between handlers (fixtures calling actions directly): no
+        # function's role pays for it, even while another test's long poll still waits.
+        return None
+    started_in = getattr(thread, "_iam_started_in", _UNSTAMPED)
+    with _lock:
+        active = [name for name, count in _running.items() if count > 0]
+    if started_in is _UNSTAMPED:   # a pool made before: the one function running, if one
+        return active[0] if len(active) == 1 else None
+    # A thread inherits the function that started it, while that function runs; one a
+    # test started itself (to call the API concurrently, say) inherits nothing.
+    return started_in if isinstance(started_in, str) and started_in in active else None
 
 
 def running_as(function: str, call: Callable[[], Any]) -> Any:
@@ -123,6 +133,14 @@ def _attach(client: BaseClient) -> None:
 
 def install() -> None:
     import gc
+
+    thread_start = threading.Thread.start
+
+    def start(self: threading.Thread) -> None:
+        self._iam_started_in = current_function()  # type: ignore[attr-defined]
+        thread_start(self)
+
+    threading.Thread.start = start  # type: ignore[method-assign]
 
     for obj in gc.get_objects():
         if isinstance(obj, BaseClient):

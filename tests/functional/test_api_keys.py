@@ -13,6 +13,7 @@ from chalicelib.admin import main as admin
 from chalicelib.models.events import EventQueue, WsConnection
 from tests.functional.test_account import fetch_key, set_password
 from tests.functional.test_events_websocket import connect, message, sockets  # noqa: F401
+from tests.iam_recorder import charged_to
 
 
 def basic(email: str, key: str) -> dict[str, str]:
@@ -163,8 +164,9 @@ def test_a_connection_made_while_the_key_is_rotated_is_refused(realm, register_q
 
     def attach_then_rotate(queue, connection_id, last_event_id):
         # the rotation runs after this connect authenticated, and looks for connections
-        # before this one is attached
-        do_rotate_api_key(realm.member.realm_id, realm.member.user_id)
+        # before this one is attached (an API request of its own: its calls are that one's)
+        charged_to("APIHandler", lambda: do_rotate_api_key(realm.member.realm_id,
+                                                            realm.member.user_id))
         return real_attach(queue, connection_id, last_event_id)
 
     monkeypatch.setattr(websocket, "attach", attach_then_rotate)
