@@ -6,7 +6,8 @@ import hashlib
 import json
 import os
 
-SERVICE_VERSION = "11.0-teamchat"
+# The reference release whose feature level this server advertises (12.2: level 500).
+SERVICE_VERSION = "12.2-teamchat"
 SERVICE_MERGE_BASE = ""
 
 MAX_MESSAGE_LENGTH = 10000
