@@ -12,12 +12,9 @@ import json
 import time
 from typing import Any, Literal, NotRequired, TypedDict
 
-from botocore.exceptions import ClientError
-
 from chalicelib import config
 from chalicelib.actions.users.devices import access_device
 from chalicelib.actions.users.reads.devices import client_devices
-from chalicelib.aws import aws_clients
 from chalicelib.aws.log import logger
 from chalicelib.core.errors import ApiError
 from chalicelib.core.principal import Principal
@@ -25,7 +22,7 @@ from chalicelib.core.results import EmptyResult
 from chalicelib.models.notifications import ClientDevice
 from chalicelib.models.realms import Realm
 from chalicelib.notifications.email_render import MissedMessage
-from chalicelib.notifications.push import CONTENT_PREVIEW, GONE_ENDPOINT_CODES
+from chalicelib.notifications.push import CONTENT_PREVIEW, publish_to_endpoint
 from chalicelib.rules.avatars import gravatar_url
 from chalicelib.rules.push_crypto import b64decode_strict, seal_notification
 
@@ -104,14 +101,9 @@ def publish_e2ee(device: ClientDevice, payload: E2eePayload) -> bool:
            "priority": "high"}
     message = json.dumps({"default": PLACEHOLDER_TITLE, "APNS": json.dumps(apns),
                           "APNS_SANDBOX": json.dumps(apns), "GCM": json.dumps(fcm)})
-    try:
-        aws_clients.sns().publish(TargetArn=str(device.endpoint_arn), Message=message,
-                                  MessageStructure="json")
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") in GONE_ENDPOINT_CODES:
-            logger.info("e2ee push endpoint gone", extra={"device_id": device.device_id})
-            return False
-        raise
+    if not publish_to_endpoint(str(device.endpoint_arn), message):
+        logger.info("e2ee push endpoint gone", extra={"device_id": device.device_id})
+        return False
     if config.local_mail_dir():   # the local stack: say that a phone was reached
         print(f"[push] e2ee {payload['type']} to device {device.device_id} of user "
               f"{payload['user_id']}", flush=True)

@@ -116,6 +116,19 @@ def forget(device: PushDevice) -> None:
         logger.warning("endpoint already gone", extra={"kind": device.kind})
 
 
+def publish_to_endpoint(endpoint_arn: str, message: str) -> bool:
+    """Publishes an SNS message (one body per platform) to a phone's endpoint; False if
+    SNS says the endpoint is disabled or gone (the caller forgets or keeps the device)."""
+    try:
+        aws_clients.sns().publish(TargetArn=endpoint_arn, Message=message,
+                                  MessageStructure="json")
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in GONE_ENDPOINT_CODES:
+            return False
+        raise
+    return True
+
+
 def publish(device: PushDevice, payload: PushPayload) -> bool:
     """Sends the payload to one phone; False (and the device forgotten) if SNS says the
     endpoint is disabled or gone."""
@@ -131,15 +144,10 @@ def publish(device: PushDevice, payload: PushPayload) -> bool:
     message = json.dumps({"default": alert or str(payload.get("event", "")),
                           "APNS": json.dumps(apns), "APNS_SANDBOX": json.dumps(apns),
                           "GCM": json.dumps({"data": data, "priority": "high"})})
-    try:
-        aws_clients.sns().publish(TargetArn=device.endpoint_arn, Message=message,
-                                  MessageStructure="json")
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") in GONE_ENDPOINT_CODES:
-            logger.info("push endpoint disabled: device forgotten", extra={"kind": device.kind})
-            forget(device)
-            return False
-        raise
+    if not publish_to_endpoint(str(device.endpoint_arn), message):
+        logger.info("push endpoint disabled: device forgotten", extra={"kind": device.kind})
+        forget(device)
+        return False
     if config.local_mail_dir():   # the local stack: say what a phone would show
         print(f"[push] {payload.get('event')} to {device.kind} device of user "
               f"{payload.get('user_id')}: {alert[:60]!r}", flush=True)

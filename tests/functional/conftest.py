@@ -342,3 +342,22 @@ def webhooks(drain_events: OutboxDrain) -> Any:
     queue = WebhookQueue(drain_events)
     queue.run()
     return queue
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The presence clock (also the notifications' clock), moved instead of waiting."""
+    from chalicelib.rules import presence_rules
+    from tests.functional.notification_helpers import Clock
+    fake = Clock()
+    monkeypatch.setattr(presence_rules, "now", lambda: fake.now)
+    return fake
+
+
+@pytest.fixture
+def notifier(drain_events, clock):
+    """The notifications queue, run by the test, after every job earlier tests left."""
+    from tests.functional.notification_helpers import NotifierQueue
+    queue = NotifierQueue(drain_events)
+    queue.finish_earlier_tests(clock)
+    return queue

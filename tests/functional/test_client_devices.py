@@ -18,23 +18,7 @@ import pytest
 from nacl.public import PublicKey, SealedBox
 from nacl.secret import SecretBox
 
-from chalicelib.rules import presence_rules
 from chalicelib.rules.push_crypto import public_keys
-from tests.functional.notification_helpers import Clock, NotifierQueue
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    fake = Clock()
-    monkeypatch.setattr(presence_rules, "now", lambda: fake.now)
-    return fake
-
-
-@pytest.fixture
-def notifier(drain_events, clock):
-    queue = NotifierQueue(drain_events)
-    queue.finish_earlier_tests(clock)
-    return queue
 
 
 @pytest.fixture

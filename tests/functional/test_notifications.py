@@ -10,28 +10,12 @@ import pytest
 
 from chalicelib.rules import presence_rules
 from tests.functional.notification_helpers import (
-    Clock,
-    NotifierQueue,
     endpoint_messages,
     sent_mail,
     text_of,
 )
 
 PERIOD = 120   # the default email_notifications_batching_period_seconds
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    fake = Clock()
-    monkeypatch.setattr(presence_rules, "now", lambda: fake.now)
-    return fake
-
-
-@pytest.fixture
-def notifier(drain_events, clock):
-    queue = NotifierQueue(drain_events)
-    queue.finish_earlier_tests(clock)
-    return queue
 
 
 @pytest.fixture
