@@ -10,7 +10,6 @@ from chalicelib.actions.invitations.admin import (
     get_invites,
 )
 from chalicelib.actions.invitations.invites import (
-    NOT_GIVEN,
     InviteLinkResult,
     do_create_multiuse_invite,
     do_invite_users,
@@ -25,6 +24,7 @@ from chalicelib.actions.invitations.signup import (
     do_join_with_link,
     do_register,
 )
+from chalicelib.actions.invitations.terms import NOT_GIVEN
 from chalicelib.core.principal import ROLE_MEMBER, Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint

@@ -190,7 +190,7 @@ def test_existing_accounts_are_skipped_and_the_others_invited(realm):
     # WHEN some addresses already have (active or deactivated) accounts
     response = invite(realm.admin, f"{realm.member.email.upper()}, {new}, {gone.email}")
     # THEN the error lists them, and the new address was still invited
-    assert error(response, "INVITATION_FAILED").startswith("Some of those addresses")
+    assert error(response, "INVITATION_FAILED").startswith("Invitations went to every other address")
     body = response.json
     assert body["errors"] == [[realm.member.email.upper(), "This person has an account already.", False],
                               [gone.email, "This person's account is deactivated.", True]]
@@ -251,7 +251,7 @@ def test_an_email_ses_refuses_is_reported_and_can_be_resent(realm, monkeypatch):
 
     monkeypatch.setattr(invites, "send_email", flaky_send)
     response = invite(realm.admin, f"{refused}, {addr(realm, 'ok')}")
-    assert error(response, "INVITATION_FAILED").startswith("Some of those addresses")
+    assert error(response, "INVITATION_FAILED").startswith("Invitations went to every other address")
     assert response.json["errors"] == [[refused, invites.EMAIL_NOT_SENT, False]]
     assert response.json["sent_invitations"] is True
     monkeypatch.setattr(invites, "send_email", real_send)

@@ -24,7 +24,6 @@ from chalicelib.actions.channels.reads.permissions import realm_default_stream_i
 from chalicelib.actions.groups.membership import join_group
 from chalicelib.actions.invitations.invites import (
     KEEP_AFTER_USE,
-    InviteTerms,
     add_invites_changed,
     count_today,
     email_link,
@@ -33,6 +32,7 @@ from chalicelib.actions.invitations.invites import (
     new_invitation,
     save_new,
 )
+from chalicelib.actions.invitations.terms import InviteTerms
 from chalicelib.actions.messages.send import check_send_message
 from chalicelib.actions.users.account import add_api_key
 from chalicelib.actions.users.system_bots import notification_bot, welcome_bot

@@ -11,7 +11,7 @@ from chalicelib.actions.groups.reads.settings import (
     check_admin_managed_membership,
     check_group_setting_change,
 )
-from chalicelib.actions.invitations.invites import MAX_WELCOME_TEXT_LENGTH
+from chalicelib.actions.invitations.terms import MAX_WELCOME_TEXT_LENGTH
 from chalicelib.actions.realm.description import (
     AS_UPDATE_DICT_LEVEL,
     change_description,

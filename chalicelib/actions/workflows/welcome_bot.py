@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TypedDict
 
-from chalicelib.actions.invitations.invites import MAX_WELCOME_TEXT_LENGTH
+from chalicelib.actions.invitations.terms import MAX_WELCOME_TEXT_LENGTH
 from chalicelib.actions.messages.send import check_send_message
 from chalicelib.actions.users.system_bots import welcome_bot
 from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, ApiError, principal_error
