@@ -10,15 +10,16 @@ messages still in the old place, with the same edit timestamp (actions/messages/
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, TypedDict
 
 from pynamodb.attributes import Attribute
 from pynamodb.exceptions import TransactWriteError
 
 from chalicelib.actions.channels.topics import note_topic_message, refresh_topic
 from chalicelib.actions.messages.delete import delete_message_event
+from chalicelib.actions.messages.edit_event import UpdateMessageEvent
 from chalicelib.actions.messages.move_notifications import move_notifications
-from chalicelib.actions.messages.move_plan import MovePlan, PropagateMode
+from chalicelib.actions.messages.move_plan import MovePlan
 from chalicelib.actions.messages.prepare import PreparedMessage
 from chalicelib.actions.messages.reads.audience import EditAudience
 from chalicelib.actions.messages.reads.dicts import (
@@ -63,30 +64,6 @@ MOVE_RECORD_TTL = timedelta(days=2)
 
 class UpdateMessageResult(TypedDict):
     detached_uploads: list[AttachmentDict]
-
-
-class UpdateMessageEvent(TypedDict):
-    """An edit or move of messages; the keys of what changed (a move, a new content)."""
-
-    type: Literal["update_message"]
-    user_id: int | None
-    edit_timestamp: int
-    rendering_only: bool
-    message_id: int
-    message_ids: list[int]
-    flags: list[str]   # the receiving user's, for the edited message
-    stream_id: NotRequired[int]             # channel messages: the channel before a move
-    stream_name: NotRequired[str]
-    propagate_mode: NotRequired[PropagateMode]
-    orig_subject: NotRequired[str]
-    subject: NotRequired[str]
-    topic_links: NotRequired[list[TopicLink]]
-    new_stream_id: NotRequired[int]
-    orig_content: NotRequired[str]
-    orig_rendered_content: NotRequired[str]
-    content: NotRequired[str]
-    rendered_content: NotRequired[str]
-    is_me_message: NotRequired[bool]
 
 
 def execute_edit(caller: Principal, realm: Realm, target: Message,
