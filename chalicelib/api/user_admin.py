@@ -8,13 +8,13 @@ from urllib.parse import unquote
 
 from chalicelib.actions.realm.reads.server_settings import subdomain_of
 from chalicelib.actions.users.account import FetchApiKeyResult
-from chalicelib.actions.users.admin import do_update_user
 from chalicelib.actions.users.deactivation import do_deactivate_own_user
 from chalicelib.actions.workflows.unconfigured import (
     CallUrlResult,
     create_bigbluebutton_call,
     do_dev_fetch_api_key,
 )
+from chalicelib.actions.workflows.user_update import update_user as do_update_user
 from chalicelib.core.principal import Principal
 from chalicelib.core.results import EmptyResult
 from chalicelib.http.endpoint import ApiBlueprint

@@ -16,7 +16,7 @@ active, so two owners cannot demote each other.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
@@ -52,14 +52,19 @@ from chalicelib.models.users import ApiKey, User, get_user_by_email, key_set_cur
 from chalicelib.rules.realm_settings import SYSTEM_GROUP_DIRECT_ROLES, system_group_id
 
 MAX_ATTEMPTS = 3
+# What follows a committed role change: the person in their new role, and the old role.
+RoleChangeFollowUp = Callable[[Principal, int], None]
+
 ONLY_OWNER = "The organization's only owner cannot stop being an owner."
 
 
 def do_update_user(caller: Principal, user_id_or_email: str, *, full_name: str | None,
                    role: int | None, profile_data: Sequence[Mapping[str, Any]] | None,
-                   new_email: str | None = None) -> EmptyResult:
+                   new_email: str | None = None,
+                   after_role_change: RoleChangeFollowUp | None = None) -> EmptyResult:
     """PATCH /users/{user_id} and PATCH /users/{email} (level 313): one route, digits
-    are an id."""
+    are an id. `after_role_change` is called once a role change has committed, with the
+    person in their new role and their old role (areas above this one follow it up)."""
     if not caller.is_admin:
         raise ApiError(NOT_PERMITTED)
     if new_email is not None:
@@ -76,7 +81,7 @@ def do_update_user(caller: Principal, user_id_or_email: str, *, full_name: str |
     if email is not None:
         target = _change_email(target, email)
     if role is not None and role != target.role:
-        _change_role(target, role)
+        _change_role(target, role, after_role_change)
     return {}
 
 
@@ -166,7 +171,7 @@ def _system_group_of(role: int) -> int:
     return system_group_id(name)
 
 
-def _change_role(target: User, role: int) -> None:
+def _change_role(target: User, role: int, after: RoleChangeFollowUp | None) -> None:
     realm_id, user_id = target.realm_id, target.user_id
     def attempt() -> None:
         keep = _other_active_owner(target) if target.role == ROLE_OWNER else None
@@ -212,3 +217,6 @@ def _change_role(target: User, role: int) -> None:
     # The fan-out reads the role on the user's queues (who gets events for some roles,
     # whose real addresses they see): their live queues follow at once.
     set_queues_role(realm_id, user_id, role)
+    if target.is_active and after is not None:
+        after(Principal(realm_id, user_id, target.email, role, bool(target.is_bot),
+                        target.bot_type), int(target.role))
