@@ -27,7 +27,6 @@ from chalicelib.actions.users.reads.email_access import (
     visibility_of,
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
-from chalicelib.actions.users.reads.realm_users import list_realm_users
 from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, UNKNOWN_USER, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import (
@@ -47,7 +46,7 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import Realm, UniqueName, email_key, realm_setting, realm_uuid
-from chalicelib.models.user_rows import UserRow
+from chalicelib.models.user_rows import UserRow, realm_user_rows
 from chalicelib.models.users import (
     MAX_EMAIL_BYTES,
     ApiKey,
@@ -335,7 +334,7 @@ def get_members(caller: Principal) -> list[UserDict]:
     "Unknown user" placeholders (meant only for registration without
     user_list_incomplete)."""
     access = viewer_access(caller)
-    return realm_user_dicts(list_realm_users(caller.realm_id), access, caller,
+    return realm_user_dicts(realm_user_rows(caller.realm_id), access, caller,
                             omit_inaccessible=level_reached(437))
 
 

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import TypedDict
 
 from chalicelib.actions.users.reads.access import UserAccess
-from chalicelib.actions.users.reads.realm_users import list_realm_users
-from chalicelib.models.user_rows import UserRow
+from chalicelib.models.user_rows import UserRow, realm_user_rows
 from chalicelib.models.user_status import UserStatus
 from chalicelib.models.users import User
 from chalicelib.rules.user_settings import effective_settings
@@ -54,7 +53,7 @@ def user_status_state(realm_id: int, access: UserAccess,
     """
     statuses = {s.user_id: s for s in UserStatus.query(realm_id)}
     state = {}
-    for user in realm_users if realm_users is not None else list_realm_users(realm_id):
+    for user in realm_users if realm_users is not None else realm_user_rows(realm_id):
         if not user.is_active or not access.can_access(user):
             continue
         entry = user_status_dict(statuses.get(user.user_id), _presence_enabled(user))
