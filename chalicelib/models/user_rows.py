@@ -23,7 +23,13 @@ from chalicelib.models.users import User
 # and whether the user shows as present (a status's `away`).
 ROW_SETTINGS = ("email_address_visibility", "presence_enabled")
 # How the model reads a number (IntegerAttribute), looked up once.
-_integer = User.user_id.deserialize
+_model_integer = User.user_id.deserialize
+
+
+def _integer(text: str) -> int:
+    """As the model reads a number: int() for the digits it nearly always is."""
+    return int(text) if text.isdigit() and text.isascii() else _model_integer(text)
+
 _SCALARS = ("realm_id", "user_id", "email", "delivery_email", "full_name", "role",
             "is_active", "is_bot", "bot_type", "bot_owner_id", "timezone", "date_joined",
             "avatar_version", "avatar_source", "avatar_seed", "is_imported_stub")
@@ -68,8 +74,10 @@ class UserRow:
 
 
 def projection() -> list[str]:
-    """The document paths of a row's fields (a ProjectionExpression)."""
-    return [*_SCALARS, "profile_data", *(f"settings.{name}" for name in ROW_SETTINGS)]
+    """The attributes of a row's fields (a ProjectionExpression). The settings map is
+    read whole (it is small): moto answers a Query projecting paths inside a map ten
+    times slower, 16 s for 10,000 users on the local stack."""
+    return [*_SCALARS, "profile_data", "settings"]
 
 
 def row_from_item(item: dict[str, dict[str, Any]]) -> UserRow:
@@ -86,7 +94,8 @@ def row_from_item(item: dict[str, dict[str, Any]]) -> UserRow:
         value = item.get(name)
         return None if value is None or "NULL" in value else value["BOOL"]
 
-    settings = item.get("settings", {}).get("M") or {}
+    stored = item.get("settings", {}).get("M") or {}
+    settings = {name: stored[name] for name in ROW_SETTINGS if name in stored}
     profile = item.get("profile_data", {}).get("M")
     role, active, bot = number("role"), flag("is_active"), flag("is_bot")
     zone, version = text("timezone"), number("avatar_version")
