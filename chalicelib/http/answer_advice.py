@@ -11,6 +11,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib.rules.avatars import GRAVATAR_PREFIX
+
 # Of a registration's keys: the fetch type that brings each in (POST /register).
 _FETCH_TYPES = {
     "realm_users": "realm_user", "realm_non_active_users": "realm_user",
@@ -35,11 +37,18 @@ def _user_list_advice(users: Any) -> list[str]:
     if not isinstance(users, list):
         return []
     advice = []
-    if any(isinstance(u, dict) and isinstance(u.get("avatar_url"), str) for u in users):
+    if any(isinstance(u, dict) and _is_gravatar(u.get("avatar_url")) for u in users):
         advice.append("client_gravatar=true")
     if any(isinstance(u, dict) and "avatar_url" in u for u in users):
         advice.append("the user_avatar_url_field_optional client capability")
     return advice
+
+
+def _is_gravatar(url: Any) -> bool:
+    """A person's own Gravatar, which client_gravatar leaves to the client (not a picture
+    the server generates or hosts, nor the "Unknown user" picture, which it keeps)."""
+    return isinstance(url, str) and url.startswith(GRAVATAR_PREFIX) \
+        and not url.startswith(f"{GRAVATAR_PREFIX}?")
 
 
 def _presence_advice(presences: Any) -> list[str]:

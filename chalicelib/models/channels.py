@@ -183,6 +183,15 @@ def channel_group_setting(stream: Stream, name: str) -> GroupSettingValue:
                                 CHANNEL_GROUP_SETTING_DEFAULTS[name], stream.creator_id)
 
 
+def channel_group_settings(stream: Stream) -> dict[str, GroupSettingValue]:
+    """Every group setting of the channel, its stored map read once (a channel's dict
+    shows them all)."""
+    stored = stream.group_settings.as_dict() if stream.group_settings else {}
+    creator = stream.creator_id
+    return {name: stored_group_setting(stored, name, default, creator)
+            for name, default in CHANNEL_GROUP_SETTING_DEFAULTS.items()}
+
+
 def get_subscription(realm_id: int, user_id: int, stream_id: int) -> Subscription | None:
     subscription = Subscription.get_or_none(user_key(realm_id, user_id), stream_id)
     return subscription if subscription is not None and subscription.active else None

@@ -8,10 +8,14 @@ a marker item instead, without expiry, that pings never overwrite.
 """
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from pynamodb.attributes import BooleanAttribute, TTLAttribute, UnicodeAttribute
 from pynamodb.exceptions import DeleteError
+from pynamodb.pagination import ResultIterator
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.models.attributes import IntegerAttribute
@@ -32,14 +36,78 @@ class Presence(BaseModel):
     expires_at = TTLAttribute(attr_name="x", null=True)
 
     def times(self) -> tuple[int, int]:
-        """(active_at, connected_at) in seconds; never active counts as never since joining."""
-        connected = int(self.connected_at or 0)
-        return int(self.active_at if self.active_at is not None else connected), connected
+        return _times(self.active_at, self.connected_at)
 
     def is_visible(self, now: datetime) -> bool:
-        """Recorded, not hidden, and not expired (TTL deletion is lazy)."""
-        return not self.hidden and self.connected_at is not None and (
-            self.expires_at is None or self.expires_at > now)
+        return _is_visible(self.hidden, self.connected_at, self.expires_at, now)
+
+
+def _times(active_at: int | None, connected_at: int | None) -> tuple[int, int]:
+    """(active_at, connected_at) in seconds; never active counts as never since joining."""
+    connected = int(connected_at or 0)
+    return int(active_at if active_at is not None else connected), connected
+
+
+def _is_visible(hidden: bool | None, connected_at: int | None,
+                expires_at: datetime | None, now: datetime) -> bool:
+    """Recorded, not hidden, and not expired (TTL deletion is lazy)."""
+    return not hidden and connected_at is not None and (
+        expires_at is None or expires_at > now)
+
+
+@dataclass(slots=True)
+class PresenceRow:
+    """A presence item as a read of the realm's presence lists it: its values, without a
+    model (registration reads thousands; `read_presence_rows`)."""
+
+    user_id: int
+    email: str | None = None
+    active_at: int | None = None
+    connected_at: int | None = None
+    update_id: int | None = None
+    hidden: bool | None = None
+    expires_at: datetime | None = None
+
+    def times(self) -> tuple[int, int]:
+        return _times(self.active_at, self.connected_at)
+
+    def is_visible(self, now: datetime) -> bool:
+        return _is_visible(self.hidden, self.connected_at, self.expires_at, now)
+
+
+_integer = Presence.user_id.deserialize
+
+
+def _expiry(text: str) -> datetime:
+    """As TTLAttribute.deserialize (UNIX seconds to a UTC datetime), without parsing as
+    JSON the integer it always writes (a json.loads an item was a fifth of a read)."""
+    seconds = int(text) if text.isascii() and text.isdigit() else json.loads(text)
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+def presence_row(item: dict[str, dict[str, Any]]) -> PresenceRow:
+    """A row from a raw presence item, as the model would read it."""
+    def value(name: str, kind: str) -> Any:
+        stored = item.get(name)
+        return None if stored is None or "NULL" in stored else stored[kind]
+
+    def number(name: str) -> int | None:
+        text = value(name, "N")
+        return None if text is None else _integer(text)
+
+    expires = value("x", "N")
+    return PresenceRow(user_id=number("user_id") or 0, email=value("e", "S"),
+                       active_at=number("a"), connected_at=number("c"),
+                       update_id=number("u"), hidden=value("h", "BOOL"),
+                       expires_at=None if expires is None else _expiry(expires))
+
+
+def read_presence_rows(realm_id: int) -> list[PresenceRow]:
+    """The realm's presence items as rows: one Query, paged by DynamoDB."""
+    pages: ResultIterator[PresenceRow] = ResultIterator(
+        Presence._get_connection().query, (Presence._serialize_keys(realm_id)[0],), {},
+        map_fn=presence_row)
+    return list(pages)
 
 
 def presence_expiry(now: datetime | None = None) -> datetime:

@@ -49,9 +49,9 @@ CREATOR = "creator"
 
 def stored_group_setting(stored: Any, name: str, default: str,
                          creator_id: int | None = None) -> GroupSettingValue:
-    """A group setting as stored in a realm's, channel's or group's map of settings, or
-    its default: a system group's name, or CREATOR."""
-    values = stored.as_dict() if stored else {}
+    """A group setting as stored in a realm's, channel's or group's map of settings (or
+    that map as a dict), or its default: a system group's name, or CREATOR."""
+    values = stored if isinstance(stored, dict) else stored.as_dict() if stored else {}
     if name in values:
         return normalize(values[name])
     if default == CREATOR:

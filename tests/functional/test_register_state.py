@@ -71,6 +71,29 @@ def test_system_bots_are_cross_realm_bots_not_realm_users(realm):
     assert bot.user_id not in {u["user_id"] for u in body["realm_users"]}
 
 
+def test_listed_people_carry_no_is_active(realm):
+    # GIVEN a deactivated person and a system bot
+    gone = realm.add_user("Gone Soon")
+    assert realm.owner.delete(f"/users/{gone.user_id}").ok
+    notification_bot(realm.realm_id)
+    body = register(realm.member, ["realm_user"])
+    # THEN each list says whether its people are active, and no entry repeats it (as the
+    # reference: "all the users present in this array have active accounts")
+    active = {u["user_id"]: u for u in body["realm_users"]}
+    gone_ones = {u["user_id"]: u for u in body["realm_non_active_users"]}
+    assert realm.member.user_id in active and gone.user_id in gone_ones
+    assert not [u for u in [*active.values(), *gone_ones.values()] if "is_active" in u]
+    # AND everything else of a person is still there
+    assert set(active[realm.member.user_id]) >= {
+        "user_id", "email", "delivery_email", "full_name", "date_joined", "is_owner",
+        "is_admin", "is_guest", "is_bot", "role", "timezone", "avatar_url",
+        "avatar_version", "profile_data"}
+    # AND the cross-realm bots keep theirs (the reference's schema lists it for them)
+    assert [b["is_active"] for b in body["cross_realm_bots"]] == [True]
+    # AND GET /users still says it
+    assert all("is_active" in u for u in realm.member.get("/users").json["members"])
+
+
 def test_realm_bots_are_the_bots_the_caller_administers(realm, advertise):
     advertise(473)   # the full bot objects (slim from 474: test_bots_by_level.py)
     # GIVEN a bot of the member's, one of the owner's, and the notification bot

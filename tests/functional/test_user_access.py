@@ -30,7 +30,9 @@ def is_placeholder(record: dict, account) -> bool:
 
     realm_host = f"{account.email.split('@')[1].split('.')[0]}.{config.root_domain()}"
     # profile_data: {} where shown (registration), absent where not asked for (GET /users)
-    shown = {**record, "profile_data": record.get("profile_data", {})}
+    shown = {**record, "profile_data": record.get("profile_data", {}),
+             # is_active: absent in registration's lists, which say it
+             "is_active": record.get("is_active", True)}
     # Never an imported stub (level 433: is_imported_stub, is_imported in registration)
     if shown.pop("is_imported_stub", False) or shown.pop("is_imported", False):
         return False

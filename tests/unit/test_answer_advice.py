@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
+from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL
 from chalicelib.http.answer_advice import advice
+from chalicelib.rules.avatars import GRAVATAR_PREFIX
 
 
 def _body(**parts: object) -> str:
@@ -20,12 +22,19 @@ def test_subscriber_lists_are_advised_away_only_when_present():
 
 
 def test_user_lists_name_gravatar_and_the_avatar_capability():
-    urls = _body(realm_users=[{"user_id": n, "avatar_url": "https://g/" + "a" * 40}
+    urls = _body(realm_users=[{"user_id": n, "avatar_url": GRAVATAR_PREFIX + "a" * 40}
                               for n in range(50)])
+    # Pictures the server generates or hosts stay whatever client_gravatar says
+    generated = _body(realm_users=[{"user_id": n, "avatar_url": "/user_avatars/1/generated/"
+                                    + "a" * 40 + ".svg?version=1"} for n in range(50)])
+    unknown = _body(realm_users=[{"user_id": n, "avatar_url": INACCESSIBLE_AVATAR_URL}
+                                 for n in range(50)])
     nulls = _body(realm_users=[{"user_id": n, "avatar_url": None} for n in range(50)])
     absent = _body(realm_users=[{"user_id": n} for n in range(50)])
     assert "client_gravatar=true" in advice(urls)
     assert "client_gravatar" not in advice(nulls)
+    assert "client_gravatar" not in advice(generated) + advice(unknown)
+    assert "user_avatar_url_field_optional" in advice(generated)
     assert "user_avatar_url_field_optional" in advice(nulls)
     assert "user_avatar_url_field_optional" not in advice(absent)
     assert "without realm_user" in advice(absent)

@@ -33,7 +33,7 @@ from chalicelib.models.base import (
     is_write_condition_failure,
     transaction,
 )
-from chalicelib.models.presence import Presence, presence_expiry
+from chalicelib.models.presence import Presence, PresenceRow, presence_expiry
 from chalicelib.models.users import User
 from chalicelib.rules import presence_rules
 from chalicelib.rules.presence_rules import (
@@ -94,7 +94,7 @@ def update_own_presence(caller: Principal, *, status: Status,
 
 
 def record_presence(caller: Principal, status: Status,
-                    own: Presence | None, now: float) -> Presence | None:
+                    own: Presence | PresenceRow | None, now: float) -> Presence | None:
     """Writes what the ping changes, if anything; returns the item as written."""
     if caller.is_bot or (own is not None and own.hidden):
         return None   # bots have no presence; a hidden user's is never recorded

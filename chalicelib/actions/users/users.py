@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, cast
 
@@ -27,7 +27,6 @@ from chalicelib.actions.users.reads.email_access import (
     visibility_of,
 )
 from chalicelib.actions.users.reads.newest_received import newest_received_id
-from chalicelib.actions.users.reads.realm_users import list_realm_users
 from chalicelib.core.errors import ADMINISTRATOR_REQUIRED, UNKNOWN_USER, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import (
@@ -47,6 +46,7 @@ from chalicelib.models.base import (
 )
 from chalicelib.models.ids import allocate_id
 from chalicelib.models.realms import Realm, UniqueName, email_key, realm_setting, realm_uuid
+from chalicelib.models.user_rows import UserRow, realm_user_rows
 from chalicelib.models.users import (
     MAX_EMAIL_BYTES,
     ApiKey,
@@ -56,9 +56,12 @@ from chalicelib.models.users import (
     get_user_by_email,
     name_key,
     role_key,
-    user_avatar_url,
 )
-from chalicelib.rules.avatars import AVATAR_SOURCE_JDENTICON, generated_avatar_seed
+from chalicelib.rules.avatars import (
+    AVATAR_SOURCE_JDENTICON,
+    avatar_url_of,
+    generated_avatar_seed,
+)
 from chalicelib.rules.passwords import hash_password
 from chalicelib.rules.secrets import hash_api_key, new_api_key, seal_secret
 from chalicelib.rules.timeutil import iso_from_seconds, now_seconds
@@ -231,40 +234,49 @@ def get_own_user(caller: Principal) -> User:
     return user
 
 
-def user_api_dict(user: User, *, viewer: Principal | None) -> UserDict:
+def user_api_dict(user: User | UserRow, *, viewer: Principal | None,
+                  imported_stub: bool | None = None) -> UserDict:
     """A user as GET /users shows it to `viewer`: the real address only if they may see
     it. None: the realm_user add event, whose real address the fan-out shows or hides
-    per queue (email_access.email_form)."""
+    per queue (email_access.email_form). `imported_stub`: whether is_imported_stub is
+    sent (level 433), when the caller has asked already (a list asks once)."""
+    row = UserRow.of(user)
+    role = row.role
     data: UserDict = {
-        "user_id": user.user_id,
-        "email": user.email,
-        "delivery_email": user.delivery_email if viewer is None
-        else shown_delivery_email(viewer, user),
-        "full_name": user.full_name,
-        "date_joined": iso_from_seconds(user.date_joined),
-        "is_active": user.is_active,
-        "is_owner": user.role == ROLE_OWNER,
-        "is_admin": user.role <= ROLE_ADMINISTRATOR,
-        "is_guest": user.role == ROLE_GUEST,
-        "is_bot": user.is_bot,
-        "role": user.role,
-        "timezone": user.timezone or "",
-        "avatar_url": user_avatar_url(user),
-        "avatar_version": user.avatar_version,
+        "user_id": row.user_id,
+        "email": row.email,
+        "delivery_email": row.delivery_email if viewer is None
+        else shown_delivery_email(viewer, row),
+        "full_name": row.full_name,
+        "date_joined": iso_from_seconds(row.date_joined),
+        "is_active": row.is_active,
+        "is_owner": role == ROLE_OWNER,
+        "is_admin": role <= ROLE_ADMINISTRATOR,
+        "is_guest": role == ROLE_GUEST,
+        "is_bot": row.is_bot,
+        "role": role,
+        "timezone": row.timezone or "",
+        "avatar_url": avatar_url_of(row.realm_id, row.email, row.avatar_source,
+                                    row.avatar_seed, row.avatar_version),
+        "avatar_version": row.avatar_version,
     }
-    if user.is_bot:
-        data["bot_type"] = user.bot_type
-        data["bot_owner_id"] = user.bot_owner_id
+    if row.is_bot:
+        data["bot_type"] = row.bot_type
+        data["bot_owner_id"] = row.bot_owner_id
     else:
-        data["profile_data"] = profile_data_dict(user)
-    if level_reached(433):
-        data["is_imported_stub"] = bool(user.is_imported_stub)
+        data["profile_data"] = profile_values(row.profile_data)
+    if level_reached(433) if imported_stub is None else imported_stub:
+        data["is_imported_stub"] = bool(row.is_imported_stub)
     return data
 
 
 def profile_data_dict(user: User) -> dict[str, ProfileDataValue]:
     """{field id: {"value", "rendered_value"?}}, as stored when the value was set."""
-    stored = user.profile_data.as_dict() if user.profile_data else {}
+    return profile_values(user.profile_data.as_dict() if user.profile_data else {})
+
+
+def profile_values(stored: dict[str, Any]) -> dict[str, ProfileDataValue]:
+    """Stored profile data ({field id: value}) as the API shows it."""
     return {key: ({"value": entry} if isinstance(entry, str)
                   else cast(ProfileDataValue, dict(entry)))
             for key, entry in stored.items() if entry is not None}
@@ -303,14 +315,15 @@ def get_own_user_record(caller: Principal) -> OwnUserResult:
     return own_user_api_dict(user, newest_received_id(caller))
 
 
-def realm_user_dicts(users: list[User], access: UserAccess, viewer: Principal,
+def realm_user_dicts(users: Sequence[User | UserRow], access: UserAccess, viewer: Principal,
                      omit_inaccessible: bool = False) -> list[UserDict]:
     """The users as the viewer may see them: inaccessible ones as "Unknown user"
     placeholders, or left out (clients with the user_list_incomplete capability)."""
     shown: list[UserDict] = []
+    stub = level_reached(433)
     for user in users:
         if access.can_access(user):
-            shown.append(user_api_dict(user, viewer=viewer))
+            shown.append(user_api_dict(user, viewer=viewer, imported_stub=stub))
         elif not omit_inaccessible:
             shown.append(access.placeholder(user.user_id))
     return shown
@@ -321,7 +334,7 @@ def get_members(caller: Principal) -> list[UserDict]:
     "Unknown user" placeholders (meant only for registration without
     user_list_incomplete)."""
     access = viewer_access(caller)
-    return realm_user_dicts(list_realm_users(caller.realm_id), access, caller,
+    return realm_user_dicts(realm_user_rows(caller.realm_id), access, caller,
                             omit_inaccessible=level_reached(437))
 
 

@@ -14,6 +14,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.models.channels import Stream, Subscription, user_key
 from chalicelib.models.realms import Realm, get_realm
 from chalicelib.models.topics import UserTopic
+from chalicelib.models.user_rows import UserRow, realm_user_rows
 from chalicelib.models.users import User
 
 
@@ -53,10 +54,11 @@ class StateContext:
         return viewer_access(self.caller, lambda: self.realm)
 
     @cached_property
-    def users(self) -> list[User]:
-        """The realm's users and bots: one Query, paged by DynamoDB (the state lists
-        them all, so this is the one read that grows with the organization)."""
-        return list(User.query(self.caller.realm_id))
+    def users(self) -> list[UserRow]:
+        """The realm's users and bots, of only what the state shows of them: one Query,
+        paged by DynamoDB (the state lists them all, so this is the one read that grows
+        with the organization)."""
+        return realm_user_rows(self.caller.realm_id)
 
     @cached_property
     def streams(self) -> dict[int, Stream]:

@@ -2,13 +2,16 @@
 and permissions, the system bots, and the bots the caller administers (`realm_bot`)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 from chalicelib import config
 from chalicelib.actions.groups.reads.settings import caller_has_realm_permission
-from chalicelib.actions.users.reads.access import INACCESSIBLE_AVATAR_URL, UserDict
+from chalicelib.actions.users.reads.access import (
+    INACCESSIBLE_AVATAR_URL,
+    PersonFields,
+    UserDict,
+)
 from chalicelib.actions.users.reads.bots import RealmBotDict, administered_bots
 from chalicelib.actions.users.reads.system_bots import is_system_bot
 from chalicelib.actions.users.users import realm_user_dicts, user_api_dict
@@ -20,10 +23,12 @@ from chalicelib.registration.state.context import StateContext
 from chalicelib.rules.avatars import for_client
 
 
-class RegisteredUserDict(UserDict):
-    """A user as registration lists it: is_imported_stub is called is_imported here, as
-    in the reference (level 433)."""
+class RegisteredUserDict(PersonFields):
+    """A person as realm_users and realm_non_active_users list them: as GET /users shows
+    them but without is_active (the list says it; the reference leaves it out of both),
+    and is_imported_stub called is_imported, as in the reference (level 433)."""
 
+    delivery_email: str | None
     is_imported: NotRequired[bool]
 
 
@@ -75,10 +80,15 @@ def realm_user_state(ctx: StateContext) -> RealmUserState:
     me = ctx.me
     bots = [{**user_api_dict(bot, viewer=ctx.caller), "is_system_bot": True}
             for bot in system_bots]
+    active: list[RegisteredUserDict] = []
+    inactive: list[RegisteredUserDict] = []
+    for user in users:   # the dicts were built for this answer: changed in place
+        person = cast(dict[str, Any], user)
+        (active if person.pop("is_active") else inactive).append(_registered(person))
     state: RealmUserState = {
         # "Unknown user" placeholders are active: the reference lists them in realm_users.
-        "realm_users": [_registered(u) for u in users if u["is_active"]],
-        "realm_non_active_users": [_registered(u) for u in users if not u["is_active"]],
+        "realm_users": active,
+        "realm_non_active_users": inactive,
         "cross_realm_bots": [_registered(bot) for bot in bots],
         "user_id": int(me.user_id),
         "email": me.email,
@@ -112,12 +122,12 @@ def _leave_out_idle_avatars(ctx: StateContext, users: list[UserDict]) -> None:
             user.pop("avatar_url", None)
 
 
-def _registered(user: Mapping[str, Any]) -> Any:
-    """RegisteredUserDict (or a cross-realm bot's) from a user's record."""
-    if "is_imported_stub" not in user:
-        return user
-    shown = {k: v for k, v in user.items() if k != "is_imported_stub"}
-    return {**shown, "is_imported": user["is_imported_stub"]}
+def _registered(user: Any) -> Any:
+    """A person as registration lists them (RegisteredUserDict, or a cross-realm bot):
+    is_imported_stub called is_imported. Changes the dict, built for this answer."""
+    if "is_imported_stub" in user:
+        user["is_imported"] = user.pop("is_imported_stub")
+    return user
 
 
 def is_moderator(role: int) -> bool:

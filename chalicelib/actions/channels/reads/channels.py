@@ -10,7 +10,7 @@ from chalicelib.core.principal import Principal
 from chalicelib.models.channels import (
     Stream,
     Subscription,
-    channel_group_setting,
+    channel_group_settings,
     get_stream,
     get_subscription,
     name_claim_key,
@@ -19,7 +19,7 @@ from chalicelib.models.channels import (
 )
 from chalicelib.models.read_ahead import ReadAhead, read_ahead
 from chalicelib.models.realms import UniqueName
-from chalicelib.rules.group_settings import CHANNEL_GROUP_SETTINGS, GroupSettingValue
+from chalicelib.rules.group_settings import GroupSettingValue
 from chalicelib.rules.realm_settings import system_group_id
 
 
@@ -178,7 +178,7 @@ def _stream_dict(stream: Stream) -> StreamDict:
         "can_send_message_group": system_group_id("role:everyone"),
         "can_subscribe_group": system_group_id("role:nobody"),
     }
-    data.update({name: channel_group_setting(stream, name) for name in CHANNEL_GROUP_SETTINGS})
+    data.update(channel_group_settings(stream))
     return cast(StreamDict, data)   # every key of StreamDict, by the two steps above
 
 

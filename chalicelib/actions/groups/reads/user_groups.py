@@ -3,13 +3,14 @@ role-based members, the group's permission settings and their defaults, and the
 listing. Changing groups is in user_groups.py and user_group_members.py."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TypedDict
 
 from chalicelib.core.errors import ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
 from chalicelib.models.user_groups import UserGroup
+from chalicelib.models.user_rows import UserRow
 from chalicelib.models.users import User
 from chalicelib.rules.group_settings import (
     GROUP_PERMISSION_DEFAULTS,
@@ -134,7 +135,7 @@ def user_group_dict(group: UserGroup, role_members: dict[int, list[int]] | None 
     return result
 
 
-def _role_members(users: Iterable[User]) -> dict[int, list[int]]:
+def _role_members(users: Iterable[User | UserRow]) -> dict[int, list[int]]:
     """Active users by role: the members of the role-based system groups."""
     by_role: dict[int, list[int]] = {}
     for user in users:
@@ -144,7 +145,8 @@ def _role_members(users: Iterable[User]) -> dict[int, list[int]]:
 
 
 def user_groups_state(realm_id: int, include_deactivated: bool,
-                      realm_users: list[User] | None = None) -> list[UserGroupDict]:
+                      realm_users: Sequence[User | UserRow] | None = None
+                      ) -> list[UserGroupDict]:
     """Every group of the realm (one Query); the system groups' members come from the
     realm's users (`realm_users` if the caller has them, else one Query)."""
     groups = [g for g in UserGroup.query(realm_id) if include_deactivated or not g.deactivated]

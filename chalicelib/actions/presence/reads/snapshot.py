@@ -19,7 +19,12 @@ from chalicelib.actions.users.reads.users import access_user_by_id
 from chalicelib.core.errors import UNKNOWN_USER, ApiError
 from chalicelib.core.feature_levels import level_reached
 from chalicelib.core.principal import Principal
-from chalicelib.models.presence import PRESENCE_RETENTION, Presence
+from chalicelib.models.presence import (
+    PRESENCE_RETENTION,
+    Presence,
+    PresenceRow,
+    read_presence_rows,
+)
 from chalicelib.models.users import User
 from chalicelib.rules import presence_rules
 from chalicelib.rules.presence_rules import (
@@ -85,14 +90,14 @@ class UserPresenceResult(TypedDict):
 class RealmPresence:
     """The realm's presence items as one Query read them, and when."""
 
-    items: dict[int, Presence] = field(default_factory=dict)
+    items: dict[int, Presence | PresenceRow] = field(default_factory=dict)
     read_at: float = 0.0
 
 
 def read_realm_presence(realm_id: int) -> RealmPresence:
     started = presence_rules.now()
-    items = {int(p.user_id): p for p in Presence.query(realm_id)}
-    return RealmPresence(items, started)
+    return RealmPresence({row.user_id: row for row in read_presence_rows(realm_id)},
+                         started)
 
 
 def presence_response(caller: Principal, snapshot: RealmPresence, *, modern: bool,
@@ -168,7 +173,8 @@ def _state(caller: Principal, snapshot: RealmPresence, *, modern: bool,
 
 
 def _visible(caller: Principal, snapshot: RealmPresence, last_update_id: int | None,
-             history_limit_days: int | None) -> tuple[list[Presence], int | None]:
+             history_limit_days: int | None
+             ) -> tuple[list[Presence | PresenceRow], int | None]:
     """The items this caller sees, and the newest update id among them."""
     now = snapshot.read_at
     access = viewer_access(caller)   # reads nothing for members and above

@@ -25,6 +25,7 @@ from chalicelib.models.channels import Subscription, subscriber_ids, user_key
 from chalicelib.models.conversations import RecentConversation
 from chalicelib.models.events import EventQueue
 from chalicelib.models.realms import Realm, realm_group_setting
+from chalicelib.models.user_rows import UserRow
 from chalicelib.models.users import User
 from chalicelib.rules.email_visibility import stand_in_email
 from chalicelib.rules.realm_settings import system_group_id
@@ -41,14 +42,14 @@ class ProfileDataValue(TypedDict):
     rendered_value: NotRequired[str]   # Markdown-capable field types only
 
 
-class UserFields(TypedDict):
-    """What every shape of a user shows (GET /users, GET /users/me)."""
+class PersonFields(TypedDict):
+    """What every shape of a person shows, registration's lists included (which leave
+    out is_active: the list says it)."""
 
     user_id: int
     email: str
     full_name: str
     date_joined: str
-    is_active: bool
     is_owner: bool
     is_admin: bool
     is_guest: bool
@@ -62,6 +63,12 @@ class UserFields(TypedDict):
     bot_type: NotRequired[int | None]       # bots only
     bot_owner_id: NotRequired[int | None]   # bots only
     profile_data: NotRequired[dict[str, ProfileDataValue]]   # users only, by field id
+
+
+class UserFields(PersonFields):
+    """What every shape of a user shows (GET /users, GET /users/me)."""
+
+    is_active: bool
     is_imported_stub: NotRequired[bool]   # level 433: sent once the level reaches it
 
 
@@ -86,7 +93,7 @@ def may_be_limited(role: int | None) -> bool:
     return role is not None and role > ROLE_MEMBER
 
 
-def limited_can_access(viewer_id: int, user: User, shares_channel: Callable[[], bool],
+def limited_can_access(viewer_id: int, user: User | UserRow, shares_channel: Callable[[], bool],
                        talked_with: Callable[[], bool], *, active_only: bool = True) -> bool:
     """The rule for a limited viewer: themself, bots, active users sharing a channel,
     and anyone they have a direct conversation with (the cheaper tests first).
@@ -150,7 +157,7 @@ class UserAccess:
     peer_ids: frozenset[int] = field(default_factory=frozenset)      # channel peers
     partner_ids: frozenset[int] = field(default_factory=frozenset)   # conversations
 
-    def can_access(self, user: User) -> bool:
+    def can_access(self, user: User | UserRow) -> bool:
         return self.realm is None or limited_can_access(
             self.viewer_id, user, lambda: user.user_id in self.peer_ids,
             lambda: user.user_id in self.partner_ids)

@@ -3,11 +3,13 @@ realm_bots); creating one is actions/users/bots.py.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NotRequired, TypedDict
 
 from chalicelib.actions.users.reads.system_bots import is_system_bot
 from chalicelib.core.feature_levels import at_advertised_level
 from chalicelib.core.principal import Principal
+from chalicelib.models.user_rows import UserRow
 from chalicelib.models.users import (
     BOT_TYPE_OUTGOING_WEBHOOK,
     User,
@@ -91,15 +93,20 @@ def bot_dict(bot: User) -> BotDict:
             "services": shown["services"]}
 
 
-def administered_bots(caller: Principal, realm_users: list[User] | None = None
+def administered_bots(caller: Principal,
+                      realm_users: Sequence[User | UserRow] | None = None
                       ) -> list[RealmBotDict]:
     """The bots the caller can administer, deactivated ones included: every bot of the
     organization for its administrators (from `realm_users` if the caller has them,
-    else one Query of the realm's users), their own bots for others (one index Query).
-    System bots belong to the server, not to anyone here."""
+    else one Query of the realm's users; bots known only as rows are read whole, a
+    BatchGetItem per 100), their own bots for others (one index Query). System bots
+    belong to the server, not to anyone here."""
     if caller.is_admin:
         users = realm_users if realm_users is not None else User.query(caller.realm_id)
-        bots = [u for u in users if u.is_bot and not is_system_bot(u)]
+        listed = [u for u in users if u.is_bot and not is_system_bot(u)]
+        bots = [u for u in listed if isinstance(u, User)]
+        bots += User.batch_get([(u.realm_id, u.user_id) for u in listed
+                                if isinstance(u, UserRow)])
     else:
         bots = list(User.by_bot_owner.query(bot_owner_key(caller.realm_id, caller.user_id)))
     # From level 474 without what the bot's user object says (at_advertised_level).

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from chalicelib.core.principal import Principal
 from chalicelib.delivery.types import EventFacts
+from chalicelib.models.user_rows import UserRow
 from chalicelib.models.users import User
 from chalicelib.rules.email_visibility import EVERYONE, role_sees, stand_in_email
 from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
@@ -22,7 +23,7 @@ from chalicelib.rules.user_settings import DEFAULTS as SETTING_DEFAULTS
 SETTING: Final = "email_address_visibility"
 
 
-def visibility_of(user: User) -> int:
+def visibility_of(user: User | UserRow) -> int:
     """The person's setting; a bot's address is always everyone's to see."""
     if user.is_bot:
         return EVERYONE
@@ -36,7 +37,7 @@ def may_see_real_email(viewer_id: int, viewer_role: int | None, user_id: int,
     return viewer_id == user_id or role_sees(viewer_role, visibility)
 
 
-def shown_delivery_email(viewer: Principal, user: User) -> str | None:
+def shown_delivery_email(viewer: Principal, user: User | UserRow) -> str | None:
     """The `delivery_email` this viewer is shown for the user: real, or null."""
     if may_see_real_email(viewer.user_id, viewer.role, user.user_id, visibility_of(user)):
         return user.delivery_email

@@ -3,10 +3,11 @@ user_status); the writes are in actions/users/status.py.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypedDict
 
 from chalicelib.actions.users.reads.access import UserAccess
-from chalicelib.actions.users.reads.realm_users import list_realm_users
+from chalicelib.models.user_rows import UserRow, realm_user_rows
 from chalicelib.models.user_status import UserStatus
 from chalicelib.models.users import User
 from chalicelib.rules.user_settings import effective_settings
@@ -36,13 +37,14 @@ def user_status_dict(status: UserStatus | None, presence_enabled: bool) -> UserS
     return result
 
 
-def _presence_enabled(user: User) -> bool:
+def _presence_enabled(user: User | UserRow) -> bool:
     return bool(effective_settings(user.stored_settings())
                 ["presence_enabled"])
 
 
 def user_status_state(realm_id: int, access: UserAccess,
-                      realm_users: list[User] | None = None) -> dict[str, UserStatusDict]:
+                      realm_users: Sequence[User | UserRow] | None = None
+                      ) -> dict[str, UserStatusDict]:
     """Registration state: {user_id: status} for active users that have something set
     and that the viewer can access.
 
@@ -51,7 +53,7 @@ def user_status_state(realm_id: int, access: UserAccess,
     """
     statuses = {s.user_id: s for s in UserStatus.query(realm_id)}
     state = {}
-    for user in realm_users if realm_users is not None else list_realm_users(realm_id):
+    for user in realm_users if realm_users is not None else realm_user_rows(realm_id):
         if not user.is_active or not access.can_access(user):
             continue
         entry = user_status_dict(statuses.get(user.user_id), _presence_enabled(user))
