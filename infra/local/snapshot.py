@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from infra import moto_patches
+from infra import moto_items, moto_patches
 from infra.local import effects, journal
 
 SNAPSHOT = "moto-backends.pickle"
@@ -53,6 +53,7 @@ def _write_snapshot(state_dir: Path, generation: int) -> Path:
     from moto.s3.models import s3_backends
 
     effects.register_lock_reducers()
+    moto_items.register_pickle_reducer()   # items' attributes unpickle whole, not per key
     data = {"generation": generation,
             "backends": {name: dict(backend) for name, backend in _backends().items()},
             "s3_bucket_accounts": dict(s3_backends.bucket_accounts)}
