@@ -38,7 +38,7 @@ def build_into(state_dir: Path, spec: Any, subdomain: str) -> dict[str, Any]:
     from moto import mock_aws
 
     from bench.large_org import build_org
-    from bench.org_sink import MotoSink
+    from bench.org_sink import TableLoader
     from infra import moto_patches
     from infra.local.snapshot import save_as_new_state
     from infra.resources import create_all
@@ -51,7 +51,7 @@ def build_into(state_dir: Path, spec: Any, subdomain: str) -> dict[str, Any]:
     try:
         with mock_aws():
             create_all(environment.DEFAULT_PREFIX)
-            org = build_org(spec, MotoSink(), subdomain)
+            org = build_org(spec, TableLoader(), subdomain)
             built = time.perf_counter()
             state_dir.mkdir(parents=True, exist_ok=True)
             save_as_new_state(state_dir)
