@@ -1,5 +1,6 @@
 """A generated organization (bench/large_org.py) written straight into a local stack's
-state directory: built in this process's moto, then saved as the stack's snapshot
+state directory: built in this process's moto, each item placed straight into its table
+(bench/org_sink.py, TableLoader), then saved as the stack's snapshot
 (infra/local/snapshot.py). A stack started on that directory (`make run` with
 LOCAL_STATE_DIR, or infra/local/launcher.py's start_stack) serves it at once, the demo
 organization beside it. No item crosses HTTP, so it is several times faster than
