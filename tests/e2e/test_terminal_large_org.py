@@ -9,9 +9,9 @@ presence, the member's own messages and flags), built in a process of its own wi
 items placed straight into moto's tables and saved as a local stack's state
 (bench/org_snapshot.py): a stack started on it loads the tables whole, where writing the
 same items into a running stack over HTTP took minutes. On the shared 2-core machine
-the whole test takes about 30 s when it is quiet (building and saving 85,000 items
-about 12 s, the stack's start 6 s, the client's 7 s, of which the member's registration
-2.5 s, well inside the client's 15 s request timeout; docs/scale.md has the figures)."""
+the whole test takes about 30 s (building and saving 85,000 items about 13 s, the
+stack's start 6 s, the client's 8 s, of which the member's registration 2.5 s, well
+inside the client's 15 s request timeout; docs/scale.md has the figures)."""
 from __future__ import annotations
 
 import json
