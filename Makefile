@@ -118,10 +118,10 @@ PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 test: $(STAMP) $(DOCS_STAMP) $(WEB_STAMP) browser term-client js-client package lint web-test
 	@$(PYTEST) tests
 
-## test-large-org: the terminal client for an ordinary member of a generated 10,000-person
-## organization (bench/org_snapshot.py); minutes on a shared machine, so not in `test`
+## test-large-org: only the terminal client for an ordinary member of a generated
+## 10,000-person organization (bench/org_snapshot.py), with its timings; `test` runs it too
 test-large-org: $(STAMP) term-client
-	@LARGE_ORG_TESTS=1 $(BIN)/python -m pytest -q -s tests/e2e/test_terminal_large_org.py
+	@$(BIN)/python -m pytest -q -s tests/e2e/test_terminal_large_org.py
 
 ## test-fast: unit and functional tiers only
 test-fast: $(STAMP) $(DOCS_STAMP) package

@@ -1,6 +1,7 @@
-"""Where the large-organization generator (bench/large_org.py) writes its items: straight
-into in-process moto's tables, or as BatchWriteItem requests to a running local stack's
-database (or any DynamoDB the environment names).
+"""Where the large-organization generator (bench/large_org.py) writes its items: into
+in-process moto's tables (through its PutItem, or placed straight into them), or as
+BatchWriteItem requests to a running local stack's database (or any DynamoDB the
+environment names).
 
 Items are DynamoDB JSON (a model's `serialize()`); the table is the model's table name.
 """
@@ -40,6 +41,53 @@ class MotoSink:
 
     def flush(self) -> None:
         return None
+
+
+class TableLoader:
+    """In-process moto, each item placed straight into its table as a restored snapshot
+    holds it: what a PutItem adds around that (type and key-size validation of every
+    attribute, a read of the item it replaces, the lock, index upkeep) is most of an
+    item's cost, for items the app's own models just serialized. The key's types and
+    the item's size are still checked; each table's secondary indexes are rebuilt on
+    its next Query (infra/moto_indexes.py)."""
+
+    def __init__(self) -> None:
+        from moto.core import DEFAULT_ACCOUNT_ID
+        from moto.dynamodb.models import dynamodb_backends
+
+        self.backend = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
+        self.counts: collections.Counter[str] = collections.Counter()
+        self._tables: dict[str, Any] = {}
+
+    def put(self, table: str, item: Item) -> None:
+        from moto.dynamodb.models.dynamo_type import DynamoType
+        from moto.dynamodb.models.dynamo_type import Item as MotoItem
+
+        target = self._tables.get(table)
+        if target is None:
+            target = self._tables[table] = self.backend.get_table(table)
+        if target.stream_shard is not None:   # a stream records each write: PutItem's job
+            self.backend.put_item(table, item)
+            self.counts[table] += 1
+            return
+        hash_value = DynamoType(item[target.hash_key_attr])
+        range_value = (DynamoType(item[target.range_key_attr])
+                       if target.range_key_attr else None)
+        if hash_value.type != target.hash_key_type or (
+                range_value is not None and range_value.type != target.range_key_type):
+            raise ValueError(f"{table}: a key of the wrong type in {item}")
+        placed = MotoItem(hash_value, range_value, item)   # checks the item's size
+        if range_value is None:
+            target.items[hash_value] = placed
+        else:
+            target.items[hash_value][range_value] = placed
+        self.counts[table] += 1
+
+    def flush(self) -> None:
+        from infra import moto_indexes
+
+        for target in self._tables.values():
+            moto_indexes.forget(target)   # items were placed behind the indexes' back
 
 
 class BatchSink:

@@ -8,14 +8,14 @@ import uuid
 import pytest
 
 from bench.large_org import ALL_MEMBER_CHANNELS, RARE_WORD, OrgSpec, build_org
-from bench.org_sink import MotoSink
+from bench.org_sink import MotoSink, Sink, TableLoader
 from tests.functional.conftest import Account
 
 SPEC = OrgSpec(users=120, channels=24, messages=1_500, days=60)
 
 
-def _build(chalice_client, spec: OrgSpec = SPEC):
-    org = build_org(spec, MotoSink(), f"gen{uuid.uuid4().hex[:10]}")
+def _build(chalice_client, spec: OrgSpec = SPEC, sink: Sink | None = None):
+    org = build_org(spec, sink or MotoSink(), f"gen{uuid.uuid4().hex[:10]}")
     accounts = {label: Account(chalice_client, org.realm_id, a.user_id, a.email, a.api_key,
                                label, 400) for label, a in org.accounts.items()}
     return org, accounts
@@ -73,17 +73,54 @@ def test_history_unread_state_and_search_are_served(built):
     assert found and all(RARE_WORD in m["content"] for m in found)
 
 
-def test_the_same_seed_builds_the_same_organization(chalice_client, built):
-    def shape(accounts, org):
-        users = sorted((u["user_id"], u["full_name"], u["role"])
-                       for u in accounts["owner"].get("/users").json["members"])
-        history = accounts["owner"].get("/messages", {
-            "anchor": "oldest", "num_before": 0, "num_after": 50,
-            "narrow": [{"operator": "channel", "operand": org.big_channel}]}).json
-        return users, [(m["id"], m["sender_id"], m["subject"], m["content"])
-                       for m in history["messages"]]
+def _shape(accounts, org):
+    """What the API shows of an organization: its people, a channel's history."""
+    users = sorted((u["user_id"], u["full_name"], u["role"])
+                   for u in accounts["owner"].get("/users").json["members"])
+    history = accounts["owner"].get("/messages", {
+        "anchor": "oldest", "num_before": 0, "num_after": 50,
+        "narrow": [{"operator": "channel", "operand": org.big_channel}]}).json
+    return users, [(m["id"], m["sender_id"], m["subject"], m["content"])
+                   for m in history["messages"]]
 
+
+def test_the_same_seed_builds_the_same_organization(chalice_client, built):
     again = _build(chalice_client)
-    assert shape(*reversed(built)) == shape(*reversed(again))
+    assert _shape(*reversed(built)) == _shape(*reversed(again))
     other = _build(chalice_client, OrgSpec(**{**SPEC.__dict__, "seed": SPEC.seed + 1}))
-    assert shape(*reversed(other)) != shape(*reversed(built))
+    assert _shape(*reversed(other)) != _shape(*reversed(built))
+
+
+def test_items_placed_straight_into_the_tables_are_those_put_item_writes(chalice_client,
+                                                                         built):
+    """bench/org_snapshot.py builds with TableLoader, which places items in moto's tables
+    without PutItem: the API serves the same organization, and each table holds what
+    PutItem would have written."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    written: list[tuple[str, dict]] = []
+
+    class Recording(TableLoader):
+        def put(self, table: str, item: dict) -> None:
+            written.append((table, item))
+            super().put(table, item)
+
+    # GIVEN the indexes built by Queries before (the loader's items bypass them)
+    expected = _shape(*reversed(built))
+    loader = Recording()
+    placed = _build(chalice_client, sink=loader)
+    # THEN the API (its index Queries too) serves what PutItem's build serves
+    assert _shape(*reversed(placed)) == expected
+    # AND each item is PutItem's own: written again through PutItem, nothing changes
+    latest = {}
+    for table, item in written:
+        target = loader.backend.get_table(table)
+        key = [item[target.hash_key_attr]]
+        key += [item[target.range_key_attr]] if target.range_key_attr else []
+        latest[table, repr(key)] = key, item
+    assert len(latest) > SPEC.users * 2
+    for (table, _), (key, item) in latest.items():
+        target = loader.backend.get_table(table)
+        before = target.get_item(*[DynamoType(k) for k in key]).to_json()
+        loader.backend.put_item(table, item)
+        assert target.get_item(*[DynamoType(k) for k in key]).to_json() == before

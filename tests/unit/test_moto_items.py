@@ -51,3 +51,25 @@ def test_a_remembered_size_is_computed_once_and_forgotten_after():
         item.attrs["v"] = DynamoType({"S": "abcdef"})   # (no write happens in a read)
         assert item.size() == first
     assert item.size() == first + 3
+
+
+def test_an_item_unpickles_whole_without_moto_s_per_key_size_sums(monkeypatch):
+    import pickle
+
+    from moto.dynamodb.models.dynamo_type import LimitedSizeDict
+
+    attrs = {f"a{n}": value for n, value in enumerate(VALUES)}
+    item = Item(DynamoType({"S": "k"}), None, attrs)
+    saved = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def per_key(*_args):
+        raise AssertionError("an attribute was set key by key")
+
+    monkeypatch.setattr(LimitedSizeDict, "__setitem__", per_key)
+    restored = pickle.loads(saved)
+    monkeypatch.undo()
+    assert type(restored.attrs) is LimitedSizeDict
+    assert restored.attrs == item.attrs and restored.size() == item.size()
+    # Still moto's dict: a later write is checked against the limit as before.
+    with pytest.raises(ItemSizeTooLarge):
+        restored.attrs["big"] = DynamoType({"S": "x" * 405_001})
