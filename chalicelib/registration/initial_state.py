@@ -1,9 +1,18 @@
 """The initial state POST /register returns: which builder (registration/state/) serves which
 fetch types, and the shape they compose. Unknown fetch types are ignored, as the
-reference ignores them, so one client serves servers of several versions."""
+reference ignores them, so one client serves servers of several versions.
+
+The builders whose reads take long (the realm's users, the subscriber lists, the
+unread markers, presence: pages and batches that grow with the organization or the
+reader) start first, side by side on a pool of their own, while the others run here:
+their reads are independent, so a registration waits about as long as its longest
+chain of reads, not for all of them one after another. The reads they share are read
+once (registration/state/context.py); the state is assembled in the builders' order."""
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -113,11 +122,13 @@ Builder = Callable[[StateContext], Mapping[str, Any]]
 
 @dataclass(frozen=True)
 class Part:
-    """A builder, run when all of `all_of` are asked for, or any of `any_of`."""
+    """A builder, run when all of `all_of` are asked for, or any of `any_of`; `waits`
+    when its reads are long (started first, on the builders' pool)."""
 
     build: Builder
     all_of: tuple[str, ...] = ()
     any_of: tuple[str, ...] = ()
+    waits: bool = False
 
     def wanted(self, ctx: StateContext) -> bool:
         return (all(ctx.wants(t) for t in self.all_of)
@@ -130,20 +141,20 @@ def _realm_and_server(ctx: StateContext) -> Mapping[str, Any]:
 
 
 PARTS: tuple[Part, ...] = (
-    Part(realm_user_state, ("realm_user",)),
+    Part(realm_user_state, ("realm_user",), waits=True),
     Part(realm_bot_state, ("realm_bot",)),
     Part(user_settings_state, ("user_settings",)),
     Part(legacy_settings_state, any_of=("update_display_settings",
                                         "update_global_notifications")),
     Part(_realm_and_server, ("realm",)),
-    Part(subscription_state, ("subscription",)),
+    Part(subscription_state, ("subscription",), waits=True),
     Part(stream_state, ("stream",)),
     Part(default_streams_state, ("default_streams",)),
     Part(message_state, ("message",)),
-    Part(unread_msgs_state, ("message", "update_message_flags")),
+    Part(unread_msgs_state, ("message", "update_message_flags"), waits=True),
     Part(starred_messages_state, ("starred_messages",)),
     Part(recent_private_conversations_state, ("recent_private_conversations",)),
-    Part(presence_state, ("presence",)),
+    Part(presence_state, ("presence",), waits=True),
     Part(alert_words_state, ("alert_words",)),
     Part(muted_users_state, ("muted_users",)),
     Part(user_status_state, ("user_status",)),
@@ -174,8 +185,35 @@ def fetch_initial_state(caller: Principal, me: User, types: list[str] | None,
     ctx = StateContext(caller, me, None if types is None else frozenset(types),
                        capabilities, include_subscribers, presence or PresenceOptions(),
                        client_gravatar)
+    wanted = [part for part in PARTS if part.wanted(ctx)]
+    # Each on a copy of this context: the request's deadline holds there too.
+    started = {id(part): _builders.submit(contextvars.copy_context().run, part.build, ctx)
+               for part in wanted if part.waits}
+    built: dict[int, Mapping[str, Any] | BaseException] = {}
+    for part in wanted:
+        if part.waits:
+            continue
+        try:
+            built[id(part)] = part.build(ctx)
+        except Exception as error:  # noqa: BLE001 - raised below, once the pool's are done
+            built[id(part)] = error
+            break
+    built.update((key, _outcome(future)) for key, future in started.items())
     state: dict[str, Any] = {}
-    for part in PARTS:
-        if part.wanted(ctx):
-            state.update(part.build(ctx))
+    for part in wanted:
+        outcome = built.get(id(part), {})
+        if isinstance(outcome, BaseException):
+            raise outcome
+        state.update(outcome)
     return cast(InitialState, state)   # each part declares the keys it adds
+
+
+# Four: as many as there are parts that wait (a registration never queues behind its
+# own builders). They use models/side_by_side.py's pool in turn, so not that one.
+_builders = ThreadPoolExecutor(max_workers=4, thread_name_prefix="register")
+
+
+def _outcome(future: Future[Mapping[str, Any]]) -> Mapping[str, Any] | BaseException:
+    """The builder's state, or what it raised (waited for either way)."""
+    error = future.exception()
+    return future.result() if error is None else error
