@@ -35,6 +35,16 @@ function absorb(view, data) {
   view.ids = [...ids].sort((a, b) => a - b);
 }
 
+/** Messages that arrived while a page was on its way join the view once it reaches the
+ * newest message (they are newer than anything the page could hold, or in it already);
+ * otherwise a later page brings them. */
+function settleArrivals(view) {
+  const arrived = view.arrived || [];
+  view.arrived = [];
+  if (!view.foundNewest || !arrived.length) return;
+  view.ids = [...new Set([...view.ids, ...arrived])].sort((a, b) => a - b);
+}
+
 /** A narrow's first page, around its first unread message (the newest messages when
  * nothing is unread; a search: its newest matches). Once: events keep it current. */
 export function loadNarrow(key, ops, { newest = false } = {}) {
@@ -52,7 +62,7 @@ export function loadNarrow(key, ops, { newest = false } = {}) {
     view.anchor = typeof data.anchor === 'number' ? data.anchor : null;
     view.loaded = true;
     view.error = null;
-  }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
+  }).catch((error) => { view.error = error.message; }).finally(() => { settleArrivals(view); view.loading = null; changed(); });
   changed();
   return view.loading;
 }
@@ -68,7 +78,7 @@ export function loadNewest(key, ops) {
     view.foundNewest = true;
     view.loaded = true;
     view.error = null;
-  }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
+  }).catch((error) => { view.error = error.message; }).finally(() => { settleArrivals(view); view.loading = null; changed(); });
   changed();
   return view.loading;
 }
@@ -98,7 +108,7 @@ export function loadOlder(key, ops) {
     data.messages = data.messages.filter((m) => m.id !== view.ids[0]);
     absorb(view, data);
     view.foundOldest = data.found_oldest;
-  }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
+  }).catch((error) => { view.error = error.message; }).finally(() => { settleArrivals(view); view.loading = null; changed(); });
   return view.loading;
 }
 
@@ -110,7 +120,7 @@ export function loadNewer(key, ops) {
     data.messages = data.messages.filter((m) => m.id !== last);
     absorb(view, data);
     view.foundNewest = data.found_newest;
-  }).catch((error) => { view.error = error.message; }).finally(() => { view.loading = null; changed(); });
+  }).catch((error) => { view.error = error.message; }).finally(() => { settleArrivals(view); view.loading = null; changed(); });
   return view.loading;
 }
 

@@ -54,6 +54,11 @@ const HANDLERS = {
     const m = { ...event.message, flags: event.flags || [] };
     rememberMessages([m]);
     for (const [ops, view] of liveViews()) if (matches(ops, m)) view.ids = insertSorted(view.ids, m.id);
+    // A narrow whose page is still on its way may not hold this message: kept until the
+    // page lands (messages.js, settleArrivals), or it would never show without a reload.
+    for (const [key, view] of state.narrows) {
+      if (view.loading && !(view.loaded && view.foundNewest) && !isSearchKey(key) && matches(opsOfKey(key), m)) (view.arrived ||= []).push(m.id);
+    }
     if (!m.flags.includes('read')) {
       state.unread.set(m.id, unreadEntry(m));
       if (m.flags.includes('mentioned') || m.flags.includes('wildcard_mentioned')) state.mentions.add(m.id);

@@ -56,7 +56,7 @@ export function resetState() {
 export function narrowState(key) {
   let view = state.narrows.get(key);
   if (!view) {
-    view = { ids: [], foundOldest: false, foundNewest: false, loading: null, error: null, matches: new Map(), loaded: false, anchor: null };
+    view = { ids: [], foundOldest: false, foundNewest: false, loading: null, error: null, matches: new Map(), loaded: false, anchor: null, arrived: [] };
     state.narrows.set(key, view);
   }
   return view;
