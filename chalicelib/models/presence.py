@@ -8,18 +8,16 @@ a marker item instead, without expiry, that pings never overwrite.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from pynamodb.attributes import BooleanAttribute, TTLAttribute, UnicodeAttribute
 from pynamodb.exceptions import DeleteError
-from pynamodb.pagination import ResultIterator
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.models.attributes import IntegerAttribute
 from chalicelib.models.base import BaseModel, is_write_condition_failure, table_meta
+from chalicelib.models.raw_items import RawItem, RawValues, query_rows
 
 PRESENCE_RETENTION = timedelta(days=14)
 
@@ -75,39 +73,27 @@ class PresenceRow:
         return _is_visible(self.hidden, self.connected_at, self.expires_at, now)
 
 
-_integer = Presence.user_id.deserialize
+# The item's names of what a row reads (the model's attr_names).
+_NAMES = {name: getattr(Presence, name).attr_name for name in (
+    "user_id", "email", "active_at", "connected_at", "update_id", "hidden", "expires_at")}
 
 
-def _expiry(text: str) -> datetime:
-    """As TTLAttribute.deserialize (UNIX seconds to a UTC datetime), without parsing as
-    JSON the integer it always writes (a json.loads an item was a fifth of a read)."""
-    seconds = int(text) if text.isascii() and text.isdigit() else json.loads(text)
-    return datetime.fromtimestamp(seconds, tz=UTC)
-
-
-def presence_row(item: dict[str, dict[str, Any]]) -> PresenceRow:
+def presence_row(item: RawItem) -> PresenceRow:
     """A row from a raw presence item, as the model would read it."""
-    def value(name: str, kind: str) -> Any:
-        stored = item.get(name)
-        return None if stored is None or "NULL" in stored else stored[kind]
-
-    def number(name: str) -> int | None:
-        text = value(name, "N")
-        return None if text is None else _integer(text)
-
-    expires = value("x", "N")
-    return PresenceRow(user_id=number("user_id") or 0, email=value("e", "S"),
-                       active_at=number("a"), connected_at=number("c"),
-                       update_id=number("u"), hidden=value("h", "BOOL"),
-                       expires_at=None if expires is None else _expiry(expires))
+    raw, names = RawValues(item), _NAMES
+    expires = raw.number(names["expires_at"])   # UNIX seconds, as TTLAttribute stores
+    return PresenceRow(user_id=raw.number(names["user_id"]) or 0,
+                       email=raw.text(names["email"]),
+                       active_at=raw.number(names["active_at"]),
+                       connected_at=raw.number(names["connected_at"]),
+                       update_id=raw.number(names["update_id"]),
+                       hidden=raw.flag(names["hidden"]),
+                       expires_at=None if expires is None else datetime.fromtimestamp(expires, tz=UTC))
 
 
 def read_presence_rows(realm_id: int) -> list[PresenceRow]:
     """The realm's presence items as rows: one Query, paged by DynamoDB."""
-    pages: ResultIterator[PresenceRow] = ResultIterator(
-        Presence._get_connection().query, (Presence._serialize_keys(realm_id)[0],), {},
-        map_fn=presence_row)
-    return list(pages)
+    return query_rows(Presence, realm_id, presence_row)
 
 
 def presence_expiry(now: datetime | None = None) -> datetime:

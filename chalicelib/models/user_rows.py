@@ -15,20 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pynamodb.pagination import ResultIterator
-
+from chalicelib.models.raw_items import RawItem, RawValues, query_rows
 from chalicelib.models.users import User
 
 # The settings a row keeps (the rest stay on the model): who sees the real address,
 # and whether the user shows as present (a status's `away`).
 ROW_SETTINGS = ("email_address_visibility", "presence_enabled")
-# How the model reads a number (IntegerAttribute), looked up once.
-_model_integer = User.user_id.deserialize
-
-
-def _integer(text: str) -> int:
-    """As the model reads a number: int() for the digits it nearly always is."""
-    return int(text) if text.isdigit() and text.isascii() else _model_integer(text)
 
 _SCALARS = ("realm_id", "user_id", "email", "delivery_email", "full_name", "role",
             "is_active", "is_bot", "bot_type", "bot_owner_id", "timezone", "date_joined",
@@ -80,35 +72,24 @@ def projection() -> list[str]:
     return [*_SCALARS, "profile_data", "settings"]
 
 
-def row_from_item(item: dict[str, dict[str, Any]]) -> UserRow:
+def row_from_item(item: RawItem) -> UserRow:
     """A row from a raw DynamoDB item (of the projection above, or whole)."""
-    def text(name: str) -> str | None:
-        value = item.get(name)
-        return None if value is None or "NULL" in value else value["S"]
-
-    def number(name: str) -> int | None:
-        value = item.get(name)
-        return None if value is None or "NULL" in value else _integer(value["N"])
-
-    def flag(name: str) -> bool | None:
-        value = item.get(name)
-        return None if value is None or "NULL" in value else value["BOOL"]
-
+    raw = RawValues(item)
     stored = item.get("settings", {}).get("M") or {}
     settings = {name: stored[name] for name in ROW_SETTINGS if name in stored}
     profile = item.get("profile_data", {}).get("M")
-    role, active, bot = number("role"), flag("is_active"), flag("is_bot")
-    zone, version = text("timezone"), number("avatar_version")
+    role, active, bot = raw.number("role"), raw.flag("is_active"), raw.flag("is_bot")
+    zone, version = raw.text("timezone"), raw.number("avatar_version")
     return UserRow(
-        realm_id=number("realm_id") or 0, user_id=number("user_id") or 0,
-        email=text("email") or "", delivery_email=text("delivery_email") or "",
-        full_name=text("full_name") or "", date_joined=number("date_joined") or 0,
+        realm_id=raw.number("realm_id") or 0, user_id=raw.number("user_id") or 0,
+        email=raw.text("email") or "", delivery_email=raw.text("delivery_email") or "",
+        full_name=raw.text("full_name") or "", date_joined=raw.number("date_joined") or 0,
         role=400 if role is None else role, is_active=True if active is None else active,
-        is_bot=False if bot is None else bot, bot_type=number("bot_type"),
-        bot_owner_id=number("bot_owner_id"), timezone="" if zone is None else zone,
+        is_bot=False if bot is None else bot, bot_type=raw.number("bot_type"),
+        bot_owner_id=raw.number("bot_owner_id"), timezone="" if zone is None else zone,
         avatar_version=1 if version is None else version,
-        avatar_source=text("avatar_source"), avatar_seed=text("avatar_seed"),
-        is_imported_stub=flag("is_imported_stub"),
+        avatar_source=raw.text("avatar_source"), avatar_seed=raw.text("avatar_seed"),
+        is_imported_stub=raw.flag("is_imported_stub"),
         settings=User.settings.deserialize(settings) if settings else {},
         profile_data=User.profile_data.deserialize(profile) if profile else {})
 
@@ -116,7 +97,4 @@ def row_from_item(item: dict[str, dict[str, Any]]) -> UserRow:
 def realm_user_rows(realm_id: int) -> list[UserRow]:
     """Every user and bot of the realm as rows: one Query, paged by DynamoDB, of only
     the rows' fields, each raw item made a row without a model."""
-    pages: ResultIterator[UserRow] = ResultIterator(User._get_connection().query,
-                           (User._serialize_keys(realm_id)[0],),
-                           {"attributes_to_get": projection()}, map_fn=row_from_item)
-    return list(pages)
+    return query_rows(User, realm_id, row_from_item, projection())
