@@ -10,18 +10,14 @@ import pytest
 
 from chalicelib.core.errors import UNKNOWN_USER
 from tests.functional.test_deactivation import dynamodb_calls
-from tests.functional.test_user_access import PLACEHOLDER_NAME, restrict, share_channel
+from tests.functional.test_user_access import PLACEHOLDER_NAME, limit_guests
 
 USER_EVENTS = {"event_types": ["realm_user", "message"]}
 
 
 @pytest.fixture
 def limited(realm):
-    """A realm limiting guests, where the guest shares a channel with the member only."""
-    restrict(realm)
-    share_channel(realm, "shared", realm.guest, realm.member)
-    share_channel(realm, "staff", realm.moderator, realm.admin)
-    return realm
+    return limit_guests(realm)
 
 
 def people_events(events: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
@@ -40,6 +36,21 @@ def unsubscribe(by, name: str, *accounts) -> None:
     response = by.delete("/users/me/subscriptions", {
         "subscriptions": [name], "principals": [a.user_id for a in accounts]})
     assert response.ok, response.json
+
+
+def requests_to_join(realm, monkeypatch, drain_events, rooms: dict[str, list],
+                     joiner) -> list[int]:
+    """The DynamoDB requests of `joiner` joining each room once its people are in."""
+    counts = []
+    for name, people in rooms.items():
+        subscribe(realm.owner, name, *people)
+        drain_events()
+        calls = dynamodb_calls(monkeypatch)
+        subscribe(realm.owner, name, joiner)
+        counts.append(len(calls))
+        monkeypatch.undo()
+        drain_events()
+    return counts
 
 
 def test_a_guest_joining_a_channel_meets_its_people_and_forgets_them_on_leaving(
@@ -132,17 +143,9 @@ def test_a_direct_message_introduces_its_sender_to_a_limited_guest(
 def test_the_reads_of_a_guest_joining_do_not_grow_with_the_channel(
         limited, monkeypatch, drain_events, register_queue, fetch_events):
     realm = limited
-    counts = []
-    for name, size in (("small-room", 2), ("large-room", 30)):
-        people = [realm.add_user(f"Person {name} {n}") for n in range(size)]
-        subscribe(realm.owner, name, *people)
-        drain_events()
-        drain_events()
-        calls = dynamodb_calls(monkeypatch)
-        subscribe(realm.owner, name, realm.guest)
-        counts.append(len(calls))
-        monkeypatch.undo()
-        drain_events()
+    rooms = {name: [realm.add_user(f"Person {name} {n}") for n in range(size)]
+             for name, size in (("small-room", 2), ("large-room", 30))}
+    counts = requests_to_join(realm, monkeypatch, drain_events, rooms, realm.guest)
     # THEN the same number of requests for 2 people as for 30 (batches of 100): no read
     # or write per person, and one record carries them all
     assert counts[0] == counts[1], counts
@@ -218,16 +221,10 @@ def test_a_newcomer_signing_up_into_a_guests_channel_is_introduced_to_it(
 def test_the_reads_of_someone_joining_do_not_grow_with_the_guests_there(
         limited, monkeypatch, drain_events, register_queue, fetch_events):
     realm = limited
-    counts = []
-    for name, size in (("few-guests", 2), ("many-guests", 12)):
-        guests = [realm.add_user(f"Guest {name} {n}", role=600) for n in range(size)]
-        subscribe(realm.owner, name, *guests)
-        drain_events()
-        calls = dynamodb_calls(monkeypatch)
-        subscribe(realm.owner, name, realm.moderator)
-        counts.append(len(calls))
-        monkeypatch.undo()
-        drain_events()
+    rooms = {name: [realm.add_user(f"Guest {name} {n}", role=600) for n in range(size)]
+             for name, size in (("few-guests", 2), ("many-guests", 12))}
+    counts = requests_to_join(realm, monkeypatch, drain_events, rooms, realm.moderator)
+    guests = rooms["many-guests"]
     # THEN the same requests for 2 guests there as for 12: what the rule needs is read
     # for the one who joins, not for each guest
     assert counts[0] == counts[1], counts

@@ -93,13 +93,19 @@ def test_a_request_that_dies_midway_is_finished_by_the_next(realm, monkeypatch):
     assert remaining(realm.realm_id, ids) == []
 
 
-def test_protected_history_deletes_only_what_the_administrator_can_read(realm):
+def joined_late(realm) -> tuple[int, int, int]:
+    """A private channel with protected history, topic "t", that the administrator
+    joined between two messages: (channel id, the message before, the one after)."""
     stream_id = channel(realm.owner, "secret", [realm.owner], invite_only=True,
                         history_public_to_subscribers=False)
     before = send(realm.owner, "secret", "t")
     assert realm.owner.post("/users/me/subscriptions", {
         "subscriptions": [{"name": "secret"}], "principals": [realm.admin.user_id]}).ok
-    after = send(realm.owner, "secret", "t")
+    return stream_id, before, send(realm.owner, "secret", "t")
+
+
+def test_protected_history_deletes_only_what_the_administrator_can_read(realm):
+    stream_id, before, after = joined_late(realm)
     response = realm.admin.post(f"/streams/{stream_id}/delete_topic", {"topic_name": "t"})
     assert response.json["complete"] is True
     assert remaining(realm.realm_id, [before, after]) == [before]
@@ -109,12 +115,7 @@ def test_protected_history_deletes_only_what_the_administrator_can_read(realm):
 def test_the_deleter_hears_only_of_messages_they_can_read(realm, register_queue,
                                                          fetch_events, drain_events):
     # GIVEN a private channel with protected history the administrator joined late
-    stream_id = channel(realm.owner, "secret", [realm.owner], invite_only=True,
-                        history_public_to_subscribers=False)
-    before = send(realm.owner, "secret", "t")
-    assert realm.owner.post("/users/me/subscriptions", {
-        "subscriptions": [{"name": "secret"}], "principals": [realm.admin.user_id]}).ok
-    after = send(realm.owner, "secret", "t")
+    stream_id, before, after = joined_late(realm)
     drain_events()
     bulk = {"bulk_message_deletion": True}
     admin_queue = register_queue(realm.admin, event_types=["delete_message"],

@@ -45,13 +45,17 @@ def is_placeholder(record: dict, account) -> bool:
         "avatar_version": 1, "profile_data": {}}
 
 
-@pytest.fixture
-def limited(realm):
-    """A realm limiting guests, where the guest shares a channel with the member only."""
+def limit_guests(realm):
+    """The realm limiting guests, where the guest shares a channel with the member only."""
     restrict(realm)
     share_channel(realm, "shared", realm.guest, realm.member)
     share_channel(realm, "staff", realm.moderator, realm.admin)
     return realm
+
+
+@pytest.fixture
+def limited(realm):
+    return limit_guests(realm)
 
 
 def test_a_limited_guest_lists_only_whom_they_can_access(limited, advertise):
